@@ -1,0 +1,82 @@
+# tally -- one non-recursive Makefile.
+#
+#   make                 build/tally (release, -O2)
+#   make demo            install missing packages, build, run a pipeline on examples/
+#   make check           install missing packages, build, run every test (also
+#                        under ASan+UBSan)
+#   make install PREFIX=/usr/local
+#
+# Dependencies come from pkg-config; scripts/setup-deps installs them.
+
+CC      ?= cc
+PREFIX  ?= /usr/local
+PKGS    := libzstd libcjson zlib libxxhash
+WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+           -Wno-unused-parameter
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CFLAGS  ?= -O2 -g
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) $(PKG_CFLAGS) -I.
+LDLIBS  = $(PKG_LIBS) -lm -lpthread
+
+LIB_SRC := $(sort $(wildcard lib/*.c lib/*/*.c kernels/*.c formats/*.c))
+CMD_SRC := $(sort $(wildcard cmd/*.c))
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+
+# Build flavours: B is the output folder.
+B ?= build
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
+CMD_OBJ := $(CMD_SRC:%.c=$(B)/obj/%.o)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+
+.PHONY: all demo check setup install clean unit asan cli
+all: $(B)/tally
+
+$(B)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/libtally.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/tally: $(CMD_OBJ) $(B)/libtally.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) $(B)/libtally.a $(LDLIBS)
+
+$(B)/tests/%: tests/unit/%.c tests/unit/tl_test.h $(B)/libtally.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libtally.a $(LDLIBS)
+
+unit: $(UNIT_BIN)
+	@scripts/run-unit $(UNIT_BIN)
+
+setup:
+	@scripts/setup-deps
+
+demo: setup
+	@$(MAKE) --no-print-directory all
+	@scripts/demo
+
+# The sanitizer flavour: the same sources in build/asan.
+ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+              -fno-sanitize-recover=all -DTL_FAULT
+asan:
+	@$(MAKE) --no-print-directory B=build/asan CFLAGS="$(ASAN_FLAGS)" \
+	    LDFLAGS="-fsanitize=address,undefined" build/asan/tally unit
+
+check: setup
+	@$(MAKE) --no-print-directory EXTRA_CFLAGS=-Werror all unit
+	@$(MAKE) --no-print-directory EXTRA_CFLAGS=-Werror asan
+	@scripts/check-includes
+	@scripts/run-cli build/tally
+	@TALLY_ASAN=1 scripts/run-cli build/asan/tally
+
+install: $(B)/tally
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(B)/tally $(DESTDIR)$(PREFIX)/bin/tally
+	install -m 644 man/tally.1 $(DESTDIR)$(PREFIX)/share/man/man1/tally.1
+
+clean:
+	rm -rf build
+
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)

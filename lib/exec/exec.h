@@ -1,0 +1,67 @@
+/*
+ * exec.h -- physical operators: pull-based, one batch at a time.
+ *
+ * An operator produces batches of its output schema from its child's
+ * batches.  next() hands the caller an owned batch, or *out = NULL at the
+ * end.  Streaming operators (scan, filter, project, limit) return as soon as
+ * they have a batch; pipeline breakers (aggregate, sort, distinct's state)
+ * consume their child first.  free() releases the operator and its child.
+ *
+ * Operators never reorder rows nondeterministically: group-by emits groups
+ * in order of first appearance, sort is stable, distinct keeps the first
+ * occurrence.
+ *
+ * The counters in TlExecStats back `--stats`, so tests can prove what the
+ * engine did (rows scanned, columns converted, groups, ...).
+ */
+#ifndef TL_EXEC_H
+#define TL_EXEC_H
+
+#include "../core/core.h"
+#include "../dsl/ast.h"
+
+typedef struct TlExecStats {
+    int64_t rows_read, bytes_read, batches_read;
+    int64_t groups;        /* groups formed by aggregations */
+    int64_t rows_sorted;
+    int64_t restarts;      /* type-inference restarts */
+} TlExecStats;
+
+typedef struct TlOperator TlOperator;
+struct TlOperator {
+    TlStatus (*next)(TlOperator *op, TlBatch **out, TlError *err);
+    void (*free)(TlOperator *op);
+    const TlSchema *schema;   /* output schema, lives as long as the plan */
+    TlExecStats *stats;       /* shared by all operators of the run */
+};
+
+/* Group-by: one row per distinct key tuple (all-null keys form one group),
+ * groups in order of first appearance.  keys: resolved key expressions over
+ * the child schema; aggs: resolved aggregate calls (TL_X_CALL with an
+ * aggregate op; their args are evaluated over child batches).  n_keys may be
+ * 0: one output row over the whole input (even when it is empty: count 0,
+ * sum null).  schema: keys then aggregates.  Takes ownership of child. */
+TlStatus tl_op_agg_new(TlOperator *child, const TlExprArena *ea,
+                       const TlExprId *keys, int n_keys, const TlExprId *aggs,
+                       int n_aggs, const TlSchema *schema, TlOperator **out,
+                       TlError *err);
+
+/* Stable sort by keys (expressions over the child schema); desc[i] and
+ * nulls_first[i] per key.  Ascending puts nulls last by default; strings by
+ * bytes; NaN after every float; -0.0 equals 0.0.  limit >= 0: only the first
+ * `limit` rows are needed (top-k); -1: all. */
+TlStatus tl_op_sort_new(TlOperator *child, const TlExprArena *ea,
+                        const TlExprId *keys, const bool *desc,
+                        const bool *nulls_first, int n_keys, int64_t limit,
+                        TlOperator **out, TlError *err);
+
+/* Keep the first occurrence of each distinct tuple of columns cols (indexes
+ * into the child schema; n_cols 0 = all columns), in input order. */
+TlStatus tl_op_distinct_new(TlOperator *child, const int *cols, int n_cols,
+                            TlOperator **out, TlError *err);
+
+/* First `limit` rows of each group of `by` columns (indexes), input order. */
+TlStatus tl_op_limit_by_new(TlOperator *child, int64_t limit, const int *by,
+                            int n_by, TlOperator **out, TlError *err);
+
+#endif

@@ -1,0 +1,121 @@
+/*
+ * tally.h -- the only public header.  cmd/ includes nothing else.
+ *
+ * A run is described by a TallySpec: inputs, options, steps and an output.
+ * The command line (cmd/flags.c) and a pipeline file (-f, lib/dsl/spec.c)
+ * are two front doors onto this one spec; the plan built from it is the same.
+ *
+ * Ownership: a TallySpec owns every string it points to (allocated with
+ * tally_strdup); tally_spec_free releases them all.
+ */
+#ifndef TALLY_H
+#define TALLY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TALLY_VERSION "0.1.0"
+
+/* A piece of user text and where it came from, for error messages.  origin
+ * is "--filter", "--select", ... for flags, or a JSON path such as
+ * "/steps/2/agg/total" for a pipeline file. */
+typedef struct TallyText {
+    char *text;
+    char *origin;
+} TallyText;
+
+typedef enum TallyStepKind {
+    TALLY_STEP_FILTER,    /* items[0]: predicate */
+    TALLY_STEP_SELECT,    /* items: select items ("expr [as name]") */
+    TALLY_STEP_WITH,      /* names[0] = items[0]; when names[0] is NULL the
+                             item is the whole 'NAME = EXPR' text */
+    TALLY_STEP_DROP,      /* items: column names */
+    TALLY_STEP_RENAME,    /* names[i] -> items[i] (old -> new); when names is
+                             NULL, items[0] is the whole 'OLD:NEW,...' text */
+    TALLY_STEP_GROUP_BY,  /* items: key expressions (may be none: whole-input
+                             aggregate); aggs: "[NAME =] AGG(EXPR)" items,
+                             agg_names[i] set when the name came separately */
+    TALLY_STEP_SORT,      /* items: "expr [asc|desc] [nulls first|last]" or "-expr" */
+    TALLY_STEP_LIMIT,     /* limit; by: optional per-group keys */
+    TALLY_STEP_DISTINCT,  /* items: optional columns */
+    TALLY_STEP_JOIN,      /* join_input, items: key columns, how, suffix */
+} TallyStepKind;
+
+/* A list of texts.  `split` true means each text is a comma LIST still to be
+ * split (flag form: commas inside parentheses or quotes do not split); false
+ * means each text is one item (JSON form). */
+typedef struct TallyStep {
+    TallyStepKind kind;
+    char *origin;           /* "--filter" or "/steps/2" */
+    bool split;
+    TallyText *items;
+    int n_items;
+    char **names;           /* parallel to items, entries may be NULL; or NULL */
+    TallyText *aggs;        /* group-by */
+    int n_aggs;
+    char **agg_names;       /* parallel to aggs, entries may be NULL; or NULL */
+    int64_t limit;
+    TallyText *by;          /* limit ... by */
+    int n_by;
+    char *join_input;       /* join */
+    char *how;              /* join: inner (NULL), left, right, full, semi, anti */
+    char *suffix;           /* join: default "_right" */
+} TallyStep;
+
+typedef struct TallySpec {
+    char **inputs;
+    int n_inputs;
+    TallyStep *steps;
+    int n_steps;
+    char *output;           /* NULL: standard output */
+    char *from;             /* input format override, or NULL */
+    char *to;               /* output format override, or NULL */
+    char delimiter;         /* 0: from the suffix (',' or '\t') */
+    char *null_text;        /* --null STR, or NULL */
+    bool no_header;
+    char *schema;           /* --schema 'name:type,...', or NULL */
+    int threads;            /* 0: all cores */
+    bool stats;             /* --stats: counters to stderr */
+    bool no_optimize;
+    char *spec_dir;         /* folder of the pipeline file: inputs/outputs are
+                               relative to it; NULL for the flag form */
+} TallySpec;
+
+/* Allocation for spec strings (through the one allocator hook). */
+char *tally_strdup(const char *s);
+void *tally_alloc(size_t n);      /* zeroed */
+void *tally_realloc(void *p, size_t n);
+void tally_spec_free(TallySpec *spec);
+
+/* Append a zeroed step and return it, or NULL on OOM. */
+TallyStep *tally_spec_add_step(TallySpec *spec, TallyStepKind kind);
+/* Append text/origin to a step list (copies both).  false on OOM. */
+bool tally_text_push(TallyText **list, int *n, const char *text, const char *origin);
+
+/* Errors reported by the library: exit_code 1 (data/runtime) or 2 (usage);
+ * message is printed after "tally: ". */
+typedef struct TallyError {
+    int exit_code;
+    char message[4096];
+} TallyError;
+
+/* Read a JSON pipeline file into spec (zeroed by the caller).  Returns 0 on
+ * success, else fills err. */
+int tally_spec_from_json(const char *path, TallySpec *spec, TallyError *err);
+
+typedef enum TallyMode {
+    TALLY_RUN,      /* run and write the output */
+    TALLY_EXPLAIN,  /* print the plan before and after optimization */
+    TALLY_SCHEMA,   /* print each input column's name and type */
+} TallyMode;
+
+/* Run spec in the given mode.  Returns the exit status (0, 1 or 2); on 1/2
+ * err holds the message.  A closed standard output ends the run quietly with
+ * status 0. */
+int tally_run(const TallySpec *spec, TallyMode mode, TallyError *err);
+
+/* Number of online processors (for --threads default and --help). */
+int tally_cpu_count(void);
+
+#endif

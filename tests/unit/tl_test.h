@@ -1,0 +1,66 @@
+/*
+ * tl_test.h -- the tiny assertion header for unit tests.
+ *
+ * A test file defines test functions with TL_TEST(name) and a main that calls
+ * TL_RUN(name) for each, then returns tl_test_summary().  A failed CHECK
+ * prints file:line and the expression, marks the test failed and goes on.
+ */
+#ifndef TL_TEST_H
+#define TL_TEST_H
+
+#include <stdio.h>
+#include <string.h>
+
+static int tl_t_failed_checks, tl_t_tests, tl_t_failed_tests;
+
+#define TL_TEST(name) static void name(void)
+#define TL_RUN(name)                                                           \
+    do {                                                                       \
+        int before_ = tl_t_failed_checks;                                      \
+        name();                                                                \
+        tl_t_tests++;                                                          \
+        if (tl_t_failed_checks != before_) {                                   \
+            tl_t_failed_tests++;                                               \
+            fprintf(stderr, "FAIL %s\n", #name);                               \
+        }                                                                      \
+    } while (0)
+
+#define CHECK(cond)                                                            \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            tl_t_failed_checks++;                                              \
+            fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__,   \
+                    #cond);                                                    \
+        }                                                                      \
+    } while (0)
+
+#define CHECK_EQ_INT(a, b)                                                     \
+    do {                                                                       \
+        long long a_ = (long long)(a), b_ = (long long)(b);                    \
+        if (a_ != b_) {                                                        \
+            tl_t_failed_checks++;                                              \
+            fprintf(stderr, "%s:%d: %s == %s failed: %lld != %lld\n",          \
+                    __FILE__, __LINE__, #a, #b, a_, b_);                       \
+        }                                                                      \
+    } while (0)
+
+#define CHECK_EQ_STR(a, b)                                                     \
+    do {                                                                       \
+        const char *a_ = (a), *b_ = (b);                                       \
+        if (!a_ || !b_ || strcmp(a_, b_) != 0) {                               \
+            tl_t_failed_checks++;                                              \
+            fprintf(stderr, "%s:%d: %s == %s failed: \"%s\" != \"%s\"\n",      \
+                    __FILE__, __LINE__, #a, #b, a_ ? a_ : "(null)",            \
+                    b_ ? b_ : "(null)");                                       \
+        }                                                                      \
+    } while (0)
+
+/* Prints "<file>: N passed, N failed" and returns the exit status. */
+static inline int tl_test_summary(const char *file)
+{
+    printf("%s: %d passed, %d failed\n", file, tl_t_tests - tl_t_failed_tests,
+           tl_t_failed_tests);
+    return tl_t_failed_tests != 0;
+}
+
+#endif
