@@ -1,0 +1,131 @@
+/*
+ * tally_spec.c -- building and freeing a TallySpec (lib/tally.h).
+ *
+ * A TallySpec is the one description of a run that both front doors fill:
+ * cmd/flags.c from argv and lib/dsl/spec.c from a pipeline file.  It is a
+ * plain tree of arrays and strings, and it owns every string it points to.
+ * Ownership rule, stated once: every pointer in a spec was allocated with
+ * tally_strdup / tally_alloc / tally_realloc (which go through the one
+ * allocator hook of lib/core), and tally_spec_free releases them all, so a
+ * caller that hits an error half way through building a spec just frees it.
+ *
+ * Lists (steps, texts) grow by one element per append with tl_realloc.
+ * Their capacity is not stored, so any builder may also allocate a list of
+ * exactly n elements with tally_alloc and later append to it; specs hold a
+ * handful of steps, so the copying this costs never matters.
+ */
+#include "core/core.h"
+#include "tally.h"
+
+#include <string.h>
+
+/* Copy s into memory owned by a spec.  NULL for a NULL s or on OOM. */
+char *tally_strdup(const char *s)
+{
+    if (!s) return NULL;
+    return tl_strdup(s);
+}
+
+/* Zeroed memory of n bytes owned by a spec (n == 0 gives a valid 1-byte
+ * block so NULL always means out of memory).  NULL on OOM. */
+void *tally_alloc(size_t n)
+{
+    return tl_calloc(1, n ? n : 1);
+}
+
+/* Resize p (owned by a spec) to n bytes; the old block stays valid when
+ * this returns NULL (out of memory). */
+void *tally_realloc(void *p, size_t n)
+{
+    return tl_realloc(p, n ? n : 1);
+}
+
+/* Make room for one more element in *list (elem bytes each, n in use).
+ * false on OOM (the list is unchanged). */
+static bool list_grow(void **list, int n, size_t elem)
+{
+    void *p = tl_realloc(*list, (size_t)(n + 1) * elem);
+    if (!p) return false;
+    *list = p;
+    return true;
+}
+
+/* Append a copy of text and origin to the list *list holding *n texts.
+ * origin may be NULL.  Returns false on OOM (the list is unchanged). */
+bool tally_text_push(TallyText **list, int *n, const char *text,
+                     const char *origin)
+{
+    void *p = *list;
+    if (!list_grow(&p, *n, sizeof(TallyText))) return false;
+    *list = p;
+    char *t = tally_strdup(text ? text : "");
+    char *o = origin ? tally_strdup(origin) : NULL;
+    if (!t || (origin && !o)) {
+        tl_free(t);
+        tl_free(o);
+        return false;
+    }
+    (*list)[*n].text = t;
+    (*list)[*n].origin = o;
+    (*n)++;
+    return true;
+}
+
+/* Append a zeroed step of the given kind to spec and return it; NULL on
+ * OOM.  The pointer is valid until the next tally_spec_add_step. */
+TallyStep *tally_spec_add_step(TallySpec *spec, TallyStepKind kind)
+{
+    void *p = spec->steps;
+    if (!list_grow(&p, spec->n_steps, sizeof(TallyStep))) return NULL;
+    spec->steps = p;
+    TallyStep *st = &spec->steps[spec->n_steps++];
+    memset(st, 0, sizeof *st);
+    st->kind = kind;
+    return st;
+}
+
+static void texts_free(TallyText *t, int n)
+{
+    if (!t) return;
+    for (int i = 0; i < n; i++) {
+        tl_free(t[i].text);
+        tl_free(t[i].origin);
+    }
+    tl_free(t);
+}
+
+static void names_free(char **names, int n)
+{
+    if (!names) return;
+    for (int i = 0; i < n; i++) tl_free(names[i]);
+    tl_free(names);
+}
+
+/* Release everything spec owns and zero it (the struct itself belongs to
+ * the caller).  NULL-safe and safe on a half-built spec. */
+void tally_spec_free(TallySpec *spec)
+{
+    if (!spec) return;
+    for (int i = 0; i < spec->n_inputs; i++) tl_free(spec->inputs[i]);
+    tl_free(spec->inputs);
+    for (int i = 0; i < spec->n_steps; i++) {
+        TallyStep *st = &spec->steps[i];
+        tl_free(st->origin);
+        texts_free(st->items, st->n_items);
+        names_free(st->names, st->n_items);
+        texts_free(st->aggs, st->n_aggs);
+        names_free(st->agg_names, st->n_aggs);
+        texts_free(st->by, st->n_by);
+        tl_free(st->join_input);
+        tl_free(st->how);
+        tl_free(st->suffix);
+    }
+    tl_free(spec->steps);
+    tl_free(spec->output);
+    tl_free(spec->from);
+    tl_free(spec->to);
+    tl_free(spec->null_text);
+    tl_free(spec->schema);
+    tl_free(spec->spec_dir);
+    memset(spec, 0, sizeof *spec);
+}
