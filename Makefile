@@ -29,7 +29,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
 CMD_OBJ := $(CMD_SRC:%.c=$(B)/obj/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
-.PHONY: all demo check setup install clean unit asan cli
+.PHONY: all demo check setup install clean unit asan cli fuzz fuzz-smoke faults
 all: $(B)/tally
 
 $(B)/obj/%.o: %.c
@@ -65,11 +65,36 @@ asan:
 	    LDFLAGS="-fsanitize=address,undefined" build/asan/tally unit
 
 check: setup
-	@$(MAKE) --no-print-directory EXTRA_CFLAGS=-Werror all unit
+	@$(MAKE) --no-print-directory EXTRA_CFLAGS=-Werror all unit build/iofail.so
 	@$(MAKE) --no-print-directory EXTRA_CFLAGS=-Werror asan
 	@scripts/check-includes
 	@scripts/run-cli build/tally
 	@TALLY_ASAN=1 scripts/run-cli build/asan/tally
+	@scripts/oom-loop build/asan/tally
+	@$(MAKE) --no-print-directory fuzz-smoke
+	@scripts/run-corpora build/asan/tally
+
+# I/O fault injection shim for tests/cli/faults.bats (LD_PRELOAD).
+build/iofail.so: tests/fault/iofail.c
+	@mkdir -p build
+	$(CC) -shared -fPIC -O2 -Wall -Wextra -o $@ $< -ldl
+
+# Fuzzing with libFuzzer (clang): targets in tests/fuzz/fuzz_*.c, library
+# objects built with coverage in build/fuzz.  fuzz-smoke runs each target for
+# FUZZ_SMOKE_SECONDS on its seeds; fuzz runs each for FUZZ_SECONDS.
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_FLAGS := -O1 -g -fsanitize=address,undefined,fuzzer-no-link -fno-omit-frame-pointer -DTL_FAULT
+FUZZ_SMOKE_SECONDS ?= 15
+FUZZ_SECONDS ?= 300
+fuzz-build:
+	@$(MAKE) --no-print-directory B=build/fuzz CC=clang CFLAGS="$(FUZZ_FLAGS)" build/fuzz/libtally.a
+	@for f in $(FUZZ_SRC); do t=$$(basename $$f .c); \
+	  clang -std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=address,undefined,fuzzer -I. $(PKG_CFLAGS) \
+	    -o build/fuzz/$$t $$f build/fuzz/libtally.a $(LDLIBS) || exit 1; done
+fuzz-smoke: fuzz-build
+	@scripts/run-fuzz $(FUZZ_SMOKE_SECONDS) $(FUZZ_SRC)
+fuzz: fuzz-build
+	@scripts/run-fuzz $(FUZZ_SECONDS) $(FUZZ_SRC)
 
 install: $(B)/tally
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
