@@ -1,0 +1,72 @@
+#!/usr/bin/env bats
+# I/O fault injection (tests/fault/iofail.c preloaded): a failed write, fsync
+# or rename leaves an existing output file untouched and no temporary file
+# behind, and exits 1 naming the output; a failed open of an input names it.
+# Skipped under the sanitizer build (ASan must be the first preloaded library).
+
+setup() {
+    [ -z "${TALLY_ASAN:-}" ] || skip "LD_PRELOAD shim is not used with ASan"
+    SHIM="$BATS_TEST_DIRNAME/../../build/iofail.so"
+    [ -f "$SHIM" ] || skip "build/iofail.so not built"
+    cd "$BATS_TEST_TMPDIR"
+    printf 'k,v\na,1\nb,2\na,3\n' > in.csv
+    printf 'old contents\n' > out.csv
+}
+
+# Run tally with the shim failing OP's Nth call with ERRNO.
+run_faulty() {
+    local spec=$1; shift
+    run env LD_PRELOAD="$SHIM" TALLY_IOFAIL="$spec" "$TALLY" "$@"
+}
+
+assert_untouched() {
+    [ "$(cat out.csv)" = "old contents" ]
+    [ -z "$(ls -A | grep -v '^in.csv$' | grep -v '^out.csv$')" ]
+}
+
+@test "a failed write (ENOSPC) keeps the old output and names it" {
+    run_faulty write:1:ENOSPC in.csv --group-by k --agg 's = sum(v)' -o out.csv
+    [ "$status" -eq 1 ]
+    [[ "$output" == "tally: "*"out.csv"*"No space left on device"* ]]
+    assert_untouched
+}
+
+@test "a failed write (EIO) keeps the old output" {
+    run_faulty write:1:EIO in.csv -o out.csv
+    [ "$status" -eq 1 ]
+    [[ "$output" == "tally: "*"out.csv"*"Input/output error"* ]]
+    assert_untouched
+}
+
+@test "a failed fsync keeps the old output" {
+    run_faulty fsync:1:EIO in.csv -o out.csv
+    [ "$status" -eq 1 ]
+    [[ "$output" == "tally: "*"out.csv"* ]]
+    assert_untouched
+}
+
+@test "a failed rename keeps the old output and removes the temporary file" {
+    run_faulty rename:1:EIO in.csv -o out.csv
+    [ "$status" -eq 1 ]
+    [[ "$output" == "tally: "*"out.csv"* ]]
+    assert_untouched
+}
+
+@test "every write failure point of a larger output is clean" {
+    seq 1 50000 | sed 's/^/x,/' | sed '1i k,v' > big.csv
+    for n in 1 2 3 5 8; do
+        run_faulty write:$n:ENOSPC big.csv --with 'w = v * 2' -o out.csv
+        if [ "$status" -eq 0 ]; then break; fi
+        [ "$status" -eq 1 ]
+        [[ "$output" == "tally: "*"out.csv"* ]]
+        [ "$(cat out.csv)" = "old contents" ]
+        [ -z "$(ls -A | grep -v -e '^in.csv$' -e '^out.csv$' -e '^big.csv$')" ]
+    done
+}
+
+@test "a failed open of the input names it" {
+    run_faulty open:1:EACCES in.csv -o out.csv
+    [ "$status" -eq 1 ]
+    [[ "$output" == "tally: "*"in.csv"* ]]
+    assert_untouched
+}
