@@ -86,6 +86,7 @@ typedef struct TallySpec {
 char *tally_strdup(const char *s);
 void *tally_alloc(size_t n);      /* zeroed */
 void *tally_realloc(void *p, size_t n);
+void tally_free(void *p);         /* NULL-safe */
 void tally_spec_free(TallySpec *spec);
 
 /* Append a zeroed step and return it, or NULL on OOM. */

@@ -40,6 +40,13 @@ void *tally_realloc(void *p, size_t n)
     return tl_realloc(p, n ? n : 1);
 }
 
+/* Release memory from tally_alloc / tally_realloc / tally_strdup.
+ * NULL-safe. */
+void tally_free(void *p)
+{
+    tl_free(p);
+}
+
 /* Make room for one more element in *list (elem bytes each, n in use).
  * false on OOM (the list is unchanged). */
 static bool list_grow(void **list, int n, size_t elem)

@@ -1,0 +1,593 @@
+/*
+ * flags.c -- argv -> TallySpec, the command-line front door.
+ *
+ * The command line is read once, left to right.  Every argument is one of:
+ *
+ *   a positional INPUT   anything not starting with '-', or exactly "-"
+ *                        (standard input); everything after "--"
+ *   a step flag          --filter --where --select --with --drop --rename
+ *                        --group-by --agg --sort --head --limit --distinct
+ *                        --join; each appends one TallyStep, so steps keep
+ *                        the order they were typed in
+ *   a step modifier      --agg after --group-by, --by after --head, and
+ *                        --on / --how / --suffix after --join: they complete
+ *                        the step just before them and are errors elsewhere
+ *   an option            input/output/run settings; the last one given wins
+ *
+ * Values are written `--flag VALUE` or `--flag=VALUE`.  A value may start
+ * with '-' (`--sort -amount`); a value is "missing" only at the end of argv
+ * or when the next argument is itself a known long flag.  `--distinct` has
+ * an optional LIST: `--distinct=LIST` always, and `--distinct LIST` when
+ * the next argument does not start with '-' and is not an existing file
+ * (so `tally --distinct data.csv` still reads data.csv).
+ *
+ * Flag-form texts are stored whole with split = true (the library splits a
+ * LIST at commas outside parentheses and quotes, so its error carets point
+ * into the text the user typed); origins are the flag as typed ("--where").
+ *
+ * With -f PIPELINE.json the steps and inputs come from the file
+ * (tally_spec_from_json); the command line may then carry only options,
+ * which override the file's (-o relative to the current directory).
+ */
+#include "flags.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char cli_help_text[] =
+"usage: tally [OPTIONS] INPUT... [STEP...] [-o OUTPUT]\n"
+"       tally [OPTIONS] -f PIPELINE.json [-o OUTPUT]\n"
+"       tally explain ARGS...   print the plan before and after optimization\n"
+"       tally schema INPUT...   print each column's name and inferred type\n"
+"\n"
+"Steps, applied in the order given:\n"
+"  --filter EXPR, --where EXPR    keep rows where EXPR is true\n"
+"  --select LIST                  keep these columns/expressions ('b*2 as c')\n"
+"  --with 'NAME = EXPR'           add or replace a column (repeatable)\n"
+"  --drop LIST                    remove columns\n"
+"  --rename 'OLD:NEW,...'         rename columns\n"
+"  --group-by LIST --agg LIST     one row per key: --agg 'n = count(), sum(x)';\n"
+"                                 --agg alone aggregates the whole input\n"
+"  --sort LIST                    stable sort: 'x', '-x', 'x desc nulls first'\n"
+"  --head N [--by LIST]           first N rows (of each group); also --limit\n"
+"  --distinct [LIST]              drop duplicate rows (on LIST, keep the first)\n"
+"  --join INPUT --on KEYS [--how inner|left|right|full|semi|anti] [--suffix S]\n"
+"\n"
+"Options:\n"
+"  -o, --output FILE       write FILE (format from its suffix), not stdout\n"
+"  -f, --file PIPELINE     read inputs and steps from a JSON pipeline file\n"
+"  --from FMT, --to FMT    input / output format: csv, tsv, ndjson, ...\n"
+"  --delimiter C           CSV field separator: one character or '\\t'\n"
+"  --null STR              read fields equal to STR as null\n"
+"  --no-header             the first line is data (columns column1, ...)\n"
+"  --schema 'NAME:TYPE,...'  fix column types (int float bool string date\n"
+"                          timestamp) instead of inferring them\n"
+"  --threads N             worker threads (default 0: every core)\n"
+"  --stats                 print what the engine did to stderr\n"
+"  --no-optimize           run the plan exactly as written\n"
+"  -h, --help              this summary;  --version  print the version\n"
+"\n"
+"Exit status: 0 ok, 1 bad data or I/O, 2 bad usage.  Details: man tally\n";
+
+/* ------------------------------------------------------------ the table */
+
+typedef enum FlagArg { ARG_NONE, ARG_REQ, ARG_OPT } FlagArg;
+
+typedef enum FlagId {
+    F_FILTER, F_SELECT, F_WITH, F_DROP, F_RENAME, F_GROUP_BY, F_AGG, F_SORT,
+    F_HEAD, F_BY, F_DISTINCT, F_JOIN, F_ON, F_HOW, F_SUFFIX,
+    F_DELIMITER, F_NULL, F_NO_HEADER, F_SCHEMA, F_FROM, F_TO, F_OUTPUT,
+    F_FILE, F_THREADS, F_STATS, F_NO_OPTIMIZE, F_HELP, F_VERSION,
+} FlagId;
+
+typedef struct Flag {
+    const char *name;   /* "--filter" or "-o" */
+    FlagId id;
+    FlagArg arg;
+} Flag;
+
+static const Flag flags[] = {
+    {"--filter", F_FILTER, ARG_REQ},     {"--where", F_FILTER, ARG_REQ},
+    {"--select", F_SELECT, ARG_REQ},     {"--with", F_WITH, ARG_REQ},
+    {"--drop", F_DROP, ARG_REQ},         {"--rename", F_RENAME, ARG_REQ},
+    {"--group-by", F_GROUP_BY, ARG_REQ}, {"--agg", F_AGG, ARG_REQ},
+    {"--sort", F_SORT, ARG_REQ},         {"--head", F_HEAD, ARG_REQ},
+    {"--limit", F_HEAD, ARG_REQ},        {"--by", F_BY, ARG_REQ},
+    {"--distinct", F_DISTINCT, ARG_OPT}, {"--join", F_JOIN, ARG_REQ},
+    {"--on", F_ON, ARG_REQ},             {"--how", F_HOW, ARG_REQ},
+    {"--suffix", F_SUFFIX, ARG_REQ},     {"--delimiter", F_DELIMITER, ARG_REQ},
+    {"--null", F_NULL, ARG_REQ},         {"--no-header", F_NO_HEADER, ARG_NONE},
+    {"--schema", F_SCHEMA, ARG_REQ},     {"--from", F_FROM, ARG_REQ},
+    {"--to", F_TO, ARG_REQ},             {"--output", F_OUTPUT, ARG_REQ},
+    {"-o", F_OUTPUT, ARG_REQ},           {"--file", F_FILE, ARG_REQ},
+    {"-f", F_FILE, ARG_REQ},             {"--threads", F_THREADS, ARG_REQ},
+    {"--stats", F_STATS, ARG_NONE},      {"--no-optimize", F_NO_OPTIMIZE, ARG_NONE},
+    {"--help", F_HELP, ARG_NONE},        {"-h", F_HELP, ARG_NONE},
+    {"--version", F_VERSION, ARG_NONE},
+};
+#define N_FLAGS ((int)(sizeof flags / sizeof flags[0]))
+
+/* Find a flag by its exact spelling (name_len bytes of name). */
+static const Flag *flag_find(const char *name, size_t name_len)
+{
+    for (int i = 0; i < N_FLAGS; i++)
+        if (strlen(flags[i].name) == name_len &&
+            memcmp(flags[i].name, name, name_len) == 0)
+            return &flags[i];
+    return NULL;
+}
+
+/* Optimal string alignment distance (edits, with adjacent transpositions
+ * counting as one), capped for long strings. */
+static int edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 40 || lb > 40) return 99;
+    int d[42][42];
+    for (size_t i = 0; i <= la; i++) d[i][0] = (int)i;
+    for (size_t j = 0; j <= lb; j++) d[0][j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        for (size_t j = 1; j <= lb; j++) {
+            int cost = a[i - 1] != b[j - 1];
+            int v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v) v = d[i][j - 1] + 1;
+            if (d[i - 1][j - 1] + cost < v) v = d[i - 1][j - 1] + cost;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    }
+    return d[la][lb];
+}
+
+/* The known long flag nearest to `typed`, or NULL when none is close. */
+static const char *flag_suggest(const char *typed)
+{
+    const char *best = NULL;
+    int best_d = 3;
+    size_t tl = strlen(typed);
+    for (int i = 0; i < N_FLAGS; i++) {
+        const char *n = flags[i].name;
+        if (n[1] != '-') continue;
+        int dist = edit_distance(typed, n);
+        /* "--group" for "--group-by": a prefix of a flag counts as near */
+        if (tl >= 4 && strncmp(n, typed, tl) == 0) dist = 1;
+        if (dist < best_d && dist * 3 <= (int)strlen(n)) {
+            best_d = dist;
+            best = n;
+        }
+    }
+    return best;
+}
+
+/* ------------------------------------------------------------ the state */
+
+/* Which step the next modifier may complete. */
+typedef enum Ctx { CTX_NONE, CTX_GROUP, CTX_HEAD, CTX_JOIN } Ctx;
+
+typedef struct Parser {
+    TallySpec *spec;
+    TallyMode mode;
+    TallyError *err;
+    Ctx ctx;
+    int ctx_step;          /* index of the step ctx refers to */
+    const char *ctx_flag;  /* the flag that opened ctx, as typed */
+    bool join_has_on;
+    const char *first_step_flag; /* for `tally schema` */
+    const char *file;      /* -f */
+    /* options given on the command line (override a pipeline file's) */
+    bool set_output, set_from, set_to, set_delim, set_null, set_no_header,
+        set_schema, set_threads, set_stats, set_no_optimize;
+} Parser;
+
+static int usage(Parser *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Fill the error with a usage message (exit status 2) and return 2. */
+static int usage(Parser *p, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->err->message, sizeof p->err->message, fmt, ap);
+    va_end(ap);
+    p->err->exit_code = 2;
+    return 2;
+}
+
+static int oom(Parser *p)
+{
+    snprintf(p->err->message, sizeof p->err->message, "out of memory");
+    p->err->exit_code = 1;
+    return 1;
+}
+
+/* Replace *slot with a copy of value. */
+static int set_str(Parser *p, char **slot, const char *value)
+{
+    char *s = tally_strdup(value);
+    if (!s) return oom(p);
+    tally_free(*slot);
+    *slot = s;
+    return 0;
+}
+
+static int push_input(Parser *p, const char *path)
+{
+    TallySpec *s = p->spec;
+    char **v = tally_realloc(s->inputs, (size_t)(s->n_inputs + 1) * sizeof *v);
+    if (!v) return oom(p);
+    s->inputs = v;
+    v[s->n_inputs] = tally_strdup(path);
+    if (!v[s->n_inputs]) return oom(p);
+    s->n_inputs++;
+    return 0;
+}
+
+/* Append a step made by `flag` whose one item is `text`. */
+static int add_step(Parser *p, TallyStepKind kind, const char *flag,
+                    const char *text, bool split, TallyStep **out)
+{
+    TallyStep *st = tally_spec_add_step(p->spec, kind);
+    if (!st) return oom(p);
+    st->split = split;
+    st->origin = tally_strdup(flag);
+    if (!st->origin) return oom(p);
+    if (text && !tally_text_push(&st->items, &st->n_items, text, flag))
+        return oom(p);
+    if (out) *out = st;
+    return 0;
+}
+
+/* Parse a non-negative decimal integer (no sign, no spaces). */
+static bool parse_count(const char *s, int64_t *out)
+{
+    if (!*s) return false;
+    int64_t v = 0;
+    for (const char *c = s; *c; c++) {
+        if (*c < '0' || *c > '9') return false;
+        if (v > (INT64_MAX - (*c - '0')) / 10) return false;
+        v = v * 10 + (*c - '0');
+    }
+    *out = v;
+    return true;
+}
+
+static int parse_delimiter(Parser *p, const char *flag, const char *v)
+{
+    char c;
+    if (strcmp(v, "\\t") == 0 || strcmp(v, "tab") == 0) c = '\t';
+    else if (strlen(v) == 1) c = v[0];
+    else
+        return usage(p, "%s: expected one character (or \\t), got \"%s\"",
+                     flag, v);
+    if (c == '"' || c == '\n' || c == '\r')
+        return usage(p, "%s: a quote or a line break cannot separate fields",
+                     flag);
+    p->spec->delimiter = c;
+    return 0;
+}
+
+/* Close the step context before an argument that is not one of its
+ * modifiers: checks that the step is complete. */
+static int end_ctx(Parser *p, const char *next)
+{
+    if (p->ctx == CTX_GROUP)
+        return usage(p, "option \"%s\" must be followed by --agg LIST "
+                     "(got %s%s%s)", p->ctx_flag, next ? "\"" : "",
+                     next ? next : "nothing", next ? "\"" : "");
+    if (p->ctx == CTX_JOIN && !p->join_has_on)
+        return usage(p, "option \"%s\" needs --on KEYS", p->ctx_flag);
+    p->ctx = CTX_NONE;
+    return 0;
+}
+
+static int need_step_ctx(Parser *p, const char *flag, Ctx ctx, const char *what)
+{
+    if (p->ctx != ctx) return usage(p, "option \"%s\" must follow %s", flag, what);
+    return 0;
+}
+
+static const char *const join_hows[] = {"inner", "left", "right", "full",
+                                        "semi", "anti"};
+
+/* One flag with its value (NULL for ARG_NONE, or ARG_OPT without one). */
+static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
+{
+    TallySpec *s = p->spec;
+    TallyStep *st = NULL;
+    int rc;
+    bool is_modifier = f->id == F_AGG || f->id == F_BY || f->id == F_ON ||
+                       f->id == F_HOW || f->id == F_SUFFIX;
+    bool is_step = f->id <= F_SUFFIX;
+
+    /* A modifier completes its step; anything else closes the context. */
+    if (!(is_modifier && (p->ctx == CTX_JOIN || f->id == F_AGG || f->id == F_BY)))
+        if ((rc = end_ctx(p, typed))) return rc;
+    if (is_step && !p->first_step_flag) p->first_step_flag = typed;
+
+    switch (f->id) {
+    case F_FILTER:
+        return add_step(p, TALLY_STEP_FILTER, typed, v, false, NULL);
+    case F_SELECT:
+        return add_step(p, TALLY_STEP_SELECT, typed, v, true, NULL);
+    case F_WITH:
+        return add_step(p, TALLY_STEP_WITH, typed, v, false, NULL);
+    case F_DROP:
+        return add_step(p, TALLY_STEP_DROP, typed, v, true, NULL);
+    case F_RENAME:
+        return add_step(p, TALLY_STEP_RENAME, typed, v, true, NULL);
+    case F_SORT:
+        return add_step(p, TALLY_STEP_SORT, typed, v, true, NULL);
+    case F_GROUP_BY:
+        if ((rc = add_step(p, TALLY_STEP_GROUP_BY, typed, v, true, NULL))) return rc;
+        p->ctx = CTX_GROUP;
+        p->ctx_step = s->n_steps - 1;
+        p->ctx_flag = typed;
+        return 0;
+    case F_AGG:
+        if (p->ctx == CTX_GROUP) {
+            st = &s->steps[p->ctx_step];
+            p->ctx = CTX_NONE;
+        } else {
+            if ((rc = end_ctx(p, typed))) return rc;
+            if ((rc = add_step(p, TALLY_STEP_GROUP_BY, typed, NULL, true, &st)))
+                return rc;
+        }
+        if (!tally_text_push(&st->aggs, &st->n_aggs, v, typed)) return oom(p);
+        return 0;
+    case F_HEAD: {
+        int64_t n;
+        if (!parse_count(v, &n))
+            return usage(p, "%s: expected a non-negative integer, got \"%s\"",
+                         typed, v);
+        if ((rc = add_step(p, TALLY_STEP_LIMIT, typed, NULL, true, &st))) return rc;
+        st->limit = n;
+        p->ctx = CTX_HEAD;
+        p->ctx_step = s->n_steps - 1;
+        p->ctx_flag = typed;
+        return 0;
+    }
+    case F_BY:
+        if ((rc = need_step_ctx(p, typed, CTX_HEAD, "--head N"))) return rc;
+        st = &s->steps[p->ctx_step];
+        p->ctx = CTX_NONE;
+        if (!tally_text_push(&st->by, &st->n_by, v, typed)) return oom(p);
+        return 0;
+    case F_DISTINCT:
+        return add_step(p, TALLY_STEP_DISTINCT, typed, v && *v ? v : NULL,
+                        true, NULL);
+    case F_JOIN:
+        if ((rc = add_step(p, TALLY_STEP_JOIN, typed, NULL, true, &st))) return rc;
+        if (!(st->join_input = tally_strdup(v))) return oom(p);
+        p->ctx = CTX_JOIN;
+        p->ctx_step = s->n_steps - 1;
+        p->ctx_flag = typed;
+        p->join_has_on = false;
+        return 0;
+    case F_ON:
+        if ((rc = need_step_ctx(p, typed, CTX_JOIN, "--join INPUT"))) return rc;
+        st = &s->steps[p->ctx_step];
+        if (p->join_has_on)
+            return usage(p, "option \"%s\" given twice for one --join", typed);
+        if (!tally_text_push(&st->items, &st->n_items, v, typed)) return oom(p);
+        p->join_has_on = true;
+        return 0;
+    case F_HOW: {
+        if ((rc = need_step_ctx(p, typed, CTX_JOIN, "--join INPUT"))) return rc;
+        bool ok = false;
+        for (size_t i = 0; i < sizeof join_hows / sizeof *join_hows; i++)
+            if (strcmp(v, join_hows[i]) == 0) ok = true;
+        if (!ok)
+            return usage(p, "%s: expected inner, left, right, full, semi or "
+                         "anti, got \"%s\"", typed, v);
+        return set_str(p, &s->steps[p->ctx_step].how, v);
+    }
+    case F_SUFFIX:
+        if ((rc = need_step_ctx(p, typed, CTX_JOIN, "--join INPUT"))) return rc;
+        return set_str(p, &s->steps[p->ctx_step].suffix, v);
+    case F_DELIMITER:
+        p->set_delim = true;
+        return parse_delimiter(p, typed, v);
+    case F_NULL:
+        p->set_null = true;
+        return set_str(p, &s->null_text, v);
+    case F_NO_HEADER:
+        p->set_no_header = true;
+        s->no_header = true;
+        return 0;
+    case F_SCHEMA:
+        p->set_schema = true;
+        return set_str(p, &s->schema, v);
+    case F_FROM:
+        p->set_from = true;
+        return set_str(p, &s->from, v);
+    case F_TO:
+        p->set_to = true;
+        return set_str(p, &s->to, v);
+    case F_OUTPUT:
+        p->set_output = true;
+        if (!*v) return usage(p, "%s: expected a file name", typed);
+        if (strcmp(v, "-") == 0) {     /* -o - : standard output */
+            tally_free(s->output);
+            s->output = NULL;
+            return 0;
+        }
+        return set_str(p, &s->output, v);
+    case F_FILE:
+        if (!*v) return usage(p, "%s: expected a file name", typed);
+        p->file = v;
+        return 0;
+    case F_THREADS: {
+        int64_t n;
+        if (!parse_count(v, &n) || n > 4096)
+            return usage(p, "%s: expected a non-negative integer up to 4096, "
+                         "got \"%s\"", typed, v);
+        p->set_threads = true;
+        s->threads = (int)n;
+        return 0;
+    }
+    case F_STATS:
+        p->set_stats = true;
+        s->stats = true;
+        return 0;
+    case F_NO_OPTIMIZE:
+        p->set_no_optimize = true;
+        s->no_optimize = true;
+        return 0;
+    case F_HELP:
+    case F_VERSION:
+        return 0;   /* handled by the caller */
+    }
+    return 0;
+}
+
+/* Does the argument look like one of our long flags (for "missing value")? */
+static bool is_known_long_flag(const char *a)
+{
+    if (strncmp(a, "--", 2) != 0 || a[2] == 0) return false;
+    const char *eq = strchr(a, '=');
+    return flag_find(a, eq ? (size_t)(eq - a) : strlen(a)) != NULL;
+}
+
+static bool is_existing_path(const char *a)
+{
+    struct stat sb;
+    return stat(a, &sb) == 0;
+}
+
+/* Move the command-line options over a spec read from a pipeline file. */
+static int merge_overrides(Parser *p, TallySpec *cli, TallySpec *file_spec)
+{
+#define MOVE(flag, field)                                                      \
+    if (p->flag) {                                                             \
+        tally_free(file_spec->field);                                    \
+        file_spec->field = cli->field;                                         \
+        cli->field = NULL;                                                     \
+    }
+    MOVE(set_from, from)
+    MOVE(set_to, to)
+    MOVE(set_null, null_text)
+    MOVE(set_schema, schema)
+#undef MOVE
+    if (p->set_output) {
+        char *out = cli->output;
+        /* the file's paths are relative to its folder; ours to the cwd */
+        if (out && out[0] != '/' && file_spec->spec_dir) {
+            char cwd[4096];
+            if (!getcwd(cwd, sizeof cwd))
+                return usage(p, "cannot read the current directory: %s",
+                             strerror(errno));
+            size_t n = strlen(cwd) + strlen(out) + 2;
+            char *abs = tally_alloc(n);
+            if (!abs) return oom(p);
+            snprintf(abs, n, "%s/%s", cwd, out);
+            tally_free(out);
+            out = abs;
+        }
+        tally_free(file_spec->output);
+        file_spec->output = out;
+        cli->output = NULL;
+    }
+    if (p->set_delim) file_spec->delimiter = cli->delimiter;
+    if (p->set_no_header) file_spec->no_header = true;
+    if (p->set_threads) file_spec->threads = cli->threads;
+    if (p->set_stats) file_spec->stats = true;
+    if (p->set_no_optimize) file_spec->no_optimize = true;
+    return 0;
+}
+
+/* See flags.h. */
+int cli_flags_parse(int argc, char **argv, TallyMode mode, TallySpec *spec,
+                    CliAction *action, TallyError *err)
+{
+    Parser p;
+    memset(&p, 0, sizeof p);
+    p.spec = spec;
+    p.mode = mode;
+    p.err = err;
+    err->exit_code = 0;
+    err->message[0] = 0;
+    *action = CLI_RUN;
+    int rc;
+    bool only_inputs = false;   /* after "--" */
+
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (only_inputs || a[0] != '-' || a[1] == 0) {
+            if ((rc = end_ctx(&p, a))) return rc;
+            if ((rc = push_input(&p, a))) return rc;
+            continue;
+        }
+        if (strcmp(a, "--") == 0) {
+            only_inputs = true;
+            continue;
+        }
+        const char *eq = a[1] == '-' ? strchr(a, '=') : NULL;
+        size_t name_len = eq ? (size_t)(eq - a) : strlen(a);
+        const Flag *f = flag_find(a, name_len);
+        if (!f) {
+            char typed[256];
+            snprintf(typed, sizeof typed, "%.*s",
+                     (int)(name_len < 200 ? name_len : 200), a);
+            const char *near = flag_suggest(typed);
+            if (near)
+                return usage(&p, "unknown option \"%s\" (did you mean \"%s\"?)",
+                             typed, near);
+            return usage(&p, "unknown option \"%s\" (try tally --help)", typed);
+        }
+        /* the flag as typed, without "=value" (the table spells every
+         * accepted name, aliases included, so this is what the user typed) */
+        const char *typed = f->name;
+        const char *v = NULL;
+        if (f->arg == ARG_NONE) {
+            if (eq) return usage(&p, "option \"%s\" takes no value", f->name);
+        } else if (eq) {
+            v = eq + 1;
+        } else if (f->arg == ARG_REQ) {
+            if (i + 1 >= argc || is_known_long_flag(argv[i + 1]))
+                return usage(&p, "option \"%s\" needs a value", f->name);
+            v = argv[++i];
+        } else if (i + 1 < argc && argv[i + 1][0] != '-' &&
+                   !is_existing_path(argv[i + 1])) {
+            v = argv[++i];
+        }
+        if (f->id == F_HELP) { *action = CLI_HELP; return 0; }
+        if (f->id == F_VERSION) { *action = CLI_VERSION; return 0; }
+        if ((rc = apply(&p, f, typed, v))) return rc;
+    }
+    if ((rc = end_ctx(&p, NULL))) return rc;
+
+    if (mode == TALLY_SCHEMA && p.first_step_flag)
+        return usage(&p, "tally schema prints the input columns and takes no "
+                     "steps (got \"%s\")", p.first_step_flag);
+
+    if (p.file) {
+        if (spec->n_inputs > 0 || spec->n_steps > 0)
+            return usage(&p, "-f: inputs and steps come from %s; give only "
+                         "options (such as -o) on the command line", p.file);
+        TallySpec file_spec;
+        memset(&file_spec, 0, sizeof file_spec);
+        rc = tally_spec_from_json(p.file, &file_spec, err);
+        if (rc == 0 && file_spec.n_inputs == 0) {
+            usage(&p, "%s: no inputs given (\"inputs\" is empty)", p.file);
+            rc = 2;
+        }
+        if (rc == 0) rc = merge_overrides(&p, spec, &file_spec);
+        if (rc != 0) {
+            if (err->exit_code == 0) err->exit_code = rc;
+            tally_spec_free(&file_spec);
+            return err->exit_code;
+        }
+        tally_spec_free(spec);
+        *spec = file_spec;
+        return 0;
+    }
+    if (spec->n_inputs == 0) return usage(&p, "no input given (try tally --help)");
+    return 0;
+}

@@ -1,0 +1,32 @@
+/*
+ * flags.h -- the command line's front door: argv -> TallySpec.
+ *
+ * cmd/flags.c turns the arguments after the program name (and after the
+ * `explain` / `schema` word, which main.c strips) into the same TallySpec a
+ * pipeline file builds (lib/tally.h), keeping the steps in the order typed.
+ */
+#ifndef TALLY_CMD_FLAGS_H
+#define TALLY_CMD_FLAGS_H
+
+#include "../lib/tally.h"
+
+/* What the command line asks for besides a run. */
+typedef enum CliAction {
+    CLI_RUN,      /* run the spec (in the mode main.c chose) */
+    CLI_HELP,     /* --help / -h: print the summary, exit 0 */
+    CLI_VERSION,  /* --version: print "tally 0.1.0", exit 0 */
+} CliAction;
+
+/* Parse argv[0..argc) (the program name and subcommand already removed)
+ * into *spec, which the caller zeroed and later frees with tally_spec_free
+ * (also on failure).  mode is the subcommand's mode: TALLY_SCHEMA rejects
+ * steps.  Returns 0 and sets *action, or fills err (exit_code 2 for usage
+ * errors, or whatever tally_spec_from_json reports for -f) and returns its
+ * exit code. */
+int cli_flags_parse(int argc, char **argv, TallyMode mode, TallySpec *spec,
+                    CliAction *action, TallyError *err);
+
+/* The --help text. */
+extern const char cli_help_text[];
+
+#endif

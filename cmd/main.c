@@ -1,0 +1,71 @@
+/*
+ * main.c -- the tally program: dispatch and exit codes.
+ *
+ *   tally [OPTIONS] INPUT... [STEP...] [-o OUTPUT]     run a pipeline
+ *   tally [OPTIONS] -f PIPELINE.json [-o OUTPUT]       run a pipeline file
+ *   tally explain ARGS...                              print the plan
+ *   tally schema INPUT...                              print column types
+ *   tally --help | --version
+ *
+ * Like zstd's programs/, this file uses only the public header: flags.c
+ * builds a TallySpec, tally_run does the work and reports an exit status
+ * (0 ok, 1 data or runtime, 2 usage) with a message that main prints as
+ * "tally: <message>" on standard error.  Nothing else is printed on error,
+ * so scripts can match the message.
+ *
+ * SIGPIPE is ignored: writing to a closed pipe (`tally ... | head -1`) then
+ * fails with EPIPE, which the library turns into a quiet exit 0, instead of
+ * the process dying by a signal half way through a write.
+ */
+#include "../lib/tally.h"
+#include "flags.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Print a message as "tally: <message>" (with a trailing newline). */
+static void print_error(const char *msg)
+{
+    size_t n = strlen(msg);
+    fprintf(stderr, "tally: %s%s", msg, n && msg[n - 1] == '\n' ? "" : "\n");
+}
+
+/* Parse the command line, run it, print an error if any; returns the
+ * exit status (0, 1 or 2). */
+int main(int argc, char **argv)
+{
+    signal(SIGPIPE, SIG_IGN);
+
+    TallyMode mode = TALLY_RUN;
+    int first = 1;
+    if (argc > 1 && strcmp(argv[1], "explain") == 0) {
+        mode = TALLY_EXPLAIN;
+        first = 2;
+    } else if (argc > 1 && strcmp(argv[1], "schema") == 0) {
+        mode = TALLY_SCHEMA;
+        first = 2;
+    }
+
+    TallySpec spec;
+    memset(&spec, 0, sizeof spec);
+    TallyError err;
+    memset(&err, 0, sizeof err);
+    CliAction action = CLI_RUN;
+    int rc = cli_flags_parse(argc - first, argv + first, mode, &spec, &action,
+                             &err);
+    if (rc == 0 && action == CLI_HELP) {
+        fputs(cli_help_text, stdout);
+    } else if (rc == 0 && action == CLI_VERSION) {
+        fputs("tally " TALLY_VERSION "\n", stdout);
+    } else if (rc == 0) {
+        rc = tally_run(&spec, mode, &err);
+    }
+    /* --help into a closed pipe is not an error either: no flush check */
+    if (rc != 0) {
+        print_error(err.message[0] ? err.message : "failed");
+        if (rc != 1 && rc != 2) rc = 1;
+    }
+    tally_spec_free(&spec);
+    return rc;
+}
