@@ -113,6 +113,11 @@ char *tl_strdup(const char *s);
 char *tl_strndup(const char *s, size_t n);
 /* Number of allocation calls so far (for tests and --stats). */
 uint64_t tl_alloc_count(void);
+/* Fault injection for tests: make the nth allocation call from now fail
+ * (1 = the next call); 0 turns it off.  tl_alloc_fail_mode(n, true) also
+ * fails every call after that one. */
+void tl_alloc_fail_at(uint64_t n);
+void tl_alloc_fail_mode(uint64_t n, bool all);
 
 /* ---------------------------------------------------------------- buffers */
 
@@ -168,6 +173,8 @@ int64_t tl_bitmap_count(const uint8_t *bits, int64_t off, int64_t len);
 /* Copy len bits from src at src_off to dst at dst_off. */
 void tl_bitmap_copy(uint8_t *dst, int64_t dst_off, const uint8_t *src,
                     int64_t src_off, int64_t len);
+/* Set (v true) or clear bits [off, off+len) of dst. */
+void tl_bitmap_fill(uint8_t *dst, int64_t off, int64_t len, bool v);
 
 /* ------------------------------------------------------------------ views */
 

@@ -1,0 +1,147 @@
+/*
+ * alloc.c -- the one allocation hook of the program (Lua's frealloc).
+ *
+ * Every byte tally allocates goes through tl_malloc / tl_calloc / tl_realloc
+ * and comes back through tl_free.  Having one door gives two things:
+ *
+ *   - a counter of allocation calls (tl_alloc_count, shown by --stats);
+ *   - fault injection: the Nth allocation call can be made to fail (return
+ *     NULL), and optionally every call after it, so tests can walk a code
+ *     path through every allocation and check that each failure ends in a
+ *     clean TL_ERR_OOM with nothing leaked (SQLite's *fault.test, Lua's
+ *     ltests.c).
+ *
+ * Fault injection has two triggers.  Unit tests call tl_alloc_fail_at(n)
+ * (always compiled in: one well-predicted branch per call).  Builds with
+ * -DTL_FAULT also read the environment before the first allocation:
+ *
+ *   TALLY_FAIL_ALLOC=N        the Nth allocation call (1-based) fails
+ *   TALLY_FAIL_ALLOC_ALL=1    ... and so does every later one
+ *
+ * Counters use relaxed atomics so worker threads may allocate later without
+ * changing this file.  Only calls that allocate count: tl_free, and
+ * tl_realloc(p, 0) (which frees), do not.
+ */
+#include "core.h"
+
+#include <stdlib.h>
+
+static uint64_t n_calls;   /* allocation calls so far */
+static uint64_t fail_at;   /* call number that fails; 0 = none */
+static int fail_all;       /* calls after fail_at fail too */
+
+#ifdef TL_FAULT
+static int env_read;
+
+/* Read TALLY_FAIL_ALLOC / TALLY_FAIL_ALLOC_ALL once, at the first call. */
+static void read_env(void)
+{
+    const char *s, *all;
+    env_read = 1;
+    s = getenv("TALLY_FAIL_ALLOC");
+    if (s && *s) {
+        char *end;
+        unsigned long long n = strtoull(s, &end, 10);
+        if (*end == '\0' && n > 0) fail_at = n;
+    }
+    all = getenv("TALLY_FAIL_ALLOC_ALL");
+    if (all && all[0] == '1') fail_all = 1;
+}
+#endif
+
+/* Count one allocation call; true when this call must fail. */
+static inline bool count_and_check(void)
+{
+    uint64_t n;
+#ifdef TL_FAULT
+    if (!env_read) read_env();
+#endif
+    n = __atomic_add_fetch(&n_calls, 1, __ATOMIC_RELAXED);
+    if (__builtin_expect(fail_at != 0, 0)) {
+        if (n == fail_at || (fail_all && n > fail_at)) return true;
+    }
+    return false;
+}
+
+/* Make the nth allocation call from now fail (1 = the very next call); 0
+ * turns fault injection off.  With `all`, every later call fails as well.
+ * For tests. */
+void tl_alloc_fail_mode(uint64_t n, bool all)
+{
+#ifdef TL_FAULT
+    if (!env_read) read_env();
+#endif
+    if (n == 0) {
+        fail_at = 0;
+        fail_all = 0;
+        return;
+    }
+    fail_at = __atomic_load_n(&n_calls, __ATOMIC_RELAXED) + n;
+    fail_all = all;
+}
+
+/* Make the nth allocation call from now fail, once (1 = the next call);
+ * 0 turns fault injection off.  For tests. */
+void tl_alloc_fail_at(uint64_t n)
+{
+    tl_alloc_fail_mode(n, false);
+}
+
+/* Number of allocation calls made so far. */
+uint64_t tl_alloc_count(void)
+{
+    return __atomic_load_n(&n_calls, __ATOMIC_RELAXED);
+}
+
+/* malloc through the hook; NULL on failure (also for n == 0 requests that
+ * the C library answers with NULL). */
+void *tl_malloc(size_t n)
+{
+    if (count_and_check()) return NULL;
+    return malloc(n ? n : 1);
+}
+
+/* calloc through the hook; NULL on failure or when count * size overflows. */
+void *tl_calloc(size_t count, size_t size)
+{
+    if (count_and_check()) return NULL;
+    if (size && count > SIZE_MAX / size) return NULL;
+    if (count == 0 || size == 0) return calloc(1, 1);
+    return calloc(count, size);
+}
+
+/* realloc through the hook.  tl_realloc(p, 0) frees p and returns NULL.  On
+ * failure p is left untouched and NULL is returned. */
+void *tl_realloc(void *p, size_t n)
+{
+    if (n == 0) {
+        free(p);
+        return NULL;
+    }
+    if (count_and_check()) return NULL;
+    return realloc(p, n);
+}
+
+/* Free memory from tl_malloc / tl_calloc / tl_realloc; NULL is fine. */
+void tl_free(void *p)
+{
+    free(p);
+}
+
+/* Copy a NUL-terminated string; NULL on OOM. */
+char *tl_strdup(const char *s)
+{
+    return tl_strndup(s, strlen(s));
+}
+
+/* Copy at most n bytes of s (stopping at a NUL) plus a terminating NUL;
+ * NULL on OOM. */
+char *tl_strndup(const char *s, size_t n)
+{
+    size_t len = strnlen(s, n);
+    char *d = tl_malloc(len + 1);
+    if (!d) return NULL;
+    memcpy(d, s, len);
+    d[len] = '\0';
+    return d;
+}

@@ -1,0 +1,54 @@
+/*
+ * error.c -- the TlError object: one status code plus one user message.
+ *
+ * A run owns one TlError.  The first failure fills it and every caller above
+ * forwards the status unchanged (TL_TRY), so the message the user sees is
+ * written where the most is known.  The message is formatted into a fixed
+ * buffer (truncated, never allocated), so reporting out-of-memory cannot
+ * itself run out of memory.  Only the CLI turns codes into exit statuses,
+ * through tl_error_exit_code.
+ */
+#include "core.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+/* Set err's code and printf-formatted message (truncated to TL_ERRMSG_MAX-1
+ * bytes).  err may be NULL.  Returns code. */
+TlStatus tl_error(TlError *err, TlStatus code, const char *fmt, ...)
+{
+    va_list ap;
+    if (!err) return code;
+    err->code = code;
+    va_start(ap, fmt);
+    if (vsnprintf(err->msg, sizeof err->msg, fmt, ap) < 0) err->msg[0] = '\0';
+    va_end(ap);
+    err->msg[sizeof err->msg - 1] = '\0';
+    return code;
+}
+
+/* Set TL_ERR_OOM with the fixed message "out of memory"; never allocates.
+ * err may be NULL.  Returns TL_ERR_OOM. */
+TlStatus tl_error_oom(TlError *err)
+{
+    static const char m[] = "out of memory";
+    if (!err) return TL_ERR_OOM;
+    err->code = TL_ERR_OOM;
+    memcpy(err->msg, m, sizeof m);
+    return TL_ERR_OOM;
+}
+
+/* The process exit status for a code: 0 for success and for a closed output
+ * pipe, 2 for usage errors, 1 for everything else. */
+int tl_error_exit_code(TlStatus code)
+{
+    switch (code) {
+    case TL_OK:
+    case TL_ERR_PIPE:
+        return 0;
+    case TL_ERR_USAGE:
+        return 2;
+    default:
+        return 1;
+    }
+}

@@ -1,0 +1,485 @@
+/*
+ * text.c -- one spelling per value: parsing and formatting single values.
+ *
+ * Every place that turns text into a typed value or back (CSV reader and
+ * writer, cast, try_cast, literals, type inference) calls these functions,
+ * so they all agree on what "1.5", "2024-02-29" or "inf" mean and on how a
+ * double is written.
+ *
+ * Parsing is strict and whole: no surrounding space, nothing left over.
+ *   int64      [+-]?[0-9]+, overflow is a failure (the text may still be a
+ *              float).
+ *   float64    the decimal/exponent subset of strtod (no hex, no "nan(...)"),
+ *              plus inf / infinity / nan with an optional sign, any case.
+ *              The syntax is checked here, the value is computed by strtod on
+ *              a NUL-terminated copy, so it is correctly rounded.
+ *   date       YYYY-MM-DD, month and day checked against the calendar.
+ *   timestamp  a date, then ' ' or 'T', HH:MM:SS, then optionally '.' and 1
+ *              to 9 digits (truncated to microseconds); a bare date is
+ *              midnight.
+ *
+ * Formatting a double writes the shortest digit string that reads back to
+ * the same double, laid out like Python's repr (and DuckDB): with e10 the
+ * decimal exponent of the first digit, -4 <= e10 < 16 is positional with at
+ * least one fractional digit, anything else is d[.ddd]e[+-]XX.
+ *
+ *      0.1   71.0   1000000000000000.0   0.0001   1e-05   1e+16   2.5e-07
+ *
+ * Calendar arithmetic is Howard Hinnant's days_from_civil / civil_from_days
+ * (proleptic Gregorian, exact for every int32 day count).
+ */
+#include "text.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* ------------------------------------------------------------- parsing */
+
+static inline bool is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* Case-insensitive equality of s[0..len) with the lower-case word w. */
+static bool word_eq(const char *s, size_t len, const char *w)
+{
+    size_t i;
+    for (i = 0; i < len; i++) {
+        char c = s[i];
+        if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
+        if (w[i] == '\0' || c != w[i]) return false;
+    }
+    return w[len] == '\0';
+}
+
+/* Parse "true" / "false" (any case). */
+bool tl_parse_bool(const char *s, size_t len, bool *out)
+{
+    if (len == 4 && word_eq(s, len, "true")) {
+        *out = true;
+        return true;
+    }
+    if (len == 5 && word_eq(s, len, "false")) {
+        *out = false;
+        return true;
+    }
+    return false;
+}
+
+/* Parse [+-]?[0-9]+ into an int64; false on bad syntax or overflow. */
+bool tl_parse_i64(const char *s, size_t len, int64_t *out)
+{
+    size_t i = 0;
+    bool neg = false;
+    uint64_t v = 0, limit;
+    if (len == 0) return false;
+    if (s[0] == '+' || s[0] == '-') {
+        neg = s[0] == '-';
+        i = 1;
+        if (len == 1) return false;
+    }
+    limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    for (; i < len; i++) {
+        unsigned d;
+        if (!is_digit(s[i])) return false;
+        d = (unsigned)(s[i] - '0');
+        if (v > (limit - d) / 10) return false;
+        v = v * 10 + d;
+    }
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    return true;
+}
+
+/* True when s[0..len) is float syntax: [+-]? then inf|infinity|nan, or
+ * digits with an optional '.' (at least one digit in all) and an optional
+ * exponent [eE][+-]?[0-9]+.  *special is set for the words. */
+static bool float_syntax(const char *s, size_t len, bool *special)
+{
+    size_t i = 0, digits = 0;
+    *special = false;
+    if (len == 0) return false;
+    if (s[0] == '+' || s[0] == '-') i = 1;
+    if (i < len && !is_digit(s[i]) && s[i] != '.') {
+        const char *w = s + i;
+        size_t n = len - i;
+        *special = word_eq(w, n, "inf") || word_eq(w, n, "infinity") ||
+                   word_eq(w, n, "nan");
+        return *special;
+    }
+    while (i < len && is_digit(s[i])) {
+        i++;
+        digits++;
+    }
+    if (i < len && s[i] == '.') {
+        i++;
+        while (i < len && is_digit(s[i])) {
+            i++;
+            digits++;
+        }
+    }
+    if (digits == 0) return false;
+    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+        size_t exp_digits = 0;
+        i++;
+        if (i < len && (s[i] == '+' || s[i] == '-')) i++;
+        while (i < len && is_digit(s[i])) {
+            i++;
+            exp_digits++;
+        }
+        if (exp_digits == 0) return false;
+    }
+    return i == len;
+}
+
+/* Parse a float64 (see the top of the file); false on bad syntax or OOM. */
+bool tl_parse_f64(const char *s, size_t len, double *out)
+{
+    char stack[128], *copy = stack, *end;
+    bool special;
+    double v;
+    if (!float_syntax(s, len, &special)) return false;
+    if (special) {
+        bool neg = s[0] == '-';
+        char c = s[s[0] == '+' || s[0] == '-'];
+        if (c == 'n' || c == 'N')
+            v = neg ? -__builtin_nan("") : __builtin_nan("");
+        else
+            v = neg ? -__builtin_inf() : __builtin_inf();
+        *out = v;
+        return true;
+    }
+    if (len >= sizeof stack) {
+        copy = tl_malloc(len + 1);
+        if (!copy) return false;
+    }
+    memcpy(copy, s, len);
+    copy[len] = '\0';
+    v = strtod(copy, &end);
+    if (end != copy + len) {
+        if (copy != stack) tl_free(copy);
+        return false;
+    }
+    if (copy != stack) tl_free(copy);
+    *out = v;
+    return true;
+}
+
+/* Parse n digits at s into *v. */
+static bool digits_n(const char *s, int n, int *v)
+{
+    int i, r = 0;
+    for (i = 0; i < n; i++) {
+        if (!is_digit(s[i])) return false;
+        r = r * 10 + (s[i] - '0');
+    }
+    *v = r;
+    return true;
+}
+
+static bool is_leap(int64_t y)
+{
+    return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
+
+static unsigned days_in_month(int64_t y, unsigned m)
+{
+    static const unsigned char dm[12] = {31, 28, 31, 30, 31, 30,
+                                         31, 31, 30, 31, 30, 31};
+    return m == 2 && is_leap(y) ? 29 : dm[m - 1];
+}
+
+/* Parse exactly YYYY-MM-DD (10 bytes) at s into days since the epoch. */
+static bool date10(const char *s, int32_t *out)
+{
+    int y, m, d;
+    if (!digits_n(s, 4, &y) || s[4] != '-' || !digits_n(s + 5, 2, &m) ||
+        s[7] != '-' || !digits_n(s + 8, 2, &d))
+        return false;
+    if (m < 1 || m > 12 || d < 1 || (unsigned)d > days_in_month(y, (unsigned)m))
+        return false;
+    *out = tl_days_from_civil(y, (unsigned)m, (unsigned)d);
+    return true;
+}
+
+/* Parse YYYY-MM-DD into days since 1970-01-01. */
+bool tl_parse_date(const char *s, size_t len, int32_t *out)
+{
+    return len == 10 && date10(s, out);
+}
+
+/* Parse YYYY-MM-DD[( |T)HH:MM:SS[.f{1,9}]] into microseconds since
+ * 1970-01-01 00:00:00 (fraction digits past 6 are truncated). */
+bool tl_parse_timestamp(const char *s, size_t len, int64_t *out)
+{
+    int32_t days;
+    int hh, mi, ss;
+    int64_t frac = 0;
+    size_t i;
+    if (len < 10 || !date10(s, &days)) return false;
+    if (len == 10) {
+        *out = (int64_t)days * 86400000000LL;
+        return true;
+    }
+    if (len < 19 || (s[10] != ' ' && s[10] != 'T')) return false;
+    if (!digits_n(s + 11, 2, &hh) || s[13] != ':' || !digits_n(s + 14, 2, &mi) ||
+        s[16] != ':' || !digits_n(s + 17, 2, &ss))
+        return false;
+    if (hh > 23 || mi > 59 || ss > 59) return false;
+    if (len > 19) {
+        int nd = 0;
+        if (s[19] != '.' || len == 20 || len > 29) return false;
+        for (i = 20; i < len; i++) {
+            if (!is_digit(s[i])) return false;
+            if (nd < 6) frac = frac * 10 + (s[i] - '0');
+            nd++;
+        }
+        for (; nd < 6; nd++) frac *= 10;
+    }
+    *out = (int64_t)days * 86400000000LL +
+           ((int64_t)hh * 3600 + mi * 60 + ss) * 1000000LL + frac;
+    return true;
+}
+
+/* ---------------------------------------------------------- formatting */
+
+/* Write v in decimal; returns the length (NUL written, not counted). */
+size_t tl_fmt_i64(int64_t v, char *buf)
+{
+    char tmp[24];
+    size_t n = 0, len = 0;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0) buf[len++] = '-';
+    while (n) buf[len++] = tmp[--n];
+    buf[len] = '\0';
+    return len;
+}
+
+/* Shortest round-trip digits of a finite, positive v: digits[0..*nd) with
+ * no trailing zeros, value 0.d1d2... x 10^(e10+1). */
+static void shortest_digits(double v, char *digits, int *nd, int *e10)
+{
+    char tmp[40];
+    int prec, n, i;
+    for (prec = 1; prec <= 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, v);
+        if (prec == 17 || strtod(tmp, NULL) == v) break;
+    }
+    /* tmp is d[.ddd]e[+-]XX */
+    n = 0;
+    for (i = 0; tmp[i] != 'e'; i++)
+        if (is_digit(tmp[i])) digits[n++] = tmp[i];
+    *e10 = atoi(tmp + i + 1);
+    while (n > 1 && digits[n - 1] == '0') n--;
+    *nd = n;
+}
+
+/* Write v with the shortest round-trip digits in Python repr layout
+ * (see the top of the file).  buf has TL_FMT_MAX bytes; returns the length. */
+size_t tl_fmt_f64(double v, char *buf)
+{
+    char digits[20];
+    int nd, e10, i;
+    size_t len = 0;
+    if (v != v) {
+        memcpy(buf, "nan", 4);
+        return 3;
+    }
+    if (__builtin_signbit(v)) {
+        buf[len++] = '-';
+        v = -v;
+    }
+    if (__builtin_isinf(v)) {
+        memcpy(buf + len, "inf", 4);
+        return len + 3;
+    }
+    if (v == 0) {
+        memcpy(buf + len, "0.0", 4);
+        return len + 3;
+    }
+    shortest_digits(v, digits, &nd, &e10);
+    if (e10 >= 16 || e10 < -4) {
+        buf[len++] = digits[0];
+        if (nd > 1) {
+            buf[len++] = '.';
+            for (i = 1; i < nd; i++) buf[len++] = digits[i];
+        }
+        buf[len++] = 'e';
+        buf[len++] = e10 < 0 ? '-' : '+';
+        if (e10 < 0) e10 = -e10;
+        if (e10 >= 100) buf[len++] = (char)('0' + e10 / 100);
+        buf[len++] = (char)('0' + e10 / 10 % 10);
+        buf[len++] = (char)('0' + e10 % 10);
+    } else if (e10 >= 0) {
+        for (i = 0; i <= e10; i++) buf[len++] = i < nd ? digits[i] : '0';
+        buf[len++] = '.';
+        if (nd > e10 + 1) {
+            for (i = e10 + 1; i < nd; i++) buf[len++] = digits[i];
+        } else {
+            buf[len++] = '0';
+        }
+    } else {
+        buf[len++] = '0';
+        buf[len++] = '.';
+        for (i = 0; i < -e10 - 1; i++) buf[len++] = '0';
+        for (i = 0; i < nd; i++) buf[len++] = digits[i];
+    }
+    buf[len] = '\0';
+    return len;
+}
+
+/* Write YYYY-MM-DD-style year, month, day; returns the length. */
+static size_t fmt_ymd(int64_t y, unsigned m, unsigned d, char *buf)
+{
+    size_t len = 0;
+    if (y >= 0 && y <= 9999) {
+        buf[0] = (char)('0' + y / 1000);
+        buf[1] = (char)('0' + y / 100 % 10);
+        buf[2] = (char)('0' + y / 10 % 10);
+        buf[3] = (char)('0' + y % 10);
+        len = 4;
+    } else {
+        len = (size_t)snprintf(buf, 24, y < 0 ? "-%04lld" : "%lld",
+                               (long long)(y < 0 ? -y : y));
+    }
+    buf[len++] = '-';
+    buf[len++] = (char)('0' + m / 10);
+    buf[len++] = (char)('0' + m % 10);
+    buf[len++] = '-';
+    buf[len++] = (char)('0' + d / 10);
+    buf[len++] = (char)('0' + d % 10);
+    buf[len] = '\0';
+    return len;
+}
+
+/* Write a date (days since 1970-01-01) as YYYY-MM-DD; returns the length. */
+size_t tl_fmt_date(int32_t days, char *buf)
+{
+    int64_t y;
+    unsigned m, d;
+    tl_civil_from_days(days, &y, &m, &d);
+    return fmt_ymd(y, m, d, buf);
+}
+
+/* Write a timestamp (microseconds since the epoch) as YYYY-MM-DD HH:MM:SS
+ * plus '.' and the fraction without trailing zeros when it is not zero;
+ * returns the length. */
+size_t tl_fmt_timestamp(int64_t micros, char *buf)
+{
+    const int64_t day_us = 86400000000LL;
+    int64_t days = micros / day_us, rem = micros % day_us, secs, frac;
+    size_t len;
+    int64_t y;
+    unsigned m, d;
+    if (rem < 0) {
+        rem += day_us;
+        days--;
+    }
+    tl_civil_from_days((int32_t)days, &y, &m, &d);
+    len = fmt_ymd(y, m, d, buf);
+    secs = rem / 1000000;
+    frac = rem % 1000000;
+    buf[len++] = ' ';
+    buf[len++] = (char)('0' + secs / 36000);
+    buf[len++] = (char)('0' + secs / 3600 % 10);
+    buf[len++] = ':';
+    buf[len++] = (char)('0' + secs % 3600 / 600);
+    buf[len++] = (char)('0' + secs % 3600 / 60 % 10);
+    buf[len++] = ':';
+    buf[len++] = (char)('0' + secs % 60 / 10);
+    buf[len++] = (char)('0' + secs % 10);
+    if (frac) {
+        int nd = 6;
+        buf[len++] = '.';
+        while (frac % 10 == 0) {
+            frac /= 10;
+            nd--;
+        }
+        for (int i = nd - 1; i >= 0; i--) {
+            buf[len + (size_t)i] = (char)('0' + frac % 10);
+            frac /= 10;
+        }
+        len += (size_t)nd;
+    }
+    buf[len] = '\0';
+    return len;
+}
+
+/* ------------------------------------------------------------ calendar */
+
+/* Days since 1970-01-01 of the proleptic Gregorian date y-m-d (m 1..12,
+ * d 1..31; the caller validates).  Exact while the result fits int32. */
+int32_t tl_days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+    int64_t era, yoe, doy, doe;
+    y -= m <= 2;
+    era = (y >= 0 ? y : y - 399) / 400;
+    yoe = y - era * 400;
+    doy = (153 * (m > 2 ? (int64_t)m - 3 : (int64_t)m + 9) + 2) / 5 + d - 1;
+    doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return (int32_t)(era * 146097 + doe - 719468);
+}
+
+/* The proleptic Gregorian date of `days` since 1970-01-01. */
+void tl_civil_from_days(int32_t days, int64_t *y, unsigned *m, unsigned *d)
+{
+    int64_t z = (int64_t)days + 719468, era, doe, yoe, doy, mp;
+    era = (z >= 0 ? z : z - 146096) / 146097;
+    doe = z - era * 146097;
+    yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    mp = (5 * doy + 2) / 153;
+    *d = (unsigned)(doy - (153 * mp + 2) / 5 + 1);
+    *m = (unsigned)(mp < 10 ? mp + 3 : mp - 9);
+    *y = yoe + era * 400 + (*m <= 2);
+}
+
+/* ----------------------------------------------------------- inference */
+
+/* The narrowest type of one text alone (len > 0). */
+static TlType infer_one(const char *s, size_t len)
+{
+    bool b;
+    int64_t i;
+    double f;
+    int32_t d;
+    if (tl_parse_bool(s, len, &b)) return TL_TBOOL;
+    if (tl_parse_i64(s, len, &i)) return TL_TINT64;
+    if (tl_parse_f64(s, len, &f)) return TL_TFLOAT64;
+    if (tl_parse_date(s, len, &d)) return TL_TDATE;
+    if (tl_parse_timestamp(s, len, &i)) return TL_TTIMESTAMP;
+    return TL_TSTRING;
+}
+
+/* The narrowest type holding both every value seen so far (so_far) and the
+ * text s[0..len) (never empty: nulls are decided by the caller). */
+TlType tl_infer_widen(TlType so_far, const char *s, size_t len)
+{
+    bool b;
+    int64_t i;
+    double f;
+    TlType t;
+    switch (so_far) {
+    case TL_TSTRING:
+        return TL_TSTRING;
+    case TL_TBOOL:
+        return tl_parse_bool(s, len, &b) ? TL_TBOOL : TL_TSTRING;
+    case TL_TFLOAT64:
+        /* every int64 text is float syntax too */
+        return tl_parse_f64(s, len, &f) ? TL_TFLOAT64 : TL_TSTRING;
+    case TL_TTIMESTAMP:
+        /* a bare date parses as a timestamp (midnight) */
+        return tl_parse_timestamp(s, len, &i) ? TL_TTIMESTAMP : TL_TSTRING;
+    default:
+        break;
+    }
+    t = infer_one(s, len);
+    if (so_far == TL_TNULL || so_far == t) return t;
+    if (so_far == TL_TINT64 && t == TL_TFLOAT64) return TL_TFLOAT64;
+    if (so_far == TL_TDATE && t == TL_TTIMESTAMP) return TL_TTIMESTAMP;
+    return TL_TSTRING;
+}
