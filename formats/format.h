@@ -63,7 +63,7 @@ void tl_reader_close(TlReader *r); /* NULL-safe */
 typedef struct TlSink TlSink;
 
 /* path NULL: standard output.  A file sink writes to a temporary file in the
- * same directory ("path.tmp-XXXXXX") and renames it into place at commit.
+ * same directory (".name.tmp-XXXXXX") and renames it into place at commit.
  * Standard output is buffered (memory, then a temporary file) until commit
  * so a restart can discard it. */
 TlStatus tl_sink_open(const char *path, TlSink **out, TlError *err);
@@ -90,6 +90,11 @@ TlStatus tl_writer_open(TlSink *sink, const char *format, const TlSchema *schema
 TlStatus tl_writer_write(TlWriter *w, const TlBatch *b, TlError *err);
 TlStatus tl_writer_finish(TlWriter *w, TlError *err);
 void tl_writer_free(TlWriter *w);
+
+/* Free the process-wide copy of standard input that readers of "-" share
+ * (kept so a restarted run re-reads the same bytes).  Call once at exit,
+ * after every reader and batch is gone. */
+void tl_stdin_cache_free(void);
 
 /* Format from a path suffix: "csv", "tsv", "ndjson", "parquet", "arrow", or
  * NULL if unknown; *compression set to "gz", "zst" or NULL. */

@@ -1,0 +1,879 @@
+/*
+ * csv_read.c -- the CSV/TSV reader (RFC 4180 plus the usual looseness).
+ *
+ * The whole input is one immutable buffer (format.c maps the file or reads
+ * standard input once).  Reading a batch is two passes:
+ *
+ *   1. Tokenize up to `max_rows` records into a flat, row-major array of
+ *      fields; nothing is copied:
+ *
+ *        fields[row * n_cols + col] = { off:u64 | len:u32 | flags:u32 }
+ *
+ *      off/len cover the field's text, without the surrounding quotes for a
+ *      quoted field.  flags: QUOTED (so "" is an empty string, not null) and
+ *      ESCAPED (the text holds doubled quotes and must be unescaped).  Every
+ *      field of every record is found, projected or not, so a ragged record
+ *      is always an error.  row_line[row] keeps the physical line where each
+ *      record starts, for error messages.
+ *
+ *   2. Convert only the projected columns, one tight loop per column and
+ *      type.  Strings of at most 12 bytes are inlined in their views; longer
+ *      ones point straight into the input buffer (the "window": the whole
+ *      file, or for inputs over 4 GiB a slice starting at the batch), which
+ *      the string array holds a reference to.  Only ESCAPED fields (and
+ *      views the window cannot address) are copied, unescaped, into a block
+ *      the array owns.
+ *
+ * Types (format.h, "restart protocol"): tl_reader_open tokenizes the first
+ * batch and infers every column's type from it with tl_infer_widen, starting
+ * from the run's hint for that name (or null).  --schema types are fixed.
+ * When a later value does not parse as its column's type, a fixed column is
+ * a data error; otherwise the widened types of this batch's projected columns
+ * go into the hints and the reader returns TL_ERR_RESTART.  Types only widen,
+ * so a run restarts at most a few times per column.
+ *
+ * Records end at LF, CRLF or a lone CR (also inside quoted fields, where
+ * they are data).  Empty lines are skipped in files with several columns;
+ * in a one-column file an empty line is a null, except trailing empty lines
+ * at the end of the input.  A UTF-8 BOM is skipped.
+ */
+#include "fmt_impl.h"
+#include "../lib/core/text.h"
+
+#include <stdio.h>
+
+#define F_QUOTED 1u
+#define F_ESCAPED 2u
+
+/* Fields per batch are capped so very wide files keep batches bounded. */
+#define MAX_BATCH_FIELDS ((int64_t)1 << 22)
+
+typedef struct CsvField {
+    uint64_t off;
+    uint32_t len;
+    uint32_t flags;
+} CsvField;
+
+typedef struct CsvReader {
+    TlReader base;
+    char *name;              /* for messages: path or "<stdin>" */
+    TlBuf *input;            /* the whole input */
+    const uint8_t *p;        /* input->data */
+    size_t size;
+    size_t start;            /* first byte after the BOM */
+    size_t pos;              /* where the next record starts */
+    int64_t line;            /* physical line of pos, 1-based */
+    size_t blank_until;      /* one-column files: [pos, blank_until) known
+                                not to be only blank lines up to the end */
+    uint8_t delim;
+    uint8_t special[256];    /* 1 for delim, CR, LF */
+    char *null_text;         /* --null, or NULL */
+    size_t null_len;
+
+    TlSchema schema;         /* every column, current type */
+    bool *fixed;             /* per column: type fixed by --schema */
+    TlTypeHints *hints;
+    int n_cols;
+
+    int *proj;               /* projected column indexes */
+    int n_proj;
+    TlSchema proj_schema;    /* schema of the batches handed out */
+
+    /* the tokenized batch */
+    CsvField *fields;        /* max_rows * n_cols */
+    int64_t *row_line;       /* max_rows */
+    int64_t max_rows;
+    int64_t n_rows;
+    bool pending;            /* tokenized, not yet converted */
+    size_t batch_start, batch_end;
+    TlBuf *window;           /* view target for this batch, or NULL */
+    size_t window_base;
+
+    uint8_t *scratch;        /* unescaping for messages and inference */
+    size_t scratch_cap;
+} CsvReader;
+
+/* ------------------------------------------------------------- messages */
+
+/* 1-based character column of byte offset at: UTF-8 continuation bytes do
+ * not count, so the column matches what an editor shows. */
+static int64_t column_of(const CsvReader *r, size_t at)
+{
+    size_t ls = at;
+    int64_t col = 1;
+    while (ls > r->start && r->p[ls - 1] != '\n' && r->p[ls - 1] != '\r') ls--;
+    for (size_t i = ls; i < at; i++)
+        if ((r->p[i] & 0xC0) != 0x80) col++;
+    return col;
+}
+
+/* Unescape a field into r->scratch ("" -> "); returns its text and length.
+ * NULL on OOM. */
+static const char *field_text(CsvReader *r, const CsvField *f, size_t *len)
+{
+    const uint8_t *s = r->p + f->off;
+    size_t n = 0;
+    if (!(f->flags & F_ESCAPED)) {
+        *len = f->len;
+        return (const char *)s;
+    }
+    if (r->scratch_cap < f->len + 1) {
+        uint8_t *g = tl_realloc(r->scratch, (size_t)f->len + 1);
+        if (!g) return NULL;
+        r->scratch = g;
+        r->scratch_cap = (size_t)f->len + 1;
+    }
+    for (uint32_t i = 0; i < f->len; i++) {
+        r->scratch[n++] = s[i];
+        if (s[i] == '"') i++; /* the second quote of a pair */
+    }
+    *len = n;
+    return (const char *)r->scratch;
+}
+
+/* ------------------------------------------------------------ tokenizer */
+
+/* Lines that text[0..n) adds: LF, CRLF and a lone CR each end one. */
+static int64_t count_lines(const uint8_t *s, size_t n)
+{
+    int64_t lines = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\n') lines++;
+        else if (s[i] == '\r' && (i + 1 == n || s[i + 1] != '\n')) lines++;
+    }
+    return lines;
+}
+
+/* Parse the record at *pos.  Stores at most max_fields fields in out and
+ * counts all of them in *n_found.  Advances *pos past the record's line end
+ * and *line by the lines it spans. */
+static TlStatus parse_record(CsvReader *r, size_t *pos, int64_t *line,
+                             CsvField *out, int max_fields, int *n_found,
+                             TlError *err)
+{
+    const uint8_t *p = r->p;
+    const size_t n = r->size;
+    const uint8_t delim = r->delim;
+    size_t i = *pos;
+    int64_t cur_line = *line;
+    int count = 0;
+    for (;;) {
+        size_t off, flen;
+        uint32_t flags = 0;
+        if (i < n && p[i] == '"') {
+            size_t open = i;
+            flags = F_QUOTED;
+            i++;
+            for (;;) {
+                const uint8_t *q = memchr(p + i, '"', n - i);
+                if (!q)
+                    return tl_error(err, TL_ERR_DATA,
+                                    "%s:%lld:%lld: unterminated quoted field",
+                                    r->name, (long long)cur_line,
+                                    (long long)column_of(r, open));
+                i = (size_t)(q - p);
+                if (i + 1 < n && p[i + 1] == '"') {
+                    flags |= F_ESCAPED;
+                    i += 2;
+                    continue;
+                }
+                break;
+            }
+            off = open + 1;
+            flen = i - off;
+            i++; /* the closing quote */
+            cur_line += count_lines(p + off, flen);
+            if (i < n && p[i] != delim && p[i] != '\n' && p[i] != '\r')
+                return tl_error(err, TL_ERR_DATA,
+                                "%s:%lld:%lld: unexpected character after "
+                                "closing quote", r->name, (long long)cur_line,
+                                (long long)column_of(r, i));
+        } else {
+            off = i;
+            while (i < n && !r->special[p[i]]) i++;
+            flen = i - off;
+        }
+        if (flen > UINT32_MAX)
+            return tl_error(err, TL_ERR_DATA, "%s:%lld: field longer than 4 GiB",
+                            r->name, (long long)cur_line);
+        if (count < max_fields) {
+            out[count].off = off;
+            out[count].len = (uint32_t)flen;
+            out[count].flags = flags;
+        }
+        if (count < INT32_MAX) count++;
+        if (i >= n) break;
+        if (p[i] == delim) {
+            i++;
+            continue;
+        }
+        if (p[i] == '\r' && i + 1 < n && p[i + 1] == '\n') i++;
+        i++;
+        cur_line++;
+        break;
+    }
+    *pos = i;
+    *line = cur_line;
+    *n_found = count;
+    return TL_OK;
+}
+
+/* Skip any empty lines at r->pos. */
+static void skip_blank_lines(CsvReader *r)
+{
+    while (r->pos < r->size && (r->p[r->pos] == '\n' || r->p[r->pos] == '\r')) {
+        if (r->p[r->pos] == '\r' && r->pos + 1 < r->size && r->p[r->pos + 1] == '\n')
+            r->pos++;
+        r->pos++;
+        r->line++;
+    }
+}
+
+/* Tokenize the next batch of up to max_rows records into r->fields. */
+static TlStatus tokenize_batch(CsvReader *r, TlError *err)
+{
+    const int nc = r->n_cols;
+    int64_t rows = 0;
+    r->batch_start = r->pos;
+    while (rows < r->max_rows && r->pos < r->size) {
+        uint8_t c = r->p[r->pos];
+        int64_t at_line;
+        int found;
+        if (c == '\n' || c == '\r') {
+            if (nc != 1) {
+                skip_blank_lines(r);
+                continue;
+            }
+            if (r->pos >= r->blank_until) {
+                /* A one-column file: empty lines are nulls unless only empty
+                 * lines follow. */
+                size_t j = r->pos;
+                while (j < r->size && (r->p[j] == '\n' || r->p[j] == '\r')) j++;
+                if (j == r->size) {
+                    skip_blank_lines(r);
+                    break;
+                }
+                r->blank_until = j;
+            }
+        }
+        at_line = r->line;
+        TL_TRY(parse_record(r, &r->pos, &r->line, r->fields + rows * nc, nc,
+                            &found, err));
+        if (found != nc)
+            return tl_error(err, TL_ERR_DATA, "%s:%lld: expected %d field%s, found %d",
+                            r->name, (long long)at_line, nc, nc == 1 ? "" : "s",
+                            found);
+        r->row_line[rows++] = at_line;
+    }
+    r->n_rows = rows;
+    r->batch_end = r->pos;
+    r->pending = rows > 0;
+    return TL_OK;
+}
+
+/* ------------------------------------------------------------ inference */
+
+static inline bool field_null(const CsvReader *r, const CsvField *f)
+{
+    if (f->flags & F_QUOTED) return false;
+    if (f->len == 0) return true;
+    return r->null_text && f->len == r->null_len &&
+           memcmp(r->p + f->off, r->null_text, r->null_len) == 0;
+}
+
+/* The narrowest type, starting from t, that holds every non-null value of
+ * column c in the tokenized batch. */
+static TlType infer_column(const CsvReader *r, int c, TlType t)
+{
+    const CsvField *f = r->fields + c;
+    for (int64_t row = 0; row < r->n_rows && t != TL_TSTRING; row++, f += r->n_cols) {
+        if (field_null(r, f)) continue;
+        if (f->flags & F_ESCAPED) return TL_TSTRING; /* holds a quote */
+        t = tl_infer_widen(t, (const char *)r->p + f->off, f->len);
+    }
+    return t;
+}
+
+/* Record type t for column name in the hints (add or widen). */
+static TlStatus hint_set(TlTypeHints *h, const char *name, TlType t, TlError *err)
+{
+    int i = tl_schema_find(&h->cols, name);
+    if (i < 0) return tl_schema_add(&h->cols, name, t, err);
+    h->cols.fields[i].type = t;
+    return TL_OK;
+}
+
+/* A value of column c at row does not parse as the column's type: a data
+ * error for a --schema column; otherwise widen the types of the batch's
+ * projected columns in the hints and ask for a restart. */
+static TlStatus value_misfit(CsvReader *r, int c, int64_t row, TlError *err)
+{
+    const CsvField *f = r->fields + row * r->n_cols + c;
+    const TlField *fld = &r->schema.fields[c];
+    if (r->fixed[c] || !r->hints) {
+        size_t len;
+        const char *s = field_text(r, f, &len);
+        if (!s) return tl_error_oom(err);
+        if (len > 80)
+            return tl_error(err, TL_ERR_DATA,
+                            "%s:%lld:%d: \"%.*s...\" is not a valid %s (column \"%s\")",
+                            r->name, (long long)r->row_line[row], c + 1, 72, s,
+                            tl_type_name(fld->type), fld->name);
+        return tl_error(err, TL_ERR_DATA,
+                        "%s:%lld:%d: \"%.*s\" is not a valid %s (column \"%s\")",
+                        r->name, (long long)r->row_line[row], c + 1, (int)len, s,
+                        tl_type_name(fld->type), fld->name);
+    }
+    for (int k = 0; k < r->n_proj; k++) {
+        int pc = r->proj[k];
+        TlType old = r->schema.fields[pc].type, t;
+        if (r->fixed[pc]) continue;
+        t = infer_column(r, pc, old);
+        if (pc == c && t == old) t = TL_TSTRING; /* never loop */
+        if (t != old) TL_TRY(hint_set(r->hints, r->schema.fields[pc].name, t, err));
+    }
+    {
+        int i = tl_schema_find(&r->hints->cols, fld->name);
+        return tl_error(err, TL_ERR_RESTART,
+                        "%s:%lld: column \"%s\" holds a %s value; reading again",
+                        r->name, (long long)r->row_line[row], fld->name,
+                        tl_type_name(r->hints->cols.fields[i].type));
+    }
+}
+
+/* ----------------------------------------------------------- conversion */
+
+/* A zeroed-on-demand validity bitmap: all bits set at the first null. */
+typedef struct Validity {
+    TlBuf *buf;
+    int64_t null_count;
+} Validity;
+
+static bool validity_null(Validity *v, int64_t n_rows, int64_t row)
+{
+    if (!v->buf) {
+        v->buf = tl_buf_new(tl_bitmap_bytes(n_rows), false);
+        if (!v->buf) return false;
+        memset(v->buf->data, 0xff, tl_bitmap_bytes(n_rows));
+    }
+    tl_bit_clear(v->buf->data, row);
+    v->null_count++;
+    return true;
+}
+
+/* Fixed-width converters: parse each non-null field with PARSE into a
+ * CTYPE values buffer.  On a misfit *bad = row and no array is made. */
+#define DEFINE_CONVERT(NAME, TYPE, CTYPE, PARSE)                               \
+    static TlStatus NAME(CsvReader *r, int c, TlArray **out, int64_t *bad,     \
+                         TlError *err)                                         \
+    {                                                                          \
+        const int64_t n = r->n_rows;                                           \
+        const CsvField *f = r->fields + c;                                     \
+        Validity v = {NULL, 0};                                                \
+        TlBuf *values = tl_buf_new((size_t)n * sizeof(CTYPE), true);           \
+        CTYPE *vals;                                                           \
+        if (!values) return tl_error_oom(err);                                 \
+        vals = (CTYPE *)values->data;                                          \
+        for (int64_t row = 0; row < n; row++, f += r->n_cols) {                \
+            if (field_null(r, f)) {                                            \
+                if (!validity_null(&v, n, row)) goto oom;                      \
+                continue;                                                      \
+            }                                                                  \
+            if (!PARSE((const char *)r->p + f->off, f->len, &vals[row])) {     \
+                *bad = row;                                                    \
+                tl_buf_release(values);                                        \
+                tl_buf_release(v.buf);                                         \
+                return TL_OK;                                                  \
+            }                                                                  \
+        }                                                                      \
+        *out = tl_array_new(TYPE, n, values, v.buf, v.null_count, NULL, 0);    \
+        if (!*out) return tl_error_oom(err);                                   \
+        return TL_OK;                                                          \
+    oom:                                                                       \
+        tl_buf_release(values);                                                \
+        tl_buf_release(v.buf);                                                 \
+        return tl_error_oom(err);                                              \
+    }
+
+DEFINE_CONVERT(convert_i64, TL_TINT64, int64_t, tl_parse_i64)
+DEFINE_CONVERT(convert_f64, TL_TFLOAT64, double, tl_parse_f64)
+DEFINE_CONVERT(convert_date, TL_TDATE, int32_t, tl_parse_date)
+DEFINE_CONVERT(convert_ts, TL_TTIMESTAMP, int64_t, tl_parse_timestamp)
+
+static TlStatus convert_bool(CsvReader *r, int c, TlArray **out, int64_t *bad,
+                             TlError *err)
+{
+    const int64_t n = r->n_rows;
+    const CsvField *f = r->fields + c;
+    Validity v = {NULL, 0};
+    TlBuf *values = tl_buf_new(tl_bitmap_bytes(n), true);
+    if (!values) return tl_error_oom(err);
+    for (int64_t row = 0; row < n; row++, f += r->n_cols) {
+        bool b;
+        if (field_null(r, f)) {
+            if (!validity_null(&v, n, row)) goto oom;
+            continue;
+        }
+        if (!tl_parse_bool((const char *)r->p + f->off, f->len, &b)) {
+            *bad = row;
+            tl_buf_release(values);
+            tl_buf_release(v.buf);
+            return TL_OK;
+        }
+        if (b) tl_bit_set(values->data, row);
+    }
+    *out = tl_array_new(TL_TBOOL, n, values, v.buf, v.null_count, NULL, 0);
+    if (!*out) return tl_error_oom(err);
+    return TL_OK;
+oom:
+    tl_buf_release(values);
+    tl_buf_release(v.buf);
+    return tl_error_oom(err);
+}
+
+static TlStatus convert_null(CsvReader *r, int c, TlArray **out, int64_t *bad,
+                             TlError *err)
+{
+    const CsvField *f = r->fields + c;
+    for (int64_t row = 0; row < r->n_rows; row++, f += r->n_cols) {
+        if (!field_null(r, f)) {
+            *bad = row;
+            return TL_OK;
+        }
+    }
+    *out = tl_array_new_null(TL_TNULL, r->n_rows);
+    if (!*out) return tl_error_oom(err);
+    return TL_OK;
+}
+
+/* Copies of escaped strings (and of strings the window cannot address):
+ * one growing block; views hold offsets, so the block may move while it
+ * grows. */
+typedef struct CopyBlock {
+    uint8_t *data;
+    size_t used, cap;
+} CopyBlock;
+
+static bool block_reserve(CopyBlock *b, size_t more)
+{
+    size_t cap = b->cap ? b->cap : 4096;
+    uint8_t *g;
+    if (b->used + more <= b->cap) return true;
+    while (cap < b->used + more) cap *= 2;
+    g = tl_realloc(b->data, cap);
+    if (!g) return false;
+    b->data = g;
+    b->cap = cap;
+    return true;
+}
+
+/* The buffer long views of this batch point into: the whole input when it
+ * is addressable with 32-bit offsets, else a slice from the batch start. */
+static TlStatus ensure_window(CsvReader *r, TlError *err)
+{
+    if (r->window) return TL_OK;
+    if (r->size <= UINT32_MAX) {
+        r->window = tl_buf_retain(r->input);
+        r->window_base = 0;
+    } else {
+        r->window = tl_buf_slice(r->input, r->batch_start,
+                                 r->batch_end - r->batch_start);
+        r->window_base = r->batch_start;
+    }
+    if (!r->window) return tl_error_oom(err);
+    return TL_OK;
+}
+
+static TlStatus convert_str(CsvReader *r, int c, TlArray **out, int64_t *bad,
+                            TlError *err)
+{
+    const int64_t n = r->n_rows;
+    const CsvField *f = r->fields + c;
+    Validity v = {NULL, 0};
+    CopyBlock blk = {NULL, 0, 0};
+    bool use_window = false;
+    TlBuf **data = NULL;
+    uint32_t n_data = 0, win_idx, blk_idx;
+    TlView *views;
+    TlBuf *values = tl_buf_new((size_t)n * sizeof(TlView), true);
+    (void)bad;
+    if (!values) return tl_error_oom(err);
+    views = (TlView *)values->data;
+    /* Window index 0 and block index 1 are fixed up below when only the
+     * block is used. */
+    win_idx = 0;
+    blk_idx = 1;
+    if (ensure_window(r, err) != TL_OK) goto fail;
+    for (int64_t row = 0; row < n; row++, f += r->n_cols) {
+        const uint8_t *s = r->p + f->off;
+        uint32_t len = f->len;
+        TlView *vw = &views[row];
+        if (field_null(r, f)) {
+            if (!validity_null(&v, n, row)) goto oom;
+            continue;
+        }
+        if (!(f->flags & F_ESCAPED)) {
+            vw->in.len = len;
+            if (len <= TL_VIEW_INLINE) {
+                memcpy(vw->in.data, s, len);
+                continue;
+            }
+            if (f->off - r->window_base + len <= UINT32_MAX) {
+                memcpy(vw->out.prefix, s, 4);
+                vw->out.buf = win_idx;
+                vw->out.off = (uint32_t)(f->off - r->window_base);
+                use_window = true;
+                continue;
+            }
+            if (!block_reserve(&blk, len)) goto oom;
+            memcpy(blk.data + blk.used, s, len);
+        } else {
+            /* unescape: every "" becomes " */
+            uint32_t k = 0;
+            if (!block_reserve(&blk, len)) goto oom;
+            for (uint32_t i = 0; i < len; i++) {
+                blk.data[blk.used + k++] = s[i];
+                if (s[i] == '"') i++;
+            }
+            len = k;
+            vw->in.len = len;
+            if (len <= TL_VIEW_INLINE) {
+                memcpy(vw->in.data, blk.data + blk.used, len);
+                continue;
+            }
+        }
+        if (blk.used + len > UINT32_MAX) {
+            tl_error(err, TL_ERR_DATA,
+                     "%s:%lld: too much quoted text in one batch (over 4 GiB)",
+                     r->name, (long long)r->row_line[row]);
+            goto fail;
+        }
+        memcpy(vw->out.prefix, blk.data + blk.used, 4);
+        vw->out.buf = blk_idx;
+        vw->out.off = (uint32_t)blk.used;
+        blk.used += len;
+    }
+    if (use_window || blk.used) {
+        data = tl_malloc(2 * sizeof *data);
+        if (!data) goto oom;
+        if (use_window) data[n_data++] = tl_buf_retain(r->window);
+        if (blk.used) {
+            uint8_t *shrunk = tl_realloc(blk.data, blk.used);
+            if (shrunk) blk.data = shrunk;
+            data[n_data] = tl_buf_adopt(blk.data, blk.used);
+            blk.data = NULL;
+            if (!data[n_data]) {
+                while (n_data) tl_buf_release(data[--n_data]);
+                tl_free(data);
+                data = NULL;
+                goto oom;
+            }
+            n_data++;
+            if (!use_window) {
+                /* the block is buffer 0: re-point its views */
+                for (int64_t row = 0; row < n; row++)
+                    if (views[row].in.len > TL_VIEW_INLINE) views[row].out.buf = 0;
+            }
+        }
+    }
+    tl_free(blk.data);
+    *out = tl_array_new(TL_TSTRING, n, values, v.buf, v.null_count, data, n_data);
+    if (!*out) return tl_error_oom(err);
+    return TL_OK;
+oom:
+    tl_error_oom(err);
+fail:
+    tl_free(blk.data);
+    tl_buf_release(values);
+    tl_buf_release(v.buf);
+    return err->code;
+}
+
+typedef TlStatus (*ConvertFn)(CsvReader *, int, TlArray **, int64_t *, TlError *);
+
+static ConvertFn converter(TlType t)
+{
+    switch (t) {
+    case TL_TBOOL: return convert_bool;
+    case TL_TINT64: return convert_i64;
+    case TL_TFLOAT64: return convert_f64;
+    case TL_TSTRING: return convert_str;
+    case TL_TDATE: return convert_date;
+    case TL_TTIMESTAMP: return convert_ts;
+    default: return convert_null;
+    }
+}
+
+/* ----------------------------------------------------------- the reader */
+
+static const TlSchema *csv_schema(const TlReader *base)
+{
+    return &((const CsvReader *)base)->schema;
+}
+
+static TlStatus csv_project(TlReader *base, const int *cols, int n_cols,
+                            TlError *err)
+{
+    CsvReader *r = (CsvReader *)base;
+    int *proj = NULL;
+    TlSchema ps = {0, NULL};
+    if (n_cols < 0) n_cols = 0;
+    if (n_cols > 0) {
+        proj = tl_malloc((size_t)n_cols * sizeof *proj);
+        if (!proj) return tl_error_oom(err);
+    }
+    for (int i = 0; i < n_cols; i++) {
+        if (cols[i] < 0 || cols[i] >= r->n_cols) {
+            tl_free(proj);
+            tl_schema_free(&ps);
+            return tl_error(err, TL_ERR_USAGE, "%s: no column number %d", r->name,
+                            cols[i] + 1);
+        }
+        proj[i] = cols[i];
+        if (tl_schema_add(&ps, r->schema.fields[cols[i]].name,
+                          r->schema.fields[cols[i]].type, err) != TL_OK) {
+            tl_free(proj);
+            tl_schema_free(&ps);
+            return err->code;
+        }
+    }
+    tl_free(r->proj);
+    tl_schema_free(&r->proj_schema);
+    r->proj = proj;
+    r->n_proj = n_cols;
+    r->proj_schema = ps;
+    return TL_OK;
+}
+
+static TlStatus csv_next(TlReader *base, TlBatch **out, TlError *err)
+{
+    CsvReader *r = (CsvReader *)base;
+    TlBatch *b;
+    *out = NULL;
+    if (!r->pending) {
+        if (r->pos >= r->size) {
+            r->base.stats.bytes = (int64_t)r->size;
+            return TL_OK;
+        }
+        TL_TRY(tokenize_batch(r, err));
+        if (!r->pending) {
+            r->base.stats.bytes = (int64_t)r->size;
+            return TL_OK;
+        }
+    }
+    b = tl_batch_new(&r->proj_schema, r->n_proj, r->n_rows);
+    if (!b) return tl_error_oom(err);
+    for (int k = 0; k < r->n_proj; k++) {
+        int c = r->proj[k];
+        int64_t bad = -1;
+        TlStatus st = converter(r->schema.fields[c].type)(r, c, &b->cols[k], &bad, err);
+        if (st == TL_OK && bad >= 0) st = value_misfit(r, c, bad, err);
+        if (st != TL_OK) {
+            tl_batch_free(b);
+            tl_buf_release(r->window);
+            r->window = NULL;
+            return st;
+        }
+        r->base.stats.converted[c] += r->n_rows;
+    }
+    tl_buf_release(r->window);
+    r->window = NULL;
+    r->pending = false;
+    r->base.stats.rows += r->n_rows;
+    r->base.stats.batches++;
+    r->base.stats.bytes = (int64_t)r->batch_end;
+    *out = b;
+    return TL_OK;
+}
+
+static void csv_close(TlReader *base)
+{
+    CsvReader *r = (CsvReader *)base;
+    tl_free(r->name);
+    tl_buf_release(r->input);
+    tl_buf_release(r->window);
+    tl_free(r->null_text);
+    tl_schema_free(&r->schema);
+    tl_free(r->fixed);
+    tl_free(r->proj);
+    tl_schema_free(&r->proj_schema);
+    tl_free(r->fields);
+    tl_free(r->row_line);
+    tl_free(r->scratch);
+    tl_free(r->base.stats.converted);
+    tl_free(r);
+}
+
+static const TlReaderOps csv_ops = {csv_schema, csv_project, csv_next, csv_close};
+
+/* Name column i (0-based) from header text, made unique among the first i
+ * names: empty -> columnN; a repeat gets _1, _2, ... */
+static TlStatus add_column_name(CsvReader *r, const char *text, size_t len,
+                                TlError *err)
+{
+    char *base_name, *name;
+    int i = r->schema.n_fields;
+    TlStatus st;
+    if (len == 0) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "column%d", i + 1);
+        base_name = tl_strdup(buf);
+    } else {
+        base_name = tl_strndup(text, len);
+    }
+    if (!base_name) return tl_error_oom(err);
+    name = base_name;
+    for (int k = 1; tl_schema_find(&r->schema, name) >= 0; k++) {
+        size_t n = strlen(base_name) + 16;
+        if (name != base_name) tl_free(name);
+        name = tl_malloc(n);
+        if (!name) {
+            tl_free(base_name);
+            return tl_error_oom(err);
+        }
+        snprintf(name, n, "%s_%d", base_name, k);
+    }
+    st = tl_schema_add(&r->schema, name, TL_TNULL, err);
+    if (name != base_name) tl_free(name);
+    tl_free(base_name);
+    return st;
+}
+
+/* Read the first record: column count and (unless no_header) names. */
+static TlStatus read_header(CsvReader *r, bool no_header, TlError *err)
+{
+    size_t pos;
+    int64_t line;
+    int found;
+    CsvField *hf = NULL;
+    TlStatus st;
+    skip_blank_lines(r);
+    if (r->pos >= r->size) return TL_OK; /* no columns at all */
+    pos = r->pos;
+    line = r->line;
+    TL_TRY(parse_record(r, &pos, &line, NULL, 0, &found, err));
+    hf = tl_malloc((size_t)found * sizeof *hf);
+    if (!hf) return tl_error_oom(err);
+    pos = r->pos;
+    line = r->line;
+    st = parse_record(r, &pos, &line, hf, found, &found, err);
+    for (int i = 0; st == TL_OK && i < found; i++) {
+        size_t len = 0;
+        const char *s = "";
+        if (!no_header) {
+            s = field_text(r, &hf[i], &len);
+            if (!s) st = tl_error_oom(err);
+        }
+        if (st == TL_OK) st = add_column_name(r, s, len, err);
+    }
+    tl_free(hf);
+    TL_TRY(st);
+    r->n_cols = found;
+    if (!no_header) {
+        r->pos = pos;
+        r->line = line;
+    }
+    return TL_OK;
+}
+
+/* Apply --schema (fixed types) and the hints to the columns, then infer the
+ * rest from the tokenized first batch. */
+static TlStatus decide_types(CsvReader *r, const TlSchema *fixed,
+                             TlTypeHints *hints, TlError *err)
+{
+    if (fixed) {
+        for (int i = 0; i < fixed->n_fields; i++) {
+            int c = tl_schema_find(&r->schema, fixed->fields[i].name);
+            if (c < 0) {
+                const char *near = tl_schema_suggest(&r->schema, fixed->fields[i].name);
+                if (near)
+                    return tl_error(err, TL_ERR_USAGE,
+                                    "--schema: no column \"%s\" in %s (did you "
+                                    "mean \"%s\"?)", fixed->fields[i].name,
+                                    r->name, near);
+                return tl_error(err, TL_ERR_USAGE, "--schema: no column \"%s\" in %s",
+                                fixed->fields[i].name, r->name);
+            }
+            r->schema.fields[c].type = fixed->fields[i].type;
+            r->fixed[c] = true;
+        }
+    }
+    for (int c = 0; c < r->n_cols; c++) {
+        TlType t = TL_TNULL;
+        if (r->fixed[c]) continue;
+        if (hints) {
+            int h = tl_schema_find(&hints->cols, r->schema.fields[c].name);
+            if (h >= 0) t = hints->cols.fields[h].type;
+        }
+        r->schema.fields[c].type = infer_column(r, c, t);
+    }
+    return TL_OK;
+}
+
+/* Open the CSV/TSV input at path with the given delimiter: load it, read
+ * the header, tokenize the first batch and decide every column's type.
+ * Batches then hold all columns until tl_reader_project.  hints (may be
+ * NULL) give minimum types by name and receive widened ones on restart. */
+TlStatus tl_csv_reader_open(const char *path, const TlReadOptions *opt,
+                            char delimiter, TlTypeHints *hints,
+                            TlReader **out, TlError *err)
+{
+    CsvReader *r;
+    int *all = NULL;
+    int64_t max_rows;
+    *out = NULL;
+    if (delimiter == '"' || delimiter == '\n' || delimiter == '\r')
+        return tl_error(err, TL_ERR_USAGE, "--delimiter cannot be a quote or a newline");
+    r = tl_calloc(1, sizeof *r);
+    if (!r) return tl_error_oom(err);
+    r->base.ops = &csv_ops;
+    r->hints = hints;
+    r->delim = (uint8_t)delimiter;
+    r->special[r->delim] = 1;
+    r->special['\n'] = 1;
+    r->special['\r'] = 1;
+    r->line = 1;
+    r->name = tl_strdup(tl_input_name(path));
+    if (!r->name) goto oom;
+    if (opt->null_text) {
+        r->null_text = tl_strdup(opt->null_text);
+        if (!r->null_text) goto oom;
+        r->null_len = strlen(r->null_text);
+    }
+    if (tl_input_load(path, &r->input, err) != TL_OK) goto fail;
+    r->p = r->input->data;
+    r->size = r->input->size;
+    if (r->size >= 3 && r->p[0] == 0xEF && r->p[1] == 0xBB && r->p[2] == 0xBF)
+        r->start = 3;
+    r->pos = r->start;
+    if (read_header(r, opt->no_header, err) != TL_OK) goto fail;
+
+    r->fixed = tl_calloc((size_t)r->n_cols + 1, sizeof *r->fixed);
+    r->base.stats.converted = tl_calloc((size_t)r->n_cols + 1, sizeof(int64_t));
+    if (!r->fixed || !r->base.stats.converted) goto oom;
+    max_rows = tl_batch_rows();
+    if (r->n_cols > 0 && max_rows > MAX_BATCH_FIELDS / r->n_cols)
+        max_rows = MAX_BATCH_FIELDS / r->n_cols;
+    if (max_rows < 1) max_rows = 1;
+    r->max_rows = max_rows;
+    r->fields = tl_malloc((size_t)max_rows * ((size_t)r->n_cols + 1) * sizeof *r->fields);
+    r->row_line = tl_malloc((size_t)max_rows * sizeof *r->row_line);
+    if (!r->fields || !r->row_line) goto oom;
+    if (r->n_cols > 0 && tokenize_batch(r, err) != TL_OK) goto fail;
+    if (r->n_cols == 0) r->pos = r->size;
+    if (decide_types(r, opt->schema, hints, err) != TL_OK) goto fail;
+
+    all = tl_malloc(((size_t)r->n_cols + 1) * sizeof *all);
+    if (!all) goto oom;
+    for (int i = 0; i < r->n_cols; i++) all[i] = i;
+    if (csv_project(&r->base, all, r->n_cols, err) != TL_OK) goto fail;
+    tl_free(all);
+    *out = &r->base;
+    return TL_OK;
+oom:
+    tl_error_oom(err);
+fail:
+    tl_free(all);
+    csv_close(&r->base);
+    return err->code;
+}

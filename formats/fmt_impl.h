@@ -1,0 +1,58 @@
+/*
+ * fmt_impl.h -- what the format implementations share behind format.h.
+ *
+ * format.h declares one reader and one writer interface; each format fills
+ * in a small table of operations and embeds the base struct as its first
+ * member, so format.c can dispatch without knowing the formats:
+ *
+ *     struct CsvReader { TlReader base; ...csv state... };
+ *     tl_reader_next(r) -> r->ops->next(r)
+ *
+ * Input bytes: tl_input_load maps a regular file, reads anything else fully,
+ * and serves "-" from a process-wide cache of standard input (read once, so
+ * a restarted run sees the same bytes; tl_stdin_cache_free drops it).
+ */
+#ifndef TL_FMT_IMPL_H
+#define TL_FMT_IMPL_H
+
+#include "format.h"
+
+typedef struct TlReaderOps {
+    const TlSchema *(*schema)(const TlReader *r);
+    TlStatus (*project)(TlReader *r, const int *cols, int n_cols, TlError *err);
+    TlStatus (*next)(TlReader *r, TlBatch **out, TlError *err);
+    void (*close)(TlReader *r);
+} TlReaderOps;
+
+struct TlReader {
+    const TlReaderOps *ops;
+    TlReaderStats stats;
+};
+
+typedef struct TlWriterOps {
+    TlStatus (*write)(TlWriter *w, const TlBatch *b, TlError *err);
+    TlStatus (*finish)(TlWriter *w, TlError *err);
+    void (*free)(TlWriter *w);
+} TlWriterOps;
+
+struct TlWriter {
+    const TlWriterOps *ops;
+    TlSink *sink;
+};
+
+/* The whole input as one buffer: an owned reference in *out (mapped file,
+ * read bytes, or the cached standard input).  Errors are TL_ERR_IO naming
+ * path ("cannot open \"x.csv\": No such file or directory"). */
+TlStatus tl_input_load(const char *path, TlBuf **out, TlError *err);
+/* The name data errors use for path: "<stdin>" for "-", else path. */
+const char *tl_input_name(const char *path);
+
+/* Format implementations. */
+TlStatus tl_csv_reader_open(const char *path, const TlReadOptions *opt,
+                            char delimiter, TlTypeHints *hints,
+                            TlReader **out, TlError *err);
+TlStatus tl_csv_writer_open(TlSink *sink, char delimiter,
+                            const TlSchema *schema, bool header,
+                            TlWriter **out, TlError *err);
+
+#endif

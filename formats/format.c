@@ -1,0 +1,301 @@
+/*
+ * format.c -- the format-independent half of format.h.
+ *
+ * Three jobs:
+ *   1. Naming: a path's suffix gives its format and compression
+ *      ("a.tsv.gz" -> "tsv" + "gz"), case-insensitively.
+ *   2. Dispatch: tl_reader_* and tl_writer_* forward to the table of
+ *      operations the chosen format filled in (fmt_impl.h).
+ *   3. Input bytes: tl_input_load turns a path into one immutable buffer.
+ *      A regular file is mapped (read() if mapping fails); a pipe or other
+ *      special file is read fully; "-" reads standard input fully ONCE into a
+ *      process-wide cache, so that when inference widens a type and the run
+ *      restarts, the reader sees exactly the same bytes again.
+ *
+ *        path --stat--> regular  --mmap--> TlBuf (release = munmap)
+ *                       other    --read--> TlBuf (owned)
+ *        "-"  --------> cache (TlBuf, one reference held by the cache)
+ */
+#include "fmt_impl.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ----------------------------------------------------------------- naming */
+
+static bool ends_with_ci(const char *s, size_t n, const char *suffix)
+{
+    size_t k = strlen(suffix);
+    return n >= k && strncasecmp(s + n - k, suffix, k) == 0;
+}
+
+/* The format named by path's suffix ("csv", "tsv", "ndjson", "parquet",
+ * "arrow") or NULL when unknown; a trailing ".gz" or ".zst" is stripped first
+ * and reported in *compression ("gz", "zst" or NULL; compression may be
+ * NULL).  Case-insensitive; ".jsonl" is ndjson and ".feather" is arrow. */
+const char *tl_format_from_path(const char *path, const char **compression)
+{
+    static const struct { const char *suffix, *format; } table[] = {
+        {".csv", "csv"},         {".tsv", "tsv"},     {".ndjson", "ndjson"},
+        {".jsonl", "ndjson"},    {".parquet", "parquet"},
+        {".arrow", "arrow"},     {".feather", "arrow"},
+    };
+    const char *comp = NULL;
+    size_t n;
+    if (compression) *compression = NULL;
+    if (!path) return NULL;
+    n = strlen(path);
+    if (ends_with_ci(path, n, ".gz")) {
+        comp = "gz";
+        n -= 3;
+    } else if (ends_with_ci(path, n, ".zst")) {
+        comp = "zst";
+        n -= 4;
+    }
+    if (compression) *compression = comp;
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (ends_with_ci(path, n, table[i].suffix)) return table[i].format;
+    return NULL;
+}
+
+/* Normalise a --from/--to format name; NULL when unknown. */
+static const char *format_name(const char *s)
+{
+    static const struct { const char *name, *format; } table[] = {
+        {"csv", "csv"},       {"tsv", "tsv"},         {"ndjson", "ndjson"},
+        {"jsonl", "ndjson"},  {"parquet", "parquet"}, {"arrow", "arrow"},
+        {"feather", "arrow"},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (strcasecmp(s, table[i].name) == 0) return table[i].format;
+    return NULL;
+}
+
+/* -------------------------------------------------------------- input */
+
+static TlBuf *g_stdin; /* the cached standard input, or NULL */
+
+/* The name data errors use for path: "<stdin>" for "-", else path itself. */
+const char *tl_input_name(const char *path)
+{
+    return strcmp(path, "-") == 0 ? "<stdin>" : path;
+}
+
+static void unmap_region(void *owner, uint8_t *data, size_t size)
+{
+    (void)owner;
+    munmap(data, size);
+}
+
+/* Read fd to its end into one owned buffer. */
+static TlStatus read_all(int fd, const char *path, TlBuf **out, TlError *err)
+{
+    size_t cap = 1 << 16, len = 0;
+    uint8_t *data = tl_malloc(cap);
+    if (!data) return tl_error_oom(err);
+    for (;;) {
+        ssize_t got;
+        if (len == cap) {
+            uint8_t *grown;
+            if (cap > SIZE_MAX / 2) {
+                tl_free(data);
+                return tl_error_oom(err);
+            }
+            grown = tl_realloc(data, cap * 2);
+            if (!grown) {
+                tl_free(data);
+                return tl_error_oom(err);
+            }
+            data = grown;
+            cap *= 2;
+        }
+        got = read(fd, data + len, cap - len);
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            int e = errno;
+            tl_free(data);
+            return tl_error(err, TL_ERR_IO, "cannot read \"%s\": %s",
+                            tl_input_name(path), strerror(e));
+        }
+        if (got == 0) break;
+        len += (size_t)got;
+    }
+    *out = tl_buf_adopt(data, len);
+    if (!*out) return tl_error_oom(err);
+    return TL_OK;
+}
+
+/* Load the whole input named path ("-" = standard input) as one buffer; an
+ * owned reference is returned in *out.  Standard input is read once per
+ * process and served from the cache afterwards.  Errors: TL_ERR_IO naming
+ * the path (missing, unreadable, a directory), TL_ERR_OOM. */
+TlStatus tl_input_load(const char *path, TlBuf **out, TlError *err)
+{
+    struct stat st;
+    int fd;
+    TlStatus st_code;
+    *out = NULL;
+    if (strcmp(path, "-") == 0) {
+        if (!g_stdin) {
+            if (fstat(0, &st) == 0 && S_ISDIR(st.st_mode))
+                return tl_error(err, TL_ERR_IO,
+                                "cannot read \"<stdin>\": Is a directory");
+            TL_TRY(read_all(0, path, &g_stdin, err));
+        }
+        *out = tl_buf_retain(g_stdin);
+        return TL_OK;
+    }
+    do {
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0)
+        return tl_error(err, TL_ERR_IO, "cannot open \"%s\": %s", path,
+                        strerror(errno));
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return tl_error(err, TL_ERR_IO, "cannot open \"%s\": %s", path,
+                        strerror(e));
+    }
+    if (S_ISDIR(st.st_mode)) {
+        close(fd);
+        return tl_error(err, TL_ERR_IO, "cannot open \"%s\": %s", path,
+                        strerror(EISDIR));
+    }
+    if (S_ISREG(st.st_mode) && st.st_size > 0 &&
+        (uint64_t)st.st_size <= (uint64_t)SIZE_MAX) {
+        size_t size = (size_t)st.st_size;
+        void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (map != MAP_FAILED) {
+            close(fd);
+            madvise(map, size, MADV_SEQUENTIAL | MADV_WILLNEED);
+            *out = tl_buf_wrap(map, size, unmap_region, NULL);
+            if (!*out) {
+                munmap(map, size);
+                return tl_error_oom(err);
+            }
+            return TL_OK;
+        }
+        /* fall back to read() */
+    }
+    st_code = read_all(fd, path, out, err);
+    close(fd);
+    return st_code;
+}
+
+/* Free the cached standard input (see format.h).  Safe to call when nothing
+ * was cached and more than once. */
+void tl_stdin_cache_free(void)
+{
+    tl_buf_release(g_stdin);
+    g_stdin = NULL;
+}
+
+/* ------------------------------------------------------------ readers */
+
+/* Open a reader for path: the format comes from opt->from, else the suffix,
+ * else CSV.  Only CSV and TSV are implemented; other formats and compressed
+ * inputs are TL_ERR_USAGE for now.  See format.h. */
+TlStatus tl_reader_open(const char *path, const TlReadOptions *opt,
+                        TlTypeHints *hints, TlReader **out, TlError *err)
+{
+    static const TlReadOptions defaults = {0};
+    const char *fmt = NULL, *comp = NULL;
+    char delim;
+    *out = NULL;
+    if (!opt) opt = &defaults;
+    if (strcmp(path, "-") != 0) fmt = tl_format_from_path(path, &comp);
+    if (opt->from) {
+        fmt = format_name(opt->from);
+        if (!fmt)
+            return tl_error(err, TL_ERR_USAGE, "--from: unknown format \"%s\"",
+                            opt->from);
+    }
+    if (!fmt) fmt = "csv";
+    if (comp)
+        return tl_error(err, TL_ERR_USAGE,
+                        "cannot read \"%s\": %s compressed input is not "
+                        "supported yet", path, comp);
+    if (strcmp(fmt, "csv") != 0 && strcmp(fmt, "tsv") != 0)
+        return tl_error(err, TL_ERR_USAGE,
+                        "cannot read \"%s\": the %s format is not supported yet",
+                        path, fmt);
+    delim = opt->delimiter ? opt->delimiter : strcmp(fmt, "tsv") == 0 ? '\t' : ',';
+    return tl_csv_reader_open(path, opt, delim, hints, out, err);
+}
+
+/* The reader's columns and their current types. */
+const TlSchema *tl_reader_schema(const TlReader *r)
+{
+    return r->ops->schema(r);
+}
+
+/* Choose the columns later batches hold (see format.h). */
+TlStatus tl_reader_project(TlReader *r, const int *cols, int n_cols, TlError *err)
+{
+    return r->ops->project(r, cols, n_cols, err);
+}
+
+/* The next batch, owned by the caller, or *out = NULL at the end. */
+TlStatus tl_reader_next(TlReader *r, TlBatch **out, TlError *err)
+{
+    return r->ops->next(r, out, err);
+}
+
+/* Counters of what the reader did; valid until tl_reader_close. */
+const TlReaderStats *tl_reader_stats(const TlReader *r)
+{
+    return &r->stats;
+}
+
+/* Free the reader and everything it owns (batches already handed out stay
+ * valid: they hold their own references).  NULL-safe. */
+void tl_reader_close(TlReader *r)
+{
+    if (r) r->ops->close(r);
+}
+
+/* ------------------------------------------------------------ writers */
+
+/* Open a writer of format ("csv", "tsv"; case-insensitive) on sink and write
+ * the header.  opt may be NULL (comma or tab by format, header on).  The
+ * sink stays owned by the caller and must outlive the writer. */
+TlStatus tl_writer_open(TlSink *sink, const char *format, const TlSchema *schema,
+                        const TlWriteOptions *opt, TlWriter **out, TlError *err)
+{
+    const char *fmt = format ? format_name(format) : "csv";
+    char delim;
+    bool header = opt ? opt->header : true;
+    *out = NULL;
+    if (!fmt)
+        return tl_error(err, TL_ERR_USAGE, "--to: unknown format \"%s\"", format);
+    if (strcmp(fmt, "csv") != 0 && strcmp(fmt, "tsv") != 0)
+        return tl_error(err, TL_ERR_USAGE,
+                        "writing the %s format is not supported yet", fmt);
+    delim = strcmp(fmt, "tsv") == 0 ? '\t' : ',';
+    if (opt && opt->delimiter) delim = opt->delimiter;
+    return tl_csv_writer_open(sink, delim, schema, header, out, err);
+}
+
+/* Write one batch (columns in the schema's order). */
+TlStatus tl_writer_write(TlWriter *w, const TlBatch *b, TlError *err)
+{
+    return w->ops->write(w, b, err);
+}
+
+/* Flush what the writer buffers into its sink (the sink still needs
+ * tl_sink_commit). */
+TlStatus tl_writer_finish(TlWriter *w, TlError *err)
+{
+    return w->ops->finish(w, err);
+}
+
+/* Free the writer (not its sink).  NULL-safe. */
+void tl_writer_free(TlWriter *w)
+{
+    if (w) w->ops->free(w);
+}

@@ -1,0 +1,318 @@
+/*
+ * sink.c -- where output bytes go, all or nothing.
+ *
+ * A run writes its whole output into a sink and only commits it once the
+ * run has succeeded; a restart (format.h) resets the sink and writes again.
+ * So nothing half-written is ever visible:
+ *
+ *   file sink    bytes -> 64 KiB buffer -> "<dir>/.<name>.tmp-XXXXXX"
+ *                commit: flush, fsync, rename over <dir>/<name>
+ *                close without commit: unlink the temporary file
+ *   stdout sink  bytes -> memory (up to 64 MiB) -> spill to an anonymous
+ *                temporary file beyond that
+ *                commit: copy the spill file, then the memory, to fd 1
+ *
+ * Write errors name the output path ("cannot write \"out.csv\": No space left
+ * on device").  EPIPE on standard output is TL_ERR_PIPE, which the CLI turns
+ * into a quiet exit (SIGPIPE is ignored by main).
+ */
+#include "format.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define FILE_BUF_SIZE ((size_t)64 << 10)
+#define STDOUT_MEM_MAX ((size_t)64 << 20)
+
+struct TlSink {
+    bool to_stdout;
+    bool committed;
+    char *path;          /* file sink: the target */
+    char *tmp_path;      /* file sink: the temporary file, NULL once renamed */
+    int fd;              /* file sink: temp fd; stdout sink: spill fd; or -1 */
+    FILE *spill;         /* stdout sink: the spill file (tmpfile) */
+    bool spilled;        /* stdout sink: spill holds bytes */
+    uint8_t *buf;        /* pending bytes */
+    size_t len, cap;
+};
+
+/* write(2) all of data[0..n) to fd, retrying on EINTR and short writes.
+ * Returns 0 or an errno value. */
+static int write_all(int fd, const uint8_t *data, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, data, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return errno;
+        }
+        if (w == 0) return EIO;
+        data += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static TlStatus write_error(const TlSink *s, int e, TlError *err)
+{
+    if (s->to_stdout) {
+        if (e == EPIPE) return tl_error(err, TL_ERR_PIPE, "standard output closed");
+        return tl_error(err, TL_ERR_IO, "cannot write to standard output: %s",
+                        strerror(e));
+    }
+    return tl_error(err, TL_ERR_IO, "cannot write \"%s\": %s", s->path, strerror(e));
+}
+
+/* stdout sink: move the memory buffer to the spill file. */
+static TlStatus spill_memory(TlSink *s, TlError *err)
+{
+    int e;
+    if (!s->spill) {
+        s->spill = tmpfile();
+        if (!s->spill)
+            return tl_error(err, TL_ERR_IO,
+                            "cannot create a temporary file for standard output: %s",
+                            strerror(errno));
+        s->fd = fileno(s->spill);
+    }
+    e = write_all(s->fd, s->buf, s->len);
+    if (e)
+        return tl_error(err, TL_ERR_IO,
+                        "cannot write a temporary file for standard output: %s",
+                        strerror(e));
+    s->len = 0;
+    s->spilled = true;
+    return TL_OK;
+}
+
+/* file sink: write the buffer to the temporary file. */
+static TlStatus flush_file(TlSink *s, TlError *err)
+{
+    int e = write_all(s->fd, s->buf, s->len);
+    if (e) return write_error(s, e, err);
+    s->len = 0;
+    return TL_OK;
+}
+
+/* Open a sink: path NULL means standard output.  A file sink creates its
+ * temporary file now, so a missing or unwritable directory fails before any
+ * work (TL_ERR_IO naming path).  The sink is owned by the caller
+ * (tl_sink_close). */
+TlStatus tl_sink_open(const char *path, TlSink **out, TlError *err)
+{
+    TlSink *s;
+    const char *slash, *name;
+    size_t dir_len, n;
+    struct stat st;
+    mode_t mode, mask;
+    *out = NULL;
+    s = tl_calloc(1, sizeof *s);
+    if (!s) return tl_error_oom(err);
+    s->fd = -1;
+    if (!path) {
+        s->to_stdout = true;
+        s->cap = FILE_BUF_SIZE;
+        s->buf = tl_malloc(s->cap);
+        if (!s->buf) goto oom;
+        *out = s;
+        return TL_OK;
+    }
+    s->path = tl_strdup(path);
+    s->cap = FILE_BUF_SIZE;
+    s->buf = tl_malloc(s->cap);
+    if (!s->path || !s->buf) goto oom;
+    slash = strrchr(path, '/');
+    name = slash ? slash + 1 : path;
+    dir_len = slash ? (size_t)(slash - path) + 1 : 0; /* keeps the slash */
+    if (*name == '\0' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
+        tl_error(err, TL_ERR_IO, "cannot write \"%s\": %s", path, strerror(EISDIR));
+        goto fail;
+    }
+    n = dir_len + strlen(name) + 16;
+    s->tmp_path = tl_malloc(n);
+    if (!s->tmp_path) goto oom;
+    snprintf(s->tmp_path, n, "%.*s.%s.tmp-XXXXXX", (int)dir_len, path, name);
+    s->fd = mkostemp(s->tmp_path, O_CLOEXEC);
+    if (s->fd < 0) {
+        tl_error(err, TL_ERR_IO, "cannot write \"%s\": %s", path, strerror(errno));
+        tl_free(s->tmp_path);
+        s->tmp_path = NULL;
+        goto fail;
+    }
+    /* mkstemp makes 0600; give the result the mode a new file would get
+     * (or the mode of the file it replaces). */
+    if (stat(path, &st) == 0) {
+        mode = st.st_mode & 07777;
+    } else {
+        mask = umask(0);
+        umask(mask);
+        mode = 0666 & ~mask;
+    }
+    (void)fchmod(s->fd, mode);
+    *out = s;
+    return TL_OK;
+oom:
+    tl_error_oom(err);
+fail:
+    tl_sink_close(s);
+    return err->code;
+}
+
+/* Append data[0..n) to the sink.  Errors: TL_ERR_IO naming the output. */
+TlStatus tl_sink_write(TlSink *s, const void *data, size_t n, TlError *err)
+{
+    const uint8_t *d = data;
+    if (s->committed)
+        return tl_error(err, TL_ERR_IO, "internal: write after commit");
+    if (s->to_stdout) {
+        if (s->len + n > s->cap) {
+            size_t cap = s->cap;
+            uint8_t *g;
+            if (s->len + n > STDOUT_MEM_MAX) {
+                TL_TRY(spill_memory(s, err));
+                if (n > STDOUT_MEM_MAX / 2) {
+                    int e = write_all(s->fd, d, n);
+                    if (e)
+                        return tl_error(err, TL_ERR_IO,
+                                        "cannot write a temporary file for "
+                                        "standard output: %s", strerror(e));
+                    return TL_OK;
+                }
+            }
+            while (cap < s->len + n) cap *= 2;
+            if (cap > s->cap) {
+                g = tl_realloc(s->buf, cap);
+                if (!g) return tl_error_oom(err);
+                s->buf = g;
+                s->cap = cap;
+            }
+        }
+        memcpy(s->buf + s->len, d, n);
+        s->len += n;
+        return TL_OK;
+    }
+    if (s->len + n > s->cap) {
+        TL_TRY(flush_file(s, err));
+        if (n >= s->cap) {
+            int e = write_all(s->fd, d, n);
+            if (e) return write_error(s, e, err);
+            return TL_OK;
+        }
+    }
+    memcpy(s->buf + s->len, d, n);
+    s->len += n;
+    return TL_OK;
+}
+
+/* Throw away everything written so far (a restart): the temporary file is
+ * truncated, buffered bytes dropped. */
+TlStatus tl_sink_reset(TlSink *s, TlError *err)
+{
+    s->len = 0;
+    if (s->to_stdout) {
+        if (s->spill && s->spilled) {
+            if (ftruncate(s->fd, 0) != 0 || lseek(s->fd, 0, SEEK_SET) != 0)
+                return tl_error(err, TL_ERR_IO,
+                                "cannot reset a temporary file for standard output: %s",
+                                strerror(errno));
+        }
+        s->spilled = false;
+        return TL_OK;
+    }
+    if (s->committed) return tl_error(err, TL_ERR_IO, "internal: reset after commit");
+    if (ftruncate(s->fd, 0) != 0 || lseek(s->fd, 0, SEEK_SET) != 0)
+        return write_error(s, errno, err);
+    return TL_OK;
+}
+
+/* stdout: the spill file's bytes, then memory, to fd 1. */
+static TlStatus commit_stdout(TlSink *s, TlError *err)
+{
+    int e;
+    if (s->spilled) {
+        uint8_t chunk[1 << 16];
+        if (lseek(s->fd, 0, SEEK_SET) != 0)
+            return tl_error(err, TL_ERR_IO,
+                            "cannot read a temporary file for standard output: %s",
+                            strerror(errno));
+        for (;;) {
+            ssize_t got = read(s->fd, chunk, sizeof chunk);
+            if (got < 0) {
+                if (errno == EINTR) continue;
+                return tl_error(err, TL_ERR_IO,
+                                "cannot read a temporary file for standard output: %s",
+                                strerror(errno));
+            }
+            if (got == 0) break;
+            e = write_all(1, chunk, (size_t)got);
+            if (e) return write_error(s, e, err);
+        }
+    }
+    e = write_all(1, s->buf, s->len);
+    if (e) return write_error(s, e, err);
+    s->len = 0;
+    return TL_OK;
+}
+
+/* Make the output visible: a file sink is flushed, fsynced and renamed over
+ * its target; a stdout sink copies its bytes to fd 1 (EPIPE: TL_ERR_PIPE).
+ * After a failed commit the sink can only be closed. */
+TlStatus tl_sink_commit(TlSink *s, TlError *err)
+{
+    int e;
+    if (s->committed) return TL_OK;
+    if (s->to_stdout) {
+        TL_TRY(commit_stdout(s, err));
+        s->committed = true;
+        return TL_OK;
+    }
+    TL_TRY(flush_file(s, err));
+    while (fsync(s->fd) != 0) {
+        if (errno == EINTR) continue;
+        if (errno == EINVAL || errno == EROFS) break; /* cannot sync: fine */
+        return write_error(s, errno, err);
+    }
+    e = close(s->fd);
+    s->fd = -1;
+    if (e != 0 && errno != EINTR) return write_error(s, errno, err);
+    if (rename(s->tmp_path, s->path) != 0) return write_error(s, errno, err);
+    tl_free(s->tmp_path);
+    s->tmp_path = NULL;
+    s->committed = true;
+    {
+        /* make the rename itself durable; failures here lose nothing */
+        const char *slash = strrchr(s->path, '/');
+        char *dir = slash ? tl_strndup(s->path, (size_t)(slash - s->path) + 1)
+                          : tl_strdup(".");
+        if (dir) {
+            int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            if (dfd >= 0) {
+                (void)fsync(dfd);
+                close(dfd);
+            }
+            tl_free(dir);
+        }
+    }
+    return TL_OK;
+}
+
+/* Free the sink; an uncommitted file sink's temporary file is removed, so
+ * the target keeps its old contents (or stays absent).  NULL-safe. */
+void tl_sink_close(TlSink *s)
+{
+    if (!s) return;
+    if (s->spill) {
+        fclose(s->spill);
+    } else if (s->fd >= 0) {
+        close(s->fd);
+    }
+    if (s->tmp_path) unlink(s->tmp_path);
+    tl_free(s->tmp_path);
+    tl_free(s->path);
+    tl_free(s->buf);
+    tl_free(s);
+}
