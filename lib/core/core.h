@@ -138,7 +138,8 @@ struct TlBuf {
 TlBuf *tl_buf_new(size_t size, bool zero);
 /* Take ownership of a tl_malloc'd region. NULL on OOM (data is then freed). */
 TlBuf *tl_buf_adopt(uint8_t *data, size_t size);
-/* Wrap foreign memory; release(owner, data, size) runs at the last release. */
+/* Wrap foreign memory; release(owner, data, size) runs at the last release
+ * (and at once when this call fails with OOM, like tl_buf_adopt). */
 TlBuf *tl_buf_wrap(uint8_t *data, size_t size,
                    void (*release)(void *, uint8_t *, size_t), void *owner);
 /* A view of [off, off+len) sharing b's bytes.  NULL on OOM. */
@@ -270,7 +271,8 @@ TlArray *tl_array_slice(TlArray *a, int64_t off, int64_t len);
 /* Gather rows idx[0..n) of a (idx values < a->length; idx may repeat).  String
  * arrays share a's data buffers.  NULL on OOM. */
 TlArray *tl_array_take(TlArray *a, const uint32_t *idx, int64_t n);
-/* Concatenate arrays of the same type.  NULL on OOM. */
+/* Concatenate arrays of the same type (parts of type null may be mixed in and
+ * become nulls).  n == 1 returns a new reference to parts[0].  NULL on OOM. */
 TlArray *tl_array_concat(TlArray *const *parts, int n);
 
 /* --------------------------------------------------------------- builders */
@@ -302,7 +304,8 @@ bool tl_builder_append_i32(TlBuilder *b, int32_t v);   /* date */
 bool tl_builder_append_str(TlBuilder *b, const void *s, size_t len);
 /* Append element i of a (same type as the builder; may be null). */
 bool tl_builder_append_from(TlBuilder *b, const TlArray *a, int64_t i);
-/* Freeze into an array; the builder is reset to empty.  NULL on OOM. */
+/* Freeze into an array; the builder is reset to empty (also on OOM, when
+ * the contents are lost).  NULL on OOM. */
 TlArray *tl_builder_finish(TlBuilder *b);
 void tl_builder_free(TlBuilder *b);
 

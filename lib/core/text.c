@@ -132,6 +132,63 @@ static bool float_syntax(const char *s, size_t len, bool *special)
     return i == len;
 }
 
+/* Clinger's fast path: when the decimal significand m is at most 2^53 and
+ * |exp10| <= 22, both m and 10^exp10 are
+ * exact doubles and one IEEE multiply or divide rounds correctly.  s is
+ * known to be float syntax (not a word).  False when the fast path does not
+ * apply. */
+static bool fast_f64(const char *s, size_t len, double *out)
+{
+    static const double p10[23] = {
+        1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    size_t i = 0;
+    bool neg = false;
+    uint64_t m = 0;
+    int nd = 0, e = 0;
+    double r;
+    if (s[0] == '+' || s[0] == '-') {
+        neg = s[0] == '-';
+        i = 1;
+    }
+    for (; i < len && is_digit(s[i]); i++) {
+        if (m == 0 && s[i] == '0') continue;
+        if (++nd > 16) return false;
+        m = m * 10 + (uint64_t)(s[i] - '0');
+    }
+    if (i < len && s[i] == '.') {
+        for (i++; i < len && is_digit(s[i]); i++) {
+            e--;
+            if (m == 0 && s[i] == '0') continue;
+            if (++nd > 16) return false;
+            m = m * 10 + (uint64_t)(s[i] - '0');
+        }
+    }
+    if (i < len) { /* exponent */
+        bool eneg = false;
+        int x = 0;
+        i++;
+        if (s[i] == '+' || s[i] == '-') eneg = s[i++] == '-';
+        for (; i < len; i++) {
+            if (x > 1000) return false;
+            x = x * 10 + (s[i] - '0');
+        }
+        e += eneg ? -x : x;
+    }
+    if (m > ((uint64_t)1 << 53)) return false;
+    if (m == 0) {
+        r = 0.0;
+    } else if (e >= 0 && e <= 22) {
+        r = (double)m * p10[e];
+    } else if (e < 0 && e >= -22) {
+        r = (double)m / p10[-e];
+    } else {
+        return false;
+    }
+    *out = neg ? -r : r;
+    return true;
+}
+
 /* Parse a float64 (see the top of the file); false on bad syntax or OOM. */
 bool tl_parse_f64(const char *s, size_t len, double *out)
 {
@@ -149,6 +206,7 @@ bool tl_parse_f64(const char *s, size_t len, double *out)
         *out = v;
         return true;
     }
+    if (fast_f64(s, len, out)) return true;
     if (len >= sizeof stack) {
         copy = tl_malloc(len + 1);
         if (!copy) return false;
@@ -259,23 +317,93 @@ size_t tl_fmt_i64(int64_t v, char *buf)
     return len;
 }
 
-/* Shortest round-trip digits of a finite, positive v: digits[0..*nd) with
- * no trailing zeros, value 0.d1d2... x 10^(e10+1). */
-static void shortest_digits(double v, char *digits, int *nd, int *e10)
+/* Split tmp ("d[.ddd]e[+-]XX") into its digits (count in nd) and e10. */
+static void split_e(const char *tmp, char *digits, int *nd, int *e10)
 {
-    char tmp[40];
-    int prec, n, i;
-    for (prec = 1; prec <= 17; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, v);
-        if (prec == 17 || strtod(tmp, NULL) == v) break;
-    }
-    /* tmp is d[.ddd]e[+-]XX */
-    n = 0;
+    int n = 0, i;
     for (i = 0; tmp[i] != 'e'; i++)
         if (is_digit(tmp[i])) digits[n++] = tmp[i];
     *e10 = atoi(tmp + i + 1);
+    *nd = n;
+}
+
+/* Round-trip test of the digits d[0..nd) x 10^e10 (d0.d1d2...). */
+static bool digits_equal(const char *d, int nd, int e10, double v)
+{
+    char tmp[48];
+    int i, n = 0;
+    tmp[n++] = d[0];
+    tmp[n++] = '.';
+    for (i = 1; i < nd; i++) tmp[n++] = d[i];
+    snprintf(tmp + n, sizeof tmp - (size_t)n, "e%d", e10);
+    return strtod(tmp, NULL) == v;
+}
+
+/* Shortest round-trip digits of a finite v > 0: digits[0..*nd) with no
+ * trailing zeros, the value being d0.d1d2... x 10^e10, and among shortest
+ * strings the one closest to v (what Python's repr and DuckDB print).
+ *
+ * glibc's printf is correctly rounded, so "%.{k-1}e" gives D_k, the k-digit
+ * number nearest to v.  When v's rounding interval is symmetric (every
+ * double but powers of two), some k-digit number reads back as v iff D_k
+ * does; and for k <= 15, the 15-digit spacing exceeds the width of a normal
+ * double's interval, so at most one 15-digit number lies in it: if D_15
+ * reads back, its zero-stripped digits are the answer.  Otherwise try 16,
+ * then 17 (always enough).  Subnormals have wide intervals and powers of two
+ * have a lower half-gap half as wide, so they take the slow path: k = 1, 2,
+ * ... and, at powers of two, also the k-digit number above D_k when D_k is
+ * below v (the wider side may hold it while D_k falls outside). */
+static void shortest_digits(double v, char *digits, int *nd, int *e10)
+{
+    char tmp[48];
+    int prec, n;
+    uint64_t bits;
+    memcpy(&bits, &v, 8);
+    if (v >= 2.2250738585072014e-308 && (bits & 0xfffffffffffffULL) != 0) {
+        for (prec = 15; prec <= 17; prec++) {
+            snprintf(tmp, sizeof tmp, "%.*e", prec - 1, v);
+            if (prec == 17 || strtod(tmp, NULL) == v) break;
+        }
+        split_e(tmp, digits, &n, e10);
+    } else {
+        bool pow2 = v >= 2.2250738585072014e-308;
+        for (prec = 1; prec <= 17; prec++) {
+            snprintf(tmp, sizeof tmp, "%.*e", prec - 1, v);
+            if (prec == 17 || strtod(tmp, NULL) == v) {
+                split_e(tmp, digits, &n, e10);
+                break;
+            }
+            if (pow2 && strtod(tmp, NULL) < v) {
+                /* D_k + one unit in the last place */
+                int i;
+                split_e(tmp, digits, &n, e10);
+                for (i = n - 1; i >= 0 && digits[i] == '9'; i--) digits[i] = '0';
+                if (i >= 0) {
+                    digits[i]++;
+                } else {
+                    digits[0] = '1';
+                    (*e10)++;
+                }
+                if (digits_equal(digits, n, *e10, v)) break;
+            }
+        }
+    }
     while (n > 1 && digits[n - 1] == '0') n--;
     *nd = n;
+}
+
+/* Integral doubles below 2^53 are exact: their digits are the integer's. */
+static bool integral_digits(double v, char *digits, int *nd, int *e10)
+{
+    char tmp[24];
+    size_t n;
+    if (!(v < 9007199254740992.0) || v != (double)(int64_t)v) return false;
+    n = tl_fmt_i64((int64_t)v, tmp);
+    memcpy(digits, tmp, n);
+    *e10 = (int)n - 1;
+    while (n > 1 && digits[n - 1] == '0') n--;
+    *nd = (int)n;
+    return true;
 }
 
 /* Write v with the shortest round-trip digits in Python repr layout
@@ -301,7 +429,8 @@ size_t tl_fmt_f64(double v, char *buf)
         memcpy(buf + len, "0.0", 4);
         return len + 3;
     }
-    shortest_digits(v, digits, &nd, &e10);
+    if (!integral_digits(v, digits, &nd, &e10))
+        shortest_digits(v, digits, &nd, &e10);
     if (e10 >= 16 || e10 < -4) {
         buf[len++] = digits[0];
         if (nd > 1) {
