@@ -1,0 +1,234 @@
+/*
+ * rowenc.c -- the order-preserving row encoding (see rowenc.h).
+ *
+ * A row is the concatenation of its keys' encodings, each one:
+ *
+ *   +----------+---------------------------------------------+
+ *   | sentinel | value bytes (inverted when the key is desc) |
+ *   +----------+---------------------------------------------+
+ *
+ *   sentinel   0x01 valid; null: 0x00 with nulls first, 0x02 with nulls
+ *              last.  The sentinel is never inverted: "nulls first/last"
+ *              is meant literally for both directions.
+ *
+ *   int64 / timestamp   8 bytes, big-endian of (v XOR 1<<63)
+ *       -1 -> 7F FF FF FF FF FF FF FF     0 -> 80 00 00 00 00 00 00 00
+ *   date                4 bytes, big-endian of ((uint32)v XOR 1<<31)
+ *   float64             8 bytes, big-endian of the total-order image:
+ *                       -0.0 -> 0.0, NaN -> the canonical NaN, then
+ *                       negative: all bits inverted; positive: sign bit set
+ *       -inf -> 00 0F FF..  -0.0,0.0 -> 80 00 ..  inf -> FF F0 ..  NaN -> FF F8 ..
+ *   bool                1 byte, 00 false / 01 true
+ *   string              the bytes with every 00 escaped as 00 FF, then the
+ *                       terminator 00 00:  "a\0b" -> 61 00 FF 62 00 00
+ *                       ("a" < "a\0" < "ab": 61 00 00 < 61 00 FF < 61 62 ..)
+ *   null type           nothing after the sentinel
+ *
+ * A null of a fixed-width type keeps the width (sentinel + zero bytes), so
+ * rows of fixed-width keys all have the same width and need no offsets; all
+ * nulls of a key encode alike.  The string encoding is prefix-free (00 00
+ * appears only at the end), so a concatenation of keys compares key by key
+ * and inverting a key's bytes reverses exactly that key's order.
+ *
+ * Encoding runs column by column over the whole batch: sizes first (only
+ * string keys vary), then each column writes at a per-row cursor.
+ */
+#include "rowenc.h"
+
+static size_t fixed_width(TlType t)
+{
+    switch (t) {
+    case TL_TINT64: case TL_TTIMESTAMP: case TL_TFLOAT64: return 8;
+    case TL_TDATE: return 4;
+    case TL_TBOOL: return 1;
+    default: return 0;
+    }
+}
+
+static inline void put_be64(uint8_t *p, uint64_t v)
+{
+    v = __builtin_bswap64(v);
+    memcpy(p, &v, 8);
+}
+
+static inline void put_be32(uint8_t *p, uint32_t v)
+{
+    v = __builtin_bswap32(v);
+    memcpy(p, &v, 4);
+}
+
+/* Escaped length of a string plus its terminator. */
+static inline size_t str_enc_len(const uint8_t *s, uint32_t n)
+{
+    size_t z = 0;
+    const uint8_t *p = s, *end = s + n;
+    while (p < end && (p = memchr(p, 0, (size_t)(end - p))) != NULL) {
+        z++;
+        p++;
+    }
+    return n + z + 2;
+}
+
+/* Write s escaped and terminated at p; returns bytes written. */
+static inline size_t str_enc(uint8_t *p, const uint8_t *s, uint32_t n)
+{
+    uint8_t *o = p;
+    const uint8_t *end = s + n;
+    while (s < end) {
+        const uint8_t *z = memchr(s, 0, (size_t)(end - s));
+        size_t run = z ? (size_t)(z - s) : (size_t)(end - s);
+        memcpy(o, s, run);
+        o += run;
+        s += run;
+        if (z) {
+            o[0] = 0x00;
+            o[1] = 0xFF;
+            o += 2;
+            s++;
+        }
+    }
+    o[0] = 0x00;
+    o[1] = 0x00;
+    return (size_t)(o + 2 - p);
+}
+
+static inline void invert(uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) p[i] = (uint8_t)~p[i];
+}
+
+/* Encode one fixed-width column at cursors cur[] (advanced by 1 + w). */
+static void enc_fixed(const TlArray *a, int64_t n, bool desc, uint8_t nullb,
+                      uint8_t *bytes, uint64_t *cur)
+{
+    TlType t = a->type;
+    size_t w = fixed_width(t);
+    bool has_nulls = a->null_count > 0;
+    const uint8_t *bits = has_nulls ? a->validity->data : NULL;
+    for (int64_t i = 0; i < n; i++) {
+        uint8_t *p = bytes + cur[i];
+        cur[i] += 1 + w;
+        if (has_nulls && !tl_bit_get(bits, a->offset + i)) {
+            p[0] = nullb;
+            memset(p + 1, 0, w);
+            continue;
+        }
+        p[0] = 0x01;
+        switch (t) {
+        case TL_TINT64: case TL_TTIMESTAMP:
+            put_be64(p + 1, tl_k_i64_image(tl_array_i64(a)[i]));
+            break;
+        case TL_TFLOAT64:
+            put_be64(p + 1, tl_k_f64_image(tl_array_f64(a)[i]));
+            break;
+        case TL_TDATE:
+            put_be32(p + 1, (uint32_t)tl_array_i32(a)[i] ^ (1u << 31));
+            break;
+        default: /* bool */
+            p[1] = tl_array_bool(a, i);
+            break;
+        }
+        if (desc) invert(p + 1, w);
+    }
+}
+
+/* Encode one string column at cursors cur[]. */
+static void enc_str(const TlArray *a, int64_t n, bool desc, uint8_t nullb,
+                    uint8_t *bytes, uint64_t *cur)
+{
+    const TlView *v = tl_array_views(a);
+    bool has_nulls = a->null_count > 0;
+    for (int64_t i = 0; i < n; i++) {
+        uint8_t *p = bytes + cur[i];
+        if (has_nulls && !tl_array_valid(a, i)) {
+            p[0] = nullb;
+            cur[i] += 1;
+            continue;
+        }
+        p[0] = 0x01;
+        size_t k = str_enc(p + 1, tl_view_ptr(&v[i], a->data), v[i].in.len);
+        if (desc) invert(p + 1, k);
+        cur[i] += 1 + k;
+    }
+}
+
+/* Encode rows of cols (see rowenc.h). */
+TlStatus tl_k_rowenc(const TlArray *const *cols, int n_cols, int64_t n_rows,
+                     const bool *desc, const bool *nulls_first, TlRows *out,
+                     TlError *err)
+{
+    memset(out, 0, sizeof *out);
+    out->n_rows = n_rows;
+    uint64_t *cur = NULL;
+    size_t fixed = 0;
+    bool var = false;
+    for (int c = 0; c < n_cols; c++) {
+        if (cols[c]->type == TL_TSTRING && cols[c]->null_count < n_rows) var = true;
+        else fixed += 1 + fixed_width(cols[c]->type);
+    }
+    size_t total;
+    if (!var) {
+        out->width = fixed;
+        total = fixed * (size_t)n_rows;
+    } else {
+        out->offs = tl_malloc(((size_t)n_rows + 1) * sizeof *out->offs);
+        if (!out->offs) goto oom;
+        for (int64_t i = 0; i < n_rows; i++) out->offs[i] = fixed;
+        for (int c = 0; c < n_cols; c++) {
+            const TlArray *a = cols[c];
+            if (a->type != TL_TSTRING || a->null_count == n_rows) continue;
+            const TlView *v = tl_array_views(a);
+            for (int64_t i = 0; i < n_rows; i++) {
+                if (a->null_count > 0 && !tl_array_valid(a, i)) out->offs[i] += 1;
+                else
+                    out->offs[i] += 1 + str_enc_len(tl_view_ptr(&v[i], a->data),
+                                                    v[i].in.len);
+            }
+        }
+        uint64_t acc = 0;
+        for (int64_t i = 0; i < n_rows; i++) {
+            uint64_t s = out->offs[i];
+            out->offs[i] = acc;
+            acc += s;
+        }
+        out->offs[n_rows] = acc;
+        total = (size_t)acc;
+    }
+    out->bytes = tl_malloc(total ? total : 1);
+    cur = tl_malloc(((size_t)n_rows + 1) * sizeof *cur);
+    if (!out->bytes || !cur) goto oom;
+    for (int64_t i = 0; i < n_rows; i++)
+        cur[i] = out->offs ? out->offs[i] : (uint64_t)i * fixed;
+    for (int c = 0; c < n_cols; c++) {
+        const TlArray *a = cols[c];
+        bool d = desc ? desc[c] : false;
+        uint8_t nullb = (nulls_first && nulls_first[c]) ? 0x00 : 0x02;
+        if (a->type == TL_TNULL || a->null_count == n_rows) {
+            size_t w = a->type == TL_TSTRING ? 0 : fixed_width(a->type);
+            for (int64_t i = 0; i < n_rows; i++) {
+                uint8_t *p = out->bytes + cur[i];
+                p[0] = nullb;
+                memset(p + 1, 0, w);
+                cur[i] += 1 + w;
+            }
+        } else if (a->type == TL_TSTRING) {
+            enc_str(a, n_rows, d, nullb, out->bytes, cur);
+        } else {
+            enc_fixed(a, n_rows, d, nullb, out->bytes, cur);
+        }
+    }
+    tl_free(cur);
+    return TL_OK;
+oom:
+    tl_free(cur);
+    tl_k_rows_free(out);
+    return tl_error_oom(err);
+}
+
+/* Free encoded rows (see rowenc.h). */
+void tl_k_rows_free(TlRows *r)
+{
+    tl_free(r->bytes);
+    tl_free(r->offs);
+    memset(r, 0, sizeof *r);
+}

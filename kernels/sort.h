@@ -1,0 +1,29 @@
+/*
+ * sort.h -- stable sort kernels over row indexes.
+ *
+ * Both kernels sort a permutation idx[0..n) (usually 0, 1, ..., n-1) and
+ * are stable: indexes with equal keys keep their relative order in idx.
+ * Row counts are limited to 2^32 - 1 (indexes are uint32_t).
+ */
+#ifndef TL_KERNELS_SORT_H
+#define TL_KERNELS_SORT_H
+
+#include "../lib/core/core.h"
+#include "rowenc.h"
+
+/* Stable LSD radix sort of keys[0..n) ascending, permuting idx[0..n) along
+ * (byte passes on which every key agrees are skipped).  TL_ERR_OOM. */
+TlStatus tl_k_sort_u64(uint64_t *keys, uint32_t *idx, int64_t n, TlError *err);
+
+/* Stable sort of idx[0..n) by encoded row r[idx[i]] (tl_rows_cmp order):
+ * a radix pass on each row's first 8 bytes, then a merge sort of the runs
+ * that tie on them.  TL_ERR_OOM. */
+TlStatus tl_k_sort_rows(const TlRows *r, uint32_t *idx, int64_t n,
+                        TlError *err);
+
+/* Stable merge sort of idx[0..n) by full row comparison only (no prefix
+ * pass); scratch must hold n entries. */
+void tl_k_merge_sort_rows(const TlRows *r, uint32_t *idx, uint32_t *scratch,
+                          int64_t n);
+
+#endif

@@ -1,0 +1,130 @@
+/*
+ * group.c -- choosing a grouper, and what every grouper shares.
+ *
+ * The choice follows the key types (see group.h): a single integer-like key
+ * (int64, date, timestamp, bool) is grouped on its values, a single string
+ * on its views, everything else on the order-preserving row encoding.
+ *
+ * Shared here: the head (types, group count) and the key builders.  When a
+ * grouper meets a new key it calls tl_grouper_add, which hands out the next
+ * id and, with keep_keys, appends the row's key values to one builder per
+ * key, so tl_grouper_keys is just "finish the builders": key columns in id
+ * order, i.e. in order of first appearance.
+ */
+#include "group.h"
+
+/* Create the grouper fitting the key types (see group.h). */
+TlStatus tl_grouper_new(const TlType *types, int n_keys, bool keep_keys,
+                        TlGrouper **out, TlError *err)
+{
+    *out = NULL;
+    if (n_keys == 1) {
+        switch (types[0]) {
+        case TL_TINT64: case TL_TDATE: case TL_TTIMESTAMP: case TL_TBOOL:
+            return tl_group_int_new(types, keep_keys, out, err);
+        case TL_TSTRING:
+            return tl_group_str_new(types, keep_keys, out, err);
+        default:
+            break;
+        }
+    }
+    return tl_group_rows_new(types, n_keys, keep_keys, out, err);
+}
+
+/* Map a batch's keys to ids (see group.h). */
+TlStatus tl_grouper_map(TlGrouper *g, const TlArray *const *keys,
+                        int64_t n_rows, uint32_t *ids, TlError *err)
+{
+    if (n_rows == 0) return TL_OK;
+    return g->vt->map(g, keys, n_rows, ids, err);
+}
+
+/* Number of groups so far (see group.h). */
+uint32_t tl_grouper_count(const TlGrouper *g)
+{
+    return g->n_groups;
+}
+
+/* Finish the key builders into arrays (see group.h). */
+TlStatus tl_grouper_keys(TlGrouper *g, TlArray **out, TlError *err)
+{
+    for (int k = 0; k < g->n_keys; k++) out[k] = NULL;
+    if (!g->kb) return tl_error(err, TL_ERR_DATA, "internal: grouper keeps no keys");
+    for (int k = 0; k < g->n_keys; k++) {
+        /* A key of the null type has no builder: every group key is null. */
+        out[k] = g->types[k] == TL_TNULL ? tl_array_new_null(TL_TNULL, g->n_groups)
+                                         : tl_builder_finish(&g->kb[k]);
+        if (!out[k]) {
+            for (int j = 0; j < k; j++) {
+                tl_array_release(out[j]);
+                out[j] = NULL;
+            }
+            return tl_error_oom(err);
+        }
+    }
+    return TL_OK;
+}
+
+/* Free a grouper (see group.h). */
+void tl_grouper_free(TlGrouper *g)
+{
+    if (g) g->vt->free(g);
+}
+
+/* Initialize the common head (see group.h). */
+TlStatus tl_grouper_init(TlGrouper *g, const TlGrouperVt *vt,
+                         const TlType *types, int n_keys, bool keep_keys,
+                         TlError *err)
+{
+    g->vt = vt;
+    g->n_keys = n_keys;
+    g->keep_keys = keep_keys;
+    g->n_groups = 0;
+    g->types = NULL;
+    g->kb = NULL;
+    if (n_keys > 0) {
+        g->types = tl_malloc((size_t)n_keys * sizeof *g->types);
+        if (!g->types) return tl_error_oom(err);
+        memcpy(g->types, types, (size_t)n_keys * sizeof *g->types);
+    }
+    if (keep_keys) {
+        g->kb = tl_calloc(n_keys > 0 ? (size_t)n_keys : 1, sizeof *g->kb);
+        if (!g->kb) {
+            tl_free(g->types);
+            g->types = NULL;
+            return tl_error_oom(err);
+        }
+        for (int k = 0; k < n_keys; k++)
+            tl_builder_init(&g->kb[k], types[k] == TL_TNULL ? TL_TINT64 : types[k]);
+    }
+    return TL_OK;
+}
+
+/* Free the head's allocations (see group.h). */
+void tl_grouper_fini(TlGrouper *g)
+{
+    if (g->kb) {
+        for (int k = 0; k < g->n_keys; k++) tl_builder_free(&g->kb[k]);
+        tl_free(g->kb);
+    }
+    tl_free(g->types);
+    g->kb = NULL;
+    g->types = NULL;
+}
+
+/* Register a new group at `row` (see group.h). */
+TlStatus tl_grouper_add(TlGrouper *g, const TlArray *const *keys, int64_t row,
+                        uint32_t *id, TlError *err)
+{
+    if (g->n_groups >= TL_GROUPS_MAX)
+        return tl_error(err, TL_ERR_DATA, "too many groups (more than %u)",
+                        (unsigned)TL_GROUPS_MAX);
+    if (g->kb) {
+        for (int k = 0; k < g->n_keys; k++)
+            if (g->types[k] != TL_TNULL &&
+                !tl_builder_append_from(&g->kb[k], keys[k], row))
+                return tl_error_oom(err);
+    }
+    *id = g->n_groups++;
+    return TL_OK;
+}

@@ -1,0 +1,91 @@
+/*
+ * group.h -- groupers: map each row's key tuple to a dense group id.
+ *
+ * Stage one of group-by (and the whole of distinct and limit-by): a grouper
+ * sees key columns batch by batch and writes, for every row, the id of its
+ * group.  Ids are dense uint32 numbered in order of first appearance, so a
+ * new group's id is always tl_grouper_count() before the row that creates
+ * it, and nothing downstream depends on hash table order.
+ *
+ * Key equality is the engine's: all nulls of a key are equal (a null key is
+ * a group of its own), floats compare with NaN = NaN and -0.0 = 0.0, strings
+ * by bytes.
+ *
+ * One interface, one implementation per key shape, chosen by the key types:
+ *   one int64 / date / timestamp / bool key  group_int.c   table on values
+ *   one string key                           group_str.c   table on views
+ *   anything else (several keys, floats)     group_rows.c  table on encoded
+ *                                                          rows (rowenc.h)
+ *
+ * Ownership: key arrays passed to tl_grouper_map are borrowed for the call;
+ * the grouper copies what it keeps (key values, string bytes).
+ */
+#ifndef TL_GROUP_H
+#define TL_GROUP_H
+
+#include "../core/core.h"
+
+typedef struct TlGrouper TlGrouper;
+
+/* Create a grouper for keys of types types[0..n_keys) (n_keys may be 0: one
+ * group).  keep_keys: remember each group's key values (those of its first
+ * row) for tl_grouper_keys; distinct and limit-by pass false. */
+TlStatus tl_grouper_new(const TlType *types, int n_keys, bool keep_keys,
+                        TlGrouper **out, TlError *err);
+
+/* Map rows [0, n_rows) of keys[0..n_keys) (each of the grouper's types and
+ * n_rows long) to group ids in ids[0..n_rows).  TL_ERR_OOM, or TL_ERR_DATA
+ * when the number of groups would exceed the uint32 range. */
+TlStatus tl_grouper_map(TlGrouper *g, const TlArray *const *keys,
+                        int64_t n_rows, uint32_t *ids, TlError *err);
+
+/* Number of groups so far. */
+uint32_t tl_grouper_count(const TlGrouper *g);
+
+/* The key values of every group, in id order: out[0..n_keys), each array
+ * tl_grouper_count() long, owned by the caller.  Requires keep_keys; ends
+ * the grouper's life (only tl_grouper_free may follow). */
+TlStatus tl_grouper_keys(TlGrouper *g, TlArray **out, TlError *err);
+
+void tl_grouper_free(TlGrouper *g); /* NULL-safe */
+
+/* ---------------------------------------------- for the implementations */
+
+typedef struct TlGrouperVt {
+    TlStatus (*map)(TlGrouper *g, const TlArray *const *keys, int64_t n_rows,
+                    uint32_t *ids, TlError *err);
+    void (*free)(TlGrouper *g);
+} TlGrouperVt;
+
+/* The common head of every grouper. */
+struct TlGrouper {
+    const TlGrouperVt *vt;
+    int n_keys;
+    TlType *types;      /* n_keys, owned */
+    bool keep_keys;
+    uint32_t n_groups;
+    TlBuilder *kb;      /* keep_keys: one builder per key, first rows */
+};
+
+/* Limit on groups (ids are uint32, UINT32_MAX marks empty slots). */
+#define TL_GROUPS_MAX (UINT32_MAX - 1)
+
+/* Initialize the head (types copied, key builders when keep_keys). */
+TlStatus tl_grouper_init(TlGrouper *g, const TlGrouperVt *vt,
+                         const TlType *types, int n_keys, bool keep_keys,
+                         TlError *err);
+/* Free what tl_grouper_init allocated (not g itself). */
+void tl_grouper_fini(TlGrouper *g);
+/* Start a new group whose first row is `row` of keys: checks the limit,
+ * appends the key values when keep_keys, returns the new id in *id. */
+TlStatus tl_grouper_add(TlGrouper *g, const TlArray *const *keys, int64_t row,
+                        uint32_t *id, TlError *err);
+
+TlStatus tl_group_int_new(const TlType *types, bool keep_keys, TlGrouper **out,
+                          TlError *err);
+TlStatus tl_group_str_new(const TlType *types, bool keep_keys, TlGrouper **out,
+                          TlError *err);
+TlStatus tl_group_rows_new(const TlType *types, int n_keys, bool keep_keys,
+                           TlGrouper **out, TlError *err);
+
+#endif

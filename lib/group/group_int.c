@@ -1,0 +1,172 @@
+/*
+ * group_int.c -- the grouper for one int64 / date / timestamp / bool key.
+ *
+ * An open-addressing table keyed on the values themselves, linear probing,
+ * power-of-two size, grown (doubled and rebuilt) before it passes 50% load:
+ *
+ *   slot (16 bytes):  | key: int64 | gid: uint32 (UINT32_MAX = empty) | pad |
+ *
+ * The key is stored by value, so a probe touches one cache line and never
+ * the input.  Dates and bools are widened to int64 per batch into a scratch
+ * buffer first, so there is one probe loop.  The hash is murmur3's 64-bit
+ * finalizer of the value, computed once per row.  Null never enters the
+ * table: it gets its own id, `null_gid`, at its first appearance.
+ *
+ * The null path is decided once per batch: a loop without validity checks
+ * when the column has no nulls, with them otherwise.
+ */
+#include "group.h"
+
+#include "../../kernels/hash.h"
+
+#define EMPTY UINT32_MAX
+
+typedef struct ISlot {
+    int64_t key;
+    uint32_t gid;
+    uint32_t pad;
+} ISlot;
+
+typedef struct IntGrouper {
+    TlGrouper head;
+    ISlot *slots;
+    uint64_t mask;     /* capacity - 1 */
+    uint64_t n_used;   /* occupied slots */
+    uint32_t null_gid; /* EMPTY until a null key appears */
+    int64_t *scratch;  /* widened date / bool values */
+    int64_t scratch_cap;
+} IntGrouper;
+
+static ISlot *alloc_slots(uint64_t cap)
+{
+    ISlot *s = tl_malloc((size_t)cap * sizeof *s);
+    if (s)
+        for (uint64_t i = 0; i < cap; i++) s[i].gid = EMPTY;
+    return s;
+}
+
+/* Double the table and reinsert every key. */
+static TlStatus grow(IntGrouper *g, TlError *err)
+{
+    uint64_t cap = (g->mask + 1) * 2;
+    ISlot *s = alloc_slots(cap);
+    if (!s) return tl_error_oom(err);
+    uint64_t mask = cap - 1;
+    for (uint64_t i = 0; i <= g->mask; i++) {
+        if (g->slots[i].gid == EMPTY) continue;
+        uint64_t p = tl_k_hash_mix64((uint64_t)g->slots[i].key) & mask;
+        while (s[p].gid != EMPTY) p = (p + 1) & mask;
+        s[p] = g->slots[i];
+    }
+    tl_free(g->slots);
+    g->slots = s;
+    g->mask = mask;
+    return TL_OK;
+}
+
+/* The id of key k at row i, inserting a new group when unseen. */
+static inline TlStatus lookup(IntGrouper *g, const TlArray *const *keys,
+                              int64_t i, int64_t k, uint32_t *id, TlError *err)
+{
+    for (;;) {
+        uint64_t p = tl_k_hash_mix64((uint64_t)k) & g->mask;
+        for (;;) {
+            ISlot *s = &g->slots[p];
+            if (s->gid == EMPTY) break;
+            if (s->key == k) {
+                *id = s->gid;
+                return TL_OK;
+            }
+            p = (p + 1) & g->mask;
+        }
+        if ((g->n_used + 1) * 2 > g->mask + 1) {
+            TL_TRY(grow(g, err));
+            continue; /* probe again in the new table */
+        }
+        TL_TRY(tl_grouper_add(&g->head, keys, i, id, err));
+        g->slots[p].key = k;
+        g->slots[p].gid = *id;
+        g->n_used++;
+        return TL_OK;
+    }
+}
+
+static TlStatus int_map(TlGrouper *gh, const TlArray *const *keys,
+                        int64_t n, uint32_t *ids, TlError *err)
+{
+    IntGrouper *g = (IntGrouper *)gh;
+    const TlArray *a = keys[0];
+    if (a->type == TL_TNULL || a->null_count == n) {
+        if (g->null_gid == EMPTY)
+            TL_TRY(tl_grouper_add(gh, keys, 0, &g->null_gid, err));
+        for (int64_t i = 0; i < n; i++) ids[i] = g->null_gid;
+        return TL_OK;
+    }
+    const int64_t *v;
+    if (a->type == TL_TINT64 || a->type == TL_TTIMESTAMP) {
+        v = tl_array_i64(a);
+    } else {
+        if (g->scratch_cap < n) {
+            int64_t *s = tl_realloc(g->scratch, (size_t)n * sizeof *s);
+            if (!s) return tl_error_oom(err);
+            g->scratch = s;
+            g->scratch_cap = n;
+        }
+        if (a->type == TL_TDATE) {
+            const int32_t *d = tl_array_i32(a);
+            for (int64_t i = 0; i < n; i++) g->scratch[i] = d[i];
+        } else {
+            for (int64_t i = 0; i < n; i++) g->scratch[i] = tl_array_bool(a, i);
+        }
+        v = g->scratch;
+    }
+    if (a->null_count == 0) {
+        for (int64_t i = 0; i < n; i++)
+            TL_TRY(lookup(g, keys, i, v[i], &ids[i], err));
+        return TL_OK;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        if (tl_array_valid(a, i)) {
+            TL_TRY(lookup(g, keys, i, v[i], &ids[i], err));
+        } else {
+            if (g->null_gid == EMPTY)
+                TL_TRY(tl_grouper_add(gh, keys, i, &g->null_gid, err));
+            ids[i] = g->null_gid;
+        }
+    }
+    return TL_OK;
+}
+
+static void int_free(TlGrouper *gh)
+{
+    IntGrouper *g = (IntGrouper *)gh;
+    tl_grouper_fini(gh);
+    tl_free(g->slots);
+    tl_free(g->scratch);
+    tl_free(g);
+}
+
+static const TlGrouperVt int_vt = {int_map, int_free};
+
+/* Create the grouper for one integer-like key types[0] (see group.h). */
+TlStatus tl_group_int_new(const TlType *types, bool keep_keys, TlGrouper **out,
+                          TlError *err)
+{
+    *out = NULL;
+    IntGrouper *g = tl_calloc(1, sizeof *g);
+    if (!g) return tl_error_oom(err);
+    TlStatus st = tl_grouper_init(&g->head, &int_vt, types, 1, keep_keys, err);
+    if (st != TL_OK) {
+        tl_free(g);
+        return st;
+    }
+    g->null_gid = EMPTY;
+    g->mask = 1023;
+    g->slots = alloc_slots(g->mask + 1);
+    if (!g->slots) {
+        int_free(&g->head);
+        return tl_error_oom(err);
+    }
+    *out = &g->head;
+    return TL_OK;
+}

@@ -1,0 +1,181 @@
+/*
+ * group_str.c -- the grouper for one string key.
+ *
+ * An open-addressing table of views, linear probing, power-of-two size,
+ * grown before 50% load:
+ *
+ *   slot (24 bytes):  | view: 16 bytes | gid: uint32 | tag: uint32 |
+ *
+ * The view in a slot is the group's key as kept by the key builder
+ * (head.kb[0], always on for this grouper): inline strings (<= 12 bytes)
+ * live in the view itself, longer ones in the builder's data blocks, which
+ * never move.  So the table never points into input batches.
+ *
+ * Hashes (XXH3 of the bytes, kernels/hash.c) are computed once per row per
+ * batch into a scratch array; the low bits pick the slot, the high 32 bits
+ * are the slot's tag.  A probe compares tag, then the first 8 bytes of the
+ * views (length + first 4 bytes, or length + prefix: the same positions),
+ * then either the second 8 bytes (inline: two inline views are equal iff
+ * their 16 bytes are) or the out-of-line bytes with memcmp.
+ */
+#include "group.h"
+
+#include "../../kernels/hash.h"
+
+#define EMPTY UINT32_MAX
+
+typedef struct SSlot {
+    TlView v;
+    uint32_t gid;
+    uint32_t tag;
+} SSlot;
+
+typedef struct StrGrouper {
+    TlGrouper head;
+    SSlot *slots;
+    uint64_t mask;
+    uint64_t n_used;
+    uint32_t null_gid;
+    uint64_t *hashes;   /* per-batch scratch */
+    int64_t hashes_cap;
+} StrGrouper;
+
+static SSlot *alloc_slots(uint64_t cap)
+{
+    SSlot *s = tl_malloc((size_t)cap * sizeof *s);
+    if (s)
+        for (uint64_t i = 0; i < cap; i++) s[i].gid = EMPTY;
+    return s;
+}
+
+static inline const uint8_t *kept_ptr(const StrGrouper *g, const TlView *v)
+{
+    return tl_view_ptr(v, g->head.kb[0].data);
+}
+
+static TlStatus grow(StrGrouper *g, TlError *err)
+{
+    uint64_t cap = (g->mask + 1) * 2;
+    SSlot *s = alloc_slots(cap);
+    if (!s) return tl_error_oom(err);
+    uint64_t mask = cap - 1;
+    for (uint64_t i = 0; i <= g->mask; i++) {
+        const SSlot *o = &g->slots[i];
+        if (o->gid == EMPTY) continue;
+        uint64_t h = tl_k_hash_bytes(kept_ptr(g, &o->v), o->v.in.len);
+        uint64_t p = h & mask;
+        while (s[p].gid != EMPTY) p = (p + 1) & mask;
+        s[p] = *o;
+    }
+    tl_free(g->slots);
+    g->slots = s;
+    g->mask = mask;
+    return TL_OK;
+}
+
+static inline TlStatus lookup(StrGrouper *g, const TlArray *a, int64_t i,
+                              uint64_t h, uint32_t *id, TlError *err)
+{
+    const TlView *x = &tl_array_views(a)[i];
+    uint32_t tag = (uint32_t)(h >> 32);
+    uint32_t len = x->in.len;
+    for (;;) {
+        uint64_t p = h & g->mask;
+        for (;;) {
+            const SSlot *s = &g->slots[p];
+            if (s->gid == EMPTY) break;
+            if (s->tag == tag && s->v.w[0] == x->w[0]) {
+                if (len <= TL_VIEW_INLINE
+                        ? s->v.w[1] == x->w[1]
+                        : memcmp(kept_ptr(g, &s->v), tl_view_ptr(x, a->data),
+                                 len) == 0) {
+                    *id = s->gid;
+                    return TL_OK;
+                }
+            }
+            p = (p + 1) & g->mask;
+        }
+        if ((g->n_used + 1) * 2 > g->mask + 1) {
+            TL_TRY(grow(g, err));
+            continue;
+        }
+        TL_TRY(tl_grouper_add(&g->head, &a, i, id, err));
+        SSlot *s = &g->slots[p];
+        s->v = ((const TlView *)g->head.kb[0].values)[*id];
+        s->gid = *id;
+        s->tag = tag;
+        g->n_used++;
+        return TL_OK;
+    }
+}
+
+static TlStatus str_map(TlGrouper *gh, const TlArray *const *keys, int64_t n,
+                        uint32_t *ids, TlError *err)
+{
+    StrGrouper *g = (StrGrouper *)gh;
+    const TlArray *a = keys[0];
+    if (a->type == TL_TNULL || a->null_count == n) {
+        if (g->null_gid == EMPTY)
+            TL_TRY(tl_grouper_add(gh, keys, 0, &g->null_gid, err));
+        for (int64_t i = 0; i < n; i++) ids[i] = g->null_gid;
+        return TL_OK;
+    }
+    if (g->hashes_cap < n) {
+        uint64_t *h = tl_realloc(g->hashes, (size_t)n * sizeof *h);
+        if (!h) return tl_error_oom(err);
+        g->hashes = h;
+        g->hashes_cap = n;
+    }
+    tl_k_hash_array(a, g->hashes, false);
+    if (a->null_count == 0) {
+        for (int64_t i = 0; i < n; i++)
+            TL_TRY(lookup(g, a, i, g->hashes[i], &ids[i], err));
+        return TL_OK;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        if (tl_array_valid(a, i)) {
+            TL_TRY(lookup(g, a, i, g->hashes[i], &ids[i], err));
+        } else {
+            if (g->null_gid == EMPTY)
+                TL_TRY(tl_grouper_add(gh, keys, i, &g->null_gid, err));
+            ids[i] = g->null_gid;
+        }
+    }
+    return TL_OK;
+}
+
+static void str_free(TlGrouper *gh)
+{
+    StrGrouper *g = (StrGrouper *)gh;
+    tl_grouper_fini(gh);
+    tl_free(g->slots);
+    tl_free(g->hashes);
+    tl_free(g);
+}
+
+static const TlGrouperVt str_vt = {str_map, str_free};
+
+/* Create the grouper for one string key (see group.h).  The key builder is
+ * always kept: the table's views point into it. */
+TlStatus tl_group_str_new(const TlType *types, bool keep_keys, TlGrouper **out,
+                          TlError *err)
+{
+    (void)keep_keys;
+    *out = NULL;
+    StrGrouper *g = tl_calloc(1, sizeof *g);
+    if (!g) return tl_error_oom(err);
+    TlStatus st = tl_grouper_init(&g->head, &str_vt, types, 1, true, err);
+    if (st != TL_OK) {
+        tl_free(g);
+        return st;
+    }
+    g->null_gid = EMPTY;
+    g->mask = 1023;
+    g->slots = alloc_slots(g->mask + 1);
+    if (!g->slots) {
+        str_free(&g->head);
+        return tl_error_oom(err);
+    }
+    *out = &g->head;
+    return TL_OK;
+}
