@@ -1,0 +1,142 @@
+# helpers.bash -- shared by the tests/cli/*.bats files (load 'helpers').
+#
+# $TALLY is the binary under test (scripts/run-cli sets it).  Every test runs
+# in its own empty folder, $BATS_TEST_TMPDIR, so files a test writes never
+# leak into another.  Expected outputs are written out in full: heredocs in
+# the test, or files under tests/cli/expected/.
+
+bats_require_minimum_version 1.5.0
+
+: "${TALLY:=$BATS_TEST_DIRNAME/../../build/tally}"
+CLI_DIR=$BATS_TEST_DIRNAME
+DATA=$BATS_TEST_DIRNAME/data
+EXPECTED=$BATS_TEST_DIRNAME/expected
+EXAMPLES=$BATS_TEST_DIRNAME/../../examples
+
+setup() {
+    cd "$BATS_TEST_TMPDIR" || return 1
+}
+
+# run_tally ARGS...: run tally; $status, $output (stdout only) and $stderr.
+run_tally() {
+    run --separate-stderr "$TALLY" "$@"
+}
+
+# run_tally_in TEXT ARGS...: like run_tally with TEXT on standard input.
+run_tally_in() {
+    local input=$1
+    shift
+    run --separate-stderr bash -c 'printf "%s" "$1" | "$2" "${@:3}"' _ \
+        "$input" "$TALLY" "$@"
+}
+
+# Show what tally did (bats prints this only when the test fails).
+show() {
+    echo "status: $status"
+    echo "--- stdout"
+    printf '%s\n' "$output"
+    echo "--- stderr"
+    printf '%s\n' "${stderr:-}"
+}
+
+# assert_ok: exit status 0 and nothing on standard error.
+assert_ok() {
+    if [ "$status" -ne 0 ] || [ -n "${stderr:-}" ]; then
+        show
+        return 1
+    fi
+}
+
+# assert_out [TEXT]: standard output is exactly TEXT (or standard input when
+# no argument is given; bats strips trailing newlines from both).
+assert_out() {
+    local want
+    if [ $# -gt 0 ]; then want=$1; else want=$(cat); fi
+    if [ "$output" != "$want" ]; then
+        show
+        echo "--- wanted stdout"
+        printf '%s\n' "$want"
+        echo "--- diff (wanted -> got)"
+        diff <(printf '%s\n' "$want") <(printf '%s\n' "$output") || true
+        return 1
+    fi
+}
+
+# assert_run_out ARGS...: run tally with ARGS, expect success and the stdout
+# given on standard input.
+assert_run_out() {
+    local want
+    want=$(cat)
+    run_tally "$@"
+    assert_ok
+    assert_out "$want"
+}
+
+# assert_err CODE [MESSAGE]: exit status CODE, nothing on stdout and
+# standard error exactly MESSAGE (or standard input).
+assert_err() {
+    local code=$1 want
+    shift
+    if [ $# -gt 0 ]; then want=$1; else want=$(cat); fi
+    if [ "$status" -ne "$code" ] || [ "${stderr:-}" != "$want" ] || [ -n "$output" ]; then
+        show
+        echo "--- wanted status $code and stderr"
+        printf '%s\n' "$want"
+        return 1
+    fi
+}
+
+# assert_err_glob CODE PATTERN: exit status CODE, nothing on stdout,
+# standard error matches the shell PATTERN and starts with "tally: ".
+assert_err_glob() {
+    local code=$1 pat=$2
+    # shellcheck disable=SC2053
+    if [ "$status" -ne "$code" ] || [[ "${stderr:-}" != $pat ]] ||
+        [[ "${stderr:-}" != "tally: "* ]] || [ -n "$output" ]; then
+        show
+        echo "--- wanted status $code and stderr matching: $pat"
+        return 1
+    fi
+}
+
+# assert_stderr_line N TEXT: line N (1-based) of standard error is TEXT.
+assert_stderr_line() {
+    local n=$1 want=$2 got
+    got=$(printf '%s\n' "$stderr" | sed -n "${n}p")
+    if [ "$got" != "$want" ]; then
+        show
+        echo "--- wanted stderr line $n: [$want]"
+        echo "--- got                  : [$got]"
+        return 1
+    fi
+}
+
+# assert_only_files NAME...: the test folder holds exactly these files (so a
+# failed run left no partial output and no temporary file behind).
+assert_only_files() {
+    local want got
+    want=$(printf '%s\n' "$@" | sort)
+    got=$(ls -A | sort)
+    if [ "$want" != "$got" ]; then
+        echo "--- wanted files:"
+        printf '%s\n' "$want"
+        echo "--- found files:"
+        printf '%s\n' "$got"
+        return 1
+    fi
+}
+
+# write FILE: write standard input to FILE exactly (heredoc; keeps the final
+# newline).
+write() {
+    cat > "$1"
+}
+
+# skip_if_unsupported: skip when the engine says a feature is not there yet
+# (so the suite separates "missing" from "wrong").
+skip_if_unsupported() {
+    if [[ "${stderr:-}" == *"not supported"* || "${stderr:-}" == *"not implemented"* ||
+          "${stderr:-}" == *"not yet"* ]]; then
+        skip "engine: ${stderr}"
+    fi
+}
