@@ -1,0 +1,348 @@
+/*
+ * fn_date.c -- year month day hour minute second date_trunc.
+ *
+ * Dates are int32 days since 1970-01-01 and timestamps int64 microseconds
+ * since 1970-01-01 00:00:00 (core.h).  Every split of a timestamp into a day
+ * and a time of day uses floor division, so instants before 1970 land on the
+ * right day: -1 us is 1969-12-31 23:59:59.999999, not 1970-01-01.
+ *
+ *     micros ---floor / 86400e6---> days ---civil---> (year, month, day)
+ *            \--floor mod 86400e6--> time of day ---> hour, minute, second
+ *
+ * The civil conversions are Howard Hinnant's era algorithms, done here in
+ * int64 (so no date, however far out, overflows on the way) and inlined in
+ * the loops; a one-entry cache skips the conversion when consecutive rows
+ * share a day, which sorted or clustered data mostly does.
+ *
+ * Extraction returns int64 (second() is whole seconds, as DuckDB's); hour,
+ * minute and second of a date are 0.  date_trunc(part, x) returns a
+ * timestamp for dates and timestamps alike (CLI.md), part being one of
+ * millennium century decade year quarter month week (ISO: Monday) day hour
+ * minute second millisecond microsecond (DuckDB's spellings and plurals,
+ * case-insensitive); decade/century/millennium truncate the year toward
+ * zero as DuckDB does.  An unknown part or a result outside the timestamp
+ * range is a data error at the first row concerned.
+ */
+#include "fn_impl.h"
+
+#define US_PER_SEC INT64_C(1000000)
+#define US_PER_MIN (60 * US_PER_SEC)
+#define US_PER_HOUR (60 * US_PER_MIN)
+#define US_PER_DAY (24 * US_PER_HOUR)
+
+static inline int64_t floor_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
+    return q;
+}
+
+static inline int64_t floor_mod(int64_t a, int64_t b)
+{
+    int64_t r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+}
+
+static inline void civil(int64_t z, int64_t *y, int64_t *m, int64_t *d)
+{
+    z += 719468;
+    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    int64_t doe = z - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    int64_t mp = (5 * doy + 2) / 153;
+    *d = doy - (153 * mp + 2) / 5 + 1;
+    *m = mp < 10 ? mp + 3 : mp - 9;
+    *y = yoe + era * 400 + (*m <= 2);
+}
+
+static inline int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+/* ------------------------------------------------------------ typing */
+
+static bool is_temporal(TlType t) { return t == TL_TDATE || t == TL_TTIMESTAMP; }
+
+static bool types_part(const TlType *a, int n, TlType *res, TlType *want)
+{
+    if (n != 1) return false;
+    if (a[0] == TL_TNULL) want[0] = TL_TTIMESTAMP;
+    else if (is_temporal(a[0])) want[0] = a[0];
+    else return false;
+    *res = TL_TINT64;
+    return true;
+}
+
+static bool types_trunc(const TlType *a, int n, TlType *res, TlType *want)
+{
+    if (n != 2) return false;
+    if (a[0] != TL_TSTRING && a[0] != TL_TNULL) return false;
+    want[0] = TL_TSTRING;
+    if (a[1] == TL_TNULL) want[1] = TL_TTIMESTAMP;
+    else if (is_temporal(a[1])) want[1] = a[1];
+    else return false;
+    *res = TL_TTIMESTAMP;
+    return true;
+}
+
+/* ------------------------------------------------------- extraction */
+
+enum { X_YEAR, X_MONTH, X_DAY, X_HOUR, X_MINUTE, X_SECOND };
+
+/* y[i] = field `which` of the day days(i), with the one-day cache. */
+#define CIVIL_LOOP(DAYS_EXPR, FIELD)                                           \
+    do {                                                                       \
+        int64_t last_ = INT64_MIN, cy_ = 0, cm_ = 0, cd_ = 0;                  \
+        for (int64_t i = 0; i < n; i++) {                                      \
+            int64_t dd_ = (DAYS_EXPR);                                         \
+            if (dd_ != last_) {                                                \
+                civil(dd_, &cy_, &cm_, &cd_);                                  \
+                last_ = dd_;                                                   \
+            }                                                                  \
+            y[i] = FIELD;                                                      \
+        }                                                                      \
+    } while (0)
+
+static void extract_date(const int32_t *x, int64_t n, int which, int64_t *y)
+{
+    switch (which) {
+    case X_YEAR: CIVIL_LOOP(x[i], cy_); break;
+    case X_MONTH: CIVIL_LOOP(x[i], cm_); break;
+    case X_DAY: CIVIL_LOOP(x[i], cd_); break;
+    default: memset(y, 0, (size_t)n * sizeof *y); break;
+    }
+}
+
+static void extract_ts(const int64_t *x, int64_t n, int which, int64_t *y)
+{
+    switch (which) {
+    case X_YEAR: CIVIL_LOOP(floor_div(x[i], US_PER_DAY), cy_); break;
+    case X_MONTH: CIVIL_LOOP(floor_div(x[i], US_PER_DAY), cm_); break;
+    case X_DAY: CIVIL_LOOP(floor_div(x[i], US_PER_DAY), cd_); break;
+    case X_HOUR:
+        for (int64_t i = 0; i < n; i++)
+            y[i] = floor_mod(x[i], US_PER_DAY) / US_PER_HOUR;
+        break;
+    case X_MINUTE:
+        for (int64_t i = 0; i < n; i++)
+            y[i] = floor_mod(x[i], US_PER_HOUR) / US_PER_MIN;
+        break;
+    default:
+        for (int64_t i = 0; i < n; i++)
+            y[i] = floor_mod(x[i], US_PER_MIN) / US_PER_SEC;
+        break;
+    }
+}
+
+static TlStatus extract(const TlDatum *args, int64_t n_rows, int which,
+                        TlArray **out, TlError *err)
+{
+    TlBuf *validity = NULL, *values = NULL;
+    bool all_null;
+    const TlArray *a = args[0].array;
+    TL_TRY(tl_k_fn_nulls(args, 1, n_rows, &all_null, &validity, err));
+    if (all_null) return tl_k_fn_null_result(TL_TINT64, n_rows, out, err);
+    values = tl_k_fn_values(n_rows, 8, false);
+    if (!values) {
+        tl_buf_release(validity);
+        return tl_error_oom(err);
+    }
+    if (a->type == TL_TDATE)
+        extract_date(tl_array_i32(a), n_rows, which, (int64_t *)values->data);
+    else
+        extract_ts(tl_array_i64(a), n_rows, which, (int64_t *)values->data);
+    *out = tl_array_new(TL_TINT64, n_rows, values, validity, -1, NULL, 0);
+    return *out ? TL_OK : tl_error_oom(err);
+}
+
+#define EXTRACT_KERNEL(fname, which)                                           \
+    static TlStatus fname(const TlDatum *args, int n_args, int64_t n_rows,    \
+                          TlArray **out, int64_t *err_row, TlError *err)      \
+    {                                                                          \
+        TL_FN_BROADCAST(fname);                                                \
+        return extract(args, n_rows, which, out, err);                         \
+    }
+
+EXTRACT_KERNEL(k_year, X_YEAR)
+EXTRACT_KERNEL(k_month, X_MONTH)
+EXTRACT_KERNEL(k_day, X_DAY)
+EXTRACT_KERNEL(k_hour, X_HOUR)
+EXTRACT_KERNEL(k_minute, X_MINUTE)
+EXTRACT_KERNEL(k_second, X_SECOND)
+
+/* ------------------------------------------------------- date_trunc */
+
+enum {
+    T_MILLENNIUM, T_CENTURY, T_DECADE, T_YEAR, T_QUARTER, T_MONTH, T_WEEK,
+    T_DAY, /* parts up to here truncate the day */
+    T_HOUR, T_MINUTE, T_SECOND, T_MILLISECOND, T_MICROSECOND,
+};
+
+static const struct {
+    const char *word;
+    int part;
+} part_words[] = {
+    {"millennium", T_MILLENNIUM}, {"millennia", T_MILLENNIUM},
+    {"millenniums", T_MILLENNIUM}, {"mil", T_MILLENNIUM},
+    {"mils", T_MILLENNIUM},
+    {"century", T_CENTURY}, {"centuries", T_CENTURY}, {"cent", T_CENTURY},
+    {"c", T_CENTURY},
+    {"decade", T_DECADE}, {"decades", T_DECADE}, {"dec", T_DECADE},
+    {"decs", T_DECADE},
+    {"year", T_YEAR}, {"years", T_YEAR}, {"y", T_YEAR}, {"yr", T_YEAR},
+    {"yrs", T_YEAR},
+    {"quarter", T_QUARTER}, {"quarters", T_QUARTER},
+    {"month", T_MONTH}, {"months", T_MONTH}, {"mon", T_MONTH},
+    {"mons", T_MONTH},
+    {"week", T_WEEK}, {"weeks", T_WEEK}, {"w", T_WEEK},
+    {"day", T_DAY}, {"days", T_DAY}, {"d", T_DAY}, {"dayofmonth", T_DAY},
+    {"hour", T_HOUR}, {"hours", T_HOUR}, {"h", T_HOUR}, {"hr", T_HOUR},
+    {"hrs", T_HOUR},
+    {"minute", T_MINUTE}, {"minutes", T_MINUTE}, {"m", T_MINUTE},
+    {"min", T_MINUTE}, {"mins", T_MINUTE},
+    {"second", T_SECOND}, {"seconds", T_SECOND}, {"s", T_SECOND},
+    {"sec", T_SECOND}, {"secs", T_SECOND},
+    {"millisecond", T_MILLISECOND}, {"milliseconds", T_MILLISECOND},
+    {"ms", T_MILLISECOND}, {"msec", T_MILLISECOND},
+    {"msecs", T_MILLISECOND},
+    {"microsecond", T_MICROSECOND}, {"microseconds", T_MICROSECOND},
+    {"us", T_MICROSECOND}, {"usec", T_MICROSECOND},
+    {"usecs", T_MICROSECOND},
+};
+
+static int parse_part(const uint8_t *s, size_t len)
+{
+    for (size_t i = 0; i < sizeof part_words / sizeof part_words[0]; i++)
+        if (tl_k_fn_word_eq(s, len, part_words[i].word))
+            return part_words[i].part;
+    return -1;
+}
+
+/* First day of the period `part` (a day-level part) containing day d. */
+static int64_t trunc_days(int part, int64_t d)
+{
+    int64_t y, m, dd;
+    if (part == T_DAY) return d;
+    if (part == T_WEEK) return d - floor_mod(d + 3, 7); /* 1970-01-01: Thu */
+    civil(d, &y, &m, &dd);
+    switch (part) {
+    case T_MILLENNIUM: y = (y / 1000) * 1000; m = 1; break;
+    case T_CENTURY: y = (y / 100) * 100; m = 1; break;
+    case T_DECADE: y = (y / 10) * 10; m = 1; break;
+    case T_YEAR: m = 1; break;
+    case T_QUARTER: m = ((m - 1) / 3) * 3 + 1; break;
+    default: break; /* T_MONTH */
+    }
+    return days_from_civil(y, m, 1);
+}
+
+static const int64_t sub_day_unit[] = {
+    [T_HOUR] = US_PER_HOUR, [T_MINUTE] = US_PER_MIN, [T_SECOND] = US_PER_SEC,
+    [T_MILLISECOND] = 1000, [T_MICROSECOND] = 1,
+};
+
+/* Truncate v (days if is_date, else microseconds) to `part`, as a
+ * timestamp.  false if the result leaves the int64 microsecond range. */
+static inline bool trunc_one(int part, bool is_date, int64_t v, int64_t *res)
+{
+    int64_t days;
+    if (!is_date && part > T_DAY) {
+        int64_t r = floor_mod(v, sub_day_unit[part]);
+        return !__builtin_sub_overflow(v, r, res);
+    }
+    days = is_date ? v : floor_div(v, US_PER_DAY);
+    if (part <= T_DAY) days = trunc_days(part, days);
+    return !__builtin_mul_overflow(days, US_PER_DAY, res);
+}
+
+static TlStatus trunc_error(int64_t row, const uint8_t *s, size_t len,
+                            int64_t *err_row, TlError *err)
+{
+    *err_row = row;
+    if (!s)
+        return tl_error(err, TL_ERR_DATA,
+                        "date_trunc result is out of the timestamp range");
+    return tl_error(err, TL_ERR_DATA,
+                    "unknown date part '%.*s' for date_trunc (expected year, "
+                    "quarter, month, week, day, hour, minute or second)",
+                    (int)(len > 100 ? 100 : len), (const char *)s);
+}
+
+static TlStatus k_date_trunc(const TlDatum *args, int n_args, int64_t n_rows,
+                             TlArray **out, int64_t *err_row, TlError *err)
+{
+    TlBuf *validity = NULL, *values = NULL;
+    TlStatus st;
+    bool all_null;
+    TL_FN_BROADCAST(k_date_trunc);
+    TL_TRY(tl_k_fn_nulls(args, 2, n_rows, &all_null, &validity, err));
+    if (all_null) return tl_k_fn_null_result(TL_TTIMESTAMP, n_rows, out, err);
+    values = tl_k_fn_values(n_rows, 8, false);
+    if (!values) {
+        st = tl_error_oom(err);
+        goto fail;
+    }
+    const TlArray *pa = args[0].array, *xa = args[1].array;
+    const TlView *pv = tl_array_views(pa);
+    bool is_date = xa->type == TL_TDATE;
+    const int32_t *xd = is_date ? tl_array_i32(xa) : NULL;
+    const int64_t *xt = is_date ? NULL : tl_array_i64(xa);
+    int64_t *y = (int64_t *)values->data;
+    int part = -1;
+    if (args[0].scalar) {
+        const uint8_t *s = tl_view_ptr(&pv[0], pa->data);
+        part = parse_part(s, tl_view_len(pv[0]));
+        if (part < 0) {
+            int64_t row = 0;
+            while (row < n_rows && !tl_k_fn_row_valid(validity, row)) row++;
+            st = trunc_error(row < n_rows ? row : 0, s, tl_view_len(pv[0]),
+                             err_row, err);
+            goto fail;
+        }
+    }
+    for (int64_t i = 0; i < n_rows; i++) {
+        if (!tl_k_fn_row_valid(validity, i)) {
+            y[i] = 0;
+            continue;
+        }
+        if (!args[0].scalar) {
+            const uint8_t *s = tl_view_ptr(&pv[i], pa->data);
+            part = parse_part(s, tl_view_len(pv[i]));
+            if (part < 0) {
+                st = trunc_error(i, s, tl_view_len(pv[i]), err_row, err);
+                goto fail;
+            }
+        }
+        int64_t v = is_date ? xd[args[1].scalar ? 0 : i]
+                            : xt[args[1].scalar ? 0 : i];
+        if (!trunc_one(part, is_date, v, &y[i])) {
+            st = trunc_error(i, NULL, 0, err_row, err);
+            goto fail;
+        }
+    }
+    *out = tl_array_new(TL_TTIMESTAMP, n_rows, values, validity, -1, NULL, 0);
+    return *out ? TL_OK : tl_error_oom(err);
+fail:
+    tl_buf_release(values);
+    tl_buf_release(validity);
+    return st;
+}
+
+/* The date family's table for the registry (fn.c). */
+const TlFnDef tl_k_fn_date_defs[] = {
+    {"year", k_year, types_part},     {"month", k_month, types_part},
+    {"day", k_day, types_part},       {"hour", k_hour, types_part},
+    {"minute", k_minute, types_part}, {"second", k_second, types_part},
+    {"date_trunc", k_date_trunc, types_trunc},
+};
+/* Number of entries in tl_k_fn_date_defs. */
+const int tl_k_fn_date_count =
+    (int)(sizeof tl_k_fn_date_defs / sizeof tl_k_fn_date_defs[0]);
