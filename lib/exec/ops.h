@@ -1,0 +1,56 @@
+/*
+ * ops.h -- the streaming operators (scan, filter, project, limit) and the
+ * builder that turns a plan into a tree of operators.
+ *
+ * Same contract as exec.h: next() hands out an owned batch or NULL at the
+ * end; free() releases the operator and its child.  Every constructor here
+ * takes ownership of `child`, also when it fails (the child is then freed).
+ * Schemas, the expression arena and readers are borrowed from the plan and
+ * must outlive the operators.
+ */
+#ifndef TL_EXEC_OPS_H
+#define TL_EXEC_OPS_H
+
+#include "../../formats/format.h"
+#include "../plan/plan.h"
+#include "exec.h"
+
+/* One input of a scan: its reader (already projected) and, per output
+ * column, the column's index in the reader's batches or -1 (the input lacks
+ * it: nulls). */
+typedef struct TlScanInput {
+    TlReader *reader;
+    const int *pos;
+} TlScanInput;
+
+/* Read the inputs one after another as batches of `schema`.  A column the
+ * reader delivers as all-null type (no value seen) becomes an all-null array
+ * of the schema's type.  Counts rows, bytes and batches in stats.  The
+ * inputs array is copied; pos arrays are borrowed. */
+TlStatus tl_op_scan_new(const TlSchema *schema, const TlScanInput *inputs,
+                        int n_inputs, TlExecStats *stats, TlOperator **out,
+                        TlError *err);
+
+/* Keep the rows where the resolved predicate is true. */
+TlStatus tl_op_filter_new(TlOperator *child, const TlExprArena *ea,
+                          TlExprId pred, const TlSchema *schema,
+                          TlOperator **out, TlError *err);
+
+/* One output column per resolved expression (ids borrowed for the life of
+ * the operator); bare column references pass the child's array on. */
+TlStatus tl_op_project_new(TlOperator *child, const TlExprArena *ea,
+                           const TlExprId *exprs, int n_exprs,
+                           const TlSchema *schema, TlOperator **out,
+                           TlError *err);
+
+/* The first `limit` rows; stops pulling from the child once it has them. */
+TlStatus tl_op_limit_new(TlOperator *child, int64_t limit, TlOperator **out,
+                         TlError *err);
+
+/* Build the operators of the plan rooted at `root` (a node of p): readers
+ * are projected as the scan node says.  stats is shared by every operator.
+ * *out owns the whole tree. */
+TlStatus tl_exec_build(TlPlan *p, TlPlanId root, TlExecStats *stats,
+                       TlOperator **out, TlError *err);
+
+#endif

@@ -1,0 +1,153 @@
+/*
+ * physical.c -- plan -> operators.
+ *
+ * One operator per plan node, built from the bottom up (the child first,
+ * then the node over it).  The scan node also projects its readers: for
+ * every input, the reader columns behind the scan's output columns are
+ * handed to tl_reader_project (each once), and pos[] records where each
+ * output column lands in that reader's batches.
+ *
+ * Lists the operators borrow (sort flags, column indexes) are copied into
+ * the plan's string pool, so they live exactly as long as the plan;
+ * expression ids are read straight from the plan's list arena, which no
+ * longer grows once the operators exist.
+ */
+#include "ops.h"
+
+#include <string.h>
+
+static TlStatus build_scan(TlPlan *p, const TlPlanNode *n, TlExecStats *stats,
+                           TlOperator **out, TlError *err)
+{
+    int nc = n->schema->n_fields;
+    TlScanInput *ins = tl_calloc((size_t)(p->n_inputs ? p->n_inputs : 1), sizeof *ins);
+    int *cols = tl_malloc((size_t)(nc ? nc : 1) * sizeof *cols);
+    int *pos = tl_malloc((size_t)(p->n_inputs ? p->n_inputs : 1) *
+                         (size_t)(nc ? nc : 1) * sizeof *pos);
+    TlStatus st = TL_OK;
+
+    if (!ins || !cols || !pos) {
+        st = tl_error_oom(err);
+        goto done;
+    }
+    for (int i = 0; i < p->n_inputs && st == TL_OK; i++) {
+        const TlPlanInput *in = &p->inputs[i];
+        int *ip = pos + (size_t)i * (size_t)(nc ? nc : 1);
+        int n_cols = 0;
+        for (int k = 0; k < nc; k++) {
+            int u = n->projected ? tl_plan_int(p, n->cols, (uint32_t)k) : k;
+            int r = in->map[u], at = -1;
+            if (r >= 0) {
+                for (int j = 0; j < n_cols; j++)
+                    if (cols[j] == r) at = j;
+                if (at < 0) {
+                    at = n_cols;
+                    cols[n_cols++] = r;
+                }
+            }
+            ip[k] = at;
+        }
+        st = tl_reader_project(in->reader, cols, n_cols, err);
+        ins[i].reader = in->reader;
+        ins[i].pos = ip;
+    }
+    if (st == TL_OK)
+        st = tl_op_scan_new(n->schema, ins, p->n_inputs, stats, out, err);
+done:
+    tl_free(ins);
+    tl_free(cols);
+    tl_free(pos);
+    return st;
+}
+
+/* A copy of int list (start, n) in the plan's pool, as int. */
+static TlStatus int_list(TlPlan *p, uint32_t start, uint32_t n, int **out,
+                         TlError *err)
+{
+    int *v = tl_strpool_alloc(&p->ea.pool, (n ? n : 1) * sizeof *v);
+    if (!v) return tl_error_oom(err);
+    for (uint32_t i = 0; i < n; i++) v[i] = tl_plan_int(p, start, i);
+    *out = v;
+    return TL_OK;
+}
+
+static const TlExprId *id_list(const TlPlan *p, uint32_t start, uint32_t n)
+{
+    return n ? (const TlExprId *)tl_arena_at(&p->ids, start) : NULL;
+}
+
+static TlStatus build(TlPlan *p, TlPlanId id, TlExecStats *stats,
+                      TlOperator **out, TlError *err)
+{
+    TlPlanNode n = *tl_plan_node(p, id);
+    TlOperator *child = NULL, *op = NULL;
+    TlStatus st;
+    int *cols = NULL;
+
+    *out = NULL;
+    if (n.kind == TL_PLAN_SCAN) return build_scan(p, &n, stats, out, err);
+    if (n.kind == TL_PLAN_JOIN)
+        return tl_error(err, TL_ERR_USAGE, "joins are not supported yet");
+    TL_TRY(build(p, n.child, stats, &child, err));
+
+    switch ((TlPlanKind)n.kind) {
+    case TL_PLAN_FILTER:
+        st = tl_op_filter_new(child, &p->ea, tl_plan_expr(p, n.exprs, 0),
+                              n.schema, &op, err);
+        break;
+    case TL_PLAN_PROJECT:
+        st = tl_op_project_new(child, &p->ea, id_list(p, n.exprs, n.n_exprs),
+                               (int)n.n_exprs, n.schema, &op, err);
+        break;
+    case TL_PLAN_AGGREGATE:
+        st = tl_op_agg_new(child, &p->ea, id_list(p, n.exprs, n.n_exprs),
+                           (int)n.n_exprs, id_list(p, n.aggs, n.n_aggs),
+                           (int)n.n_aggs, n.schema, &op, err);
+        break;
+    case TL_PLAN_SORT: {
+        bool *flags = tl_strpool_alloc(&p->ea.pool, 2 * (n.n_exprs + 1));
+        if (!flags) {
+            child->free(child);
+            return tl_error_oom(err);
+        }
+        for (uint32_t i = 0; i < n.n_exprs; i++) {
+            int32_t f = tl_plan_int(p, n.flags, i);
+            flags[i] = (f & TL_SORT_DESC) != 0;
+            flags[n.n_exprs + i] = (f & TL_SORT_NULLS_FIRST) != 0;
+        }
+        st = tl_op_sort_new(child, &p->ea, id_list(p, n.exprs, n.n_exprs), flags,
+                            flags + n.n_exprs, (int)n.n_exprs, n.limit, &op, err);
+        break;
+    }
+    case TL_PLAN_LIMIT:
+        st = tl_op_limit_new(child, n.limit, &op, err);
+        break;
+    case TL_PLAN_LIMIT_BY:
+    case TL_PLAN_DISTINCT:
+        st = int_list(p, n.cols, n.n_cols, &cols, err);
+        if (st != TL_OK) {
+            child->free(child);
+            return st;
+        }
+        st = n.kind == TL_PLAN_DISTINCT
+                 ? tl_op_distinct_new(child, cols, (int)n.n_cols, &op, err)
+                 : tl_op_limit_by_new(child, n.limit, cols, (int)n.n_cols, &op,
+                                      err);
+        break;
+    default:
+        child->free(child);
+        return tl_error(err, TL_ERR_DATA, "internal error: plan node kind %d",
+                        (int)n.kind);
+    }
+    if (st != TL_OK) return st;
+    op->stats = stats;
+    *out = op;
+    return TL_OK;
+}
+
+/* See ops.h. */
+TlStatus tl_exec_build(TlPlan *p, TlPlanId root, TlExecStats *stats,
+                       TlOperator **out, TlError *err)
+{
+    return build(p, root, stats, out, err);
+}

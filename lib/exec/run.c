@@ -1,0 +1,507 @@
+/*
+ * run.c -- tally_run: the driver behind every mode.
+ *
+ * A run is a loop of attempts:
+ *
+ *   read options   delimiter, --null, --no-header, --schema (parsed here),
+ *                  --from; inputs expanded (globs, the pipeline file's folder)
+ *   attempt        build the plan (opens the readers, learns the schemas)
+ *                  -> optimize (unless --no-optimize) -> operators
+ *                  -> pull batches from the root into the writer
+ *   restart        a reader met a value its column's type cannot hold: it
+ *                  recorded the wider type in this run's hints and returned
+ *                  TL_ERR_RESTART.  The output written so far is discarded
+ *                  (tl_sink_reset), the plan freed, and the next attempt
+ *                  plans with the hints, so the result is as if the wider
+ *                  type had been known from the start.  Types only widen, so
+ *                  this ends; an attempt that restarts without widening
+ *                  anything is reported instead of looping.
+ *   commit         only a complete run commits its sink; on any error the
+ *                  sink is closed without commit, so an existing output file
+ *                  is left untouched and standard output gets nothing.
+ *
+ * The modes share the loop: TALLY_RUN writes the pipeline's result as CSV or
+ * TSV; TALLY_SCHEMA runs the bare scan over everything (all columns, with
+ * restarts) and prints `column,type` rows; TALLY_EXPLAIN plans (with the
+ * first batch's types) and prints the plan text.  --stats prints the
+ * counters of the successful attempt (plus the number of restarts) to
+ * standard error, one `key: value` per line.
+ */
+#include "../plan/plan.h"
+#include "ops.h"
+
+#include <ctype.h>
+#include <glob.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct Run {
+    const TallySpec *spec;
+    TallyMode mode;
+    TlReadOptions read;
+    TlSchema fixed;           /* --schema */
+    char **display, **paths;  /* expanded inputs */
+    int n_inputs, cap_inputs;
+    TlTypeHints *hints;       /* per input */
+    char *out_path;           /* NULL: standard output */
+    const char *out_format;   /* "csv" / "tsv" */
+    TlSink *sink;
+    TlExecStats stats;
+    int64_t rows_written;
+    char *converted;          /* "a=10 b=10" of the successful attempt */
+} Run;
+
+/* Number of online processors (at least 1). */
+int tally_cpu_count(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 4096 ? 4096 : (int)n;
+}
+
+/* ------------------------------------------------------------ options */
+
+static char *trim(char *s)
+{
+    char *e;
+    while (isspace((unsigned char)*s)) s++;
+    e = s + strlen(s);
+    while (e > s && isspace((unsigned char)e[-1])) *--e = '\0';
+    return s;
+}
+
+/* --schema 'name:type,...' into r->fixed.  A name may be double-quoted
+ * ("unit price":float); the type is the text after the last colon. */
+static TlStatus parse_schema(Run *r, const char *text, TlError *err)
+{
+    char *copy = tl_strdup(text), *item, *save = NULL;
+    TlStatus st = TL_OK;
+    if (!copy) return tl_error_oom(err);
+    for (item = strtok_r(copy, ",", &save); item && st == TL_OK;
+         item = strtok_r(NULL, ",", &save)) {
+        char *colon = strrchr(item, ':'), *name, *type;
+        TlType t;
+        if (!colon) {
+            st = tl_error(err, TL_ERR_USAGE, "--schema: expected NAME:TYPE, got \"%s\"",
+                          trim(item));
+            break;
+        }
+        *colon = '\0';
+        name = trim(item);
+        type = trim(colon + 1);
+        size_t nl = strlen(name);
+        if (nl >= 2 && name[0] == '"' && name[nl - 1] == '"') {
+            name[nl - 1] = '\0';
+            name++;
+        }
+        if (!*name) {
+            st = tl_error(err, TL_ERR_USAGE, "--schema: a column name is missing");
+            break;
+        }
+        if (!tl_type_parse(type, strlen(type), &t) || t == TL_TNULL) {
+            st = tl_error(err, TL_ERR_USAGE,
+                          "--schema: unknown type \"%s\" for column \"%s\"", type,
+                          name);
+            break;
+        }
+        if (tl_schema_find(&r->fixed, name) >= 0) {
+            st = tl_error(err, TL_ERR_USAGE, "--schema: column \"%s\" given twice",
+                          name);
+            break;
+        }
+        st = tl_schema_add(&r->fixed, name, t, err);
+    }
+    tl_free(copy);
+    return st;
+}
+
+/* dir + "/" + path, or a copy of path when it is absolute or dir is NULL. */
+static char *join_path(const char *dir, const char *path)
+{
+    if (!dir || !*dir || path[0] == '/' || strcmp(path, "-") == 0)
+        return tl_strdup(path);
+    size_t n = strlen(dir) + strlen(path) + 2;
+    char *s = tl_malloc(n);
+    if (s) snprintf(s, n, "%s/%s", dir, path);
+    return s;
+}
+
+static TlStatus add_input(Run *r, const char *display, const char *path,
+                          TlError *err)
+{
+    if (r->n_inputs == r->cap_inputs) {
+        int nc = r->cap_inputs ? r->cap_inputs * 2 : 4;
+        char **d = tl_realloc(r->display, (size_t)nc * sizeof *d);
+        if (!d) return tl_error_oom(err);
+        r->display = d;
+        char **p = tl_realloc(r->paths, (size_t)nc * sizeof *p);
+        if (!p) return tl_error_oom(err);
+        r->paths = p;
+        r->cap_inputs = nc;
+    }
+    r->display[r->n_inputs] = tl_strdup(display);
+    r->paths[r->n_inputs] = tl_strdup(path);
+    if (!r->display[r->n_inputs] || !r->paths[r->n_inputs]) {
+        tl_free(r->display[r->n_inputs]);
+        tl_free(r->paths[r->n_inputs]);
+        return tl_error_oom(err);
+    }
+    r->n_inputs++;
+    return TL_OK;
+}
+
+/* Inputs: relative to the pipeline file's folder; a pattern with * ? [ that
+ * names no file is expanded (sorted), and must match something. */
+static TlStatus expand_inputs(Run *r, TlError *err)
+{
+    const TallySpec *s = r->spec;
+    const char *dir = s->spec_dir;
+    size_t dl = dir ? strlen(dir) : 0;
+    for (int i = 0; i < s->n_inputs; i++) {
+        const char *in = s->inputs[i];
+        char *path = join_path(dir, in);
+        struct stat sb;
+        TlStatus st = TL_OK;
+        if (!path) return tl_error_oom(err);
+        if (strpbrk(in, "*?[") && stat(path, &sb) != 0) {
+            glob_t g;
+            int rc = glob(path, 0, NULL, &g);
+            if (rc == GLOB_NOMATCH) {
+                st = tl_error(err, TL_ERR_IO, "no file matches \"%s\"", in);
+            } else if (rc != 0) {
+                st = tl_error(err, TL_ERR_IO, "cannot expand \"%s\"", in);
+            } else {
+                for (size_t k = 0; k < g.gl_pathc && st == TL_OK; k++) {
+                    const char *m = g.gl_pathv[k];
+                    const char *shown = m;
+                    if (dir && in[0] != '/' && strncmp(m, dir, dl) == 0 && m[dl] == '/')
+                        shown = m + dl + 1;
+                    st = add_input(r, shown, m, err);
+                }
+            }
+            if (rc != GLOB_NOMATCH) globfree(&g);
+        } else {
+            st = add_input(r, in, path, err);
+        }
+        tl_free(path);
+        TL_TRY(st);
+    }
+    if (r->n_inputs == 0) return tl_error(err, TL_ERR_USAGE, "no input given");
+    r->hints = tl_calloc((size_t)r->n_inputs, sizeof *r->hints);
+    return r->hints ? TL_OK : tl_error_oom(err);
+}
+
+static TlStatus prepare(Run *r, TlError *err)
+{
+    const TallySpec *s = r->spec;
+    r->read.delimiter = s->delimiter;
+    r->read.null_text = s->null_text;
+    r->read.no_header = s->no_header;
+    r->read.from = s->from;
+    if (s->schema) {
+        TL_TRY(parse_schema(r, s->schema, err));
+        r->read.schema = &r->fixed;
+    }
+    TL_TRY(expand_inputs(r, err));
+    if (r->mode == TALLY_RUN && s->output && strcmp(s->output, "-") != 0) {
+        r->out_path = join_path(s->spec_dir, s->output);
+        if (!r->out_path) return tl_error_oom(err);
+    }
+    return TL_OK;
+}
+
+/* The output format: --to, else the -o suffix, else CSV. */
+static TlStatus output_format(Run *r, TlError *err)
+{
+    const char *fmt = r->spec->to, *comp = NULL;
+    if (!fmt && r->out_path) {
+        fmt = tl_format_from_path(r->out_path, &comp);
+        if (comp)
+            return tl_error(err, TL_ERR_USAGE,
+                            "unsupported output compression \"%s\"", comp);
+    }
+    if (!fmt) fmt = "csv";
+    if (strcasecmp(fmt, "csv") == 0) r->out_format = "csv";
+    else if (strcasecmp(fmt, "tsv") == 0) r->out_format = "tsv";
+    else return tl_error(err, TL_ERR_USAGE, "unsupported output format \"%s\"", fmt);
+    return TL_OK;
+}
+
+/* ------------------------------------------------------------ attempts */
+
+static TlStatus hints_copy(const Run *r, TlTypeHints *snap, TlError *err)
+{
+    for (int i = 0; i < r->n_inputs; i++)
+        TL_TRY(tl_schema_copy(&snap[i].cols, &r->hints[i].cols, err));
+    return TL_OK;
+}
+
+static bool hints_equal(const Run *r, const TlTypeHints *snap)
+{
+    for (int i = 0; i < r->n_inputs; i++) {
+        const TlSchema *a = &snap[i].cols, *b = &r->hints[i].cols;
+        if (a->n_fields != b->n_fields) return false;
+        for (int c = 0; c < a->n_fields; c++)
+            if (a->fields[c].type != b->fields[c].type ||
+                strcmp(a->fields[c].name, b->fields[c].name) != 0)
+                return false;
+    }
+    return true;
+}
+
+/* "name=count ..." for the columns the readers converted, in the order of
+ * the scan's (full) schema, counts summed over inputs. */
+static TlStatus collect_converted(Run *r, const TlPlan *p, TlError *err)
+{
+    const TlSchema *u = tl_plan_node(p, p->scan)->schema;
+    int64_t *sum = tl_calloc((size_t)(u->n_fields ? u->n_fields : 1), sizeof *sum);
+    size_t cap = 64, len = 0;
+    char *s = tl_malloc(cap);
+    if (!sum || !s) {
+        tl_free(sum);
+        tl_free(s);
+        return tl_error_oom(err);
+    }
+    s[0] = '\0';
+    for (int i = 0; i < p->n_inputs; i++) {
+        const TlReaderStats *rs = tl_reader_stats(p->inputs[i].reader);
+        if (!rs->converted) continue;
+        for (int j = 0; j < u->n_fields; j++)
+            if (p->inputs[i].map[j] >= 0) sum[j] += rs->converted[p->inputs[i].map[j]];
+    }
+    for (int j = 0; j < u->n_fields; j++) {
+        if (sum[j] == 0) continue;
+        size_t need = len + strlen(u->fields[j].name) + 32;
+        if (need > cap) {
+            while (cap < need) cap *= 2;
+            char *ns = tl_realloc(s, cap);
+            if (!ns) {
+                tl_free(sum);
+                tl_free(s);
+                return tl_error_oom(err);
+            }
+            s = ns;
+        }
+        len += (size_t)snprintf(s + len, cap - len, "%s%s=%lld", len ? " " : "",
+                                u->fields[j].name, (long long)sum[j]);
+    }
+    tl_free(sum);
+    tl_free(r->converted);
+    r->converted = s;
+    return TL_OK;
+}
+
+static TlStatus build_plan(Run *r, bool no_steps, TlPlan **out, TlError *err)
+{
+    TlPlanOptions po;
+    memset(&po, 0, sizeof po);
+    po.display = r->display;
+    po.paths = r->paths;
+    po.n_inputs = r->n_inputs;
+    po.read = &r->read;
+    po.hints = r->hints;
+    po.no_steps = no_steps;
+    TL_TRY(tl_plan_build(r->spec, &po, out, err));
+    if (!no_steps && !r->spec->no_optimize) {
+        TlStatus st = tl_opt_run(*out, err);
+        if (st != TL_OK) {
+            tl_plan_free(*out);
+            *out = NULL;
+            return st;
+        }
+    }
+    return TL_OK;
+}
+
+/* Write `column,type` rows for schema s through a CSV writer. */
+static TlStatus write_schema(Run *r, const TlSchema *s, TlError *err)
+{
+    TlSchema out = {0, NULL};
+    TlBuilder bn, bt;
+    TlBatch *b = NULL;
+    TlWriter *w = NULL;
+    TlStatus st;
+    tl_builder_init(&bn, TL_TSTRING);
+    tl_builder_init(&bt, TL_TSTRING);
+    st = tl_schema_add(&out, "column", TL_TSTRING, err);
+    if (st == TL_OK) st = tl_schema_add(&out, "type", TL_TSTRING, err);
+    for (int i = 0; st == TL_OK && i < s->n_fields; i++) {
+        TlType t = s->fields[i].type == TL_TNULL ? TL_TSTRING : s->fields[i].type;
+        const char *tn = tl_type_name(t);
+        if (!tl_builder_append_str(&bn, s->fields[i].name, strlen(s->fields[i].name)) ||
+            !tl_builder_append_str(&bt, tn, strlen(tn)))
+            st = tl_error_oom(err);
+    }
+    if (st == TL_OK) {
+        b = tl_batch_new(&out, 2, s->n_fields);
+        if (!b) st = tl_error_oom(err);
+    }
+    if (st == TL_OK) {
+        b->cols[0] = tl_builder_finish(&bn);
+        b->cols[1] = tl_builder_finish(&bt);
+        if (!b->cols[0] || !b->cols[1]) st = tl_error_oom(err);
+    }
+    if (st == TL_OK) st = tl_writer_open(r->sink, "csv", &out, NULL, &w, err);
+    if (st == TL_OK && s->n_fields > 0) st = tl_writer_write(w, b, err);
+    if (st == TL_OK) st = tl_writer_finish(w, err);
+    tl_writer_free(w);
+    tl_batch_free(b);
+    tl_builder_free(&bn);
+    tl_builder_free(&bt);
+    tl_schema_free(&out);
+    return st;
+}
+
+/* One attempt of a run or schema mode.  Fills r->stats on success. */
+static TlStatus attempt(Run *r, TlError *err)
+{
+    bool schema_mode = r->mode == TALLY_SCHEMA;
+    TlPlan *p = NULL;
+    TlOperator *root = NULL;
+    TlWriter *w = NULL;
+    TlStatus st;
+    TlWriteOptions wo;
+    TlPlanId top;
+
+    st = build_plan(r, schema_mode, &p, err);
+    if (st != TL_OK) return st;
+    top = p->opt_root != TL_NO_ID ? p->opt_root : p->root;
+    if ((st = tl_exec_build(p, top, &r->stats, &root, err)) != TL_OK) goto done;
+    if (!schema_mode) {
+        memset(&wo, 0, sizeof wo);
+        wo.delimiter = strcmp(r->out_format, "tsv") == 0 ? '\t' : ',';
+        wo.header = true;
+        st = tl_writer_open(r->sink, r->out_format, root->schema, &wo, &w, err);
+        if (st != TL_OK) goto done;
+    }
+    for (;;) {
+        TlBatch *b = NULL;
+        if ((st = root->next(root, &b, err)) != TL_OK) goto done;
+        if (!b) break;
+        if (w) st = tl_writer_write(w, b, err);
+        r->rows_written += b->n_rows;
+        tl_batch_free(b);
+        if (st != TL_OK) goto done;
+    }
+    if (w && (st = tl_writer_finish(w, err)) != TL_OK) goto done;
+    if ((st = collect_converted(r, p, err)) != TL_OK) goto done;
+    if (schema_mode) st = write_schema(r, tl_plan_node(p, p->root)->schema, err);
+done:
+    tl_writer_free(w);
+    if (root) root->free(root);
+    tl_plan_free(p);
+    return st;
+}
+
+/* Run attempts until one does not restart. */
+static TlStatus run_loop(Run *r, TlError *err)
+{
+    TlTypeHints *snap = tl_calloc((size_t)r->n_inputs, sizeof *snap);
+    int64_t restarts = 0;
+    TlStatus st;
+    if (!snap) return tl_error_oom(err);
+    for (;;) {
+        for (int i = 0; i < r->n_inputs; i++) tl_schema_free(&snap[i].cols);
+        if ((st = hints_copy(r, snap, err)) != TL_OK) break;
+        memset(&r->stats, 0, sizeof r->stats);
+        r->rows_written = 0;
+        st = attempt(r, err);
+        if (st != TL_ERR_RESTART) break;
+        if (hints_equal(r, snap)) {
+            char msg[TL_ERRMSG_MAX];
+            snprintf(msg, sizeof msg, "%s", err->msg);
+            st = tl_error(err, TL_ERR_DATA,
+                          "internal error: type inference restarted without "
+                          "widening a type (%s)", msg);
+            break;
+        }
+        restarts++;
+        if ((st = tl_sink_reset(r->sink, err)) != TL_OK) break;
+    }
+    r->stats.restarts = restarts;
+    for (int i = 0; i < r->n_inputs; i++) tl_schema_free(&snap[i].cols);
+    tl_free(snap);
+    return st;
+}
+
+static void print_stats(const Run *r)
+{
+    const TlExecStats *s = &r->stats;
+    fprintf(stderr,
+            "rows_read: %lld\nbytes_read: %lld\nbatches: %lld\nconverted:%s%s\n"
+            "groups: %lld\nrows_sorted: %lld\nrows_written: %lld\nrestarts: %lld\n",
+            (long long)s->rows_read, (long long)s->bytes_read,
+            (long long)s->batches_read,
+            r->converted && *r->converted ? " " : "",
+            r->converted ? r->converted : "", (long long)s->groups,
+            (long long)s->rows_sorted, (long long)r->rows_written,
+            (long long)s->restarts);
+}
+
+static TlStatus run_explain(Run *r, TlError *err)
+{
+    TlPlan *p = NULL;
+    char *text = NULL;
+    size_t len = 0;
+    TlStatus st = build_plan(r, false, &p, err);
+    if (st == TL_OK) st = tl_plan_explain(p, &text, &len, err);
+    if (st == TL_OK) st = tl_sink_open(NULL, &r->sink, err);
+    if (st == TL_OK) st = tl_sink_write(r->sink, text, len, err);
+    if (st == TL_OK) st = tl_sink_commit(r->sink, err);
+    tl_free(text);
+    tl_plan_free(p);
+    return st;
+}
+
+static TlStatus run(Run *r, TlError *err)
+{
+    TL_TRY(prepare(r, err));
+    if (r->mode == TALLY_EXPLAIN) return run_explain(r, err);
+    if (r->mode == TALLY_RUN) TL_TRY(output_format(r, err));
+    TL_TRY(tl_sink_open(r->out_path, &r->sink, err));
+    TL_TRY(run_loop(r, err));
+    TL_TRY(tl_sink_commit(r->sink, err));
+    if (r->spec->stats) print_stats(r);
+    return TL_OK;
+}
+
+/* See tally.h.  Runs spec in mode; returns the exit status and, on 1 or 2,
+ * the message in err.  A closed standard output is a quiet success. */
+int tally_run(const TallySpec *spec, TallyMode mode, TallyError *uerr)
+{
+    Run r;
+    TlError err;
+    TlStatus st;
+    memset(&r, 0, sizeof r);
+    memset(&err, 0, sizeof err);
+    r.spec = spec;
+    r.mode = mode;
+    st = run(&r, &err);
+
+    tl_sink_close(r.sink);
+    for (int i = 0; i < r.n_inputs; i++) {
+        tl_free(r.display[i]);
+        tl_free(r.paths[i]);
+        if (r.hints) tl_schema_free(&r.hints[i].cols);
+    }
+    tl_free(r.display);
+    tl_free(r.paths);
+    tl_free(r.hints);
+    tl_free(r.out_path);
+    tl_free(r.converted);
+    tl_schema_free(&r.fixed);
+    tl_stdin_cache_free();
+
+    if (st == TL_ERR_PIPE) st = TL_OK;
+    if (uerr) {
+        uerr->exit_code = tl_error_exit_code(st);
+        uerr->message[0] = '\0';
+        if (st != TL_OK) {
+            snprintf(uerr->message, sizeof uerr->message, "%s",
+                     err.msg[0] ? err.msg : "failed");
+        }
+    }
+    return tl_error_exit_code(st);
+}

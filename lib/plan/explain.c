@@ -1,0 +1,239 @@
+/*
+ * explain.c -- the plan as text, for `tally explain` and for tests.
+ *
+ * One line per node, the root first, each child indented two more spaces:
+ *
+ *   logical plan:
+ *     limit 10
+ *       sort total desc
+ *         aggregate by region: total = sum(amount), n = count()
+ *           filter amount > 100 and region != 'test'
+ *             scan sales.csv
+ *   optimized plan:
+ *     sort total desc limit 10
+ *       aggregate by region: total = sum(amount), n = count()
+ *         filter amount > 100 and region != 'test'
+ *           scan sales.csv columns region, amount
+ *   output: region string, total int64, n int64
+ *
+ * Expressions are printed by tl_expr_print (canonical form), names quoted
+ * only when they are not plain identifiers.  Nothing here prints an origin
+ * (a flag name or a JSON path), so the flag form and the JSON form of one
+ * pipeline print the same text.
+ */
+#include "plan.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct Out {
+    char **buf;
+    size_t *len, *cap;
+    TlError *err;
+    TlStatus st;
+} Out;
+
+static void put(Out *o, const char *s, size_t n)
+{
+    if (o->st != TL_OK) return;
+    if (*o->len + n + 1 > *o->cap) {
+        size_t nc = *o->cap ? *o->cap : 256;
+        while (nc < *o->len + n + 1) nc *= 2;
+        char *b = tl_realloc(*o->buf, nc);
+        if (!b) { o->st = tl_error_oom(o->err); return; }
+        *o->buf = b;
+        *o->cap = nc;
+    }
+    memcpy(*o->buf + *o->len, s, n);
+    *o->len += n;
+    (*o->buf)[*o->len] = '\0';
+}
+
+static void puts_(Out *o, const char *s) { put(o, s, strlen(s)); }
+
+static void put_i64(Out *o, int64_t v)
+{
+    char b[32];
+    int n = snprintf(b, sizeof b, "%lld", (long long)v);
+    put(o, b, (size_t)n);
+}
+
+/* A name as typed in an expression: bare when it is a plain identifier,
+ * else double-quoted with "" for a quote. */
+static void put_name(Out *o, const char *name)
+{
+    bool plain = name[0] != '\0' && !isdigit((unsigned char)name[0]);
+    for (const char *c = name; *c && plain; c++)
+        if (!(isalnum((unsigned char)*c) || *c == '_')) plain = false;
+    if (plain) { puts_(o, name); return; }
+    put(o, "\"", 1);
+    for (const char *c = name; *c; c++) {
+        if (*c == '"') put(o, "\"", 1);
+        put(o, c, 1);
+    }
+    put(o, "\"", 1);
+}
+
+static void put_expr(Out *o, const TlPlan *p, TlExprId id)
+{
+    char small[256];
+    size_t n = tl_expr_print(&p->ea, id, small, sizeof small);
+    if (n < sizeof small) { put(o, small, n); return; }
+    char *big = tl_malloc(n + 1);
+    if (!big) { if (o->st == TL_OK) o->st = tl_error_oom(o->err); return; }
+    tl_expr_print(&p->ea, id, big, n + 1);
+    put(o, big, n);
+    tl_free(big);
+}
+
+static void put_cols(Out *o, const TlPlan *p, const TlPlanNode *n,
+                     const TlSchema *s)
+{
+    for (uint32_t i = 0; i < n->n_cols; i++) {
+        if (i) puts_(o, ", ");
+        put_name(o, s->fields[tl_plan_int(p, n->cols, i)].name);
+    }
+}
+
+static void node_line(Out *o, const TlPlan *p, const TlPlanNode *n)
+{
+    const TlSchema *in = n->child != TL_NO_ID ? tl_plan_node(p, n->child)->schema
+                                              : NULL;
+    switch ((TlPlanKind)n->kind) {
+    case TL_PLAN_SCAN:
+        puts_(o, "scan ");
+        for (int i = 0; i < p->n_inputs; i++) {
+            if (i) puts_(o, ", ");
+            puts_(o, p->inputs[i].display);
+        }
+        if (n->projected) {
+            puts_(o, " columns ");
+            if (n->schema->n_fields == 0) puts_(o, "(none)");
+            for (int i = 0; i < n->schema->n_fields; i++) {
+                if (i) puts_(o, ", ");
+                put_name(o, n->schema->fields[i].name);
+            }
+        }
+        break;
+    case TL_PLAN_FILTER:
+        puts_(o, "filter ");
+        put_expr(o, p, tl_plan_expr(p, n->exprs, 0));
+        break;
+    case TL_PLAN_PROJECT:
+        puts_(o, "project ");
+        for (uint32_t i = 0; i < n->n_exprs; i++) {
+            TlExprId e = tl_plan_expr(p, n->exprs, i);
+            const TlExpr *x = tl_ea_node(&p->ea, e);
+            const char *name = n->schema->fields[i].name;
+            if (i) puts_(o, ", ");
+            if (x->kind == TL_X_COL && x->name && strcmp(x->name, name) == 0) {
+                put_name(o, name);
+            } else {
+                put_expr(o, p, e);
+                puts_(o, " as ");
+                put_name(o, name);
+            }
+        }
+        break;
+    case TL_PLAN_AGGREGATE:
+        puts_(o, "aggregate");
+        if (n->n_exprs) puts_(o, " by ");
+        for (uint32_t i = 0; i < n->n_exprs; i++) {
+            if (i) puts_(o, ", ");
+            put_expr(o, p, tl_plan_expr(p, n->exprs, i));
+        }
+        if (n->n_aggs) puts_(o, ": ");
+        for (uint32_t i = 0; i < n->n_aggs; i++) {
+            if (i) puts_(o, ", ");
+            put_name(o, n->schema->fields[n->n_exprs + i].name);
+            puts_(o, " = ");
+            put_expr(o, p, tl_plan_expr(p, n->aggs, i));
+        }
+        break;
+    case TL_PLAN_SORT:
+        puts_(o, "sort ");
+        for (uint32_t i = 0; i < n->n_exprs; i++) {
+            int32_t f = tl_plan_int(p, n->flags, i);
+            if (i) puts_(o, ", ");
+            put_expr(o, p, tl_plan_expr(p, n->exprs, i));
+            if (f & TL_SORT_DESC) puts_(o, " desc");
+            if (f & TL_SORT_NULLS_FIRST) puts_(o, " nulls first");
+        }
+        if (n->limit >= 0) {
+            puts_(o, " limit ");
+            put_i64(o, n->limit);
+        }
+        break;
+    case TL_PLAN_LIMIT:
+        puts_(o, "limit ");
+        put_i64(o, n->limit);
+        break;
+    case TL_PLAN_LIMIT_BY:
+        puts_(o, "limit ");
+        put_i64(o, n->limit);
+        puts_(o, " by ");
+        put_cols(o, p, n, in);
+        break;
+    case TL_PLAN_DISTINCT:
+        puts_(o, "distinct");
+        if (n->n_cols) puts_(o, " ");
+        put_cols(o, p, n, in);
+        break;
+    case TL_PLAN_JOIN:
+        puts_(o, "join");
+        break;
+    }
+}
+
+static void tree(Out *o, const TlPlan *p, TlPlanId id, int indent)
+{
+    while (id != TL_NO_ID && o->st == TL_OK) {
+        const TlPlanNode *n = tl_plan_node(p, id);
+        for (int i = 0; i < indent; i++) put(o, " ", 1);
+        node_line(o, p, n);
+        put(o, "\n", 1);
+        if (n->right != TL_NO_ID) tree(o, p, n->right, indent + 2);
+        id = n->child;
+        indent += 2;
+    }
+}
+
+/* See plan.h. */
+TlStatus tl_plan_print_tree(const TlPlan *p, TlPlanId root, int indent,
+                            char **buf, size_t *len, size_t *cap, TlError *err)
+{
+    Out o = {buf, len, cap, err, TL_OK};
+    tree(&o, p, root, indent);
+    return o.st;
+}
+
+/* See plan.h. */
+TlStatus tl_plan_explain(const TlPlan *p, char **out, size_t *len, TlError *err)
+{
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    Out o = {&buf, &n, &cap, err, TL_OK};
+    TlPlanId opt = p->opt_root != TL_NO_ID ? p->opt_root : p->root;
+    const TlSchema *s = tl_plan_node(p, opt)->schema;
+
+    puts_(&o, "logical plan:\n");
+    tree(&o, p, p->root, 2);
+    puts_(&o, "optimized plan:\n");
+    tree(&o, p, opt, 2);
+    puts_(&o, "output: ");
+    for (int i = 0; i < s->n_fields; i++) {
+        if (i) puts_(&o, ", ");
+        put_name(&o, s->fields[i].name);
+        puts_(&o, " ");
+        puts_(&o, tl_type_name(s->fields[i].type));
+    }
+    puts_(&o, "\n");
+    if (o.st != TL_OK) {
+        tl_free(buf);
+        return o.st;
+    }
+    *out = buf;
+    *len = n;
+    return TL_OK;
+}

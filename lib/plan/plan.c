@@ -1,0 +1,789 @@
+/*
+ * plan.c -- TallySpec -> logical plan.
+ *
+ * The plan is built in one pass over the spec.  First the scan: every input
+ * is opened (its reader reads the header and infers types from the first
+ * batch), and the scan's schema is the union of the inputs' columns by name,
+ * in order of first appearance (../shared/CLI.md, several inputs):
+ *
+ *   int64 + float64 -> float64      null (no value seen) + T -> T
+ *   any other mix   -> string       still null at the end  -> string
+ *
+ * An input whose column is narrower than the union is reopened with a type
+ * hint, so its reader produces the union's type directly (reading "01" as a
+ * string gives "01", where casting the int 1 would give "1").  A column
+ * nobody has seen a value in becomes string, as DuckDB makes it VARCHAR; the
+ * scan operator hands out all-null string arrays for it.
+ *
+ * Then one node per step, each expression parsed from its TallyText
+ * (registered as a source so errors can point into it) and resolved against
+ * the current schema:
+ *
+ *   filter    filter node per predicate (must be bool)
+ *   select    project node (names: `as NAME` or the item's auto name)
+ *   with      project node: every column passes through, NAME replaced in
+ *             place or appended (one node per item, so a later item sees
+ *             the earlier ones)
+ *   drop      project node without the dropped columns
+ *   rename    project node with new names (all renames at once, so a:b,b:a
+ *             swaps)
+ *   group_by  aggregate node: keys then aggregates
+ *   sort      sort node (limit -1)
+ *   limit     limit node, or limit-by node with `by`
+ *   distinct  distinct node (columns, or none for all)
+ *
+ * Pass-through nodes (filter, sort, limit, distinct) share their child's
+ * schema pointer; every schema is owned by the plan's schema list.
+ */
+#include "plan.h"
+
+#include "../exec/eval.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ helpers */
+
+/* See plan.h. */
+TlStatus tl_plan_schema_new(TlPlan *p, TlSchema **out, TlError *err)
+{
+    if (p->n_schemas == p->cap_schemas) {
+        int nc = p->cap_schemas ? p->cap_schemas * 2 : 16;
+        TlSchema **v = tl_realloc(p->schemas, (size_t)nc * sizeof *v);
+        if (!v) return tl_error_oom(err);
+        p->schemas = v;
+        p->cap_schemas = nc;
+    }
+    TlSchema *s = tl_calloc(1, sizeof *s);
+    if (!s) return tl_error_oom(err);
+    p->schemas[p->n_schemas++] = s;
+    *out = s;
+    return TL_OK;
+}
+
+/* See plan.h.  The node is zeroed except kind, child, right and limit. */
+TlStatus tl_plan_push(TlPlan *p, TlPlanKind kind, TlPlanId child, TlPlanId *id,
+                      TlError *err)
+{
+    TL_TRY(tl_arena_push(&p->nodes, id, err));
+    TlPlanNode *n = tl_plan_node(p, *id);
+    n->kind = (uint8_t)kind;
+    n->child = child;
+    n->right = TL_NO_ID;
+    n->limit = -1;
+    if (child != TL_NO_ID) n->schema = tl_plan_node(p, child)->schema;
+    return TL_OK;
+}
+
+/* See plan.h.  An empty list gets start 0. */
+TlStatus tl_plan_push_ids(TlPlan *p, const TlExprId *ids, uint32_t n,
+                          uint32_t *start, TlError *err)
+{
+    *start = p->ids.n;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t id;
+        TL_TRY(tl_arena_push(&p->ids, &id, err));
+        *(TlExprId *)tl_arena_at(&p->ids, id) = ids[i];
+    }
+    return TL_OK;
+}
+
+/* See plan.h. */
+TlStatus tl_plan_push_ints(TlPlan *p, const int32_t *v, uint32_t n,
+                           uint32_t *start, TlError *err)
+{
+    *start = p->ints.n;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t id;
+        TL_TRY(tl_arena_push(&p->ints, &id, err));
+        *(int32_t *)tl_arena_at(&p->ints, id) = v[i];
+    }
+    return TL_OK;
+}
+
+/* A growable list of parsed items (tl_parse_items hands out one text's). */
+typedef struct ItemVec {
+    TlItem *v;
+    uint32_t n, cap;
+} ItemVec;
+
+static TlStatus items_add(ItemVec *iv, const TlItem *items, uint32_t n,
+                          TlError *err)
+{
+    if (iv->n + n > iv->cap) {
+        uint32_t nc = iv->cap ? iv->cap : 8;
+        while (nc < iv->n + n) nc *= 2;
+        TlItem *v = tl_realloc(iv->v, (size_t)nc * sizeof *v);
+        if (!v) return tl_error_oom(err);
+        iv->v = v;
+        iv->cap = nc;
+    }
+    memcpy(iv->v + iv->n, items, (size_t)n * sizeof *items);
+    iv->n += n;
+    return TL_OK;
+}
+
+/* Parse texts[0..n) as items of `kind` into iv.  When names[i] is set (JSON
+ * objects: the name came as the key), texts[i] is one bare expression named
+ * names[i]. */
+static TlStatus parse_list(TlPlan *p, const TallyText *texts, int n,
+                           char *const *names, const char *origin, bool split,
+                           TlItemKind kind, ItemVec *iv, TlError *err)
+{
+    for (int i = 0; i < n; i++) {
+        uint16_t src;
+        TlItem *items;
+        uint32_t n_items;
+        bool named = names && names[i];
+        const char *o = texts[i].origin ? texts[i].origin : origin;
+        TL_TRY(tl_ea_add_src(&p->ea, texts[i].text, o, &src, err));
+        TL_TRY(tl_parse_items(&p->ea, src, named ? false : split,
+                              named ? TL_ITEM_EXPR : kind, &items, &n_items,
+                              err));
+        if (named) {
+            const char *nm =
+                tl_strpool_dup(&p->ea.pool, names[i], strlen(names[i]));
+            if (!nm) return tl_error_oom(err);
+            for (uint32_t j = 0; j < n_items; j++) items[j].name = nm;
+        }
+        TL_TRY(items_add(iv, items, n_items, err));
+    }
+    return TL_OK;
+}
+
+static const char *item_name(const TlItem *it)
+{
+    return it->name ? it->name : it->auto_name;
+}
+
+/* "unknown column" with a suggestion, pointing at the item. */
+static TlStatus unknown_column(const TlPlan *p, const TlSchema *s,
+                               const TlItem *it, const char *name, TlError *err)
+{
+    const char *near = tl_schema_suggest(s, name);
+    if (near)
+        return tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
+                           it->len, "unknown column \"%s\" (did you mean \"%s\"?)",
+                           name, near);
+    return tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start, it->len,
+                       "unknown column \"%s\"", name);
+}
+
+/* Push a resolved reference to column i of s. */
+static TlStatus col_ref(TlPlan *p, const TlSchema *s, int i, TlExprId *out,
+                        TlError *err)
+{
+    TlExpr t;
+    memset(&t, 0, sizeof t);
+    t.kind = TL_X_COL;
+    t.type = (uint8_t)s->fields[i].type;
+    t.col = i;
+    t.name = tl_strpool_dup(&p->ea.pool, s->fields[i].name,
+                            strlen(s->fields[i].name));
+    if (!t.name) return tl_error_oom(err);
+    return tl_ea_push(&p->ea, &t, NULL, 0, out, err);
+}
+
+/* Push a project node over child with exprs[0..n) named by `out` (which
+ * the node takes: it must come from tl_plan_schema_new). */
+static TlStatus push_project(TlPlan *p, TlPlanId child, const TlExprId *exprs,
+                             uint32_t n, const TlSchema *out, TlPlanId *id,
+                             TlError *err)
+{
+    uint32_t start;
+    TL_TRY(tl_plan_push_ids(p, exprs, n, &start, err));
+    TL_TRY(tl_plan_push(p, TL_PLAN_PROJECT, child, id, err));
+    TlPlanNode *nd = tl_plan_node(p, *id);
+    nd->exprs = start;
+    nd->n_exprs = n;
+    nd->schema = out;
+    return TL_OK;
+}
+
+/* A project that passes columns through, in `order` (indexes into the
+ * child schema), renamed to names[k] (or kept when names is NULL). */
+static TlStatus push_passthrough(TlPlan *p, TlPlanId child, const int *order,
+                                 int n, const char *const *names, TlPlanId *id,
+                                 TlError *err)
+{
+    const TlSchema *in = tl_plan_node(p, child)->schema;
+    TlSchema *out;
+    TlExprId *exprs = tl_malloc((size_t)(n ? n : 1) * sizeof *exprs);
+    TlStatus st;
+    if (!exprs) return tl_error_oom(err);
+    st = tl_plan_schema_new(p, &out, err);
+    for (int k = 0; st == TL_OK && k < n; k++) {
+        int c = order[k];
+        st = col_ref(p, in, c, &exprs[k], err);
+        if (st == TL_OK)
+            st = tl_schema_add(out, names ? names[k] : in->fields[c].name,
+                               in->fields[c].type, err);
+    }
+    if (st == TL_OK) st = push_project(p, child, exprs, (uint32_t)n, out, id, err);
+    tl_free(exprs);
+    return st;
+}
+
+/* Column indexes (into s) of NAME items; unknown names are usage errors. */
+static TlStatus item_columns(const TlPlan *p, const TlSchema *s,
+                             const ItemVec *iv, int32_t *cols, TlError *err)
+{
+    for (uint32_t i = 0; i < iv->n; i++) {
+        int c = tl_schema_find(s, iv->v[i].name);
+        if (c < 0) return unknown_column(p, s, &iv->v[i], iv->v[i].name, err);
+        cols[i] = c;
+    }
+    return TL_OK;
+}
+
+/* ------------------------------------------------------------- scan */
+
+static TlType merge_type(TlType a, TlType b)
+{
+    if (a == b || b == TL_TNULL) return a;
+    if (a == TL_TNULL) return b;
+    if ((a == TL_TINT64 && b == TL_TFLOAT64) || (a == TL_TFLOAT64 && b == TL_TINT64))
+        return TL_TFLOAT64;
+    return TL_TSTRING;
+}
+
+/* Record in h that column `name` is at least type t. */
+static TlStatus hint_set(TlTypeHints *h, const char *name, TlType t, TlError *err)
+{
+    int j = tl_schema_find(&h->cols, name);
+    if (j < 0) return tl_schema_add(&h->cols, name, t, err);
+    h->cols.fields[j].type = t;
+    return TL_OK;
+}
+
+static TlStatus build_scan(TlPlan *p, const TlPlanOptions *o, TlError *err)
+{
+    TlSchema *u;
+    TlPlanId id;
+
+    if (o->n_inputs < 1) return tl_error(err, TL_ERR_USAGE, "no input given");
+    p->inputs = tl_calloc((size_t)o->n_inputs, sizeof *p->inputs);
+    if (!p->inputs) return tl_error_oom(err);
+    p->n_inputs = o->n_inputs;
+    for (int i = 0; i < o->n_inputs; i++) {
+        TlPlanInput *in = &p->inputs[i];
+        in->display = tl_strdup(o->display[i]);
+        in->path = tl_strdup(o->paths[i]);
+        if (!in->display || !in->path) return tl_error_oom(err);
+        TL_TRY(tl_reader_open(in->path, o->read, &o->hints[i], &in->reader, err));
+    }
+
+    /* The union.  The first input keeps all its columns (even repeated
+     * names); later ones match by name. */
+    TL_TRY(tl_plan_schema_new(p, &u, err));
+    for (int i = 0; i < p->n_inputs; i++) {
+        const TlSchema *rs = tl_reader_schema(p->inputs[i].reader);
+        for (int c = 0; c < rs->n_fields; c++) {
+            int j = i == 0 ? -1 : tl_schema_find(u, rs->fields[c].name);
+            if (j < 0)
+                TL_TRY(tl_schema_add(u, rs->fields[c].name, rs->fields[c].type,
+                                     err));
+            else
+                u->fields[j].type = merge_type(u->fields[j].type,
+                                               rs->fields[c].type);
+        }
+    }
+
+    /* Reopen inputs narrower than the union with hints. */
+    for (int i = 0; p->n_inputs > 1 && i < p->n_inputs; i++) {
+        TlPlanInput *in = &p->inputs[i];
+        const TlSchema *rs = tl_reader_schema(in->reader);
+        bool reopen = false;
+        for (int c = 0; c < rs->n_fields; c++) {
+            TlType t = rs->fields[c].type;
+            TlType want = u->fields[tl_schema_find(u, rs->fields[c].name)].type;
+            if (t != TL_TNULL && t != want) {
+                TL_TRY(hint_set(&o->hints[i], rs->fields[c].name, want, err));
+                reopen = true;
+            }
+        }
+        if (!reopen) continue;
+        tl_reader_close(in->reader);
+        in->reader = NULL;
+        TL_TRY(tl_reader_open(in->path, o->read, &o->hints[i], &in->reader, err));
+    }
+
+    for (int j = 0; j < u->n_fields; j++)
+        if (u->fields[j].type == TL_TNULL) u->fields[j].type = TL_TSTRING;
+
+    for (int i = 0; i < p->n_inputs; i++) {
+        TlPlanInput *in = &p->inputs[i];
+        const TlSchema *rs = tl_reader_schema(in->reader);
+        in->map = tl_malloc((size_t)(u->n_fields ? u->n_fields : 1) * sizeof(int));
+        if (!in->map) return tl_error_oom(err);
+        for (int j = 0; j < u->n_fields; j++)
+            in->map[j] = i == 0 ? j : tl_schema_find(rs, u->fields[j].name);
+    }
+
+    TL_TRY(tl_plan_push(p, TL_PLAN_SCAN, TL_NO_ID, &id, err));
+    tl_plan_node(p, id)->schema = u;
+    p->scan = id;
+    return TL_OK;
+}
+
+/* ------------------------------------------------------------ steps */
+
+static TlStatus step_filter(TlPlan *p, const TallyStep *s, TlPlanId *cur,
+                            TlError *err)
+{
+    ItemVec iv = {0};
+    TlStatus st = parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
+                             TL_ITEM_EXPR, &iv, err);
+    for (uint32_t i = 0; st == TL_OK && i < iv.n; i++) {
+        const TlItem *it = &iv.v[i];
+        TlExprId e;
+        TlPlanId id;
+        uint32_t start;
+        st = tl_resolve_expr(&p->ea, it->expr, tl_plan_node(p, *cur)->schema,
+                             false, &e, err);
+        if (st != TL_OK) break;
+        TlType t = (TlType)tl_ea_node(&p->ea, e)->type;
+        if (t != TL_TBOOL && t != TL_TNULL) {
+            st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
+                             it->len, "filter must be a boolean expression, got %s",
+                             tl_type_name(t));
+            break;
+        }
+        st = tl_plan_push_ids(p, &e, 1, &start, err);
+        if (st == TL_OK) st = tl_plan_push(p, TL_PLAN_FILTER, *cur, &id, err);
+        if (st != TL_OK) break;
+        tl_plan_node(p, id)->exprs = start;
+        tl_plan_node(p, id)->n_exprs = 1;
+        *cur = id;
+    }
+    tl_free(iv.v);
+    return st;
+}
+
+static TlStatus step_select(TlPlan *p, const TallyStep *s, TlPlanId *cur,
+                            TlError *err)
+{
+    ItemVec iv = {0};
+    TlExprId *exprs = NULL;
+    TlSchema *out = NULL;
+    TlStatus st = parse_list(p, s->items, s->n_items, s->names, s->origin,
+                             s->split, TL_ITEM_SELECT, &iv, err);
+    if (st != TL_OK) goto done;
+    if (iv.n == 0) {
+        st = tl_error(err, TL_ERR_USAGE, "%s: no columns to select", s->origin);
+        goto done;
+    }
+    exprs = tl_malloc((size_t)iv.n * sizeof *exprs);
+    if (!exprs) { st = tl_error_oom(err); goto done; }
+    st = tl_plan_schema_new(p, &out, err);
+    for (uint32_t i = 0; st == TL_OK && i < iv.n; i++) {
+        const TlItem *it = &iv.v[i];
+        const char *name = item_name(it);
+        st = tl_resolve_expr(&p->ea, it->expr, tl_plan_node(p, *cur)->schema,
+                             false, &exprs[i], err);
+        if (st != TL_OK) break;
+        if (tl_schema_find(out, name) >= 0) {
+            st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
+                             it->len, "duplicate output column \"%s\"", name);
+            break;
+        }
+        st = tl_schema_add(out, name, (TlType)tl_ea_node(&p->ea, exprs[i])->type,
+                           err);
+    }
+    if (st == TL_OK) st = push_project(p, *cur, exprs, iv.n, out, cur, err);
+done:
+    tl_free(exprs);
+    tl_free(iv.v);
+    return st;
+}
+
+static TlStatus with_one(TlPlan *p, const TlItem *it, TlPlanId *cur,
+                         TlError *err)
+{
+    const TlSchema *in = tl_plan_node(p, *cur)->schema;
+    TlExprId e, *exprs;
+    TlSchema *out;
+    TlStatus st;
+    int n = in->n_fields, at;
+
+    if (!it->name)
+        return tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
+                           it->len, "expected NAME = EXPR");
+    TL_TRY(tl_resolve_expr(&p->ea, it->expr, in, false, &e, err));
+    at = tl_schema_find(in, it->name);
+    exprs = tl_malloc((size_t)(n + 1) * sizeof *exprs);
+    if (!exprs) return tl_error_oom(err);
+    st = tl_plan_schema_new(p, &out, err);
+    for (int c = 0; st == TL_OK && c < n; c++) {
+        if (c == at) {
+            exprs[c] = e;
+            st = tl_schema_add(out, it->name,
+                               (TlType)tl_ea_node(&p->ea, e)->type, err);
+        } else {
+            st = col_ref(p, in, c, &exprs[c], err);
+            if (st == TL_OK)
+                st = tl_schema_add(out, in->fields[c].name, in->fields[c].type,
+                                   err);
+        }
+    }
+    if (st == TL_OK && at < 0) {
+        exprs[n++] = e;
+        st = tl_schema_add(out, it->name, (TlType)tl_ea_node(&p->ea, e)->type,
+                           err);
+    }
+    if (st == TL_OK) st = push_project(p, *cur, exprs, (uint32_t)n, out, cur, err);
+    tl_free(exprs);
+    return st;
+}
+
+static TlStatus step_with(TlPlan *p, const TallyStep *s, TlPlanId *cur,
+                          TlError *err)
+{
+    ItemVec iv = {0};
+    TlStatus st = parse_list(p, s->items, s->n_items, s->names, s->origin,
+                             s->split, TL_ITEM_ASSIGN, &iv, err);
+    for (uint32_t i = 0; st == TL_OK && i < iv.n; i++)
+        st = with_one(p, &iv.v[i], cur, err);
+    tl_free(iv.v);
+    return st;
+}
+
+static TlStatus step_drop(TlPlan *p, const TallyStep *s, TlPlanId *cur,
+                          TlError *err)
+{
+    const TlSchema *in = tl_plan_node(p, *cur)->schema;
+    ItemVec iv = {0};
+    int32_t *cols = NULL;
+    int *keep = NULL, n_keep = 0;
+    bool *gone = NULL;
+    TlStatus st = parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
+                             TL_ITEM_NAME, &iv, err);
+    if (st != TL_OK) goto done;
+    cols = tl_malloc((size_t)(iv.n ? iv.n : 1) * sizeof *cols);
+    keep = tl_malloc((size_t)(in->n_fields ? in->n_fields : 1) * sizeof *keep);
+    gone = tl_calloc((size_t)(in->n_fields ? in->n_fields : 1), sizeof *gone);
+    if (!cols || !keep || !gone) { st = tl_error_oom(err); goto done; }
+    if ((st = item_columns(p, in, &iv, cols, err)) != TL_OK) goto done;
+    for (uint32_t i = 0; i < iv.n; i++) gone[cols[i]] = true;
+    for (int c = 0; c < in->n_fields; c++)
+        if (!gone[c]) keep[n_keep++] = c;
+    if (n_keep == 0) {
+        const TlItem *it = &iv.v[iv.n - 1];
+        st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start, it->len,
+                         "cannot drop every column");
+        goto done;
+    }
+    st = push_passthrough(p, *cur, keep, n_keep, NULL, cur, err);
+done:
+    tl_free(cols);
+    tl_free(keep);
+    tl_free(gone);
+    tl_free(iv.v);
+    return st;
+}
+
+static TlStatus step_rename(TlPlan *p, const TallyStep *s, TlPlanId *cur,
+                            TlError *err)
+{
+    const TlSchema *in = tl_plan_node(p, *cur)->schema;
+    int n = in->n_fields;
+    ItemVec iv = {0};
+    const char **names = NULL;
+    int *order = NULL, *by = NULL;
+    TlStatus st = TL_OK;
+
+    if (s->names) {
+        /* JSON: names[i] (old) -> items[i] (new), plain strings. */
+        for (int i = 0; st == TL_OK && i < s->n_items; i++) {
+            TlItem it;
+            memset(&it, 0, sizeof it);
+            if (!s->names[i]) continue;
+            st = tl_ea_add_src(&p->ea, s->names[i],
+                               s->items[i].origin ? s->items[i].origin : s->origin,
+                               &it.src, err);
+            if (st != TL_OK) break;
+            it.expr = TL_NO_ID;
+            it.len = (uint32_t)strlen(s->names[i]);
+            it.name = p->ea.srcs[it.src].text;
+            it.name2 = tl_strpool_dup(&p->ea.pool, s->items[i].text,
+                                      strlen(s->items[i].text));
+            if (!it.name2) st = tl_error_oom(err);
+            else st = items_add(&iv, &it, 1, err);
+        }
+    } else {
+        st = parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
+                        TL_ITEM_RENAME, &iv, err);
+    }
+    if (st != TL_OK) goto done;
+    names = tl_malloc((size_t)(n ? n : 1) * sizeof *names);
+    order = tl_malloc((size_t)(n ? n : 1) * sizeof *order);
+    by = tl_malloc((size_t)(n ? n : 1) * sizeof *by);
+    if (!names || !order || !by) { st = tl_error_oom(err); goto done; }
+    for (int c = 0; c < n; c++) {
+        names[c] = in->fields[c].name;
+        order[c] = c;
+        by[c] = -1;
+    }
+    for (uint32_t i = 0; i < iv.n; i++) {
+        const TlItem *it = &iv.v[i];
+        int c = tl_schema_find(in, it->name);
+        if (c < 0) { st = unknown_column(p, in, it, it->name, err); goto done; }
+        if (by[c] >= 0) {
+            st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
+                             it->len, "column \"%s\" is renamed twice", it->name);
+            goto done;
+        }
+        by[c] = (int)i;
+        names[c] = it->name2;
+    }
+    for (int c = 0; c < n; c++)
+        for (int d = 0; d < c; d++)
+            if (strcmp(names[c], names[d]) == 0) {
+                const TlItem *it = &iv.v[by[c] >= 0 ? by[c] : by[d]];
+                st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
+                                 it->len, "duplicate column name \"%s\"",
+                                 names[c]);
+                goto done;
+            }
+    st = push_passthrough(p, *cur, order, n, names, cur, err);
+done:
+    tl_free(names);
+    tl_free(order);
+    tl_free(by);
+    tl_free(iv.v);
+    return st;
+}
+
+static TlStatus step_group(TlPlan *p, const TallyStep *s, TlPlanId *cur,
+                           TlError *err)
+{
+    const TlSchema *in = tl_plan_node(p, *cur)->schema;
+    ItemVec keys = {0}, aggs = {0};
+    TlExprId *ek = NULL, *eg = NULL;
+    TlSchema *out = NULL;
+    TlPlanId id;
+    uint32_t ks, gs;
+    TlStatus st = parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
+                             TL_ITEM_EXPR, &keys, err);
+    if (st == TL_OK)
+        st = parse_list(p, s->aggs, s->n_aggs, s->agg_names, s->origin, s->split,
+                        TL_ITEM_ASSIGN, &aggs, err);
+    if (st != TL_OK) goto done;
+    if (keys.n + aggs.n == 0) {
+        st = tl_error(err, TL_ERR_USAGE, "%s: needs keys or aggregates",
+                      s->origin ? s->origin : "group_by");
+        goto done;
+    }
+    ek = tl_malloc((size_t)(keys.n + 1) * sizeof *ek);
+    eg = tl_malloc((size_t)(aggs.n + 1) * sizeof *eg);
+    if (!ek || !eg) { st = tl_error_oom(err); goto done; }
+    if ((st = tl_plan_schema_new(p, &out, err)) != TL_OK) goto done;
+    for (uint32_t i = 0; i < keys.n + aggs.n; i++) {
+        bool is_key = i < keys.n;
+        const TlItem *it = is_key ? &keys.v[i] : &aggs.v[i - keys.n];
+        const char *name = item_name(it);
+        TlExprId *e = is_key ? &ek[i] : &eg[i - keys.n];
+        if (!is_key) {
+            const TlExpr *root = tl_ea_node(&p->ea, it->expr);
+            if (root->kind != TL_X_CALL || !tl_op_is_agg((TlOp)root->op)) {
+                st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
+                                 it->len, "expected an aggregate such as sum(x)");
+                goto done;
+            }
+        }
+        st = tl_resolve_expr(&p->ea, it->expr, in, !is_key, e, err);
+        if (st != TL_OK) goto done;
+        if (!is_key) {
+            const TlExpr *root = tl_ea_node(&p->ea, *e);
+            if (root->kind != TL_X_CALL || !tl_op_is_agg((TlOp)root->op)) {
+                st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
+                                 it->len, "expected an aggregate such as sum(x)");
+                goto done;
+            }
+        }
+        if (tl_schema_find(out, name) >= 0) {
+            st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
+                             it->len, "duplicate output column \"%s\"", name);
+            goto done;
+        }
+        st = tl_schema_add(out, name, (TlType)tl_ea_node(&p->ea, *e)->type, err);
+        if (st != TL_OK) goto done;
+    }
+    if ((st = tl_plan_push_ids(p, ek, keys.n, &ks, err)) != TL_OK) goto done;
+    if ((st = tl_plan_push_ids(p, eg, aggs.n, &gs, err)) != TL_OK) goto done;
+    if ((st = tl_plan_push(p, TL_PLAN_AGGREGATE, *cur, &id, err)) != TL_OK)
+        goto done;
+    {
+        TlPlanNode *nd = tl_plan_node(p, id);
+        nd->exprs = ks;
+        nd->n_exprs = keys.n;
+        nd->aggs = gs;
+        nd->n_aggs = aggs.n;
+        nd->schema = out;
+    }
+    *cur = id;
+done:
+    tl_free(ek);
+    tl_free(eg);
+    tl_free(keys.v);
+    tl_free(aggs.v);
+    return st;
+}
+
+static TlStatus step_sort(TlPlan *p, const TallyStep *s, TlPlanId *cur,
+                          TlError *err)
+{
+    const TlSchema *in = tl_plan_node(p, *cur)->schema;
+    ItemVec iv = {0};
+    TlExprId *keys = NULL;
+    int32_t *flags = NULL;
+    uint32_t ks, fs;
+    TlPlanId id;
+    TlStatus st = parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
+                             TL_ITEM_SORT, &iv, err);
+    if (st != TL_OK) goto done;
+    if (iv.n == 0) {
+        st = tl_error(err, TL_ERR_USAGE, "%s: no sort keys",
+                      s->origin ? s->origin : "sort");
+        goto done;
+    }
+    keys = tl_malloc((size_t)iv.n * sizeof *keys);
+    flags = tl_malloc((size_t)iv.n * sizeof *flags);
+    if (!keys || !flags) { st = tl_error_oom(err); goto done; }
+    for (uint32_t i = 0; i < iv.n; i++) {
+        st = tl_resolve_expr(&p->ea, iv.v[i].expr, in, false, &keys[i], err);
+        if (st != TL_OK) goto done;
+        flags[i] = (iv.v[i].desc ? TL_SORT_DESC : 0) |
+                   (iv.v[i].nulls_first ? TL_SORT_NULLS_FIRST : 0);
+    }
+    if ((st = tl_plan_push_ids(p, keys, iv.n, &ks, err)) != TL_OK) goto done;
+    if ((st = tl_plan_push_ints(p, flags, iv.n, &fs, err)) != TL_OK) goto done;
+    if ((st = tl_plan_push(p, TL_PLAN_SORT, *cur, &id, err)) != TL_OK) goto done;
+    {
+        TlPlanNode *nd = tl_plan_node(p, id);
+        nd->exprs = ks;
+        nd->n_exprs = iv.n;
+        nd->flags = fs;
+    }
+    *cur = id;
+done:
+    tl_free(keys);
+    tl_free(flags);
+    tl_free(iv.v);
+    return st;
+}
+
+/* limit (with `by`: limit-by) and distinct: both take column names. */
+static TlStatus step_cols(TlPlan *p, const TallyStep *s, TlPlanId *cur,
+                          TlError *err)
+{
+    const TlSchema *in = tl_plan_node(p, *cur)->schema;
+    bool is_limit = s->kind == TALLY_STEP_LIMIT;
+    ItemVec iv = {0};
+    int32_t *cols = NULL;
+    uint32_t cs;
+    TlPlanId id;
+    TlPlanKind kind;
+    TlStatus st;
+
+    if (is_limit && s->limit < 0)
+        return tl_error(err, TL_ERR_USAGE, "%s: limit must not be negative",
+                        s->origin ? s->origin : "limit");
+    st = is_limit ? parse_list(p, s->by, s->n_by, NULL, s->origin, s->split,
+                               TL_ITEM_NAME, &iv, err)
+                  : parse_list(p, s->items, s->n_items, NULL, s->origin,
+                               s->split, TL_ITEM_NAME, &iv, err);
+    if (st != TL_OK) goto done;
+    cols = tl_malloc((size_t)(iv.n ? iv.n : 1) * sizeof *cols);
+    if (!cols) { st = tl_error_oom(err); goto done; }
+    if ((st = item_columns(p, in, &iv, cols, err)) != TL_OK) goto done;
+    if ((st = tl_plan_push_ints(p, cols, iv.n, &cs, err)) != TL_OK) goto done;
+    kind = !is_limit ? TL_PLAN_DISTINCT : iv.n ? TL_PLAN_LIMIT_BY : TL_PLAN_LIMIT;
+    if ((st = tl_plan_push(p, kind, *cur, &id, err)) != TL_OK) goto done;
+    {
+        TlPlanNode *nd = tl_plan_node(p, id);
+        nd->cols = cs;
+        nd->n_cols = iv.n;
+        nd->limit = is_limit ? s->limit : -1;
+    }
+    *cur = id;
+done:
+    tl_free(cols);
+    tl_free(iv.v);
+    return st;
+}
+
+static TlStatus build_step(TlPlan *p, const TallyStep *s, TlPlanId *cur,
+                           TlError *err)
+{
+    switch (s->kind) {
+    case TALLY_STEP_FILTER: return step_filter(p, s, cur, err);
+    case TALLY_STEP_SELECT: return step_select(p, s, cur, err);
+    case TALLY_STEP_WITH: return step_with(p, s, cur, err);
+    case TALLY_STEP_DROP: return step_drop(p, s, cur, err);
+    case TALLY_STEP_RENAME: return step_rename(p, s, cur, err);
+    case TALLY_STEP_GROUP_BY: return step_group(p, s, cur, err);
+    case TALLY_STEP_SORT: return step_sort(p, s, cur, err);
+    case TALLY_STEP_LIMIT:
+    case TALLY_STEP_DISTINCT: return step_cols(p, s, cur, err);
+    case TALLY_STEP_JOIN:
+        return tl_error(err, TL_ERR_USAGE, "%s: joins are not supported yet",
+                        s->origin ? s->origin : "join");
+    }
+    return tl_error(err, TL_ERR_USAGE, "unknown step kind %d", (int)s->kind);
+}
+
+/* ------------------------------------------------------------ public */
+
+/* See plan.h. */
+TlStatus tl_plan_build(const TallySpec *spec, const TlPlanOptions *opt,
+                       TlPlan **out, TlError *err)
+{
+    TlPlan *p = tl_calloc(1, sizeof *p);
+    TlStatus st;
+    uint16_t src0;
+    TlPlanId cur;
+
+    *out = NULL;
+    if (!p) return tl_error_oom(err);
+    tl_arena_init(&p->nodes, sizeof(TlPlanNode));
+    tl_arena_init(&p->ids, sizeof(TlExprId));
+    tl_arena_init(&p->ints, sizeof(int32_t));
+    p->root = p->opt_root = p->scan = TL_NO_ID;
+    if ((st = tl_ea_init(&p->ea, err)) != TL_OK) goto fail;
+    /* source 0: the (empty) text of nodes the planner makes itself */
+    if ((st = tl_ea_add_src(&p->ea, "", "", &src0, err)) != TL_OK) goto fail;
+    if ((st = build_scan(p, opt, err)) != TL_OK) goto fail;
+    cur = p->scan;
+    for (int i = 0; !opt->no_steps && i < spec->n_steps; i++)
+        if ((st = build_step(p, &spec->steps[i], &cur, err)) != TL_OK) goto fail;
+    p->root = cur;
+    *out = p;
+    return TL_OK;
+fail:
+    tl_plan_free(p);
+    return st;
+}
+
+/* See plan.h. */
+void tl_plan_free(TlPlan *p)
+{
+    if (!p) return;
+    for (int i = 0; i < p->n_inputs; i++) {
+        tl_reader_close(p->inputs[i].reader);
+        tl_free(p->inputs[i].display);
+        tl_free(p->inputs[i].path);
+        tl_free(p->inputs[i].map);
+    }
+    tl_free(p->inputs);
+    for (int i = 0; i < p->n_schemas; i++) {
+        tl_schema_free(p->schemas[i]);
+        tl_free(p->schemas[i]);
+    }
+    tl_free(p->schemas);
+    tl_arena_free(&p->nodes);
+    tl_arena_free(&p->ids);
+    tl_arena_free(&p->ints);
+    tl_ea_free(&p->ea);
+    tl_free(p);
+}

@@ -1,0 +1,141 @@
+/*
+ * plan.h -- the logical plan: a tree of plan nodes in an arena.
+ *
+ * A plan is built from a TallySpec step by step (plan.c): a scan of the
+ * inputs, then one node per step (a `with`, `drop` or `rename` step becomes a
+ * project node).  Nodes live in plan->nodes and refer to their child by id;
+ * the lists they hold (expression ids, column indexes, sort flags) live in
+ * two more arenas, addressed by (start, count).  Expressions live in
+ * plan->ea, resolved against the node's child schema.
+ *
+ * The optimizer (lib/opt) never edits a node: it pushes new nodes that share
+ * unchanged expressions and re-points ids, so after tl_opt_run both the
+ * logical plan (plan->root) and the optimized one (plan->opt_root) are
+ * printable, and everything is freed at once by tl_plan_free.
+ *
+ * Memory: the plan owns its readers (opened at build time to learn the
+ * schemas), every node's output schema (allocated separately, so a schema
+ * pointer stays valid while the arena grows), and the expression arena.
+ * Operators built from the plan borrow all of these; free them first.
+ *
+ *   plan->nodes   [scan][filter][aggregate][sort][limit] ...   TlPlanNode
+ *                    ^------'  child ids point backwards
+ *   plan->ids     expression-id lists     (node.exprs / node.aggs)
+ *   plan->ints    int32 lists             (node.cols, node.flags)
+ */
+#ifndef TL_PLAN_H
+#define TL_PLAN_H
+
+#include "../../formats/format.h"
+#include "../core/arena.h"
+#include "../core/core.h"
+#include "../dsl/ast.h"
+#include "../tally.h"
+
+typedef uint32_t TlPlanId;
+
+typedef enum TlPlanKind {
+    TL_PLAN_SCAN,      /* cols: projected scan columns (when projected) */
+    TL_PLAN_FILTER,    /* exprs[0]: predicate */
+    TL_PLAN_PROJECT,   /* exprs: one per output column */
+    TL_PLAN_AGGREGATE, /* exprs: keys; aggs: aggregate calls */
+    TL_PLAN_SORT,      /* exprs: keys; flags: TL_SORT_* per key; limit */
+    TL_PLAN_LIMIT,     /* limit */
+    TL_PLAN_LIMIT_BY,  /* limit; cols: group columns */
+    TL_PLAN_DISTINCT,  /* cols: columns (none: all) */
+    TL_PLAN_JOIN,      /* seam: child = left, right = right side (not built yet) */
+} TlPlanKind;
+
+enum { TL_SORT_DESC = 1, TL_SORT_NULLS_FIRST = 2 };
+
+typedef struct TlPlanNode {
+    uint8_t kind;           /* TlPlanKind */
+    bool projected;         /* scan: cols holds a projection */
+    TlPlanId child;         /* TL_NO_ID for a scan */
+    TlPlanId right;         /* join: the right side; else TL_NO_ID */
+    const TlSchema *schema; /* output schema, owned by the plan */
+    uint32_t exprs, n_exprs;/* into plan->ids */
+    uint32_t aggs, n_aggs;  /* into plan->ids */
+    uint32_t cols, n_cols;  /* into plan->ints */
+    uint32_t flags;         /* into plan->ints, n_exprs entries (sort) */
+    int64_t limit;          /* limit, limit-by; sort: top-k or -1 */
+} TlPlanNode;
+
+/* One input file of the scan.  The scan's schema is the union of the
+ * inputs' columns by name (several inputs are concatenated). */
+typedef struct TlPlanInput {
+    char *display;          /* as the user wrote it (explain) */
+    char *path;             /* path opened (relative to the spec's folder) */
+    TlReader *reader;
+    int *map;               /* scan column -> reader column, or -1 */
+} TlPlanInput;
+
+typedef struct TlPlan {
+    TlArena nodes;          /* TlPlanNode */
+    TlArena ids;            /* TlExprId */
+    TlArena ints;           /* int32_t */
+    TlExprArena ea;
+    TlSchema **schemas;     /* every node schema, owned */
+    int n_schemas, cap_schemas;
+    TlPlanInput *inputs;
+    int n_inputs;
+    TlPlanId scan;          /* the scan node of the logical plan */
+    TlPlanId root;          /* the logical plan */
+    TlPlanId opt_root;      /* the optimized plan, or TL_NO_ID */
+} TlPlan;
+
+/* What tl_plan_build reads besides the spec's steps. */
+typedef struct TlPlanOptions {
+    char **display;         /* per input: the name shown by explain */
+    char **paths;           /* per input: the path to open */
+    int n_inputs;
+    const TlReadOptions *read;
+    TlTypeHints *hints;     /* per input; readers record widened types here */
+    bool no_steps;          /* schema mode: the scan alone */
+} TlPlanOptions;
+
+static inline TlPlanNode *tl_plan_node(const TlPlan *p, TlPlanId id)
+{
+    return (TlPlanNode *)tl_arena_at(&p->nodes, id);
+}
+static inline TlExprId tl_plan_expr(const TlPlan *p, uint32_t list, uint32_t i)
+{
+    return *(TlExprId *)tl_arena_at(&p->ids, list + i);
+}
+static inline int32_t tl_plan_int(const TlPlan *p, uint32_t list, uint32_t i)
+{
+    return *(int32_t *)tl_arena_at(&p->ints, list + i);
+}
+
+/* Build the logical plan of spec: open every input (to learn its schema),
+ * then one node per step, resolving every expression.  Usage errors carry a
+ * caret under the offending text.  On success *out is owned by the caller
+ * (tl_plan_free). */
+TlStatus tl_plan_build(const TallySpec *spec, const TlPlanOptions *opt,
+                       TlPlan **out, TlError *err);
+void tl_plan_free(TlPlan *p); /* NULL-safe; closes the readers */
+
+/* Builders shared with the optimizer. */
+TlStatus tl_plan_push(TlPlan *p, TlPlanKind kind, TlPlanId child, TlPlanId *id,
+                      TlError *err);
+/* A new empty schema owned by the plan. */
+TlStatus tl_plan_schema_new(TlPlan *p, TlSchema **out, TlError *err);
+/* Copy n ids / ints into the list arenas; *start receives the first index. */
+TlStatus tl_plan_push_ids(TlPlan *p, const TlExprId *ids, uint32_t n,
+                          uint32_t *start, TlError *err);
+TlStatus tl_plan_push_ints(TlPlan *p, const int32_t *v, uint32_t n,
+                           uint32_t *start, TlError *err);
+
+/* The explain text: the logical plan, the optimized plan (when opt_root is
+ * set; else the logical plan again) and the output schema, in the layout of
+ * ../shared/CLI.md.  *out is tl_malloc'd. */
+TlStatus tl_plan_explain(const TlPlan *p, char **out, size_t *len, TlError *err);
+/* Append one tree (2-space indents starting at `indent`) to a growable
+ * string; used by explain and tests. */
+TlStatus tl_plan_print_tree(const TlPlan *p, TlPlanId root, int indent,
+                            char **buf, size_t *len, size_t *cap, TlError *err);
+
+/* Optimize (lib/opt/opt.c): sets p->opt_root. */
+TlStatus tl_opt_run(TlPlan *p, TlError *err);
+
+#endif
