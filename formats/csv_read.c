@@ -4,10 +4,11 @@
  * The whole input is one immutable buffer (format.c maps the file or reads
  * standard input once).  Reading a batch is two passes:
  *
- *   1. Tokenize up to `max_rows` records into a flat, row-major array of
- *      fields; nothing is copied:
+ *   1. Tokenize up to `max_rows` records into a flat, column-major array of
+ *      fields (so the per-column conversion reads memory in order); nothing
+ *      is copied:
  *
- *        fields[row * n_cols + col] = { off:u64 | len:u32 | flags:u32 }
+ *        fields[col * max_rows + row] = { off:u64 | len:u32 | flags:u32 }
  *
  *      off/len cover the field's text, without the surrounding quotes for a
  *      quoted field.  flags: QUOTED (so "" is an empty string, not null) and
@@ -80,7 +81,7 @@ typedef struct CsvReader {
     TlSchema proj_schema;    /* schema of the batches handed out */
 
     /* the tokenized batch */
-    CsvField *fields;        /* max_rows * n_cols */
+    CsvField *fields;        /* n_cols * max_rows, column-major */
     int64_t *row_line;       /* max_rows */
     int64_t max_rows;
     int64_t n_rows;
@@ -144,12 +145,12 @@ static int64_t count_lines(const uint8_t *s, size_t n)
     return lines;
 }
 
-/* Parse the record at *pos.  Stores at most max_fields fields in out and
- * counts all of them in *n_found.  Advances *pos past the record's line end
+/* Parse the record at *pos.  Stores at most max_fields fields in out, field
+ * k at out[k * stride], and counts all of them in *n_found.  Advances *pos past the record's line end
  * and *line by the lines it spans. */
 static TlStatus parse_record(CsvReader *r, size_t *pos, int64_t *line,
-                             CsvField *out, int max_fields, int *n_found,
-                             TlError *err)
+                             CsvField *out, size_t stride, int max_fields,
+                             int *n_found, TlError *err)
 {
     const uint8_t *p = r->p;
     const size_t n = r->size;
@@ -197,9 +198,10 @@ static TlStatus parse_record(CsvReader *r, size_t *pos, int64_t *line,
             return tl_error(err, TL_ERR_DATA, "%s:%lld: field longer than 4 GiB",
                             r->name, (long long)cur_line);
         if (count < max_fields) {
-            out[count].off = off;
-            out[count].len = (uint32_t)flen;
-            out[count].flags = flags;
+            CsvField *o = out + (size_t)count * stride;
+            o->off = off;
+            o->len = (uint32_t)flen;
+            o->flags = flags;
         }
         if (count < INT32_MAX) count++;
         if (i >= n) break;
@@ -257,8 +259,8 @@ static TlStatus tokenize_batch(CsvReader *r, TlError *err)
             }
         }
         at_line = r->line;
-        TL_TRY(parse_record(r, &r->pos, &r->line, r->fields + rows * nc, nc,
-                            &found, err));
+        TL_TRY(parse_record(r, &r->pos, &r->line, r->fields + rows,
+                            (size_t)r->max_rows, nc, &found, err));
         if (found != nc)
             return tl_error(err, TL_ERR_DATA, "%s:%lld: expected %d field%s, found %d",
                             r->name, (long long)at_line, nc, nc == 1 ? "" : "s",
@@ -285,8 +287,8 @@ static inline bool field_null(const CsvReader *r, const CsvField *f)
  * column c in the tokenized batch. */
 static TlType infer_column(const CsvReader *r, int c, TlType t)
 {
-    const CsvField *f = r->fields + c;
-    for (int64_t row = 0; row < r->n_rows && t != TL_TSTRING; row++, f += r->n_cols) {
+    const CsvField *f = r->fields + (size_t)c * r->max_rows;
+    for (int64_t row = 0; row < r->n_rows && t != TL_TSTRING; row++, f++) {
         if (field_null(r, f)) continue;
         if (f->flags & F_ESCAPED) return TL_TSTRING; /* holds a quote */
         t = tl_infer_widen(t, (const char *)r->p + f->off, f->len);
@@ -308,7 +310,7 @@ static TlStatus hint_set(TlTypeHints *h, const char *name, TlType t, TlError *er
  * projected columns in the hints and ask for a restart. */
 static TlStatus value_misfit(CsvReader *r, int c, int64_t row, TlError *err)
 {
-    const CsvField *f = r->fields + row * r->n_cols + c;
+    const CsvField *f = r->fields + (size_t)c * r->max_rows + row;
     const TlField *fld = &r->schema.fields[c];
     if (r->fixed[c] || !r->hints) {
         size_t len;
@@ -368,14 +370,15 @@ static bool validity_null(Validity *v, int64_t n_rows, int64_t row)
                          TlError *err)                                         \
     {                                                                          \
         const int64_t n = r->n_rows;                                           \
-        const CsvField *f = r->fields + c;                                     \
+        const CsvField *f = r->fields + (size_t)c * r->max_rows;                                     \
         Validity v = {NULL, 0};                                                \
-        TlBuf *values = tl_buf_new((size_t)n * sizeof(CTYPE), true);           \
+        TlBuf *values = tl_buf_new((size_t)n * sizeof(CTYPE), false);          \
         CTYPE *vals;                                                           \
         if (!values) return tl_error_oom(err);                                 \
         vals = (CTYPE *)values->data;                                          \
-        for (int64_t row = 0; row < n; row++, f += r->n_cols) {                \
+        for (int64_t row = 0; row < n; row++, f++) {                \
             if (field_null(r, f)) {                                            \
+                vals[row] = 0;                                                 \
                 if (!validity_null(&v, n, row)) goto oom;                      \
                 continue;                                                      \
             }                                                                  \
@@ -404,11 +407,11 @@ static TlStatus convert_bool(CsvReader *r, int c, TlArray **out, int64_t *bad,
                              TlError *err)
 {
     const int64_t n = r->n_rows;
-    const CsvField *f = r->fields + c;
+    const CsvField *f = r->fields + (size_t)c * r->max_rows;
     Validity v = {NULL, 0};
     TlBuf *values = tl_buf_new(tl_bitmap_bytes(n), true);
     if (!values) return tl_error_oom(err);
-    for (int64_t row = 0; row < n; row++, f += r->n_cols) {
+    for (int64_t row = 0; row < n; row++, f++) {
         bool b;
         if (field_null(r, f)) {
             if (!validity_null(&v, n, row)) goto oom;
@@ -434,8 +437,8 @@ oom:
 static TlStatus convert_null(CsvReader *r, int c, TlArray **out, int64_t *bad,
                              TlError *err)
 {
-    const CsvField *f = r->fields + c;
-    for (int64_t row = 0; row < r->n_rows; row++, f += r->n_cols) {
+    const CsvField *f = r->fields + (size_t)c * r->max_rows;
+    for (int64_t row = 0; row < r->n_rows; row++, f++) {
         if (!field_null(r, f)) {
             *bad = row;
             return TL_OK;
@@ -488,14 +491,14 @@ static TlStatus convert_str(CsvReader *r, int c, TlArray **out, int64_t *bad,
                             TlError *err)
 {
     const int64_t n = r->n_rows;
-    const CsvField *f = r->fields + c;
+    const CsvField *f = r->fields + (size_t)c * r->max_rows;
     Validity v = {NULL, 0};
     CopyBlock blk = {NULL, 0, 0};
     bool use_window = false;
     TlBuf **data = NULL;
     uint32_t n_data = 0, win_idx, blk_idx;
     TlView *views;
-    TlBuf *values = tl_buf_new((size_t)n * sizeof(TlView), true);
+    TlBuf *values = tl_buf_new((size_t)n * sizeof(TlView), false);
     (void)bad;
     if (!values) return tl_error_oom(err);
     views = (TlView *)values->data;
@@ -504,10 +507,11 @@ static TlStatus convert_str(CsvReader *r, int c, TlArray **out, int64_t *bad,
     win_idx = 0;
     blk_idx = 1;
     if (ensure_window(r, err) != TL_OK) goto fail;
-    for (int64_t row = 0; row < n; row++, f += r->n_cols) {
+    for (int64_t row = 0; row < n; row++, f++) {
         const uint8_t *s = r->p + f->off;
         uint32_t len = f->len;
         TlView *vw = &views[row];
+        vw->w[0] = vw->w[1] = 0;
         if (field_null(r, f)) {
             if (!validity_null(&v, n, row)) goto oom;
             continue;
@@ -751,12 +755,12 @@ static TlStatus read_header(CsvReader *r, bool no_header, TlError *err)
     if (r->pos >= r->size) return TL_OK; /* no columns at all */
     pos = r->pos;
     line = r->line;
-    TL_TRY(parse_record(r, &pos, &line, NULL, 0, &found, err));
+    TL_TRY(parse_record(r, &pos, &line, NULL, 1, 0, &found, err));
     hf = tl_malloc((size_t)found * sizeof *hf);
     if (!hf) return tl_error_oom(err);
     pos = r->pos;
     line = r->line;
-    st = parse_record(r, &pos, &line, hf, found, &found, err);
+    st = parse_record(r, &pos, &line, hf, 1, found, &found, err);
     for (int i = 0; st == TL_OK && i < found; i++) {
         size_t len = 0;
         const char *s = "";
