@@ -33,12 +33,29 @@ void tl_builder_init(TlBuilder *b, TlType type)
     b->type = type;
 }
 
+/* Bytes per element (0 for bool and null); inlined on the append paths. */
+static inline size_t width_of(TlType t)
+{
+    switch (t) {
+    case TL_TINT64:
+    case TL_TFLOAT64:
+    case TL_TTIMESTAMP:
+        return 8;
+    case TL_TDATE:
+        return 4;
+    case TL_TSTRING:
+        return sizeof(TlView);
+    default:
+        return 0;
+    }
+}
+
 /* Element capacity of the values buffer. */
 static int64_t cap_elems(const TlBuilder *b)
 {
     size_t w;
     if (b->type == TL_TBOOL) return (int64_t)b->values_cap * 8;
-    w = tl_type_width(b->type);
+    w = width_of(b->type);
     return w ? (int64_t)(b->values_cap / w) : INT64_MAX;
 }
 
@@ -72,7 +89,7 @@ static bool grow(TlBuilder *b, int64_t need)
     if (b->type == TL_TBOOL) {
         bytes = tl_bitmap_bytes(new_cap);
     } else {
-        w = tl_type_width(b->type);
+        w = width_of(b->type);
         if ((uint64_t)new_cap > SIZE_MAX / w) return false;
         bytes = (size_t)new_cap * w;
     }
@@ -93,13 +110,20 @@ bool tl_builder_reserve(TlBuilder *b, int64_t n_more)
     return grow(b, b->length + n_more);
 }
 
-/* Room for one more element. */
-static inline bool room1(TlBuilder *b)
+/* Room for one more element of w bytes (w == 0: a bit). */
+static inline bool room(TlBuilder *b, size_t w)
 {
-    if (b->length < cap_elems(b) &&
+    size_t used = w ? (size_t)b->length * w + w : (size_t)b->length / 8 + 1;
+    if (used <= b->values_cap &&
         (!b->validity || (size_t)b->length < b->validity_cap * 8))
         return true;
     return grow(b, b->length + 1);
+}
+
+/* Room for one more element of the builder's type. */
+static inline bool room1(TlBuilder *b)
+{
+    return room(b, width_of(b->type));
 }
 
 /* Mark element b->length valid (when a validity bitmap exists). */
@@ -128,7 +152,7 @@ bool tl_builder_append_null(TlBuilder *b)
         tl_bitmap_fill(b->validity, 0, b->length, true);
     }
     tl_bit_clear(b->validity, b->length);
-    w = tl_type_width(b->type);
+    w = width_of(b->type);
     if (b->type == TL_TBOOL)
         tl_bit_clear(b->values, b->length);
     else
@@ -142,7 +166,7 @@ bool tl_builder_append_null(TlBuilder *b)
 bool tl_builder_append_bool(TlBuilder *b, bool v)
 {
     if (b->type != TL_TBOOL) return false;
-    if (!room1(b)) return false;
+    if (!room(b, 0)) return false;
     tl_bit_put(b->values, b->length, v);
     mark_valid(b);
     b->length++;
@@ -152,8 +176,8 @@ bool tl_builder_append_bool(TlBuilder *b, bool v)
 /* Append an int64 (int64 and timestamp builders). */
 bool tl_builder_append_i64(TlBuilder *b, int64_t v)
 {
-    if (tl_type_width(b->type) != 8) return false;
-    if (!room1(b)) return false;
+    if (width_of(b->type) != 8) return false;
+    if (!room(b, 8)) return false;
     memcpy(b->values + (size_t)b->length * 8, &v, 8);
     mark_valid(b);
     b->length++;
@@ -163,8 +187,8 @@ bool tl_builder_append_i64(TlBuilder *b, int64_t v)
 /* Append a double (float64 builders). */
 bool tl_builder_append_f64(TlBuilder *b, double v)
 {
-    if (tl_type_width(b->type) != 8) return false;
-    if (!room1(b)) return false;
+    if (width_of(b->type) != 8) return false;
+    if (!room(b, 8)) return false;
     memcpy(b->values + (size_t)b->length * 8, &v, 8);
     mark_valid(b);
     b->length++;
@@ -175,7 +199,7 @@ bool tl_builder_append_f64(TlBuilder *b, double v)
 bool tl_builder_append_i32(TlBuilder *b, int32_t v)
 {
     if (b->type != TL_TDATE) return false;
-    if (!room1(b)) return false;
+    if (!room(b, 4)) return false;
     memcpy(b->values + (size_t)b->length * 4, &v, 4);
     mark_valid(b);
     b->length++;
@@ -217,7 +241,7 @@ bool tl_builder_append_str(TlBuilder *b, const void *s, size_t len)
 {
     TlView v;
     if (b->type != TL_TSTRING || len > UINT32_MAX) return false;
-    if (!room1(b)) return false;
+    if (!room(b, sizeof(TlView))) return false;
     if (len <= TL_VIEW_INLINE) {
         v = tl_view_inline(s, (uint32_t)len);
     } else {
@@ -297,7 +321,7 @@ TlArray *tl_builder_finish(TlBuilder *b)
         return tl_array_new(TL_TNULL, length, NULL, NULL, length, NULL, 0);
     }
     vbytes = type == TL_TBOOL ? tl_bitmap_bytes(length)
-                              : tl_type_width(type) * (size_t)length;
+                              : width_of(type) * (size_t)length;
     /* take everything out of the builder first: it is reset whatever
      * happens next */
     vmem = b->values;

@@ -151,6 +151,7 @@ static bool fast_f64(const char *s, size_t len, double *out)
         neg = s[0] == '-';
         i = 1;
     }
+    if (len > 4096) return false;
     for (; i < len && is_digit(s[i]); i++) {
         if (m == 0 && s[i] == '0') continue;
         if (++nd > 16) return false;
@@ -189,11 +190,17 @@ static bool fast_f64(const char *s, size_t len, double *out)
     return true;
 }
 
-/* Parse a float64 (see the top of the file); false on bad syntax or OOM. */
+/* Parse a float64 (see the top of the file); false on bad syntax or OOM.
+ *
+ * Slow path: strtod reads a rewritten copy with no decimal point
+ * ("-12.5e3" becomes "-125e2"), so the result does not depend on the
+ * C library's LC_NUMERIC. */
 bool tl_parse_f64(const char *s, size_t len, double *out)
 {
-    char stack[128], *copy = stack, *end;
+    char stack[160], *copy = stack, *end;
     bool special;
+    size_t i = 0, n = 0;
+    long long exp = 0;
     double v;
     if (!float_syntax(s, len, &special)) return false;
     if (special) {
@@ -207,14 +214,30 @@ bool tl_parse_f64(const char *s, size_t len, double *out)
         return true;
     }
     if (fast_f64(s, len, out)) return true;
-    if (len >= sizeof stack) {
-        copy = tl_malloc(len + 1);
+    if (len + 32 > sizeof stack) {
+        copy = tl_malloc(len + 32);
         if (!copy) return false;
     }
-    memcpy(copy, s, len);
-    copy[len] = '\0';
+    if (s[0] == '+' || s[0] == '-') copy[n++] = s[i++];
+    for (; i < len && is_digit(s[i]); i++) copy[n++] = s[i];
+    if (i < len && s[i] == '.') {
+        for (i++; i < len && is_digit(s[i]); i++) {
+            copy[n++] = s[i];
+            exp--;
+        }
+    }
+    if (i < len) { /* [eE][+-]?digits, saturated: beyond 1e6 all agree */
+        bool eneg = false;
+        long long x = 0;
+        i++;
+        if (s[i] == '+' || s[i] == '-') eneg = s[i++] == '-';
+        for (; i < len; i++)
+            if (x < 100000000) x = x * 10 + (s[i] - '0');
+        exp += eneg ? -x : x;
+    }
+    n += (size_t)snprintf(copy + n, 32, "e%lld", exp);
     v = strtod(copy, &end);
-    if (end != copy + len) {
+    if (end != copy + n) {
         if (copy != stack) tl_free(copy);
         return false;
     }
@@ -332,10 +355,8 @@ static bool digits_equal(const char *d, int nd, int e10, double v)
 {
     char tmp[48];
     int i, n = 0;
-    tmp[n++] = d[0];
-    tmp[n++] = '.';
-    for (i = 1; i < nd; i++) tmp[n++] = d[i];
-    snprintf(tmp + n, sizeof tmp - (size_t)n, "e%d", e10);
+    for (i = 0; i < nd; i++) tmp[n++] = d[i];
+    snprintf(tmp + n, sizeof tmp - (size_t)n, "e%d", e10 - (nd - 1));
     return strtod(tmp, NULL) == v;
 }
 

@@ -50,8 +50,10 @@ int tl_view_cmp(const TlView *a, TlBuf *const *abufs, const TlView *b,
     memcpy(&pa, a->in.data, 4);
     memcpy(&pb, b->in.data, 4);
     if (pa != pb) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
         pa = __builtin_bswap32(pa);
         pb = __builtin_bswap32(pb);
+#endif
         return pa < pb ? -1 : 1;
     }
     n = la < lb ? la : lb;
