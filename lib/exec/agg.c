@@ -1,0 +1,795 @@
+/*
+ * agg.c -- aggregate states over dense group ids (see agg.h).
+ *
+ * States are structures of arrays indexed by group id, grown (doubled,
+ * zero-filled) as the grouper hands out new ids:
+ *
+ *   cnt[g]     rows / non-null values seen (also the "has a value" flag)
+ *   acc[g]     int128 sums (sum and mean over integers: exact)
+ *   iv[g]      integer-class values (int64, timestamp, date, bool widened)
+ *   f[k][g]    float states: sum; Welford mean and M2; covariance moments
+ *   valid[g]   first/last: whether the kept value is non-null
+ *   sv[g]      string values (min/max/first/last) and string_agg buffers
+ *
+ * Which arrays exist depends on the op; `ensure` grows all that exist.
+ * Every update is one typed loop over the batch, with the null path chosen
+ * once per argument array (no nulls / all null / some nulls).  Date and
+ * bool arguments are widened to int64 (and integers converted to double
+ * for the float statistics) in a per-batch scratch array first, so there
+ * is one loop per op and value class, not per type.
+ *
+ * median / quantile collect (value, group) pairs in input order; finishing
+ * sorts the values by their total-order image (stable radix sort), then
+ * distributes them by group with a counting sort, so every group's values
+ * end up contiguous and ascending, and interpolates like DuckDB's
+ * quantile_cont: RN = (n-1)q, lo = floor(RN), hi = ceil(RN),
+ * v[lo] + (RN-lo)(v[hi]-v[lo]).
+ *
+ * count_distinct uses a second grouper on the pair (group id, value):
+ * every new pair whose value is not null adds one to its group.
+ */
+#include "agg.h"
+
+#include <math.h>
+
+#include "../../kernels/rowenc.h"
+#include "../../kernels/sort.h"
+#include "../group/group.h"
+
+typedef enum ValClass { C_NONE, C_INT, C_FLT, C_STR } ValClass;
+
+typedef struct StrVal {
+    uint8_t *p;
+    size_t len, cap;
+} StrVal;
+
+struct TlAgg {
+    TlAggSpec s;
+    ValClass cls;       /* value class of x */
+    char *sep;
+    uint32_t cap;       /* groups allocated */
+    int64_t *cnt;
+    __int128 *acc;
+    int64_t *iv;
+    double *f[5];
+    int n_f;
+    uint8_t *valid;
+    StrVal *sv;
+    double *qv;         /* median/quantile values, input order */
+    uint32_t *qg;       /* their groups */
+    int64_t qn, qcap;
+    TlGrouper *cd;      /* count_distinct pairs */
+    uint32_t *cd_ids;
+    int64_t cd_cap;
+    int64_t *ix;        /* scratch: x widened to int64 */
+    double *fx, *fy;    /* scratch: x, y as double */
+    int64_t ix_cap, fx_cap, fy_cap;
+};
+
+static ValClass class_of(TlType t)
+{
+    switch (t) {
+    case TL_TINT64: case TL_TTIMESTAMP: case TL_TDATE: case TL_TBOOL: return C_INT;
+    case TL_TFLOAT64: return C_FLT;
+    case TL_TSTRING: return C_STR;
+    default: return C_NONE;
+    }
+}
+
+static bool numeric(TlType t)
+{
+    return t == TL_TINT64 || t == TL_TFLOAT64 || t == TL_TNULL;
+}
+
+/* ---------------------------------------------------------------- setup */
+
+/* Create an aggregate (see agg.h). */
+TlStatus tl_agg_new(const TlAggSpec *spec, TlAgg **out, TlError *err)
+{
+    *out = NULL;
+    TlOp op = spec->op;
+    TlType xt = spec->x_type;
+    bool ok = true;
+    switch (op) {
+    case TL_OP_COUNT: case TL_OP_COUNT_DISTINCT: case TL_OP_FIRST: case TL_OP_LAST:
+    case TL_OP_MIN: case TL_OP_MAX:
+        break;
+    case TL_OP_SUM: case TL_OP_MEAN: case TL_OP_MEDIAN: case TL_OP_QUANTILE:
+    case TL_OP_STD: case TL_OP_VAR:
+        ok = numeric(xt) || ((op == TL_OP_MEDIAN || op == TL_OP_QUANTILE ||
+                              op == TL_OP_STD || op == TL_OP_VAR ||
+                              op == TL_OP_MEAN) &&
+                             (xt == TL_TDATE || xt == TL_TTIMESTAMP));
+        break;
+    case TL_OP_CORR: case TL_OP_COVAR:
+        ok = numeric(xt) && numeric(spec->y_type);
+        break;
+    case TL_OP_STRING_AGG:
+        ok = xt == TL_TSTRING || xt == TL_TNULL;
+        break;
+    case TL_OP_ANY: case TL_OP_ALL:
+        ok = xt == TL_TBOOL || xt == TL_TNULL;
+        break;
+    default:
+        ok = false;
+    }
+    if (!ok) {
+        const TlOpInfo *oi = tl_op_info(op);
+        return tl_error(err, TL_ERR_USAGE, "%s does not accept an argument of type %s",
+                        oi ? oi->name : "aggregate", tl_type_name(xt));
+    }
+    TlAgg *a = tl_calloc(1, sizeof *a);
+    if (!a) return tl_error_oom(err);
+    a->s = *spec;
+    a->s.sep = NULL;
+    a->cls = class_of(xt);
+    if (op == TL_OP_MEDIAN) a->s.q = 0.5;
+    if (op == TL_OP_STRING_AGG) {
+        const char *sep = spec->sep ? spec->sep : ",";
+        size_t len = spec->sep ? spec->sep_len : 1;
+        a->sep = tl_strndup(sep, len);
+        a->s.sep_len = len;
+        if (!a->sep) goto oom;
+    }
+    if (op == TL_OP_STD || op == TL_OP_VAR) a->n_f = 2;
+    else if (op == TL_OP_CORR || op == TL_OP_COVAR) a->n_f = 5;
+    else if ((op == TL_OP_SUM || op == TL_OP_MEAN) && a->cls == C_FLT) a->n_f = 1;
+    else if ((op == TL_OP_MIN || op == TL_OP_MAX || op == TL_OP_FIRST ||
+              op == TL_OP_LAST) && a->cls == C_FLT) a->n_f = 1;
+    if (op == TL_OP_COUNT_DISTINCT && xt != TL_TNULL) {
+        TlType kt[2] = {TL_TINT64, xt};
+        if (tl_grouper_new(kt, 2, false, &a->cd, err) != TL_OK) {
+            tl_agg_free(a);
+            return err->code;
+        }
+    }
+    *out = a;
+    return TL_OK;
+oom:
+    tl_agg_free(a);
+    return tl_error_oom(err);
+}
+
+/* Free an aggregate (see agg.h). */
+void tl_agg_free(TlAgg *a)
+{
+    if (!a) return;
+    if (a->sv) {
+        for (uint32_t g = 0; g < a->cap; g++) tl_free(a->sv[g].p);
+        tl_free(a->sv);
+    }
+    tl_free(a->sep);
+    tl_free(a->cnt);
+    tl_free(a->acc);
+    tl_free(a->iv);
+    for (int k = 0; k < 5; k++) tl_free(a->f[k]);
+    tl_free(a->valid);
+    tl_free(a->qv);
+    tl_free(a->qg);
+    tl_grouper_free(a->cd);
+    tl_free(a->cd_ids);
+    tl_free(a->ix);
+    tl_free(a->fx);
+    tl_free(a->fy);
+    tl_free(a);
+}
+
+static bool grow_arr(void **p, size_t elem, uint32_t old, uint32_t cap)
+{
+    uint8_t *q = tl_realloc(*p, (size_t)cap * elem);
+    if (!q) return false;
+    memset(q + (size_t)old * elem, 0, (size_t)(cap - old) * elem);
+    *p = q;
+    return true;
+}
+
+/* Make room for n_groups states (zeroed). */
+static TlStatus ensure(TlAgg *a, uint32_t n_groups, TlError *err)
+{
+    if (n_groups <= a->cap) return TL_OK;
+    uint64_t want = (uint64_t)a->cap * 2;
+    if (want < n_groups) want = n_groups;
+    if (want < 64) want = 64;
+    if (want > UINT32_MAX) want = UINT32_MAX;
+    uint32_t cap = (uint32_t)want, old = a->cap;
+    TlOp op = a->s.op;
+    bool ok = grow_arr((void **)&a->cnt, sizeof *a->cnt, old, cap);
+    if (ok && (op == TL_OP_SUM || op == TL_OP_MEAN) && a->cls == C_INT)
+        ok = grow_arr((void **)&a->acc, sizeof *a->acc, old, cap);
+    if (ok && a->cls == C_INT &&
+        (op == TL_OP_MIN || op == TL_OP_MAX || op == TL_OP_FIRST ||
+         op == TL_OP_LAST || op == TL_OP_ANY || op == TL_OP_ALL))
+        ok = grow_arr((void **)&a->iv, sizeof *a->iv, old, cap);
+    for (int k = 0; ok && k < a->n_f; k++)
+        ok = grow_arr((void **)&a->f[k], sizeof(double), old, cap);
+    if (ok && (op == TL_OP_FIRST || op == TL_OP_LAST))
+        ok = grow_arr((void **)&a->valid, 1, old, cap);
+    if (ok && (op == TL_OP_STRING_AGG ||
+               (a->cls == C_STR && (op == TL_OP_MIN || op == TL_OP_MAX ||
+                                    op == TL_OP_FIRST || op == TL_OP_LAST))))
+        ok = grow_arr((void **)&a->sv, sizeof *a->sv, old, cap);
+    if (!ok) return tl_error_oom(err);
+    a->cap = cap;
+    return TL_OK;
+}
+
+/* ------------------------------------------------------------- scratch */
+
+static bool scratch(void **p, int64_t *cap, size_t elem, int64_t n)
+{
+    if (*cap >= n) return true;
+    void *q = tl_realloc(*p, (size_t)(n ? n : 1) * elem);
+    if (!q) return false;
+    *p = q;
+    *cap = n;
+    return true;
+}
+
+/* x as int64 values (direct for int64/timestamp, widened otherwise). */
+static const int64_t *as_i64(TlAgg *a, const TlArray *x, int64_t n)
+{
+    if (x->type == TL_TINT64 || x->type == TL_TTIMESTAMP) return tl_array_i64(x);
+    if (!scratch((void **)&a->ix, &a->ix_cap, sizeof *a->ix, n)) return NULL;
+    if (x->type == TL_TDATE) {
+        const int32_t *d = tl_array_i32(x);
+        for (int64_t i = 0; i < n; i++) a->ix[i] = d[i];
+    } else {
+        for (int64_t i = 0; i < n; i++) a->ix[i] = tl_array_bool(x, i);
+    }
+    return a->ix;
+}
+
+/* x as double values (direct for float64, converted otherwise). */
+static const double *as_f64(double **buf, int64_t *cap, const TlArray *x,
+                            int64_t n)
+{
+    if (x->type == TL_TFLOAT64) return tl_array_f64(x);
+    if (!scratch((void **)buf, cap, sizeof **buf, n)) return NULL;
+    double *o = *buf;
+    if (x->type == TL_TINT64 || x->type == TL_TTIMESTAMP) {
+        const int64_t *v = tl_array_i64(x);
+        for (int64_t i = 0; i < n; i++) o[i] = (double)v[i];
+    } else if (x->type == TL_TDATE) {
+        const int32_t *v = tl_array_i32(x);
+        for (int64_t i = 0; i < n; i++) o[i] = v[i];
+    } else {
+        for (int64_t i = 0; i < n; i++) o[i] = tl_array_bool(x, i);
+    }
+    return o;
+}
+
+static bool sv_set(StrVal *s, const uint8_t *p, size_t len)
+{
+    if (s->cap < len) {
+        size_t cap = len < 16 ? 16 : len;
+        uint8_t *q = tl_realloc(s->p, cap);
+        if (!q) return false;
+        s->p = q;
+        s->cap = cap;
+    }
+    if (len) memcpy(s->p, p, len);
+    s->len = len;
+    return true;
+}
+
+static bool sv_append(StrVal *s, const void *p, size_t len)
+{
+    if (s->cap - s->len < len) {
+        size_t cap = s->cap * 2;
+        if (cap < s->len + len) cap = s->len + len;
+        if (cap < 16) cap = 16;
+        uint8_t *q = tl_realloc(s->p, cap);
+        if (!q) return false;
+        s->p = q;
+        s->cap = cap;
+    }
+    if (len) memcpy(s->p + s->len, p, len);
+    s->len += len;
+    return true;
+}
+
+static inline int sv_cmp(const uint8_t *p, size_t len, const StrVal *s)
+{
+    int c = memcmp(p, s->p, len < s->len ? len : s->len);
+    if (c) return c;
+    return (len > s->len) - (len < s->len);
+}
+
+/* The loop over the rows of x that hold a value, decided once per array. */
+#define FOR_VALID(x, n, body)                                                  \
+    do {                                                                       \
+        if ((x)->null_count == 0) {                                            \
+            for (int64_t i = 0; i < (n); i++) { body }                         \
+        } else {                                                               \
+            const uint8_t *bits_ = (x)->validity->data;                        \
+            int64_t off_ = (x)->offset;                                        \
+            for (int64_t i = 0; i < (n); i++)                                  \
+                if (tl_bit_get(bits_, off_ + i)) { body }                      \
+        }                                                                      \
+    } while (0)
+
+/* NaN is greater than every number (DuckDB); -0.0 == 0.0 keeps the first. */
+static inline bool f_less(double a, double b)
+{
+    return a < b || (b != b && a == a);
+}
+
+/* ------------------------------------------------------------- updates */
+
+static TlStatus upd_count_distinct(TlAgg *a, const uint32_t *ids, int64_t n,
+                                   const TlArray *x, TlError *err)
+{
+    TlBuf *buf = tl_buf_new((size_t)n * 8, false);
+    if (!buf) return tl_error_oom(err);
+    int64_t *gv = (int64_t *)buf->data;
+    for (int64_t i = 0; i < n; i++) gv[i] = ids[i];
+    TlArray *garr = tl_array_new(TL_TINT64, n, buf, NULL, 0, NULL, 0);
+    if (!garr) return tl_error_oom(err);
+    TlStatus st = TL_OK;
+    if (!scratch((void **)&a->cd_ids, &a->cd_cap, sizeof *a->cd_ids, n)) {
+        st = tl_error_oom(err);
+        goto done;
+    }
+    uint32_t next = tl_grouper_count(a->cd);
+    const TlArray *keys[2] = {garr, x};
+    st = tl_grouper_map(a->cd, keys, n, a->cd_ids, err);
+    if (st != TL_OK) goto done;
+    /* New pairs get ids in row order: the first row of a new pair is the
+     * row whose id equals the next expected one. */
+    for (int64_t i = 0; i < n; i++) {
+        if (a->cd_ids[i] == next) {
+            next++;
+            if (tl_array_valid(x, i)) a->cnt[ids[i]]++;
+        }
+    }
+done:
+    tl_array_release(garr);
+    return st;
+}
+
+static TlStatus upd_minmax(TlAgg *a, const uint32_t *ids, int64_t n,
+                           const TlArray *x, bool is_min, TlError *err)
+{
+    int64_t *cnt = a->cnt;
+    if (a->cls == C_INT) {
+        const int64_t *v = as_i64(a, x, n);
+        if (!v) return tl_error_oom(err);
+        int64_t *iv = a->iv;
+        if (is_min)
+            FOR_VALID(x, n, {
+                uint32_t g = ids[i];
+                if (!cnt[g] || v[i] < iv[g]) iv[g] = v[i];
+                cnt[g] = 1;
+            });
+        else
+            FOR_VALID(x, n, {
+                uint32_t g = ids[i];
+                if (!cnt[g] || v[i] > iv[g]) iv[g] = v[i];
+                cnt[g] = 1;
+            });
+    } else if (a->cls == C_FLT) {
+        const double *v = tl_array_f64(x);
+        double *fv = a->f[0];
+        if (is_min)
+            FOR_VALID(x, n, {
+                uint32_t g = ids[i];
+                if (!cnt[g] || f_less(v[i], fv[g])) fv[g] = v[i];
+                cnt[g] = 1;
+            });
+        else
+            FOR_VALID(x, n, {
+                uint32_t g = ids[i];
+                if (!cnt[g] || f_less(fv[g], v[i])) fv[g] = v[i];
+                cnt[g] = 1;
+            });
+    } else if (a->cls == C_STR) {
+        const TlView *v = tl_array_views(x);
+        int sign = is_min ? -1 : 1;
+        FOR_VALID(x, n, {
+            uint32_t g = ids[i];
+            const uint8_t *p = tl_view_ptr(&v[i], x->data);
+            uint32_t len = v[i].in.len;
+            if (!cnt[g] || sv_cmp(p, len, &a->sv[g]) * sign > 0) {
+                if (!sv_set(&a->sv[g], p, len)) return tl_error_oom(err);
+            }
+            cnt[g] = 1;
+        });
+    }
+    return TL_OK;
+}
+
+/* first / last: the value of the group's first / last row, null included. */
+static TlStatus upd_firstlast(TlAgg *a, const uint32_t *ids, int64_t n,
+                              const TlArray *x, bool last, TlError *err)
+{
+    int64_t *cnt = a->cnt;
+    uint8_t *valid = a->valid;
+    bool all_null = x->type == TL_TNULL || x->null_count == n;
+    if (all_null || a->cls == C_NONE) {
+        for (int64_t i = 0; i < n; i++) {
+            uint32_t g = ids[i];
+            if (last || !cnt[g]) valid[g] = 0;
+            cnt[g] = 1;
+        }
+        return TL_OK;
+    }
+    const int64_t *iv = NULL;
+    const double *fv = NULL;
+    const TlView *sv = NULL;
+    if (a->cls == C_INT) {
+        if (!(iv = as_i64(a, x, n))) return tl_error_oom(err);
+    } else if (a->cls == C_FLT) {
+        fv = tl_array_f64(x);
+    } else {
+        sv = tl_array_views(x);
+    }
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t g = ids[i];
+        if (!last && cnt[g]) continue;
+        cnt[g] = 1;
+        bool ok = x->null_count == 0 || tl_array_valid(x, i);
+        valid[g] = ok;
+        if (!ok) continue;
+        if (iv) a->iv[g] = iv[i];
+        else if (fv) a->f[0][g] = fv[i];
+        else if (!sv_set(&a->sv[g], tl_view_ptr(&sv[i], x->data), sv[i].in.len))
+            return tl_error_oom(err);
+    }
+    return TL_OK;
+}
+
+static TlStatus upd_quantile(TlAgg *a, const uint32_t *ids, int64_t n,
+                             const TlArray *x, TlError *err)
+{
+    const double *v = as_f64(&a->fx, &a->fx_cap, x, n);
+    if (!v) return tl_error_oom(err);
+    int64_t need = a->qn + n;
+    if (need > a->qcap) {
+        int64_t cap = a->qcap * 2 > need ? a->qcap * 2 : need;
+        double *qv = tl_realloc(a->qv, (size_t)cap * sizeof *qv);
+        if (!qv) return tl_error_oom(err);
+        a->qv = qv;
+        uint32_t *qg = tl_realloc(a->qg, (size_t)cap * sizeof *qg);
+        if (!qg) return tl_error_oom(err);
+        a->qg = qg;
+        a->qcap = cap;
+    }
+    double *qv = a->qv;
+    uint32_t *qg = a->qg;
+    int64_t k = a->qn;
+    int64_t *cnt = a->cnt;
+    FOR_VALID(x, n, {
+        qv[k] = v[i];
+        qg[k] = ids[i];
+        k++;
+        cnt[ids[i]]++;
+    });
+    a->qn = k;
+    return TL_OK;
+}
+
+static TlStatus upd_corr(TlAgg *a, const uint32_t *ids, int64_t n,
+                         const TlArray *x, const TlArray *y, TlError *err)
+{
+    if (x->type == TL_TNULL || y->type == TL_TNULL || x->null_count == n ||
+        y->null_count == n)
+        return TL_OK;
+    const double *xv = as_f64(&a->fx, &a->fx_cap, x, n);
+    const double *yv = as_f64(&a->fy, &a->fy_cap, y, n);
+    if (!xv || !yv) return tl_error_oom(err);
+    int64_t *cnt = a->cnt;
+    double *mx = a->f[0], *my = a->f[1], *co = a->f[2], *dx2 = a->f[3],
+           *dy2 = a->f[4];
+    bool nulls = x->null_count > 0 || y->null_count > 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (nulls && !(tl_array_valid(x, i) && tl_array_valid(y, i))) continue;
+        uint32_t g = ids[i];
+        double xi = xv[i], yi = yv[i];
+        /* DuckDB's CovarOperation and STDDevBaseOperation, in this order. */
+        double c = (double)++cnt[g];
+        double dx = xi - mx[g];
+        double nmx = mx[g] + dx / c;
+        double nmy = my[g] + (yi - my[g]) / c;
+        co[g] += dx * (yi - nmy);
+        dx2[g] += (xi - nmx) * (xi - mx[g]);
+        dy2[g] += (yi - nmy) * (yi - my[g]);
+        mx[g] = nmx;
+        my[g] = nmy;
+    }
+    return TL_OK;
+}
+
+/* Update from one batch (see agg.h). */
+TlStatus tl_agg_update(TlAgg *a, const uint32_t *ids, int64_t n,
+                       uint32_t n_groups, const TlArray *x, const TlArray *y,
+                       TlError *err)
+{
+    TL_TRY(ensure(a, n_groups, err));
+    if (n == 0) return TL_OK;
+    TlOp op = a->s.op;
+    int64_t *cnt = a->cnt;
+    if (op == TL_OP_COUNT && (a->s.no_arg || !x)) {
+        for (int64_t i = 0; i < n; i++) cnt[ids[i]]++;
+        return TL_OK;
+    }
+    if (op == TL_OP_FIRST || op == TL_OP_LAST)
+        return upd_firstlast(a, ids, n, x, op == TL_OP_LAST, err);
+    if (op == TL_OP_CORR || op == TL_OP_COVAR) return upd_corr(a, ids, n, x, y, err);
+    /* Everything else skips nulls: an all-null argument changes nothing. */
+    if (x->type == TL_TNULL || x->null_count == n) return TL_OK;
+    switch (op) {
+    case TL_OP_COUNT:
+        FOR_VALID(x, n, { cnt[ids[i]]++; });
+        return TL_OK;
+    case TL_OP_COUNT_DISTINCT:
+        return upd_count_distinct(a, ids, n, x, err);
+    case TL_OP_SUM:
+    case TL_OP_MEAN:
+        if (a->cls == C_INT) {
+            const int64_t *v = as_i64(a, x, n);
+            if (!v) return tl_error_oom(err);
+            __int128 *acc = a->acc;
+            FOR_VALID(x, n, {
+                uint32_t g = ids[i];
+                acc[g] += v[i];
+                cnt[g]++;
+            });
+        } else {
+            const double *v = tl_array_f64(x);
+            double *s = a->f[0];
+            FOR_VALID(x, n, {
+                uint32_t g = ids[i];
+                s[g] += v[i];
+                cnt[g]++;
+            });
+        }
+        return TL_OK;
+    case TL_OP_MIN:
+    case TL_OP_MAX:
+        return upd_minmax(a, ids, n, x, op == TL_OP_MIN, err);
+    case TL_OP_MEDIAN:
+    case TL_OP_QUANTILE:
+        return upd_quantile(a, ids, n, x, err);
+    case TL_OP_STD:
+    case TL_OP_VAR: {
+        const double *v = as_f64(&a->fx, &a->fx_cap, x, n);
+        if (!v) return tl_error_oom(err);
+        double *mean = a->f[0], *dsq = a->f[1];
+        /* DuckDB's STDDevBaseOperation (Welford), in input order. */
+        FOR_VALID(x, n, {
+            uint32_t g = ids[i];
+            double c = (double)++cnt[g];
+            double d = (v[i] - mean[g]) / c;
+            double nm = mean[g] + d;
+            dsq[g] += (v[i] - nm) * (v[i] - mean[g]);
+            mean[g] = nm;
+        });
+        return TL_OK;
+    }
+    case TL_OP_STRING_AGG: {
+        const TlView *v = tl_array_views(x);
+        FOR_VALID(x, n, {
+            uint32_t g = ids[i];
+            StrVal *s = &a->sv[g];
+            if (cnt[g] && !sv_append(s, a->sep, a->s.sep_len))
+                return tl_error_oom(err);
+            if (!sv_append(s, tl_view_ptr(&v[i], x->data), v[i].in.len))
+                return tl_error_oom(err);
+            cnt[g]++;
+        });
+        return TL_OK;
+    }
+    case TL_OP_ANY:
+    case TL_OP_ALL: {
+        int64_t *iv = a->iv;
+        bool any = op == TL_OP_ANY;
+        FOR_VALID(x, n, {
+            uint32_t g = ids[i];
+            int64_t b = tl_array_bool(x, i);
+            if (!cnt[g]) iv[g] = b;
+            else iv[g] = any ? (iv[g] | b) : (iv[g] & b);
+            cnt[g]++;
+        });
+        return TL_OK;
+    }
+    default:
+        return tl_error(err, TL_ERR_USAGE, "internal: not an aggregate");
+    }
+}
+
+/* -------------------------------------------------------------- finish */
+
+/* Append an integer-class value to a builder of any type. */
+static bool put_i64(TlBuilder *b, int64_t v)
+{
+    switch (b->type) {
+    case TL_TINT64: case TL_TTIMESTAMP: return tl_builder_append_i64(b, v);
+    case TL_TDATE: return tl_builder_append_i32(b, (int32_t)v);
+    case TL_TBOOL: return tl_builder_append_bool(b, v != 0);
+    case TL_TFLOAT64: return tl_builder_append_f64(b, (double)v);
+    default: return tl_builder_append_null(b);
+    }
+}
+
+static bool put_f64(TlBuilder *b, double v)
+{
+    switch (b->type) {
+    case TL_TFLOAT64: return tl_builder_append_f64(b, v);
+    case TL_TINT64: case TL_TTIMESTAMP: return tl_builder_append_i64(b, (int64_t)v);
+    default: return tl_builder_append_null(b);
+    }
+}
+
+/* Sort the collected values and interpolate each group's quantile. */
+static bool finish_quantile(TlAgg *a, uint32_t n_groups, TlBuilder *b,
+                            TlError *err)
+{
+    int64_t m = a->qn;
+    uint64_t *key = NULL;
+    uint32_t *idx = NULL;
+    int64_t *start = NULL;
+    double *sorted = NULL;
+    bool ok = false;
+    key = tl_malloc((size_t)(m ? m : 1) * sizeof *key);
+    idx = tl_malloc((size_t)(m ? m : 1) * sizeof *idx);
+    start = tl_calloc((size_t)n_groups + 1, sizeof *start);
+    sorted = tl_malloc((size_t)(m ? m : 1) * sizeof *sorted);
+    if (!key || !idx || !start || !sorted) {
+        tl_error_oom(err);
+        goto done;
+    }
+    for (int64_t i = 0; i < m; i++) {
+        key[i] = tl_k_f64_image(a->qv[i]);
+        idx[i] = (uint32_t)i;
+    }
+    if (tl_k_sort_u64(key, idx, m, err) != TL_OK) goto done;
+    for (uint32_t g = 0; g < n_groups; g++) start[g + 1] = start[g] + a->cnt[g];
+    for (int64_t j = 0; j < m; j++) {
+        uint32_t i = idx[j];
+        sorted[start[a->qg[i]]++] = a->qv[i];
+    }
+    /* start[g] now points one past group g's values. */
+    double q = a->s.q;
+    for (uint32_t g = 0; g < n_groups; g++) {
+        int64_t c = a->cnt[g];
+        if (c == 0) {
+            if (!tl_builder_append_null(b)) goto oom;
+            continue;
+        }
+        const double *v = sorted + (start[g] - c);
+        double rn = (double)(c - 1) * q;
+        double lo = floor(rn), hi = ceil(rn);
+        double r;
+        if (lo == hi) r = v[(int64_t)lo];
+        else {
+            double vl = v[(int64_t)lo], vh = v[(int64_t)hi];
+            r = vl + (rn - lo) * (vh - vl);
+        }
+        if (!put_f64(b, r)) goto oom;
+    }
+    ok = true;
+    goto done;
+oom:
+    tl_error_oom(err);
+done:
+    tl_free(key);
+    tl_free(idx);
+    tl_free(start);
+    tl_free(sorted);
+    return ok;
+}
+
+/* Produce the result array (see agg.h). */
+TlStatus tl_agg_finish(TlAgg *a, uint32_t n_groups, TlArray **out, TlError *err)
+{
+    *out = NULL;
+    TL_TRY(ensure(a, n_groups, err));
+    TlBuilder b;
+    tl_builder_init(&b, a->s.out_type);
+    if (!tl_builder_reserve(&b, n_groups)) goto oom;
+    TlOp op = a->s.op;
+    const int64_t *cnt = a->cnt;
+    /* An argument of the null type: no values, only counts matter. */
+    bool no_values = a->s.x_type == TL_TNULL && !a->s.no_arg &&
+                     op != TL_OP_COUNT && op != TL_OP_COUNT_DISTINCT;
+    for (uint32_t g = 0; g < n_groups && (op == TL_OP_COUNT ||
+                                          op == TL_OP_COUNT_DISTINCT); g++)
+        if (!put_i64(&b, cnt[g])) goto oom;
+    if (op == TL_OP_COUNT || op == TL_OP_COUNT_DISTINCT) goto built;
+    if (no_values) {
+        for (uint32_t g = 0; g < n_groups; g++)
+            if (!tl_builder_append_null(&b)) goto oom;
+        goto built;
+    }
+    if (op == TL_OP_MEDIAN || op == TL_OP_QUANTILE) {
+        if (!finish_quantile(a, n_groups, &b, err)) {
+            tl_builder_free(&b);
+            return err->code;
+        }
+        goto built;
+    }
+    for (uint32_t g = 0; g < n_groups; g++) {
+        bool ok = true;
+        int64_t c = cnt[g];
+        switch (op) {
+        case TL_OP_SUM:
+            if (!c) ok = tl_builder_append_null(&b);
+            else if (a->cls == C_INT) {
+                __int128 s = a->acc[g];
+                if (s > INT64_MAX || s < INT64_MIN) {
+                    tl_builder_free(&b);
+                    err->code = TL_ERR_DATA;
+                    err->msg[0] = '\0';
+                    return TL_ERR_DATA;
+                }
+                ok = put_i64(&b, (int64_t)s);
+            } else {
+                ok = put_f64(&b, a->f[0][g]);
+            }
+            break;
+        case TL_OP_MEAN:
+            if (!c) ok = tl_builder_append_null(&b);
+            else if (a->cls == C_INT)
+                ok = put_f64(&b, (double)((long double)a->acc[g] / (long double)c));
+            else
+                ok = put_f64(&b, a->f[0][g] / (double)c);
+            break;
+        case TL_OP_MIN: case TL_OP_MAX: case TL_OP_FIRST: case TL_OP_LAST:
+            if (!c || ((op == TL_OP_FIRST || op == TL_OP_LAST) && !a->valid[g]))
+                ok = tl_builder_append_null(&b);
+            else if (a->cls == C_INT) ok = put_i64(&b, a->iv[g]);
+            else if (a->cls == C_FLT) ok = put_f64(&b, a->f[0][g]);
+            else if (a->cls == C_STR && b.type == TL_TSTRING)
+                ok = tl_builder_append_str(&b, a->sv[g].p ? (const void *)a->sv[g].p
+                                                          : (const void *)"",
+                                           a->sv[g].len);
+            else ok = tl_builder_append_null(&b);
+            break;
+        case TL_OP_STD: case TL_OP_VAR:
+            if (c < 2) ok = tl_builder_append_null(&b);
+            else {
+                double var = a->f[1][g] / (double)(c - 1);
+                ok = put_f64(&b, op == TL_OP_STD ? sqrt(var) : var);
+            }
+            break;
+        case TL_OP_COVAR:
+            if (c < 2) ok = tl_builder_append_null(&b);
+            else ok = put_f64(&b, a->f[2][g] / (double)(c - 1));
+            break;
+        case TL_OP_CORR:
+            if (c < 2) ok = tl_builder_append_null(&b);
+            else {
+                /* DuckDB: population covariance over population stds. */
+                double cov = a->f[2][g] / (double)c;
+                double sx = sqrt(a->f[3][g] / (double)c);
+                double sy = sqrt(a->f[4][g] / (double)c);
+                if (sx * sy == 0) ok = tl_builder_append_null(&b);
+                else ok = put_f64(&b, cov / (sx * sy));
+            }
+            break;
+        case TL_OP_STRING_AGG:
+            if (!c || b.type != TL_TSTRING) ok = tl_builder_append_null(&b);
+            else
+                ok = tl_builder_append_str(&b, a->sv[g].p ? (const void *)a->sv[g].p
+                                                          : (const void *)"",
+                                           a->sv[g].len);
+            break;
+        case TL_OP_ANY: case TL_OP_ALL:
+            if (!c) ok = tl_builder_append_null(&b);
+            else ok = put_i64(&b, a->iv[g]);
+            break;
+        default:
+            ok = tl_builder_append_null(&b);
+            break;
+        }
+        if (!ok) goto oom;
+    }
+built:
+    *out = tl_builder_finish(&b);
+    tl_builder_free(&b);
+    if (!*out) return tl_error_oom(err);
+    return TL_OK;
+oom:
+    tl_builder_free(&b);
+    return tl_error_oom(err);
+}

@@ -1,0 +1,57 @@
+/*
+ * agg.h -- aggregate states over group ids (stage two of group-by).
+ *
+ * One TlAgg holds the state of one aggregate call for every group.  After
+ * the grouper has mapped a batch's rows to group ids, each aggregate updates
+ * its states from (ids, argument arrays) in one typed pass; tl_agg_finish
+ * turns the states into one result array in group id order.
+ *
+ * Semantics are DuckDB's (../shared/CLI.md): nulls are skipped except by
+ * first/last; count() counts rows; sum/mean/min/max/... of no values are
+ * null; sum over int64 is exact (int128) and fails only if the result
+ * leaves int64; float sums add left to right in input order; std/var/covar
+ * are the sample versions (Welford, DuckDB's update order); median and
+ * quantile interpolate (quantile_cont); floats order NaN last and -0.0 = 0.0.
+ *
+ * Ownership: argument arrays are borrowed for the call; the finish result is
+ * owned by the caller.
+ */
+#ifndef TL_AGG_H
+#define TL_AGG_H
+
+#include "../core/core.h"
+#include "../dsl/ast.h"
+
+typedef struct TlAgg TlAgg;
+
+typedef struct TlAggSpec {
+    TlOp op;          /* an aggregate op (tl_op_is_agg) */
+    TlType x_type;    /* first argument; TL_TNULL for count() (no argument) */
+    TlType y_type;    /* corr/covar: second argument; otherwise unused */
+    TlType out_type;  /* the result type (the output schema's) */
+    double q;         /* quantile: 0..1 (median: 0.5) */
+    const char *sep;  /* string_agg separator (copied); NULL = "," */
+    size_t sep_len;
+    bool no_arg;      /* count(): count rows, x is NULL */
+} TlAggSpec;
+
+/* A new aggregate with no groups yet.  TL_ERR_USAGE when the op does not
+ * accept the argument type (resolve should have caught it), TL_ERR_OOM. */
+TlStatus tl_agg_new(const TlAggSpec *spec, TlAgg **out, TlError *err);
+
+/* Update the states of groups ids[0..n) from rows [0, n) of x (and y for
+ * corr/covar); x is NULL for count().  n_groups: the number of groups so far
+ * (every id is below it).  TL_ERR_OOM (or TL_ERR_DATA past 2^32 groups). */
+TlStatus tl_agg_update(TlAgg *a, const uint32_t *ids, int64_t n,
+                       uint32_t n_groups, const TlArray *x, const TlArray *y,
+                       TlError *err);
+
+/* The results of groups 0..n_groups-1 as one owned array of spec.out_type.
+ * TL_ERR_DATA with an EMPTY message when a result does not fit its type
+ * (sum over int64): the caller writes the message with the expression. */
+TlStatus tl_agg_finish(TlAgg *a, uint32_t n_groups, TlArray **out,
+                       TlError *err);
+
+void tl_agg_free(TlAgg *a); /* NULL-safe */
+
+#endif

@@ -1,0 +1,338 @@
+/*
+ * op_agg.c -- the hash aggregate: group-by keys plus aggregate calls.
+ *
+ * A pipeline breaker in two stages per input batch:
+ *
+ *   child batch --tl_eval--> key arrays --grouper--> ids[row] (dense u32)
+ *               --tl_eval--> argument arrays --tl_agg_update(ids)--> states
+ *
+ * Stage one (lib/group) numbers groups in order of first appearance; stage
+ * two lets every aggregate update its states in one typed pass per batch.
+ * Argument arrays are evaluated once per batch per distinct expression id
+ * (mean(v1) and sum(v1) share one evaluation).  With no keys every row is
+ * group 0 and there is exactly one group, even on empty input (count 0,
+ * sum null, ...).
+ *
+ * When the child is exhausted the grouper hands back the key columns (the
+ * first row's values of each group) and every aggregate its result column;
+ * output batches are slices of at most tl_batch_rows() rows of those, keys
+ * first, then aggregates in order.  Nothing depends on hash table order.
+ */
+#include <stdio.h>
+
+#include "../group/group.h"
+#include "agg.h"
+#include "eval.h"
+#include "exec.h"
+
+typedef struct AggOp {
+    TlOperator base;
+    TlOperator *child;
+    const TlExprArena *ea;
+    TlExprId *keys;
+    int n_keys;
+    TlExprId *aggs;
+    int n_aggs;
+    TlExprId *x_ids, *y_ids;  /* per aggregate: argument ids or TL_NO_ID */
+    TlGrouper *grouper;       /* NULL with no keys */
+    TlAgg **states;
+    uint32_t *ids;
+    int64_t ids_cap;
+    bool consumed;
+    TlArray **cols;           /* the finished output columns */
+    int n_cols;
+    int64_t n_groups, emitted;
+} AggOp;
+
+/* An argument array of the current batch, shared by equal expression ids. */
+typedef struct ArgCache {
+    TlExprId id;
+    TlArray *arr;
+} ArgCache;
+
+static TlStatus eval_arg(AggOp *a, const TlBatch *b, TlExprId id,
+                         ArgCache *cache, int *n_cache, TlArray **out,
+                         TlError *err)
+{
+    *out = NULL;
+    if (id == TL_NO_ID) return TL_OK;
+    for (int i = 0; i < *n_cache; i++)
+        if (cache[i].id == id) {
+            *out = cache[i].arr;
+            return TL_OK;
+        }
+    TL_TRY(tl_eval(a->ea, id, b, out, err));
+    cache[*n_cache].id = id;
+    cache[*n_cache].arr = *out;
+    (*n_cache)++;
+    return TL_OK;
+}
+
+/* Group and aggregate one batch. */
+static TlStatus consume_batch(AggOp *a, const TlBatch *b, TlError *err)
+{
+    int64_t n = b->n_rows;
+    TlStatus st = TL_OK;
+    TlArray **karr = NULL;
+    ArgCache *cache = NULL;
+    int n_cache = 0;
+    uint32_t n_groups;
+
+    if (n == 0) return TL_OK;
+    if (a->ids_cap < n) {
+        uint32_t *ids = tl_realloc(a->ids, (size_t)n * sizeof *ids);
+        if (!ids) return tl_error_oom(err);
+        a->ids = ids;
+        a->ids_cap = n;
+    }
+    karr = tl_calloc((size_t)a->n_keys + 1, sizeof *karr);
+    cache = tl_calloc(2 * (size_t)a->n_aggs + 1, sizeof *cache);
+    if (!karr || !cache) {
+        st = tl_error_oom(err);
+        goto done;
+    }
+    if (a->n_keys > 0) {
+        for (int k = 0; k < a->n_keys; k++) {
+            st = tl_eval(a->ea, a->keys[k], b, &karr[k], err);
+            if (st != TL_OK) goto done;
+        }
+        st = tl_grouper_map(a->grouper, (const TlArray *const *)karr, n, a->ids,
+                            err);
+        if (st != TL_OK) goto done;
+        n_groups = tl_grouper_count(a->grouper);
+    } else {
+        memset(a->ids, 0, (size_t)n * sizeof *a->ids);
+        n_groups = 1;
+    }
+    for (int j = 0; j < a->n_aggs; j++) {
+        TlArray *x, *y;
+        st = eval_arg(a, b, a->x_ids[j], cache, &n_cache, &x, err);
+        if (st == TL_OK) st = eval_arg(a, b, a->y_ids[j], cache, &n_cache, &y, err);
+        if (st == TL_OK) st = tl_agg_update(a->states[j], a->ids, n, n_groups, x, y, err);
+        if (st != TL_OK) goto done;
+    }
+done:
+    if (karr)
+        for (int k = 0; k < a->n_keys; k++) tl_array_release(karr[k]);
+    if (cache)
+        for (int i = 0; i < n_cache; i++) tl_array_release(cache[i].arr);
+    tl_free(karr);
+    tl_free(cache);
+    return st;
+}
+
+/* Pull the whole input, then build the output columns. */
+static TlStatus consume(AggOp *a, TlError *err)
+{
+    for (;;) {
+        TlBatch *b = NULL;
+        TL_TRY(a->child->next(a->child, &b, err));
+        if (!b) break;
+        TlStatus st = consume_batch(a, b, err);
+        tl_batch_free(b);
+        TL_TRY(st);
+    }
+    uint32_t n_groups = a->n_keys > 0 ? tl_grouper_count(a->grouper) : 1;
+    a->n_groups = n_groups;
+    if (a->base.stats) a->base.stats->groups += n_groups;
+    a->n_cols = a->n_keys + a->n_aggs;
+    a->cols = tl_calloc((size_t)a->n_cols + 1, sizeof *a->cols);
+    if (!a->cols) return tl_error_oom(err);
+    if (a->n_keys > 0) TL_TRY(tl_grouper_keys(a->grouper, a->cols, err));
+    for (int j = 0; j < a->n_aggs; j++) {
+        TlStatus st = tl_agg_finish(a->states[j], n_groups, &a->cols[a->n_keys + j],
+                                    err);
+        if (st == TL_ERR_DATA && err->msg[0] == '\0') {
+            const TlExpr *e = tl_ea_node(a->ea, a->aggs[j]);
+            const TlOpInfo *oi = tl_op_info((TlOp)e->op);
+            return tl_error_at(err, TL_ERR_DATA, a->ea, e->src, e->start, e->len,
+                               "%s overflows int64", oi ? oi->name : "sum");
+        }
+        TL_TRY(st);
+    }
+    return TL_OK;
+}
+
+static TlStatus agg_next(TlOperator *op, TlBatch **out, TlError *err)
+{
+    AggOp *a = (AggOp *)op;
+    *out = NULL;
+    if (!a->consumed) {
+        a->consumed = true;
+        TL_TRY(consume(a, err));
+        /* Free the input side early: states and grouper are done. */
+        tl_grouper_free(a->grouper);
+        a->grouper = NULL;
+    }
+    if (a->emitted >= a->n_groups) return TL_OK;
+    int64_t rows = a->n_groups - a->emitted;
+    if (rows > tl_batch_rows()) rows = tl_batch_rows();
+    TlBatch *b = tl_batch_new(op->schema, a->n_cols, rows);
+    if (!b) return tl_error_oom(err);
+    for (int c = 0; c < a->n_cols; c++) {
+        b->cols[c] = (a->emitted == 0 && rows == a->n_groups)
+                         ? tl_array_retain(a->cols[c])
+                         : tl_array_slice(a->cols[c], a->emitted, rows);
+        if (!b->cols[c]) {
+            tl_batch_free(b);
+            return tl_error_oom(err);
+        }
+    }
+    a->emitted += rows;
+    *out = b;
+    return TL_OK;
+}
+
+static void agg_free(TlOperator *op)
+{
+    AggOp *a = (AggOp *)op;
+    if (!a) return;
+    if (a->child) a->child->free(a->child);
+    tl_grouper_free(a->grouper);
+    if (a->states)
+        for (int j = 0; j < a->n_aggs; j++) tl_agg_free(a->states[j]);
+    if (a->cols)
+        for (int c = 0; c < a->n_cols; c++) tl_array_release(a->cols[c]);
+    tl_free(a->states);
+    tl_free(a->cols);
+    tl_free(a->keys);
+    tl_free(a->aggs);
+    tl_free(a->x_ids);
+    tl_free(a->y_ids);
+    tl_free(a->ids);
+    tl_free(a);
+}
+
+/* A numeric literal (possibly under casts) at id, into *v. */
+static bool literal_num(const TlExprArena *ea, TlExprId id, double *v)
+{
+    const TlExpr *e = tl_ea_node(ea, id);
+    while (e->kind == TL_X_CAST && e->n_args == 1) e = tl_ea_node(ea, tl_ea_arg(ea, e, 0));
+    if (e->kind != TL_X_LIT) return false;
+    if (e->lit_type == TL_TFLOAT64) *v = e->v.f;
+    else if (e->lit_type == TL_TINT64) *v = (double)e->v.i;
+    else return false;
+    return true;
+}
+
+/* Build the TlAggSpec of aggregate call j; sets x/y argument ids. */
+static TlStatus agg_spec(AggOp *a, int j, const TlSchema *schema, TlAggSpec *s,
+                         TlError *err)
+{
+    const TlExprArena *ea = a->ea;
+    const TlExpr *e = tl_ea_node(ea, a->aggs[j]);
+    memset(s, 0, sizeof *s);
+    a->x_ids[j] = a->y_ids[j] = TL_NO_ID;
+    if (e->kind != TL_X_CALL || !tl_op_is_agg((TlOp)e->op))
+        return tl_error_at(err, TL_ERR_USAGE, ea, e->src, e->start, e->len,
+                           "expected an aggregate call here");
+    s->op = (TlOp)e->op;
+    s->out_type = schema->fields[a->n_keys + j].type;
+    s->q = 0.5;
+    if (e->n_args == 0) {
+        if (s->op != TL_OP_COUNT)
+            return tl_error_at(err, TL_ERR_USAGE, ea, e->src, e->start, e->len,
+                               "%s needs an argument", tl_op_info(s->op)->name);
+        s->no_arg = true;
+        s->x_type = TL_TNULL;
+        return TL_OK;
+    }
+    a->x_ids[j] = tl_ea_arg(ea, e, 0);
+    s->x_type = (TlType)tl_ea_node(ea, a->x_ids[j])->type;
+    if (s->op == TL_OP_CORR || s->op == TL_OP_COVAR) {
+        if (e->n_args != 2)
+            return tl_error_at(err, TL_ERR_USAGE, ea, e->src, e->start, e->len,
+                               "%s needs two arguments", tl_op_info(s->op)->name);
+        a->y_ids[j] = tl_ea_arg(ea, e, 1);
+        s->y_type = (TlType)tl_ea_node(ea, a->y_ids[j])->type;
+    } else if (s->op == TL_OP_QUANTILE) {
+        TlExprId qid = e->n_args > 1 ? tl_ea_arg(ea, e, 1) : TL_NO_ID;
+        const TlExpr *qe = qid != TL_NO_ID ? tl_ea_node(ea, qid) : e;
+        if (qid == TL_NO_ID || !literal_num(ea, qid, &s->q) || !(s->q >= 0.0) ||
+            s->q > 1.0)
+            return tl_error_at(err, TL_ERR_USAGE, ea, qe->src, qe->start, qe->len,
+                               "quantile needs a number between 0 and 1 as its "
+                               "second argument");
+    } else if (s->op == TL_OP_STRING_AGG && e->n_args > 1) {
+        const TlExpr *se = tl_ea_node(ea, tl_ea_arg(ea, e, 1));
+        while (se->kind == TL_X_CAST && se->n_args == 1)
+            se = tl_ea_node(ea, tl_ea_arg(ea, se, 0));
+        if (se->kind != TL_X_LIT || se->lit_type != TL_TSTRING)
+            return tl_error_at(err, TL_ERR_USAGE, ea, se->src, se->start, se->len,
+                               "string_agg needs a string literal as its "
+                               "separator");
+        s->sep = se->v.str.s;
+        s->sep_len = se->v.str.n;
+    }
+    return TL_OK;
+}
+
+/* Create the aggregate operator (see exec.h).  Takes ownership of child,
+ * also on failure. */
+TlStatus tl_op_agg_new(TlOperator *child, const TlExprArena *ea,
+                       const TlExprId *keys, int n_keys, const TlExprId *aggs,
+                       int n_aggs, const TlSchema *schema, TlOperator **out,
+                       TlError *err)
+{
+    TlStatus st = TL_OK;
+    TlType *kt = NULL;
+    *out = NULL;
+    AggOp *a = tl_calloc(1, sizeof *a);
+    if (!a) {
+        child->free(child);
+        return tl_error_oom(err);
+    }
+    a->base.next = agg_next;
+    a->base.free = agg_free;
+    a->base.schema = schema;
+    a->base.stats = child->stats;
+    a->child = child;
+    a->ea = ea;
+    a->n_keys = n_keys;
+    a->n_aggs = n_aggs;
+    if (schema->n_fields != n_keys + n_aggs) {
+        st = tl_error(err, TL_ERR_USAGE, "internal: aggregate schema has %d "
+                      "fields for %d keys and %d aggregates", schema->n_fields,
+                      n_keys, n_aggs);
+        goto fail;
+    }
+    a->keys = tl_malloc(((size_t)n_keys + 1) * sizeof *a->keys);
+    a->aggs = tl_malloc(((size_t)n_aggs + 1) * sizeof *a->aggs);
+    a->x_ids = tl_malloc(((size_t)n_aggs + 1) * sizeof *a->x_ids);
+    a->y_ids = tl_malloc(((size_t)n_aggs + 1) * sizeof *a->y_ids);
+    a->states = tl_calloc((size_t)n_aggs + 1, sizeof *a->states);
+    kt = tl_malloc(((size_t)n_keys + 1) * sizeof *kt);
+    if (!a->keys || !a->aggs || !a->x_ids || !a->y_ids || !a->states || !kt) {
+        st = tl_error_oom(err);
+        goto fail;
+    }
+    if (n_keys) memcpy(a->keys, keys, (size_t)n_keys * sizeof *keys);
+    if (n_aggs) memcpy(a->aggs, aggs, (size_t)n_aggs * sizeof *aggs);
+    for (int k = 0; k < n_keys; k++) kt[k] = (TlType)tl_ea_node(ea, keys[k])->type;
+    if (n_keys > 0) {
+        st = tl_grouper_new(kt, n_keys, true, &a->grouper, err);
+        if (st != TL_OK) goto fail;
+    }
+    for (int j = 0; j < n_aggs; j++) {
+        TlAggSpec s;
+        st = agg_spec(a, j, schema, &s, err);
+        if (st == TL_OK) st = tl_agg_new(&s, &a->states[j], err);
+        if (st == TL_ERR_USAGE && a->states[j] == NULL &&
+            strncmp(err->msg, "internal", 8) != 0 && strchr(err->msg, '\n') == NULL) {
+            /* tl_agg_new's type complaint: point at the call. */
+            const TlExpr *e = tl_ea_node(ea, aggs[j]);
+            char msg[256];
+            snprintf(msg, sizeof msg, "%.200s", err->msg);
+            st = tl_error_at(err, TL_ERR_USAGE, ea, e->src, e->start, e->len,
+                             "%s", msg);
+        }
+        if (st != TL_OK) goto fail;
+    }
+    tl_free(kt);
+    *out = &a->base;
+    return TL_OK;
+fail:
+    tl_free(kt);
+    agg_free(&a->base);
+    return st;
+}
