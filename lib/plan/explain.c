@@ -23,7 +23,8 @@
  */
 #include "plan.h"
 
-#include <ctype.h>
+#include "../dsl/lexer.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -60,13 +61,10 @@ static void put_i64(Out *o, int64_t v)
 }
 
 /* A name as typed in an expression: bare when it is a plain identifier,
- * else double-quoted with "" for a quote. */
+ * else double-quoted with "" for a quote (as tl_expr_print does). */
 static void put_name(Out *o, const char *name)
 {
-    bool plain = name[0] != '\0' && !isdigit((unsigned char)name[0]);
-    for (const char *c = name; *c && plain; c++)
-        if (!(isalnum((unsigned char)*c) || *c == '_')) plain = false;
-    if (plain) { puts_(o, name); return; }
+    if (tl_lex_is_plain_name(name, strlen(name))) { puts_(o, name); return; }
     put(o, "\"", 1);
     for (const char *c = name; *c; c++) {
         if (*c == '"') put(o, "\"", 1);
