@@ -338,9 +338,10 @@ static TlStatus so_finish(StrOut *so, TlBuf *validity, TlArray **out,
     return *out ? TL_OK : tl_error_oom(err);
 }
 
-/* Bytes of the out-of-line strings of datum d over n_rows rows (a size
- * hint for the first own block), capped at 64 MiB. */
-static size_t long_bytes(const TlDatum *d, int64_t n_rows)
+/* Bytes of the strings of datum d over n_rows rows (only the out-of-line
+ * ones unless `all`): a size hint for the first own block, capped at
+ * 64 MiB. */
+static size_t str_bytes(const TlDatum *d, int64_t n_rows, bool all)
 {
     const size_t cap = (size_t)64 << 20;
     const TlArray *a = d->array;
@@ -349,7 +350,7 @@ static size_t long_bytes(const TlDatum *d, int64_t n_rows)
     int64_t n = d->scalar ? 1 : n_rows;
     size_t total = 0;
     for (int64_t i = 0; i < n && total < cap; i++)
-        if (v[i].in.len > TL_VIEW_INLINE) total += v[i].in.len;
+        if (all || v[i].in.len > TL_VIEW_INLINE) total += v[i].in.len;
     if (d->scalar) total = total * (size_t)(n_rows < 1024 ? n_rows : 1024);
     return total < cap ? total : cap;
 }
@@ -468,7 +469,7 @@ static TlStatus case_map(const TlDatum *args, int64_t n_rows, bool upper,
     const TlArray *a = args[0].array;
     const TlView *v = tl_array_views(a);
     uint8_t lo = upper ? 'a' : 'A';
-    if (!so_init(&so, n_rows, long_bytes(&args[0], n_rows)) ||
+    if (!so_init(&so, n_rows, str_bytes(&args[0], n_rows, false)) ||
         !so_share(&so, a, &base))
         goto oom;
     for (int64_t i = 0; i < n_rows; i++) {
@@ -767,7 +768,7 @@ static TlStatus k_replace(const TlDatum *args, int n_args, int64_t n_rows,
     if (all_null) return tl_k_fn_null_result(TL_TSTRING, n_rows, out, err);
     arg_views(args, 3, views);
     const TlArray *a = args[0].array;
-    if (!so_init(&so, n_rows, long_bytes(&args[0], n_rows)) ||
+    if (!so_init(&so, n_rows, str_bytes(&args[0], n_rows, false)) ||
         !so_share(&so, a, &base))
         goto oom;
     for (int64_t i = 0; i < n_rows; i++) {
@@ -972,7 +973,7 @@ static TlStatus k_concat(const TlDatum *args, int n_args, int64_t n_rows,
         if (tl_k_fn_datum_all_null(&args[k])) continue; /* contributes '' */
         views[k] = tl_array_views(args[k].array);
         if (!so_share(&so, args[k].array, &bases[k])) goto oom;
-        hint += long_bytes(&args[k], n_rows);
+        hint += str_bytes(&args[k], n_rows, true);
         live[n_live++] = k;
     }
     so.first_block = hint;
