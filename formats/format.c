@@ -172,7 +172,7 @@ TlStatus tl_input_load(const char *path, TlBuf **out, TlError *err)
         void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (map != MAP_FAILED) {
             close(fd);
-            madvise(map, size, MADV_SEQUENTIAL | MADV_WILLNEED);
+            madvise(map, size, MADV_SEQUENTIAL);
             *out = tl_buf_wrap(map, size, unmap_region, NULL);
             if (!*out) {
                 munmap(map, size);
