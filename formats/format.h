@@ -62,7 +62,7 @@ void tl_reader_close(TlReader *r); /* NULL-safe */
 
 typedef struct TlSink TlSink;
 
-/* path NULL: standard output.  A file sink writes to a temporary file in the
+/* path NULL (or "-"): standard output.  A file sink writes to a temporary file in the
  * same directory (".name.tmp-XXXXXX") and renames it into place at commit.
  * Standard output is buffered (memory, then a temporary file) until commit
  * so a restart can discard it. */

@@ -98,7 +98,7 @@ static TlStatus flush_file(TlSink *s, TlError *err)
     return TL_OK;
 }
 
-/* Open a sink: path NULL means standard output.  A file sink creates its
+/* Open a sink: path NULL (or "-") means standard output.  A file sink creates its
  * temporary file now, so a missing or unwritable directory fails before any
  * work (TL_ERR_IO naming path).  The sink is owned by the caller
  * (tl_sink_close). */
@@ -113,7 +113,7 @@ TlStatus tl_sink_open(const char *path, TlSink **out, TlError *err)
     s = tl_calloc(1, sizeof *s);
     if (!s) return tl_error_oom(err);
     s->fd = -1;
-    if (!path) {
+    if (!path || strcmp(path, "-") == 0) {
         s->to_stdout = true;
         s->cap = FILE_BUF_SIZE;
         s->buf = tl_malloc(s->cap);
