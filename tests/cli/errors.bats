@@ -382,9 +382,9 @@ EOF
     assert_only_files sales.csv bad.json
 }
 
-@test "a missing pipeline file names it" {
+@test "a missing pipeline file names it (a usage error)" {
     run_tally -f missing.json
-    assert_err_glob 1 '*missing.json*'
+    assert_err_glob 2 '*missing.json*'
 }
 
 @test "a bad expression in a pipeline file names its JSON path" {
