@@ -19,7 +19,9 @@
  *              midnight.
  *
  * Formatting a double writes the shortest digit string that reads back to
- * the same double, laid out like Python's repr (and DuckDB): with e10 the
+ * the same double (the closest such, as Python's repr: Ryu in ryu.c, with a
+ * printf/strtod search as the fallback), laid out like Python's repr (and
+ * DuckDB): with e10 the
  * decimal exponent of the first digit, -4 <= e10 < 16 is positional with at
  * least one fractional digit, anything else is d[.ddd]e[+-]XX.
  *
@@ -29,6 +31,8 @@
  * (proleptic Gregorian, exact for every int32 day count).
  */
 #include "text.h"
+
+#include "ryu.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -413,6 +417,22 @@ static void shortest_digits(double v, char *digits, int *nd, int *e10)
     *nd = n;
 }
 
+/* Shortest digits through Ryu (ryu.c); false when unavailable. */
+static bool ryu_digits(double v, char *digits, int *nd, int *e10)
+{
+    char tmp[24];
+    uint64_t m;
+    int32_t e;
+    size_t n;
+    if (!tl_ryu_d2d(v, &m, &e)) return false;
+    n = tl_fmt_i64((int64_t)m, tmp);
+    memcpy(digits, tmp, n);
+    *e10 = e + (int)n - 1;
+    while (n > 1 && digits[n - 1] == '0') n--;
+    *nd = (int)n;
+    return true;
+}
+
 /* Integral doubles below 2^53 are exact: their digits are the integer's. */
 static bool integral_digits(double v, char *digits, int *nd, int *e10)
 {
@@ -450,7 +470,8 @@ size_t tl_fmt_f64(double v, char *buf)
         memcpy(buf + len, "0.0", 4);
         return len + 3;
     }
-    if (!integral_digits(v, digits, &nd, &e10))
+    if (!integral_digits(v, digits, &nd, &e10) &&
+        !ryu_digits(v, digits, &nd, &e10))
         shortest_digits(v, digits, &nd, &e10);
     if (e10 >= 16 || e10 < -4) {
         buf[len++] = digits[0];
