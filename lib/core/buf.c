@@ -17,8 +17,8 @@
  *
  * Once a buffer is shared it is never written again, so readers need no
  * locks; the refcount uses atomic builtins so buffers may cross threads.
- * Constructors that take something over (adopt, wrap) take it over also when
- * they fail: the region is freed / released before NULL is returned.
+ * tl_buf_adopt takes its region over also when it fails (frees it);
+ * tl_buf_wrap does not (the foreign memory stays the caller's on failure).
  */
 #include "core.h"
 
@@ -65,15 +65,13 @@ TlBuf *tl_buf_adopt(uint8_t *data, size_t size)
 }
 
 /* A buffer over foreign memory; release(owner, data, size) runs when the last
- * reference is dropped.  On OOM release runs at once and NULL is returned. */
+ * reference is dropped.  On OOM NULL is returned and release is not called:
+ * the memory stays the caller's. */
 TlBuf *tl_buf_wrap(uint8_t *data, size_t size,
                    void (*release)(void *, uint8_t *, size_t), void *owner)
 {
     TlBuf *b = tl_malloc(sizeof(TlBuf));
-    if (!b) {
-        if (release) release(owner, data, size);
-        return NULL;
-    }
+    if (!b) return NULL;
     b->data = data;
     b->size = size;
     b->refcount = 1;

@@ -138,8 +138,8 @@ struct TlBuf {
 TlBuf *tl_buf_new(size_t size, bool zero);
 /* Take ownership of a tl_malloc'd region. NULL on OOM (data is then freed). */
 TlBuf *tl_buf_adopt(uint8_t *data, size_t size);
-/* Wrap foreign memory; release(owner, data, size) runs at the last release
- * (and at once when this call fails with OOM, like tl_buf_adopt). */
+/* Wrap foreign memory; release(owner, data, size) runs at the last release.
+ * On OOM (NULL) release is NOT called: the caller still owns the memory. */
 TlBuf *tl_buf_wrap(uint8_t *data, size_t size,
                    void (*release)(void *, uint8_t *, size_t), void *owner);
 /* A view of [off, off+len) sharing b's bytes.  NULL on OOM. */
