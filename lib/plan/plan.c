@@ -317,7 +317,8 @@ static TlStatus build_scan(TlPlan *p, const TlPlanOptions *o, TlError *err)
         in->map = tl_malloc((size_t)(u->n_fields ? u->n_fields : 1) * sizeof(int));
         if (!in->map) return tl_error_oom(err);
         for (int j = 0; j < u->n_fields; j++)
-            in->map[j] = i == 0 ? j : tl_schema_find(rs, u->fields[j].name);
+            in->map[j] = i > 0 ? tl_schema_find(rs, u->fields[j].name)
+                         : j < rs->n_fields ? j : -1;
     }
 
     TL_TRY(tl_plan_push(p, TL_PLAN_SCAN, TL_NO_ID, &id, err));
@@ -755,8 +756,16 @@ TlStatus tl_plan_build(const TallySpec *spec, const TlPlanOptions *opt,
     if ((st = tl_ea_add_src(&p->ea, "", "", &src0, err)) != TL_OK) goto fail;
     if ((st = build_scan(p, opt, err)) != TL_OK) goto fail;
     cur = p->scan;
-    for (int i = 0; !opt->no_steps && i < spec->n_steps; i++)
+    for (int i = 0; !opt->no_steps && i < spec->n_steps; i++) {
         if ((st = build_step(p, &spec->steps[i], &cur, err)) != TL_OK) goto fail;
+        /* operators and rewrites recurse along the chain: keep it shallow */
+        if (p->nodes.n > TL_PLAN_MAX_NODES) {
+            st = tl_error(err, TL_ERR_USAGE,
+                          "the pipeline is too long (more than %d steps)",
+                          TL_PLAN_MAX_NODES);
+            goto fail;
+        }
+    }
     p->root = cur;
     *out = p;
     return TL_OK;

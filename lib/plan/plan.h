@@ -34,6 +34,10 @@
 
 typedef uint32_t TlPlanId;
 
+/* Most nodes a spec may build (each `with` item is one): plans, rewrites and
+ * operators recurse along the chain, so its length is bounded. */
+#define TL_PLAN_MAX_NODES 4096
+
 typedef enum TlPlanKind {
     TL_PLAN_SCAN,      /* cols: projected scan columns (when projected) */
     TL_PLAN_FILTER,    /* exprs[0]: predicate */

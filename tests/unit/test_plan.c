@@ -508,6 +508,72 @@ TL_TEST(test_failed_run_keeps_output)
     tally_spec_free(&s);
 }
 
+/* tally_run with standard error captured into *text (tl_malloc'd). */
+static int run_stats(TallySpec *s, char **text)
+{
+    char *cap = path_of("stderr.txt");
+    TallyError err;
+    int saved, fd, rc;
+    fflush(stderr);
+    saved = dup(2);
+    fd = open(cap, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 2);
+    close(fd);
+    tally_free(s->output);
+    s->output = tally_strdup("out.csv");
+    s->stats = true;
+    memset(&err, 0, sizeof err);
+    rc = tally_run(s, TALLY_RUN, &err);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    *text = read_path(cap);
+    return rc;
+}
+
+TL_TEST(test_stats)
+{
+    TallySpec s;
+    char *text = NULL;
+    write_file("sales.csv", sales);
+    spec_init(&s, "sales.csv");
+    step(&s, TALLY_STEP_SELECT, "amount", true, "--select");
+    step(&s, TALLY_STEP_LIMIT, NULL, true, "--head")->limit = 5;
+    CHECK_EQ_INT(run_stats(&s, &text), 0);
+    CHECK(text && strstr(text, "rows_read: 8\n"));
+    CHECK(text && strstr(text, "batches: 2\n"));
+    CHECK(text && strstr(text, "converted: amount=8\n"));
+    CHECK(text && strstr(text, "rows_written: 5\n"));
+    CHECK(text && strstr(text, "restarts: 0\n"));
+    tl_free(text);
+    tally_spec_free(&s);
+
+    write_file("w.csv", "k,v\na,1\nb,2\nc,3\nd,4\ne,5\nf,2.5\n");
+    spec_init(&s, "w.csv");
+    TallyStep *g = step(&s, TALLY_STEP_GROUP_BY, "k", true, "--group-by");
+    tally_text_push(&g->aggs, &g->n_aggs, "sum(v)", "--agg");
+    CHECK_EQ_INT(run_stats(&s, &text), 0);
+    CHECK(text && strstr(text, "rows_read: 6\n"));
+    CHECK(text && strstr(text, "converted: k=6 v=6\n"));
+    CHECK(text && strstr(text, "groups: 6\n"));
+    CHECK(text && strstr(text, "restarts: 1\n"));
+    tl_free(text);
+    text = read_path(path_of("out.csv"));
+    CHECK_EQ_STR(text, "k,sum_v\na,1.0\nb,2.0\nc,3.0\nd,4.0\ne,5.0\nf,2.5\n");
+    tl_free(text);
+    tally_spec_free(&s);
+}
+
+TL_TEST(test_too_long)
+{
+    TallySpec s;
+    write_file("sales.csv", sales);
+    spec_init(&s, "sales.csv");
+    for (int i = 0; i < TL_PLAN_MAX_NODES + 1; i++)
+        step(&s, TALLY_STEP_FILTER, "amount > 1", false, "--filter");
+    check_usage(&s, "the pipeline is too long");
+}
+
 static void rm_dir(void)
 {
     char cmd[700];
@@ -534,6 +600,8 @@ int main(void)
     TL_RUN(test_several_inputs);
     TL_RUN(test_usage_errors);
     TL_RUN(test_failed_run_keeps_output);
+    TL_RUN(test_stats);
+    TL_RUN(test_too_long);
     rm_dir();
     return tl_test_summary(__FILE__);
 }
