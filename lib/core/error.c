@@ -14,16 +14,29 @@
 #include <stdio.h>
 
 /* Set err's code and printf-formatted message (truncated to TL_ERRMSG_MAX-1
- * bytes).  err may be NULL.  Returns code. */
+ * bytes, never in the middle of a UTF-8 character).  err may be NULL.  Returns code. */
 TlStatus tl_error(TlError *err, TlStatus code, const char *fmt, ...)
 {
     va_list ap;
+    int n;
     if (!err) return code;
     err->code = code;
     va_start(ap, fmt);
-    if (vsnprintf(err->msg, sizeof err->msg, fmt, ap) < 0) err->msg[0] = '\0';
+    n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
     va_end(ap);
-    err->msg[sizeof err->msg - 1] = '\0';
+    if (n < 0) {
+        err->msg[0] = '\0';
+    } else if ((size_t)n >= sizeof err->msg) {
+        /* truncated: do not end inside a UTF-8 sequence */
+        size_t end = sizeof err->msg - 1, k = end;
+        while (k > 0 && ((unsigned char)err->msg[k - 1] & 0xC0) == 0x80) k--;
+        if (k > 0 && ((unsigned char)err->msg[k - 1] & 0x80)) {
+            unsigned char lead = (unsigned char)err->msg[k - 1];
+            size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+            if (end - (k - 1) < need) end = k - 1;
+        }
+        err->msg[end] = '\0';
+    }
     return code;
 }
 

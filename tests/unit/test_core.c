@@ -51,6 +51,16 @@ TL_TEST(test_error)
     big[sizeof big - 1] = '\0';
     tl_error(&err, TL_ERR_USAGE, "%s", big);
     CHECK_EQ_INT(strlen(err.msg), TL_ERRMSG_MAX - 1);
+    /* a 2-byte character straddling the limit is dropped whole */
+    big[TL_ERRMSG_MAX - 2] = (char)0xC3;
+    big[TL_ERRMSG_MAX - 1] = (char)0xA9;
+    tl_error(&err, TL_ERR_USAGE, "%s", big);
+    CHECK_EQ_INT(strlen(err.msg), TL_ERRMSG_MAX - 2);
+    big[TL_ERRMSG_MAX - 3] = (char)0xC3;
+    big[TL_ERRMSG_MAX - 2] = (char)0xA9;
+    big[TL_ERRMSG_MAX - 1] = 'a';
+    tl_error(&err, TL_ERR_USAGE, "%s", big);
+    CHECK_EQ_INT(strlen(err.msg), TL_ERRMSG_MAX - 1);
     CHECK_EQ_INT(tl_error_oom(&err), TL_ERR_OOM);
     CHECK_EQ_STR(err.msg, "out of memory");
     CHECK_EQ_INT(tl_error(NULL, TL_ERR_IO, "x"), TL_ERR_IO);
