@@ -524,6 +524,87 @@ TL_TEST(test_array_fixed)
     tl_array_release(bo);
 }
 
+/* Randomized: slice / take / concat chains against the row model "row r is
+ * make_str(r), null when r % 5 == 2" (rows tracked through every step). */
+static uint64_t rng_state = 12345;
+static uint32_t rnd(uint32_t n)
+{
+    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (uint32_t)(rng_state >> 33) % n;
+}
+
+static int matches_rows(const TlArray *a, const int64_t *rows)
+{
+    char s[64], got[64];
+    int64_t i;
+    if (a->null_count != count_nulls(a)) return 0;
+    for (i = 0; i < a->length; i++) {
+        if (rows[i] % 5 == 2) {
+            if (tl_array_valid(a, i)) return 0;
+            continue;
+        }
+        make_str(rows[i], s);
+        if (!tl_array_valid(a, i) || strcmp(str_at(a, i, got, 64), s) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+TL_TEST(test_array_random)
+{
+    enum { N = 3000 };
+    static int64_t rows[4][4 * N], tmp[4 * N];
+    TlArray *cur[4];
+    int64_t len[4];
+    int k, step, ok = 1;
+    uint32_t idx[N];
+    for (k = 0; k < 4; k++) {
+        int64_t i, start = (int64_t)k * 100000;
+        cur[k] = build_strings(N, start);
+        len[k] = N;
+        for (i = 0; i < N; i++) rows[k][i] = start + i;
+    }
+    for (step = 0; step < 300 && ok; step++) {
+        int a = (int)rnd(4), b = (int)rnd(4), op = (int)rnd(3);
+        TlArray *r = NULL;
+        int64_t i, n = 0;
+        if (op == 0 && len[a] > 0) { /* slice */
+            int64_t off = rnd((uint32_t)len[a]), l = rnd((uint32_t)(len[a] - off + 1));
+            r = tl_array_slice(cur[a], off, l);
+            for (i = 0; i < l; i++) tmp[i] = rows[a][off + i];
+            n = l;
+        } else if (op == 1 && len[a] > 0) { /* take */
+            n = rnd(N) + 1;
+            for (i = 0; i < n; i++) {
+                idx[i] = rnd((uint32_t)len[a]);
+                tmp[i] = rows[a][idx[i]];
+            }
+            r = tl_array_take(cur[a], idx, n);
+        } else { /* concat, capped */
+            TlArray *parts[2];
+            if (len[a] + len[b] > 4 * N) continue;
+            parts[0] = cur[a];
+            parts[1] = cur[b];
+            r = tl_array_concat(parts, 2);
+            memcpy(tmp, rows[a], sizeof(int64_t) * (size_t)len[a]);
+            memcpy(tmp + len[a], rows[b], sizeof(int64_t) * (size_t)len[b]);
+            n = len[a] + len[b];
+        }
+        if (!r) {
+            ok = 0;
+            break;
+        }
+        k = (int)rnd(4);
+        tl_array_release(cur[k]);
+        cur[k] = r;
+        len[k] = n;
+        memcpy(rows[k], tmp, sizeof(int64_t) * (size_t)n);
+        if (r->length != n || !matches_rows(r, rows[k])) ok = 0;
+    }
+    CHECK(ok);
+    for (k = 0; k < 4; k++) tl_array_release(cur[k]);
+}
+
 /* ------------------------------------------------------------ builders */
 
 TL_TEST(test_builder_types)
@@ -903,6 +984,7 @@ int main(void)
     TL_RUN(test_array_new);
     TL_RUN(test_array_slice_take_concat);
     TL_RUN(test_array_fixed);
+    TL_RUN(test_array_random);
     TL_RUN(test_builder_types);
     TL_RUN(test_builder_blocks);
     TL_RUN(test_schema);
