@@ -249,9 +249,16 @@ static const int64_t sub_day_unit[] = {
     [T_MILLISECOND] = 1000, [T_MICROSECOND] = 1,
 };
 
+/* The last day truncated, so runs of rows on one day skip the calendar. */
+typedef struct DayCache {
+    int64_t in, out;
+    bool set;
+} DayCache;
+
 /* Truncate v (days if is_date, else microseconds) to `part`, as a
  * timestamp.  false if the result leaves the int64 microsecond range. */
-static inline bool trunc_one(int part, bool is_date, int64_t v, int64_t *res)
+static inline bool trunc_one(int part, bool is_date, int64_t v, int64_t *res,
+                             DayCache *c)
 {
     int64_t days;
     if (!is_date && part > T_DAY) {
@@ -259,7 +266,14 @@ static inline bool trunc_one(int part, bool is_date, int64_t v, int64_t *res)
         return !__builtin_sub_overflow(v, r, res);
     }
     days = is_date ? v : floor_div(v, US_PER_DAY);
-    if (part <= T_DAY) days = trunc_days(part, days);
+    if (part <= T_DAY) {
+        if (!c->set || c->in != days) {
+            c->in = days;
+            c->out = trunc_days(part, days);
+            c->set = true;
+        }
+        days = c->out;
+    }
     return !__builtin_mul_overflow(days, US_PER_DAY, res);
 }
 
@@ -297,6 +311,7 @@ static TlStatus k_date_trunc(const TlDatum *args, int n_args, int64_t n_rows,
     const int64_t *xt = is_date ? NULL : tl_array_i64(xa);
     int64_t *y = (int64_t *)values->data;
     int part = -1;
+    DayCache cache = {0, 0, false};
     if (args[0].scalar) {
         const uint8_t *s = tl_view_ptr(&pv[0], pa->data);
         part = parse_part(s, tl_view_len(pv[0]));
@@ -315,15 +330,17 @@ static TlStatus k_date_trunc(const TlDatum *args, int n_args, int64_t n_rows,
         }
         if (!args[0].scalar) {
             const uint8_t *s = tl_view_ptr(&pv[i], pa->data);
-            part = parse_part(s, tl_view_len(pv[i]));
-            if (part < 0) {
+            int p = parse_part(s, tl_view_len(pv[i]));
+            if (p < 0) {
                 st = trunc_error(i, s, tl_view_len(pv[i]), err_row, err);
                 goto fail;
             }
+            if (p != part) cache.set = false;
+            part = p;
         }
         int64_t v = is_date ? xd[args[1].scalar ? 0 : i]
                             : xt[args[1].scalar ? 0 : i];
-        if (!trunc_one(part, is_date, v, &y[i])) {
+        if (!trunc_one(part, is_date, v, &y[i], &cache)) {
             st = trunc_error(i, NULL, 0, err_row, err);
             goto fail;
         }

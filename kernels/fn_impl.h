@@ -88,6 +88,31 @@ static inline TlBuf *tl_k_fn_values(int64_t n, size_t width, bool zero)
                                           err_row, err);                       \
     } while (0)
 
+/* First occurrence of nd[0..m) in h[0..n), or NULL.  Short needles look
+ * for their first byte (a plain loop in short haystacks, memchr in longer
+ * ones) and compare the rest (cheap to start, at most 16 bytes compared per
+ * candidate); long needles use glibc's memmem (linear two-way). */
+static inline const uint8_t *tl_k_fn_find(const uint8_t *h, size_t n,
+                                          const uint8_t *nd, size_t m)
+{
+    if (m == 0) return h;
+    if (m > n) return NULL;
+    if (m > 16) return (const uint8_t *)memmem(h, n, nd, m);
+    const uint8_t *end = h + (n - m + 1);
+    if (end - h <= 32) { /* short haystack: a call to memchr costs more */
+        for (; h < end; h++)
+            if (*h == nd[0] && memcmp(h + 1, nd + 1, m - 1) == 0) return h;
+        return NULL;
+    }
+    while (h < end) {
+        const uint8_t *q = (const uint8_t *)memchr(h, nd[0], (size_t)(end - h));
+        if (!q) return NULL;
+        if (memcmp(q + 1, nd + 1, m - 1) == 0) return q;
+        h = q + 1;
+    }
+    return NULL;
+}
+
 /* Lowercase ASCII compare of s[0..len) with the NUL-terminated word w. */
 bool tl_k_fn_word_eq(const uint8_t *s, size_t len, const char *w);
 

@@ -14,7 +14,7 @@
  *                           is anchored at the start unless the pattern
  *                           starts with '%', the last at the end unless it
  *                           ends with '%', and the middle ones are found
- *                           left to right with memmem.  Taking the leftmost
+ *                           left to right (tl_k_fn_find).  Taking the leftmost
  *                           occurrence of each piece is always safe, so
  *                           this is linear ('abc%' is a prefix test, '%abc'
  *                           a suffix test, '%abc%' a substring search).
@@ -136,7 +136,7 @@ static bool like_segments(const LikePat *lp, const uint8_t *s, size_t n)
     int end_k = lp->end_pct ? n_seg : n_seg - 1;
     for (; k < end_k; k++) {
         const Seg *g = &lp->seg[k];
-        const uint8_t *hit = n >= g->len ? memmem(s, n, g->s, g->len) : NULL;
+        const uint8_t *hit = tl_k_fn_find(s, n, g->s, g->len);
         if (!hit) return false;
         size_t adv = (size_t)(hit - s) + g->len;
         s += adv;

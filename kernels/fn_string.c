@@ -39,11 +39,58 @@ static inline bool is_ascii(const uint8_t *p, size_t n)
     return (acc & UINT64_C(0x8080808080808080)) == 0;
 }
 
+#define HIGH_BITS UINT64_C(0x8080808080808080)
+#define ONES UINT64_C(0x0101010101010101)
+
+/* Continuation bytes (10xxxxxx) in the word w, as their high bits. */
+static inline uint64_t cont_bits(uint64_t w)
+{
+    return w & ~(w << 1) & HIGH_BITS;
+}
+
+/* Code points in p[0..n): bytes that are not continuation bytes, counted
+ * eight at a time (all-ASCII words skip the count; the high-bit count is a
+ * multiply, as baseline x86-64 has no popcnt instruction). */
 static inline size_t cp_count(const uint8_t *p, size_t n)
 {
-    size_t c = 0;
-    for (size_t i = 0; i < n; i++) c += (p[i] & 0xC0) != 0x80;
-    return c;
+    size_t i = 0, cont = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        if (w & HIGH_BITS) cont += (size_t)(((cont_bits(w) >> 7) * ONES) >> 56);
+    }
+    for (; i < n; i++) cont += (p[i] & 0xC0) == 0x80;
+    return n - cont;
+}
+
+/* Map the ASCII letters of p[0..n) to upper (or lower) case into d, eight
+ * bytes at a time (SWAR: a byte b is in [lo, hi] iff b + (0x80 - lo) has
+ * its high bit set and b + (0x7f - hi) has not; no byte carries into the
+ * next as all bytes are < 0x80).  Returns -1 (d unspecified) if p is not
+ * all ASCII, else 1 if some byte changed and 0 if none did. */
+static int ascii_case(const uint8_t *p, size_t n, uint8_t *d, bool upper)
+{
+    const uint64_t ge = (uint64_t)(0x80 - (upper ? 'a' : 'A')) * ONES;
+    const uint64_t gt = (uint64_t)(0x7f - (upper ? 'z' : 'Z')) * ONES;
+    uint64_t changed = 0, w;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&w, p + i, 8);
+        if (w & HIGH_BITS) return -1;
+        uint64_t m = (w + ge) & ~(w + gt) & HIGH_BITS;
+        changed |= m;
+        w ^= m >> 2;
+        memcpy(d + i, &w, 8);
+    }
+    uint8_t lo = upper ? 'a' : 'A', tail_changed = 0;
+    for (; i < n; i++) {
+        uint8_t b = p[i];
+        if (b & 0x80) return -1;
+        uint8_t flip = (uint8_t)(b - lo) < 26 ? 0x20 : 0;
+        tail_changed |= flip;
+        d[i] = b ^ flip;
+    }
+    return (changed | tail_changed) != 0;
 }
 
 /* Byte offset of code point k (0-based) of p[0..n), or n if k >= count.
@@ -468,7 +515,6 @@ static TlStatus case_map(const TlDatum *args, int64_t n_rows, bool upper,
     if (all_null) return tl_k_fn_null_result(TL_TSTRING, n_rows, out, err);
     const TlArray *a = args[0].array;
     const TlView *v = tl_array_views(a);
-    uint8_t lo = upper ? 'a' : 'A';
     if (!so_init(&so, n_rows, str_bytes(&args[0], n_rows, false)) ||
         !so_share(&so, a, &base))
         goto oom;
@@ -476,23 +522,17 @@ static TlStatus case_map(const TlDatum *args, int64_t n_rows, bool upper,
         if (!tl_k_fn_row_valid(validity, i)) continue;
         const uint8_t *p = tl_view_ptr(&v[i], a->data);
         size_t len = tl_view_len(v[i]);
-        if (is_ascii(p, len)) {
-            size_t j = 0;
-            while (j < len && (uint8_t)(p[j] - lo) >= 26) j++;
-            if (j == len) { /* nothing to change: share */
-                so_same(&so, i, &v[i], base);
-                continue;
-            }
-            uint8_t *d = so_space(&so, len);
-            if (!d) goto oom;
-            memcpy(d, p, j);
-            for (; j < len; j++)
-                d[j] = (uint8_t)(p[j] - lo) < 26 ? (uint8_t)(p[j] ^ 0x20) : p[j];
+        /* Written speculatively: if nothing changes, the bytes are left
+         * uncommitted and the input string is shared instead.  The covered
+         * mappings never lengthen a string, so len bytes are room enough. */
+        uint8_t *d = so_space(&so, len);
+        if (!d) goto oom;
+        int r = ascii_case(p, len, d, upper);
+        if (r == 0) {
+            so_same(&so, i, &v[i], base);
+        } else if (r > 0) {
             so_commit(&so, i, d, len);
         } else {
-            /* The covered mappings never lengthen a string. */
-            uint8_t *d = so_space(&so, len);
-            if (!d) goto oom;
             size_t o = 0, adv;
             for (size_t j = 0; j < len; j += adv) {
                 uint32_t c = decode(p + j, len - j, &adv);
@@ -779,7 +819,7 @@ static TlStatus k_replace(const TlDatum *args, int n_args, int64_t n_rows,
         size_t hits = 0;
         if (fl > 0 && fl <= n) {
             const uint8_t *q = p, *end = p + n, *h;
-            while ((size_t)(end - q) >= fl && (h = memmem(q, (size_t)(end - q), f, fl))) {
+            while ((h = tl_k_fn_find(q, (size_t)(end - q), f, fl))) {
                 hits++;
                 q = h + fl;
             }
@@ -797,7 +837,7 @@ static TlStatus k_replace(const TlDatum *args, int n_args, int64_t n_rows,
         if (!d) goto oom;
         const uint8_t *q = p, *end = p + n, *h;
         size_t o = 0;
-        while ((size_t)(end - q) >= fl && (h = memmem(q, (size_t)(end - q), f, fl))) {
+        while ((h = tl_k_fn_find(q, (size_t)(end - q), f, fl))) {
             memcpy(d + o, q, (size_t)(h - q));
             o += (size_t)(h - q);
             memcpy(d + o, t, tlen);
@@ -845,7 +885,7 @@ static TlStatus predicate(const TlDatum *args, int64_t n_rows, int which,
         bool r;
         if (which == P_STARTS) r = memcmp(p, q, m) == 0;
         else if (which == P_ENDS) r = memcmp(p + n - m, q, m) == 0;
-        else r = m == 0 || memmem(p, n, q, m) != NULL;
+        else r = tl_k_fn_find(p, n, q, m) != NULL;
         if (r) tl_bit_set(bits, i);
     }
     *out = tl_array_new(TL_TBOOL, n_rows, values, validity, -1, NULL, 0);
@@ -882,7 +922,7 @@ static bool split_find(const uint8_t *p, size_t n, const uint8_t *sep,
 {
     size_t start = 0;
     for (int64_t k = 1;; k++) {
-        const uint8_t *h = n - start >= m ? memmem(p + start, n - start, sep, m) : NULL;
+        const uint8_t *h = tl_k_fn_find(p + start, n - start, sep, m);
         size_t stop = h ? (size_t)(h - p) : n;
         if (k == idx) {
             *b = start;
@@ -901,7 +941,7 @@ static int64_t split_count(const uint8_t *p, size_t n, const uint8_t *sep,
     int64_t k = 1;
     size_t start = 0;
     const uint8_t *h;
-    while (n - start >= m && (h = memmem(p + start, n - start, sep, m))) {
+    while ((h = tl_k_fn_find(p + start, n - start, sep, m))) {
         k++;
         start = (size_t)(h - p) + m;
     }
