@@ -510,6 +510,61 @@ TL_TEST(test_length_case)
     tl_array_release(r);
 }
 
+/* Every ASCII byte at every position of strings of 0..40 bytes: the
+ * word-at-a-time case mapping and UTF-8 counting agree with byte loops. */
+TL_TEST(test_case_length_exhaustive)
+{
+    char buf[64], want_up[64], want_lo[64];
+    const char *pieces[] = {"a", "Z", "é", "日", "!", "`", "{", "@", "[", "𝄞"};
+    unsigned seed = 7;
+    for (int len = 0; len <= 40; len++) {
+        for (int rep = 0; rep < 20; rep++) {
+            int n = 0, chars = 0;
+            while (n < len) {
+                const char *pc;
+                if (rep < 10) {
+                    char c = (char)(1 + ((seed = seed * 1103515245u + 12345u) >> 16) % 127);
+                    buf[n] = c;
+                    n++;
+                    chars++;
+                    continue;
+                }
+                pc = pieces[((seed = seed * 1103515245u + 12345u) >> 16) % 10];
+                if (n + (int)strlen(pc) > len) break;
+                memcpy(buf + n, pc, strlen(pc));
+                n += (int)strlen(pc);
+                chars++;
+            }
+            buf[n] = 0;
+            for (int i = 0; i <= n; i++) {
+                unsigned char c = (unsigned char)buf[i];
+                want_up[i] = (char)((c >= 'a' && c <= 'z') ? c - 32 : c);
+                want_lo[i] = (char)((c >= 'A' && c <= 'Z') ? c + 32 : c);
+            }
+            /* é and 日: only é has a case mapping among the pieces */
+            char *q;
+            while ((q = strstr(want_up, "é"))) memcpy(q, "É", 2);
+            char lenbuf[32];
+            snprintf(lenbuf, sizeof lenbuf, "%d", chars);
+            const char *u = str1("upper", buf);
+            if (strcmp(u, want_up) != 0) {
+                CHECK_EQ_STR(u, want_up);
+                return;
+            }
+            const char *l = str1("lower", buf);
+            if (strcmp(l, want_lo) != 0) {
+                CHECK_EQ_STR(l, want_lo);
+                return;
+            }
+            const char *ln = str1("length", buf);
+            if (strcmp(ln, lenbuf) != 0) {
+                CHECK_EQ_STR(ln, lenbuf);
+                return;
+            }
+        }
+    }
+}
+
 TL_TEST(test_trim)
 {
     const char *v[] = {"  a b  ", "x", "   ", NULL, "\t tab\t ", "\xc2\xa0nbsp\xe3\x80\x80",
@@ -1137,6 +1192,7 @@ int main(void)
     TL_RUN(test_round_floor_ceil);
     TL_RUN(test_sqrt_ln_exp_pow);
     TL_RUN(test_length_case);
+    TL_RUN(test_case_length_exhaustive);
     TL_RUN(test_trim);
     TL_RUN(test_substr);
     TL_RUN(test_replace_preds);
