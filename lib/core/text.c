@@ -19,8 +19,9 @@
  *              midnight.
  *
  * Formatting a double writes the shortest digit string that reads back to
- * the same double (the closest such, as Python's repr: Ryu in ryu.c, with a
- * printf/strtod search as the fallback), laid out like Python's repr (and
+ * the same double (the closest such, as Python's repr: exact integer and
+ * short-decimal paths first, then a printf/strtod search), laid out like
+ * Python's repr (and
  * DuckDB): with e10 the
  * decimal exponent of the first digit, -4 <= e10 < 16 is positional with at
  * least one fractional digit, anything else is d[.ddd]e[+-]XX.
@@ -31,8 +32,6 @@
  * (proleptic Gregorian, exact for every int32 day count).
  */
 #include "text.h"
-
-#include "ryu.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -417,20 +416,37 @@ static void shortest_digits(double v, char *digits, int *nd, int *e10)
     *nd = n;
 }
 
-/* Shortest digits through Ryu (ryu.c); false when unavailable. */
-static bool ryu_digits(double v, char *digits, int *nd, int *e10)
+/* Short decimals, what data files mostly hold: the smallest k in 1..22
+ * with an integer m = round(v * 10^k) below 2^50 such that m / 10^k reads
+ * back as v.  m and 10^k are exact doubles, so m / 10^k is the correctly
+ * rounded value of the decimal m x 10^-k and the test is exact.  Below 2^50
+ * the spacing 10^-k is more than four times v's rounding interval, so at most
+ * one k-digit candidate reads back, and the exact product lies within 1/8 of
+ * it (plus 1/8 of rounding), so round() finds it: the first k that passes
+ * gives the shortest digits, and the only such string, hence the closest.
+ * False when no k qualifies (the caller then searches with printf). */
+static bool scaled_digits(double v, char *digits, int *nd, int *e10)
 {
+    static const double p10[23] = {
+        1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
     char tmp[24];
-    uint64_t m;
-    int32_t e;
+    int k;
     size_t n;
-    if (!tl_ryu_d2d(v, &m, &e)) return false;
-    n = tl_fmt_i64((int64_t)m, tmp);
-    memcpy(digits, tmp, n);
-    *e10 = e + (int)n - 1;
-    while (n > 1 && digits[n - 1] == '0') n--;
-    *nd = (int)n;
-    return true;
+    for (k = 1; k <= 22; k++) {
+        double x = v * p10[k];
+        double m;
+        if (!(x < 1125899906842624.0)) return false; /* 2^50 */
+        m = __builtin_round(x);
+        if (m == 0 || m / p10[k] != v) continue;
+        n = tl_fmt_i64((int64_t)m, tmp);
+        memcpy(digits, tmp, n);
+        *e10 = (int)n - 1 - k;
+        while (n > 1 && digits[n - 1] == '0') n--;
+        *nd = (int)n;
+        return true;
+    }
+    return false;
 }
 
 /* Integral doubles below 2^53 are exact: their digits are the integer's. */
@@ -471,7 +487,7 @@ size_t tl_fmt_f64(double v, char *buf)
         return len + 3;
     }
     if (!integral_digits(v, digits, &nd, &e10) &&
-        !ryu_digits(v, digits, &nd, &e10))
+        !scaled_digits(v, digits, &nd, &e10))
         shortest_digits(v, digits, &nd, &e10);
     if (e10 >= 16 || e10 < -4) {
         buf[len++] = digits[0];
