@@ -11,7 +11,9 @@
  *                        the order they were typed in
  *   a step modifier      --agg after --group-by, --by after --head, and
  *                        --on / --how / --suffix after --join: they complete
- *                        the step just before them and are errors elsewhere
+ *                        the step just before them (options may stand in
+ *                        between, other steps and inputs may not) and are
+ *                        errors elsewhere
  *   an option            input/output/run settings; the last one given wins
  *
  * Values are written `--flag VALUE` or `--flag=VALUE`.  A value may start
@@ -306,8 +308,10 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
                        f->id == F_HOW || f->id == F_SUFFIX;
     bool is_step = f->id <= F_SUFFIX;
 
-    /* A modifier completes its step; anything else closes the context. */
-    if (!(is_modifier && (p->ctx == CTX_JOIN || f->id == F_AGG || f->id == F_BY)))
+    /* A modifier completes its step; another step closes the context.
+     * Options (-o, --threads, ...) may stand in between. */
+    if (is_step && !(is_modifier && (p->ctx == CTX_JOIN || f->id == F_AGG ||
+                                     f->id == F_BY)))
         if ((rc = end_ctx(p, typed))) return rc;
     if (is_step && !p->first_step_flag) p->first_step_flag = typed;
 

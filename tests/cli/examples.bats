@@ -6,7 +6,7 @@
 load helpers
 
 setup() {
-    cd "$BATS_TEST_TMPDIR" || return 1
+    enter_workdir
     cat > ex.csv <<'EOF'
 a,b,k,v
 1,10,x,5

@@ -5,27 +5,35 @@
 load helpers
 
 setup() {
-    cd "$BATS_TEST_TMPDIR" || return 1
+    enter_workdir
     cp "$EXAMPLES/sales.csv" .
     cp "$DATA/sales.csv" small.csv
 }
 
 @test "explain prints the logical plan, the optimized plan and the output columns" {
-    assert_run_out explain sales.csv --filter "amount > 100 and region != 'test'" \
-        --group-by region --agg 'total = sum(amount), n = count()' --sort 'total desc' --head 10 <<'EOF'
+    assert_run_out explain sales.csv --filter "units > 10 and region != 'test'" \
+        --group-by region --agg 'total = sum(units), n = count()' --sort 'total desc' --head 10 <<'EOF'
 logical plan:
   limit 10
     sort total desc
-      aggregate by region: total = sum(amount), n = count()
-        filter amount > 100 and region != 'test'
+      aggregate by region: total = sum(units), n = count()
+        filter units > 10 and region != 'test'
           scan sales.csv
 optimized plan:
   sort total desc limit 10
-    aggregate by region: total = sum(amount), n = count()
-      filter amount > 100 and region != 'test'
-        scan sales.csv columns region, amount
-output: region string, total float64, n int64
+    aggregate by region: total = sum(units), n = count()
+      filter units > 10 and region != 'test'
+        scan sales.csv columns region, units
+output: region string, total int64, n int64
 EOF
+}
+
+@test "explain: the optimizer folds the cast of a constant" {
+    run_tally explain sales.csv --filter 'amount > 100'
+    assert_ok
+    [[ "$output" == *"optimized plan:
+  filter amount > 100.0
+"* ]] || { show; return 1; }
 }
 
 @test "explain writes no output file and reads no further than it must" {

@@ -6,7 +6,7 @@
 load helpers
 
 setup() {
-    cd "$BATS_TEST_TMPDIR" || return 1
+    enter_workdir
     cp "$DATA/sales.csv" "$DATA/regions.csv" .
 }
 

@@ -1,8 +1,8 @@
 # helpers.bash -- shared by the tests/cli/*.bats files (load 'helpers').
 #
 # $TALLY is the binary under test (scripts/run-cli sets it).  Every test runs
-# in its own empty folder, $BATS_TEST_TMPDIR, so files a test writes never
-# leak into another.  Expected outputs are written out in full: heredocs in
+# in its own empty folder under $BATS_TEST_TMPDIR, so files a test writes never
+# leak into another (see enter_workdir).  Expected outputs are written out in full: heredocs in
 # the test, or files under tests/cli/expected/.
 
 bats_require_minimum_version 1.5.0
@@ -13,8 +13,14 @@ DATA=$BATS_TEST_DIRNAME/data
 EXPECTED=$BATS_TEST_DIRNAME/expected
 EXAMPLES=$BATS_TEST_DIRNAME/../../examples
 
+# Work in an empty folder of our own (bats keeps its own files for
+# `run --separate-stderr` in $BATS_TEST_TMPDIR itself).
+enter_workdir() {
+    mkdir -p "$BATS_TEST_TMPDIR/work" && cd "$BATS_TEST_TMPDIR/work" || return 1
+}
+
 setup() {
-    cd "$BATS_TEST_TMPDIR" || return 1
+    enter_workdir
 }
 
 # run_tally ARGS...: run tally; $status, $output (stdout only) and $stderr.

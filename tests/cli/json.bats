@@ -6,7 +6,7 @@
 load helpers
 
 setup() {
-    cd "$BATS_TEST_TMPDIR" || return 1
+    enter_workdir
     cp "$EXAMPLES/sales.csv" .
     cp "$DATA/sales.csv" small.csv
 }

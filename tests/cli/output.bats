@@ -5,7 +5,7 @@
 load helpers
 
 setup() {
-    cd "$BATS_TEST_TMPDIR" || return 1
+    enter_workdir
     printf 'x\n1\n' > one.csv
 }
 
