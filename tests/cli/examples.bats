@@ -31,7 +31,7 @@ both() {
     assert_out "$json_out"
 }
 
-@test 'filter: {"filter": "EXPR"} and --filter EXPR' {
+@test "filter: {filter: EXPR} and --filter EXPR" {
     both '[{"filter": "v > 4 and b is not null"}]' --filter 'v > 4 and b is not null'
     assert_out <<'EOF'
 a,b,k,v
@@ -40,7 +40,7 @@ a,b,k,v
 EOF
 }
 
-@test 'select: {"select": ["a", "b * 2 as c"]}' {
+@test "select: {select: [a, b * 2 as c]}" {
     both '[{"select": ["a", "b * 2 as c"]}]' --select 'a, b * 2 as c'
     assert_out <<'EOF'
 a,c
@@ -52,7 +52,7 @@ a,c
 EOF
 }
 
-@test 'with: {"with": {"NAME": "EXPR"}} adds a column' {
+@test "with: {with: {NAME: EXPR}} adds a column" {
     both '[{"with": {"c": "a + b"}}]' --with 'c = a + b'
     assert_out <<'EOF'
 a,b,k,v,c
@@ -64,7 +64,7 @@ a,b,k,v,c
 EOF
 }
 
-@test 'drop: {"drop": ["a"]}' {
+@test "drop: {drop: [a]}" {
     both '[{"drop": ["a"]}, {"limit": 1}]' --drop a --head 1
     assert_out <<'EOF'
 b,k,v
@@ -72,7 +72,7 @@ b,k,v
 EOF
 }
 
-@test 'rename: {"rename": {"OLD": "NEW"}}' {
+@test "rename: {rename: {OLD: NEW}}" {
     both '[{"rename": {"a": "first"}}, {"limit": 1}]' --rename 'a:first' --head 1
     assert_out <<'EOF'
 first,b,k,v
@@ -80,7 +80,7 @@ first,b,k,v
 EOF
 }
 
-@test 'group-by: {"group_by": ["k"], "agg": {"n": "count()"}}' {
+@test "group-by: {group_by: [k], agg: {n: count()}}" {
     both '[{"group_by": ["k"], "agg": {"n": "count()"}}]' --group-by k --agg 'n = count()'
     assert_out <<'EOF'
 k,n
@@ -89,7 +89,7 @@ y,2
 EOF
 }
 
-@test '--agg alone aggregates the whole input; sum(v) -> sum_v, count() -> count' {
+@test "--agg alone aggregates the whole input; sum(v) -> sum_v, count() -> count" {
     both '[{"agg": ["sum(v)", "count()"]}]' --agg 'sum(v), count()'
     assert_out <<'EOF'
 sum_v,count
@@ -97,7 +97,7 @@ sum_v,count
 EOF
 }
 
-@test 'sort: {"sort": ["a", "b desc nulls first"]}' {
+@test "sort: {sort: [a, b desc nulls first]}" {
     both '[{"sort": ["k", "b desc nulls first"]}, {"select": ["a"]}]' --sort 'k, b desc nulls first' --select a
     assert_out <<'EOF'
 a
@@ -109,7 +109,7 @@ a
 EOF
 }
 
-@test 'sort: -b is short for b desc' {
+@test "sort: -b is short for b desc" {
     both '[{"sort": ["b desc"]}, {"select": ["a"]}]' --sort -b --select a
     assert_out <<'EOF'
 a
@@ -121,7 +121,7 @@ a
 EOF
 }
 
-@test 'limit: {"limit": 10} keeps the first rows' {
+@test "limit: {limit: 10} keeps the first rows" {
     both '[{"limit": 2}]' --head 2
     assert_out <<'EOF'
 a,b,k,v
@@ -130,7 +130,7 @@ a,b,k,v
 EOF
 }
 
-@test 'limit by: after --sort -v the top N per group' {
+@test "limit by: after --sort -v the top N per group" {
     both '[{"sort": ["v desc"]}, {"limit": 2, "by": ["k"]}, {"select": ["a", "k", "v"]}]' --sort -v --head 2 --by k --select a,k,v
     assert_out <<'EOF'
 a,k,v
@@ -141,7 +141,7 @@ a,k,v
 EOF
 }
 
-@test 'distinct: {"distinct": ["a"]} keeps the first row of each' {
+@test "distinct: {distinct: [a]} keeps the first row of each" {
     both '[{"distinct": ["k"]}]' --distinct k
     assert_out <<'EOF'
 a,b,k,v
@@ -150,7 +150,7 @@ a,b,k,v
 EOF
 }
 
-@test 'a filter after a group-by acts on the groups' {
+@test "a filter after a group-by acts on the groups" {
     both '[{"group_by": ["k"], "agg": {"s": "sum(v)"}}, {"filter": "s > 10"}]' --group-by k --agg 's = sum(v)' --filter 's > 10'
     assert_out <<'EOF'
 k,s
@@ -158,14 +158,14 @@ x,21
 EOF
 }
 
-@test 'literals of the expression language' {
+@test "literals of the expression language" {
     assert_run_out ex.csv --head 1 --select "42 as i, -1.5e3 as f, 'it''s' as s, true as t, false as u, null as n, date '2024-01-31' as d, timestamp '2024-01-31 12:00:00' as ts" <<'EOF'
 i,f,s,t,u,n,d,ts
 42,-1500.0,it's,true,false,,2024-01-31,2024-01-31 12:00:00
 EOF
 }
 
-@test 'case when x > 0 then sqrt(x) end never fails on negative x' {
+@test "case when x > 0 then sqrt(x) end never fails on negative x" {
     printf 'x\n4\n-4\n' > neg.csv
     assert_run_out neg.csv --select 'x, case when x > 0 then sqrt(x) end as r' <<'EOF'
 x,r
@@ -174,7 +174,7 @@ x,r
 EOF
 }
 
-@test 'float layout examples: 71.0 0.1 1000000000000000.0 1e-05 1e+16 03:04:05.5' {
+@test "float layout examples: 71.0 0.1 1000000000000000.0 1e-05 1e+16 03:04:05.5" {
     assert_run_out ex.csv --head 1 --select "71.0 as a, 0.1 as b, 1e15 as c, 0.00001 as d, 1e16 as e, timestamp '2024-01-01 03:04:05.5' as t, 1/0 as i, 0/0 as n" <<'EOF'
 a,b,c,d,e,t,i,n
 71.0,0.1,1000000000000000.0,1e-05,1e+16,2024-01-01 03:04:05.5,inf,nan
