@@ -8,6 +8,7 @@
  * Items are exercised too: the text is also split and parsed as a select
  * list and as a sort list.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
