@@ -6,13 +6,17 @@
  * where every key has the same byte is skipped, so small ranges (dates,
  * small integers, images that share high bytes) take few passes.
  *
- * tl_k_sort_rows sorts encoded rows (rowenc.h).  Most comparisons are
- * decided by the first 8 bytes, so each row's first 8 bytes (big-endian,
- * zero padded) go through the radix sort first; rows whose prefixes tie are
- * adjacent afterwards, and each such run is merge sorted on the whole row.
- * Padding with zeros cannot misorder: the encoding is prefix-free, so two
- * rows with different padded prefixes differ at a byte both of them have.
- * Both steps are stable, so the whole sort is.
+ * tl_k_sort_rows sorts encoded rows (rowenc.h) most significant digit
+ * first, a digit being 8 bytes: every row's bytes [d, d+8) (big-endian,
+ * zero padded past its end) go through the radix sort above, and each run
+ * of rows that tie on the digit is sorted on the next 8 bytes, and so on.
+ * Runs of at most SMALL_RUN rows are merge sorted instead, comparing from
+ * byte d on.  Padding with zeros cannot misorder: the encoding is
+ * prefix-free, so two different rows differ at a byte both of them have,
+ * and rows that tie on every digit up to their ends are equal.  Every step
+ * is stable, so the whole sort is.  Shared leading bytes (a common string
+ * prefix, a key's high bytes) cost one histogram pass per digit and no
+ * scatter, thanks to the constant-byte skip.
  *
  * The merge sort is top-down with a stable insertion sort below 16 rows and
  * one scratch array; it ping-pongs between idx and scratch.
@@ -67,22 +71,21 @@ TlStatus tl_k_sort_u64(uint64_t *keys, uint32_t *idx, int64_t n, TlError *err)
     return TL_OK;
 }
 
-static inline int row_cmp(const TlRows *r, uint32_t a, uint32_t b)
+/* Compare rows a and b from byte `skip` on (the bytes before are equal). */
+static inline int row_cmp(const TlRows *r, uint32_t a, uint32_t b, size_t skip)
 {
-    if (r->offs == NULL)
-        return memcmp(r->bytes + (size_t)a * r->width,
-                      r->bytes + (size_t)b * r->width, r->width);
     size_t la, lb;
     const uint8_t *pa = tl_rows_at(r, a, &la), *pb = tl_rows_at(r, b, &lb);
-    return tl_rows_cmp(pa, la, pb, lb);
+    if (la <= skip || lb <= skip) return (la > lb) - (la < lb);
+    return tl_rows_cmp(pa + skip, la - skip, pb + skip, lb - skip);
 }
 
-static void insertion(const TlRows *r, uint32_t *v, int64_t n)
+static void insertion(const TlRows *r, uint32_t *v, int64_t n, size_t skip)
 {
     for (int64_t i = 1; i < n; i++) {
         uint32_t x = v[i];
         int64_t j = i;
-        while (j > 0 && row_cmp(r, v[j - 1], x) > 0) {
+        while (j > 0 && row_cmp(r, v[j - 1], x, skip) > 0) {
             v[j] = v[j - 1];
             j--;
         }
@@ -93,25 +96,25 @@ static void insertion(const TlRows *r, uint32_t *v, int64_t n)
 /* Sort src[0..n) into dst[0..n); src may be clobbered.  When `in_place`
  * the result is wanted in src instead (then dst is the scratch). */
 static void msort(const TlRows *r, uint32_t *src, uint32_t *dst, int64_t n,
-                  bool in_place)
+                  bool in_place, size_t skip)
 {
     if (n <= 16) {
-        insertion(r, src, n);
+        insertion(r, src, n, skip);
         if (!in_place) memcpy(dst, src, (size_t)n * sizeof *src);
         return;
     }
     int64_t h = n / 2;
     /* Sort both halves into the other buffer, then merge back. */
-    msort(r, src, dst, h, !in_place);
-    msort(r, src + h, dst + h, n - h, !in_place);
+    msort(r, src, dst, h, !in_place, skip);
+    msort(r, src + h, dst + h, n - h, !in_place, skip);
     uint32_t *from = in_place ? dst : src, *to = in_place ? src : dst;
     int64_t i = 0, j = h, k = 0;
-    if (row_cmp(r, from[h - 1], from[h]) <= 0) {
+    if (row_cmp(r, from[h - 1], from[h], skip) <= 0) {
         memcpy(to, from, (size_t)n * sizeof *to);
         return;
     }
     while (i < h && j < n) {
-        if (row_cmp(r, from[j], from[i]) < 0) to[k++] = from[j++];
+        if (row_cmp(r, from[j], from[i], skip) < 0) to[k++] = from[j++];
         else to[k++] = from[i++];
     }
     while (i < h) to[k++] = from[i++];
@@ -123,48 +126,109 @@ void tl_k_merge_sort_rows(const TlRows *r, uint32_t *idx, uint32_t *scratch,
                           int64_t n)
 {
     if (n < 2) return;
-    msort(r, idx, scratch, n, true);
+    msort(r, idx, scratch, n, true, 0);
 }
 
-static inline uint64_t prefix8(const TlRows *r, uint32_t i)
+/* Bytes [d, d+8) of row i, big-endian, zero padded past the row's end. */
+static inline uint64_t chunk8(const TlRows *r, uint32_t i, size_t d, bool *more)
 {
     size_t len;
     const uint8_t *p = tl_rows_at(r, i, &len);
-    uint8_t b[8] = {0};
-    memcpy(b, p, len < 8 ? len : 8);
     uint64_t v;
-    memcpy(&v, b, 8);
+    if (len >= d + 8) {
+        memcpy(&v, p + d, 8);
+        if (len > d + 8) *more = true;
+    } else {
+        uint8_t b[8] = {0};
+        if (len > d) memcpy(b, p + d, len - d);
+        memcpy(&v, b, 8);
+    }
     return __builtin_bswap64(v);
+}
+
+typedef struct RowSort {
+    const TlRows *r;
+    uint64_t *key, *key2;   /* n each */
+    uint32_t *idx2;         /* n: radix / merge scratch */
+    size_t (*hist)[256];    /* 8 x 256 */
+} RowSort;
+
+/* Radix sort key[0..n) with payload idx using the shared scratch. */
+static void radix(RowSort *s, uint64_t *key, uint32_t *idx, int64_t n)
+{
+    size_t (*hist)[256] = s->hist;
+    memset(hist, 0, 8 * sizeof *hist);
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t k = key[i];
+        for (int b = 0; b < 8; b++) hist[b][(k >> (8 * b)) & 0xFF]++;
+    }
+    uint64_t *ks = key, *kd = s->key2;
+    uint32_t *is = idx, *id = s->idx2;
+    for (int b = 0; b < 8; b++) {
+        size_t *h = hist[b];
+        if (h[(ks[0] >> (8 * b)) & 0xFF] == (size_t)n) continue;
+        size_t sum = 0;
+        for (int v = 0; v < 256; v++) {
+            size_t c = h[v];
+            h[v] = sum;
+            sum += c;
+        }
+        for (int64_t i = 0; i < n; i++) {
+            size_t p = h[(ks[i] >> (8 * b)) & 0xFF]++;
+            kd[p] = ks[i];
+            id[p] = is[i];
+        }
+        uint64_t *tk = ks; ks = kd; kd = tk;
+        uint32_t *ti = is; is = id; id = ti;
+    }
+    if (ks != key) {
+        memcpy(key, ks, (size_t)n * sizeof *key);
+        memcpy(idx, is, (size_t)n * sizeof *idx);
+    }
+}
+
+#define SMALL_RUN 96
+
+/* MSD over 8-byte digits: rows idx[0..n) agree on bytes [0, d); key is a
+ * scratch region of n entries owned by this range. */
+static void sort_level(RowSort *s, uint32_t *idx, uint64_t *key, int64_t n,
+                       size_t d)
+{
+    const TlRows *r = s->r;
+    if (n < 2) return;
+    if (n <= SMALL_RUN) {
+        msort(r, idx, s->idx2, n, true, d);
+        return;
+    }
+    bool more = false;
+    for (int64_t i = 0; i < n; i++) key[i] = chunk8(r, idx[i], d, &more);
+    radix(s, key, idx, n);
+    /* No row goes past d + 8: equal digits mean equal rows (the encoding
+     * is prefix-free), so the ties are already in stable order. */
+    if (!more) return;
+    for (int64_t i = 0; i < n;) {
+        int64_t j = i + 1;
+        while (j < n && key[j] == key[i]) j++;
+        if (j - i > 1) sort_level(s, idx + i, key + i, j - i, d + 8);
+        i = j;
+    }
 }
 
 /* Sort idx by encoded rows (see sort.h). */
 TlStatus tl_k_sort_rows(const TlRows *r, uint32_t *idx, int64_t n, TlError *err)
 {
     if (n < 2) return TL_OK;
-    uint64_t *pre = tl_malloc((size_t)n * sizeof *pre);
-    uint32_t *scratch = NULL;
-    if (!pre) return tl_error_oom(err);
-    for (int64_t i = 0; i < n; i++) pre[i] = prefix8(r, idx[i]);
-    TlStatus st = tl_k_sort_u64(pre, idx, n, err);
-    if (st != TL_OK) goto done;
-    if (r->offs == NULL && r->width <= 8) goto done; /* prefix is the row */
-    for (int64_t i = 0; i < n;) {
-        int64_t j = i + 1;
-        while (j < n && pre[j] == pre[i]) j++;
-        if (j - i > 1) {
-            if (!scratch) {
-                scratch = tl_malloc((size_t)n * sizeof *scratch);
-                if (!scratch) {
-                    st = tl_error_oom(err);
-                    goto done;
-                }
-            }
-            tl_k_merge_sort_rows(r, idx + i, scratch, j - i);
-        }
-        i = j;
-    }
-done:
-    tl_free(pre);
-    tl_free(scratch);
+    RowSort s = {r, NULL, NULL, NULL, NULL};
+    s.key = tl_malloc((size_t)n * sizeof *s.key);
+    s.key2 = tl_malloc((size_t)n * sizeof *s.key2);
+    s.idx2 = tl_malloc((size_t)n * sizeof *s.idx2);
+    s.hist = tl_malloc(8 * sizeof *s.hist);
+    TlStatus st = TL_OK;
+    if (!s.key || !s.key2 || !s.idx2 || !s.hist) st = tl_error_oom(err);
+    else sort_level(&s, idx, s.key, n, 0);
+    tl_free(s.key);
+    tl_free(s.key2);
+    tl_free(s.idx2);
+    tl_free(s.hist);
     return st;
 }

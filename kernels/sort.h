@@ -16,8 +16,7 @@
 TlStatus tl_k_sort_u64(uint64_t *keys, uint32_t *idx, int64_t n, TlError *err);
 
 /* Stable sort of idx[0..n) by encoded row r[idx[i]] (tl_rows_cmp order):
- * a radix pass on each row's first 8 bytes, then a merge sort of the runs
- * that tie on them.  TL_ERR_OOM. */
+ * MSD radix over 8-byte digits, small runs merge sorted.  TL_ERR_OOM. */
 TlStatus tl_k_sort_rows(const TlRows *r, uint32_t *idx, int64_t n,
                         TlError *err);
 

@@ -1,0 +1,416 @@
+/*
+ * test_sort.c -- sort kernels (kernels/sort.c), the sort / top-k operator
+ * (lib/exec/op_sort.c), distinct and limit-by (lib/exec/op_distinct.c).
+ *
+ * Operators run over a tiny source operator that hands out prepared
+ * batches; keys are TL_X_COL expressions built with tl_ea_push.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "../../kernels/sort.h"
+#include "../../lib/exec/exec.h"
+#include "tl_test.h"
+
+/* ------------------------------------------------------------ helpers */
+
+typedef struct Source {
+    TlOperator base;
+    TlBatch **batches;
+    int n, pos;
+} Source;
+
+static TlStatus src_next(TlOperator *op, TlBatch **out, TlError *err)
+{
+    (void)err;
+    Source *s = (Source *)op;
+    *out = s->pos < s->n ? s->batches[s->pos++] : NULL;
+    return TL_OK;
+}
+
+static void src_free(TlOperator *op)
+{
+    Source *s = (Source *)op;
+    for (int i = s->pos; i < s->n; i++) tl_batch_free(s->batches[i]);
+    tl_free(s->batches);
+    tl_free(s);
+}
+
+static TlExecStats g_stats;
+
+/* A source over the rows of cols (each n rows) cut into batches of `per`. */
+static TlOperator *source(const TlSchema *schema, TlArray **cols, int64_t n,
+                          int64_t per)
+{
+    Source *s = tl_calloc(1, sizeof *s);
+    int nb = (int)((n + per - 1) / per);
+    s->batches = tl_calloc((size_t)nb + 1, sizeof *s->batches);
+    for (int b = 0; b < nb; b++) {
+        int64_t off = b * per, len = n - off < per ? n - off : per;
+        TlBatch *bt = tl_batch_new(schema, schema->n_fields, len);
+        for (int c = 0; c < schema->n_fields; c++)
+            bt->cols[c] = tl_array_slice(cols[c], off, len);
+        s->batches[s->n++] = bt;
+    }
+    s->base.next = src_next;
+    s->base.free = src_free;
+    s->base.schema = schema;
+    s->base.stats = &g_stats;
+    return &s->base;
+}
+
+/* Pull everything from op into one array per column (concatenated). */
+static int64_t drain(TlOperator *op, TlArray **out, int n_cols, TlStatus *st,
+                     TlError *err)
+{
+    TlArray **parts[8] = {0};
+    int n_parts = 0, cap = 0;
+    int64_t rows = 0;
+    *st = TL_OK;
+    for (;;) {
+        TlBatch *b = NULL;
+        *st = op->next(op, &b, err);
+        if (*st != TL_OK || !b) break;
+        if (n_parts == cap) {
+            cap = cap ? cap * 2 : 8;
+            for (int c = 0; c < n_cols; c++)
+                parts[c] = tl_realloc(parts[c], (size_t)cap * sizeof *parts[c]);
+        }
+        for (int c = 0; c < n_cols; c++) parts[c][n_parts] = tl_array_retain(b->cols[c]);
+        n_parts++;
+        rows += b->n_rows;
+        tl_batch_free(b);
+    }
+    for (int c = 0; c < n_cols; c++) {
+        out[c] = tl_array_concat(parts[c], n_parts);
+        for (int i = 0; i < n_parts; i++) tl_array_release(parts[c][i]);
+        tl_free(parts[c]);
+    }
+    return rows;
+}
+
+static TlExprId col_expr(TlExprArena *ea, int col, TlType t)
+{
+    TlExpr e = {0};
+    TlExprId id;
+    TlError err;
+    e.kind = TL_X_COL;
+    e.col = col;
+    e.type = (uint8_t)t;
+    e.name = "c";
+    tl_ea_push(ea, &e, NULL, 0, &id, &err);
+    return id;
+}
+
+static TlArray *ints(const int64_t *v, int n, int64_t nullv)
+{
+    TlBuilder b;
+    tl_builder_init(&b, TL_TINT64);
+    for (int i = 0; i < n; i++) {
+        if (v[i] == nullv) tl_builder_append_null(&b);
+        else tl_builder_append_i64(&b, v[i]);
+    }
+    return tl_builder_finish(&b);
+}
+
+static TlArray *seq(int64_t n)
+{
+    TlBuilder b;
+    tl_builder_init(&b, TL_TINT64);
+    for (int64_t i = 0; i < n; i++) tl_builder_append_i64(&b, i);
+    return tl_builder_finish(&b);
+}
+
+static void schema2(TlSchema *s, TlType t0, TlType t1)
+{
+    TlError err;
+    memset(s, 0, sizeof *s);
+    tl_schema_add(s, "k", t0, &err);
+    tl_schema_add(s, "pos", t1, &err);
+}
+
+/* ------------------------------------------------------------ kernels */
+
+TL_TEST(radix_u64_stable)
+{
+    TlError err = {0};
+    enum { M = 5000 };
+    uint64_t *k = tl_malloc(M * sizeof *k);
+    uint32_t *idx = tl_malloc(M * sizeof *idx);
+    unsigned seed = 7;
+    for (int i = 0; i < M; i++) {
+        k[i] = (uint64_t)(rand_r(&seed) % 50) << (i % 2 ? 40 : 0);
+        idx[i] = (uint32_t)i;
+    }
+    CHECK(tl_k_sort_u64(k, idx, M, &err) == TL_OK);
+    bool ok = true;
+    for (int i = 1; i < M; i++) {
+        ok &= k[i - 1] <= k[i];
+        if (k[i - 1] == k[i]) ok &= idx[i - 1] < idx[i];
+    }
+    CHECK(ok);
+    tl_free(k);
+    tl_free(idx);
+}
+
+TL_TEST(row_sort_strings_stable)
+{
+    TlError err = {0};
+    const char *v[] = {"pear", "apple", "fig", "apple", "a", "apple pie and more", "",
+                       "fig", "apple pie and less", "pear"};
+    int n = 10;
+    TlBuilder b;
+    tl_builder_init(&b, TL_TSTRING);
+    for (int i = 0; i < n; i++) tl_builder_append_str(&b, v[i], strlen(v[i]));
+    TlArray *a = tl_builder_finish(&b);
+    TlRows r;
+    CHECK(tl_k_rowenc((const TlArray *const *)&a, 1, n, NULL, NULL, &r, &err) == TL_OK);
+    uint32_t idx[10];
+    for (int i = 0; i < n; i++) idx[i] = (uint32_t)i;
+    CHECK(tl_k_sort_rows(&r, idx, n, &err) == TL_OK);
+    uint32_t want[] = {6, 4, 1, 3, 8, 5, 2, 7, 0, 9};
+    for (int i = 0; i < n; i++) CHECK_EQ_INT(idx[i], want[i]);
+    tl_k_rows_free(&r);
+    tl_array_release(a);
+}
+
+/* ------------------------------------------------------------ sort op */
+
+/* Sort a (k, pos) table by k with the operator; returns the pos column. */
+static TlArray *sort_op(TlArray *k, bool desc, bool nulls_first, int64_t limit,
+                        int64_t per, TlStatus *st)
+{
+    TlError err = {0};
+    TlExprArena ea;
+    tl_ea_init(&ea, &err);
+    TlSchema sc;
+    schema2(&sc, (TlType)k->type, TL_TINT64);
+    TlArray *cols[2] = {k, seq(k->length)};
+    TlOperator *src = source(&sc, cols, k->length, per), *op = NULL;
+    TlExprId key = col_expr(&ea, 0, (TlType)k->type);
+    TlArray *out[2] = {NULL, NULL};
+    *st = tl_op_sort_new(src, &ea, &key, &desc, &nulls_first, 1, limit, &op, &err);
+    if (*st == TL_OK) {
+        drain(op, out, 2, st, &err);
+        op->free(op);
+    }
+    tl_array_release(out[0]);
+    tl_array_release(cols[1]);
+    tl_schema_free(&sc);
+    tl_ea_free(&ea);
+    return out[1];
+}
+
+static void check_pos(const TlArray *pos, const int64_t *want, int n)
+{
+    CHECK(pos != NULL);
+    if (!pos) return;
+    CHECK_EQ_INT(pos->length, n);
+    for (int i = 0; i < n && i < pos->length; i++)
+        CHECK_EQ_INT(tl_array_i64(pos)[i], want[i]);
+}
+
+TL_TEST(sort_ints_stable_nulls)
+{
+    const int64_t N = INT64_MIN;
+    int64_t v[] = {3, N, 1, 3, -5, N, 1, 3};
+    TlArray *k = ints(v, 8, N);
+    TlStatus st;
+    for (int per = 1; per <= 8; per += 3) {
+        TlArray *p = sort_op(k, false, false, -1, per, &st);
+        check_pos(p, (const int64_t[]){4, 2, 6, 0, 3, 7, 1, 5}, 8);
+        tl_array_release(p);
+        p = sort_op(k, true, false, -1, per, &st);
+        check_pos(p, (const int64_t[]){0, 3, 7, 2, 6, 4, 1, 5}, 8);
+        tl_array_release(p);
+        p = sort_op(k, true, true, -1, per, &st);
+        check_pos(p, (const int64_t[]){1, 5, 0, 3, 7, 2, 6, 4}, 8);
+        tl_array_release(p);
+        p = sort_op(k, false, true, -1, per, &st);
+        check_pos(p, (const int64_t[]){1, 5, 4, 2, 6, 0, 3, 7}, 8);
+        tl_array_release(p);
+    }
+    tl_array_release(k);
+}
+
+TL_TEST(sort_floats_nan_negzero)
+{
+    double v[] = {NAN, 1.0, -0.0, -INFINITY, 0.0, INFINITY, -NAN, -2.5};
+    TlBuilder b;
+    tl_builder_init(&b, TL_TFLOAT64);
+    for (int i = 0; i < 8; i++) tl_builder_append_f64(&b, v[i]);
+    tl_builder_append_null(&b);
+    TlArray *k = tl_builder_finish(&b);
+    TlStatus st;
+    TlArray *p = sort_op(k, false, false, -1, 4, &st);
+    /* -inf, -2.5, -0.0 = 0.0 (stable), 1, inf, NaN NaN (stable), null */
+    check_pos(p, (const int64_t[]){3, 7, 2, 4, 1, 5, 0, 6, 8}, 9);
+    tl_array_release(p);
+    p = sort_op(k, true, false, -1, 4, &st);
+    check_pos(p, (const int64_t[]){0, 6, 5, 1, 2, 4, 7, 3, 8}, 9);
+    tl_array_release(p);
+    tl_array_release(k);
+}
+
+TL_TEST(sort_strings_desc)
+{
+    const char *v[] = {"b", NULL, "a long string value", "b", "", "a"};
+    TlBuilder b;
+    tl_builder_init(&b, TL_TSTRING);
+    for (int i = 0; i < 6; i++) {
+        if (v[i]) tl_builder_append_str(&b, v[i], strlen(v[i]));
+        else tl_builder_append_null(&b);
+    }
+    TlArray *k = tl_builder_finish(&b);
+    TlStatus st;
+    TlArray *p = sort_op(k, false, false, -1, 2, &st);
+    check_pos(p, (const int64_t[]){4, 5, 2, 0, 3, 1}, 6);
+    tl_array_release(p);
+    p = sort_op(k, true, true, -1, 2, &st);
+    check_pos(p, (const int64_t[]){1, 0, 3, 2, 5, 4}, 6);
+    tl_array_release(p);
+    p = sort_op(k, true, false, 2, 2, &st); /* top-2 */
+    check_pos(p, (const int64_t[]){0, 3}, 2);
+    tl_array_release(p);
+    tl_array_release(k);
+}
+
+TL_TEST(topk_equals_sort_head)
+{
+    enum { M = 20000 };
+    int64_t *v = tl_malloc(M * sizeof *v);
+    unsigned seed = 42;
+    for (int i = 0; i < M; i++) v[i] = rand_r(&seed) % 300 - 100;
+    for (int i = 0; i < M; i += 17) v[i] = INT64_MIN; /* nulls */
+    TlArray *k = ints(v, M, INT64_MIN);
+    TlStatus st;
+    int64_t limits[] = {0, 1, 5, 100, 3000, 19999, 20000, 50000};
+    for (int d = 0; d < 2; d++) {
+        TlArray *full = sort_op(k, d, d, -1, 1000, &st);
+        CHECK(st == TL_OK);
+        for (size_t li = 0; li < sizeof limits / sizeof *limits; li++) {
+            TlArray *top = sort_op(k, d, d, limits[li], 1000, &st);
+            CHECK(st == TL_OK);
+            int64_t want = limits[li] < M ? limits[li] : M;
+            CHECK(top != NULL);
+            if (!top) continue;
+            CHECK_EQ_INT(top->length, want);
+            bool same = true;
+            for (int64_t i = 0; i < want && i < top->length; i++)
+                same &= tl_array_i64(top)[i] == tl_array_i64(full)[i];
+            CHECK(same);
+            tl_array_release(top);
+        }
+        tl_array_release(full);
+    }
+    tl_array_release(k);
+    tl_free(v);
+}
+
+TL_TEST(sort_two_keys)
+{
+    TlError err = {0};
+    TlExprArena ea;
+    tl_ea_init(&ea, &err);
+    TlSchema sc;
+    memset(&sc, 0, sizeof sc);
+    tl_schema_add(&sc, "s", TL_TSTRING, &err);
+    tl_schema_add(&sc, "i", TL_TINT64, &err);
+    tl_schema_add(&sc, "pos", TL_TINT64, &err);
+    const char *sv[] = {"x", "y", "x", NULL, "y", "x"};
+    int64_t iv[] = {2, 1, 1, 5, 1, 2};
+    TlBuilder b;
+    tl_builder_init(&b, TL_TSTRING);
+    for (int i = 0; i < 6; i++) {
+        if (sv[i]) tl_builder_append_str(&b, sv[i], 1);
+        else tl_builder_append_null(&b);
+    }
+    TlArray *cols[3] = {tl_builder_finish(&b), ints(iv, 6, INT64_MIN), seq(6)};
+    TlOperator *op = NULL;
+    TlExprId keys[2] = {col_expr(&ea, 0, TL_TSTRING), col_expr(&ea, 1, TL_TINT64)};
+    bool desc[2] = {false, true}, nf[2] = {true, false};
+    CHECK(tl_op_sort_new(source(&sc, cols, 6, 4), &ea, keys, desc, nf, 2, -1, &op,
+                         &err) == TL_OK);
+    TlArray *out[3];
+    TlStatus st;
+    drain(op, out, 3, &st, &err);
+    check_pos(out[2], (const int64_t[]){3, 0, 5, 2, 1, 4}, 6);
+    CHECK_EQ_INT(g_stats.rows_sorted >= 6, 1);
+    op->free(op);
+    for (int c = 0; c < 3; c++) {
+        tl_array_release(out[c]);
+        tl_array_release(cols[c]);
+    }
+    tl_schema_free(&sc);
+    tl_ea_free(&ea);
+}
+
+/* ------------------------------------------------- distinct, limit-by */
+
+TL_TEST(distinct_subsets_and_limit_by)
+{
+    TlError err = {0};
+    TlSchema sc;
+    memset(&sc, 0, sizeof sc);
+    tl_schema_add(&sc, "a", TL_TINT64, &err);
+    tl_schema_add(&sc, "b", TL_TSTRING, &err);
+    tl_schema_add(&sc, "pos", TL_TINT64, &err);
+    const int64_t N = INT64_MIN;
+    int64_t av[] = {1, 1, 2, N, 1, N, 2, 1};
+    const char *bv[] = {"p", "q", "p", "p", "p", "p", "p", "q"};
+    TlBuilder b;
+    tl_builder_init(&b, TL_TSTRING);
+    for (int i = 0; i < 8; i++) tl_builder_append_str(&b, bv[i], 1);
+    TlArray *cols[3] = {ints(av, 8, N), tl_builder_finish(&b), seq(8)};
+    TlArray *out[3];
+    TlStatus st;
+    TlOperator *op = NULL;
+
+    int c0 = 0;
+    CHECK(tl_op_distinct_new(source(&sc, cols, 8, 3), &c0, 1, &op, &err) == TL_OK);
+    drain(op, out, 3, &st, &err);
+    check_pos(out[2], (const int64_t[]){0, 2, 3}, 3);
+    op->free(op);
+    for (int c = 0; c < 3; c++) tl_array_release(out[c]);
+
+    int c01[2] = {0, 1};
+    CHECK(tl_op_distinct_new(source(&sc, cols, 8, 3), c01, 2, &op, &err) == TL_OK);
+    drain(op, out, 3, &st, &err);
+    check_pos(out[2], (const int64_t[]){0, 1, 2, 3}, 4);
+    op->free(op);
+    for (int c = 0; c < 3; c++) tl_array_release(out[c]);
+
+    /* all columns: every row is distinct (pos) */
+    CHECK(tl_op_distinct_new(source(&sc, cols, 8, 5), NULL, 0, &op, &err) == TL_OK);
+    CHECK_EQ_INT(drain(op, out, 3, &st, &err), 8);
+    op->free(op);
+    for (int c = 0; c < 3; c++) tl_array_release(out[c]);
+
+    int c1 = 1;
+    CHECK(tl_op_limit_by_new(source(&sc, cols, 8, 3), 2, &c1, 1, &op, &err) == TL_OK);
+    drain(op, out, 3, &st, &err);
+    check_pos(out[2], (const int64_t[]){0, 1, 2, 7}, 4);
+    op->free(op);
+    for (int c = 0; c < 3; c++) tl_array_release(out[c]);
+
+    CHECK(tl_op_limit_by_new(source(&sc, cols, 8, 3), 0, &c1, 1, &op, &err) == TL_OK);
+    CHECK_EQ_INT(drain(op, out, 3, &st, &err), 0);
+    op->free(op);
+    for (int c = 0; c < 3; c++) tl_array_release(out[c]);
+
+    for (int c = 0; c < 3; c++) tl_array_release(cols[c]);
+    tl_schema_free(&sc);
+}
+
+int main(void)
+{
+    TL_RUN(radix_u64_stable);
+    TL_RUN(row_sort_strings_stable);
+    TL_RUN(sort_ints_stable_nulls);
+    TL_RUN(sort_floats_nan_negzero);
+    TL_RUN(sort_strings_desc);
+    TL_RUN(topk_equals_sort_head);
+    TL_RUN(sort_two_keys);
+    TL_RUN(distinct_subsets_and_limit_by);
+    return tl_test_summary(__FILE__);
+}
