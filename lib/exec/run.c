@@ -328,8 +328,7 @@ static TlStatus write_schema(Run *r, const TlSchema *s, TlError *err)
     st = tl_schema_add(&out, "column", TL_TSTRING, err);
     if (st == TL_OK) st = tl_schema_add(&out, "type", TL_TSTRING, err);
     for (int i = 0; st == TL_OK && i < s->n_fields; i++) {
-        TlType t = s->fields[i].type == TL_TNULL ? TL_TSTRING : s->fields[i].type;
-        const char *tn = tl_type_name(t);
+        const char *tn = tl_type_name(s->fields[i].type);
         if (!tl_builder_append_str(&bn, s->fields[i].name, strlen(s->fields[i].name)) ||
             !tl_builder_append_str(&bt, tn, strlen(tn)))
             st = tl_error_oom(err);

@@ -7,13 +7,19 @@
  * in order of first appearance (../shared/CLI.md, several inputs):
  *
  *   int64 + float64 -> float64      null (no value seen) + T -> T
- *   any other mix   -> string       still null at the end  -> string
+ *   any other mix   -> string
  *
  * An input whose column is narrower than the union is reopened with a type
  * hint, so its reader produces the union's type directly (reading "01" as a
- * string gives "01", where casting the int 1 would give "1").  A column
- * nobody has seen a value in becomes string, as DuckDB makes it VARCHAR; the
- * scan operator hands out all-null string arrays for it.
+ * string gives "01", where casting the int 1 would give "1").
+ *
+ * A column nobody has seen a value in keeps the null type.  It must not be
+ * planned as string: its values may still come in a later batch (the reader
+ * then restarts the run with the real type), and until then `v > 1` must
+ * resolve as it will once v is known (a null column coerces like the null
+ * literal), not fail as "cannot compare string with int64" before the reader
+ * had a chance to see a value.  A column empty in the whole input stays null:
+ * written as empty fields, shown as `null` by `tally schema`.
  *
  * Then one node per step, each expression parsed from its TallyText
  * (registered as a source so errors can point into it) and resolved against
@@ -307,9 +313,6 @@ static TlStatus build_scan(TlPlan *p, const TlPlanOptions *o, TlError *err)
         in->reader = NULL;
         TL_TRY(tl_reader_open(in->path, o->read, &o->hints[i], &in->reader, err));
     }
-
-    for (int j = 0; j < u->n_fields; j++)
-        if (u->fields[j].type == TL_TNULL) u->fields[j].type = TL_TSTRING;
 
     for (int i = 0; i < p->n_inputs; i++) {
         TlPlanInput *in = &p->inputs[i];
