@@ -1,13 +1,14 @@
 /*
  * opt.c -- the optimizer driver.
  *
- * Today the optimizer is a fixed sequence of two rewrites over the logical
- * plan, each a function from a root to a new root (rules.h):
+ * Today the optimizer is a fixed sequence of three rewrites over the
+ * logical plan, each a function from a root to a new root (rules.h):
  *
- *   1. fold_limits            sort + limit -> top-k sort; limit + limit -> min
- *   2. pushdown_projection    only referenced columns are read
+ *   1. fold_casts             cast(literal) -> literal (implicit casts)
+ *   2. fold_limits            sort + limit -> top-k sort; limit + limit -> min
+ *   3. pushdown_projection    only referenced columns are read
  *
- * Folding runs first because it never changes a schema, and projection
+ * The folds run first because they never change a schema, and projection
  * pruning then sees the final shape.  A limit without a sort needs no rule:
  * the limit operator stops pulling from its child once it has its rows, so
  * the scan stops early by construction.
@@ -36,6 +37,7 @@ TlStatus tl_opt_copy_node(TlPlan *p, TlPlanId id, TlPlanId child,
 TlStatus tl_opt_run(TlPlan *p, TlError *err)
 {
     TlPlanId root = p->root;
+    TL_TRY(tl_opt_fold_casts(p, root, &root, err));
     TL_TRY(tl_opt_fold_limits(p, root, &root, err));
     TL_TRY(tl_opt_pushdown_projection(p, root, &root, err));
     p->opt_root = root;

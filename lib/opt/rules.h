@@ -16,6 +16,11 @@
 TlStatus tl_opt_copy_node(TlPlan *p, TlPlanId id, TlPlanId child,
                           TlPlanId *out, TlError *err);
 
+/* cast(literal) -> literal, where the conversion is exact and cannot fail
+ * (int64 -> float64, date -> timestamp). */
+TlStatus tl_opt_fold_casts(TlPlan *p, TlPlanId root, TlPlanId *out,
+                           TlError *err);
+
 /* limit directly after sort -> the sort keeps only the first N rows (top-k);
  * limit after limit -> one limit of the smaller count. */
 TlStatus tl_opt_fold_limits(TlPlan *p, TlPlanId root, TlPlanId *out,
