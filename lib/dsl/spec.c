@@ -573,6 +573,10 @@ static int top_value(Ctx *c, int k, const cJSON *v)
     case T_FROM: return get_string(c, v, true, &sp->from);
     case T_TO: return get_string(c, v, true, &sp->to);
     case T_DELIM:
+        if (cJSON_IsString(v) && v->valuestring && strcmp(v->valuestring, "\\t") == 0) {
+            sp->delimiter = '\t'; /* "\\t" written as on the command line */
+            return 0;
+        }
         if (!cJSON_IsString(v) || !v->valuestring || strlen(v->valuestring) != 1 ||
             v->valuestring[0] == '\n' || v->valuestring[0] == '\r' ||
             v->valuestring[0] == '"')

@@ -842,6 +842,34 @@ TL_TEST(test_error_at_direct)
     CHECK_EQ_STR(err.msg, "y\n  --filter: amout > 100\n                    ^^^");
 }
 
+/* Fail the Nth allocation (and every later one) for N = 1, 2, ... until a
+ * parse succeeds: every failure must be a clean TL_ERR_OOM. */
+TL_TEST(test_out_of_memory)
+{
+    const char *text = "case k when 1 then sum(a) + 'x''y' else \"q r\" end as z,"
+                       " -v, coalesce(a, b, c, d, e, f, g, h, i, j, k) in (1, 2, 3)";
+    int failures = 0;
+    for (uint64_t n = 1; n < 1000; n++) {
+        TlExprArena a;
+        TlError e;
+        uint16_t src;
+        TlItem *it;
+        uint32_t k;
+        if (tl_ea_init(&a, &e) != TL_OK) break;
+        tl_alloc_fail_mode(n, true);
+        TlStatus st = tl_ea_add_src(&a, text, "--select", &src, &e);
+        if (st == TL_OK) st = tl_parse_items(&a, src, true, TL_ITEM_SELECT, &it, &k, &e);
+        tl_alloc_fail_mode(0, false);
+        tl_ea_free(&a);
+        if (st == TL_OK) break;
+        failures++;
+        CHECK_EQ_INT(st, TL_ERR_OOM);
+        CHECK_EQ_STR(e.msg, "out of memory");
+        if (st != TL_ERR_OOM) break;
+    }
+    CHECK(failures > 3);
+}
+
 int main(void)
 {
     if (tl_ea_init(&ea, &err) != TL_OK) return 1;
@@ -863,6 +891,7 @@ int main(void)
     TL_RUN(test_items_expr);
     TL_RUN(test_op_table);
     TL_RUN(test_error_at_direct);
+    TL_RUN(test_out_of_memory);
     tl_ea_free(&ea);
     return tl_test_summary(__FILE__);
 }

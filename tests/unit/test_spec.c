@@ -4,6 +4,7 @@
  * error paths with their exact messages.  Pipeline files are written to a
  * scratch folder.
  */
+#include "../../lib/core/core.h"
 #include "../../lib/tally.h"
 #include "tl_test.h"
 
@@ -218,6 +219,10 @@ TL_TEST(test_spec_dir)
         CHECK_EQ_STR(spec.spec_dir, ".");
         CHECK(chdir(cwd) == 0);
     }
+    CHECK_EQ_INT(load("{\"delimiter\": \"\\\\t\"}"), 0); /* a backslash and a t */
+    CHECK_EQ_INT(spec.delimiter, '\t');
+    CHECK_EQ_INT(load("{\"delimiter\": \";\"}"), 0);
+    CHECK_EQ_INT(spec.delimiter, ';');
     /* BOM and an empty steps list are fine */
     CHECK_EQ_INT(load("\xEF\xBB\xBF{\"inputs\": [\"x.csv\"], \"steps\": []}"), 0);
 }
@@ -357,6 +362,35 @@ TL_TEST(test_big_limit)
     CHECK_EQ_INT(spec.steps[0].limit, 9007199254740992LL);
 }
 
+/* Fail the Nth allocation (and every later one) for N = 1, 2, ... until
+ * the file loads: every failure must be exit 1 "out of memory" with the spec
+ * cleared (LSan, in the asan build, checks that nothing leaks). */
+TL_TEST(test_out_of_memory)
+{
+    const char *text = "{\"inputs\": [\"a.csv\", \"b.csv\"], \"steps\": ["
+                       "{\"filter\": \"x > 1\"}, {\"with\": {\"c\": \"1\", \"d\": \"2\"}},"
+                       "{\"group_by\": [\"k\"], \"agg\": {\"n\": \"count()\"}},"
+                       "{\"rename\": {\"a\": \"b\"}}, {\"limit\": 3, \"by\": [\"k\"]},"
+                       "{\"join\": {\"input\": \"j.csv\", \"on\": [\"k\"]}}],"
+                       " \"output\": \"o.csv\"}";
+    int failures = 0;
+    for (uint64_t n = 1; n < 2000; n++) {
+        tl_alloc_fail_mode(n, true);
+        int rc = load(text);
+        tl_alloc_fail_mode(0, false);
+        if (rc == 0) {
+            CHECK_EQ_INT(spec.n_steps, 7);
+            break;
+        }
+        failures++;
+        CHECK_EQ_INT(rc, 1);
+        CHECK_EQ_STR(err.message, "out of memory");
+        CHECK(spec.steps == NULL && spec.inputs == NULL && spec.output == NULL);
+        if (rc != 1) break;
+    }
+    CHECK(failures > 10);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/tally-spec-XXXXXX");
@@ -367,6 +401,7 @@ int main(void)
     TL_RUN(test_errors);
     TL_RUN(test_nul_and_depth);
     TL_RUN(test_big_limit);
+    TL_RUN(test_out_of_memory);
     tally_spec_free(&spec);
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
