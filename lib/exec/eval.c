@@ -460,9 +460,8 @@ static TlStatus eval_and_or(Ev *ev, TlExprId id, const TlBatch *in,
         Parts ps = {0};
         Val part = {0};
         /* decided rows: b = a's value there (false / true) is harmless */
-        fill.a = tl_array_new(TL_TBOOL, 1,
-                              tl_k_bits_buf(tl_k_bits_new(1, !is_and), 1),
-                              NULL, 0, NULL, 0);
+        TlBuf *fv = tl_k_bits_buf(tl_k_bits_new(1, !is_and), 1);
+        fill.a = fv ? tl_array_new(TL_TBOOL, 1, fv, NULL, 0, NULL, 0) : NULL;
         fill.scalar = true;
         if (!fill.a) {
             st = tl_error_oom(ev->err);
@@ -897,9 +896,10 @@ TlStatus tl_eval_filter(const TlExprArena *ea, TlExprId id, const TlBatch *in,
     *all = false;
     TL_TRY(eval(&ev, id, in, &v));
     if (v.a->type != TL_TBOOL && v.a->type != TL_TNULL) {
+        TlType t = v.a->type;
         tl_array_release(v.a);
         return data_error(&ev, id, "filter must be a boolean expression, got %s",
-                          tl_type_name(v.a->type));
+                          tl_type_name(t));
     }
     d = datum(&v);
     st = tl_k_sel_true(&d, n, sel, n_sel, err);
