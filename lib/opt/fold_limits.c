@@ -1,14 +1,23 @@
 /*
- * fold_limits.c -- limits fold into what is below them.
+ * fold_limits.c -- a limit sinks as far as it can and folds into what it
+ * meets.
  *
+ *   limit N (project ...)          -> project ... (limit N ...)
  *   limit N (sort keys)            -> sort keys limit N      (top-k)
  *   limit N (sort keys limit M)    -> sort keys limit min(N, M)
  *   limit N (limit M)              -> limit min(N, M)
  *
- * The sort operator, told that only the first N rows are wanted, keeps a
- * bounded heap instead of sorting everything; being stable, its first N rows
- * are the same as those of the full sort.  The rewrite walks the chain from
- * the bottom, so a run of limits over a sort folds entirely.
+ * A project maps each row to one row, so the first N rows of its output are
+ * the projection of the first N rows of its input: the limit may go below
+ * it (and the projection is then evaluated on N rows only).  The sort
+ * operator, told that only the first N rows are wanted, keeps a bounded heap
+ * instead of sorting everything; being stable, its first N rows are those of
+ * the full sort.  A limit stops at anything else (a filter, an aggregate,
+ * distinct, limit-by: they change which rows come first).
+ *
+ * The rewrite walks the chain from the bottom, so every limit meets an
+ * already folded child, and place() descends only through projects, so the
+ * whole rule is linear in the plan's length.
  */
 #include "rules.h"
 
@@ -17,6 +26,27 @@ static int64_t min_limit(int64_t a, int64_t b)
     if (a < 0) return b;
     if (b < 0) return a;
     return a < b ? a : b;
+}
+
+/* A limit of n rows over the (folded) subtree c; *out the new subtree. */
+static TlStatus place(TlPlan *p, TlPlanId lim, int64_t n, TlPlanId c,
+                      TlPlanId *out, TlError *err)
+{
+    const TlPlanNode *cn = tl_plan_node(p, c);
+    if (cn->kind == TL_PLAN_SORT || cn->kind == TL_PLAN_LIMIT) {
+        int64_t m = min_limit(cn->limit, n);
+        TL_TRY(tl_opt_copy_node(p, c, cn->child, out, err));
+        tl_plan_node(p, *out)->limit = m;
+        return TL_OK;
+    }
+    if (cn->kind == TL_PLAN_PROJECT) {
+        TlPlanId below;
+        TL_TRY(place(p, lim, n, cn->child, &below, err));
+        return tl_opt_copy_node(p, c, below, out, err);
+    }
+    TL_TRY(tl_opt_copy_node(p, lim, c, out, err));
+    tl_plan_node(p, *out)->limit = n;
+    return TL_OK;
 }
 
 /* See rules.h. */
@@ -32,13 +62,9 @@ TlStatus tl_opt_fold_limits(TlPlan *p, TlPlanId root, TlPlanId *out,
     TL_TRY(tl_opt_fold_limits(p, child, &nc, err));
     n = tl_plan_node(p, root);
     if (n->kind == TL_PLAN_LIMIT) {
-        const TlPlanNode *c = tl_plan_node(p, nc);
-        if (c->kind == TL_PLAN_SORT || c->kind == TL_PLAN_LIMIT) {
-            int64_t lim = min_limit(c->limit, n->limit);
-            TL_TRY(tl_opt_copy_node(p, nc, tl_plan_node(p, nc)->child, out, err));
-            tl_plan_node(p, *out)->limit = lim;
-            return TL_OK;
-        }
+        uint8_t ck = tl_plan_node(p, nc)->kind;
+        if (ck == TL_PLAN_SORT || ck == TL_PLAN_LIMIT || ck == TL_PLAN_PROJECT)
+            return place(p, root, n->limit, nc, out, err);
     }
     if (nc == child) {
         *out = root;

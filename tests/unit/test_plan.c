@@ -319,6 +319,19 @@ TL_TEST(test_head_stops_early)
     CHECK(ex && strstr(ex, "optimized plan:\n  sort amount limit 3\n    scan sales.csv\n"));
     tl_free(ex);
     tally_spec_free(&s);
+
+    /* a limit sinks below a project into the sort */
+    spec_init(&s, "sales.csv");
+    step(&s, TALLY_STEP_SORT, "-amount", true, "--sort");
+    step(&s, TALLY_STEP_SELECT, "region", true, "--select");
+    step(&s, TALLY_STEP_LIMIT, NULL, true, "--head")->limit = 2;
+    CHECK_EQ_INT(rows_read_by(&s, true, &ex), 9);
+    CHECK(ex && strstr(ex, "optimized plan:\n"
+                           "  project region\n"
+                           "    sort amount desc limit 2\n"
+                           "      scan sales.csv columns region, amount\n"));
+    tl_free(ex);
+    tally_spec_free(&s);
 }
 
 TL_TEST(test_projection_pushdown)
