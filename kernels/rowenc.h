@@ -53,6 +53,16 @@ static inline uint64_t tl_k_f64_image(double v)
     return (u >> 63) ? ~u : u | (1ull << 63);
 }
 
+/* The double whose image is u (the inverse of tl_k_f64_image, up to the
+ * normalization of -0.0 and NaN payloads). */
+static inline double tl_k_f64_from_image(uint64_t u)
+{
+    u = (u >> 63) ? u ^ (1ull << 63) : ~u;
+    double v;
+    memcpy(&v, &u, 8);
+    return v;
+}
+
 /* The unsigned image of a signed integer (sign bit flipped). */
 static inline uint64_t tl_k_i64_image(int64_t v)
 {

@@ -71,6 +71,43 @@ TlStatus tl_k_sort_u64(uint64_t *keys, uint32_t *idx, int64_t n, TlError *err)
     return TL_OK;
 }
 
+/* Sort keys only (see sort.h). */
+void tl_k_sort_u64_keys(uint64_t *keys, uint64_t *scratch, int64_t n)
+{
+    if (n <= 48) {
+        for (int64_t i = 1; i < n; i++) {
+            uint64_t x = keys[i];
+            int64_t j = i;
+            while (j > 0 && keys[j - 1] > x) {
+                keys[j] = keys[j - 1];
+                j--;
+            }
+            keys[j] = x;
+        }
+        return;
+    }
+    size_t hist[8][256];
+    memset(hist, 0, sizeof hist);
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t k = keys[i];
+        for (int b = 0; b < 8; b++) hist[b][(k >> (8 * b)) & 0xFF]++;
+    }
+    uint64_t *src = keys, *dst = scratch;
+    for (int b = 0; b < 8; b++) {
+        size_t *h = hist[b];
+        if (h[(src[0] >> (8 * b)) & 0xFF] == (size_t)n) continue;
+        size_t sum = 0;
+        for (int v = 0; v < 256; v++) {
+            size_t c = h[v];
+            h[v] = sum;
+            sum += c;
+        }
+        for (int64_t i = 0; i < n; i++) dst[h[(src[i] >> (8 * b)) & 0xFF]++] = src[i];
+        uint64_t *t = src; src = dst; dst = t;
+    }
+    if (src != keys) memcpy(keys, src, (size_t)n * sizeof *keys);
+}
+
 /* Compare rows a and b from byte `skip` on (the bytes before are equal). */
 static inline int row_cmp(const TlRows *r, uint32_t a, uint32_t b, size_t skip)
 {

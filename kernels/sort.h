@@ -15,6 +15,10 @@
  * (byte passes on which every key agrees are skipped).  TL_ERR_OOM. */
 TlStatus tl_k_sort_u64(uint64_t *keys, uint32_t *idx, int64_t n, TlError *err);
 
+/* Sort keys[0..n) ascending, no payload: insertion sort for small n, LSD
+ * radix otherwise; scratch holds n entries.  Never fails. */
+void tl_k_sort_u64_keys(uint64_t *keys, uint64_t *scratch, int64_t n);
+
 /* Stable sort of idx[0..n) by encoded row r[idx[i]] (tl_rows_cmp order):
  * MSD radix over 8-byte digits, small runs merge sorted.  TL_ERR_OOM. */
 TlStatus tl_k_sort_rows(const TlRows *r, uint32_t *idx, int64_t n,

@@ -19,9 +19,9 @@
  * is one loop per op and value class, not per type.
  *
  * median / quantile collect (value, group) pairs in input order; finishing
- * sorts the values by their total-order image (stable radix sort), then
- * distributes them by group with a counting sort, so every group's values
- * end up contiguous and ascending, and interpolates like DuckDB's
+ * distributes the values' total-order images by group with a counting sort
+ * (sequential reads), sorts each group's images (insertion sort when few,
+ * radix sort otherwise), and interpolates like DuckDB's
  * quantile_cont: RN = (n-1)q, lo = floor(RN), hi = ceil(RN),
  * v[lo] + (RN-lo)(v[hi]-v[lo]).
  *
@@ -620,34 +620,26 @@ static bool put_f64(TlBuilder *b, double v)
     }
 }
 
-/* Sort the collected values and interpolate each group's quantile. */
+/* Distribute the collected values by group (counting sort, reading in
+ * input order), sort each group's values by their total-order images and
+ * interpolate each group's quantile. */
 static bool finish_quantile(TlAgg *a, uint32_t n_groups, TlBuilder *b,
                             TlError *err)
 {
-    int64_t m = a->qn;
-    uint64_t *key = NULL;
-    uint32_t *idx = NULL;
+    int64_t m = a->qn, biggest = 0;
+    uint64_t *key = NULL, *scratch = NULL;
     int64_t *start = NULL;
-    double *sorted = NULL;
     bool ok = false;
     key = tl_malloc((size_t)(m ? m : 1) * sizeof *key);
-    idx = tl_malloc((size_t)(m ? m : 1) * sizeof *idx);
     start = tl_calloc((size_t)n_groups + 1, sizeof *start);
-    sorted = tl_malloc((size_t)(m ? m : 1) * sizeof *sorted);
-    if (!key || !idx || !start || !sorted) {
-        tl_error_oom(err);
-        goto done;
+    if (!key || !start) goto oom;
+    for (uint32_t g = 0; g < n_groups; g++) {
+        start[g + 1] = start[g] + a->cnt[g];
+        if (a->cnt[g] > biggest) biggest = a->cnt[g];
     }
-    for (int64_t i = 0; i < m; i++) {
-        key[i] = tl_k_f64_image(a->qv[i]);
-        idx[i] = (uint32_t)i;
-    }
-    if (tl_k_sort_u64(key, idx, m, err) != TL_OK) goto done;
-    for (uint32_t g = 0; g < n_groups; g++) start[g + 1] = start[g] + a->cnt[g];
-    for (int64_t j = 0; j < m; j++) {
-        uint32_t i = idx[j];
-        sorted[start[a->qg[i]]++] = a->qv[i];
-    }
+    scratch = tl_malloc((size_t)(biggest ? biggest : 1) * sizeof *scratch);
+    if (!scratch) goto oom;
+    for (int64_t i = 0; i < m; i++) key[start[a->qg[i]]++] = tl_k_f64_image(a->qv[i]);
     /* start[g] now points one past group g's values. */
     double q = a->s.q;
     for (uint32_t g = 0; g < n_groups; g++) {
@@ -656,13 +648,14 @@ static bool finish_quantile(TlAgg *a, uint32_t n_groups, TlBuilder *b,
             if (!tl_builder_append_null(b)) goto oom;
             continue;
         }
-        const double *v = sorted + (start[g] - c);
+        uint64_t *v = key + (start[g] - c);
+        tl_k_sort_u64_keys(v, scratch, c);
         double rn = (double)(c - 1) * q;
         double lo = floor(rn), hi = ceil(rn);
-        double r;
-        if (lo == hi) r = v[(int64_t)lo];
+        double r, vl = tl_k_f64_from_image(v[(int64_t)lo]);
+        if (lo == hi) r = vl;
         else {
-            double vl = v[(int64_t)lo], vh = v[(int64_t)hi];
+            double vh = tl_k_f64_from_image(v[(int64_t)hi]);
             r = vl + (rn - lo) * (vh - vl);
         }
         if (!put_f64(b, r)) goto oom;
@@ -673,9 +666,8 @@ oom:
     tl_error_oom(err);
 done:
     tl_free(key);
-    tl_free(idx);
+    tl_free(scratch);
     tl_free(start);
-    tl_free(sorted);
     return ok;
 }
 

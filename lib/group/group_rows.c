@@ -14,7 +14,9 @@
  *   block list:  [ >= 1 MiB | row row row ... ] -> [ ... ] -> ...
  *
  * The full 64-bit XXH3 of the row is kept in the slot, so growing never
- * rehashes and a probe compares hash and length before any bytes.  Zero
+ * rehashes and a probe compares hash and length before any bytes.  Hashes
+ * are computed for the whole batch first, so the probe loop prefetches the
+ * slot of the row PREFETCH rows ahead.  Zero
  * keys encode every row to the empty string: one group.
  */
 #include "group.h"
@@ -23,6 +25,7 @@
 #include "../../kernels/rowenc.h"
 
 #define EMPTY UINT32_MAX
+#define PREFETCH 16 /* rows ahead whose slot is prefetched */
 #define BLOCK_MIN ((size_t)1 << 20)
 
 typedef struct RSlot {
@@ -94,6 +97,23 @@ static const uint8_t *keep(RowsGrouper *g, const uint8_t *p, size_t len)
     return dst;
 }
 
+/* Byte equality of two short keys without a libc call. */
+static inline bool keys_eq(const uint8_t *a, const uint8_t *b, size_t len)
+{
+    while (len >= 8) {
+        uint64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        if (x != y) return false;
+        a += 8;
+        b += 8;
+        len -= 8;
+    }
+    while (len--)
+        if (*a++ != *b++) return false;
+    return true;
+}
+
 static inline TlStatus lookup(RowsGrouper *g, const TlArray *const *keys,
                               int64_t i, const uint8_t *row, size_t len,
                               uint64_t h, uint32_t *id, TlError *err)
@@ -104,7 +124,7 @@ static inline TlStatus lookup(RowsGrouper *g, const TlArray *const *keys,
             const RSlot *s = &g->slots[p];
             if (s->gid == EMPTY) break;
             if (s->hash == h && s->len == len &&
-                memcmp(g->keys[s->gid], row, len) == 0) {
+                keys_eq(g->keys[s->gid], row, len)) {
                 *id = s->gid;
                 return TL_OK;
             }
@@ -160,6 +180,8 @@ static TlStatus rows_map(TlGrouper *gh, const TlArray *const *keys, int64_t n,
     for (int64_t i = 0; i < n; i++) {
         size_t len;
         const uint8_t *p = tl_rows_at(&r, i, &len);
+        if (i + PREFETCH < n)
+            __builtin_prefetch(&g->slots[g->hashes[i + PREFETCH] & g->mask]);
         st = lookup(g, keys, i, p, len, g->hashes[i], &ids[i], err);
         if (st != TL_OK) goto done;
     }

@@ -296,6 +296,40 @@ TL_TEST(quantiles)
     tl_array_release(x);
 }
 
+TL_TEST(quantile_large_groups)
+{
+    /* 1000 values per group (the radix path): group 0 holds -500..499 in a
+     * scrambled order, group 1 the same plus a NaN (greatest). */
+    enum { M = 2001 };
+    double *f = tl_malloc(M * sizeof *f);
+    uint32_t *ids = tl_malloc(M * sizeof *ids);
+    for (int i = 0; i < 1000; i++) {
+        f[2 * i] = (double)((i * 7919) % 1000 - 500);
+        ids[2 * i] = 0;
+        f[2 * i + 1] = f[2 * i];
+        ids[2 * i + 1] = 1;
+    }
+    f[2000] = NAN;
+    ids[2000] = 1;
+    TlArray *x = flts(f, M, NULL);
+    TlStatus st;
+    TlArray *r = run1(TL_OP_MEDIAN, TL_TFLOAT64, x, NULL, ids, M, 2, 0.5, &st);
+    CHECK(st == TL_OK);
+    CHECK(tl_array_f64(r)[0] == -0.5);
+    CHECK(tl_array_f64(r)[1] == 0.0); /* 1001 values: the middle one */
+    tl_array_release(r);
+    r = run1(TL_OP_QUANTILE, TL_TFLOAT64, x, NULL, ids, M, 2, 1.0, &st);
+    CHECK(tl_array_f64(r)[0] == 499.0);
+    CHECK(isnan(tl_array_f64(r)[1]));
+    tl_array_release(r);
+    r = run1(TL_OP_QUANTILE, TL_TFLOAT64, x, NULL, ids, M, 2, 0.0, &st);
+    CHECK(tl_array_f64(r)[0] == -500.0);
+    tl_array_release(r);
+    tl_array_release(x);
+    tl_free(f);
+    tl_free(ids);
+}
+
 TL_TEST(std_var)
 {
     TlStatus st;
@@ -709,6 +743,7 @@ int main(void)
     TL_RUN(min_max);
     TL_RUN(first_last_keep_nulls);
     TL_RUN(quantiles);
+    TL_RUN(quantile_large_groups);
     TL_RUN(std_var);
     TL_RUN(corr_covar);
     TL_RUN(string_agg_any_all);
