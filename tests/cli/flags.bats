@@ -48,7 +48,7 @@ EOF
 
 @test "--select names an item without 'as' by its text without spaces" {
     assert_run_out sales.csv --head 2 --select 'id, qty * 2, upper(product)' <<'EOF'
-id,qty*2,upper_product
+id,qty*2,upper(product)
 1,6,APPLE
 2,,PEAR
 EOF
