@@ -500,10 +500,10 @@ TL_TEST(test_resolve_idempotent)
 TL_TEST(test_oom)
 {
     static const char *texts[] = {
-        "case when a > 0 then s || '!' when b > 0 then cast(b as string) else "
-        "coalesce(s, '" LONG_S "') end",
-        "a in (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18) "
-        "or s in ('x', 'y') and not t and b between 0 and 3",
+        ("case when a > 0 then s || '!' when b > 0 then cast(b as string) else "
+         "coalesce(s, '" LONG_S "') end"),
+        ("a in (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18) "
+         "or s in ('x', 'y') and not t and b between 0 and 3"),
         "a < 1000 and a * 1000 > 0 or d > '2024-01-01'",
         "try_cast(s as int) + a // 2 - amount % 3",
         "coalesce(a, amount * 2, 1) is null or d - 1 > d",
