@@ -124,48 +124,19 @@ static const Flag *flag_find(const char *name, size_t name_len)
     return NULL;
 }
 
-/* Optimal string alignment distance (edits, with adjacent transpositions
- * counting as one), capped for long strings. */
-static int edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 40 || lb > 40) return 99;
-    int d[42][42];
-    for (size_t i = 0; i <= la; i++) d[i][0] = (int)i;
-    for (size_t j = 0; j <= lb; j++) d[0][j] = (int)j;
-    for (size_t i = 1; i <= la; i++) {
-        for (size_t j = 1; j <= lb; j++) {
-            int cost = a[i - 1] != b[j - 1];
-            int v = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < v) v = d[i][j - 1] + 1;
-            if (d[i - 1][j - 1] + cost < v) v = d[i - 1][j - 1] + cost;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-                d[i - 2][j - 2] + 1 < v)
-                v = d[i - 2][j - 2] + 1;
-            d[i][j] = v;
-        }
-    }
-    return d[la][lb];
-}
-
 /* The known long flag nearest to `typed`, or NULL when none is close. */
 static const char *flag_suggest(const char *typed)
 {
-    const char *best = NULL;
-    int best_d = 3;
-    size_t tl = strlen(typed);
+    const char *longs[N_FLAGS];
+    size_t n = 0, tl = strlen(typed);
     for (int i = 0; i < N_FLAGS; i++) {
-        const char *n = flags[i].name;
-        if (n[1] != '-') continue;
-        int dist = edit_distance(typed, n);
+        const char *name = flags[i].name;
+        if (name[1] != '-') continue;
         /* "--group" for "--group-by": a prefix of a flag counts as near */
-        if (tl >= 4 && strncmp(n, typed, tl) == 0) dist = 1;
-        if (dist < best_d && dist * 3 <= (int)strlen(n)) {
-            best_d = dist;
-            best = n;
-        }
+        if (tl >= 4 && strncmp(name, typed, tl) == 0) return name;
+        longs[n++] = name;
     }
-    return best;
+    return tally_suggest(typed, longs, n);
 }
 
 /* ------------------------------------------------------------ the state */

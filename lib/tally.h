@@ -116,6 +116,10 @@ typedef enum TallyMode {
  * status 0. */
 int tally_run(const TallySpec *spec, TallyMode mode, TallyError *err);
 
+/* The candidate nearest to `typed` for a "did you mean", or NULL (the
+ * library's one edit distance, lib/core/suggest.c). */
+const char *tally_suggest(const char *typed, const char *const *cands, size_t n);
+
 /* Number of online processors (for --threads default and --help). */
 int tally_cpu_count(void);
 

@@ -136,3 +136,9 @@ void tally_spec_free(TallySpec *spec)
     tl_free(spec->spec_dir);
     memset(spec, 0, sizeof *spec);
 }
+
+/* The candidate nearest to `typed`, or NULL (see lib/core/suggest.c). */
+const char *tally_suggest(const char *typed, const char *const *cands, size_t n)
+{
+    return tl_suggest(typed, strlen(typed), cands, n);
+}

@@ -327,9 +327,13 @@ int tl_schema_find(const TlSchema *s, const char *name);
 TlStatus tl_schema_add(TlSchema *s, const char *name, TlType type, TlError *err);
 TlStatus tl_schema_copy(TlSchema *dst, const TlSchema *src, TlError *err);
 void tl_schema_free(TlSchema *s); /* frees fields, leaves an empty schema */
-/* The field name closest to `name` (edit distance, case-insensitive), or
- * NULL when nothing is near enough; for "did you mean" messages. */
+/* "Did you mean" (suggest.c): the field name, or the candidate, nearest to
+ * a typed name by case-insensitive edit distance (an adjacent swap is one
+ * edit), or NULL when none is near enough. */
 const char *tl_schema_suggest(const TlSchema *s, const char *name);
+const char *tl_suggest(const char *s, size_t len, const char *const *cands,
+                       size_t n_cands);
+size_t tl_edit_distance(const char *a, size_t la, const char *b, size_t lb);
 
 /* ---------------------------------------------------------------- batches */
 

@@ -71,11 +71,6 @@ TlKeyword tl_lex_keyword(const char *s, size_t len);
  * [A-Za-z_][A-Za-z0-9_]* and not any keyword. */
 bool tl_lex_is_plain_name(const char *s, size_t len);
 
-/* The candidate nearest to s[0..len) by case-insensitive edit distance, or
- * NULL when none is near enough to be worth a "did you mean". */
-const char *tl_suggest(const char *s, size_t len, const char *const *cands,
-                       size_t n_cands);
-
 /* The function name (ops.c) nearest to name[0..len), or NULL. */
 const char *tl_op_suggest(const char *name, size_t len);
 

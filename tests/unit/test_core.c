@@ -743,7 +743,10 @@ TL_TEST(test_schema)
     CHECK_EQ_STR(tl_schema_suggest(&s, "quanity"), "quantity");
     CHECK(tl_schema_suggest(&s, "zzzzz") == NULL);
     CHECK(tl_schema_suggest(&s, "pr") == NULL);
-    CHECK_EQ_STR(tl_schema_suggest(&s, "c"), "a"); /* tie: first */
+    CHECK(tl_schema_suggest(&s, "c") == NULL); /* one letter: never a guess */
+    CHECK_EQ_STR(tl_schema_suggest(&s, "pirce"), "price"); /* adjacent swap */
+    CHECK_EQ_INT(tl_edit_distance("qyt", 3, "QTY", 3), 1);
+    CHECK_EQ_INT(tl_edit_distance("abc", 3, "", 0), 3);
     CHECK_EQ_STR(tl_schema_suggest(&s, "B"), "b"); /* distance 0 wins */
 
     CHECK_EQ_INT(tl_schema_copy(&c, &s, &err), TL_OK);
