@@ -285,6 +285,15 @@ south
 EOF
 }
 
+@test "--distinct followed by an existing file takes no list: the file is an input" {
+    assert_run_out --select product --distinct sales.csv <<'EOF'
+product
+apple
+pear
+fig
+EOF
+}
+
 @test "--join --on is an inner join by default, right non-key columns after" {
     run_tally sales.csv --join regions.csv --on region
     skip_if_unsupported

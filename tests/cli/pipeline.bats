@@ -173,3 +173,19 @@ d,n
 5,2
 EOF
 }
+
+@test "drop then head (the limit moves below the projection)" {
+    assert_run_out sales.csv --drop 'id, price' --head 2 <<'EOF'
+region,product,qty,day
+north,apple,3,2024-01-01
+south,pear,,2024-01-02
+EOF
+}
+
+@test "select then head then with" {
+    assert_run_out sales.csv --select 'id, qty' --head 2 --with 'q2 = qty * 2' <<'EOF'
+id,qty,q2
+1,3,6
+2,,
+EOF
+}
