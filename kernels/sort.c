@@ -10,8 +10,9 @@
  * first, a digit being 8 bytes: every row's bytes [d, d+8) (big-endian,
  * zero padded past its end) go through the radix sort above, and each run
  * of rows that tie on the digit is sorted on the next 8 bytes, and so on.
- * Runs of at most SMALL_RUN rows are merge sorted instead, comparing from
- * byte d on.  Padding with zeros cannot misorder: the encoding is
+ * Runs of at most SMALL_RUN rows sort their digits with a merge sort of
+ * (digit, index) pairs instead of the radix passes, so rows are read once
+ * per level and never compared byte by byte.  Padding with zeros cannot misorder: the encoding is
  * prefix-free, so two different rows differ at a byte both of them have,
  * and rows that tie on every digit up to their ends are equal.  Every step
  * is stable, so the whole sort is.  Shared leading bytes (a common string
@@ -108,13 +109,34 @@ void tl_k_sort_u64_keys(uint64_t *keys, uint64_t *scratch, int64_t n)
     if (src != keys) memcpy(keys, src, (size_t)n * sizeof *keys);
 }
 
+/* memcmp order of n bytes, 8 at a time, without a libc call. */
+static inline int cmp_bytes(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    while (n >= 8) {
+        uint64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        if (x != y) return __builtin_bswap64(x) < __builtin_bswap64(y) ? -1 : 1;
+        a += 8;
+        b += 8;
+        n -= 8;
+    }
+    for (; n; n--, a++, b++)
+        if (*a != *b) return *a < *b ? -1 : 1;
+    return 0;
+}
+
 /* Compare rows a and b from byte `skip` on (the bytes before are equal). */
 static inline int row_cmp(const TlRows *r, uint32_t a, uint32_t b, size_t skip)
 {
     size_t la, lb;
     const uint8_t *pa = tl_rows_at(r, a, &la), *pb = tl_rows_at(r, b, &lb);
     if (la <= skip || lb <= skip) return (la > lb) - (la < lb);
-    return tl_rows_cmp(pa + skip, la - skip, pb + skip, lb - skip);
+    la -= skip;
+    lb -= skip;
+    int c = cmp_bytes(pa + skip, pb + skip, la < lb ? la : lb);
+    if (c) return c;
+    return (la > lb) - (la < lb);
 }
 
 static void insertion(const TlRows *r, uint32_t *v, int64_t n, size_t skip)
@@ -224,7 +246,49 @@ static void radix(RowSort *s, uint64_t *key, uint32_t *idx, int64_t n)
     }
 }
 
-#define SMALL_RUN 96
+#define SMALL_RUN 256
+
+/* Stable merge sort of the pairs (key[i], idx[i]) by key, for short runs
+ * where a radix pass's histograms cost more than comparisons. */
+static void pair_sort(uint64_t *key, uint32_t *idx, uint64_t *k2, uint32_t *i2,
+                      int64_t n)
+{
+    if (n <= 16) {
+        for (int64_t i = 1; i < n; i++) {
+            uint64_t k = key[i];
+            uint32_t x = idx[i];
+            int64_t j = i;
+            while (j > 0 && key[j - 1] > k) {
+                key[j] = key[j - 1];
+                idx[j] = idx[j - 1];
+                j--;
+            }
+            key[j] = k;
+            idx[j] = x;
+        }
+        return;
+    }
+    int64_t h = n / 2;
+    pair_sort(key, idx, k2, i2, h);
+    pair_sort(key + h, idx + h, k2, i2, n - h);
+    if (key[h - 1] <= key[h]) return;
+    memcpy(k2, key, (size_t)h * sizeof *k2);
+    memcpy(i2, idx, (size_t)h * sizeof *i2);
+    int64_t a = 0, b = h, o = 0;
+    while (a < h && b < n) {
+        if (key[b] < k2[a]) {
+            key[o] = key[b];
+            idx[o++] = idx[b++];
+        } else {
+            key[o] = k2[a];
+            idx[o++] = i2[a++];
+        }
+    }
+    while (a < h) {
+        key[o] = k2[a];
+        idx[o++] = i2[a++];
+    }
+}
 
 /* MSD over 8-byte digits: rows idx[0..n) agree on bytes [0, d); key is a
  * scratch region of n entries owned by this range. */
@@ -233,13 +297,10 @@ static void sort_level(RowSort *s, uint32_t *idx, uint64_t *key, int64_t n,
 {
     const TlRows *r = s->r;
     if (n < 2) return;
-    if (n <= SMALL_RUN) {
-        msort(r, idx, s->idx2, n, true, d);
-        return;
-    }
     bool more = false;
     for (int64_t i = 0; i < n; i++) key[i] = chunk8(r, idx[i], d, &more);
-    radix(s, key, idx, n);
+    if (n > SMALL_RUN) radix(s, key, idx, n);
+    else pair_sort(key, idx, s->key2, s->idx2, n);
     /* No row goes past d + 8: equal digits mean equal rows (the encoding
      * is prefix-free), so the ties are already in stable order. */
     if (!more) return;

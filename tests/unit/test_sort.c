@@ -174,6 +174,53 @@ TL_TEST(row_sort_strings_stable)
     tl_array_release(a);
 }
 
+/* Random multi-key rows (strings sharing long prefixes, zero bytes, nulls;
+ * ints; floats) sort into nondecreasing order with ties in index order. */
+TL_TEST(row_sort_random_stable)
+{
+    TlError err = {0};
+    enum { M = 6000 };
+    unsigned seed = 99;
+    TlBuilder bs, bi, bf;
+    tl_builder_init(&bs, TL_TSTRING);
+    tl_builder_init(&bi, TL_TINT64);
+    tl_builder_init(&bf, TL_TFLOAT64);
+    char buf[64];
+    for (int i = 0; i < M; i++) {
+        int r = rand_r(&seed);
+        if (r % 23 == 0) {
+            tl_builder_append_null(&bs);
+        } else {
+            int len = r % 3 == 0 ? 20 + r % 20 : r % 14;
+            for (int j = 0; j < len; j++)
+                buf[j] = j < 9 ? 'p' : (char)("a\0b"[rand_r(&seed) % 3]);
+            tl_builder_append_str(&bs, buf, (size_t)len);
+        }
+        if (r % 31 == 0) tl_builder_append_null(&bi);
+        else tl_builder_append_i64(&bi, (rand_r(&seed) % 5) - 2);
+        tl_builder_append_f64(&bf, (rand_r(&seed) % 3) * 0.5);
+    }
+    TlArray *cols[3] = {tl_builder_finish(&bs), tl_builder_finish(&bi),
+                        tl_builder_finish(&bf)};
+    bool desc[3] = {false, true, false}, nf[3] = {true, false, false};
+    TlRows r;
+    CHECK(tl_k_rowenc((const TlArray *const *)cols, 3, M, desc, nf, &r, &err) == TL_OK);
+    uint32_t *idx = tl_malloc(M * sizeof *idx);
+    for (int i = 0; i < M; i++) idx[i] = (uint32_t)i;
+    CHECK(tl_k_sort_rows(&r, idx, M, &err) == TL_OK);
+    bool ok = true;
+    for (int i = 1; i < M; i++) {
+        size_t la, lb;
+        const uint8_t *a = tl_rows_at(&r, idx[i - 1], &la), *b = tl_rows_at(&r, idx[i], &lb);
+        int c = tl_rows_cmp(a, la, b, lb);
+        ok &= c < 0 || (c == 0 && idx[i - 1] < idx[i]);
+    }
+    CHECK(ok);
+    tl_free(idx);
+    tl_k_rows_free(&r);
+    for (int c = 0; c < 3; c++) tl_array_release(cols[c]);
+}
+
 /* ------------------------------------------------------------ sort op */
 
 /* Sort a (k, pos) table by k with the operator; returns the pos column. */
@@ -406,6 +453,7 @@ int main(void)
 {
     TL_RUN(radix_u64_stable);
     TL_RUN(row_sort_strings_stable);
+    TL_RUN(row_sort_random_stable);
     TL_RUN(sort_ints_stable_nulls);
     TL_RUN(sort_floats_nan_negzero);
     TL_RUN(sort_strings_desc);
