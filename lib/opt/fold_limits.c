@@ -45,6 +45,9 @@ static TlStatus place(TlPlan *p, TlPlanId lim, int64_t n, TlPlanId c,
         return tl_opt_copy_node(p, c, below, out, err);
     }
     TL_TRY(tl_opt_copy_node(p, lim, c, out, err));
+    /* a limit passes its input through: below a project, its schema is the
+     * project's input schema, not the project's output */
+    tl_plan_node(p, *out)->schema = tl_plan_node(p, c)->schema;
     tl_plan_node(p, *out)->limit = n;
     return TL_OK;
 }
