@@ -72,6 +72,8 @@ typedef struct CsvReader {
     size_t null_len;
 
     TlSchema schema;         /* every column, current type */
+    TlSchema dup_bases;      /* header names seen twice, and for each the */
+    int *dup_next;           /* next suffix to try (keeps renaming linear) */
     bool *fixed;             /* per column: type fixed by --schema */
     TlTypeHints *hints;
     int n_cols;
@@ -620,7 +622,7 @@ static TlStatus csv_project(TlReader *base, const int *cols, int n_cols,
 {
     CsvReader *r = (CsvReader *)base;
     int *proj = NULL;
-    TlSchema ps = {0, NULL};
+    TlSchema ps = {0};
     if (n_cols < 0) n_cols = 0;
     if (n_cols > 0) {
         proj = tl_malloc((size_t)n_cols * sizeof *proj);
@@ -698,6 +700,8 @@ static void csv_close(TlReader *base)
     tl_buf_release(r->window);
     tl_free(r->null_text);
     tl_schema_free(&r->schema);
+    tl_schema_free(&r->dup_bases);
+    tl_free(r->dup_next);
     tl_free(r->fixed);
     tl_free(r->proj);
     tl_schema_free(&r->proj_schema);
@@ -727,15 +731,36 @@ static TlStatus add_column_name(CsvReader *r, const char *text, size_t len,
     }
     if (!base_name) return tl_error_oom(err);
     name = base_name;
-    for (int k = 1; tl_schema_find(&r->schema, name) >= 0; k++) {
-        size_t n = strlen(base_name) + 16;
-        if (name != base_name) tl_free(name);
-        name = tl_malloc(n);
-        if (!name) {
-            tl_free(base_name);
-            return tl_error_oom(err);
+    if (tl_schema_find(&r->schema, name) >= 0) {
+        /* a repeat: continue from the last suffix given to this base */
+        int j = tl_schema_find(&r->dup_bases, base_name), k;
+        if (j < 0) {
+            int *next = tl_realloc(r->dup_next, sizeof *next *
+                                   (size_t)(r->dup_bases.n_fields + 1));
+            if (!next) {
+                tl_free(base_name);
+                return tl_error_oom(err);
+            }
+            r->dup_next = next;
+            if (tl_schema_add(&r->dup_bases, base_name, TL_TNULL, err) != TL_OK) {
+                tl_free(base_name);
+                return err->code;
+            }
+            j = r->dup_bases.n_fields - 1;
+            next[j] = 1;
         }
-        snprintf(name, n, "%s_%d", base_name, k);
+        for (k = r->dup_next[j];; k++) {
+            size_t n = strlen(base_name) + 16;
+            if (name != base_name) tl_free(name);
+            name = tl_malloc(n);
+            if (!name) {
+                tl_free(base_name);
+                return tl_error_oom(err);
+            }
+            snprintf(name, n, "%s_%d", base_name, k);
+            if (tl_schema_find(&r->schema, name) < 0) break;
+        }
+        r->dup_next[j] = k + 1;
     }
     st = tl_schema_add(&r->schema, name, TL_TNULL, err);
     if (name != base_name) tl_free(name);

@@ -316,9 +316,15 @@ typedef struct TlField {
     TlType type;
 } TlField;
 
+/* A zeroed TlSchema is a valid empty schema.  Only the functions below
+ * change one (they keep the capacity and the name index in step). */
 typedef struct TlSchema {
     int n_fields;
     TlField *fields;  /* owned */
+    int cap_fields;
+    int32_t *index;   /* name hash -> field position (-1: empty), built once
+                         a schema is wide enough to need it; NULL below */
+    uint32_t index_mask;
 } TlSchema;
 
 /* Index of the field named `name` (exact, case-sensitive), or -1. */

@@ -318,7 +318,7 @@ static TlStatus build_plan(Run *r, bool no_steps, TlPlan **out, TlError *err)
 /* Write `column,type` rows for schema s through a CSV writer. */
 static TlStatus write_schema(Run *r, const TlSchema *s, TlError *err)
 {
-    TlSchema out = {0, NULL};
+    TlSchema out = {0};
     TlBuilder bn, bt;
     TlBatch *b = NULL;
     TlWriter *w = NULL;

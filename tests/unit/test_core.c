@@ -725,7 +725,7 @@ TL_TEST(test_builder_blocks)
 
 TL_TEST(test_schema)
 {
-    TlSchema s = {0, NULL}, c;
+    TlSchema s = {0}, c;
     TlError err;
     char name[8] = "price";
     CHECK_EQ_INT(tl_schema_add(&s, name, TL_TFLOAT64, &err), TL_OK);
@@ -759,9 +759,31 @@ TL_TEST(test_schema)
     tl_alloc_fail_at(1);
     CHECK_EQ_INT(tl_schema_add(&s, "more", TL_TINT64, &err), TL_ERR_OOM);
     CHECK_EQ_INT(err.code, TL_ERR_OOM);
+    CHECK_EQ_INT(s.n_fields, 5);
+    /* at capacity (8): the field array grows (1st allocation), then the
+     * name is copied (2nd) */
+    CHECK_EQ_INT(tl_schema_add(&s, "f6", TL_TINT64, &err), TL_OK);
+    CHECK_EQ_INT(tl_schema_add(&s, "f7", TL_TINT64, &err), TL_OK);
+    CHECK_EQ_INT(tl_schema_add(&s, "f8", TL_TINT64, &err), TL_OK);
     tl_alloc_fail_at(2);
     CHECK_EQ_INT(tl_schema_add(&s, "more", TL_TINT64, &err), TL_ERR_OOM);
-    CHECK_EQ_INT(s.n_fields, 5);
+    CHECK_EQ_INT(s.n_fields, 8);
+    /* wide schemas keep a name index: first of duplicates wins */
+    {
+        TlSchema w = {0};
+        char nm[16];
+        for (int i = 0; i < 1000; i++) {
+            snprintf(nm, sizeof nm, "c%d", i % 700);
+            CHECK_EQ_INT(tl_schema_add(&w, nm, TL_TINT64, &err), TL_OK);
+        }
+        CHECK_EQ_INT(tl_schema_find(&w, "c699"), 699);
+        CHECK_EQ_INT(tl_schema_find(&w, "c5"), 5);
+        CHECK_EQ_INT(tl_schema_find(&w, "c700"), -1);
+        CHECK_EQ_INT(tl_schema_copy(&c, &w, &err), TL_OK);
+        CHECK_EQ_INT(tl_schema_find(&c, "c3"), 3);
+        tl_schema_free(&c);
+        tl_schema_free(&w);
+    }
     tl_alloc_fail_at(3);
     CHECK_EQ_INT(tl_schema_copy(&c, &s, &err), TL_ERR_OOM);
     CHECK(c.n_fields == 0 && c.fields == NULL);
@@ -773,7 +795,7 @@ TL_TEST(test_schema)
 
 TL_TEST(test_batch)
 {
-    TlSchema s = {0, NULL};
+    TlSchema s = {0};
     TlBatch *b = tl_batch_new(&s, 2, 3);
     CHECK(b && b->cols[0] == NULL && b->cols[1] == NULL && b->n_rows == 3);
     b->cols[0] = tl_array_new_null(TL_TINT64, 3);

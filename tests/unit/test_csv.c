@@ -169,7 +169,7 @@ TL_TEST(test_errors)
 TL_TEST(test_schema_override)
 {
     char want[1024];
-    TlSchema s = {0, NULL};
+    TlSchema s = {0};
     TlReadOptions o = {0};
     const char *p = tu_file("schema.csv", "id,amount\n1,5\n2,abc\n", -1);
     const char *q = tu_file("schema2.csv", "id,amount\n1,5\n2,7\n", -1);
@@ -377,7 +377,7 @@ TL_TEST(test_writer_types)
 TL_TEST(test_writer_sliced)
 {
     /* arrays with offsets (slices) and a string needing quotes in TSV */
-    TlSchema s = {0, NULL};
+    TlSchema s = {0};
     TlBuilder bi, bs;
     TlBatch *b;
     char out_path[512], text[4096];
