@@ -32,6 +32,8 @@
  *
  * Encoding runs column by column over the whole batch: sizes first (only
  * string keys vary), then each column writes at a per-row cursor.
+ * Decoding (for the grouper's key columns) walks the same way: one cursor
+ * per row, one column at a time.
  */
 #include "rowenc.h"
 
@@ -222,6 +224,138 @@ TlStatus tl_k_rowenc(const TlArray *const *cols, int n_cols, int64_t n_rows,
 oom:
     tl_free(cur);
     tl_k_rows_free(out);
+    return tl_error_oom(err);
+}
+
+static inline uint64_t get_be64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return __builtin_bswap64(v);
+}
+
+/* Decode one column at cursors cur[] into a builder of type t. */
+static bool dec_col(TlBuilder *b, TlType t, const uint8_t **cur, int64_t n,
+                    uint8_t **scratch, size_t *scratch_cap)
+{
+    size_t w = fixed_width(t);
+    for (int64_t i = 0; i < n; i++) {
+        const uint8_t *p = cur[i];
+        bool valid = p[0] == 0x01;
+        if (t == TL_TSTRING) {
+            if (!valid) {
+                cur[i] = p + 1;
+                if (!tl_builder_append_null(b)) return false;
+                continue;
+            }
+            /* Fast path: no escaped zero, the first 00 starts the 00 00
+             * terminator. */
+            const uint8_t *s = p + 1;
+            const uint8_t *z = s;
+            while (*z != 0) z++;
+            if (z[1] == 0x00) {
+                cur[i] = z + 2;
+                if (!tl_builder_append_str(b, s, (size_t)(z - s))) return false;
+                continue;
+            }
+            size_t len = 0;
+            for (const uint8_t *q = s;; q++) {
+                if (*q == 0) {
+                    if (q[1] == 0x00) break;
+                    q++;
+                }
+                len++;
+            }
+            if (*scratch_cap < len + 1) {
+                uint8_t *nb = tl_realloc(*scratch, len + 1);
+                if (!nb) return false;
+                *scratch = nb;
+                *scratch_cap = len + 1;
+            }
+            size_t k = 0;
+            const uint8_t *q = s;
+            for (;; q++) {
+                if (*q == 0) {
+                    if (q[1] == 0x00) break;
+                    q++;
+                    (*scratch)[k++] = 0;
+                } else {
+                    (*scratch)[k++] = *q;
+                }
+            }
+            cur[i] = q + 2;
+            if (!tl_builder_append_str(b, *scratch, len)) return false;
+            continue;
+        }
+        cur[i] = p + 1 + w;
+        if (!valid) {
+            if (!tl_builder_append_null(b)) return false;
+            continue;
+        }
+        bool ok;
+        switch (t) {
+        case TL_TINT64: case TL_TTIMESTAMP:
+            ok = tl_builder_append_i64(b, (int64_t)(get_be64(p + 1) ^ (1ull << 63)));
+            break;
+        case TL_TFLOAT64:
+            ok = tl_builder_append_f64(b, tl_k_f64_from_image(get_be64(p + 1)));
+            break;
+        case TL_TDATE: {
+            uint32_t v;
+            memcpy(&v, p + 1, 4);
+            ok = tl_builder_append_i32(b, (int32_t)(__builtin_bswap32(v) ^ (1u << 31)));
+            break;
+        }
+        case TL_TBOOL:
+            ok = tl_builder_append_bool(b, p[1] != 0);
+            break;
+        default:
+            ok = tl_builder_append_null(b);
+            break;
+        }
+        if (!ok) return false;
+    }
+    return true;
+}
+
+/* Decode encoded rows (see rowenc.h). */
+TlStatus tl_k_rowdec(const uint8_t *const *rows, int64_t n, const TlType *types,
+                     int n_cols, TlArray **out, TlError *err)
+{
+    const uint8_t **cur = tl_malloc((size_t)(n ? n : 1) * sizeof *cur);
+    uint8_t *scratch = NULL;
+    size_t scratch_cap = 0;
+    int c = 0;
+    for (int k = 0; k < n_cols; k++) out[k] = NULL;
+    if (!cur) goto oom;
+    if (n) memcpy(cur, rows, (size_t)n * sizeof *cur);
+    for (c = 0; c < n_cols; c++) {
+        if (types[c] == TL_TNULL) {
+            for (int64_t i = 0; i < n; i++) cur[i] += 1;
+            if (!(out[c] = tl_array_new_null(TL_TNULL, n))) goto oom;
+            continue;
+        }
+        TlBuilder b;
+        tl_builder_init(&b, types[c]);
+        if (!tl_builder_reserve(&b, n) ||
+            !dec_col(&b, types[c], cur, n, &scratch, &scratch_cap)) {
+            tl_builder_free(&b);
+            goto oom;
+        }
+        out[c] = tl_builder_finish(&b);
+        tl_builder_free(&b);
+        if (!out[c]) goto oom;
+    }
+    tl_free(cur);
+    tl_free(scratch);
+    return TL_OK;
+oom:
+    for (int k = 0; k < n_cols; k++) {
+        tl_array_release(out[k]);
+        out[k] = NULL;
+    }
+    tl_free(cur);
+    tl_free(scratch);
     return tl_error_oom(err);
 }
 

@@ -77,6 +77,14 @@ TlStatus tl_k_rowenc(const TlArray *const *cols, int n_cols, int64_t n_rows,
                      const bool *desc, const bool *nulls_first, TlRows *out,
                      TlError *err);
 
+/* Decode the keys of n rows encoded ascending (desc NULL at encoding;
+ * nulls first or last alike): rows[i] points at row i's first byte.
+ * out[c] (c < n_cols) receives an owned array of types[c] with n values.
+ * Decoding gives back the values that were encoded, except that -0.0
+ * comes back as 0.0 and every NaN as the canonical NaN.  TL_ERR_OOM. */
+TlStatus tl_k_rowdec(const uint8_t *const *rows, int64_t n, const TlType *types,
+                     int n_cols, TlArray **out, TlError *err);
+
 /* Free the buffers of r (NULL-safe fields) and zero it. */
 void tl_k_rows_free(TlRows *r);
 

@@ -18,7 +18,12 @@
  * for the float statistics) in a per-batch scratch array first, so there
  * is one loop per op and value class, not per type.
  *
- * median / quantile collect (value, group) pairs in input order; finishing
+ * Finishing is two steps: tl_agg_seal ends the input and does everything
+ * that can fail on the data (sum overflow) or needs all groups (sorting the
+ * quantile values), so an error comes before any output; tl_agg_results
+ * then builds the results of any range of groups, batch by batch.
+ *
+ * median / quantile collect (value, group) pairs in input order; sealing
  * distributes the values' total-order images by group with a counting sort
  * (sequential reads), sorts each group's images (insertion sort when few,
  * radix sort otherwise), and interpolates like DuckDB's
@@ -58,6 +63,10 @@ struct TlAgg {
     double *qv;         /* median/quantile values, input order */
     uint32_t *qg;       /* their groups */
     int64_t qn, qcap;
+    uint64_t *qkey;     /* sealed: images, by group, ascending */
+    int64_t *qstart;    /* sealed: group g's images start at qkey[qstart[g]] */
+    bool sealed;
+    uint32_t n_groups;  /* sealed: groups */
     TlGrouper *cd;      /* count_distinct pairs */
     uint32_t *cd_ids;
     int64_t cd_cap;
@@ -166,6 +175,8 @@ void tl_agg_free(TlAgg *a)
     tl_free(a->valid);
     tl_free(a->qv);
     tl_free(a->qg);
+    tl_free(a->qkey);
+    tl_free(a->qstart);
     tl_grouper_free(a->cd);
     tl_free(a->cd_ids);
     tl_free(a->ix);
@@ -621,162 +632,149 @@ static bool put_f64(TlBuilder *b, double v)
 }
 
 /* Distribute the collected values by group (counting sort, reading in
- * input order), sort each group's values by their total-order images and
- * interpolate each group's quantile. */
-static bool finish_quantile(TlAgg *a, uint32_t n_groups, TlBuilder *b,
-                            TlError *err)
+ * input order) and sort each group's values by their total-order images;
+ * the collected (value, group) pairs are freed. */
+static TlStatus seal_quantile(TlAgg *a, uint32_t n_groups, TlError *err)
 {
     int64_t m = a->qn, biggest = 0;
-    uint64_t *key = NULL, *scratch = NULL;
-    int64_t *start = NULL;
-    bool ok = false;
-    key = tl_malloc((size_t)(m ? m : 1) * sizeof *key);
-    start = tl_calloc((size_t)n_groups + 1, sizeof *start);
-    if (!key || !start) goto oom;
+    uint64_t *scratch = NULL;
+    a->qkey = tl_malloc((size_t)(m ? m : 1) * sizeof *a->qkey);
+    a->qstart = tl_calloc((size_t)n_groups + 1, sizeof *a->qstart);
+    if (!a->qkey || !a->qstart) return tl_error_oom(err);
     for (uint32_t g = 0; g < n_groups; g++) {
-        start[g + 1] = start[g] + a->cnt[g];
+        a->qstart[g + 1] = a->qstart[g] + a->cnt[g];
         if (a->cnt[g] > biggest) biggest = a->cnt[g];
     }
     scratch = tl_malloc((size_t)(biggest ? biggest : 1) * sizeof *scratch);
-    if (!scratch) goto oom;
-    for (int64_t i = 0; i < m; i++) key[start[a->qg[i]]++] = tl_k_f64_image(a->qv[i]);
-    /* start[g] now points one past group g's values. */
-    double q = a->s.q;
-    for (uint32_t g = 0; g < n_groups; g++) {
-        int64_t c = a->cnt[g];
-        if (c == 0) {
-            if (!tl_builder_append_null(b)) goto oom;
-            continue;
-        }
-        uint64_t *v = key + (start[g] - c);
-        tl_k_sort_u64_keys(v, scratch, c);
-        double rn = (double)(c - 1) * q;
-        double lo = floor(rn), hi = ceil(rn);
-        double r, vl = tl_k_f64_from_image(v[(int64_t)lo]);
-        if (lo == hi) r = vl;
-        else {
-            double vh = tl_k_f64_from_image(v[(int64_t)hi]);
-            r = vl + (rn - lo) * (vh - vl);
-        }
-        if (!put_f64(b, r)) goto oom;
+    int64_t *pos = tl_malloc(((size_t)n_groups + 1) * sizeof *pos);
+    if (!scratch || !pos) {
+        tl_free(scratch);
+        tl_free(pos);
+        return tl_error_oom(err);
     }
-    ok = true;
-    goto done;
-oom:
-    tl_error_oom(err);
-done:
-    tl_free(key);
+    memcpy(pos, a->qstart, ((size_t)n_groups + 1) * sizeof *pos);
+    for (int64_t i = 0; i < m; i++) a->qkey[pos[a->qg[i]]++] = tl_k_f64_image(a->qv[i]);
+    for (uint32_t g = 0; g < n_groups; g++)
+        tl_k_sort_u64_keys(a->qkey + a->qstart[g], scratch, a->cnt[g]);
     tl_free(scratch);
-    tl_free(start);
-    return ok;
+    tl_free(pos);
+    tl_free(a->qv);
+    tl_free(a->qg);
+    a->qv = NULL;
+    a->qg = NULL;
+    a->qn = a->qcap = 0;
+    return TL_OK;
 }
 
-/* Produce the result array (see agg.h). */
-TlStatus tl_agg_finish(TlAgg *a, uint32_t n_groups, TlArray **out, TlError *err)
+/* End the input (see agg.h). */
+TlStatus tl_agg_seal(TlAgg *a, uint32_t n_groups, TlError *err)
+{
+    TL_TRY(ensure(a, n_groups, err));
+    a->n_groups = n_groups;
+    a->sealed = true;
+    if (a->s.op == TL_OP_SUM && a->cls == C_INT && a->s.x_type != TL_TNULL) {
+        for (uint32_t g = 0; g < n_groups; g++) {
+            __int128 s = a->acc[g];
+            if (s > INT64_MAX || s < INT64_MIN) {
+                err->code = TL_ERR_DATA;
+                err->msg[0] = '\0';
+                return TL_ERR_DATA;
+            }
+        }
+    }
+    if ((a->s.op == TL_OP_MEDIAN || a->s.op == TL_OP_QUANTILE) &&
+        a->s.x_type != TL_TNULL)
+        TL_TRY(seal_quantile(a, n_groups, err));
+    return TL_OK;
+}
+
+/* The quantile of group g from its sorted images (DuckDB quantile_cont). */
+static double quantile_of(const TlAgg *a, uint32_t g)
+{
+    int64_t c = a->cnt[g];
+    const uint64_t *v = a->qkey + a->qstart[g];
+    double rn = (double)(c - 1) * a->s.q;
+    double lo = floor(rn), hi = ceil(rn);
+    double vl = tl_k_f64_from_image(v[(int64_t)lo]);
+    if (lo == hi) return vl;
+    double vh = tl_k_f64_from_image(v[(int64_t)hi]);
+    return vl + (rn - lo) * (vh - vl);
+}
+
+/* Append the result of group g; false on OOM. */
+static bool put_result(const TlAgg *a, TlBuilder *b, uint32_t g)
+{
+    TlOp op = a->s.op;
+    int64_t c = a->cnt[g];
+    if (op == TL_OP_COUNT || op == TL_OP_COUNT_DISTINCT) return put_i64(b, c);
+    /* An argument of the null type: no values. */
+    if (a->s.x_type == TL_TNULL && !a->s.no_arg) return tl_builder_append_null(b);
+    switch (op) {
+    case TL_OP_SUM:
+        if (!c) return tl_builder_append_null(b);
+        if (a->cls == C_INT) return put_i64(b, (int64_t)a->acc[g]); /* sealed: fits */
+        return put_f64(b, a->f[0][g]);
+    case TL_OP_MEAN:
+        if (!c) return tl_builder_append_null(b);
+        if (a->cls == C_INT)
+            return put_f64(b, (double)((long double)a->acc[g] / (long double)c));
+        return put_f64(b, a->f[0][g] / (double)c);
+    case TL_OP_MIN: case TL_OP_MAX: case TL_OP_FIRST: case TL_OP_LAST:
+        if (!c || ((op == TL_OP_FIRST || op == TL_OP_LAST) && !a->valid[g]))
+            return tl_builder_append_null(b);
+        if (a->cls == C_INT) return put_i64(b, a->iv[g]);
+        if (a->cls == C_FLT) return put_f64(b, a->f[0][g]);
+        if (a->cls == C_STR && b->type == TL_TSTRING)
+            return tl_builder_append_str(b, a->sv[g].p ? (const void *)a->sv[g].p
+                                                       : (const void *)"",
+                                         a->sv[g].len);
+        return tl_builder_append_null(b);
+    case TL_OP_MEDIAN: case TL_OP_QUANTILE:
+        if (!c) return tl_builder_append_null(b);
+        return put_f64(b, quantile_of(a, g));
+    case TL_OP_STD: case TL_OP_VAR: {
+        if (c < 2) return tl_builder_append_null(b);
+        double var = a->f[1][g] / (double)(c - 1);
+        return put_f64(b, op == TL_OP_STD ? sqrt(var) : var);
+    }
+    case TL_OP_COVAR:
+        if (c < 2) return tl_builder_append_null(b);
+        return put_f64(b, a->f[2][g] / (double)(c - 1));
+    case TL_OP_CORR: {
+        if (c < 2) return tl_builder_append_null(b);
+        /* DuckDB: population covariance over population stds. */
+        double cov = a->f[2][g] / (double)c;
+        double sx = sqrt(a->f[3][g] / (double)c);
+        double sy = sqrt(a->f[4][g] / (double)c);
+        if (sx * sy == 0) return tl_builder_append_null(b);
+        return put_f64(b, cov / (sx * sy));
+    }
+    case TL_OP_STRING_AGG:
+        if (!c || b->type != TL_TSTRING) return tl_builder_append_null(b);
+        return tl_builder_append_str(b, a->sv[g].p ? (const void *)a->sv[g].p
+                                                   : (const void *)"",
+                                     a->sv[g].len);
+    case TL_OP_ANY: case TL_OP_ALL:
+        if (!c) return tl_builder_append_null(b);
+        return put_i64(b, a->iv[g]);
+    default:
+        return tl_builder_append_null(b);
+    }
+}
+
+/* Results of a range of groups (see agg.h). */
+TlStatus tl_agg_results(TlAgg *a, uint32_t first, uint32_t n, TlArray **out,
+                        TlError *err)
 {
     *out = NULL;
-    TL_TRY(ensure(a, n_groups, err));
+    if (!a->sealed || (uint64_t)first + n > a->n_groups)
+        return tl_error(err, TL_ERR_DATA, "internal error: aggregate results "
+                        "out of range");
     TlBuilder b;
     tl_builder_init(&b, a->s.out_type);
-    if (!tl_builder_reserve(&b, n_groups)) goto oom;
-    TlOp op = a->s.op;
-    const int64_t *cnt = a->cnt;
-    /* An argument of the null type: no values, only counts matter. */
-    bool no_values = a->s.x_type == TL_TNULL && !a->s.no_arg &&
-                     op != TL_OP_COUNT && op != TL_OP_COUNT_DISTINCT;
-    for (uint32_t g = 0; g < n_groups && (op == TL_OP_COUNT ||
-                                          op == TL_OP_COUNT_DISTINCT); g++)
-        if (!put_i64(&b, cnt[g])) goto oom;
-    if (op == TL_OP_COUNT || op == TL_OP_COUNT_DISTINCT) goto built;
-    if (no_values) {
-        for (uint32_t g = 0; g < n_groups; g++)
-            if (!tl_builder_append_null(&b)) goto oom;
-        goto built;
-    }
-    if (op == TL_OP_MEDIAN || op == TL_OP_QUANTILE) {
-        if (!finish_quantile(a, n_groups, &b, err)) {
-            tl_builder_free(&b);
-            return err->code;
-        }
-        goto built;
-    }
-    for (uint32_t g = 0; g < n_groups; g++) {
-        bool ok = true;
-        int64_t c = cnt[g];
-        switch (op) {
-        case TL_OP_SUM:
-            if (!c) ok = tl_builder_append_null(&b);
-            else if (a->cls == C_INT) {
-                __int128 s = a->acc[g];
-                if (s > INT64_MAX || s < INT64_MIN) {
-                    tl_builder_free(&b);
-                    err->code = TL_ERR_DATA;
-                    err->msg[0] = '\0';
-                    return TL_ERR_DATA;
-                }
-                ok = put_i64(&b, (int64_t)s);
-            } else {
-                ok = put_f64(&b, a->f[0][g]);
-            }
-            break;
-        case TL_OP_MEAN:
-            if (!c) ok = tl_builder_append_null(&b);
-            else if (a->cls == C_INT)
-                ok = put_f64(&b, (double)((long double)a->acc[g] / (long double)c));
-            else
-                ok = put_f64(&b, a->f[0][g] / (double)c);
-            break;
-        case TL_OP_MIN: case TL_OP_MAX: case TL_OP_FIRST: case TL_OP_LAST:
-            if (!c || ((op == TL_OP_FIRST || op == TL_OP_LAST) && !a->valid[g]))
-                ok = tl_builder_append_null(&b);
-            else if (a->cls == C_INT) ok = put_i64(&b, a->iv[g]);
-            else if (a->cls == C_FLT) ok = put_f64(&b, a->f[0][g]);
-            else if (a->cls == C_STR && b.type == TL_TSTRING)
-                ok = tl_builder_append_str(&b, a->sv[g].p ? (const void *)a->sv[g].p
-                                                          : (const void *)"",
-                                           a->sv[g].len);
-            else ok = tl_builder_append_null(&b);
-            break;
-        case TL_OP_STD: case TL_OP_VAR:
-            if (c < 2) ok = tl_builder_append_null(&b);
-            else {
-                double var = a->f[1][g] / (double)(c - 1);
-                ok = put_f64(&b, op == TL_OP_STD ? sqrt(var) : var);
-            }
-            break;
-        case TL_OP_COVAR:
-            if (c < 2) ok = tl_builder_append_null(&b);
-            else ok = put_f64(&b, a->f[2][g] / (double)(c - 1));
-            break;
-        case TL_OP_CORR:
-            if (c < 2) ok = tl_builder_append_null(&b);
-            else {
-                /* DuckDB: population covariance over population stds. */
-                double cov = a->f[2][g] / (double)c;
-                double sx = sqrt(a->f[3][g] / (double)c);
-                double sy = sqrt(a->f[4][g] / (double)c);
-                if (sx * sy == 0) ok = tl_builder_append_null(&b);
-                else ok = put_f64(&b, cov / (sx * sy));
-            }
-            break;
-        case TL_OP_STRING_AGG:
-            if (!c || b.type != TL_TSTRING) ok = tl_builder_append_null(&b);
-            else
-                ok = tl_builder_append_str(&b, a->sv[g].p ? (const void *)a->sv[g].p
-                                                          : (const void *)"",
-                                           a->sv[g].len);
-            break;
-        case TL_OP_ANY: case TL_OP_ALL:
-            if (!c) ok = tl_builder_append_null(&b);
-            else ok = put_i64(&b, a->iv[g]);
-            break;
-        default:
-            ok = tl_builder_append_null(&b);
-            break;
-        }
-        if (!ok) goto oom;
-    }
-built:
+    if (!tl_builder_reserve(&b, n)) goto oom;
+    for (uint32_t g = first; g < first + n; g++)
+        if (!put_result(a, &b, g)) goto oom;
     *out = tl_builder_finish(&b);
     tl_builder_free(&b);
     if (!*out) return tl_error_oom(err);
@@ -784,4 +782,12 @@ built:
 oom:
     tl_builder_free(&b);
     return tl_error_oom(err);
+}
+
+/* Seal and produce every result (see agg.h). */
+TlStatus tl_agg_finish(TlAgg *a, uint32_t n_groups, TlArray **out, TlError *err)
+{
+    *out = NULL;
+    TL_TRY(tl_agg_seal(a, n_groups, err));
+    return tl_agg_results(a, 0, n_groups, out, err);
 }

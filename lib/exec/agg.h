@@ -46,9 +46,18 @@ TlStatus tl_agg_update(TlAgg *a, const uint32_t *ids, int64_t n,
                        uint32_t n_groups, const TlArray *x, const TlArray *y,
                        TlError *err);
 
-/* The results of groups 0..n_groups-1 as one owned array of spec.out_type.
- * TL_ERR_DATA with an EMPTY message when a result does not fit its type
- * (sum over int64): the caller writes the message with the expression. */
+/* End the input: n_groups groups in all.  Checks every result (TL_ERR_DATA
+ * with an EMPTY message when one does not fit its type, i.e. sum over
+ * int64: the caller writes the message with the expression) and prepares
+ * the quantiles.  No update may follow. */
+TlStatus tl_agg_seal(TlAgg *a, uint32_t n_groups, TlError *err);
+
+/* After tl_agg_seal: the results of groups [first, first+n) as one owned
+ * array of spec.out_type. */
+TlStatus tl_agg_results(TlAgg *a, uint32_t first, uint32_t n, TlArray **out,
+                        TlError *err);
+
+/* tl_agg_seal, then every result as one array (groups 0..n_groups-1). */
 TlStatus tl_agg_finish(TlAgg *a, uint32_t n_groups, TlArray **out,
                        TlError *err);
 

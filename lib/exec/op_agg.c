@@ -13,10 +13,12 @@
  * group 0 and there is exactly one group, even on empty input (count 0,
  * sum null, ...).
  *
- * When the child is exhausted the grouper hands back the key columns (the
- * first row's values of each group) and every aggregate its result column;
- * output batches are slices of at most tl_batch_rows() rows of those, keys
- * first, then aggregates in order.  Nothing depends on hash table order.
+ * When the child is exhausted the aggregates are sealed (a sum that does
+ * not fit int64 fails here, before any output).  Each output batch then
+ * covers the next tl_batch_rows() group ids: the grouper hands back their
+ * key values (the first row's of each group) and every aggregate their
+ * results, keys first, then aggregates in order; the whole result never
+ * exists at once.  Nothing depends on hash table order.
  */
 #include <stdio.h>
 
@@ -39,8 +41,6 @@ typedef struct AggOp {
     uint32_t *ids;
     int64_t ids_cap;
     bool consumed;
-    TlArray **cols;           /* the finished output columns */
-    int n_cols;
     int64_t n_groups, emitted;
 } AggOp;
 
@@ -121,7 +121,8 @@ done:
     return st;
 }
 
-/* Pull the whole input, then build the output columns. */
+/* Pull the whole input, then seal the aggregates: every data error (sum
+ * overflow) surfaces here, before the first output batch. */
 static TlStatus consume(AggOp *a, TlError *err)
 {
     for (;;) {
@@ -135,13 +136,10 @@ static TlStatus consume(AggOp *a, TlError *err)
     uint32_t n_groups = a->n_keys > 0 ? tl_grouper_count(a->grouper) : 1;
     a->n_groups = n_groups;
     if (a->base.stats) a->base.stats->groups += n_groups;
-    a->n_cols = a->n_keys + a->n_aggs;
-    a->cols = tl_calloc((size_t)a->n_cols + 1, sizeof *a->cols);
-    if (!a->cols) return tl_error_oom(err);
-    if (a->n_keys > 0) TL_TRY(tl_grouper_keys(a->grouper, a->cols, err));
+    tl_free(a->ids);
+    a->ids = NULL;
     for (int j = 0; j < a->n_aggs; j++) {
-        TlStatus st = tl_agg_finish(a->states[j], n_groups, &a->cols[a->n_keys + j],
-                                    err);
+        TlStatus st = tl_agg_seal(a->states[j], n_groups, err);
         if (st == TL_ERR_DATA && err->msg[0] == '\0') {
             const TlExpr *e = tl_ea_node(a->ea, a->aggs[j]);
             const TlOpInfo *oi = tl_op_info((TlOp)e->op);
@@ -153,6 +151,9 @@ static TlStatus consume(AggOp *a, TlError *err)
     return TL_OK;
 }
 
+/* The next slice of groups: keys from the grouper, results from the
+ * aggregates, built for this batch only (the whole output never exists at
+ * once). */
 static TlStatus agg_next(TlOperator *op, TlBatch **out, TlError *err)
 {
     AggOp *a = (AggOp *)op;
@@ -160,23 +161,22 @@ static TlStatus agg_next(TlOperator *op, TlBatch **out, TlError *err)
     if (!a->consumed) {
         a->consumed = true;
         TL_TRY(consume(a, err));
-        /* Free the input side early: states and grouper are done. */
-        tl_grouper_free(a->grouper);
-        a->grouper = NULL;
     }
     if (a->emitted >= a->n_groups) return TL_OK;
     int64_t rows = a->n_groups - a->emitted;
     if (rows > tl_batch_rows()) rows = tl_batch_rows();
-    TlBatch *b = tl_batch_new(op->schema, a->n_cols, rows);
+    TlBatch *b = tl_batch_new(op->schema, a->n_keys + a->n_aggs, rows);
     if (!b) return tl_error_oom(err);
-    for (int c = 0; c < a->n_cols; c++) {
-        b->cols[c] = (a->emitted == 0 && rows == a->n_groups)
-                         ? tl_array_retain(a->cols[c])
-                         : tl_array_slice(a->cols[c], a->emitted, rows);
-        if (!b->cols[c]) {
-            tl_batch_free(b);
-            return tl_error_oom(err);
-        }
+    uint32_t first = (uint32_t)a->emitted;
+    TlStatus st = TL_OK;
+    if (a->n_keys > 0)
+        st = tl_grouper_keys(a->grouper, first, (uint32_t)rows, b->cols, err);
+    for (int j = 0; st == TL_OK && j < a->n_aggs; j++)
+        st = tl_agg_results(a->states[j], first, (uint32_t)rows,
+                            &b->cols[a->n_keys + j], err);
+    if (st != TL_OK) {
+        tl_batch_free(b);
+        return st;
     }
     a->emitted += rows;
     *out = b;
@@ -191,10 +191,7 @@ static void agg_free(TlOperator *op)
     tl_grouper_free(a->grouper);
     if (a->states)
         for (int j = 0; j < a->n_aggs; j++) tl_agg_free(a->states[j]);
-    if (a->cols)
-        for (int c = 0; c < a->n_cols; c++) tl_array_release(a->cols[c]);
     tl_free(a->states);
-    tl_free(a->cols);
     tl_free(a->keys);
     tl_free(a->aggs);
     tl_free(a->x_ids);

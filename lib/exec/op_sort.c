@@ -5,7 +5,7 @@
  * Full sort: every child batch is kept with its evaluated key arrays.  At
  * the end each column is concatenated across batches (the batch's own
  * reference dropped right away, so at most one extra copy of one column is
- * alive), a permutation of row indexes is sorted, and the output is
+ * alive; a key that is a plain column reuses the concatenated data column), a permutation of row indexes is sorted, and the output is
  * gathered from the concatenated columns in batches of tl_batch_rows().
  *
  * Sorting the permutation (sort_perm):
@@ -43,6 +43,7 @@ typedef struct SortOp {
     TlOperator *child;
     const TlExprArena *ea;
     TlExprId *keys;
+    int *key_col;            /* key k is data column key_col[k], or -1 */
     bool *desc, *nulls_first;
     int n_keys;
     int n_data;
@@ -167,8 +168,18 @@ static TlStatus merge_chunks(SortOp *s, Chunk *out, TlError *err)
     if (!out->data || !out->keys) goto oom;
     for (int c = 0; c < s->n_data; c++)
         if (!(out->data[c] = concat_col(s, c, false))) goto oom;
-    for (int c = 0; c < s->n_keys; c++)
-        if (!(out->keys[c] = concat_col(s, c, true))) goto oom;
+    for (int c = 0; c < s->n_keys; c++) {
+        if (s->key_col[c] >= 0) {
+            /* A plain column key is the data column: no second copy. */
+            for (int i = 0; i < s->n_chunks; i++) {
+                tl_array_release(s->chunks[i].keys[c]);
+                s->chunks[i].keys[c] = NULL;
+            }
+            out->keys[c] = tl_array_retain(out->data[s->key_col[c]]);
+        } else if (!(out->keys[c] = concat_col(s, c, true))) {
+            goto oom;
+        }
+    }
     out->n_rows = s->pool_rows;
     for (int i = 0; i < s->n_chunks; i++) chunk_free(&s->chunks[i], s->n_data, s->n_keys);
     s->n_chunks = 0;
@@ -220,8 +231,11 @@ static TlStatus compact(SortOp *s, TlError *err)
     if (st != TL_OK) goto done;
     for (int c = 0; c < s->n_data; c++)
         if (!(kept.data[c] = tl_array_take(all.data[c], perm, k))) goto oom;
-    for (int c = 0; c < s->n_keys; c++)
-        if (!(kept.keys[c] = tl_array_take(all.keys[c], perm, k))) goto oom;
+    for (int c = 0; c < s->n_keys; c++) {
+        kept.keys[c] = s->key_col[c] >= 0 ? tl_array_retain(kept.data[s->key_col[c]])
+                                          : tl_array_take(all.keys[c], perm, k);
+        if (!kept.keys[c]) goto oom;
+    }
     kept.n_rows = k;
     if (k == s->limit && k > 0) {
         size_t len;
@@ -286,7 +300,8 @@ static TlStatus add_batch(SortOp *s, TlBatch *b, TlError *err)
         for (int i = 0; i < s->n_data; i++)
             if (!(c.data[i] = tl_array_take(b->cols[i], sel, m))) goto oom;
         for (int k = 0; k < s->n_keys; k++) {
-            TlArray *t = tl_array_take(c.keys[k], sel, m);
+            TlArray *t = s->key_col[k] >= 0 ? tl_array_retain(c.data[s->key_col[k]])
+                                            : tl_array_take(c.keys[k], sel, m);
             if (!t) goto oom;
             tl_array_release(c.keys[k]);
             c.keys[k] = t;
@@ -396,6 +411,7 @@ static void sort_free(TlOperator *op)
     tl_free(s->perm);
     tl_free(s->thr);
     tl_free(s->keys);
+    tl_free(s->key_col);
     tl_free(s->desc);
     tl_free(s->nulls_first);
     tl_free(s);
@@ -424,14 +440,18 @@ TlStatus tl_op_sort_new(TlOperator *child, const TlExprArena *ea,
     s->n_data = child->schema->n_fields;
     s->limit = limit < 0 ? -1 : limit;
     s->keys = tl_malloc(((size_t)n_keys + 1) * sizeof *s->keys);
+    s->key_col = tl_malloc(((size_t)n_keys + 1) * sizeof *s->key_col);
     s->desc = tl_calloc((size_t)n_keys + 1, sizeof *s->desc);
     s->nulls_first = tl_calloc((size_t)n_keys + 1, sizeof *s->nulls_first);
-    if (!s->keys || !s->desc || !s->nulls_first) {
+    if (!s->keys || !s->key_col || !s->desc || !s->nulls_first) {
         sort_free(&s->base);
         return tl_error_oom(err);
     }
     for (int k = 0; k < n_keys; k++) {
         s->keys[k] = keys[k];
+        const TlExpr *e = tl_ea_node(ea, keys[k]);
+        s->key_col[k] = e->kind == TL_X_COL && e->col >= 0 && e->col < s->n_data
+                            ? e->col : -1;
         s->desc[k] = desc ? desc[k] : false;
         s->nulls_first[k] = nulls_first ? nulls_first[k] : false;
     }

@@ -7,9 +7,10 @@
  *
  * Shared here: the head (types, group count) and the key builders.  When a
  * grouper meets a new key it calls tl_grouper_add, which hands out the next
- * id and, with keep_keys, appends the row's key values to one builder per
- * key, so tl_grouper_keys is just "finish the builders": key columns in id
- * order, i.e. in order of first appearance.
+ * id and, when the grouper uses builders, appends the row's key values to
+ * one builder per key, so tl_grouper_keys is just "finish the builders": key
+ * columns in id order, i.e. in order of first appearance.  The row grouper
+ * needs no builders: it decodes its stored encoded keys at the end.
  */
 #include "group.h"
 
@@ -31,11 +32,17 @@ TlStatus tl_grouper_new(const TlType *types, int n_keys, bool keep_keys,
     return tl_group_rows_new(types, n_keys, keep_keys, out, err);
 }
 
-/* Map a batch's keys to ids (see group.h). */
+/* Map a batch's keys to ids (see group.h).  Every key must have the
+ * grouper's type or be of the null type (an all-null column). */
 TlStatus tl_grouper_map(TlGrouper *g, const TlArray *const *keys,
                         int64_t n_rows, uint32_t *ids, TlError *err)
 {
     if (n_rows == 0) return TL_OK;
+    for (int k = 0; k < g->n_keys; k++)
+        if (keys[k]->type != g->types[k] && keys[k]->type != TL_TNULL)
+            return tl_error(err, TL_ERR_DATA,
+                            "internal error: group key %d is %s, expected %s", k + 1,
+                            tl_type_name(keys[k]->type), tl_type_name(g->types[k]));
     return g->vt->map(g, keys, n_rows, ids, err);
 }
 
@@ -45,15 +52,29 @@ uint32_t tl_grouper_count(const TlGrouper *g)
     return g->n_groups;
 }
 
-/* Finish the key builders into arrays (see group.h). */
-TlStatus tl_grouper_keys(TlGrouper *g, TlArray **out, TlError *err)
+/* Key columns of a range of groups (see group.h): the key builders are
+ * finished at the first call, then sliced. */
+TlStatus tl_grouper_keys(TlGrouper *g, uint32_t first, uint32_t n,
+                         TlArray **out, TlError *err)
 {
     for (int k = 0; k < g->n_keys; k++) out[k] = NULL;
-    if (!g->kb) return tl_error(err, TL_ERR_DATA, "internal: grouper keeps no keys");
+    if (!g->keep_keys || (uint64_t)first + n > g->n_groups)
+        return tl_error(err, TL_ERR_DATA, "internal error: no such group keys");
+    if (g->vt->keys) return g->vt->keys(g, first, n, out, err);
+    if (!g->done) {
+        g->done = tl_calloc((size_t)g->n_keys + 1, sizeof *g->done);
+        if (!g->done) return tl_error_oom(err);
+        for (int k = 0; k < g->n_keys; k++) {
+            /* A key of the null type has no builder: every key is null. */
+            g->done[k] = g->types[k] == TL_TNULL
+                             ? tl_array_new_null(TL_TNULL, g->n_groups)
+                             : tl_builder_finish(&g->kb[k]);
+            if (!g->done[k]) return tl_error_oom(err);
+        }
+    }
     for (int k = 0; k < g->n_keys; k++) {
-        /* A key of the null type has no builder: every group key is null. */
-        out[k] = g->types[k] == TL_TNULL ? tl_array_new_null(TL_TNULL, g->n_groups)
-                                         : tl_builder_finish(&g->kb[k]);
+        out[k] = (first == 0 && n == g->n_groups) ? tl_array_retain(g->done[k])
+                                                  : tl_array_slice(g->done[k], first, n);
         if (!out[k]) {
             for (int j = 0; j < k; j++) {
                 tl_array_release(out[j]);
@@ -74,7 +95,7 @@ void tl_grouper_free(TlGrouper *g)
 /* Initialize the common head (see group.h). */
 TlStatus tl_grouper_init(TlGrouper *g, const TlGrouperVt *vt,
                          const TlType *types, int n_keys, bool keep_keys,
-                         TlError *err)
+                         bool builders, TlError *err)
 {
     g->vt = vt;
     g->n_keys = n_keys;
@@ -82,12 +103,13 @@ TlStatus tl_grouper_init(TlGrouper *g, const TlGrouperVt *vt,
     g->n_groups = 0;
     g->types = NULL;
     g->kb = NULL;
+    g->done = NULL;
     if (n_keys > 0) {
         g->types = tl_malloc((size_t)n_keys * sizeof *g->types);
         if (!g->types) return tl_error_oom(err);
         memcpy(g->types, types, (size_t)n_keys * sizeof *g->types);
     }
-    if (keep_keys) {
+    if (builders) {
         g->kb = tl_calloc(n_keys > 0 ? (size_t)n_keys : 1, sizeof *g->kb);
         if (!g->kb) {
             tl_free(g->types);
@@ -103,6 +125,11 @@ TlStatus tl_grouper_init(TlGrouper *g, const TlGrouperVt *vt,
 /* Free the head's allocations (see group.h). */
 void tl_grouper_fini(TlGrouper *g)
 {
+    if (g->done) {
+        for (int k = 0; k < g->n_keys; k++) tl_array_release(g->done[k]);
+        tl_free(g->done);
+        g->done = NULL;
+    }
     if (g->kb) {
         for (int k = 0; k < g->n_keys; k++) tl_builder_free(&g->kb[k]);
         tl_free(g->kb);

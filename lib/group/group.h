@@ -42,10 +42,12 @@ TlStatus tl_grouper_map(TlGrouper *g, const TlArray *const *keys,
 /* Number of groups so far. */
 uint32_t tl_grouper_count(const TlGrouper *g);
 
-/* The key values of every group, in id order: out[0..n_keys), each array
- * tl_grouper_count() long, owned by the caller.  Requires keep_keys; ends
- * the grouper's life (only tl_grouper_free may follow). */
-TlStatus tl_grouper_keys(TlGrouper *g, TlArray **out, TlError *err);
+/* The key values of groups [first, first+n) (those of each group's first
+ * row), in id order: out[0..n_keys), owned by the caller.  Requires
+ * keep_keys.  The first call ends the input: afterwards only more
+ * tl_grouper_keys calls and tl_grouper_free may follow. */
+TlStatus tl_grouper_keys(TlGrouper *g, uint32_t first, uint32_t n,
+                         TlArray **out, TlError *err);
 
 void tl_grouper_free(TlGrouper *g); /* NULL-safe */
 
@@ -55,6 +57,10 @@ typedef struct TlGrouperVt {
     TlStatus (*map)(TlGrouper *g, const TlArray *const *keys, int64_t n_rows,
                     uint32_t *ids, TlError *err);
     void (*free)(TlGrouper *g);
+    /* Key columns of a range of groups, when the grouper rebuilds them
+     * itself (NULL: slices of the finished key builders). */
+    TlStatus (*keys)(TlGrouper *g, uint32_t first, uint32_t n, TlArray **out,
+                     TlError *err);
 } TlGrouperVt;
 
 /* The common head of every grouper. */
@@ -62,22 +68,23 @@ struct TlGrouper {
     const TlGrouperVt *vt;
     int n_keys;
     TlType *types;      /* n_keys, owned */
-    bool keep_keys;
+    bool keep_keys;     /* the caller wants tl_grouper_keys */
     uint32_t n_groups;
-    TlBuilder *kb;      /* keep_keys: one builder per key, first rows */
+    TlBuilder *kb;      /* one builder per key (first rows), or NULL */
+    TlArray **done;     /* the finished builders, after the first keys call */
 };
 
 /* Limit on groups (ids are uint32, UINT32_MAX marks empty slots). */
 #define TL_GROUPS_MAX (UINT32_MAX - 1)
 
-/* Initialize the head (types copied, key builders when keep_keys). */
+/* Initialize the head (types copied; key builders when `builders`). */
 TlStatus tl_grouper_init(TlGrouper *g, const TlGrouperVt *vt,
                          const TlType *types, int n_keys, bool keep_keys,
-                         TlError *err);
+                         bool builders, TlError *err);
 /* Free what tl_grouper_init allocated (not g itself). */
 void tl_grouper_fini(TlGrouper *g);
 /* Start a new group whose first row is `row` of keys: checks the limit,
- * appends the key values when keep_keys, returns the new id in *id. */
+ * appends the key values to the builders if any, returns the new id. */
 TlStatus tl_grouper_add(TlGrouper *g, const TlArray *const *keys, int64_t row,
                         uint32_t *id, TlError *err);
 

@@ -163,7 +163,7 @@ static void int_free(TlGrouper *gh)
     tl_free(g);
 }
 
-static const TlGrouperVt int_vt = {int_map, int_free};
+static const TlGrouperVt int_vt = {int_map, int_free, NULL};
 
 /* Create the grouper for one integer-like key types[0] (see group.h). */
 TlStatus tl_group_int_new(const TlType *types, bool keep_keys, TlGrouper **out,
@@ -172,7 +172,7 @@ TlStatus tl_group_int_new(const TlType *types, bool keep_keys, TlGrouper **out,
     *out = NULL;
     IntGrouper *g = tl_calloc(1, sizeof *g);
     if (!g) return tl_error_oom(err);
-    TlStatus st = tl_grouper_init(&g->head, &int_vt, types, 1, keep_keys, err);
+    TlStatus st = tl_grouper_init(&g->head, &int_vt, types, 1, keep_keys, keep_keys, err);
     if (st != TL_OK) {
         tl_free(g);
         return st;

@@ -7,17 +7,24 @@
  * -0.0 = 0.0, all nulls alike).  The table is open addressing on the
  * encoded bytes, linear probing, power of two, grown before 50% load:
  *
- *   slot (16 bytes):  | hash: uint64 | gid: uint32 (UINT32_MAX empty) | len |
+ *   slot (8 bytes):  | tag: uint32 (hash >> 32) | gid: uint32 (UINT32_MAX empty) |
  *
- *   keys[gid] -> the group's encoded row, copied into blocks that never move
+ *   keys[gid] -> | len: uint32 | encoded row (len bytes) |
+ *                in blocks of >= 1 MiB that never move:
+ *   block list:  [ row row row ... ] -> [ ... ] -> ...
  *
- *   block list:  [ >= 1 MiB | row row row ... ] -> [ ... ] -> ...
+ * The low bits of the row's XXH3 pick the slot, the high 32 bits are the
+ * tag; a probe compares tag, then length, then bytes (inline, 8 at a time).
+ * Growing recomputes each group's hash from its stored row, in id order
+ * (the rows sit in the blocks in that order, so the reads are sequential),
+ * which is cheaper than keeping 8 more bytes per slot for the whole run.  Hashes of
+ * a batch are computed first, so the probe loop prefetches the slot of the
+ * row PREFETCH rows ahead.  Zero keys encode every row to the empty string:
+ * one group.
  *
- * The full 64-bit XXH3 of the row is kept in the slot, so growing never
- * rehashes and a probe compares hash and length before any bytes.  Hashes
- * are computed for the whole batch first, so the probe loop prefetches the
- * slot of the row PREFETCH rows ahead.  Zero
- * keys encode every row to the empty string: one group.
+ * The key columns are not kept in builders while grouping: at the end the
+ * stored rows are decoded (tl_k_rowdec), range by range as the output
+ * batches are built, after the table is freed, so the keys live once.
  */
 #include "group.h"
 
@@ -29,9 +36,8 @@
 #define BLOCK_MIN ((size_t)1 << 20)
 
 typedef struct RSlot {
-    uint64_t hash;
+    uint32_t tag;
     uint32_t gid;
-    uint32_t len;
 } RSlot;
 
 typedef struct RBlock RBlock;
@@ -45,11 +51,12 @@ typedef struct RowsGrouper {
     TlGrouper head;
     RSlot *slots;
     uint64_t mask;
-    const uint8_t **keys;  /* gid -> encoded row */
+    const uint8_t **keys;  /* gid -> length-prefixed encoded row */
     uint32_t keys_cap;
     RBlock *blocks;        /* newest first */
     uint64_t *hashes;      /* per-batch scratch */
     int64_t hashes_cap;
+    TlArray **nulls;       /* per key: all-null stand-in of the key's type */
 } RowsGrouper;
 
 static RSlot *alloc_slots(uint64_t cap)
@@ -60,17 +67,28 @@ static RSlot *alloc_slots(uint64_t cap)
     return s;
 }
 
+static inline uint32_t key_len(const uint8_t *k)
+{
+    uint32_t len;
+    memcpy(&len, k, 4);
+    return len;
+}
+
+/* Double the table.  Groups are reinserted in id order, which reads the
+ * stored rows sequentially (they sit in the blocks in id order). */
 static TlStatus grow(RowsGrouper *g, TlError *err)
 {
     uint64_t cap = (g->mask + 1) * 2;
     RSlot *s = alloc_slots(cap);
     if (!s) return tl_error_oom(err);
     uint64_t mask = cap - 1;
-    for (uint64_t i = 0; i <= g->mask; i++) {
-        if (g->slots[i].gid == EMPTY) continue;
-        uint64_t p = g->slots[i].hash & mask;
+    for (uint32_t gid = 0; gid < g->head.n_groups; gid++) {
+        const uint8_t *k = g->keys[gid];
+        uint64_t h = tl_k_hash_bytes(k + 4, key_len(k));
+        uint64_t p = h & mask;
         while (s[p].gid != EMPTY) p = (p + 1) & mask;
-        s[p] = g->slots[i];
+        s[p].tag = (uint32_t)(h >> 32);
+        s[p].gid = gid;
     }
     tl_free(g->slots);
     g->slots = s;
@@ -78,12 +96,13 @@ static TlStatus grow(RowsGrouper *g, TlError *err)
     return TL_OK;
 }
 
-/* Copy len bytes into the never-moving blocks. */
-static const uint8_t *keep(RowsGrouper *g, const uint8_t *p, size_t len)
+/* Copy a row behind its length into the never-moving blocks. */
+static const uint8_t *keep(RowsGrouper *g, const uint8_t *p, uint32_t len)
 {
     RBlock *b = g->blocks;
-    if (!b || b->cap - b->used < len) {
-        size_t cap = len > BLOCK_MIN ? len : BLOCK_MIN;
+    size_t need = (size_t)len + 4;
+    if (!b || b->cap - b->used < need) {
+        size_t cap = need > BLOCK_MIN ? need : BLOCK_MIN;
         b = tl_malloc(sizeof *b + cap);
         if (!b) return NULL;
         b->next = g->blocks;
@@ -92,8 +111,9 @@ static const uint8_t *keep(RowsGrouper *g, const uint8_t *p, size_t len)
         g->blocks = b;
     }
     uint8_t *dst = b->bytes + b->used;
-    if (len) memcpy(dst, p, len);
-    b->used += len;
+    memcpy(dst, &len, 4);
+    if (len) memcpy(dst + 4, p, len);
+    b->used += need;
     return dst;
 }
 
@@ -118,15 +138,18 @@ static inline TlStatus lookup(RowsGrouper *g, const TlArray *const *keys,
                               int64_t i, const uint8_t *row, size_t len,
                               uint64_t h, uint32_t *id, TlError *err)
 {
+    uint32_t tag = (uint32_t)(h >> 32);
     for (;;) {
         uint64_t p = h & g->mask;
         for (;;) {
             const RSlot *s = &g->slots[p];
             if (s->gid == EMPTY) break;
-            if (s->hash == h && s->len == len &&
-                keys_eq(g->keys[s->gid], row, len)) {
-                *id = s->gid;
-                return TL_OK;
+            if (s->tag == tag) {
+                const uint8_t *k = g->keys[s->gid];
+                if (key_len(k) == len && keys_eq(k + 4, row, len)) {
+                    *id = s->gid;
+                    return TL_OK;
+                }
             }
             p = (p + 1) & g->mask;
         }
@@ -134,7 +157,7 @@ static inline TlStatus lookup(RowsGrouper *g, const TlArray *const *keys,
             TL_TRY(grow(g, err));
             continue;
         }
-        if (len > UINT32_MAX)
+        if (len > UINT32_MAX - 8)
             return tl_error(err, TL_ERR_DATA, "group key longer than 4 GiB");
         if (g->head.n_groups >= g->keys_cap) {
             uint32_t cap = g->keys_cap ? g->keys_cap * 2 : 1024;
@@ -144,14 +167,13 @@ static inline TlStatus lookup(RowsGrouper *g, const TlArray *const *keys,
             g->keys = k;
             g->keys_cap = cap;
         }
-        const uint8_t *kept = keep(g, row, len);
+        const uint8_t *kept = keep(g, row, (uint32_t)len);
         if (!kept) return tl_error_oom(err);
         TL_TRY(tl_grouper_add(&g->head, keys, i, id, err));
         g->keys[*id] = kept;
         RSlot *s = &g->slots[p];
-        s->hash = h;
+        s->tag = tag;
         s->gid = *id;
-        s->len = (uint32_t)len;
         return TL_OK;
     }
 }
@@ -161,8 +183,30 @@ static TlStatus rows_map(TlGrouper *gh, const TlArray *const *keys, int64_t n,
 {
     RowsGrouper *g = (RowsGrouper *)gh;
     TlRows r;
-    TL_TRY(tl_k_rowenc(keys, gh->n_keys, n, NULL, NULL, &r, err));
-    TlStatus st = TL_OK;
+    const TlArray *local[16] = {0};
+    const TlArray **cols = gh->n_keys <= 16 ? local
+                                           : tl_malloc((size_t)gh->n_keys * sizeof *cols);
+    if (!cols) return tl_error_oom(err);
+    /* A key column of the null type stands for all nulls of the key's type:
+     * encode it as such, so its rows equal the nulls of other batches. */
+    for (int k = 0; k < gh->n_keys; k++) {
+        cols[k] = keys[k];
+        if (keys[k]->type == TL_TNULL && gh->types[k] != TL_TNULL) {
+            TlArray *na = g->nulls[k];
+            if (!na || na->length < n) {
+                tl_array_release(na);
+                na = g->nulls[k] = tl_array_new_null(gh->types[k], n);
+                if (!na) {
+                    if (cols != local) tl_free(cols);
+                    return tl_error_oom(err);
+                }
+            }
+            cols[k] = na;
+        }
+    }
+    TlStatus st = tl_k_rowenc(cols, gh->n_keys, n, NULL, NULL, &r, err);
+    if (cols != local) tl_free(cols);
+    TL_TRY(st);
     if (g->hashes_cap < n) {
         uint64_t *h = tl_realloc(g->hashes, (size_t)n * sizeof *h);
         if (!h) {
@@ -190,9 +234,31 @@ done:
     return st;
 }
 
+/* Decode the stored rows of a range of groups into key columns (see
+ * group.h).  The first call frees the table: the input has ended. */
+static TlStatus rows_keys(TlGrouper *gh, uint32_t first, uint32_t n,
+                          TlArray **out, TlError *err)
+{
+    RowsGrouper *g = (RowsGrouper *)gh;
+    tl_free(g->slots);
+    g->slots = NULL;
+    tl_free(g->hashes);
+    g->hashes = NULL;
+    g->hashes_cap = 0;
+    const uint8_t **rows = tl_malloc(((size_t)n + 1) * sizeof *rows);
+    if (!rows) return tl_error_oom(err);
+    for (uint32_t i = 0; i < n; i++) rows[i] = g->keys[first + i] + 4;
+    TlStatus st = tl_k_rowdec(rows, n, gh->types, gh->n_keys, out, err);
+    tl_free(rows);
+    return st;
+}
+
 static void rows_free(TlGrouper *gh)
 {
     RowsGrouper *g = (RowsGrouper *)gh;
+    if (g->nulls)
+        for (int k = 0; k < gh->n_keys; k++) tl_array_release(g->nulls[k]);
+    tl_free(g->nulls);
     tl_grouper_fini(gh);
     tl_free(g->slots);
     tl_free(g->keys);
@@ -205,7 +271,7 @@ static void rows_free(TlGrouper *gh)
     tl_free(g);
 }
 
-static const TlGrouperVt rows_vt = {rows_map, rows_free};
+static const TlGrouperVt rows_vt = {rows_map, rows_free, rows_keys};
 
 /* Create the grouper on encoded rows (see group.h). */
 TlStatus tl_group_rows_new(const TlType *types, int n_keys, bool keep_keys,
@@ -215,14 +281,15 @@ TlStatus tl_group_rows_new(const TlType *types, int n_keys, bool keep_keys,
     RowsGrouper *g = tl_calloc(1, sizeof *g);
     if (!g) return tl_error_oom(err);
     TlStatus st = tl_grouper_init(&g->head, &rows_vt, types, n_keys, keep_keys,
-                                  err);
+                                  false, err);
     if (st != TL_OK) {
         tl_free(g);
         return st;
     }
     g->mask = 1023;
     g->slots = alloc_slots(g->mask + 1);
-    if (!g->slots) {
+    g->nulls = tl_calloc((size_t)n_keys + 1, sizeof *g->nulls);
+    if (!g->slots || !g->nulls) {
         rows_free(&g->head);
         return tl_error_oom(err);
     }

@@ -160,18 +160,17 @@ static void str_free(TlGrouper *gh)
     tl_free(g);
 }
 
-static const TlGrouperVt str_vt = {str_map, str_free};
+static const TlGrouperVt str_vt = {str_map, str_free, NULL};
 
 /* Create the grouper for one string key (see group.h).  The key builder is
  * always kept: the table's views point into it. */
 TlStatus tl_group_str_new(const TlType *types, bool keep_keys, TlGrouper **out,
                           TlError *err)
 {
-    (void)keep_keys;
     *out = NULL;
     StrGrouper *g = tl_calloc(1, sizeof *g);
     if (!g) return tl_error_oom(err);
-    TlStatus st = tl_grouper_init(&g->head, &str_vt, types, 1, true, err);
+    TlStatus st = tl_grouper_init(&g->head, &str_vt, types, 1, keep_keys, true, err);
     if (st != TL_OK) {
         tl_free(g);
         return st;

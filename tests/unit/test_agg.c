@@ -3,6 +3,7 @@
  * operator (lib/exec/op_agg.c) over hand-built batches and expressions.
  */
 #include <math.h>
+#include <stdlib.h>
 
 #include "../../lib/exec/agg.h"
 #include "../../lib/exec/exec.h"
@@ -736,6 +737,9 @@ TL_TEST(op_sum_overflow_message)
 
 int main(void)
 {
+    /* Small output batches: the aggregate operator's results come in
+     * several slices of groups. */
+    setenv("TALLY_BATCH_ROWS", "3", 1);
     TL_RUN(counts);
     TL_RUN(count_distinct);
     TL_RUN(sums_and_overflow);

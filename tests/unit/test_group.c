@@ -72,7 +72,7 @@ TL_TEST(int_grouper_nulls)
     check_ids(ids, (const uint32_t[]){3, 4, 1, 2}, 4);
     CHECK_EQ_INT(tl_grouper_count(g), 5);
     TlArray *k = NULL;
-    CHECK(tl_grouper_keys(g, &k, &err) == TL_OK);
+    CHECK(tl_grouper_keys(g, 0, tl_grouper_count(g), &k, &err) == TL_OK);
     CHECK_EQ_INT(k->length, 5);
     CHECK_EQ_INT(tl_array_i64(k)[0], 5);
     CHECK(!tl_array_valid(k, 1));
@@ -124,7 +124,7 @@ TL_TEST(date_and_bool_keys)
     CHECK(tl_grouper_map(g, (const TlArray *const *)&d, 4, ids, &err) == TL_OK);
     check_ids(ids, (const uint32_t[]){0, 1, 2, 0}, 4);
     TlArray *k = NULL;
-    CHECK(tl_grouper_keys(g, &k, &err) == TL_OK);
+    CHECK(tl_grouper_keys(g, 0, tl_grouper_count(g), &k, &err) == TL_OK);
     CHECK_EQ_INT(k->type, TL_TDATE);
     CHECK_EQ_INT(tl_array_i32(k)[1], -5);
     tl_array_release(k);
@@ -164,7 +164,7 @@ TL_TEST(str_grouper_inline_and_long)
     CHECK(tl_grouper_map(g, (const TlArray *const *)&a2, 4, ids, &err) == TL_OK);
     check_ids(ids, (const uint32_t[]){6, 2, 3, 7}, 4);
     TlArray *k = NULL;
-    CHECK(tl_grouper_keys(g, &k, &err) == TL_OK);
+    CHECK(tl_grouper_keys(g, 0, tl_grouper_count(g), &k, &err) == TL_OK);
     CHECK_EQ_INT(k->length, 8);
     CHECK(str_at(k, 0, "a"));
     CHECK(str_at(k, 1, "a long string of many bytes"));
@@ -220,7 +220,7 @@ TL_TEST(rows_grouper_mixed_nulls)
     CHECK(tl_grouper_map(g, (const TlArray *const *)cols, 7, ids, &err) == TL_OK);
     check_ids(ids, (const uint32_t[]){0, 1, 2, 0, 3, 4, 5}, 7);
     TlArray *k[2] = {NULL, NULL};
-    CHECK(tl_grouper_keys(g, k, &err) == TL_OK);
+    CHECK(tl_grouper_keys(g, 0, tl_grouper_count(g), k, &err) == TL_OK);
     CHECK(str_at(k[0], 2, NULL));
     CHECK_EQ_INT(tl_array_i64(k[1])[2], 1);
     CHECK(str_at(k[0], 3, NULL));
@@ -229,6 +229,62 @@ TL_TEST(rows_grouper_mixed_nulls)
     for (int i = 0; i < 2; i++) {
         tl_array_release(k[i]);
         tl_array_release(cols[i]);
+    }
+    tl_grouper_free(g);
+}
+
+/* Keys come back from the encoded rows exactly (strings with zero bytes,
+ * long strings, floats, dates, bools, nulls), and a batch whose key column
+ * is of the null type groups with the typed nulls. */
+TL_TEST(rows_grouper_decodes_keys)
+{
+    TlError err = {0};
+    TlType t[4] = {TL_TSTRING, TL_TFLOAT64, TL_TDATE, TL_TBOOL};
+    TlGrouper *g = NULL;
+    CHECK(tl_grouper_new(t, 4, true, &g, &err) == TL_OK);
+    TlBuilder b[4];
+    for (int k = 0; k < 4; k++) tl_builder_init(&b[k], t[k]);
+    tl_builder_append_str(&b[0], "a\0b", 3);
+    tl_builder_append_f64(&b[1], -2.5);
+    tl_builder_append_i32(&b[2], -7);
+    tl_builder_append_bool(&b[3], true);
+    tl_builder_append_str(&b[0], "a string longer than twelve", 27);
+    tl_builder_append_f64(&b[1], 1e300);
+    tl_builder_append_null(&b[2]);
+    tl_builder_append_bool(&b[3], false);
+    tl_builder_append_null(&b[0]);
+    tl_builder_append_null(&b[1]);
+    tl_builder_append_i32(&b[2], 20000);
+    tl_builder_append_null(&b[3]);
+    TlArray *cols[4];
+    for (int k = 0; k < 4; k++) cols[k] = tl_builder_finish(&b[k]);
+    uint32_t ids[3];
+    CHECK(tl_grouper_map(g, (const TlArray *const *)cols, 3, ids, &err) == TL_OK);
+    /* second batch: row 2 again, with the string key as a null-type column */
+    TlArray *c2[4] = {tl_array_new_null(TL_TNULL, 1), tl_array_slice(cols[1], 2, 1),
+                      tl_array_slice(cols[2], 2, 1), tl_array_slice(cols[3], 2, 1)};
+    CHECK(tl_grouper_map(g, (const TlArray *const *)c2, 1, ids, &err) == TL_OK);
+    CHECK_EQ_INT(ids[0], 2);
+    CHECK_EQ_INT(tl_grouper_count(g), 3);
+    /* a key of another type is refused */
+    TlArray *wrong[4] = {cols[1], cols[1], cols[2], cols[3]};
+    CHECK(tl_grouper_map(g, (const TlArray *const *)wrong, 3, ids, &err) == TL_ERR_DATA);
+    TlArray *k[4];
+    CHECK(tl_grouper_keys(g, 0, tl_grouper_count(g), k, &err) == TL_OK);
+    CHECK(k[0]->type == TL_TSTRING && k[3]->type == TL_TBOOL);
+    const TlView *v = tl_array_views(k[0]);
+    CHECK(v[0].in.len == 3 && memcmp(tl_view_ptr(&v[0], k[0]->data), "a\0b", 3) == 0);
+    CHECK(str_at(k[0], 1, "a string longer than twelve"));
+    CHECK(str_at(k[0], 2, NULL));
+    CHECK(tl_array_f64(k[1])[0] == -2.5 && tl_array_f64(k[1])[1] == 1e300);
+    CHECK(!tl_array_valid(k[1], 2));
+    CHECK(tl_array_i32(k[2])[0] == -7 && !tl_array_valid(k[2], 1));
+    CHECK(tl_array_i32(k[2])[2] == 20000);
+    CHECK(tl_array_bool(k[3], 0) && !tl_array_bool(k[3], 1) && !tl_array_valid(k[3], 2));
+    for (int i = 0; i < 4; i++) {
+        tl_array_release(k[i]);
+        tl_array_release(cols[i]);
+        tl_array_release(c2[i]);
     }
     tl_grouper_free(g);
 }
@@ -245,7 +301,7 @@ TL_TEST(float_keys_nan_negzero)
     CHECK(tl_grouper_map(g, (const TlArray *const *)&a, 7, ids, &err) == TL_OK);
     check_ids(ids, (const uint32_t[]){0, 0, 1, 1, 2, 1, 2}, 7);
     TlArray *k = NULL;
-    CHECK(tl_grouper_keys(g, &k, &err) == TL_OK);
+    CHECK(tl_grouper_keys(g, 0, tl_grouper_count(g), &k, &err) == TL_OK);
     CHECK_EQ_INT(k->length, 3);
     tl_array_release(k);
     tl_array_release(a);
@@ -366,7 +422,7 @@ TL_TEST(grouper_oom_is_clean)
     TlGrouper *g = NULL;
     CHECK(tl_grouper_new(&t, 1, false, &g, &err) == TL_OK);
     TlArray *k = NULL;
-    CHECK(tl_grouper_keys(g, &k, &err) != TL_OK); /* keys were not kept */
+    CHECK(tl_grouper_keys(g, 0, 0, &k, &err) != TL_OK); /* keys were not kept */
     CHECK(k == NULL);
     tl_grouper_free(g);
 }
@@ -379,6 +435,7 @@ int main(void)
     TL_RUN(str_grouper_inline_and_long);
     TL_RUN(str_grouper_many);
     TL_RUN(rows_grouper_mixed_nulls);
+    TL_RUN(rows_grouper_decodes_keys);
     TL_RUN(float_keys_nan_negzero);
     TL_RUN(zero_keys_one_group);
     TL_RUN(hash_nulls_and_combine);
