@@ -54,5 +54,10 @@ TlStatus tl_csv_reader_open(const char *path, const TlReadOptions *opt,
 TlStatus tl_csv_writer_open(TlSink *sink, char delimiter,
                             const TlSchema *schema, bool header,
                             TlWriter **out, TlError *err);
+/* NDJSON (ndjson_read.c, ndjson_write.c). */
+TlStatus tl_ndjson_reader_open(const char *path, const TlReadOptions *opt,
+                               TlTypeHints *hints, TlReader **out, TlError *err);
+TlStatus tl_ndjson_writer_open(TlSink *sink, const TlSchema *schema,
+                               TlWriter **out, TlError *err);
 
 #endif

@@ -220,6 +220,8 @@ TlStatus tl_reader_open(const char *path, const TlReadOptions *opt,
         return tl_error(err, TL_ERR_USAGE,
                         "cannot read \"%s\": %s compressed input is not "
                         "supported yet", path, comp);
+    if (strcmp(fmt, "ndjson") == 0)
+        return tl_ndjson_reader_open(path, opt, hints, out, err);
     if (strcmp(fmt, "csv") != 0 && strcmp(fmt, "tsv") != 0)
         return tl_error(err, TL_ERR_USAGE,
                         "cannot read \"%s\": the %s format is not supported yet",
@@ -273,6 +275,8 @@ TlStatus tl_writer_open(TlSink *sink, const char *format, const TlSchema *schema
     *out = NULL;
     if (!fmt)
         return tl_error(err, TL_ERR_USAGE, "--to: unknown format \"%s\"", format);
+    if (strcmp(fmt, "ndjson") == 0)
+        return tl_ndjson_writer_open(sink, schema, out, err);
     if (strcmp(fmt, "csv") != 0 && strcmp(fmt, "tsv") != 0)
         return tl_error(err, TL_ERR_USAGE,
                         "writing the %s format is not supported yet", fmt);

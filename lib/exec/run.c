@@ -225,6 +225,8 @@ static TlStatus output_format(Run *r, TlError *err)
     if (!fmt) fmt = "csv";
     if (strcasecmp(fmt, "csv") == 0) r->out_format = "csv";
     else if (strcasecmp(fmt, "tsv") == 0) r->out_format = "tsv";
+    else if (strcasecmp(fmt, "ndjson") == 0 || strcasecmp(fmt, "jsonl") == 0)
+        r->out_format = "ndjson";
     else return tl_error(err, TL_ERR_USAGE, "unsupported output format \"%s\"", fmt);
     return TL_OK;
 }
