@@ -59,10 +59,42 @@ static inline void put_be32(uint8_t *p, uint32_t v)
     memcpy(p, &v, 4);
 }
 
+/* Index of the lowest zero byte of x, or 8 if none (the SWAR test flags
+ * exactly the lowest zero byte; flags above it may be false). */
+static inline uint32_t first_zero(uint64_t x)
+{
+    uint64_t t = (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
+    return t ? (uint32_t)__builtin_ctzll(t) / 8 : 8;
+}
+
+/* Whether s[0..n) (n <= 16) holds a zero byte.  Strings of at most 12
+ * bytes live inline in their view, whose 12 bytes are all readable, so
+ * they are tested a word at a time. */
+static inline bool memchr_small(const uint8_t *s, uint32_t n)
+{
+    if (n <= TL_VIEW_INLINE) {
+        uint64_t a;
+        uint32_t b;
+        memcpy(&a, s, 8);
+        memcpy(&b, s + 8, 4);
+        uint32_t z = first_zero(a);
+        if (z == 8) z = 8 + first_zero((uint64_t)b | 0xFFFFFFFF00000000ull);
+        return z < n;
+    }
+    uint32_t z = 0;
+    for (uint32_t i = 0; i < n; i++) z |= s[i] == 0;
+    return z != 0;
+}
+
 /* Escaped length of a string plus its terminator. */
 static inline size_t str_enc_len(const uint8_t *s, uint32_t n)
 {
     size_t z = 0;
+    if (n <= 16) { /* short strings: no memchr calls */
+        if (!memchr_small(s, n)) return n + 2;
+        for (uint32_t i = 0; i < n; i++) z += s[i] == 0;
+        return n + z + 2;
+    }
     const uint8_t *p = s, *end = s + n;
     while (p < end && (p = memchr(p, 0, (size_t)(end - p))) != NULL) {
         z++;
@@ -71,10 +103,45 @@ static inline size_t str_enc_len(const uint8_t *s, uint32_t n)
     return n + z + 2;
 }
 
+/* Copy n <= 16 bytes with fixed-size moves (no libc call). */
+static inline void copy_small(uint8_t *o, const uint8_t *s, uint32_t n)
+{
+    if (n >= 8) {
+        uint64_t a, b;
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+        memcpy(o, &a, 8);
+        memcpy(o + n - 8, &b, 8);
+    } else if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        memcpy(o, &a, 4);
+        memcpy(o + n - 4, &b, 4);
+    } else {
+        for (uint32_t i = 0; i < n; i++) o[i] = s[i];
+    }
+}
+
 /* Write s escaped and terminated at p; returns bytes written. */
 static inline size_t str_enc(uint8_t *p, const uint8_t *s, uint32_t n)
 {
     uint8_t *o = p;
+    if (n <= 16) {
+        if (memchr_small(s, n)) {
+            for (uint32_t i = 0; i < n; i++) {
+                uint8_t c = s[i];
+                *o++ = c;
+                if (c == 0) *o++ = 0xFF;
+            }
+        } else {
+            copy_small(o, s, n);
+            o += n;
+        }
+        o[0] = 0x00;
+        o[1] = 0x00;
+        return (size_t)(o + 2 - p);
+    }
     const uint8_t *end = s + n;
     while (s < end) {
         const uint8_t *z = memchr(s, 0, (size_t)(end - s));
