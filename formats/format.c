@@ -17,6 +17,7 @@
  *        "-"  --------> cache (TlBuf, one reference held by the cache)
  */
 #include "fmt_impl.h"
+#include "compress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -145,6 +146,7 @@ TlStatus tl_input_load(const char *path, TlBuf **out, TlError *err)
                 return tl_error(err, TL_ERR_IO,
                                 "cannot read \"<stdin>\": Is a directory");
             TL_TRY(read_all(0, path, &g_stdin, err));
+            TL_TRY(tl_input_decompress(path, &g_stdin, err)); /* compress.c */
         }
         *out = tl_buf_retain(g_stdin);
         return TL_OK;
@@ -178,12 +180,13 @@ TlStatus tl_input_load(const char *path, TlBuf **out, TlError *err)
                 munmap(map, size);
                 return tl_error_oom(err);
             }
-            return TL_OK;
+            return tl_input_decompress(path, out, err);
         }
         /* fall back to read() */
     }
     st_code = read_all(fd, path, out, err);
     close(fd);
+    if (st_code == TL_OK) st_code = tl_input_decompress(path, out, err);
     return st_code;
 }
 
@@ -193,33 +196,31 @@ void tl_stdin_cache_free(void)
 {
     tl_buf_release(g_stdin);
     g_stdin = NULL;
+    tl_compress_cache_free();
 }
 
 /* ------------------------------------------------------------ readers */
 
 /* Open a reader for path: the format comes from opt->from, else the suffix,
- * else CSV.  Only CSV and TSV are implemented; other formats and compressed
- * inputs are TL_ERR_USAGE for now.  See format.h. */
+ * else (standard input) sniffing, else CSV.  Compressed inputs are
+ * decompressed by tl_input_load (compress.c).  See format.h. */
 TlStatus tl_reader_open(const char *path, const TlReadOptions *opt,
                         TlTypeHints *hints, TlReader **out, TlError *err)
 {
     static const TlReadOptions defaults = {0};
-    const char *fmt = NULL, *comp = NULL;
+    const char *fmt = NULL;
     char delim;
     *out = NULL;
     if (!opt) opt = &defaults;
-    if (strcmp(path, "-") != 0) fmt = tl_format_from_path(path, &comp);
+    if (strcmp(path, "-") != 0) fmt = tl_format_from_path(path, NULL);
     if (opt->from) {
         fmt = format_name(opt->from);
         if (!fmt)
             return tl_error(err, TL_ERR_USAGE, "--from: unknown format \"%s\"",
                             opt->from);
     }
+    if (!fmt && strcmp(path, "-") == 0) TL_TRY(tl_stdin_sniff(&fmt, err));
     if (!fmt) fmt = "csv";
-    if (comp)
-        return tl_error(err, TL_ERR_USAGE,
-                        "cannot read \"%s\": %s compressed input is not "
-                        "supported yet", path, comp);
     if (strcmp(fmt, "ndjson") == 0)
         return tl_ndjson_reader_open(path, opt, hints, out, err);
     if (strcmp(fmt, "csv") != 0 && strcmp(fmt, "tsv") != 0)

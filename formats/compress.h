@@ -1,0 +1,77 @@
+/*
+ * compress.h -- gzip and zstd streams under any input or output format.
+ *
+ * Reading: tl_decompress turns a whole compressed buffer into one owned
+ * buffer of its decompressed bytes (concatenated gzip members and
+ * multi-frame zstd are read to the end).  tl_input_decompress is the hook
+ * tl_input_load calls: it picks the compression by the path's suffix
+ * (".gz", ".zst") or, for standard input and unknown suffixes, by magic
+ * bytes, and swaps the raw buffer for the decompressed one.
+ *
+ * Writing: a TlCompressor turns the bytes a writer produces into a gzip or
+ * zstd stream, handing compressed chunks to an emit callback (the sink).
+ *
+ * Errors are TL_ERR_DATA naming the input and the byte offset in the
+ * compressed stream where the problem shows ("\"x.csv.gz\": corrupt gzip
+ * data at byte 57: invalid block type"); a truncated stream is an error,
+ * never a silently short result.
+ */
+#ifndef TL_COMPRESS_H
+#define TL_COMPRESS_H
+
+#include "../lib/core/core.h"
+
+typedef enum TlCompression {
+    TL_COMP_NONE = 0,
+    TL_COMP_GZIP,
+    TL_COMP_ZSTD,
+} TlCompression;
+
+/* "gz"/"gzip" -> TL_COMP_GZIP, "zst"/"zstd" -> TL_COMP_ZSTD, else NONE. */
+TlCompression tl_compression_from_name(const char *name);
+/* The compression whose magic bytes start p[0..n), or TL_COMP_NONE. */
+TlCompression tl_compression_sniff(const uint8_t *p, size_t n);
+/* "gzip" / "zstd" / "none". */
+const char *tl_compression_name(TlCompression c);
+
+/* Decompress all of src[0..n) (a gzip or zstd stream) into a new owned
+ * buffer *out.  name is used in messages.  Errors: TL_ERR_DATA (corrupt or
+ * truncated, with the byte offset), TL_ERR_OOM. */
+TlStatus tl_decompress(TlCompression c, const char *name, const uint8_t *src,
+                       size_t n, TlBuf **out, TlError *err);
+
+/* The tl_input_load hook: when path ("-" = standard input) names a
+ * compressed input (suffix, else magic bytes for stdin and unknown
+ * suffixes), replace *buf (released) with its decompressed bytes.
+ * On error *buf is released and set to NULL. */
+TlStatus tl_input_decompress(const char *path, TlBuf **buf, TlError *err);
+/* The format of standard input by its first non-blank byte (after
+ * decompression): "ndjson" for '{', else "csv".  Loads (and caches) stdin. */
+TlStatus tl_stdin_sniff(const char **fmt, TlError *err);
+/* Drop the cached last decompressed file (tl_stdin_cache_free calls it). */
+void tl_compress_cache_free(void);
+
+/* ------------------------------------------------------------- writing */
+
+/* Where a compressor's output goes: return TL_OK or fill err. */
+typedef TlStatus (*TlEmitFn)(void *ctx, const uint8_t *data, size_t n,
+                             TlError *err);
+
+typedef struct TlCompressor TlCompressor;
+
+/* level 0: the format's default (gzip 6, zstd 3).  Valid levels: gzip 1-9,
+ * zstd 1-22 (tl_compress_level_check). */
+TlStatus tl_compressor_new(TlCompression c, int level, TlCompressor **out,
+                           TlError *err);
+/* Check a --compress-level for c: TL_ERR_USAGE naming the valid range. */
+TlStatus tl_compress_level_check(TlCompression c, int level, TlError *err);
+/* Compress data[0..n); finish ends the stream (trailer, checksum).  Output
+ * chunks go to emit(ctx, ...). */
+TlStatus tl_compressor_write(TlCompressor *z, const void *data, size_t n,
+                             bool finish, TlEmitFn emit, void *ctx,
+                             TlError *err);
+/* Start a new stream (a restart discarded the output). */
+TlStatus tl_compressor_reset(TlCompressor *z, TlError *err);
+void tl_compressor_free(TlCompressor *z); /* NULL-safe */
+
+#endif
