@@ -25,6 +25,8 @@
  * The key columns are not kept in builders while grouping: at the end the
  * stored rows are decoded (tl_k_rowdec), range by range as the output
  * batches are built, after the table is freed, so the keys live once.
+ * Float keys are the exception: the encoding folds -0.0 into 0.0, so their
+ * first-row values are kept in builders.
  */
 #include "group.h"
 
@@ -57,6 +59,8 @@ typedef struct RowsGrouper {
     uint64_t *hashes;      /* per-batch scratch */
     int64_t hashes_cap;
     TlArray **nulls;       /* per key: all-null stand-in of the key's type */
+    TlBuilder *fkb;        /* per float key: first-row values (else unused) */
+    TlArray **fdone;       /* the finished fkb, after the first keys call */
 } RowsGrouper;
 
 static RSlot *alloc_slots(uint64_t cap)
@@ -171,6 +175,11 @@ static inline TlStatus lookup(RowsGrouper *g, const TlArray *const *keys,
         if (!kept) return tl_error_oom(err);
         TL_TRY(tl_grouper_add(&g->head, keys, i, id, err));
         g->keys[*id] = kept;
+        if (g->fkb)
+            for (int k = 0; k < g->head.n_keys; k++)
+                if (g->head.types[k] == TL_TFLOAT64 &&
+                    !tl_builder_append_from(&g->fkb[k], keys[k], i))
+                    return tl_error_oom(err);
         RSlot *s = &g->slots[p];
         s->tag = tag;
         s->gid = *id;
@@ -235,7 +244,9 @@ done:
 }
 
 /* Decode the stored rows of a range of groups into key columns (see
- * group.h).  The first call frees the table: the input has ended. */
+ * group.h).  The first call frees the table: the input has ended.  Float
+ * keys come from their builders instead: the encoding maps -0.0 to 0.0,
+ * and a group's key is its first row's value. */
 static TlStatus rows_keys(TlGrouper *gh, uint32_t first, uint32_t n,
                           TlArray **out, TlError *err)
 {
@@ -245,11 +256,30 @@ static TlStatus rows_keys(TlGrouper *gh, uint32_t first, uint32_t n,
     tl_free(g->hashes);
     g->hashes = NULL;
     g->hashes_cap = 0;
+    if (g->fkb && !g->fdone) {
+        g->fdone = tl_calloc((size_t)gh->n_keys, sizeof *g->fdone);
+        if (!g->fdone) return tl_error_oom(err);
+        for (int k = 0; k < gh->n_keys; k++)
+            if (gh->types[k] == TL_TFLOAT64 &&
+                !(g->fdone[k] = tl_builder_finish(&g->fkb[k])))
+                return tl_error_oom(err);
+    }
     const uint8_t **rows = tl_malloc(((size_t)n + 1) * sizeof *rows);
     if (!rows) return tl_error_oom(err);
     for (uint32_t i = 0; i < n; i++) rows[i] = g->keys[first + i] + 4;
     TlStatus st = tl_k_rowdec(rows, n, gh->types, gh->n_keys, out, err);
     tl_free(rows);
+    for (int k = 0; st == TL_OK && g->fdone && k < gh->n_keys; k++) {
+        if (!g->fdone[k]) continue;
+        tl_array_release(out[k]);
+        out[k] = tl_array_slice(g->fdone[k], first, n);
+        if (!out[k]) st = tl_error_oom(err);
+    }
+    if (st != TL_OK)
+        for (int k = 0; k < gh->n_keys; k++) {
+            tl_array_release(out[k]);
+            out[k] = NULL;
+        }
     return st;
 }
 
@@ -259,6 +289,12 @@ static void rows_free(TlGrouper *gh)
     if (g->nulls)
         for (int k = 0; k < gh->n_keys; k++) tl_array_release(g->nulls[k]);
     tl_free(g->nulls);
+    if (g->fkb)
+        for (int k = 0; k < gh->n_keys; k++) tl_builder_free(&g->fkb[k]);
+    tl_free(g->fkb);
+    if (g->fdone)
+        for (int k = 0; k < gh->n_keys; k++) tl_array_release(g->fdone[k]);
+    tl_free(g->fdone);
     tl_grouper_fini(gh);
     tl_free(g->slots);
     tl_free(g->keys);
@@ -292,6 +328,16 @@ TlStatus tl_group_rows_new(const TlType *types, int n_keys, bool keep_keys,
     if (!g->slots || !g->nulls) {
         rows_free(&g->head);
         return tl_error_oom(err);
+    }
+    bool floats = false;
+    for (int k = 0; k < n_keys; k++) floats |= types[k] == TL_TFLOAT64;
+    if (keep_keys && floats) {
+        g->fkb = tl_calloc((size_t)n_keys, sizeof *g->fkb);
+        if (!g->fkb) {
+            rows_free(&g->head);
+            return tl_error_oom(err);
+        }
+        for (int k = 0; k < n_keys; k++) tl_builder_init(&g->fkb[k], types[k]);
     }
     *out = &g->head;
     return TL_OK;

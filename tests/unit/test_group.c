@@ -303,6 +303,23 @@ TL_TEST(float_keys_nan_negzero)
     TlArray *k = NULL;
     CHECK(tl_grouper_keys(g, 0, tl_grouper_count(g), &k, &err) == TL_OK);
     CHECK_EQ_INT(k->length, 3);
+    /* the key is the first row's value: 0.0 here ... */
+    CHECK(tl_array_f64(k)[0] == 0.0 && !signbit(tl_array_f64(k)[0]));
+    tl_array_release(k);
+    tl_array_release(a);
+    tl_grouper_free(g);
+
+    /* ... and -0.0 when -0.0 comes first, also in pieces of groups */
+    double w[] = {-0.0, 0.0, 2.0};
+    a = flts(w, 3);
+    CHECK(tl_grouper_new(&t, 1, true, &g, &err) == TL_OK);
+    CHECK(tl_grouper_map(g, (const TlArray *const *)&a, 3, ids, &err) == TL_OK);
+    check_ids(ids, (const uint32_t[]){0, 0, 1}, 3);
+    CHECK(tl_grouper_keys(g, 0, 1, &k, &err) == TL_OK);
+    CHECK(tl_array_f64(k)[0] == 0.0 && signbit(tl_array_f64(k)[0]));
+    tl_array_release(k);
+    CHECK(tl_grouper_keys(g, 1, 1, &k, &err) == TL_OK);
+    CHECK(k->length == 1 && tl_array_f64(k)[0] == 2.0);
     tl_array_release(k);
     tl_array_release(a);
     tl_grouper_free(g);
