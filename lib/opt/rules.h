@@ -16,11 +16,6 @@
 TlStatus tl_opt_copy_node(TlPlan *p, TlPlanId id, TlPlanId child,
                           TlPlanId *out, TlError *err);
 
-/* cast(literal) -> literal, where the conversion is exact and cannot fail
- * (int64 -> float64, date -> timestamp). */
-TlStatus tl_opt_fold_casts(TlPlan *p, TlPlanId root, TlPlanId *out,
-                           TlError *err);
-
 /* limit directly after sort -> the sort keeps only the first N rows (top-k);
  * limit after limit -> one limit of the smaller count. */
 TlStatus tl_opt_fold_limits(TlPlan *p, TlPlanId root, TlPlanId *out,
@@ -32,5 +27,27 @@ TlStatus tl_opt_fold_limits(TlPlan *p, TlPlanId root, TlPlanId *out,
  * converts an unreferenced field. */
 TlStatus tl_opt_pushdown_projection(TlPlan *p, TlPlanId root, TlPlanId *out,
                                     TlError *err);
+
+/* Append one line to the optimizer's log (p->opt_log, printed by
+ * `tally explain --verbose`): "  " + the formatted text + "\n". */
+TlStatus tl_opt_note(TlPlan *p, TlError *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Simplify one expression to a fixed point (simplify.c).  in_pred: e is a
+ * filter predicate (there null and false are the same); `where` names the
+ * plan node for the log. */
+TlStatus tl_opt_simplify_expr(TlPlan *p, TlExprId e, bool in_pred,
+                              const char *where, TlExprId *out, TlError *err);
+
+/* Simplify every expression of every node (simplify.c); a filter whose
+ * predicate becomes `true` is dropped. */
+TlStatus tl_opt_simplify(TlPlan *p, TlPlanId root, TlPlanId *out, TlError *err);
+
+/* Move filters toward the scan (pushdown_filter.c): below projects
+ * (substituting derived columns), sorts without a limit, aggregates when the
+ * predicate reads only (non-float) keys; never past another filter, a
+ * limit, limit-by, distinct or (for now) a join. */
+TlStatus tl_opt_pushdown_filter(TlPlan *p, TlPlanId root, TlPlanId *out,
+                                TlError *err);
 
 #endif

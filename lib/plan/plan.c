@@ -797,5 +797,6 @@ void tl_plan_free(TlPlan *p)
     tl_arena_free(&p->ids);
     tl_arena_free(&p->ints);
     tl_ea_free(&p->ea);
+    tl_free(p->opt_log);
     tl_free(p);
 }

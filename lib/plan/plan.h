@@ -86,6 +86,9 @@ typedef struct TlPlan {
     TlPlanId scan;          /* the scan node of the logical plan */
     TlPlanId root;          /* the logical plan */
     TlPlanId opt_root;      /* the optimized plan, or TL_NO_ID */
+    char *opt_log;          /* rules the optimizer applied, one per line
+                               (explain --verbose); tl_malloc'd or NULL */
+    size_t opt_log_len, opt_log_cap;
 } TlPlan;
 
 /* What tl_plan_build reads besides the spec's steps. */

@@ -1,0 +1,193 @@
+/*
+ * pushdown_filter.c -- filters move toward the scan.
+ *
+ * The chain is rewritten from the bottom, so every filter meets an already
+ * rewritten child, and sinks through it while that is valid:
+ *
+ *   filter P (project E)    -> project E (filter P[col i := E_i])
+ *                              the derived expression is substituted; the
+ *                              project evaluated E on every input row, so
+ *                              the filter evaluates nothing the plan as
+ *                              written did not
+ *   filter P (sort K)       -> sort K (filter P)      (sort without a limit)
+ *   filter P (aggregate)    -> aggregate (filter P[key i := K_i])
+ *                              when P reads only group keys (HAVING on keys),
+ *                              the aggregate has keys, and no key P reads is
+ *                              a float (groups merge -0.0 with 0.0 and every
+ *                              NaN: a predicate could tell the merged values
+ *                              apart)
+ *   anything else           stop: the filter goes directly above it
+ *
+ * A filter never passes another filter: a filter below may guard this one
+ * (`x > 0` before `10 // x > 1`), so filters keep their order, and the
+ * predicate is evaluated only on rows the plan as written evaluates it on.
+ * Nor does it pass a limit, limit-by or distinct (they decide which rows
+ * come first or survive, so filtering first changes the answer), or a scan.
+ *
+ * Joins: a filter stops above a join today.  The hook is sink_join: for an
+ * inner join a conjunct that reads only one side moves into that side; for a
+ * left join only into the left side (filtering the right would turn rows
+ * into null-extended ones instead of dropping them).
+ *
+ * Copies: sinking copies every node it passes.  A pathological pipeline
+ * (thousands of with + filter steps) would copy quadratically, so after
+ * MAX_COPIES copies filters stop where they are (still correct).
+ */
+#include "rules.h"
+
+#include <string.h>
+
+#define MAX_COPIES 200000
+
+typedef struct Push {
+    TlPlan *p;
+    TlError *err;
+    int64_t copies;
+} Push;
+
+/* Whether e reads only columns < n_keys whose types in s are not float. */
+static bool only_keys(const TlExprArena *ea, TlExprId e, uint32_t n_keys,
+                      const TlSchema *s)
+{
+    const TlExpr *x = tl_ea_node(ea, e);
+    if (x->kind == TL_X_COL) {
+        if (x->col < 0 || (uint32_t)x->col >= n_keys) return false;
+        if (s->fields[x->col].type == TL_TFLOAT64) return false;
+    }
+    for (uint32_t i = 0; i < x->n_args; i++)
+        if (!only_keys(ea, tl_ea_arg(ea, x, i), n_keys, s)) return false;
+    return true;
+}
+
+/* e with every column reference i replaced by list[i] of the node. */
+static TlStatus subst(TlPlan *p, TlExprId e, uint32_t list, TlExprId *out,
+                      TlError *err)
+{
+    const TlExpr *x = tl_ea_node(&p->ea, e);
+    uint32_t n = x->n_args;
+    if (x->kind == TL_X_COL) {
+        *out = x->col >= 0 ? tl_plan_expr(p, list, (uint32_t)x->col) : e;
+        return TL_OK;
+    }
+    if (n == 0) {
+        *out = e;
+        return TL_OK;
+    }
+    TlExprId small[8], *args = n <= 8 ? small : tl_malloc(n * sizeof *args);
+    bool changed = false;
+    TlStatus st = TL_OK;
+    if (!args) return tl_error_oom(err);
+    for (uint32_t i = 0; i < n && st == TL_OK; i++) {
+        TlExprId a = tl_ea_arg(&p->ea, tl_ea_node(&p->ea, e), i);
+        st = subst(p, a, list, &args[i], err);
+        if (args[i] != a) changed = true;
+    }
+    if (st == TL_OK && changed) {
+        TlExpr t = *tl_ea_node(&p->ea, e);
+        st = tl_ea_push(&p->ea, &t, args, n, out, err);
+    } else if (st == TL_OK) {
+        *out = e;
+    }
+    if (args != small) tl_free(args);
+    return st;
+}
+
+static const char *kind_name(TlPlanKind k)
+{
+    switch (k) {
+    case TL_PLAN_PROJECT: return "project";
+    case TL_PLAN_SORT: return "sort";
+    case TL_PLAN_AGGREGATE: return "aggregate";
+    default: return "node";
+    }
+}
+
+/* Seam for the join node: where a filter over join j may go.  Returns
+ * false (stay above the join) until the join node exists. */
+static bool sink_join(Push *ps, TlPlanId j, TlExprId pred)
+{
+    (void)ps;
+    (void)j;
+    (void)pred;
+    return false;
+}
+
+/* Filter f with predicate e (over c's output) placed at or below c. */
+static TlStatus sink(Push *ps, TlPlanId f, TlExprId e, TlPlanId c, TlPlanId *out)
+{
+    TlPlan *p = ps->p;
+    const TlPlanNode *cn = tl_plan_node(p, c);
+    TlPlanKind k = (TlPlanKind)cn->kind;
+    bool pass = false;
+    TlExprId below_e = e;
+
+    if (ps->copies < MAX_COPIES) {
+        if (k == TL_PLAN_PROJECT) {
+            pass = true;
+            TL_TRY(subst(p, e, cn->exprs, &below_e, ps->err));
+        } else if (k == TL_PLAN_SORT && cn->limit < 0) {
+            pass = true;
+        } else if (k == TL_PLAN_AGGREGATE && cn->n_exprs > 0 &&
+                   only_keys(&p->ea, e, cn->n_exprs, cn->schema)) {
+            pass = true;
+            TL_TRY(subst(p, e, cn->exprs, &below_e, ps->err));
+        } else if (k == TL_PLAN_JOIN) {
+            (void)sink_join(ps, c, e);
+        }
+    }
+    if (pass) {
+        TlPlanId below;
+        char buf[160];
+        size_t n = tl_expr_print(&p->ea, e, buf, sizeof buf);
+        TL_TRY(tl_opt_note(p, ps->err, "pushdown-filter: %s%s moved below %s",
+                           buf, n >= sizeof buf ? "..." : "", kind_name(k)));
+        ps->copies++;
+        TL_TRY(sink(ps, f, below_e, tl_plan_node(p, c)->child, &below));
+        return tl_opt_copy_node(p, c, below, out, ps->err);
+    }
+    if (tl_plan_node(p, f)->child == c &&
+        tl_plan_expr(p, tl_plan_node(p, f)->exprs, 0) == e) {
+        *out = f; /* where it was */
+        return TL_OK;
+    }
+    {
+        uint32_t start;
+        TL_TRY(tl_plan_push_ids(p, &e, 1, &start, ps->err));
+        TL_TRY(tl_opt_copy_node(p, f, c, out, ps->err));
+        TlPlanNode *nn = tl_plan_node(p, *out);
+        nn->exprs = start;
+        nn->n_exprs = 1;
+        nn->schema = tl_plan_node(p, c)->schema;
+    }
+    return TL_OK;
+}
+
+static TlStatus walk(Push *ps, TlPlanId id, TlPlanId *out)
+{
+    TlPlan *p = ps->p;
+    TlPlanNode n = *tl_plan_node(p, id);
+    TlPlanId c = n.child, r = n.right;
+    if (n.child != TL_NO_ID) TL_TRY(walk(ps, n.child, &c));
+    if (n.right != TL_NO_ID) TL_TRY(walk(ps, n.right, &r));
+    if (n.kind == TL_PLAN_FILTER) {
+        TlExprId e = tl_plan_expr(p, n.exprs, 0);
+        return sink(ps, id, e, c, out);
+    }
+    if (c == n.child && r == n.right) {
+        *out = id;
+        return TL_OK;
+    }
+    n.child = c;
+    n.right = r;
+    TL_TRY(tl_arena_push(&p->nodes, out, ps->err));
+    *tl_plan_node(p, *out) = n;
+    return TL_OK;
+}
+
+/* See rules.h. */
+TlStatus tl_opt_pushdown_filter(TlPlan *p, TlPlanId root, TlPlanId *out,
+                                TlError *err)
+{
+    Push ps = {p, err, 0};
+    return walk(&ps, root, out);
+}
