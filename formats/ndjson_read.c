@@ -1,15 +1,1535 @@
 /*
- * ndjson_read.c -- the NDJSON reader (stub while it is being written).
+ * ndjson_read.c -- the NDJSON reader: one JSON object per line.
+ *
+ * The whole input is one immutable buffer (format.c maps the file or reads
+ * standard input once).  As in csv_read.c a batch is read in two passes:
+ *
+ *   1. Tokenize up to max_rows lines with a hand-written scanner that
+ *      validates the JSON fully (strings with every escape and surrogate
+ *      pairs, UTF-8, numbers, literals, nesting) and records, per column,
+ *      one field per row without copying anything:
+ *
+ *        cols[c].f[row] = { off:u64 | len:u32 | kind:u32 }
+ *
+ *      kind is what the value is: null (0, so a zeroed field is a missing
+ *      key), false, true, integer, other number, string, string with
+ *      escapes, or raw JSON (an array, an empty object, or an object nested
+ *      deeper than MAX_PARTS).  off/len cover a string without its quotes,
+ *      or the value's text.
+ *
+ *   2. Convert only the projected columns, one loop per column and type.
+ *      Strings without escapes become views into the input buffer (or are
+ *      inlined when short); escaped strings are decoded and raw JSON is
+ *      compacted into a block the array owns.
+ *
+ * Keys: a key is looked up under its parent object (a "node"; node 0 is the
+ * line's object) in a hash table of entries {parent, key bytes} -> column
+ * and/or child node.  The fast path remembers, for the k-th key of the
+ * previous line, which entry it was: when lines repeat their key order
+ * (nearly always) a key costs one memcmp.  Nested objects are flattened
+ * into `parent.child` columns while the name has fewer than MAX_PARTS parts;
+ * deeper objects, empty objects and every array become a string column
+ * holding the value's compact JSON text.  A key seen twice in one object:
+ * the last value wins (as DuckDB), also when two spellings name the same
+ * column ("a.b" and {"a":{"b":..}}).  Columns keep the order of their
+ * first appearance; a missing key is null.
+ *
+ * Types (format.h, "restart protocol"): tl_reader_open tokenizes the first
+ * batch, which discovers the columns, and infers each column's type from
+ * its values: true/false bool, integers int64 (integers beyond int64 are
+ * float64), other numbers float64, strings and raw JSON string (a string
+ * that looks like a date stays a string), starting from the run's hint.
+ * Widening: int64 -> float64 -> string; any other mix is string, and a
+ * number or literal in a string column is its JSON text.  When a later
+ * batch holds a value that does not fit, the projected columns' widened
+ * types go into the hints and the reader returns TL_ERR_RESTART; a key
+ * first seen after the first batch also restarts the run, with the new
+ * column in the hints (hint columns absent from the first batch come after
+ * the first batch's columns, so the order is still that of first
+ * appearance).  --schema fixes types; a value that does not convert is then
+ * an error naming file, line and column.
+ *
+ * Lines end at LF (a CR before it is whitespace); blank lines are skipped;
+ * a UTF-8 BOM is skipped.  Every line must hold exactly one object.
  */
 #include "fmt_impl.h"
+#include "../lib/core/text.h"
 
-/* Open an NDJSON input (not implemented yet). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <xxhash.h>
+
+#define MAX_PARTS 8             /* most parts of a flattened column name */
+#define MAX_NEST 1024           /* deepest nesting of arrays and objects */
+#define MAX_BATCH_FIELDS ((int64_t)1 << 22)
+
+enum {
+    V_NULL = 0, V_FALSE, V_TRUE, V_INT, V_FLOAT, V_STR, V_STRESC, V_JSON
+};
+
+typedef struct NdField {
+    uint64_t off;
+    uint32_t len;
+    uint32_t kind;
+} NdField;
+
+typedef struct NdCol {
+    NdField *f;        /* fields of the batch's rows, or NULL (late column) */
+    int64_t cap;       /* rows f has room for */
+    TlType seen;       /* late columns: the type of the values seen */
+} NdCol;
+
+typedef struct Entry {
+    int32_t parent;    /* node the key belongs to */
+    int32_t col;       /* column of a plain value under this key, or -1 */
+    int32_t node;      /* node of an object under this key, or -1 */
+    uint32_t key_len;
+    uint64_t hash;
+    uint8_t *key;      /* decoded key bytes */
+} Entry;
+
+typedef struct Node {
+    char *path;        /* "a.b." (empty for the root) */
+    size_t path_len;
+    int parts;         /* parts in the names of its columns */
+} Node;
+
+typedef struct NdReader {
+    TlReader base;
+    char *name;              /* for messages: path or "<stdin>" */
+    TlBuf *input;
+    const uint8_t *p;
+    size_t size;
+    size_t start;            /* after the BOM */
+    size_t pos;              /* where the next line starts */
+    int64_t line;            /* line of pos, 1-based */
+    size_t line_start;       /* first byte of the line being tokenized */
+
+    TlSchema schema;         /* every column, current type */
+    int n_open;              /* columns known at open (INT32_MAX while the
+                                first batch discovers them) */
+    TlSchema late;           /* keys first seen after the first batch */
+    NdCol *cols;             /* per column of schema then late */
+    int cols_cap;
+    bool *fixed;             /* per column: type fixed by --schema */
+    TlTypeHints *hints;
+
+    Entry *entries;
+    int n_entries, entries_cap;
+    int32_t *table;          /* hash -> entry index, -1 empty */
+    uint32_t table_mask;
+    int32_t *seq;            /* entry of the k-th key of the previous line */
+    int seq_cap;
+    Node *nodes;
+    int n_nodes, nodes_cap;
+    uint8_t *keybuf;         /* a decoded escaped key */
+    size_t keybuf_cap;
+    uint8_t nest[MAX_NEST];  /* skip_value's stack of open brackets */
+
+    int *proj;
+    int n_proj;
+    TlSchema proj_schema;
+
+    int64_t max_rows;
+    int64_t n_rows;
+    int64_t *row_line;       /* max_rows */
+    bool pending;
+    bool saw_late;           /* this batch holds a key not known at open */
+    size_t batch_start, batch_end;
+    TlBuf *window;
+    size_t window_base;
+    TlError *err;            /* of the call tokenizing */
+} NdReader;
+
+
+/* ------------------------------------------------------------- messages */
+
+/* 1-based character column of byte at in the current line (UTF-8
+ * continuation bytes do not count). */
+static int64_t column_at(const NdReader *r, size_t at)
+{
+    int64_t col = 1;
+    for (size_t i = r->line_start; i < at && i < r->size; i++)
+        if ((r->p[i] & 0xC0) != 0x80) col++;
+    return col;
+}
+
+static TlStatus syntax_error(NdReader *r, size_t at, const char *what)
+{
+    if (at >= r->size || r->p[at] == '\n')
+        return tl_error(r->err, TL_ERR_DATA, "%s:%lld:%lld: %s (the line ends here)",
+                        r->name, (long long)r->line,
+                        (long long)column_at(r, at), what);
+    return tl_error(r->err, TL_ERR_DATA, "%s:%lld:%lld: %s", r->name,
+                    (long long)r->line, (long long)column_at(r, at), what);
+}
+
+/* ------------------------------------------------------------- scanning */
+
+/* Bytes that stop the plain run of a string: quote, backslash, control
+ * characters, and non-ASCII (checked as UTF-8). */
+static const uint8_t str_stop[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
+static inline size_t skip_ws(const uint8_t *p, size_t i, size_t n)
+{
+    while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r')) i++;
+    return i;
+}
+
+/* Length of the valid UTF-8 sequence at s[0..n) (s[0] >= 0x80), or 0. */
+static inline size_t utf8_seq(const uint8_t *s, size_t n)
+{
+    uint8_t c = s[0];
+    if (c >= 0xC2 && c <= 0xDF) return n >= 2 && (s[1] & 0xC0) == 0x80 ? 2 : 0;
+    if (c >= 0xE0 && c <= 0xEF) {
+        if (n < 3 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80) return 0;
+        if (c == 0xE0 && s[1] < 0xA0) return 0;
+        if (c == 0xED && s[1] >= 0xA0) return 0;
+        return 3;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+        if (n < 4 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 ||
+            (s[3] & 0xC0) != 0x80)
+            return 0;
+        if (c == 0xF0 && s[1] < 0x90) return 0;
+        if (c == 0xF4 && s[1] >= 0x90) return 0;
+        return 4;
+    }
+    return 0;
+}
+
+static inline int hex_val(uint8_t c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* Four hex digits at s (n bytes available) -> code unit, or -1. */
+static inline int32_t hex4(const uint8_t *s, size_t n)
+{
+    int32_t v = 0;
+    if (n < 4) return -1;
+    for (int k = 0; k < 4; k++) {
+        int h = hex_val(s[k]);
+        if (h < 0) return -1;
+        v = v * 16 + h;
+    }
+    return v;
+}
+
+/* Scan the string whose opening quote is at *pi: validates it and leaves
+ * *pi after the closing quote; *escaped tells whether it holds escapes. */
+static TlStatus scan_string(NdReader *r, size_t *pi, bool *escaped)
+{
+    const uint8_t *p = r->p;
+    const size_t n = r->size;
+    size_t i = *pi + 1;
+    bool esc = false;
+    for (;;) {
+        while (i < n && !str_stop[p[i]]) i++;
+        if (i >= n || p[i] == '\n')
+            return syntax_error(r, i, "unterminated string");
+        if (p[i] == '"') break;
+        if (p[i] == '\\') {
+            esc = true;
+            if (i + 1 >= n) return syntax_error(r, i + 1, "unterminated string");
+            switch (p[i + 1]) {
+            case '"': case '\\': case '/': case 'b': case 'f': case 'n':
+            case 'r': case 't':
+                i += 2;
+                break;
+            case 'u': {
+                int32_t u = hex4(p + i + 2, n - i - 2);
+                if (u < 0) return syntax_error(r, i, "invalid \\u escape (4 hex digits expected)");
+                if (u >= 0xDC00 && u <= 0xDFFF)
+                    return syntax_error(r, i, "lone low surrogate in a \\u escape");
+                if (u >= 0xD800 && u <= 0xDBFF) {
+                    int32_t lo = -1;
+                    if (i + 7 < n && p[i + 6] == '\\' && p[i + 7] == 'u')
+                        lo = hex4(p + i + 8, n - i - 8);
+                    if (lo < 0xDC00 || lo > 0xDFFF)
+                        return syntax_error(r, i, "high surrogate not followed by a "
+                                                  "low surrogate \\u escape");
+                    i += 6;
+                }
+                i += 6;
+                break;
+            }
+            default:
+                return syntax_error(r, i, "invalid escape in a string");
+            }
+            continue;
+        }
+        if (p[i] >= 0x80) {
+            size_t k = utf8_seq(p + i, n - i);
+            if (!k) return syntax_error(r, i, "invalid UTF-8 in a string");
+            i += k;
+            continue;
+        }
+        return syntax_error(r, i, "control character in a string (must be escaped)");
+    }
+    *pi = i + 1;
+    *escaped = esc;
+    return TL_OK;
+}
+
+/* Decode the validated string body s[0..len) with escapes into out (room
+ * for len bytes: decoding never grows); returns the decoded length. */
+static size_t unescape(const uint8_t *s, size_t len, uint8_t *out)
+{
+    size_t i = 0, o = 0;
+    while (i < len) {
+        uint8_t c = s[i];
+        uint32_t u;
+        if (c != '\\') {
+            out[o++] = c;
+            i++;
+            continue;
+        }
+        c = s[i + 1];
+        i += 2;
+        switch (c) {
+        case 'b': out[o++] = '\b'; continue;
+        case 'f': out[o++] = '\f'; continue;
+        case 'n': out[o++] = '\n'; continue;
+        case 'r': out[o++] = '\r'; continue;
+        case 't': out[o++] = '\t'; continue;
+        case 'u': break;
+        default: out[o++] = c; continue;
+        }
+        u = (uint32_t)hex4(s + i, 4);
+        i += 4;
+        if (u >= 0xD800 && u <= 0xDBFF) {
+            uint32_t lo = (uint32_t)hex4(s + i + 2, 4);
+            i += 6;
+            u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
+        }
+        if (u < 0x80) {
+            out[o++] = (uint8_t)u;
+        } else if (u < 0x800) {
+            out[o++] = (uint8_t)(0xC0 | (u >> 6));
+            out[o++] = (uint8_t)(0x80 | (u & 0x3F));
+        } else if (u < 0x10000) {
+            out[o++] = (uint8_t)(0xE0 | (u >> 12));
+            out[o++] = (uint8_t)(0x80 | ((u >> 6) & 0x3F));
+            out[o++] = (uint8_t)(0x80 | (u & 0x3F));
+        } else {
+            out[o++] = (uint8_t)(0xF0 | (u >> 18));
+            out[o++] = (uint8_t)(0x80 | ((u >> 12) & 0x3F));
+            out[o++] = (uint8_t)(0x80 | ((u >> 6) & 0x3F));
+            out[o++] = (uint8_t)(0x80 | (u & 0x3F));
+        }
+    }
+    return o;
+}
+
+/* Scan the number at *pi (JSON grammar); V_INT when it is an integer that
+ * fits int64, else V_FLOAT. */
+static TlStatus scan_number(NdReader *r, size_t *pi, uint32_t *kind)
+{
+    const uint8_t *p = r->p;
+    const size_t n = r->size;
+    size_t i = *pi, d0;
+    bool is_int = true, neg = false;
+    if (p[i] == '-') {
+        neg = true;
+        i++;
+    }
+    d0 = i;
+    if (i < n && p[i] == '0') {
+        i++;
+    } else if (i < n && p[i] >= '1' && p[i] <= '9') {
+        while (i < n && p[i] >= '0' && p[i] <= '9') i++;
+    } else {
+        return syntax_error(r, i, "invalid number (a digit expected)");
+    }
+    if (i - d0 >= 19) { /* beyond int64? */
+        if (i - d0 > 19) {
+            is_int = false;
+        } else {
+            uint64_t v = 0;
+            for (size_t k = d0; k < i; k++) v = v * 10 + (uint64_t)(p[k] - '0');
+            if (v > (uint64_t)INT64_MAX + (neg ? 1u : 0u)) is_int = false;
+        }
+    }
+    if (i < n && p[i] == '.') {
+        is_int = false;
+        i++;
+        if (i >= n || p[i] < '0' || p[i] > '9')
+            return syntax_error(r, i, "invalid number (a digit expected after '.')");
+        while (i < n && p[i] >= '0' && p[i] <= '9') i++;
+    }
+    if (i < n && (p[i] == 'e' || p[i] == 'E')) {
+        is_int = false;
+        i++;
+        if (i < n && (p[i] == '+' || p[i] == '-')) i++;
+        if (i >= n || p[i] < '0' || p[i] > '9')
+            return syntax_error(r, i, "invalid number (a digit expected in the exponent)");
+        while (i < n && p[i] >= '0' && p[i] <= '9') i++;
+    }
+    *pi = i;
+    *kind = is_int ? V_INT : V_FLOAT;
+    return TL_OK;
+}
+
+/* The literal true, false or null at *pi. */
+static TlStatus scan_literal(NdReader *r, size_t *pi, uint32_t *kind)
+{
+    const uint8_t *p = r->p + *pi;
+    size_t left = r->size - *pi;
+    if (left >= 4 && memcmp(p, "true", 4) == 0) {
+        *kind = V_TRUE;
+        *pi += 4;
+    } else if (left >= 5 && memcmp(p, "false", 5) == 0) {
+        *kind = V_FALSE;
+        *pi += 5;
+    } else if (left >= 4 && memcmp(p, "null", 4) == 0) {
+        *kind = V_NULL;
+        *pi += 4;
+    } else {
+        return syntax_error(r, *pi, "invalid value (expected a string, number, "
+                                    "object, array, true, false or null)");
+    }
+    return TL_OK;
+}
+
+/* Scan a scalar at *pi (string, number or literal) into *kind. */
+static TlStatus scan_scalar(NdReader *r, size_t *pi, uint32_t *kind)
+{
+    uint8_t c = r->p[*pi];
+    if (c == '"') {
+        bool esc;
+        TL_TRY(scan_string(r, pi, &esc));
+        *kind = esc ? V_STRESC : V_STR;
+        return TL_OK;
+    }
+    if (c == '-' || (c >= '0' && c <= '9')) return scan_number(r, pi, kind);
+    return scan_literal(r, pi, kind);
+}
+
+/* Validate any JSON value starting at *pi (within the line), with an
+ * explicit stack of open brackets so nesting costs no C stack; leaves *pi
+ * after it. */
+static TlStatus skip_value(NdReader *r, size_t *pi)
+{
+    const uint8_t *p = r->p;
+    const size_t n = r->size;
+    size_t i = *pi;
+    int depth = 0;
+    uint32_t kind;
+    for (;;) {
+        /* a value at i */
+        if (i >= n) return syntax_error(r, i, "a value expected");
+        if (p[i] == '{' || p[i] == '[') {
+            if (depth >= MAX_NEST)
+                return syntax_error(r, i, "arrays and objects nested too deeply "
+                                          "(more than 1024 levels)");
+            r->nest[depth++] = p[i];
+            i = skip_ws(p, i + 1, n);
+            if (r->nest[depth - 1] == '{') {
+                if (i < n && p[i] == '}') {
+                    depth--;
+                    i++;
+                    goto after;
+                }
+                goto key;
+            }
+            if (i < n && p[i] == ']') {
+                depth--;
+                i++;
+                goto after;
+            }
+            continue;
+        }
+        TL_TRY(scan_scalar(r, &i, &kind));
+    after:
+        if (depth == 0) break;
+        i = skip_ws(p, i, n);
+        if (i < n && p[i] == ',') {
+            i = skip_ws(p, i + 1, n);
+            if (r->nest[depth - 1] == '{') goto key;
+            continue;
+        }
+        if (r->nest[depth - 1] == '{') {
+            if (i < n && p[i] == '}') {
+                depth--;
+                i++;
+                goto after;
+            }
+            return syntax_error(r, i, "',' or '}' expected");
+        }
+        if (i < n && p[i] == ']') {
+            depth--;
+            i++;
+            goto after;
+        }
+        return syntax_error(r, i, "',' or ']' expected");
+    key:
+        if (i >= n || p[i] != '"')
+            return syntax_error(r, i, "a key (a string in double quotes) expected");
+        {
+            bool esc;
+            TL_TRY(scan_string(r, &i, &esc));
+        }
+        i = skip_ws(p, i, n);
+        if (i >= n || p[i] != ':') return syntax_error(r, i, "':' expected after the key");
+        i = skip_ws(p, i + 1, n);
+    }
+    *pi = i;
+    return TL_OK;
+}
+
+/* ------------------------------------------------------------------ keys */
+
+static TlStatus grow_table(NdReader *r)
+{
+    uint32_t cap = r->table ? (r->table_mask + 1) * 2 : 64;
+    int32_t *t = tl_malloc(cap * sizeof *t);
+    if (!t) return tl_error_oom(r->err);
+    memset(t, 0xff, cap * sizeof *t);
+    for (int e = 0; e < r->n_entries; e++) {
+        uint32_t h = (uint32_t)r->entries[e].hash & (cap - 1);
+        while (t[h] >= 0) h = (h + 1) & (cap - 1);
+        t[h] = e;
+    }
+    tl_free(r->table);
+    r->table = t;
+    r->table_mask = cap - 1;
+    return TL_OK;
+}
+
+/* The entry for key under node, created if new.  k is the key's position
+ * in the line, for the fast path. */
+static TlStatus find_entry(NdReader *r, int node, const uint8_t *key,
+                           uint32_t klen, int k, int *out)
+{
+    uint64_t h;
+    uint32_t slot;
+    Entry *e;
+    if (k < r->seq_cap && r->seq[k] >= 0) {
+        e = &r->entries[r->seq[k]];
+        if (e->parent == node && e->key_len == klen && memcmp(e->key, key, klen) == 0) {
+            *out = r->seq[k];
+            return TL_OK;
+        }
+    }
+    h = XXH3_64bits(key, klen) ^ ((uint64_t)node * 0x9E3779B97F4A7C15ull);
+    if (!r->table || (uint32_t)r->n_entries * 2 >= r->table_mask + 1)
+        TL_TRY(grow_table(r));
+    slot = (uint32_t)h & r->table_mask;
+    for (;; slot = (slot + 1) & r->table_mask) {
+        int32_t ei = r->table[slot];
+        if (ei < 0) break;
+        e = &r->entries[ei];
+        if (e->hash == h && e->parent == node && e->key_len == klen &&
+            memcmp(e->key, key, klen) == 0) {
+            *out = ei;
+            goto remember;
+        }
+    }
+    if (r->n_entries == r->entries_cap) {
+        int cap = r->entries_cap ? r->entries_cap * 2 : 32;
+        Entry *g = tl_realloc(r->entries, (size_t)cap * sizeof *g);
+        if (!g) return tl_error_oom(r->err);
+        r->entries = g;
+        r->entries_cap = cap;
+    }
+    e = &r->entries[r->n_entries];
+    e->key = tl_malloc(klen + 1);
+    if (!e->key) return tl_error_oom(r->err);
+    memcpy(e->key, key, klen);
+    e->key[klen] = 0;
+    e->key_len = klen;
+    e->hash = h;
+    e->parent = node;
+    e->col = -1;
+    e->node = -1;
+    r->table[slot] = r->n_entries;
+    *out = r->n_entries++;
+remember:
+    if (k >= r->seq_cap) {
+        int cap = r->seq_cap ? r->seq_cap : 16;
+        int32_t *g;
+        while (cap <= k) cap *= 2;
+        g = tl_realloc(r->seq, (size_t)cap * sizeof *g);
+        if (!g) return tl_error_oom(r->err);
+        for (int j = r->seq_cap; j < cap; j++) g[j] = -1;
+        r->seq = g;
+        r->seq_cap = cap;
+    }
+    r->seq[k] = *out;
+    return TL_OK;
+}
+
+/* The full name of entry e ("a.b.key"), NUL-terminated (a key holding
+ * \u0000 ends there); owned by the caller.  NULL on OOM. */
+static char *entry_name(const NdReader *r, const Entry *e)
+{
+    const Node *nd = &r->nodes[e->parent];
+    char *s = tl_malloc(nd->path_len + e->key_len + 2);
+    if (!s) return NULL;
+    memcpy(s, nd->path, nd->path_len);
+    memcpy(s + nd->path_len, e->key, e->key_len);
+    s[nd->path_len + e->key_len] = 0;
+    return s;
+}
+
+static TlStatus ensure_cols(NdReader *r, int n)
+{
+    if (n <= r->cols_cap) return TL_OK;
+    int cap = r->cols_cap ? r->cols_cap * 2 : 16;
+    while (cap < n) cap *= 2;
+    NdCol *g = tl_realloc(r->cols, (size_t)cap * sizeof *g);
+    if (!g) return tl_error_oom(r->err);
+    memset(g + r->cols_cap, 0, (size_t)(cap - r->cols_cap) * sizeof *g);
+    r->cols = g;
+    r->cols_cap = cap;
+    return TL_OK;
+}
+
+/* Total columns: those known at open (or discovered so far) plus late ones. */
+static inline int n_all_cols(const NdReader *r)
+{
+    return r->schema.n_fields + r->late.n_fields;
+}
+
+/* The column of entry ei, created (named by its path) if new. */
+static TlStatus entry_col(NdReader *r, int ei, int *out)
+{
+    Entry *e = &r->entries[ei];
+    char *name;
+    int c;
+    if (e->col >= 0) {
+        *out = e->col;
+        return TL_OK;
+    }
+    name = entry_name(r, e);
+    if (!name) return tl_error_oom(r->err);
+    c = tl_schema_find(&r->schema, name);
+    if (c < 0) {
+        c = tl_schema_find(&r->late, name);
+        if (c >= 0) c += r->schema.n_fields;
+    }
+    if (c < 0) {
+        TlStatus st;
+        bool discovering = r->n_open == INT32_MAX;
+        c = n_all_cols(r);
+        st = ensure_cols(r, c + 1);
+        if (st == TL_OK)
+            st = tl_schema_add(discovering ? &r->schema : &r->late, name, TL_TNULL, r->err);
+        if (st != TL_OK) {
+            tl_free(name);
+            return st;
+        }
+        r->cols[c].seen = TL_TNULL;
+    }
+    tl_free(name);
+    r->entries[ei].col = c;
+    *out = c;
+    return TL_OK;
+}
+
+/* The node of entry ei (an object under that key), created if new. */
+static TlStatus entry_node(NdReader *r, int ei, int *out)
+{
+    Entry *e = &r->entries[ei];
+    Node *nd;
+    if (e->node >= 0) {
+        *out = e->node;
+        return TL_OK;
+    }
+    if (r->n_nodes == r->nodes_cap) {
+        int cap = r->nodes_cap ? r->nodes_cap * 2 : 8;
+        Node *g = tl_realloc(r->nodes, (size_t)cap * sizeof *g);
+        if (!g) return tl_error_oom(r->err);
+        r->nodes = g;
+        r->nodes_cap = cap;
+    }
+    nd = &r->nodes[r->n_nodes];
+    nd->path = entry_name(r, e);
+    if (!nd->path) return tl_error_oom(r->err);
+    nd->path_len = strlen(nd->path);
+    nd->path[nd->path_len++] = '.';
+    nd->path[nd->path_len] = 0;
+    nd->parts = r->nodes[e->parent].parts + 1;
+    e->node = r->n_nodes;
+    *out = r->n_nodes++;
+    return TL_OK;
+}
+
+/* Widen the inferred type t by a value of kind k. */
+static inline TlType widen_kind(TlType t, uint32_t k)
+{
+    TlType v;
+    switch (k) {
+    case V_NULL: return t;
+    case V_FALSE: case V_TRUE: v = TL_TBOOL; break;
+    case V_INT: v = TL_TINT64; break;
+    case V_FLOAT: v = TL_TFLOAT64; break;
+    default: v = TL_TSTRING; break;
+    }
+    if (t == TL_TNULL || t == v) return v;
+    if ((t == TL_TINT64 && v == TL_TFLOAT64) || (t == TL_TFLOAT64 && v == TL_TINT64))
+        return TL_TFLOAT64;
+    return TL_TSTRING;
+}
+
+/* Record field {off, len, kind} of column c at row. */
+static inline TlStatus store(NdReader *r, int c, int64_t row, size_t off,
+                             size_t len, uint32_t kind)
+{
+    NdCol *col = &r->cols[c];
+    if (len > UINT32_MAX)
+        return syntax_error(r, off, "value longer than 4 GiB");
+    if (c >= r->n_open) {
+        /* a key first seen after the first batch: only its type matters,
+         * the run restarts with it */
+        col->seen = widen_kind(col->seen, kind);
+        r->saw_late = true;
+        return TL_OK;
+    }
+    if (row >= col->cap) {
+        int64_t cap = col->cap ? col->cap : 64;
+        NdField *g;
+        while (cap <= row) cap *= 2;
+        if (cap > r->max_rows) cap = r->max_rows;
+        g = tl_realloc(col->f, (size_t)cap * sizeof *g);
+        if (!g) return tl_error_oom(r->err);
+        memset(g + col->cap, 0, (size_t)(cap - col->cap) * sizeof *g);
+        col->f = g;
+        col->cap = cap;
+    }
+    col->f[row] = (NdField){off, (uint32_t)len, kind};
+    return TL_OK;
+}
+
+/* ------------------------------------------------------------- objects */
+
+/* Parse the object whose '{' is at *pi, as node `node`, storing its values
+ * at row; *k counts the keys of the line. */
+static TlStatus parse_object(NdReader *r, size_t *pi, int node, int64_t row, int *k)
+{
+    const uint8_t *p = r->p;
+    const size_t n = r->size;
+    size_t i = skip_ws(p, *pi + 1, n);
+    if (i < n && p[i] == '}') {
+        *pi = i + 1;
+        return TL_OK;
+    }
+    for (;;) {
+        size_t ks, vs;
+        bool esc;
+        const uint8_t *key;
+        uint32_t klen, kind;
+        int ei = 0;
+        if (i >= n || p[i] != '"')
+            return syntax_error(r, i, "a key (a string in double quotes) expected");
+        ks = i + 1;
+        /* fast path: a plain ASCII key */
+        i = ks;
+        while (i < n && !str_stop[p[i]]) i++;
+        if (i < n && p[i] == '"') {
+            key = p + ks;
+            klen = (uint32_t)(i - ks);
+            i++;
+        } else {
+            i = ks - 1;
+            TL_TRY(scan_string(r, &i, &esc));
+            klen = (uint32_t)(i - 1 - ks);
+            key = p + ks;
+            if (esc) {
+                if (r->keybuf_cap < klen + 1) {
+                    uint8_t *g = tl_realloc(r->keybuf, (size_t)klen + 1);
+                    if (!g) return tl_error_oom(r->err);
+                    r->keybuf = g;
+                    r->keybuf_cap = (size_t)klen + 1;
+                }
+                klen = (uint32_t)unescape(p + ks, klen, r->keybuf);
+                key = r->keybuf;
+            }
+        }
+        i = skip_ws(p, i, n);
+        if (i >= n || p[i] != ':') return syntax_error(r, i, "':' expected after the key");
+        i = skip_ws(p, i + 1, n);
+        TL_TRY(find_entry(r, node, key, klen, (*k)++, &ei));
+        vs = i;
+        if (i >= n) return syntax_error(r, i, "a value expected");
+        if (p[i] == '{') {
+            size_t j = skip_ws(p, i + 1, n);
+            if (r->nodes[node].parts + 1 < MAX_PARTS && j < n && p[j] != '}') {
+                int child = 0;
+                TL_TRY(entry_node(r, ei, &child));
+                TL_TRY(parse_object(r, &i, child, row, k));
+                goto next;
+            }
+        }
+        if (p[i] == '{' || p[i] == '[') {
+            TL_TRY(skip_value(r, &i));
+            kind = V_JSON;
+        } else {
+            TL_TRY(scan_scalar(r, &i, &kind));
+        }
+        {
+            int c = 0;
+            TL_TRY(entry_col(r, ei, &c));
+            if (kind == V_STR || kind == V_STRESC)
+                TL_TRY(store(r, c, row, vs + 1, i - vs - 2, kind));
+            else
+                TL_TRY(store(r, c, row, vs, i - vs, kind));
+        }
+    next:
+        i = skip_ws(p, i, n);
+        if (i < n && p[i] == ',') {
+            i = skip_ws(p, i + 1, n);
+            continue;
+        }
+        if (i < n && p[i] == '}') break;
+        return syntax_error(r, i, "',' or '}' expected");
+    }
+    *pi = i + 1;
+    return TL_OK;
+}
+
+/* Zero the fields of the previous batch. */
+static void clear_fields(NdReader *r)
+{
+    for (int c = 0; c < r->schema.n_fields; c++) {
+        NdCol *col = &r->cols[c];
+        int64_t n = r->n_rows < col->cap ? r->n_rows : col->cap;
+        if (col->f && n > 0) memset(col->f, 0, (size_t)n * sizeof *col->f);
+    }
+}
+
+/* Tokenize the next batch of up to max_rows lines. */
+static TlStatus tokenize_batch(NdReader *r, TlError *err)
+{
+    const uint8_t *p = r->p;
+    const size_t n = r->size;
+    int64_t rows = 0;
+    r->err = err;
+    clear_fields(r);
+    r->n_rows = 0;
+    r->saw_late = false;
+    r->batch_start = r->pos;
+    while (rows < r->max_rows && r->pos < n) {
+        size_t i = r->pos;
+        int k = 0;
+        r->line_start = i;
+        i = skip_ws(p, i, n);
+        if (i < n && p[i] == '\n') { /* blank line */
+            r->pos = i + 1;
+            r->line++;
+            continue;
+        }
+        if (i >= n) {
+            r->pos = n;
+            break;
+        }
+        if (p[i] != '{') {
+            if (p[i] == '[')
+                return syntax_error(r, i, "an array where an object was expected "
+                                          "(NDJSON holds one object per line)");
+            return syntax_error(r, i, "a JSON object expected (NDJSON holds one "
+                                      "object per line)");
+        }
+        TL_TRY(parse_object(r, &i, 0, rows, &k));
+        i = skip_ws(p, i, n);
+        if (i < n && p[i] != '\n')
+            return syntax_error(r, i, "unexpected text after the object (one object "
+                                      "per line)");
+        r->row_line[rows++] = r->line;
+        r->pos = i < n ? i + 1 : n;
+        r->line++;
+        if (r->n_open == INT32_MAX && r->schema.n_fields > 0 &&
+            rows < r->max_rows && (int64_t)r->schema.n_fields * r->max_rows > MAX_BATCH_FIELDS) {
+            /* wide input: fewer rows per batch */
+            int64_t m = MAX_BATCH_FIELDS / r->schema.n_fields;
+            r->max_rows = m > rows ? m : rows;
+        }
+    }
+    r->n_rows = rows;
+    r->batch_end = r->pos;
+    r->pending = rows > 0;
+    return TL_OK;
+}
+
+/* ------------------------------------------------------------ inference */
+
+/* The narrowest type, starting from t, holding column c's values of the
+ * tokenized batch. */
+static TlType infer_column(const NdReader *r, int c, TlType t)
+{
+    const NdCol *col = &r->cols[c];
+    int64_t n = r->n_rows < col->cap ? r->n_rows : col->cap;
+    if (c >= r->schema.n_fields) return col->seen;
+    for (int64_t row = 0; row < n && t != TL_TSTRING; row++)
+        t = widen_kind(t, col->f[row].kind);
+    return t;
+}
+
+/* Record type t for column name in the hints (add or widen). */
+static TlStatus hint_set(TlTypeHints *h, const char *name, TlType t, TlError *err)
+{
+    int i = tl_schema_find(&h->cols, name);
+    if (i < 0) return tl_schema_add(&h->cols, name, t, err);
+    h->cols.fields[i].type = t;
+    return TL_OK;
+}
+
+/* ----------------------------------------------------------- conversion */
+
+typedef struct Validity {
+    TlBuf *buf;
+    int64_t null_count;
+} Validity;
+
+static bool validity_null(Validity *v, int64_t n_rows, int64_t row)
+{
+    if (!v->buf) {
+        v->buf = tl_buf_new(tl_bitmap_bytes(n_rows), false);
+        if (!v->buf) return false;
+        memset(v->buf->data, 0xff, tl_bitmap_bytes(n_rows));
+    }
+    tl_bit_clear(v->buf->data, row);
+    v->null_count++;
+    return true;
+}
+
+/* Integer text (validated, fits int64) -> value. */
+static inline int64_t int_of(const uint8_t *s, uint32_t len)
+{
+    bool neg = s[0] == '-';
+    uint64_t v = 0;
+    for (uint32_t i = neg; i < len; i++) v = v * 10 + (uint64_t)(s[i] - '0');
+    return neg ? (int64_t)(0 - v) : (int64_t)v;
+}
+
+/* The field of column c at row (a zero field past the column's end). */
+static inline NdField field_at(const NdReader *r, int c, int64_t row)
+{
+    const NdCol *col = &r->cols[c];
+    if (row < col->cap) return col->f[row];
+    return (NdField){0, 0, V_NULL};
+}
+
+/* Bytes of a decoded string or date text into buf (room for len). */
+static const uint8_t *text_of(const NdReader *r, NdField f, uint8_t *buf, size_t *len)
+{
+    if (f.kind == V_STRESC) {
+        *len = unescape(r->p + f.off, f.len, buf);
+        return buf;
+    }
+    *len = f.len;
+    return r->p + f.off;
+}
+
+/* One converter per type: *bad = the first row whose value does not fit
+ * (then no array is made). */
+static TlStatus convert_i64(NdReader *r, int c, TlArray **out, int64_t *bad, TlError *err)
+{
+    const int64_t n = r->n_rows;
+    Validity v = {NULL, 0};
+    TlBuf *values = tl_buf_new((size_t)n * sizeof(int64_t), false);
+    int64_t *vals;
+    if (!values) return tl_error_oom(err);
+    vals = (int64_t *)values->data;
+    for (int64_t row = 0; row < n; row++) {
+        NdField f = field_at(r, c, row);
+        if (f.kind == V_INT) {
+            vals[row] = int_of(r->p + f.off, f.len);
+        } else if (f.kind == V_NULL) {
+            vals[row] = 0;
+            if (!validity_null(&v, n, row)) goto oom;
+        } else {
+            *bad = row;
+            goto drop;
+        }
+    }
+    *out = tl_array_new(TL_TINT64, n, values, v.buf, v.null_count, NULL, 0);
+    return *out ? TL_OK : tl_error_oom(err);
+oom:
+    tl_error_oom(err);
+drop:
+    tl_buf_release(values);
+    tl_buf_release(v.buf);
+    return *bad >= 0 ? TL_OK : err->code;
+}
+
+static TlStatus convert_f64(NdReader *r, int c, TlArray **out, int64_t *bad, TlError *err)
+{
+    const int64_t n = r->n_rows;
+    Validity v = {NULL, 0};
+    TlBuf *values = tl_buf_new((size_t)n * sizeof(double), false);
+    double *vals;
+    if (!values) return tl_error_oom(err);
+    vals = (double *)values->data;
+    for (int64_t row = 0; row < n; row++) {
+        NdField f = field_at(r, c, row);
+        const uint8_t *s = r->p + f.off;
+        if (f.kind == V_INT) {
+            int64_t x = int_of(s, f.len);
+            vals[row] = x == 0 && s[0] == '-' ? -0.0 : (double)x;
+        } else if (f.kind == V_FLOAT) {
+            if (!tl_parse_f64((const char *)s, f.len, &vals[row])) goto oom;
+        } else if (f.kind == V_NULL) {
+            vals[row] = 0;
+            if (!validity_null(&v, n, row)) goto oom;
+        } else {
+            *bad = row;
+            goto drop;
+        }
+    }
+    *out = tl_array_new(TL_TFLOAT64, n, values, v.buf, v.null_count, NULL, 0);
+    return *out ? TL_OK : tl_error_oom(err);
+oom:
+    tl_error_oom(err);
+drop:
+    tl_buf_release(values);
+    tl_buf_release(v.buf);
+    return *bad >= 0 ? TL_OK : err->code;
+}
+
+static TlStatus convert_bool(NdReader *r, int c, TlArray **out, int64_t *bad, TlError *err)
+{
+    const int64_t n = r->n_rows;
+    Validity v = {NULL, 0};
+    TlBuf *values = tl_buf_new(tl_bitmap_bytes(n), true);
+    if (!values) return tl_error_oom(err);
+    for (int64_t row = 0; row < n; row++) {
+        NdField f = field_at(r, c, row);
+        if (f.kind == V_TRUE) {
+            tl_bit_set(values->data, row);
+        } else if (f.kind == V_NULL) {
+            if (!validity_null(&v, n, row)) goto oom;
+        } else if (f.kind != V_FALSE) {
+            *bad = row;
+            goto drop;
+        }
+    }
+    *out = tl_array_new(TL_TBOOL, n, values, v.buf, v.null_count, NULL, 0);
+    return *out ? TL_OK : tl_error_oom(err);
+oom:
+    tl_error_oom(err);
+drop:
+    tl_buf_release(values);
+    tl_buf_release(v.buf);
+    return *bad >= 0 ? TL_OK : err->code;
+}
+
+/* Dates and timestamps (only with --schema): strings that parse. */
+static TlStatus convert_datetime(NdReader *r, int c, TlType t, TlArray **out,
+                                 int64_t *bad, TlError *err)
+{
+    const int64_t n = r->n_rows;
+    size_t w = t == TL_TDATE ? sizeof(int32_t) : sizeof(int64_t);
+    Validity v = {NULL, 0};
+    TlBuf *values = tl_buf_new((size_t)n * w, true);
+    uint8_t tmp[64];
+    if (!values) return tl_error_oom(err);
+    for (int64_t row = 0; row < n; row++) {
+        NdField f = field_at(r, c, row);
+        const uint8_t *s;
+        size_t len;
+        bool ok;
+        if (f.kind == V_NULL) {
+            if (!validity_null(&v, n, row)) goto oom;
+            continue;
+        }
+        if ((f.kind != V_STR && f.kind != V_STRESC) || f.len >= sizeof tmp) {
+            *bad = row;
+            goto drop;
+        }
+        s = text_of(r, f, tmp, &len);
+        if (t == TL_TDATE)
+            ok = tl_parse_date((const char *)s, len, (int32_t *)values->data + row);
+        else
+            ok = tl_parse_timestamp((const char *)s, len, (int64_t *)values->data + row);
+        if (!ok) {
+            *bad = row;
+            goto drop;
+        }
+    }
+    *out = tl_array_new(t, n, values, v.buf, v.null_count, NULL, 0);
+    return *out ? TL_OK : tl_error_oom(err);
+oom:
+    tl_error_oom(err);
+drop:
+    tl_buf_release(values);
+    tl_buf_release(v.buf);
+    return *bad >= 0 ? TL_OK : err->code;
+}
+
+static TlStatus convert_null(NdReader *r, int c, TlArray **out, int64_t *bad, TlError *err)
+{
+    for (int64_t row = 0; row < r->n_rows; row++) {
+        if (field_at(r, c, row).kind != V_NULL) {
+            *bad = row;
+            return TL_OK;
+        }
+    }
+    *out = tl_array_new_null(TL_TNULL, r->n_rows);
+    return *out ? TL_OK : tl_error_oom(err);
+}
+
+/* Decoded strings and compacted JSON: one growing block (views hold
+ * offsets, so it may move while it grows). */
+typedef struct CopyBlock {
+    uint8_t *data;
+    size_t used, cap;
+} CopyBlock;
+
+static bool block_reserve(CopyBlock *b, size_t more)
+{
+    size_t cap = b->cap ? b->cap : 4096;
+    uint8_t *g;
+    if (b->used + more <= b->cap) return true;
+    while (cap < b->used + more) cap *= 2;
+    g = tl_realloc(b->data, cap);
+    if (!g) return false;
+    b->data = g;
+    b->cap = cap;
+    return true;
+}
+
+/* Copy the validated JSON text s[0..len) without whitespace outside
+ * strings into out (room for len); returns the length. */
+static size_t compact_json(const uint8_t *s, size_t len, uint8_t *out)
+{
+    size_t o = 0;
+    bool in_str = false;
+    for (size_t i = 0; i < len; i++) {
+        uint8_t c = s[i];
+        if (in_str) {
+            out[o++] = c;
+            if (c == '\\') out[o++] = s[++i];
+            else if (c == '"') in_str = false;
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\n') continue;
+        if (c == '"') in_str = true;
+        out[o++] = c;
+    }
+    return o;
+}
+
+/* The buffer long views of this batch point into (see csv_read.c). */
+static TlStatus ensure_window(NdReader *r, TlError *err)
+{
+    if (r->window) return TL_OK;
+    if (r->size <= UINT32_MAX) {
+        r->window = tl_buf_retain(r->input);
+        r->window_base = 0;
+    } else {
+        r->window = tl_buf_slice(r->input, r->batch_start, r->batch_end - r->batch_start);
+        r->window_base = r->batch_start;
+    }
+    return r->window ? TL_OK : tl_error_oom(err);
+}
+
+static TlStatus convert_str(NdReader *r, int c, TlArray **out, int64_t *bad, TlError *err)
+{
+    const int64_t n = r->n_rows;
+    Validity v = {NULL, 0};
+    CopyBlock blk = {NULL, 0, 0};
+    bool use_window = false;
+    TlBuf **data = NULL;
+    uint32_t n_data = 0;
+    TlView *views;
+    TlBuf *values = tl_buf_new((size_t)n * sizeof(TlView), false);
+    (void)bad;
+    if (!values) return tl_error_oom(err);
+    views = (TlView *)values->data;
+    if (ensure_window(r, err) != TL_OK) goto fail;
+    /* window views use buffer 0 and block views buffer 1, fixed up below
+     * when only the block is used */
+    for (int64_t row = 0; row < n; row++) {
+        NdField f = field_at(r, c, row);
+        const uint8_t *s = r->p + f.off;
+        uint32_t len = f.len;
+        TlView *vw = &views[row];
+        vw->w[0] = vw->w[1] = 0;
+        switch (f.kind) {
+        case V_NULL:
+            if (!validity_null(&v, n, row)) goto oom;
+            continue;
+        case V_TRUE:
+            *vw = tl_view_inline("true", 4);
+            continue;
+        case V_FALSE:
+            *vw = tl_view_inline("false", 5);
+            continue;
+        case V_STR: case V_INT: case V_FLOAT:
+            vw->in.len = len;
+            if (len <= TL_VIEW_INLINE) {
+                memcpy(vw->in.data, s, len);
+                continue;
+            }
+            if (f.off - r->window_base + len <= UINT32_MAX) {
+                memcpy(vw->out.prefix, s, 4);
+                vw->out.buf = 0;
+                vw->out.off = (uint32_t)(f.off - r->window_base);
+                use_window = true;
+                continue;
+            }
+            if (!block_reserve(&blk, len)) goto oom;
+            memcpy(blk.data + blk.used, s, len);
+            break;
+        default: /* V_STRESC, V_JSON */
+            if (!block_reserve(&blk, len)) goto oom;
+            len = (uint32_t)(f.kind == V_JSON ? compact_json(s, len, blk.data + blk.used)
+                                              : unescape(s, len, blk.data + blk.used));
+            vw->in.len = len;
+            if (len <= TL_VIEW_INLINE) {
+                memcpy(vw->in.data, blk.data + blk.used, len);
+                continue;
+            }
+            break;
+        }
+        if (blk.used + len > UINT32_MAX) {
+            tl_error(err, TL_ERR_DATA, "%s:%lld: too much escaped text in one batch "
+                     "(over 4 GiB)", r->name, (long long)r->row_line[row]);
+            goto fail;
+        }
+        memcpy(vw->out.prefix, blk.data + blk.used, 4);
+        vw->out.buf = 1;
+        vw->out.off = (uint32_t)blk.used;
+        blk.used += len;
+    }
+    if (use_window || blk.used) {
+        data = tl_malloc(2 * sizeof *data);
+        if (!data) goto oom;
+        if (use_window) data[n_data++] = tl_buf_retain(r->window);
+        if (blk.used) {
+            uint8_t *shrunk = tl_realloc(blk.data, blk.used);
+            if (shrunk) blk.data = shrunk;
+            data[n_data] = tl_buf_adopt(blk.data, blk.used);
+            blk.data = NULL;
+            if (!data[n_data]) {
+                while (n_data) tl_buf_release(data[--n_data]);
+                tl_free(data);
+                data = NULL;
+                goto oom;
+            }
+            n_data++;
+            if (!use_window)
+                for (int64_t row = 0; row < n; row++)
+                    if (views[row].in.len > TL_VIEW_INLINE) views[row].out.buf = 0;
+        }
+    }
+    tl_free(blk.data);
+    *out = tl_array_new(TL_TSTRING, n, values, v.buf, v.null_count, data, n_data);
+    return *out ? TL_OK : tl_error_oom(err);
+oom:
+    tl_error_oom(err);
+fail:
+    tl_free(blk.data);
+    tl_buf_release(values);
+    tl_buf_release(v.buf);
+    return err->code;
+}
+
+static TlStatus convert(NdReader *r, int c, TlArray **out, int64_t *bad, TlError *err)
+{
+    TlType t = r->schema.fields[c].type;
+    switch (t) {
+    case TL_TBOOL: return convert_bool(r, c, out, bad, err);
+    case TL_TINT64: return convert_i64(r, c, out, bad, err);
+    case TL_TFLOAT64: return convert_f64(r, c, out, bad, err);
+    case TL_TSTRING: return convert_str(r, c, out, bad, err);
+    case TL_TDATE: case TL_TTIMESTAMP: return convert_datetime(r, c, t, out, bad, err);
+    default: return convert_null(r, c, out, bad, err);
+    }
+}
+
+/* A value of column c at row does not fit the column's type: a data error
+ * for a --schema column; otherwise widen the projected columns' types in
+ * the hints and ask for a restart. */
+static TlStatus value_misfit(NdReader *r, int c, int64_t row, TlError *err)
+{
+    const TlField *fld = &r->schema.fields[c];
+    NdField f = field_at(r, c, row);
+    if (r->fixed[c] || !r->hints) {
+        /* column of the value in its line: find the line start */
+        size_t ls = f.off;
+        int64_t col = 1;
+        if (f.kind == V_STR || f.kind == V_STRESC) ls--; /* the quote */
+        size_t at = ls;
+        while (ls > r->start && r->p[ls - 1] != '\n') ls--;
+        for (size_t i = ls; i < at; i++)
+            if ((r->p[i] & 0xC0) != 0x80) col++;
+        return tl_error(err, TL_ERR_DATA,
+                        "%s:%lld:%lld: %s%.*s%s%s is not a valid %s (column \"%s\")",
+                        r->name, (long long)r->row_line[row], (long long)col,
+                        f.kind == V_STR || f.kind == V_STRESC ? "\"" : "",
+                        (int)(f.len > 72 ? 72 : f.len), (const char *)r->p + f.off,
+                        f.len > 72 ? "..." : "",
+                        f.kind == V_STR || f.kind == V_STRESC ? "\"" : "",
+                        tl_type_name(fld->type), fld->name);
+    }
+    for (int k = 0; k < r->n_proj; k++) {
+        int pc = r->proj[k];
+        TlType old = r->schema.fields[pc].type, t;
+        if (r->fixed[pc]) continue;
+        t = infer_column(r, pc, old);
+        if (pc == c && t == old) t = TL_TSTRING; /* never loop */
+        if (t != old) TL_TRY(hint_set(r->hints, r->schema.fields[pc].name, t, err));
+    }
+    {
+        int i = tl_schema_find(&r->hints->cols, fld->name);
+        return tl_error(err, TL_ERR_RESTART,
+                        "%s:%lld: column \"%s\" holds a %s value; reading again",
+                        r->name, (long long)r->row_line[row], fld->name,
+                        tl_type_name(r->hints->cols.fields[i].type));
+    }
+}
+
+/* Keys first seen after the first batch: add them to the hints and ask for
+ * a restart (without hints, a data error). */
+static TlStatus late_keys(NdReader *r, TlError *err)
+{
+    if (!r->hints)
+        return tl_error(err, TL_ERR_DATA, "%s: key \"%s\" first appears after the "
+                        "first batch", r->name, r->late.fields[0].name);
+    for (int i = 0; i < r->late.n_fields; i++)
+        TL_TRY(hint_set(r->hints, r->late.fields[i].name,
+                        r->cols[r->schema.n_fields + i].seen, err));
+    return tl_error(err, TL_ERR_RESTART, "%s: new key \"%s\"; reading again",
+                    r->name, r->late.fields[0].name);
+}
+
+/* ----------------------------------------------------------- the reader */
+
+static const TlSchema *nd_schema(const TlReader *base)
+{
+    return &((const NdReader *)base)->schema;
+}
+
+static TlStatus nd_project(TlReader *base, const int *cols, int n_cols, TlError *err)
+{
+    NdReader *r = (NdReader *)base;
+    int *proj = NULL;
+    TlSchema ps = {0};
+    if (n_cols < 0) n_cols = 0;
+    if (n_cols > 0) {
+        proj = tl_malloc((size_t)n_cols * sizeof *proj);
+        if (!proj) return tl_error_oom(err);
+    }
+    for (int i = 0; i < n_cols; i++) {
+        if (cols[i] < 0 || cols[i] >= r->schema.n_fields) {
+            tl_free(proj);
+            tl_schema_free(&ps);
+            return tl_error(err, TL_ERR_USAGE, "%s: no column number %d", r->name,
+                            cols[i] + 1);
+        }
+        proj[i] = cols[i];
+        if (tl_schema_add(&ps, r->schema.fields[cols[i]].name,
+                          r->schema.fields[cols[i]].type, err) != TL_OK) {
+            tl_free(proj);
+            tl_schema_free(&ps);
+            return err->code;
+        }
+    }
+    tl_free(r->proj);
+    tl_schema_free(&r->proj_schema);
+    r->proj = proj;
+    r->n_proj = n_cols;
+    r->proj_schema = ps;
+    return TL_OK;
+}
+
+static TlStatus nd_next(TlReader *base, TlBatch **out, TlError *err)
+{
+    NdReader *r = (NdReader *)base;
+    TlBatch *b;
+    *out = NULL;
+    if (!r->pending) {
+        if (r->pos >= r->size) {
+            r->base.stats.bytes = (int64_t)r->size;
+            return TL_OK;
+        }
+        TL_TRY(tokenize_batch(r, err));
+        if (r->saw_late) return late_keys(r, err);
+        if (!r->pending) {
+            r->base.stats.bytes = (int64_t)r->size;
+            return TL_OK;
+        }
+    }
+    b = tl_batch_new(&r->proj_schema, r->n_proj, r->n_rows);
+    if (!b) return tl_error_oom(err);
+    for (int k = 0; k < r->n_proj; k++) {
+        int c = r->proj[k];
+        int64_t bad = -1;
+        TlStatus st = convert(r, c, &b->cols[k], &bad, err);
+        if (st == TL_OK && bad >= 0) st = value_misfit(r, c, bad, err);
+        if (st != TL_OK) {
+            tl_batch_free(b);
+            tl_buf_release(r->window);
+            r->window = NULL;
+            return st;
+        }
+        r->base.stats.converted[c] += r->n_rows;
+    }
+    tl_buf_release(r->window);
+    r->window = NULL;
+    r->pending = false;
+    r->base.stats.rows += r->n_rows;
+    r->base.stats.batches++;
+    r->base.stats.bytes = (int64_t)r->batch_end;
+    *out = b;
+    return TL_OK;
+}
+
+static void nd_close(TlReader *base)
+{
+    NdReader *r = (NdReader *)base;
+    tl_free(r->name);
+    tl_buf_release(r->input);
+    tl_buf_release(r->window);
+    tl_schema_free(&r->schema);
+    tl_schema_free(&r->late);
+    for (int c = 0; c < r->cols_cap; c++) tl_free(r->cols[c].f);
+    tl_free(r->cols);
+    tl_free(r->fixed);
+    for (int e = 0; e < r->n_entries; e++) tl_free(r->entries[e].key);
+    tl_free(r->entries);
+    tl_free(r->table);
+    tl_free(r->seq);
+    for (int i = 0; i < r->n_nodes; i++) tl_free(r->nodes[i].path);
+    tl_free(r->nodes);
+    tl_free(r->keybuf);
+    tl_free(r->proj);
+    tl_schema_free(&r->proj_schema);
+    tl_free(r->row_line);
+    tl_free(r->base.stats.converted);
+    tl_free(r);
+}
+
+static const TlReaderOps ndjson_ops = {nd_schema, nd_project, nd_next, nd_close};
+
+/* Add column name (type null) unless present; its index in *c. */
+static TlStatus add_column(NdReader *r, const char *name, int *c, TlError *err)
+{
+    *c = tl_schema_find(&r->schema, name);
+    if (*c >= 0) return TL_OK;
+    r->err = err;
+    TL_TRY(ensure_cols(r, r->schema.n_fields + 1));
+    TL_TRY(tl_schema_add(&r->schema, name, TL_TNULL, err));
+    *c = r->schema.n_fields - 1;
+    return TL_OK;
+}
+
+/* After the first batch: append hint columns it did not hold, apply
+ * --schema (a name not in the data is added), infer the other types. */
+static TlStatus decide_types(NdReader *r, const TlSchema *fixed, TlTypeHints *hints,
+                             TlError *err)
+{
+    int c;
+    if (hints)
+        for (int i = 0; i < hints->cols.n_fields; i++)
+            TL_TRY(add_column(r, hints->cols.fields[i].name, &c, err));
+    if (fixed)
+        for (int i = 0; i < fixed->n_fields; i++)
+            TL_TRY(add_column(r, fixed->fields[i].name, &c, err));
+    r->fixed = tl_calloc((size_t)r->schema.n_fields + 1, sizeof *r->fixed);
+    if (!r->fixed) return tl_error_oom(err);
+    if (fixed)
+        for (int i = 0; i < fixed->n_fields; i++) {
+            c = tl_schema_find(&r->schema, fixed->fields[i].name);
+            r->schema.fields[c].type = fixed->fields[i].type;
+            r->fixed[c] = true;
+        }
+    for (c = 0; c < r->schema.n_fields; c++) {
+        TlType t = TL_TNULL;
+        if (r->fixed[c]) continue;
+        if (hints) {
+            int h = tl_schema_find(&hints->cols, r->schema.fields[c].name);
+            if (h >= 0) t = hints->cols.fields[h].type;
+        }
+        r->schema.fields[c].type = infer_column(r, c, t);
+    }
+    return TL_OK;
+}
+
+/* Open the NDJSON input at path: load it, tokenize the first batch (which
+ * discovers the columns) and decide every column's type.  Batches then
+ * hold all columns until tl_reader_project.  hints (may be NULL) give
+ * minimum types and extra columns by name and receive widened types and
+ * late keys on restart. */
 TlStatus tl_ndjson_reader_open(const char *path, const TlReadOptions *opt,
                                TlTypeHints *hints, TlReader **out, TlError *err)
 {
-    (void)opt;
-    (void)hints;
+    NdReader *r;
+    int *all = NULL;
     *out = NULL;
-    return tl_error(err, TL_ERR_USAGE,
-                    "cannot read \"%s\": the ndjson format is not supported yet", path);
+    r = tl_calloc(1, sizeof *r);
+    if (!r) return tl_error_oom(err);
+    r->base.ops = &ndjson_ops;
+    r->hints = hints;
+    r->line = 1;
+    r->n_open = INT32_MAX;
+    r->err = err;
+    r->name = tl_strdup(tl_input_name(path));
+    if (!r->name) goto oom;
+    r->nodes = tl_calloc(8, sizeof *r->nodes);
+    if (!r->nodes) goto oom;
+    r->nodes_cap = 8;
+    r->nodes[0].path = tl_strdup("");
+    if (!r->nodes[0].path) goto oom;
+    r->n_nodes = 1;
+    if (tl_input_load(path, &r->input, err) != TL_OK) goto fail;
+    r->p = r->input->data;
+    r->size = r->input->size;
+    if (r->size >= 3 && r->p[0] == 0xEF && r->p[1] == 0xBB && r->p[2] == 0xBF)
+        r->start = 3;
+    r->pos = r->start;
+    r->max_rows = tl_batch_rows();
+    r->row_line = tl_malloc((size_t)r->max_rows * sizeof *r->row_line);
+    if (!r->row_line) goto oom;
+    if (tokenize_batch(r, err) != TL_OK) goto fail;
+    if (decide_types(r, opt ? opt->schema : NULL, hints, err) != TL_OK) goto fail;
+    r->n_open = r->schema.n_fields;
+    /* every column has room for a whole batch from now on */
+    for (int c = 0; c < r->n_open; c++) {
+        NdCol *col = &r->cols[c];
+        if (col->cap < r->max_rows) {
+            NdField *g = tl_realloc(col->f, (size_t)r->max_rows * sizeof *g);
+            if (!g) goto oom;
+            memset(g + col->cap, 0, (size_t)(r->max_rows - col->cap) * sizeof *g);
+            col->f = g;
+            col->cap = r->max_rows;
+        }
+    }
+    r->base.stats.converted = tl_calloc((size_t)r->n_open + 1, sizeof(int64_t));
+    all = tl_malloc(((size_t)r->n_open + 1) * sizeof *all);
+    if (!r->base.stats.converted || !all) goto oom;
+    for (int i = 0; i < r->n_open; i++) all[i] = i;
+    if (nd_project(&r->base, all, r->n_open, err) != TL_OK) goto fail;
+    tl_free(all);
+    *out = &r->base;
+    return TL_OK;
+oom:
+    tl_error_oom(err);
+fail:
+    tl_free(all);
+    nd_close(&r->base);
+    return err->code;
 }
