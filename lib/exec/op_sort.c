@@ -339,7 +339,7 @@ static TlStatus consume(SortOp *s, TlError *err)
         }
         tl_batch_free(b);
         TL_TRY(st);
-        if (s->limit >= 0 && s->pool_rows >= 2 * s->limit &&
+        if (s->limit >= 0 && s->pool_rows / 2 >= s->limit &&
             s->pool_rows >= 4096)
             TL_TRY(compact(s, err));
     }

@@ -392,6 +392,48 @@ TL_TEST(sort_two_keys)
     tl_ea_free(&ea);
 }
 
+/* A computed key (not a plain column): sort by -k equals sort by k desc,
+ * for the full sort and for top-k. */
+TL_TEST(sort_expression_key)
+{
+    TlError err = {0};
+    TlExprArena ea;
+    tl_ea_init(&ea, &err);
+    TlSchema sc;
+    schema2(&sc, TL_TINT64, TL_TINT64);
+    int64_t v[] = {3, 1, 4, 1, 5, 9, 2, 6, 5, 3};
+    TlArray *cols[2] = {ints(v, 10, INT64_MIN), seq(10)};
+    TlExprId k = col_expr(&ea, 0, TL_TINT64), neg;
+    TlExpr e = {0};
+    e.kind = TL_X_CALL;
+    e.op = TL_OP_NEG;
+    e.type = TL_TINT64;
+    e.col = -1;
+    CHECK(tl_ea_push(&ea, &e, &k, 1, &neg, &err) == TL_OK);
+    TlStatus st;
+    TlArray *want = sort_op(cols[0], true, false, -1, 3, &st);
+    for (int64_t limit = -1; limit <= 10; limit += 4) {
+        TlOperator *op = NULL;
+        CHECK(tl_op_sort_new(source(&sc, cols, 10, 3), &ea, &neg, NULL, NULL, 1, limit,
+                             &op, &err) == TL_OK);
+        TlArray *out[2];
+        drain(op, out, 2, &st, &err);
+        CHECK(st == TL_OK);
+        int64_t n = limit < 0 ? 10 : limit;
+        CHECK_EQ_INT(out[1]->length, n);
+        for (int64_t i = 0; i < n && i < out[1]->length; i++)
+            CHECK_EQ_INT(tl_array_i64(out[1])[i], tl_array_i64(want)[i]);
+        op->free(op);
+        tl_array_release(out[0]);
+        tl_array_release(out[1]);
+    }
+    tl_array_release(want);
+    tl_array_release(cols[0]);
+    tl_array_release(cols[1]);
+    tl_schema_free(&sc);
+    tl_ea_free(&ea);
+}
+
 /* ------------------------------------------------- distinct, limit-by */
 
 TL_TEST(distinct_subsets_and_limit_by)
@@ -459,6 +501,7 @@ int main(void)
     TL_RUN(sort_strings_desc);
     TL_RUN(topk_equals_sort_head);
     TL_RUN(sort_two_keys);
+    TL_RUN(sort_expression_key);
     TL_RUN(distinct_subsets_and_limit_by);
     return tl_test_summary(__FILE__);
 }
