@@ -65,6 +65,10 @@ const char cli_help_text[] =
 "  -f, --file PIPELINE     read inputs and steps from a JSON pipeline file\n"
 "  --from FMT, --to FMT    input / output format: csv, tsv, ndjson, ...\n"
 "  --delimiter C           CSV field separator: one character or '\\t'\n"
+"  --out-delimiter C       CSV output field separator (default ,)\n"
+"  --with-filename         add a column `filename`: the input each row came from\n"
+"  --compress-level N      for -o FILE.gz (1-9, default 6) or FILE.zst (1-22,\n"
+"                          default 3); inputs and -o may end in .gz or .zst\n"
 "  --null STR              read fields equal to STR as null\n"
 "  --no-header             the first line is data (columns column1, ...)\n"
 "  --schema 'NAME:TYPE,...'  fix column types (int float bool string date\n"
@@ -85,6 +89,7 @@ typedef enum FlagId {
     F_HEAD, F_BY, F_DISTINCT, F_JOIN, F_ON, F_HOW, F_SUFFIX,
     F_DELIMITER, F_NULL, F_NO_HEADER, F_SCHEMA, F_FROM, F_TO, F_OUTPUT,
     F_FILE, F_THREADS, F_STATS, F_NO_OPTIMIZE, F_HELP, F_VERSION,
+    F_OUT_DELIMITER, F_WITH_FILENAME, F_COMPRESS_LEVEL,
 } FlagId;
 
 typedef struct Flag {
@@ -111,6 +116,9 @@ static const Flag flags[] = {
     {"--stats", F_STATS, ARG_NONE},      {"--no-optimize", F_NO_OPTIMIZE, ARG_NONE},
     {"--help", F_HELP, ARG_NONE},        {"-h", F_HELP, ARG_NONE},
     {"--version", F_VERSION, ARG_NONE},
+    {"--out-delimiter", F_OUT_DELIMITER, ARG_REQ},
+    {"--with-filename", F_WITH_FILENAME, ARG_NONE},
+    {"--compress-level", F_COMPRESS_LEVEL, ARG_REQ},
 };
 #define N_FLAGS ((int)(sizeof flags / sizeof flags[0]))
 
@@ -157,6 +165,7 @@ typedef struct Parser {
     /* options given on the command line (override a pipeline file's) */
     bool set_output, set_from, set_to, set_delim, set_null, set_no_header,
         set_schema, set_threads, set_stats, set_no_optimize;
+    bool set_out_delim, set_with_filename, set_compress_level;
 } Parser;
 
 static int usage(Parser *p, const char *fmt, ...)
@@ -407,6 +416,28 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
         s->threads = (int)n;
         return 0;
     }
+    case F_OUT_DELIMITER: {
+        char keep = s->delimiter;
+        int r2;
+        p->set_out_delim = true;
+        if ((r2 = parse_delimiter(p, typed, v))) return r2;
+        s->out_delimiter = s->delimiter;
+        s->delimiter = keep;
+        return 0;
+    }
+    case F_WITH_FILENAME:
+        p->set_with_filename = true;
+        s->with_filename = true;
+        return 0;
+    case F_COMPRESS_LEVEL: {
+        int64_t n;
+        if (!parse_count(v, &n) || n < 1 || n > 22)
+            return usage(p, "%s: expected a level from 1 to 22, got \"%s\"",
+                         typed, v);
+        p->set_compress_level = true;
+        s->compress_level = (int)n;
+        return 0;
+    }
     case F_STATS:
         p->set_stats = true;
         s->stats = true;
@@ -473,6 +504,9 @@ static int merge_overrides(Parser *p, TallySpec *cli, TallySpec *file_spec)
     if (p->set_no_header) file_spec->no_header = true;
     if (p->set_threads) file_spec->threads = cli->threads;
     if (p->set_stats) file_spec->stats = true;
+    if (p->set_out_delim) file_spec->out_delimiter = cli->out_delimiter;
+    if (p->set_with_filename) file_spec->with_filename = true;
+    if (p->set_compress_level) file_spec->compress_level = cli->compress_level;
     if (p->set_no_optimize) file_spec->no_optimize = true;
     return 0;
 }

@@ -18,6 +18,7 @@
  */
 #include "fmt_impl.h"
 #include "compress.h"
+#include "filename.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -210,6 +211,7 @@ TlStatus tl_reader_open(const char *path, const TlReadOptions *opt,
     static const TlReadOptions defaults = {0};
     const char *fmt = NULL;
     char delim;
+    TlStatus st;
     *out = NULL;
     if (!opt) opt = &defaults;
     if (strcmp(path, "-") != 0) fmt = tl_format_from_path(path, NULL);
@@ -221,14 +223,19 @@ TlStatus tl_reader_open(const char *path, const TlReadOptions *opt,
     }
     if (!fmt && strcmp(path, "-") == 0) TL_TRY(tl_stdin_sniff(&fmt, err));
     if (!fmt) fmt = "csv";
-    if (strcmp(fmt, "ndjson") == 0)
-        return tl_ndjson_reader_open(path, opt, hints, out, err);
-    if (strcmp(fmt, "csv") != 0 && strcmp(fmt, "tsv") != 0)
+    if (strcmp(fmt, "ndjson") == 0) {
+        st = tl_ndjson_reader_open(path, opt, hints, out, err);
+    } else if (strcmp(fmt, "csv") != 0 && strcmp(fmt, "tsv") != 0) {
         return tl_error(err, TL_ERR_USAGE,
                         "cannot read \"%s\": the %s format is not supported yet",
                         path, fmt);
-    delim = opt->delimiter ? opt->delimiter : strcmp(fmt, "tsv") == 0 ? '\t' : ',';
-    return tl_csv_reader_open(path, opt, delim, hints, out, err);
+    } else {
+        delim = opt->delimiter ? opt->delimiter : strcmp(fmt, "tsv") == 0 ? '\t' : ',';
+        st = tl_csv_reader_open(path, opt, delim, hints, out, err);
+    }
+    if (st == TL_OK && opt->with_filename)
+        st = tl_filename_reader_wrap(path, out, err); /* filename.c */
+    return st;
 }
 
 /* The reader's columns and their current types. */

@@ -31,6 +31,7 @@ typedef struct TlReadOptions {
     bool no_header;          /* columns are named column1, column2, ... */
     const TlSchema *schema;  /* --schema: fixed types by name (others inferred) */
     const char *from;        /* format override ("csv", "tsv"), or NULL */
+    bool with_filename;      /* add a `filename` column (formats/filename.c) */
 } TlReadOptions;
 
 typedef struct TlReaderStats {
@@ -68,6 +69,10 @@ typedef struct TlSink TlSink;
  * so a restart can discard it. */
 TlStatus tl_sink_open(const char *path, TlSink **out, TlError *err);
 TlStatus tl_sink_write(TlSink *s, const void *data, size_t n, TlError *err);
+/* Compress a file sink's output: comp "gz" or "zst" (NULL: none), level 0:
+ * the default (gzip 6, zstd 3).  Call before writing (formats/compress.c). */
+TlStatus tl_sink_set_compression(TlSink *s, const char *comp, int level,
+                                 TlError *err);
 /* Discard everything written so far (restart). */
 TlStatus tl_sink_reset(TlSink *s, TlError *err);
 /* Make the output visible: fsync + rename, or copy to stdout.  EPIPE on

@@ -12,11 +12,16 @@
  *                temporary file beyond that
  *                commit: copy the spill file, then the memory, to fd 1
  *
+ * A file sink may compress (tl_sink_set_compression, compress.c): the
+ * buffered bytes then pass through a gzip or zstd stream on their way to the
+ * temporary file; a reset starts a new stream, commit ends it.
+ *
  * Write errors name the output path ("cannot write \"out.csv\": No space left
  * on device").  EPIPE on standard output is TL_ERR_PIPE, which the CLI turns
  * into a quiet exit (SIGPIPE is ignored by main).
  */
 #include "format.h"
+#include "compress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,6 +41,7 @@ struct TlSink {
     int fd;              /* file sink: temp fd; stdout sink: spill fd; or -1 */
     FILE *spill;         /* stdout sink: the spill file (tmpfile) */
     bool spilled;        /* stdout sink: spill holds bytes */
+    TlCompressor *z;     /* file sink: compresses on the way out, or NULL */
     uint8_t *buf;        /* pending bytes */
     size_t len, cap;
 };
@@ -89,13 +95,46 @@ static TlStatus spill_memory(TlSink *s, TlError *err)
     return TL_OK;
 }
 
+/* file sink: data[0..n) to the temporary file as is (TlEmitFn). */
+static TlStatus emit_fd(void *ctx, const uint8_t *data, size_t n, TlError *err)
+{
+    TlSink *s = ctx;
+    int e = write_all(s->fd, data, n);
+    if (e) return write_error(s, e, err);
+    return TL_OK;
+}
+
+/* file sink: data[0..n) to the temporary file, through the compressor if
+ * there is one (finish ends its stream). */
+static TlStatus put_file(TlSink *s, const uint8_t *data, size_t n, bool finish,
+                         TlError *err)
+{
+    if (s->z) return tl_compressor_write(s->z, data, n, finish, emit_fd, s, err);
+    return emit_fd(s, data, n, err);
+}
+
 /* file sink: write the buffer to the temporary file. */
 static TlStatus flush_file(TlSink *s, TlError *err)
 {
-    int e = write_all(s->fd, s->buf, s->len);
-    if (e) return write_error(s, e, err);
+    TL_TRY(put_file(s, s->buf, s->len, false, err));
     s->len = 0;
     return TL_OK;
+}
+
+/* Compress a file sink's output: comp "gz" or "zst" (NULL or "": none),
+ * level 0 for the default.  Call before the first write.  Errors:
+ * TL_ERR_USAGE (bad level, or standard output), TL_ERR_OOM. */
+TlStatus tl_sink_set_compression(TlSink *s, const char *comp, int level,
+                                 TlError *err)
+{
+    TlCompression c = tl_compression_from_name(comp);
+    if (c == TL_COMP_NONE) return TL_OK;
+    if (s->to_stdout)
+        return tl_error(err, TL_ERR_USAGE,
+                        "compressed output needs a file (-o FILE.%s)", comp);
+    tl_compressor_free(s->z);
+    s->z = NULL;
+    return tl_compressor_new(c, level, &s->z, err);
 }
 
 /* Open a sink: path NULL (or "-") means standard output.  A file sink creates its
@@ -197,11 +236,7 @@ TlStatus tl_sink_write(TlSink *s, const void *data, size_t n, TlError *err)
     }
     if (s->len + n > s->cap) {
         TL_TRY(flush_file(s, err));
-        if (n >= s->cap) {
-            int e = write_all(s->fd, d, n);
-            if (e) return write_error(s, e, err);
-            return TL_OK;
-        }
+        if (n >= s->cap) return put_file(s, d, n, false, err);
     }
     memcpy(s->buf + s->len, d, n);
     s->len += n;
@@ -226,6 +261,7 @@ TlStatus tl_sink_reset(TlSink *s, TlError *err)
     if (s->committed) return tl_error(err, TL_ERR_IO, "internal: reset after commit");
     if (ftruncate(s->fd, 0) != 0 || lseek(s->fd, 0, SEEK_SET) != 0)
         return write_error(s, errno, err);
+    if (s->z) TL_TRY(tl_compressor_reset(s->z, err));
     return TL_OK;
 }
 
@@ -271,6 +307,7 @@ TlStatus tl_sink_commit(TlSink *s, TlError *err)
         return TL_OK;
     }
     TL_TRY(flush_file(s, err));
+    if (s->z) TL_TRY(put_file(s, NULL, 0, true, err));
     while (fsync(s->fd) != 0) {
         if (errno == EINTR) continue;
         if (errno == EINVAL || errno == EROFS) break; /* cannot sync: fine */
@@ -313,6 +350,7 @@ void tl_sink_close(TlSink *s)
     if (s->tmp_path) unlink(s->tmp_path);
     tl_free(s->tmp_path);
     tl_free(s->path);
+    tl_compressor_free(s->z);
     tl_free(s->buf);
     tl_free(s);
 }

@@ -80,6 +80,9 @@ typedef struct TallySpec {
     bool no_optimize;
     char *spec_dir;         /* folder of the pipeline file: inputs/outputs are
                                relative to it; NULL for the flag form */
+    bool with_filename;     /* --with-filename: add a `filename` column */
+    char out_delimiter;     /* --out-delimiter for CSV output; 0: ',' */
+    int compress_level;     /* --compress-level for -o x.gz / x.zst; 0: default */
 } TallySpec;
 
 /* Allocation for spec strings (through the one allocator hook). */

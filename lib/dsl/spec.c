@@ -10,7 +10,8 @@
  *     "steps": [ {STEP}, ... ],
  *     "output": "out.csv",
  *     "delimiter": ",", "null": "NA", "no_header": false,
- *     "schema": "a:int,b:string", "from": "csv", "to": "csv", "threads": 4 }
+ *     "schema": "a:int,b:string", "from": "csv", "to": "csv", "threads": 4,
+ *     "with_filename": false, "out_delimiter": ";", "compress_level": 9 }
  *
  *   STEP is an object with one step key:
  *     {"filter": "EXPR"}              {"select": ["EXPR [as NAME]", ...]}
@@ -519,9 +520,12 @@ static int step(Ctx *c, const cJSON *v)
 
 static const char *const top_keys[] = {"inputs", "input", "steps", "output",
                                        "delimiter", "null", "no_header",
-                                       "schema", "from", "to", "threads"};
+                                       "schema", "from", "to", "threads",
+                                       "with_filename", "out_delimiter",
+                                       "compress_level"};
 enum { T_INPUTS, T_INPUT, T_STEPS, T_OUTPUT, T_DELIM, T_NULL, T_NO_HEADER,
-       T_SCHEMA, T_FROM, T_TO, T_THREADS, T_COUNT };
+       T_SCHEMA, T_FROM, T_TO, T_THREADS, T_WITH_FILENAME, T_OUT_DELIM,
+       T_COMPRESS_LEVEL, T_COUNT };
 
 static int push_input(Ctx *c, const char *s)
 {
@@ -587,6 +591,28 @@ static int top_value(Ctx *c, int k, const cJSON *v)
         if (!cJSON_IsBool(v)) return fail(c, "expected true or false");
         sp->no_header = cJSON_IsTrue(v);
         return 0;
+    case T_WITH_FILENAME:
+        if (!cJSON_IsBool(v)) return fail(c, "expected true or false");
+        sp->with_filename = cJSON_IsTrue(v);
+        return 0;
+    case T_OUT_DELIM:
+        if (cJSON_IsString(v) && v->valuestring && strcmp(v->valuestring, "\\t") == 0) {
+            sp->out_delimiter = '\t';
+            return 0;
+        }
+        if (!cJSON_IsString(v) || !v->valuestring || strlen(v->valuestring) != 1 ||
+            v->valuestring[0] == '\n' || v->valuestring[0] == '\r' ||
+            v->valuestring[0] == '"')
+            return fail(c, "expected a single character such as \",\" or \"\\t\"");
+        sp->out_delimiter = v->valuestring[0];
+        return 0;
+    case T_COMPRESS_LEVEL: {
+        int64_t n;
+        if (get_count(c, v, 22, &n)) return -1;
+        if (n < 1) return fail(c, "expected a level from 1 to 22");
+        sp->compress_level = (int)n;
+        return 0;
+    }
     case T_THREADS: {
         int64_t n;
         if (get_count(c, v, 4096, &n)) return -1;

@@ -5,6 +5,12 @@
  *
  *   read options   delimiter, --null, --no-header, --schema (parsed here),
  *                  --from; inputs expanded (globs, the pipeline file's folder)
+ *                  into one list with one group per scan: the main inputs,
+ *                  then every join's right side (nested pipelines included)
+ *                  in the order the planner meets them (steps in order,
+ *                  depth first).  A right side's options default to its
+ *                  enclosing pipeline's (delimiter, null, no_header, from;
+ *                  not the schema).
  *   attempt        build the plan (opens the readers, learns the schemas)
  *                  -> optimize (unless --no-optimize) -> operators
  *                  -> pull batches from the root into the writer
@@ -38,6 +44,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The inputs of one scan: r->display/paths/hints [first, first + n). */
+typedef struct Group {
+    int first, n;
+    TlReadOptions read;
+    TlSchema fixed;           /* --schema / --join-schema */
+    bool has_schema;
+} Group;
+
 typedef struct Run {
     const TallySpec *spec;
     TallyMode mode;
@@ -46,8 +60,12 @@ typedef struct Run {
     char **display, **paths;  /* expanded inputs */
     int n_inputs, cap_inputs;
     TlTypeHints *hints;       /* per input */
+    Group *groups;            /* groups[0]: the main inputs */
+    int n_groups, cap_groups;
+    TlPlanGroup *plan_groups; /* per group, for the planner */
     char *out_path;           /* NULL: standard output */
     const char *out_format;   /* "csv" / "tsv" */
+    const char *out_comp;     /* "gz" / "zst" from the -o suffix, or NULL */
     TlSink *sink;
     TlExecStats stats;
     int64_t rows_written;
@@ -74,7 +92,7 @@ static char *trim(char *s)
 
 /* --schema 'name:type,...' into r->fixed.  A name may be double-quoted
  * ("unit price":float); the type is the text after the last colon. */
-static TlStatus parse_schema(Run *r, const char *text, TlError *err)
+static TlStatus parse_schema(TlSchema *fixed, const char *text, TlError *err)
 {
     char *copy = tl_strdup(text), *item, *save = NULL;
     TlStatus st = TL_OK;
@@ -106,12 +124,12 @@ static TlStatus parse_schema(Run *r, const char *text, TlError *err)
                           name);
             break;
         }
-        if (tl_schema_find(&r->fixed, name) >= 0) {
+        if (tl_schema_find(fixed, name) >= 0) {
             st = tl_error(err, TL_ERR_USAGE, "--schema: column \"%s\" given twice",
                           name);
             break;
         }
-        st = tl_schema_add(&r->fixed, name, t, err);
+        st = tl_schema_add(fixed, name, t, err);
     }
     tl_free(copy);
     return st;
@@ -154,10 +172,9 @@ static TlStatus add_input(Run *r, const char *display, const char *path,
 
 /* Inputs: relative to the pipeline file's folder; a pattern with * ? [ that
  * names no file is expanded (sorted), and must match something. */
-static TlStatus expand_inputs(Run *r, TlError *err)
+static TlStatus expand_inputs(Run *r, const TallySpec *s, const char *dir,
+                              TlError *err)
 {
-    const TallySpec *s = r->spec;
-    const char *dir = s->spec_dir;
     size_t dl = dir ? strlen(dir) : 0;
     for (int i = 0; i < s->n_inputs; i++) {
         const char *in = s->inputs[i];
@@ -188,23 +205,90 @@ static TlStatus expand_inputs(Run *r, TlError *err)
         tl_free(path);
         TL_TRY(st);
     }
-    if (r->n_inputs == 0) return tl_error(err, TL_ERR_USAGE, "no input given");
+    return TL_OK;
+}
+
+/* A group for spec s (read options from `parent` unless s sets them), then
+ * one per join step's right side, depth first. */
+static TlStatus add_group(Run *r, const TallySpec *s, const TlReadOptions *parent,
+                          const char *dir, int depth, TlError *err)
+{
+    TlReadOptions read;
+    Group *g;
+    int gi;
+    if (depth > 64)
+        return tl_error(err, TL_ERR_USAGE, "joins are nested too deeply");
+    if (r->n_groups == r->cap_groups) {
+        int nc = r->cap_groups ? r->cap_groups * 2 : 4;
+        Group *v = tl_realloc(r->groups, (size_t)nc * sizeof *v);
+        if (!v) return tl_error_oom(err);
+        r->groups = v;
+        r->cap_groups = nc;
+    }
+    gi = r->n_groups++;
+    g = &r->groups[gi];
+    memset(g, 0, sizeof *g);
+    if (parent) g->read = *parent;
+    g->read.schema = NULL;
+    if (s->delimiter) g->read.delimiter = s->delimiter;
+    if (s->null_text) g->read.null_text = s->null_text;
+    if (s->no_header) g->read.no_header = true;
+    if (s->from) g->read.from = s->from;
+    g->read.with_filename = s->with_filename;
+    if (s->schema) {
+        g->has_schema = true;
+        TL_TRY(parse_schema(&g->fixed, s->schema, err));
+    }
+    g->first = r->n_inputs;
+    TL_TRY(expand_inputs(r, s, dir, err));
+    g = &r->groups[gi];
+    g->n = r->n_inputs - g->first;
+    if (g->n == 0)
+        return tl_error(err, TL_ERR_USAGE, gi ? "no input given for a join"
+                                              : "no input given");
+    read = g->read;
+    for (int i = 0; i < s->n_steps; i++) {
+        const TallyStep *st = &s->steps[i];
+        if (st->kind != TALLY_STEP_JOIN || !st->join_spec) continue;
+        TL_TRY(add_group(r, st->join_spec, &read,
+                         st->join_spec->spec_dir ? st->join_spec->spec_dir : dir,
+                         depth + 1, err));
+    }
+    return TL_OK;
+}
+
+/* Every group's inputs, then the hints and the planner's view. */
+static TlStatus expand_all(Run *r, TlError *err)
+{
+    int stdin_groups = 0;
+    TL_TRY(add_group(r, r->spec, NULL, r->spec->spec_dir, 0, err));
+    for (int k = 0; k < r->n_groups; k++) {
+        Group *g = &r->groups[k];
+        bool std = false;
+        if (g->has_schema) g->read.schema = &g->fixed;
+        for (int i = g->first; i < g->first + g->n; i++)
+            if (strcmp(r->paths[i], "-") == 0) std = true;
+        stdin_groups += std;
+    }
+    if (stdin_groups > 1)
+        return tl_error(err, TL_ERR_USAGE,
+                        "standard input (-) can feed only one side of a join");
+    r->read = r->groups[0].read;
     r->hints = tl_calloc((size_t)r->n_inputs, sizeof *r->hints);
-    return r->hints ? TL_OK : tl_error_oom(err);
+    r->plan_groups = tl_calloc((size_t)r->n_groups, sizeof *r->plan_groups);
+    if (!r->hints || !r->plan_groups) return tl_error_oom(err);
+    for (int k = 0; k < r->n_groups; k++) {
+        r->plan_groups[k].first = r->groups[k].first;
+        r->plan_groups[k].n = r->groups[k].n;
+        r->plan_groups[k].read = &r->groups[k].read;
+    }
+    return TL_OK;
 }
 
 static TlStatus prepare(Run *r, TlError *err)
 {
     const TallySpec *s = r->spec;
-    r->read.delimiter = s->delimiter;
-    r->read.null_text = s->null_text;
-    r->read.no_header = s->no_header;
-    r->read.from = s->from;
-    if (s->schema) {
-        TL_TRY(parse_schema(r, s->schema, err));
-        r->read.schema = &r->fixed;
-    }
-    TL_TRY(expand_inputs(r, err));
+    TL_TRY(expand_all(r, err));
     if (r->mode == TALLY_RUN && s->output && strcmp(s->output, "-") != 0) {
         r->out_path = join_path(s->spec_dir, s->output);
         if (!r->out_path) return tl_error_oom(err);
@@ -215,19 +299,21 @@ static TlStatus prepare(Run *r, TlError *err)
 /* The output format: --to, else the -o suffix, else CSV. */
 static TlStatus output_format(Run *r, TlError *err)
 {
-    const char *fmt = r->spec->to, *comp = NULL;
-    if (!fmt && r->out_path) {
-        fmt = tl_format_from_path(r->out_path, &comp);
-        if (comp)
-            return tl_error(err, TL_ERR_USAGE,
-                            "unsupported output compression \"%s\"", comp);
-    }
+    const char *fmt = r->spec->to, *sfx = NULL;
+    if (r->out_path) sfx = tl_format_from_path(r->out_path, &r->out_comp);
+    if (!fmt) fmt = sfx;
+    if (r->spec->compress_level && !r->out_comp)
+        return tl_error(err, TL_ERR_USAGE, "--compress-level needs a compressed "
+                        "output (-o FILE.gz or -o FILE.zst)");
     if (!fmt) fmt = "csv";
     if (strcasecmp(fmt, "csv") == 0) r->out_format = "csv";
     else if (strcasecmp(fmt, "tsv") == 0) r->out_format = "tsv";
     else if (strcasecmp(fmt, "ndjson") == 0 || strcasecmp(fmt, "jsonl") == 0)
         r->out_format = "ndjson";
     else return tl_error(err, TL_ERR_USAGE, "unsupported output format \"%s\"", fmt);
+    if (r->spec->out_delimiter && strcmp(r->out_format, "csv") != 0)
+        return tl_error(err, TL_ERR_USAGE,
+                        "--out-delimiter applies to CSV output, not %s", r->out_format);
     return TL_OK;
 }
 
@@ -267,7 +353,7 @@ static TlStatus collect_converted(Run *r, const TlPlan *p, TlError *err)
         return tl_error_oom(err);
     }
     s[0] = '\0';
-    for (int i = 0; i < p->n_inputs; i++) {
+    for (int i = 0; i < (int)tl_plan_node(p, p->scan)->n_in; i++) {
         const TlReaderStats *rs = tl_reader_stats(p->inputs[i].reader);
         if (!rs->converted) continue;
         for (int j = 0; j < u->n_fields; j++)
@@ -304,6 +390,8 @@ static TlStatus build_plan(Run *r, bool no_steps, TlPlan **out, TlError *err)
     po.n_inputs = r->n_inputs;
     po.read = &r->read;
     po.hints = r->hints;
+    po.groups = r->plan_groups;
+    po.n_groups = r->n_groups;
     po.no_steps = no_steps;
     TL_TRY(tl_plan_build(r->spec, &po, out, err));
     if (!no_steps && !r->spec->no_optimize) {
@@ -373,6 +461,7 @@ static TlStatus attempt(Run *r, TlError *err)
     if (!schema_mode) {
         memset(&wo, 0, sizeof wo);
         wo.delimiter = strcmp(r->out_format, "tsv") == 0 ? '\t' : ',';
+        if (r->spec->out_delimiter) wo.delimiter = r->spec->out_delimiter;
         wo.header = true;
         st = tl_writer_open(r->sink, r->out_format, root->schema, &wo, &w, err);
         if (st != TL_OK) goto done;
@@ -462,6 +551,9 @@ static TlStatus run(Run *r, TlError *err)
     if (r->mode == TALLY_EXPLAIN) return run_explain(r, err);
     if (r->mode == TALLY_RUN) TL_TRY(output_format(r, err));
     TL_TRY(tl_sink_open(r->out_path, &r->sink, err));
+    if (r->out_comp)
+        TL_TRY(tl_sink_set_compression(r->sink, r->out_comp,
+                                       r->spec->compress_level, err));
     TL_TRY(run_loop(r, err));
     TL_TRY(tl_sink_commit(r->sink, err));
     if (r->spec->stats) print_stats(r);
@@ -493,6 +585,9 @@ int tally_run(const TallySpec *spec, TallyMode mode, TallyError *uerr)
     tl_free(r.out_path);
     tl_free(r.converted);
     tl_schema_free(&r.fixed);
+    for (int k = 0; k < r.n_groups; k++) tl_schema_free(&r.groups[k].fixed);
+    tl_free(r.groups);
+    tl_free(r.plan_groups);
     tl_stdin_cache_free();
 
     if (st == TL_ERR_PIPE) st = TL_OK;
