@@ -59,6 +59,11 @@ const char cli_help_text[] =
 "  --head N [--by LIST]           first N rows (of each group); also --limit\n"
 "  --distinct [LIST]              drop duplicate rows (on LIST, keep the first)\n"
 "  --join INPUT --on KEYS [--how inner|left|right|full|semi|anti] [--suffix S]\n"
+"                                 join with INPUT on KEYS ('id', 'a,b',\n"
+"                                 'left_name=right_name'); --suffix (default\n"
+"                                 _right) renames clashing right columns;\n"
+"                                 --join-delimiter C, --join-schema S,\n"
+"                                 --join-from FMT read INPUT\n"
 "\n"
 "Options:\n"
 "  -o, --output FILE       write FILE (format from its suffix), not stdout\n"
@@ -87,6 +92,7 @@ typedef enum FlagArg { ARG_NONE, ARG_REQ, ARG_OPT } FlagArg;
 typedef enum FlagId {
     F_FILTER, F_SELECT, F_WITH, F_DROP, F_RENAME, F_GROUP_BY, F_AGG, F_SORT,
     F_HEAD, F_BY, F_DISTINCT, F_JOIN, F_ON, F_HOW, F_SUFFIX,
+    F_JOIN_DELIMITER, F_JOIN_SCHEMA, F_JOIN_FROM,
     F_DELIMITER, F_NULL, F_NO_HEADER, F_SCHEMA, F_FROM, F_TO, F_OUTPUT,
     F_FILE, F_THREADS, F_STATS, F_NO_OPTIMIZE, F_HELP, F_VERSION,
     F_OUT_DELIMITER, F_WITH_FILENAME, F_COMPRESS_LEVEL,
@@ -119,6 +125,9 @@ static const Flag flags[] = {
     {"--out-delimiter", F_OUT_DELIMITER, ARG_REQ},
     {"--with-filename", F_WITH_FILENAME, ARG_NONE},
     {"--compress-level", F_COMPRESS_LEVEL, ARG_REQ},
+    {"--join-delimiter", F_JOIN_DELIMITER, ARG_REQ},
+    {"--join-schema", F_JOIN_SCHEMA, ARG_REQ},
+    {"--join-from", F_JOIN_FROM, ARG_REQ},
 };
 #define N_FLAGS ((int)(sizeof flags / sizeof flags[0]))
 
@@ -240,7 +249,8 @@ static bool parse_count(const char *s, int64_t *out)
     return true;
 }
 
-static int parse_delimiter(Parser *p, const char *flag, const char *v)
+static int parse_delimiter(Parser *p, const char *flag, const char *v,
+                           char *slot)
 {
     char c;
     if (strcmp(v, "\\t") == 0 || strcmp(v, "tab") == 0) c = '\t';
@@ -251,7 +261,7 @@ static int parse_delimiter(Parser *p, const char *flag, const char *v)
     if (c == '"' || c == '\n' || c == '\r')
         return usage(p, "%s: a quote or a line break cannot separate fields",
                      flag);
-    p->spec->delimiter = c;
+    *slot = c;
     return 0;
 }
 
@@ -285,8 +295,10 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
     TallyStep *st = NULL;
     int rc;
     bool is_modifier = f->id == F_AGG || f->id == F_BY || f->id == F_ON ||
-                       f->id == F_HOW || f->id == F_SUFFIX;
-    bool is_step = f->id <= F_SUFFIX;
+                       f->id == F_HOW || f->id == F_SUFFIX ||
+                       f->id == F_JOIN_DELIMITER || f->id == F_JOIN_SCHEMA ||
+                       f->id == F_JOIN_FROM;
+    bool is_step = f->id <= F_JOIN_FROM;
 
     /* A modifier completes its step; another step closes the context.
      * Options (-o, --threads, ...) may stand in between. */
@@ -349,6 +361,11 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
     case F_JOIN:
         if ((rc = add_step(p, TALLY_STEP_JOIN, typed, NULL, true, &st))) return rc;
         if (!(st->join_input = tally_strdup(v))) return oom(p);
+        /* the right side: a pipeline of one input, no steps */
+        if (!(st->join_spec = tally_alloc(sizeof *st->join_spec))) return oom(p);
+        if (!(st->join_spec->inputs = tally_alloc(sizeof(char *)))) return oom(p);
+        if (!(st->join_spec->inputs[0] = tally_strdup(v))) return oom(p);
+        st->join_spec->n_inputs = 1;
         p->ctx = CTX_JOIN;
         p->ctx_step = s->n_steps - 1;
         p->ctx_flag = typed;
@@ -375,9 +392,19 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
     case F_SUFFIX:
         if ((rc = need_step_ctx(p, typed, CTX_JOIN, "--join INPUT"))) return rc;
         return set_str(p, &s->steps[p->ctx_step].suffix, v);
+    case F_JOIN_DELIMITER:
+        if ((rc = need_step_ctx(p, typed, CTX_JOIN, "--join INPUT"))) return rc;
+        return parse_delimiter(p, typed, v,
+                               &s->steps[p->ctx_step].join_spec->delimiter);
+    case F_JOIN_SCHEMA:
+        if ((rc = need_step_ctx(p, typed, CTX_JOIN, "--join INPUT"))) return rc;
+        return set_str(p, &s->steps[p->ctx_step].join_spec->schema, v);
+    case F_JOIN_FROM:
+        if ((rc = need_step_ctx(p, typed, CTX_JOIN, "--join INPUT"))) return rc;
+        return set_str(p, &s->steps[p->ctx_step].join_spec->from, v);
     case F_DELIMITER:
         p->set_delim = true;
-        return parse_delimiter(p, typed, v);
+        return parse_delimiter(p, typed, v, &s->delimiter);
     case F_NULL:
         p->set_null = true;
         return set_str(p, &s->null_text, v);
@@ -420,8 +447,7 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
         char keep = s->delimiter;
         int r2;
         p->set_out_delim = true;
-        if ((r2 = parse_delimiter(p, typed, v))) return r2;
-        s->out_delimiter = s->delimiter;
+        if ((r2 = parse_delimiter(p, typed, v, &s->out_delimiter))) return r2;
         s->delimiter = keep;
         return 0;
     }

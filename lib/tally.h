@@ -61,6 +61,13 @@ typedef struct TallyStep {
     char *join_input;       /* join */
     char *how;              /* join: inner (NULL), left, right, full, semi, anti */
     char *suffix;           /* join: default "_right" */
+    struct TallySpec *join_spec; /* join: the right side as a pipeline of its
+                               own (inputs, steps, read options; output, to,
+                               threads unused).  The flag form makes one
+                               from join_input and --join-delimiter,
+                               --join-schema, --join-from.  Its unset
+                               delimiter, null, no_header and from are
+                               taken from the enclosing spec. */
 } TallyStep;
 
 typedef struct TallySpec {

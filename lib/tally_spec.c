@@ -126,6 +126,10 @@ void tally_spec_free(TallySpec *spec)
         tl_free(st->join_input);
         tl_free(st->how);
         tl_free(st->suffix);
+        if (st->join_spec) {
+            tally_spec_free(st->join_spec);
+            tl_free(st->join_spec);
+        }
     }
     tl_free(spec->steps);
     tl_free(spec->output);

@@ -24,6 +24,10 @@
  *     {"limit": N, "by": ["KEY", ...]}
  *     {"distinct": true | ["NAME", ...]}
  *     {"join": {"input": "b.csv", "on": ["k"], "how": "left", "suffix": "_r"}}
+ *       "input" may also be a pipeline object of its own, {"inputs": [...],
+ *       "steps": [...], "delimiter": ..., "schema": ..., ...} (no "output",
+ *       "to" or "threads"): the right side is filtered or aggregated first.
+ *       Either way the step gets a join_spec.
  *
  * Every text keeps its JSON pointer as origin ("/steps/2/filter",
  * "/steps/1/select/0", "/steps/3/agg/total"), so expression errors later
@@ -332,6 +336,40 @@ static TallyStep *new_step(Ctx *c, TallyStepKind kind)
         path_pop(c, mark_);                                                    \
     } while (0)
 
+static int top(Ctx *c, const cJSON *root);
+
+/* The right side of a join: a file name, or a nested pipeline object. */
+static int join_input(Ctx *c, const cJSON *v, TallyStep *st)
+{
+    TallySpec *js = tally_alloc(sizeof *js);
+    if (!js) return oom(c);
+    st->join_spec = js;
+    if (cJSON_IsString(v)) {
+        if (get_string(c, v, true, &st->join_input)) return -1;
+        if (!(js->inputs = tally_alloc(sizeof(char *)))) return oom(c);
+        if (!(js->inputs[0] = tally_strdup(st->join_input))) return oom(c);
+        js->n_inputs = 1;
+        return 0;
+    }
+    if (!cJSON_IsObject(v))
+        return fail(c, "expected a file name or a pipeline object such as "
+                    "{\"inputs\": [\"b.csv\"], \"steps\": [...]}, got %s",
+                    type_word(v));
+    static const char *const banned[] = {"output", "to", "threads"};
+    for (int i = 0; i < 3; i++)
+        if (cJSON_GetObjectItemCaseSensitive(v, banned[i]))
+            return fail(c, "\"%s\" has no meaning for the input of a join",
+                        banned[i]);
+    TallySpec *outer = c->spec;
+    c->spec = js;
+    int rc = top(c, v);
+    c->spec = outer;
+    if (rc) return -1;
+    if (js->n_inputs == 0) return fail(c, "missing \"inputs\" (the files to join with)");
+    if (!(st->join_input = tally_strdup(js->inputs[0]))) return oom(c);
+    return 0;
+}
+
 static int step_join(Ctx *c, const cJSON *v)
 {
     static const char *const keys[] = {"input", "on", "how", "suffix"};
@@ -349,7 +387,7 @@ static int step_join(Ctx *c, const cJSON *v)
         if (k < 0)
             return fail(c, "unknown key \"%s\"%s", key, near(key, keys, 4, sug, sizeof sug));
         WITH_KEY(c, key, {
-            if (k == 0 && get_string(c, it, true, &st->join_input)) return -1;
+            if (k == 0 && join_input(c, it, st)) return -1;
             if (k == 1 && str_list(c, it, 1, &st->items, &st->n_items)) return -1;
             if (k == 3 && get_string(c, it, false, &st->suffix)) return -1;
             if (k == 2) {

@@ -2,7 +2,7 @@
  * physical.c -- plan -> operators.
  *
  * One operator per plan node, built from the bottom up (the child first,
- * then the node over it).  The scan node also projects its readers: for
+ * then the node over it; a join builds its left child, then its right).  The scan node also projects its readers: for
  * every input, the reader columns behind the scan's output columns are
  * handed to tl_reader_project (each once), and pos[] records where each
  * output column lands in that reader's batches.
@@ -19,10 +19,10 @@
 static TlStatus build_scan(TlPlan *p, const TlPlanNode *n, TlExecStats *stats,
                            TlOperator **out, TlError *err)
 {
-    int nc = n->schema->n_fields;
-    TlScanInput *ins = tl_calloc((size_t)(p->n_inputs ? p->n_inputs : 1), sizeof *ins);
+    int nc = n->schema->n_fields, n_in = (int)n->n_in;
+    TlScanInput *ins = tl_calloc((size_t)(n_in ? n_in : 1), sizeof *ins);
     int *cols = tl_malloc((size_t)(nc ? nc : 1) * sizeof *cols);
-    int *pos = tl_malloc((size_t)(p->n_inputs ? p->n_inputs : 1) *
+    int *pos = tl_malloc((size_t)(n_in ? n_in : 1) *
                          (size_t)(nc ? nc : 1) * sizeof *pos);
     TlStatus st = TL_OK;
 
@@ -30,8 +30,8 @@ static TlStatus build_scan(TlPlan *p, const TlPlanNode *n, TlExecStats *stats,
         st = tl_error_oom(err);
         goto done;
     }
-    for (int i = 0; i < p->n_inputs && st == TL_OK; i++) {
-        const TlPlanInput *in = &p->inputs[i];
+    for (int i = 0; i < n_in && st == TL_OK; i++) {
+        const TlPlanInput *in = &p->inputs[n->in0 + (uint32_t)i];
         int *ip = pos + (size_t)i * (size_t)(nc ? nc : 1);
         int n_cols = 0;
         for (int k = 0; k < nc; k++) {
@@ -52,7 +52,7 @@ static TlStatus build_scan(TlPlan *p, const TlPlanNode *n, TlExecStats *stats,
         ins[i].pos = ip;
     }
     if (st == TL_OK)
-        st = tl_op_scan_new(n->schema, ins, p->n_inputs, stats, out, err);
+        st = tl_op_scan_new(n->schema, ins, n_in, stats, out, err);
 done:
     tl_free(ins);
     tl_free(cols);
@@ -86,8 +86,25 @@ static TlStatus build(TlPlan *p, TlPlanId id, TlExecStats *stats,
 
     *out = NULL;
     if (n.kind == TL_PLAN_SCAN) return build_scan(p, &n, stats, out, err);
-    if (n.kind == TL_PLAN_JOIN)
-        return tl_error(err, TL_ERR_USAGE, "joins are not supported yet");
+    if (n.kind == TL_PLAN_JOIN) {
+        TlOperator *right = NULL;
+        int *lk = NULL, *rk = NULL, *rc = NULL;
+        TL_TRY(build(p, n.child, stats, &child, err));
+        st = build(p, n.right, stats, &right, err);
+        if (st == TL_OK) st = int_list(p, n.cols, n.n_cols, &lk, err);
+        if (st == TL_OK) st = int_list(p, n.rkeys, n.n_cols, &rk, err);
+        if (st == TL_OK) st = int_list(p, n.rcols, n.n_rcols, &rc, err);
+        if (st != TL_OK) {
+            child->free(child);
+            if (right) right->free(right);
+            return st;
+        }
+        TL_TRY(tl_op_join_new(child, right, (int)n.how, lk, rk, (int)n.n_cols,
+                              rc, (int)n.n_rcols, n.schema, &op, err));
+        op->stats = stats;
+        *out = op;
+        return TL_OK;
+    }
     TL_TRY(build(p, n.child, stats, &child, err));
 
     switch ((TlPlanKind)n.kind) {

@@ -17,7 +17,9 @@
  *
  * The rewrite walks the chain from the bottom, so every limit meets an
  * already folded child, and place() descends only through projects, so the
- * whole rule is linear in the plan's length.
+ * whole rule is linear in the plan's length.  A limit stops above a join
+ * (each left row may have any number of matches); the join's right side is
+ * folded as a chain of its own.
  */
 #include "rules.h"
 
@@ -57,12 +59,23 @@ TlStatus tl_opt_fold_limits(TlPlan *p, TlPlanId root, TlPlanId *out,
                             TlError *err)
 {
     TlPlanNode *n = tl_plan_node(p, root);
-    TlPlanId child = n->child, nc;
+    TlPlanId child = n->child, nc, right = n->right, nr = right;
     if (child == TL_NO_ID) {
         *out = root;
         return TL_OK;
     }
     TL_TRY(tl_opt_fold_limits(p, child, &nc, err));
+    if (right != TL_NO_ID) {
+        /* a join: its right side is a chain of its own */
+        TL_TRY(tl_opt_fold_limits(p, right, &nr, err));
+        if (nc == child && nr == right) {
+            *out = root;
+            return TL_OK;
+        }
+        TL_TRY(tl_opt_copy_node(p, root, nc, out, err));
+        tl_plan_node(p, *out)->right = nr;
+        return TL_OK;
+    }
     n = tl_plan_node(p, root);
     if (n->kind == TL_PLAN_LIMIT) {
         uint8_t ck = tl_plan_node(p, nc)->kind;

@@ -15,6 +15,11 @@
  *                  what those reference
  *   aggregate      keeps everything; the child supplies keys' and
  *                  aggregates' columns
+ *   join           two children: the left supplies the needed left columns
+ *                  plus its keys (the join outputs every left column its
+ *                  child still has); the right supplies its keys plus the
+ *                  needed right output columns, so the build side holds
+ *                  only what the plan uses
  *
  * On the way back up every node returns a map from its old output columns to
  * its new ones (-1: gone).  A parent whose child changed is copied with its
@@ -257,6 +262,97 @@ done:
     return st;
 }
 
+/* A join: prune both sides; the output keeps every column the new left
+ * child has, then the needed right columns. */
+static TlStatus prune_join(TlPlan *p, TlPlanId id, const bool *need,
+                           TlPlanId *out, int *map, TlError *err)
+{
+    TlPlanNode n = *tl_plan_node(p, id);
+    const TlSchema *s = n.schema;
+    const TlSchema *ls = tl_plan_node(p, n.child)->schema;
+    const TlSchema *rs = tl_plan_node(p, n.right)->schema;
+    int nl = ls->n_fields, nr = rs->n_fields;
+    bool narrow = n.how == TL_JOIN_SEMI || n.how == TL_JOIN_ANTI;
+    bool *lneed = tl_calloc((size_t)(nl ? nl : 1), 1);
+    bool *rneed = tl_calloc((size_t)(nr ? nr : 1), 1);
+    int32_t *v = tl_malloc((size_t)(nr + n.n_cols + 1) * sizeof *v);
+    int *lmap = NULL, *rmap = NULL;
+    TlPlanId lc, rc;
+    TlSchema *ns = NULL;
+    uint32_t kept = 0;
+    TlStatus st = TL_OK;
+
+    if (!lneed || !rneed || !v) { st = tl_error_oom(err); goto done; }
+    for (int c = 0; c < nl; c++) lneed[c] = need[c];
+    for (uint32_t i = 0; i < n.n_cols; i++) {
+        lneed[tl_plan_int(p, n.cols, i)] = true;
+        rneed[tl_plan_int(p, n.rkeys, i)] = true;
+    }
+    for (uint32_t i = 0; !narrow && i < n.n_rcols; i++)
+        if (need[nl + (int)i]) rneed[tl_plan_int(p, n.rcols, i)] = true;
+    if ((st = prune(p, n.child, lneed, false, &lc, &lmap, err)) != TL_OK) goto done;
+    if ((st = prune(p, n.right, rneed, false, &rc, &rmap, err)) != TL_OK) goto done;
+    if (narrow) {
+        /* the output is the left child's */
+        for (int c = 0; c < nl; c++) map[c] = lmap[c];
+    } else {
+        int k = tl_plan_node(p, lc)->schema->n_fields;
+        for (int c = 0; c < nl; c++) map[c] = lmap[c];
+        for (uint32_t i = 0; i < n.n_rcols; i++)
+            map[nl + (int)i] = need[nl + (int)i] ? k++ : -1;
+        if (lc == n.child && rc == n.right && k == s->n_fields) {
+            for (int c = 0; c < s->n_fields; c++) map[c] = c;
+            *out = id;
+            goto done;
+        }
+    }
+    if (narrow && lc == n.child && rc == n.right) {
+        *out = id;
+        goto done;
+    }
+    for (uint32_t i = 0; i < n.n_cols; i++) v[i] = lmap[tl_plan_int(p, n.cols, i)];
+    if ((st = tl_plan_push_ints(p, v, n.n_cols, &n.cols, err)) != TL_OK) goto done;
+    for (uint32_t i = 0; i < n.n_cols; i++) v[i] = rmap[tl_plan_int(p, n.rkeys, i)];
+    if ((st = tl_plan_push_ints(p, v, n.n_cols, &n.rkeys, err)) != TL_OK) goto done;
+    if (narrow) {
+        n.schema = tl_plan_node(p, lc)->schema;
+    } else {
+        for (uint32_t i = 0; i < n.n_rcols; i++)
+            if (need[nl + (int)i]) v[kept++] = rmap[tl_plan_int(p, n.rcols, i)];
+        if ((st = tl_plan_push_ints(p, v, kept, &n.rcols, err)) != TL_OK) goto done;
+        n.n_rcols = kept;
+        if ((st = tl_plan_schema_new(p, &ns, err)) != TL_OK) goto done;
+        {
+            /* new position -> old column (the left part follows lmap) */
+            int *slot = tl_malloc((size_t)(s->n_fields + 1) * sizeof *slot);
+            int total = 0;
+            if (!slot) { st = tl_error_oom(err); goto done; }
+            for (int c = 0; c < s->n_fields; c++)
+                if (map[c] >= 0) {
+                    slot[map[c]] = c;
+                    total++;
+                }
+            for (int k = 0; k < total && st == TL_OK; k++)
+                st = tl_schema_add(ns, s->fields[slot[k]].name,
+                                   s->fields[slot[k]].type, err);
+            tl_free(slot);
+        }
+        if (st != TL_OK) goto done;
+        n.schema = ns;
+    }
+    n.child = lc;
+    n.right = rc;
+    if ((st = tl_arena_push(&p->nodes, out, err)) != TL_OK) goto done;
+    *tl_plan_node(p, *out) = n;
+done:
+    tl_free(lneed);
+    tl_free(rneed);
+    tl_free(v);
+    tl_free(lmap);
+    tl_free(rmap);
+    return st;
+}
+
 /* Prune the subtree at id given the needed output columns; *out is the new
  * root and *map_out (tl_malloc'd, one entry per old output column) says
  * where each column went. */
@@ -276,10 +372,7 @@ static TlStatus prune(TlPlan *p, TlPlanId id, bool *need, bool is_root,
         st = prune_project(p, id, need, is_root, out, map, err);
         break;
     case TL_PLAN_JOIN:
-        /* seam: joins keep everything until they exist */
-        for (int c = 0; c < nf; c++) map[c] = c;
-        *out = id;
-        st = TL_OK;
+        st = prune_join(p, id, need, out, map, err);
         break;
     default: {
         int *m = map;

@@ -101,9 +101,9 @@ static void node_line(Out *o, const TlPlan *p, const TlPlanNode *n)
     switch ((TlPlanKind)n->kind) {
     case TL_PLAN_SCAN:
         puts_(o, "scan ");
-        for (int i = 0; i < p->n_inputs; i++) {
+        for (uint32_t i = 0; i < n->n_in; i++) {
             if (i) puts_(o, ", ");
-            puts_(o, p->inputs[i].display);
+            puts_(o, p->inputs[n->in0 + i].display);
         }
         if (n->projected) {
             puts_(o, " columns ");
@@ -178,9 +178,25 @@ static void node_line(Out *o, const TlPlan *p, const TlPlanNode *n)
         if (n->n_cols) puts_(o, " ");
         put_cols(o, p, n, in);
         break;
-    case TL_PLAN_JOIN:
-        puts_(o, "join");
+    case TL_PLAN_JOIN: {
+        static const char *const hows[] = {"inner", "left", "right", "full",
+                                           "semi", "anti"};
+        const TlSchema *rs = tl_plan_node(p, n->right)->schema;
+        puts_(o, "join ");
+        puts_(o, n->how < 6 ? hows[n->how] : "?");
+        puts_(o, " on ");
+        for (uint32_t i = 0; i < n->n_cols; i++) {
+            const char *ln = in->fields[tl_plan_int(p, n->cols, i)].name;
+            const char *rn = rs->fields[tl_plan_int(p, n->rkeys, i)].name;
+            if (i) puts_(o, ", ");
+            put_name(o, ln);
+            if (strcmp(ln, rn) != 0) {
+                puts_(o, "=");
+                put_name(o, rn);
+            }
+        }
         break;
+    }
     }
 }
 

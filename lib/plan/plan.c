@@ -37,6 +37,16 @@
  *   sort      sort node (limit -1)
  *   limit     limit node, or limit-by node with `by`
  *   distinct  distinct node (columns, or none for all)
+ *   join      the right side is planned first, as a pipeline of its own
+ *             (its own scan over its own group of inputs, its own steps);
+ *             then a join node with child = left, right = that subtree.
+ *             Keys are `k`, `k1,k2` or `left=right` items; key types must
+ *             match, except int64 with float64 (compared as float64) and
+ *             an all-null column (matches nothing).  The output schema is
+ *             every left column, then the right's non-key columns (a
+ *             clashing name gets the suffix); semi and anti keep the left
+ *             schema.  For right and full joins a key column takes the
+ *             common type (its values may come from the right).
  *
  * Pass-through nodes (filter, sort, limit, distinct) share their child's
  * schema pointer; every schema is owned by the plan's schema list.
@@ -262,30 +272,32 @@ static TlStatus hint_set(TlTypeHints *h, const char *name, TlType t, TlError *er
     return TL_OK;
 }
 
-static TlStatus build_scan(TlPlan *p, const TlPlanOptions *o, TlError *err)
+/* The scan of inputs [first, first + n_in) read with `read`. */
+static TlStatus build_scan(TlPlan *p, const TlPlanOptions *o, int first,
+                           int n_in, const TlReadOptions *read, TlPlanId *out,
+                           TlError *err)
 {
     TlSchema *u;
     TlPlanId id;
+    int end = first + n_in;
 
-    if (o->n_inputs < 1) return tl_error(err, TL_ERR_USAGE, "no input given");
-    p->inputs = tl_calloc((size_t)o->n_inputs, sizeof *p->inputs);
-    if (!p->inputs) return tl_error_oom(err);
-    p->n_inputs = o->n_inputs;
-    for (int i = 0; i < o->n_inputs; i++) {
+    if (n_in < 1 || end > p->n_inputs)
+        return tl_error(err, TL_ERR_USAGE, "no input given");
+    for (int i = first; i < end; i++) {
         TlPlanInput *in = &p->inputs[i];
         in->display = tl_strdup(o->display[i]);
         in->path = tl_strdup(o->paths[i]);
         if (!in->display || !in->path) return tl_error_oom(err);
-        TL_TRY(tl_reader_open(in->path, o->read, &o->hints[i], &in->reader, err));
+        TL_TRY(tl_reader_open(in->path, read, &o->hints[i], &in->reader, err));
     }
 
     /* The union.  The first input keeps all its columns (even repeated
      * names); later ones match by name. */
     TL_TRY(tl_plan_schema_new(p, &u, err));
-    for (int i = 0; i < p->n_inputs; i++) {
+    for (int i = first; i < end; i++) {
         const TlSchema *rs = tl_reader_schema(p->inputs[i].reader);
         for (int c = 0; c < rs->n_fields; c++) {
-            int j = i == 0 ? -1 : tl_schema_find(u, rs->fields[c].name);
+            int j = i == first ? -1 : tl_schema_find(u, rs->fields[c].name);
             if (j < 0)
                 TL_TRY(tl_schema_add(u, rs->fields[c].name, rs->fields[c].type,
                                      err));
@@ -296,7 +308,7 @@ static TlStatus build_scan(TlPlan *p, const TlPlanOptions *o, TlError *err)
     }
 
     /* Reopen inputs narrower than the union with hints. */
-    for (int i = 0; p->n_inputs > 1 && i < p->n_inputs; i++) {
+    for (int i = first; n_in > 1 && i < end; i++) {
         TlPlanInput *in = &p->inputs[i];
         const TlSchema *rs = tl_reader_schema(in->reader);
         bool reopen = false;
@@ -311,22 +323,24 @@ static TlStatus build_scan(TlPlan *p, const TlPlanOptions *o, TlError *err)
         if (!reopen) continue;
         tl_reader_close(in->reader);
         in->reader = NULL;
-        TL_TRY(tl_reader_open(in->path, o->read, &o->hints[i], &in->reader, err));
+        TL_TRY(tl_reader_open(in->path, read, &o->hints[i], &in->reader, err));
     }
 
-    for (int i = 0; i < p->n_inputs; i++) {
+    for (int i = first; i < end; i++) {
         TlPlanInput *in = &p->inputs[i];
         const TlSchema *rs = tl_reader_schema(in->reader);
         in->map = tl_malloc((size_t)(u->n_fields ? u->n_fields : 1) * sizeof(int));
         if (!in->map) return tl_error_oom(err);
         for (int j = 0; j < u->n_fields; j++)
-            in->map[j] = i > 0 ? tl_schema_find(rs, u->fields[j].name)
+            in->map[j] = i > first ? tl_schema_find(rs, u->fields[j].name)
                          : j < rs->n_fields ? j : -1;
     }
 
     TL_TRY(tl_plan_push(p, TL_PLAN_SCAN, TL_NO_ID, &id, err));
     tl_plan_node(p, id)->schema = u;
-    p->scan = id;
+    tl_plan_node(p, id)->in0 = (uint32_t)first;
+    tl_plan_node(p, id)->n_in = (uint32_t)n_in;
+    *out = id;
     return TL_OK;
 }
 
@@ -717,6 +731,166 @@ done:
     return st;
 }
 
+/* Whether key types a (left) and b (right) can be compared, and the type
+ * both sides are compared in (*common). */
+static bool join_types(TlType a, TlType b, TlType *common)
+{
+    if (a == b || b == TL_TNULL) { *common = a; return true; }
+    if (a == TL_TNULL) { *common = b; return true; }
+    if ((a == TL_TINT64 && b == TL_TFLOAT64) || (a == TL_TFLOAT64 && b == TL_TINT64)) {
+        *common = TL_TFLOAT64;
+        return true;
+    }
+    return false;
+}
+
+static TlStatus join_how(const char *how, TlJoinHow *out, TlError *err)
+{
+    static const char *const hows[] = {"inner", "left", "right", "full", "semi",
+                                       "anti"};
+    if (!how) { *out = TL_JOIN_INNER; return TL_OK; }
+    for (int i = 0; i < 6; i++)
+        if (strcmp(how, hows[i]) == 0) { *out = (TlJoinHow)i; return TL_OK; }
+    return tl_error(err, TL_ERR_USAGE, "unknown join type \"%s\" (use inner, "
+                    "left, right, full, semi or anti)", how);
+}
+
+static TlStatus build_pipeline(TlPlan *p, const TallySpec *spec,
+                               const TlPlanOptions *o, int *group, int depth,
+                               TlPlanId *out, TlError *err);
+
+/* A join step: plan the right side, resolve the keys, build the schema. */
+static TlStatus step_join(TlPlan *p, const TallyStep *s, const TlPlanOptions *o,
+                          int *group, int depth, TlPlanId *cur, TlError *err)
+{
+    const TlSchema *ls = tl_plan_node(p, *cur)->schema, *rs;
+    const char *origin = s->origin ? s->origin : "--join";
+    const char *suffix = s->suffix ? s->suffix : "_right";
+    ItemVec iv = {0};
+    int32_t *lk = NULL, *rk = NULL, *rc = NULL;
+    bool *is_key = NULL;
+    TlSchema *out = NULL;
+    TlPlanId right, id;
+    TlJoinHow how = TL_JOIN_INNER;
+    uint32_t lks, rks, rcs;
+    int n_rc = 0;
+    TlStatus st;
+
+    if (!s->join_spec)
+        return tl_error(err, TL_ERR_USAGE, "%s: missing the input to join with",
+                        origin);
+    TL_TRY(join_how(s->how, &how, err));
+    TL_TRY(build_pipeline(p, s->join_spec, o, group, depth + 1, &right, err));
+    rs = tl_plan_node(p, right)->schema;
+    ls = tl_plan_node(p, *cur)->schema;
+    st = parse_list(p, s->items, s->n_items, NULL, origin, s->split,
+                    TL_ITEM_ASSIGN, &iv, err);
+    if (st != TL_OK) goto done;
+    if (iv.n == 0) {
+        st = tl_error(err, TL_ERR_USAGE, "%s: no key columns (--on KEYS)", origin);
+        goto done;
+    }
+    lk = tl_malloc(iv.n * sizeof *lk);
+    rk = tl_malloc(iv.n * sizeof *rk);
+    rc = tl_malloc((size_t)(rs->n_fields + 1) * sizeof *rc);
+    is_key = tl_calloc((size_t)(rs->n_fields + 1), sizeof *is_key);
+    if (!lk || !rk || !rc || !is_key) { st = tl_error_oom(err); goto done; }
+    for (uint32_t i = 0; i < iv.n; i++) {
+        const TlItem *it = &iv.v[i];
+        const TlExpr *x = tl_ea_node(&p->ea, it->expr);
+        const char *ln, *rn, *near;
+        TlType common;
+        if (x->kind != TL_X_COL) {
+            st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
+                             it->len, "a join key is a column name or "
+                             "LEFT_NAME=RIGHT_NAME");
+            goto done;
+        }
+        rn = x->name;
+        ln = it->name ? it->name : rn;
+        lk[i] = tl_schema_find(ls, ln);
+        rk[i] = tl_schema_find(rs, rn);
+        if (lk[i] < 0 || rk[i] < 0) {
+            bool left = lk[i] < 0;
+            const char *nm = left ? ln : rn;
+            near = tl_schema_suggest(left ? ls : rs, nm);
+            st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
+                             it->len, "unknown column \"%s\" in the %s input "
+                             "of the join%s%s%s", nm, left ? "left" : "right",
+                             near ? " (did you mean \"" : "", near ? near : "",
+                             near ? "\"?)" : "");
+            goto done;
+        }
+        if (!join_types(ls->fields[lk[i]].type, rs->fields[rk[i]].type, &common)) {
+            st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
+                             it->len, "join key \"%s\": cannot compare %s (left) "
+                             "with %s (right)", ln,
+                             tl_type_name(ls->fields[lk[i]].type),
+                             tl_type_name(rs->fields[rk[i]].type));
+            goto done;
+        }
+        is_key[rk[i]] = true;
+    }
+    if (how == TL_JOIN_SEMI || how == TL_JOIN_ANTI) {
+        out = (TlSchema *)ls;
+    } else {
+        if ((st = tl_plan_schema_new(p, &out, err)) != TL_OK) goto done;
+        for (int c = 0; st == TL_OK && c < ls->n_fields; c++) {
+            TlType t = ls->fields[c].type;
+            for (uint32_t i = 0; i < iv.n; i++)
+                if (lk[i] == c && (how == TL_JOIN_RIGHT || how == TL_JOIN_FULL))
+                    join_types(t, rs->fields[rk[i]].type, &t);
+            st = tl_schema_add(out, ls->fields[c].name, t, err);
+        }
+        for (int c = 0; st == TL_OK && c < rs->n_fields; c++) {
+            const char *nm = rs->fields[c].name;
+            char *alt = NULL;
+            if (is_key[c]) continue;
+            if (tl_schema_find(out, nm) >= 0) {
+                size_t n1 = strlen(nm), n2 = strlen(suffix);
+                alt = tl_malloc(n1 + n2 + 1);
+                if (!alt) { st = tl_error_oom(err); break; }
+                memcpy(alt, nm, n1);
+                memcpy(alt + n1, suffix, n2 + 1);
+                if (tl_schema_find(out, alt) >= 0) {
+                    st = tl_error(err, TL_ERR_USAGE, "%s: the right column \"%s\" "
+                                  "clashes, and \"%s\" is taken too (choose "
+                                  "another suffix)", origin, nm, alt);
+                    tl_free(alt);
+                    break;
+                }
+            }
+            st = tl_schema_add(out, alt ? alt : nm, rs->fields[c].type, err);
+            tl_free(alt);
+            rc[n_rc++] = c;
+        }
+        if (st != TL_OK) goto done;
+    }
+    if ((st = tl_plan_push_ints(p, lk, iv.n, &lks, err)) != TL_OK) goto done;
+    if ((st = tl_plan_push_ints(p, rk, iv.n, &rks, err)) != TL_OK) goto done;
+    if ((st = tl_plan_push_ints(p, rc, (uint32_t)n_rc, &rcs, err)) != TL_OK) goto done;
+    if ((st = tl_plan_push(p, TL_PLAN_JOIN, *cur, &id, err)) != TL_OK) goto done;
+    {
+        TlPlanNode *nd = tl_plan_node(p, id);
+        nd->right = right;
+        nd->how = (uint8_t)how;
+        nd->cols = lks;
+        nd->n_cols = iv.n;
+        nd->rkeys = rks;
+        nd->rcols = rcs;
+        nd->n_rcols = (uint32_t)n_rc;
+        nd->schema = out;
+    }
+    *cur = id;
+done:
+    tl_free(lk);
+    tl_free(rk);
+    tl_free(rc);
+    tl_free(is_key);
+    tl_free(iv.v);
+    return st;
+}
+
 static TlStatus build_step(TlPlan *p, const TallyStep *s, TlPlanId *cur,
                            TlError *err)
 {
@@ -731,10 +905,44 @@ static TlStatus build_step(TlPlan *p, const TallyStep *s, TlPlanId *cur,
     case TALLY_STEP_LIMIT:
     case TALLY_STEP_DISTINCT: return step_cols(p, s, cur, err);
     case TALLY_STEP_JOIN:
-        return tl_error(err, TL_ERR_USAGE, "%s: joins are not supported yet",
-                        s->origin ? s->origin : "join");
+        break; /* build_pipeline */
     }
     return tl_error(err, TL_ERR_USAGE, "unknown step kind %d", (int)s->kind);
+}
+
+/* The scan of the next input group, then spec's steps over it. */
+static TlStatus build_pipeline(TlPlan *p, const TallySpec *spec,
+                               const TlPlanOptions *o, int *group, int depth,
+                               TlPlanId *out, TlError *err)
+{
+    int g = (*group)++, first = 0, n = o->n_inputs;
+    const TlReadOptions *read = o->read;
+    TlPlanId cur;
+
+    if (depth > 64) return tl_error(err, TL_ERR_USAGE, "joins are nested too deeply");
+    if (o->groups) {
+        if (g >= o->n_groups)
+            return tl_error(err, TL_ERR_USAGE, "internal error: no inputs for join %d", g);
+        first = o->groups[g].first;
+        n = o->groups[g].n;
+        read = o->groups[g].read;
+    }
+    TL_TRY(build_scan(p, o, first, n, read, &cur, err));
+    if (g == 0) p->scan = cur;
+    for (int i = 0; !o->no_steps && i < spec->n_steps; i++) {
+        const TallyStep *s = &spec->steps[i];
+        if (s->kind == TALLY_STEP_JOIN)
+            TL_TRY(step_join(p, s, o, group, depth, &cur, err));
+        else
+            TL_TRY(build_step(p, s, &cur, err));
+        /* operators and rewrites recurse along the chain: keep it shallow */
+        if (p->nodes.n > TL_PLAN_MAX_NODES)
+            return tl_error(err, TL_ERR_USAGE,
+                            "the pipeline is too long (more than %d steps)",
+                            TL_PLAN_MAX_NODES);
+    }
+    *out = cur;
+    return TL_OK;
 }
 
 /* ------------------------------------------------------------ public */
@@ -757,17 +965,20 @@ TlStatus tl_plan_build(const TallySpec *spec, const TlPlanOptions *opt,
     if ((st = tl_ea_init(&p->ea, err)) != TL_OK) goto fail;
     /* source 0: the (empty) text of nodes the planner makes itself */
     if ((st = tl_ea_add_src(&p->ea, "", "", &src0, err)) != TL_OK) goto fail;
-    if ((st = build_scan(p, opt, err)) != TL_OK) goto fail;
-    cur = p->scan;
-    for (int i = 0; !opt->no_steps && i < spec->n_steps; i++) {
-        if ((st = build_step(p, &spec->steps[i], &cur, err)) != TL_OK) goto fail;
-        /* operators and rewrites recurse along the chain: keep it shallow */
-        if (p->nodes.n > TL_PLAN_MAX_NODES) {
-            st = tl_error(err, TL_ERR_USAGE,
-                          "the pipeline is too long (more than %d steps)",
-                          TL_PLAN_MAX_NODES);
-            goto fail;
-        }
+    if (opt->n_inputs < 1) {
+        st = tl_error(err, TL_ERR_USAGE, "no input given");
+        goto fail;
+    }
+    p->inputs = tl_calloc((size_t)opt->n_inputs, sizeof *p->inputs);
+    if (!p->inputs) {
+        st = tl_error_oom(err);
+        goto fail;
+    }
+    p->n_inputs = opt->n_inputs;
+    {
+        int group = 0;
+        st = build_pipeline(p, spec, opt, &group, 0, &cur, err);
+        if (st != TL_OK) goto fail;
     }
     p->root = cur;
     *out = p;

@@ -20,6 +20,8 @@
  *
  *   plan->nodes   [scan][filter][aggregate][sort][limit] ...   TlPlanNode
  *                    ^------'  child ids point backwards
+ *   (a join node also has a `right` child: the right side's own chain,
+ *   from its own scan; p->scan is the main pipeline's scan)
  *   plan->ids     expression-id lists     (node.exprs / node.aggs)
  *   plan->ints    int32 lists             (node.cols, node.flags)
  */
@@ -47,8 +49,16 @@ typedef enum TlPlanKind {
     TL_PLAN_LIMIT,     /* limit */
     TL_PLAN_LIMIT_BY,  /* limit; cols: group columns */
     TL_PLAN_DISTINCT,  /* cols: columns (none: all) */
-    TL_PLAN_JOIN,      /* seam: child = left, right = right side (not built yet) */
+    TL_PLAN_JOIN,      /* child = left, right = right side; how; cols: left
+                          keys (n_cols), rkeys: right keys (n_cols);
+                          rcols: right columns in the output (n_rcols).
+                          Output: every left column, then rcols */
 } TlPlanKind;
+
+typedef enum TlJoinHow {
+    TL_JOIN_INNER, TL_JOIN_LEFT, TL_JOIN_RIGHT, TL_JOIN_FULL, TL_JOIN_SEMI,
+    TL_JOIN_ANTI
+} TlJoinHow;
 
 enum { TL_SORT_DESC = 1, TL_SORT_NULLS_FIRST = 2 };
 
@@ -63,6 +73,10 @@ typedef struct TlPlanNode {
     uint32_t cols, n_cols;  /* into plan->ints */
     uint32_t flags;         /* into plan->ints, n_exprs entries (sort) */
     int64_t limit;          /* limit, limit-by; sort: top-k or -1 */
+    uint32_t in0, n_in;     /* scan: its inputs, plan->inputs[in0, in0+n_in) */
+    uint8_t how;            /* join: TlJoinHow */
+    uint32_t rkeys;         /* join: into plan->ints, n_cols entries */
+    uint32_t rcols, n_rcols;/* join: into plan->ints */
 } TlPlanNode;
 
 /* One input file of the scan.  The scan's schema is the union of the
@@ -91,6 +105,14 @@ typedef struct TlPlan {
     size_t opt_log_len, opt_log_cap;
 } TlPlan;
 
+/* The inputs of one scan: paths[first, first + n) read with `read`.  Group
+ * 0 is the main pipeline's; each join step's right side takes the next one,
+ * in the order of the steps, depth first (nested pipelines). */
+typedef struct TlPlanGroup {
+    int first, n;
+    const TlReadOptions *read;
+} TlPlanGroup;
+
 /* What tl_plan_build reads besides the spec's steps. */
 typedef struct TlPlanOptions {
     char **display;         /* per input: the name shown by explain */
@@ -99,6 +121,8 @@ typedef struct TlPlanOptions {
     const TlReadOptions *read;
     TlTypeHints *hints;     /* per input; readers record widened types here */
     bool no_steps;          /* schema mode: the scan alone */
+    const TlPlanGroup *groups; /* NULL: one group, every input, `read` */
+    int n_groups;
 } TlPlanOptions;
 
 static inline TlPlanNode *tl_plan_node(const TlPlan *p, TlPlanId id)
