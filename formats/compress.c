@@ -16,7 +16,8 @@
  * skipped by libzstd).  A stream that ends inside a member or frame is
  * "truncated ... at byte N" (N = the compressed size); a decoder error is
  * "corrupt ... at byte N" with N the compressed offset the decoder had
- * reached.  Neither is ever a short result.
+ * reached (zstd: the start of the block or frame that fails, since
+ * libzstd consumes input a block, or a whole frame, at a time).  Neither is ever a short result.
  *
  * The output buffer starts at the size the stream announces (gzip's ISIZE
  * of the last member, zstd's frame content size), capped by the format's
@@ -253,7 +254,8 @@ static TlStatus unzstd(const char *name, const uint8_t *src, size_t n, OutBuf *o
             if (ZSTD_getErrorCode(ret) == ZSTD_error_memory_allocation) {
                 st = tl_error_oom(err);
             } else {
-                st = tl_error(err, TL_ERR_DATA, "\"%s\": corrupt zstd data at byte %zu: %s",
+                st = tl_error(err, TL_ERR_DATA, "\"%s\": corrupt zstd data in the block "
+                              "or frame at byte %zu: %s",
                               name, in.pos, ZSTD_getErrorName(ret));
             }
             break;
