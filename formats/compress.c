@@ -282,6 +282,10 @@ TlStatus tl_decompress(TlCompression c, const char *name, const uint8_t *src,
     OutBuf o = {0};
     TlStatus st;
     *out = NULL;
+    if (n >= 4 && tl_compression_sniff(src, n) != c)
+        return tl_error(err, TL_ERR_DATA,
+                        "\"%s\": not %s data: no %s magic number at byte 0", name,
+                        tl_compression_name(c), tl_compression_name(c));
     if (c == TL_COMP_GZIP) st = gunzip(name, src, n, &o, err);
     else if (c == TL_COMP_ZSTD) st = unzstd(name, src, n, &o, err);
     else return tl_error(err, TL_ERR_USAGE, "internal: no compression to undo");

@@ -191,7 +191,7 @@ EOF
     # a .gz that is not gzip at all
     cp t.csv plain.csv.gz
     run_tally plain.csv.gz
-    assert_err 1 'tally: "plain.csv.gz": corrupt gzip data at byte 2: incorrect header check'
+    assert_err 1 'tally: "plain.csv.gz": not gzip data: no gzip magic number at byte 0'
     assert_only_files t.csv t.csv.gz t.csv.zst bad.csv.gz bad.csv.zst plain.csv.gz
 }
 
