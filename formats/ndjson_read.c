@@ -49,8 +49,8 @@
  * appearance).  --schema fixes types; a value that does not convert is then
  * an error naming file, line and column.
  *
- * Lines end at LF (a CR before it is whitespace); blank lines are skipped;
- * a UTF-8 BOM is skipped.  Every line must hold exactly one object.
+ * Lines end at LF, CRLF, or a lone CR right after an object; blank lines
+ * are skipped; a UTF-8 BOM is skipped.  Every line must hold exactly one object.
  */
 #include "fmt_impl.h"
 #include "../lib/core/text.h"
@@ -852,8 +852,9 @@ static TlStatus tokenize_batch(NdReader *r, TlError *err)
                                       "object per line)");
         }
         TL_TRY(parse_object(r, &i, 0, rows, &k));
-        i = skip_ws(p, i, n);
-        if (i < n && p[i] != '\n')
+        while (i < n && (p[i] == ' ' || p[i] == '\t')) i++;
+        if (i < n && p[i] == '\r' && i + 1 < n && p[i + 1] == '\n') i++;
+        if (i < n && p[i] != '\n' && p[i] != '\r')
             return syntax_error(r, i, "unexpected text after the object (one object "
                                       "per line)");
         r->row_line[rows++] = r->line;
