@@ -92,7 +92,8 @@ static char *trim(char *s)
 
 /* --schema 'name:type,...' into r->fixed.  A name may be double-quoted
  * ("unit price":float); the type is the text after the last colon. */
-static TlStatus parse_schema(TlSchema *fixed, const char *text, TlError *err)
+static TlStatus parse_schema(TlSchema *fixed, const char *text, const char *flag,
+                             TlError *err)
 {
     char *copy = tl_strdup(text), *item, *save = NULL;
     TlStatus st = TL_OK;
@@ -102,7 +103,7 @@ static TlStatus parse_schema(TlSchema *fixed, const char *text, TlError *err)
         char *colon = strrchr(item, ':'), *name, *type;
         TlType t;
         if (!colon) {
-            st = tl_error(err, TL_ERR_USAGE, "--schema: expected NAME:TYPE, got \"%s\"",
+            st = tl_error(err, TL_ERR_USAGE, "%s: expected NAME:TYPE, got \"%s\"", flag,
                           trim(item));
             break;
         }
@@ -115,17 +116,17 @@ static TlStatus parse_schema(TlSchema *fixed, const char *text, TlError *err)
             name++;
         }
         if (!*name) {
-            st = tl_error(err, TL_ERR_USAGE, "--schema: a column name is missing");
+            st = tl_error(err, TL_ERR_USAGE, "%s: a column name is missing", flag);
             break;
         }
         if (!tl_type_parse(type, strlen(type), &t) || t == TL_TNULL) {
             st = tl_error(err, TL_ERR_USAGE,
-                          "--schema: unknown type \"%s\" for column \"%s\"", type,
+                          "%s: unknown type \"%s\" for column \"%s\"", flag, type,
                           name);
             break;
         }
         if (tl_schema_find(fixed, name) >= 0) {
-            st = tl_error(err, TL_ERR_USAGE, "--schema: column \"%s\" given twice",
+            st = tl_error(err, TL_ERR_USAGE, "%s: column \"%s\" given twice", flag,
                           name);
             break;
         }
@@ -237,7 +238,8 @@ static TlStatus add_group(Run *r, const TallySpec *s, const TlReadOptions *paren
     g->read.with_filename = s->with_filename;
     if (s->schema) {
         g->has_schema = true;
-        TL_TRY(parse_schema(&g->fixed, s->schema, err));
+        TL_TRY(parse_schema(&g->fixed, s->schema, gi ? "--join-schema" : "--schema",
+                            err));
     }
     g->first = r->n_inputs;
     TL_TRY(expand_inputs(r, s, dir, err));
