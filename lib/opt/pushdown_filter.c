@@ -24,10 +24,11 @@
  * Nor does it pass a limit, limit-by or distinct (they decide which rows
  * come first or survive, so filtering first changes the answer), or a scan.
  *
- * Joins: a filter stops above a join today.  The hook is sink_join: for an
- * inner join a conjunct that reads only one side moves into that side; for a
- * left join only into the left side (filtering the right would turn rows
- * into null-extended ones instead of dropping them).
+ * Joins (sink_join): a predicate that reads one side only moves into that
+ * side -- inner (both sides) and semi/anti (left) only when it cannot fail,
+ * left joins into the left side; right and full joins keep it above.  The
+ * predicate moves whole: splitting `a and b` into its sides would break the
+ * guard the lazy AND gives b.
  *
  * Copies: sinking copies every node it passes.  A pathological pipeline
  * (thousands of with + filter steps) would copy quadratically, so after
@@ -102,15 +103,74 @@ static const char *kind_name(TlPlanKind k)
     }
 }
 
-/* Seam for the join node: where a filter over join j may go.  Returns
- * false (stay above the join) until the join node exists. */
-static bool sink_join(Push *ps, TlPlanId j, TlExprId pred)
+/* Whether evaluating e can fail on some row (integer arithmetic, casts,
+ * functions): a conservative whitelist of what never fails. */
+static bool may_fail(const TlExprArena *ea, TlExprId e)
 {
-    (void)ps;
-    (void)j;
-    (void)pred;
+    const TlExpr *x = tl_ea_node(ea, e);
+    if (x->kind == TL_X_CAST && !(x->flags & TL_XF_TRY)) return true;
+    if (x->kind == TL_X_CALL) {
+        switch ((TlOp)x->op) {
+        case TL_OP_AND: case TL_OP_OR: case TL_OP_NOT: case TL_OP_EQ:
+        case TL_OP_NE: case TL_OP_LT: case TL_OP_LE: case TL_OP_GT:
+        case TL_OP_GE: case TL_OP_IS_NULL: case TL_OP_BETWEEN:
+        case TL_OP_IF: case TL_OP_COALESCE: case TL_OP_CONCAT_OP:
+            break;
+        case TL_OP_ADD: case TL_OP_SUB: case TL_OP_MUL: case TL_OP_DIV:
+            if (x->type != TL_TFLOAT64) return true;
+            break;
+        default:
+            return true;
+        }
+    }
+    for (uint32_t i = 0; i < x->n_args; i++)
+        if (may_fail(ea, tl_ea_arg(ea, x, i))) return true;
     return false;
 }
+
+/* Which join columns e reads: bit 1 left (< nl), bit 2 right. */
+static int sides(const TlExprArena *ea, TlExprId e, int nl)
+{
+    const TlExpr *x = tl_ea_node(ea, e);
+    int m = 0;
+    if (x->kind == TL_X_COL && x->col >= 0) m |= x->col < nl ? 1 : 2;
+    for (uint32_t i = 0; i < x->n_args; i++) m |= sides(ea, tl_ea_arg(ea, x, i), nl);
+    return m;
+}
+
+/* e with column nl + j replaced by a reference to right column rcols[j]. */
+static TlStatus to_right(TlPlan *p, TlExprId e, int nl, uint32_t rcols,
+                         const TlSchema *rs, TlExprId *out, TlError *err)
+{
+    const TlExpr *x = tl_ea_node(&p->ea, e);
+    uint32_t n = x->n_args;
+    if (x->kind == TL_X_COL) {
+        TlExpr t = *x;
+        if (x->col < nl) { *out = e; return TL_OK; }
+        t.col = tl_plan_int(p, rcols, (uint32_t)(x->col - nl));
+        /* named as on the right side (not "product_right") */
+        t.name = tl_strpool_dup(&p->ea.pool, rs->fields[t.col].name,
+                                strlen(rs->fields[t.col].name));
+        if (!t.name) return tl_error_oom(err);
+        return tl_ea_push(&p->ea, &t, NULL, 0, out, err);
+    }
+    if (n == 0) { *out = e; return TL_OK; }
+    TlExprId small[8], *args = n <= 8 ? small : tl_malloc(n * sizeof *args);
+    TlStatus st = TL_OK;
+    if (!args) return tl_error_oom(err);
+    for (uint32_t i = 0; i < n && st == TL_OK; i++)
+        st = to_right(p, tl_ea_arg(&p->ea, tl_ea_node(&p->ea, e), i), nl, rcols,
+                      rs, &args[i], err);
+    if (st == TL_OK) {
+        TlExpr t = *tl_ea_node(&p->ea, e);
+        st = tl_ea_push(&p->ea, &t, args, n, out, err);
+    }
+    if (args != small) tl_free(args);
+    return st;
+}
+
+static TlStatus sink_join(Push *ps, TlPlanId f, TlExprId e, TlPlanId j,
+                          TlPlanId *out);
 
 /* Filter f with predicate e (over c's output) placed at or below c. */
 static TlStatus sink(Push *ps, TlPlanId f, TlExprId e, TlPlanId c, TlPlanId *out)
@@ -131,8 +191,8 @@ static TlStatus sink(Push *ps, TlPlanId f, TlExprId e, TlPlanId c, TlPlanId *out
                    only_keys(&p->ea, e, cn->n_exprs, cn->schema)) {
             pass = true;
             TL_TRY(subst(p, e, cn->exprs, &below_e, ps->err));
-        } else if (k == TL_PLAN_JOIN) {
-            (void)sink_join(ps, c, e);
+        } else if (k == TL_PLAN_JOIN && cn->right != TL_NO_ID) {
+            return sink_join(ps, f, e, c, out);
         }
     }
     if (pass) {
@@ -159,6 +219,58 @@ static TlStatus sink(Push *ps, TlPlanId f, TlExprId e, TlPlanId c, TlPlanId *out
         nn->n_exprs = 1;
         nn->schema = tl_plan_node(p, c)->schema;
     }
+    return TL_OK;
+}
+
+/* A filter over join j: a predicate that reads one side only moves into
+ * that side (and sinks further there):
+ *
+ *   inner, semi, anti   left or right side, when the predicate cannot
+ *                       fail: the join drops unmatched rows, so the side
+ *                       has rows the plan as written never evaluates it on
+ *   left                left side only, even when it can fail: every left
+ *                       row reaches the output at least once.  Filtering
+ *                       the right side would null-extend rows instead of
+ *                       dropping them
+ *   right, full         stays above
+ *
+ * A predicate reading both sides (or none) stays above the join. */
+static TlStatus sink_join(Push *ps, TlPlanId f, TlExprId e, TlPlanId j,
+                          TlPlanId *out)
+{
+    TlPlan *p = ps->p;
+    const TlPlanNode *jn = tl_plan_node(p, j);
+    int nl = tl_plan_node(p, jn->child)->schema->n_fields;
+    int m = sides(&p->ea, e, nl);
+    uint8_t how = jn->how;
+    bool subset = how == TL_JOIN_INNER || how == TL_JOIN_SEMI || how == TL_JOIN_ANTI;
+    bool safe = !may_fail(&p->ea, e);
+    TlPlanNode copy = *jn;
+    if (m == 1 && (how == TL_JOIN_LEFT || (subset && safe))) {
+        TL_TRY(tl_opt_note(p, ps->err, "pushdown-filter: a predicate moved into the left side of a join"));
+        TL_TRY(sink(ps, f, e, jn->child, &copy.child));
+    } else if (m == 2 && how == TL_JOIN_INNER && safe) {
+        TlExprId re;
+        TL_TRY(to_right(p, e, nl, jn->rcols, tl_plan_node(p, jn->right)->schema,
+                        &re, ps->err));
+        TL_TRY(tl_opt_note(p, ps->err, "pushdown-filter: a predicate moved into the right side of a join"));
+        TL_TRY(sink(ps, f, re, jn->right, &copy.right));
+    } else {
+        uint32_t start;
+        if (tl_plan_node(p, f)->child == j &&
+            tl_plan_expr(p, tl_plan_node(p, f)->exprs, 0) == e) {
+            *out = f;
+            return TL_OK;
+        }
+        TL_TRY(tl_plan_push_ids(p, &e, 1, &start, ps->err));
+        TL_TRY(tl_opt_copy_node(p, f, j, out, ps->err));
+        tl_plan_node(p, *out)->exprs = start;
+        tl_plan_node(p, *out)->schema = tl_plan_node(p, j)->schema;
+        return TL_OK;
+    }
+    ps->copies++;
+    TL_TRY(tl_arena_push(&p->nodes, out, ps->err));
+    *tl_plan_node(p, *out) = copy;
     return TL_OK;
 }
 
