@@ -77,6 +77,7 @@ const char cli_help_text[] =
 "  --threads N             worker threads (default 0: every core)\n"
 "  --stats                 print what the engine did to stderr\n"
 "  --no-optimize           run the plan exactly as written\n"
+"  --verbose               explain: also list every optimizer rule that fired\n"
 "  -h, --help              this summary;  --version  print the version\n"
 "\n"
 "Exit status: 0 ok, 1 bad data or I/O, 2 bad usage.  Details: man tally\n";
@@ -90,7 +91,7 @@ typedef enum FlagId {
     F_HEAD, F_BY, F_DISTINCT, F_JOIN, F_ON, F_HOW, F_SUFFIX,
     F_JOIN_DELIMITER, F_JOIN_SCHEMA, F_JOIN_FROM,
     F_DELIMITER, F_NULL, F_NO_HEADER, F_SCHEMA, F_FROM, F_TO, F_OUTPUT,
-    F_FILE, F_THREADS, F_STATS, F_NO_OPTIMIZE, F_HELP, F_VERSION,
+    F_FILE, F_THREADS, F_STATS, F_NO_OPTIMIZE, F_VERBOSE, F_HELP, F_VERSION,
     F_OUT_DELIMITER, F_WITH_FILENAME, F_COMPRESS_LEVEL,
 } FlagId;
 
@@ -116,6 +117,7 @@ static const Flag flags[] = {
     {"-o", F_OUTPUT, ARG_REQ},           {"--file", F_FILE, ARG_REQ},
     {"-f", F_FILE, ARG_REQ},             {"--threads", F_THREADS, ARG_REQ},
     {"--stats", F_STATS, ARG_NONE},      {"--no-optimize", F_NO_OPTIMIZE, ARG_NONE},
+    {"--verbose", F_VERBOSE, ARG_NONE},
     {"--help", F_HELP, ARG_NONE},        {"-h", F_HELP, ARG_NONE},
     {"--version", F_VERSION, ARG_NONE},
     {"--out-delimiter", F_OUT_DELIMITER, ARG_REQ},
@@ -169,7 +171,7 @@ typedef struct Parser {
     const char *file;      /* -f */
     /* options given on the command line (override a pipeline file's) */
     bool set_output, set_from, set_to, set_delim, set_null, set_no_header,
-        set_schema, set_threads, set_stats, set_no_optimize;
+        set_schema, set_threads, set_stats, set_no_optimize, set_verbose;
     bool set_out_delim, set_with_filename, set_compress_level;
 } Parser;
 
@@ -468,6 +470,10 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
         p->set_no_optimize = true;
         s->no_optimize = true;
         return 0;
+    case F_VERBOSE:
+        p->set_verbose = true;
+        s->verbose = true;
+        return 0;
     case F_HELP:
     case F_VERSION:
         return 0;   /* handled by the caller */
@@ -530,6 +536,7 @@ static int merge_overrides(Parser *p, TallySpec *cli, TallySpec *file_spec)
     if (p->set_with_filename) file_spec->with_filename = true;
     if (p->set_compress_level) file_spec->compress_level = cli->compress_level;
     if (p->set_no_optimize) file_spec->no_optimize = true;
+    if (p->set_verbose) file_spec->verbose = true;
     return 0;
 }
 

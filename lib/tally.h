@@ -85,6 +85,7 @@ typedef struct TallySpec {
     int threads;            /* 0: all cores */
     bool stats;             /* --stats: counters to stderr */
     bool no_optimize;
+    bool verbose;           /* explain: list the optimizer rules that fired */
     char *spec_dir;         /* folder of the pipeline file: inputs/outputs are
                                relative to it; NULL for the flag form */
     bool with_filename;     /* --with-filename: add a `filename` column */

@@ -541,6 +541,12 @@ static TlStatus run_explain(Run *r, TlError *err)
     if (st == TL_OK) st = tl_plan_explain(p, &text, &len, err);
     if (st == TL_OK) st = tl_sink_open(NULL, &r->sink, err);
     if (st == TL_OK) st = tl_sink_write(r->sink, text, len, err);
+    if (st == TL_OK && r->spec->verbose) {
+        /* --verbose: the optimizer's log (lib/opt/opt.c) */
+        const char *log = p->opt_log ? p->opt_log : "  (none)\n";
+        st = tl_sink_write(r->sink, "rules:\n", 7, err);
+        if (st == TL_OK) st = tl_sink_write(r->sink, log, strlen(log), err);
+    }
     if (st == TL_OK) st = tl_sink_commit(r->sink, err);
     tl_free(text);
     tl_plan_free(p);
