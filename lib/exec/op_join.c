@@ -242,8 +242,8 @@ static TlStatus probe_ids(Join *j, TlError *err)
         st = as_type(b->cols[j->lk[made]], j->kt[made], &keys[made], err);
     if (st != TL_OK) made--;
     if (st == TL_OK)
-        st = tl_grouper_map(j->g, (const TlArray *const *)keys, b->n_rows,
-                            j->lids, err);
+        st = tl_grouper_find(j->g, (const TlArray *const *)keys, b->n_rows,
+                             j->lids, err);
     for (int k = 0; k < made; k++) tl_array_release(keys[k]);
     if (keys != sl) tl_free(keys);
     return st;

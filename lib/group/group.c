@@ -46,6 +46,24 @@ TlStatus tl_grouper_map(TlGrouper *g, const TlArray *const *keys,
     return g->vt->map(g, keys, n_rows, ids, err);
 }
 
+/* Look keys up without adding groups (see group.h). */
+TlStatus tl_grouper_find(TlGrouper *g, const TlArray *const *keys,
+                         int64_t n_rows, uint32_t *ids, TlError *err)
+{
+    uint32_t before = g->n_groups;
+    if (n_rows == 0) return TL_OK;
+    for (int k = 0; k < g->n_keys; k++)
+        if (keys[k]->type != g->types[k] && keys[k]->type != TL_TNULL)
+            return tl_error(err, TL_ERR_DATA,
+                            "internal error: group key %d is %s, expected %s", k + 1,
+                            tl_type_name(keys[k]->type), tl_type_name(g->types[k]));
+    if (g->vt->find) return g->vt->find(g, keys, n_rows, ids, err);
+    TL_TRY(g->vt->map(g, keys, n_rows, ids, err));
+    for (int64_t i = 0; i < n_rows; i++)
+        if (ids[i] >= before) ids[i] = TL_GROUP_NONE;
+    return TL_OK;
+}
+
 /* Number of groups so far (see group.h). */
 uint32_t tl_grouper_count(const TlGrouper *g)
 {

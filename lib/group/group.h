@@ -39,6 +39,15 @@ TlStatus tl_grouper_new(const TlType *types, int n_keys, bool keep_keys,
 TlStatus tl_grouper_map(TlGrouper *g, const TlArray *const *keys,
                         int64_t n_rows, uint32_t *ids, TlError *err);
 
+/* Look rows [0, n_rows) up without adding groups (a join's probe side):
+ * ids[i] is the row's group id, or TL_GROUP_NONE when its key tuple has no
+ * group (a null key finds the null group when there is one).  Groupers
+ * without a find of their own (vt->find NULL) map instead and report every
+ * group the call created as TL_GROUP_NONE (correct, but the table grows). */
+#define TL_GROUP_NONE UINT32_MAX
+TlStatus tl_grouper_find(TlGrouper *g, const TlArray *const *keys,
+                         int64_t n_rows, uint32_t *ids, TlError *err);
+
 /* Number of groups so far. */
 uint32_t tl_grouper_count(const TlGrouper *g);
 
@@ -61,6 +70,9 @@ typedef struct TlGrouperVt {
      * itself (NULL: slices of the finished key builders). */
     TlStatus (*keys)(TlGrouper *g, uint32_t first, uint32_t n, TlArray **out,
                      TlError *err);
+    /* Lookup without insert (tl_grouper_find), or NULL. */
+    TlStatus (*find)(TlGrouper *g, const TlArray *const *keys, int64_t n_rows,
+                     uint32_t *ids, TlError *err);
 } TlGrouperVt;
 
 /* The common head of every grouper. */

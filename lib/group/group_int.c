@@ -153,6 +153,64 @@ static TlStatus int_map(TlGrouper *gh, const TlArray *const *keys,
     return TL_OK;
 }
 
+/* Lookup without insert (tl_grouper_find): the probe of int_map. */
+static TlStatus int_find(TlGrouper *gh, const TlArray *const *keys,
+                         int64_t n, uint32_t *ids, TlError *err)
+{
+    IntGrouper *g = (IntGrouper *)gh;
+    const TlArray *a = keys[0];
+    const int64_t *v;
+    if (a->type == TL_TNULL || a->null_count == n) {
+        for (int64_t i = 0; i < n; i++) ids[i] = g->null_gid;
+        return TL_OK;
+    }
+    if (a->type == TL_TINT64 || a->type == TL_TTIMESTAMP) {
+        v = tl_array_i64(a);
+    } else {
+        if (g->scratch_cap < n) {
+            int64_t *s = tl_realloc(g->scratch, (size_t)n * sizeof *s);
+            if (!s) return tl_error_oom(err);
+            g->scratch = s;
+            g->scratch_cap = n;
+        }
+        if (a->type == TL_TDATE) {
+            const int32_t *d = tl_array_i32(a);
+            for (int64_t i = 0; i < n; i++) g->scratch[i] = d[i];
+        } else {
+            for (int64_t i = 0; i < n; i++) g->scratch[i] = tl_array_bool(a, i);
+        }
+        v = g->scratch;
+    }
+    if (g->hashes_cap < n) {
+        uint64_t *hs = tl_realloc(g->hashes, (size_t)n * sizeof *hs);
+        if (!hs) return tl_error_oom(err);
+        g->hashes = hs;
+        g->hashes_cap = n;
+    }
+    uint64_t *h = g->hashes;
+    for (int64_t i = 0; i < n; i++) h[i] = tl_k_hash_mix64((uint64_t)v[i]);
+    for (int64_t i = 0; i < n; i++) {
+        if (i + PREFETCH < n) __builtin_prefetch(&g->slots[h[i + PREFETCH] & g->mask]);
+        uint32_t id = EMPTY;
+        if (a->null_count == 0 || tl_array_valid(a, i)) {
+            uint64_t p = h[i] & g->mask;
+            for (;;) {
+                const ISlot *s = &g->slots[p];
+                if (s->gid == EMPTY) break;
+                if (s->key == v[i]) {
+                    id = s->gid;
+                    break;
+                }
+                p = (p + 1) & g->mask;
+            }
+        } else {
+            id = g->null_gid;
+        }
+        ids[i] = id;
+    }
+    return TL_OK;
+}
+
 static void int_free(TlGrouper *gh)
 {
     IntGrouper *g = (IntGrouper *)gh;
@@ -163,7 +221,7 @@ static void int_free(TlGrouper *gh)
     tl_free(g);
 }
 
-static const TlGrouperVt int_vt = {int_map, int_free, NULL};
+static const TlGrouperVt int_vt = {int_map, int_free, NULL, int_find};
 
 /* Create the grouper for one integer-like key types[0] (see group.h). */
 TlStatus tl_group_int_new(const TlType *types, bool keep_keys, TlGrouper **out,

@@ -307,7 +307,7 @@ static void rows_free(TlGrouper *gh)
     tl_free(g);
 }
 
-static const TlGrouperVt rows_vt = {rows_map, rows_free, rows_keys};
+static const TlGrouperVt rows_vt = {rows_map, rows_free, rows_keys, NULL};
 
 /* Create the grouper on encoded rows (see group.h). */
 TlStatus tl_group_rows_new(const TlType *types, int n_keys, bool keep_keys,

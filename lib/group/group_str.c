@@ -151,6 +151,51 @@ static TlStatus str_map(TlGrouper *gh, const TlArray *const *keys, int64_t n,
     return TL_OK;
 }
 
+/* Lookup without insert (tl_grouper_find): the probe of str_map. */
+static TlStatus str_find(TlGrouper *gh, const TlArray *const *keys,
+                         int64_t n, uint32_t *ids, TlError *err)
+{
+    StrGrouper *g = (StrGrouper *)gh;
+    const TlArray *a = keys[0];
+    if (a->type == TL_TNULL || a->null_count == n) {
+        for (int64_t i = 0; i < n; i++) ids[i] = g->null_gid;
+        return TL_OK;
+    }
+    if (g->hashes_cap < n) {
+        uint64_t *h = tl_realloc(g->hashes, (size_t)n * sizeof *h);
+        if (!h) return tl_error_oom(err);
+        g->hashes = h;
+        g->hashes_cap = n;
+    }
+    tl_k_hash_array(a, g->hashes, false);
+    const uint64_t *h = g->hashes;
+    const TlView *views = tl_array_views(a);
+    for (int64_t i = 0; i < n; i++) {
+        if (i + PREFETCH < n) __builtin_prefetch(&g->slots[h[i + PREFETCH] & g->mask]);
+        if (a->null_count > 0 && !tl_array_valid(a, i)) {
+            ids[i] = g->null_gid;
+            continue;
+        }
+        const TlView *x = &views[i];
+        uint32_t tag = (uint32_t)(h[i] >> 32), len = x->in.len, id = EMPTY;
+        uint64_t p = h[i] & g->mask;
+        for (;;) {
+            const SSlot *s = &g->slots[p];
+            if (s->gid == EMPTY) break;
+            if (s->tag == tag && s->v.w[0] == x->w[0] &&
+                (len <= TL_VIEW_INLINE
+                     ? s->v.w[1] == x->w[1]
+                     : memcmp(kept_ptr(g, &s->v), tl_view_ptr(x, a->data), len) == 0)) {
+                id = s->gid;
+                break;
+            }
+            p = (p + 1) & g->mask;
+        }
+        ids[i] = id;
+    }
+    return TL_OK;
+}
+
 static void str_free(TlGrouper *gh)
 {
     StrGrouper *g = (StrGrouper *)gh;
@@ -160,7 +205,7 @@ static void str_free(TlGrouper *gh)
     tl_free(g);
 }
 
-static const TlGrouperVt str_vt = {str_map, str_free, NULL};
+static const TlGrouperVt str_vt = {str_map, str_free, NULL, str_find};
 
 /* Create the grouper for one string key (see group.h).  The key builder is
  * always kept: the table's views point into it. */
