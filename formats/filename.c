@@ -180,11 +180,12 @@ TlStatus tl_filename_reader_wrap(const char *path, TlReader **inout, TlError *er
     }
     for (int i = 0; i < r->schema.n_fields; i++) all[i] = i;
     st = fr_project(&r->base, all, r->schema.n_fields, err);
-    tl_free(all);
     if (st != TL_OK) goto fail;
+    tl_free(all);
     *inout = &r->base;
     return TL_OK;
 fail:
+    tl_free(all);
     fr_close(&r->base);
     return err->code;
 }
