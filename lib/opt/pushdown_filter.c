@@ -44,7 +44,10 @@ typedef struct Push {
     TlPlan *p;
     TlError *err;
     int64_t copies;
+    int splits;     /* nesting of split_at (bounded, belt and braces) */
 } Push;
+
+#define MAX_CONJ 64
 
 /* Whether e reads only columns < n_keys whose types in s are not float. */
 static bool only_keys(const TlExprArena *ea, TlExprId e, uint32_t n_keys,
@@ -171,6 +174,107 @@ static TlStatus to_right(TlPlan *p, TlExprId e, int nl, uint32_t rcols,
 
 static TlStatus sink_join(Push *ps, TlPlanId f, TlExprId e, TlPlanId j,
                           TlPlanId *out);
+static TlStatus sink(Push *ps, TlPlanId f, TlExprId e, TlPlanId c, TlPlanId *out);
+
+/* Where conjunct x may go at node c (an aggregate or a join): 0 stays above,
+ * 1 below the aggregate / into the left side, 2 into the right side. */
+static int conj_side(Push *ps, TlExprId x, TlPlanId c)
+{
+    TlPlan *p = ps->p;
+    const TlPlanNode *cn = tl_plan_node(p, c);
+    if (cn->kind == TL_PLAN_AGGREGATE)
+        return cn->n_exprs > 0 && only_keys(&p->ea, x, cn->n_exprs, cn->schema);
+    if (cn->kind == TL_PLAN_JOIN && cn->right != TL_NO_ID) {
+        int nl = tl_plan_node(p, cn->child)->schema->n_fields;
+        int m = sides(&p->ea, x, nl);
+        bool subset = cn->how == TL_JOIN_INNER || cn->how == TL_JOIN_SEMI ||
+                      cn->how == TL_JOIN_ANTI;
+        bool safe = !may_fail(&p->ea, x);
+        if (m == 1 && (cn->how == TL_JOIN_LEFT || (subset && safe))) return 1;
+        if (m == 2 && cn->how == TL_JOIN_INNER && safe) return 2;
+    }
+    return 0;
+}
+
+static bool is_and(const TlExpr *x)
+{
+    return x->kind == TL_X_CALL && x->op == TL_OP_AND && x->n_args == 2;
+}
+
+static bool flatten(const TlExprArena *ea, TlExprId e, TlExprId *v, int *n)
+{
+    const TlExpr *x = tl_ea_node(ea, e);
+    if (is_and(x))
+        return flatten(ea, tl_ea_arg(ea, x, 0), v, n) &&
+               flatten(ea, tl_ea_arg(ea, x, 1), v, n);
+    if (*n >= MAX_CONJ) return false;
+    v[(*n)++] = e;
+    return true;
+}
+
+/* acc and x (acc TL_NO_ID: x), spanned like tmpl. */
+static TlStatus and_push(TlPlan *p, TlExprId tmpl, TlExprId acc, TlExprId x,
+                         TlExprId *out, TlError *err)
+{
+    TlExpr t = *tl_ea_node(&p->ea, tmpl);
+    TlExprId args[2] = {acc, x};
+    if (acc == TL_NO_ID) {
+        *out = x;
+        return TL_OK;
+    }
+    return tl_ea_push(&p->ea, &t, args, 2, out, err);
+}
+
+/* A filter `c1 and c2 and ...` that cannot pass aggregate/join c whole:
+ * the conjuncts that may pass go below (per side), the rest stays above, in
+ * their written order.  Splitting is safe: filter A then filter B evaluates
+ * B on the rows where A is true, a subset of where the lazy `A and B`
+ * evaluates it.  A conjunct that can fail moves only when every conjunct
+ * before it moves too, so a guard always runs first.  *done false: nothing
+ * moves. */
+static TlStatus split_at(Push *ps, TlPlanId f, TlExprId e, TlPlanId c,
+                         TlPlanId *out, bool *done)
+{
+    TlPlan *p = ps->p;
+    TlExprId v[MAX_CONJ], part[3] = {TL_NO_ID, TL_NO_ID, TL_NO_ID};
+    int n = 0, moved = 0;
+    bool prefix = true;
+    TlPlanId cur = c;
+    TlStatus st = TL_OK;
+
+    *done = false;
+    if (ps->splits > 8 || !is_and(tl_ea_node(&p->ea, e)) ||
+        !flatten(&p->ea, e, v, &n))
+        return TL_OK;
+    for (int i = 0; i < n; i++) {
+        int side = conj_side(ps, v[i], c);
+        if (side && !prefix && may_fail(&p->ea, v[i])) side = 0;
+        if (!side) prefix = false;
+        else moved++;
+        TL_TRY(and_push(p, e, part[side], v[i], &part[side], ps->err));
+    }
+    if (moved == 0) return TL_OK;
+    TL_TRY(tl_opt_note(p, ps->err, "split-filter: %d of %d conjuncts move below %s",
+                       moved, n, tl_plan_node(p, c)->kind == TL_PLAN_JOIN
+                                     ? "join" : "aggregate"));
+    ps->splits++;
+    if (part[1] != TL_NO_ID) st = sink(ps, f, part[1], cur, &cur);
+    if (st == TL_OK && part[2] != TL_NO_ID) st = sink(ps, f, part[2], cur, &cur);
+    ps->splits--;
+    TL_TRY(st);
+    if (part[0] != TL_NO_ID) {
+        uint32_t start;
+        TlPlanId id;
+        TL_TRY(tl_plan_push_ids(p, &part[0], 1, &start, ps->err));
+        TL_TRY(tl_opt_copy_node(p, f, cur, &id, ps->err));
+        tl_plan_node(p, id)->exprs = start;
+        tl_plan_node(p, id)->schema = tl_plan_node(p, cur)->schema;
+        cur = id;
+    }
+    *out = cur;
+    *done = true;
+    return TL_OK;
+}
 
 /* Filter f with predicate e (over c's output) placed at or below c. */
 static TlStatus sink(Push *ps, TlPlanId f, TlExprId e, TlPlanId c, TlPlanId *out)
@@ -204,6 +308,11 @@ static TlStatus sink(Push *ps, TlPlanId f, TlExprId e, TlPlanId c, TlPlanId *out
         ps->copies++;
         TL_TRY(sink(ps, f, below_e, tl_plan_node(p, c)->child, &below));
         return tl_opt_copy_node(p, c, below, out, ps->err);
+    }
+    if (k == TL_PLAN_AGGREGATE && ps->copies < MAX_COPIES) {
+        bool done;
+        TL_TRY(split_at(ps, f, e, c, out, &done));
+        if (done) return TL_OK;
     }
     if (tl_plan_node(p, f)->child == c &&
         tl_plan_expr(p, tl_plan_node(p, f)->exprs, 0) == e) {
@@ -257,6 +366,9 @@ static TlStatus sink_join(Push *ps, TlPlanId f, TlExprId e, TlPlanId j,
         TL_TRY(sink(ps, f, re, jn->right, &copy.right));
     } else {
         uint32_t start;
+        bool done;
+        TL_TRY(split_at(ps, f, e, j, out, &done));
+        if (done) return TL_OK;
         if (tl_plan_node(p, f)->child == j &&
             tl_plan_expr(p, tl_plan_node(p, f)->exprs, 0) == e) {
             *out = f;
@@ -300,6 +412,6 @@ static TlStatus walk(Push *ps, TlPlanId id, TlPlanId *out)
 TlStatus tl_opt_pushdown_filter(TlPlan *p, TlPlanId root, TlPlanId *out,
                                 TlError *err)
 {
-    Push ps = {p, err, 0};
+    Push ps = {p, err, 0, 0};
     return walk(&ps, root, out);
 }
