@@ -3,16 +3,19 @@
  * compressor and decompressor (gzip and zstd, empty to multi-MiB, several
  * output chunks), concatenated members and frames, every truncation and
  * byte flips of small streams (errors name the offset, never a short
- * result), compressor reset, level checks, zstd's golden frames when the
+ * result), compressor reset, level checks, the sink's compressing layer
+ * (reset, commit, bad level, standard output), zstd's golden frames when the
  * shared corpora are present, and an allocation-failure loop.
  */
 #include "tl_test.h"
 
 #include "../../formats/compress.h"
+#include "../../formats/format.h"
 
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -376,6 +379,53 @@ TL_TEST(test_oom)
     free(src);
 }
 
+/* The sink's compressing layer: reset discards, commit ends the stream;
+ * standard output cannot compress. */
+TL_TEST(test_sink_compression)
+{
+    char dir[] = "/tmp/tl-compress-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    for (int k = 0; k < 2; k++) {
+        char path[128];
+        TlSink *s = NULL;
+        TlError err = {0};
+        TlBuf *d = NULL;
+        snprintf(path, sizeof path, "%s/out.csv.%s", dir, k ? "zst" : "gz");
+        CHECK_EQ_INT(tl_sink_open(path, &s, &err), TL_OK);
+        CHECK_EQ_INT(tl_sink_set_compression(s, k ? "zst" : "gz", k ? 5 : 2, &err), TL_OK);
+        uint8_t *big = sample(300000, 11);
+        CHECK_EQ_INT(tl_sink_write(s, big, 300000, &err), TL_OK);
+        CHECK_EQ_INT(tl_sink_reset(s, &err), TL_OK);
+        CHECK_EQ_INT(tl_sink_write(s, "a,b\n", 4, &err), TL_OK);
+        CHECK_EQ_INT(tl_sink_write(s, big, 200000, &err), TL_OK);
+        CHECK_EQ_INT(tl_sink_commit(s, &err), TL_OK);
+        tl_sink_close(s);
+        Bytes f = slurp(path);
+        CHECK(tl_compression_sniff(f.p, f.n) == (k ? TL_COMP_ZSTD : TL_COMP_GZIP));
+        CHECK_EQ_INT(tl_decompress(k ? TL_COMP_ZSTD : TL_COMP_GZIP, path, f.p, f.n, &d, &err),
+                     TL_OK);
+        CHECK(d && d->size == 200004 && memcmp(d->data, "a,b\n", 4) == 0 &&
+              memcmp(d->data + 4, big, 200000) == 0);
+        tl_buf_release(d);
+        free(f.p);
+        free(big);
+        unlink(path);
+        /* a bad level is refused before anything is written */
+        CHECK_EQ_INT(tl_sink_open(path, &s, &err), TL_OK);
+        CHECK_EQ_INT(tl_sink_set_compression(s, k ? "zst" : "gz", 99, &err), TL_ERR_USAGE);
+        tl_sink_close(s);
+        CHECK(access(path, F_OK) != 0);
+    }
+    TlSink *so = NULL;
+    TlError err = {0};
+    CHECK_EQ_INT(tl_sink_open(NULL, &so, &err), TL_OK);
+    CHECK_EQ_INT(tl_sink_set_compression(so, "gz", 0, &err), TL_ERR_USAGE);
+    CHECK_EQ_STR(err.msg, "compressed output needs a file (-o FILE.gz)");
+    CHECK_EQ_INT(tl_sink_set_compression(so, NULL, 0, &err), TL_OK);
+    tl_sink_close(so);
+    rmdir(dir);
+}
+
 int main(void)
 {
     TL_RUN(test_names_and_sniff);
@@ -387,5 +437,6 @@ int main(void)
     TL_RUN(test_messages);
     TL_RUN(test_zstd_golden);
     TL_RUN(test_oom);
+    TL_RUN(test_sink_compression);
     return tl_test_summary(__FILE__);
 }
