@@ -84,6 +84,7 @@ typedef struct Entry {
     int32_t col;       /* column of a plain value under this key, or -1 */
     int32_t node;      /* node of an object under this key, or -1 */
     uint32_t key_len;
+    bool plain;        /* printable ASCII without " and \: matches raw text */
     uint64_t hash;
     uint8_t *key;      /* decoded key bytes */
 } Entry;
@@ -187,6 +188,25 @@ static const uint8_t str_stop[256] = {
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 };
 
+/* The first byte at or after i that stops a string's plain run (or n):
+ * eight bytes at a time, the lowest flagged byte being always a true stop. */
+static inline size_t scan_plain(const uint8_t *p, size_t i, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    while (i + 8 <= n) {
+        uint64_t x, q, b, m;
+        memcpy(&x, p + i, 8);
+        q = x ^ (ones * '"');
+        b = x ^ (ones * '\\');
+        m = ((q - ones) & ~q) | ((b - ones) & ~b) | (x - ones * 0x20) | x;
+        m &= high;
+        if (m) return i + ((size_t)__builtin_ctzll(m) >> 3);
+        i += 8;
+    }
+    while (i < n && !str_stop[p[i]]) i++;
+    return i;
+}
+
 static inline size_t skip_ws(const uint8_t *p, size_t i, size_t n)
 {
     while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r')) i++;
@@ -245,7 +265,7 @@ static TlStatus scan_string(NdReader *r, size_t *pi, bool *escaped)
     size_t i = *pi + 1;
     bool esc = false;
     for (;;) {
-        while (i < n && !str_stop[p[i]]) i++;
+        i = scan_plain(p, i, n);
         if (i >= n || p[i] == '\n')
             return syntax_error(r, i, "unterminated string");
         if (p[i] == '"') break;
@@ -559,6 +579,10 @@ static TlStatus find_entry(NdReader *r, int node, const uint8_t *key,
     memcpy(e->key, key, klen);
     e->key[klen] = 0;
     e->key_len = klen;
+    e->plain = true;
+    for (uint32_t j = 0; j < klen; j++)
+        if (key[j] < 0x20 || key[j] >= 0x7f || key[j] == '"' || key[j] == '\\')
+            e->plain = false;
     e->hash = h;
     e->parent = node;
     e->col = -1;
@@ -693,9 +717,9 @@ static inline TlType widen_kind(TlType t, uint32_t k)
     return TL_TSTRING;
 }
 
-/* Record field {off, len, kind} of column c at row. */
-static inline TlStatus store(NdReader *r, int c, int64_t row, size_t off,
-                             size_t len, uint32_t kind)
+/* store() for the rare cases: long values, late columns, growth. */
+static TlStatus store_slow(NdReader *r, int c, int64_t row, size_t off,
+                           size_t len, uint32_t kind)
 {
     NdCol *col = &r->cols[c];
     if (len > UINT32_MAX)
@@ -722,7 +746,45 @@ static inline TlStatus store(NdReader *r, int c, int64_t row, size_t off,
     return TL_OK;
 }
 
+/* Record field {off, len, kind} of column c at row. */
+static inline TlStatus store(NdReader *r, int c, int64_t row, size_t off,
+                             size_t len, uint32_t kind)
+{
+    NdCol *col = &r->cols[c];
+    if (__builtin_expect(c >= r->n_open || row >= col->cap || len > UINT32_MAX, 0))
+        return store_slow(r, c, row, off, len, kind);
+    col->f[row] = (NdField){off, (uint32_t)len, kind};
+    return TL_OK;
+}
+
 /* ------------------------------------------------------------- objects */
+
+/* a[0..n) == b[0..n) for short keys without a library call. */
+static inline bool key_eq(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    if (n >= 8 && n <= 16) {
+        uint64_t x0, x1, y0, y1;
+        memcpy(&x0, a, 8);
+        memcpy(&y0, b, 8);
+        memcpy(&x1, a + n - 8, 8);
+        memcpy(&y1, b + n - 8, 8);
+        return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+    }
+    if (n >= 4 && n < 8) {
+        uint32_t x0, x1, y0, y1;
+        memcpy(&x0, a, 4);
+        memcpy(&y0, b, 4);
+        memcpy(&x1, a + n - 4, 4);
+        memcpy(&y1, b + n - 4, 4);
+        return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+    }
+    if (n < 4) {
+        for (size_t j = 0; j < n; j++)
+            if (a[j] != b[j]) return false;
+        return true;
+    }
+    return memcmp(a, b, n) == 0;
+}
 
 /* Parse the object whose '{' is at *pi, as node `node`, storing its values
  * at row; *k counts the keys of the line. */
@@ -740,13 +802,30 @@ static TlStatus parse_object(NdReader *r, size_t *pi, int node, int64_t row, int
         bool esc;
         const uint8_t *key;
         uint32_t klen, kind;
-        int ei = 0;
+        int ei = 0, kpos;
         if (i >= n || p[i] != '"')
             return syntax_error(r, i, "a key (a string in double quotes) expected");
         ks = i + 1;
+        kpos = (*k)++;
+        /* fastest path: the key the previous line had here, compared as
+         * raw bytes (a plain key has no escapes, so equal bytes followed
+         * by a quote are the same key) */
+        if (kpos < r->seq_cap && r->seq[kpos] >= 0) {
+            const Entry *g = &r->entries[r->seq[kpos]];
+            size_t kl = g->key_len;
+            if (g->plain && g->parent == node && ks + kl < n && p[ks + kl] == '"' &&
+                key_eq(p + ks, g->key, kl)) {
+                ei = r->seq[kpos];
+                i = skip_ws(p, ks + kl + 1, n);
+                if (i < n && p[i] == ':') {
+                    i = skip_ws(p, i + 1, n);
+                    goto have_key;
+                }
+                return syntax_error(r, i, "':' expected after the key");
+            }
+        }
         /* fast path: a plain ASCII key */
-        i = ks;
-        while (i < n && !str_stop[p[i]]) i++;
+        i = scan_plain(p, ks, n);
         if (i < n && p[i] == '"') {
             key = p + ks;
             klen = (uint32_t)(i - ks);
@@ -770,7 +849,8 @@ static TlStatus parse_object(NdReader *r, size_t *pi, int node, int64_t row, int
         i = skip_ws(p, i, n);
         if (i >= n || p[i] != ':') return syntax_error(r, i, "':' expected after the key");
         i = skip_ws(p, i + 1, n);
-        TL_TRY(find_entry(r, node, key, klen, (*k)++, &ei));
+        TL_TRY(find_entry(r, node, key, klen, kpos, &ei));
+    have_key:
         vs = i;
         if (i >= n) return syntax_error(r, i, "a value expected");
         if (p[i] == '{') {
