@@ -32,6 +32,17 @@
  * Right and full joins fill a key column from the right where the left row
  * is missing; the planner gave such a column the common type, so left
  * values are cast to it when they differ.
+ *
+ * Building on the left (build_left, chosen by the planner when the left
+ * input is the smaller one): the left is read whole and its keys go through
+ * the grouper; the right then streams, and each right row with a non-null
+ * key that finds a left group is kept (only the columns the output needs)
+ * and appended to that group's chain -- matches depend only on the key, so
+ * every left row of a group shares one chain, in right input order.  Right
+ * and full joins also keep the unmatched right rows.  The kept rows then
+ * play the part of the right table above, the whole left input that of one
+ * big left batch, and emission is the same code: the order rule holds
+ * whichever side is built.
  */
 #include "../../kernels/core_kernels.h"
 #include "../group/group.h"
@@ -53,6 +64,10 @@ typedef struct Join {
     TlType *kt;            /* per key: the type both sides are compared in */
     bool never;            /* a key pair with a null-typed column */
     bool built;
+    bool build_left;       /* index the left, stream the right */
+    bool keep_unmatched_right; /* right, full */
+    const TlSchema *left_schema;
+    int nl;                /* left schema width */
     /* build side */
     int rn;                /* right schema width */
     TlArray **rarr;        /* per right column: n_r + 1 rows, or NULL */
@@ -255,7 +270,7 @@ static TlStatus probe_ids(Join *j, TlError *err)
 static TlStatus emit(Join *j, int64_t n, bool tail, TlBatch **out, TlError *err)
 {
     const TlSchema *s = j->base.schema;
-    int nl = j->left->schema->n_fields;
+    int nl = j->nl;
     bool narrow = j->how == TL_JOIN_SEMI || j->how == TL_JOIN_ANTI;
     TlBatch *b = tl_batch_new(s, s->n_fields, n);
     TlStatus st = TL_OK;
@@ -338,14 +353,293 @@ static void probe_fill(Join *j, int64_t *n_out)
     *n_out = n;
 }
 
+/* Read every batch of op (freed afterwards) and concatenate each column,
+ * plus `extra` null rows; *n the row count. */
+static TlStatus drain(TlOperator *op, const bool *need, int extra,
+                      TlArray **cols, int64_t *n, TlError *err)
+{
+    const TlSchema *s = op->schema;
+    TlBatch **bs = NULL;
+    TlArray **parts = NULL;
+    int n_b = 0, cap_b = 0;
+    TlStatus st = TL_OK;
+    *n = 0;
+    for (;;) {
+        TlBatch *b = NULL;
+        if ((st = op->next(op, &b, err)) != TL_OK) goto done;
+        if (!b) break;
+        if (n_b == cap_b) {
+            int nc = cap_b ? cap_b * 2 : 16;
+            TlBatch **v = tl_realloc(bs, (size_t)nc * sizeof *v);
+            if (!v) {
+                tl_batch_free(b);
+                st = tl_error_oom(err);
+                goto done;
+            }
+            bs = v;
+            cap_b = nc;
+        }
+        bs[n_b++] = b;
+        *n += b->n_rows;
+        if (*n >= (int64_t)NONE - 1) {
+            st = tl_error(err, TL_ERR_DATA, "join: an input has too many rows "
+                          "(more than %u)", NONE - 2);
+            goto done;
+        }
+    }
+    parts = tl_malloc((size_t)(n_b + 1) * sizeof *parts);
+    if (!parts) { st = tl_error_oom(err); goto done; }
+    for (int c = 0; c < s->n_fields; c++) {
+        if (need && !need[c]) continue;
+        for (int i = 0; i < n_b; i++) parts[i] = bs[i]->cols[c];
+        parts[n_b] = extra ? tl_array_new_null(s->fields[c].type, extra) : NULL;
+        if (extra && !parts[n_b]) { st = tl_error_oom(err); goto done; }
+        if (n_b + (extra ? 1 : 0) == 0)
+            cols[c] = tl_array_new_null(s->fields[c].type, 0);
+        else
+            cols[c] = tl_array_concat(parts, n_b + (extra ? 1 : 0));
+        tl_array_release(extra ? parts[n_b] : NULL);
+        if (!cols[c]) { st = tl_error_oom(err); goto done; }
+    }
+done:
+    for (int i = 0; i < n_b; i++) tl_batch_free(bs[i]);
+    tl_free(bs);
+    tl_free(parts);
+    return st;
+}
+
+/* Keys k of the given arrays (whole columns), cast to the compared types,
+ * rows [off, off + n). */
+static TlStatus key_slice(Join *j, TlArray *const *cols, const int *kc,
+                          int64_t off, int64_t n, TlArray **keys, int *made,
+                          TlError *err)
+{
+    TlStatus st = TL_OK;
+    *made = 0;
+    for (int k = 0; k < j->n_keys && st == TL_OK; k++) {
+        TlArray *sl = tl_array_slice(cols[kc[k]], off, n);
+        if (!sl) return tl_error_oom(err);
+        st = as_type(sl, j->kt[k], &keys[k], err);
+        tl_array_release(sl);
+        if (st == TL_OK) (*made)++;
+    }
+    return st;
+}
+
+/* build_left: index the left, stream the right keeping its matching rows. */
+static TlStatus build_on_left(Join *j, TlError *err)
+{
+    const TlSchema *rs = j->right->schema;
+    int64_t chunk = tl_batch_rows(), nl = 0, n_kept = 0, cap_kept = 0;
+    TlArray **lcols = tl_calloc((size_t)(j->nl ? j->nl : 1), sizeof *lcols);
+    TlArray *keys[64];
+    bool *need = tl_calloc((size_t)(j->rn ? j->rn : 1), sizeof *need);
+    TlArray ***kparts = tl_calloc((size_t)(j->rn ? j->rn : 1), sizeof *kparts);
+    int n_parts = 0, cap_parts = 0, made = 0;
+    uint32_t *rtail = NULL, *rids = NULL, *kidx = NULL;
+    TlStatus st = TL_OK;
+
+    if (!lcols || !need || !kparts) { st = tl_error_oom(err); goto done; }
+    if (j->n_keys > 64) {
+        st = tl_error(err, TL_ERR_USAGE, "a join takes at most 64 keys");
+        goto done;
+    }
+    for (int k = 0; k < j->n_keys; k++) need[j->rk[k]] = true;
+    for (int k = 0; k < j->n_rcols; k++) need[j->rcols[k]] = true;
+
+    /* the left, whole, as one batch */
+    if ((st = drain(j->left, NULL, 0, lcols, &nl, err)) != TL_OK) goto done;
+    j->left->free(j->left);
+    j->left = NULL;
+    j->lb = tl_batch_new(j->left_schema, j->nl, nl);
+    j->lids = tl_malloc((size_t)(nl ? nl : 1) * sizeof *j->lids);
+    if (!j->lb || !j->lids) { st = tl_error_oom(err); goto done; }
+    j->lids_cap = nl;
+    for (int c = 0; c < j->nl; c++) {
+        j->lb->cols[c] = lcols[c];
+        lcols[c] = NULL;
+    }
+    j->li = 0;
+    if (j->never) {
+        for (int64_t i = 0; i < nl; i++) j->lids[i] = NONE;
+    } else {
+        if ((st = tl_grouper_new(j->kt, j->n_keys, false, &j->g, err)) != TL_OK)
+            goto done;
+        for (int64_t off = 0; off < nl; off += chunk) {
+            int64_t n = nl - off < chunk ? nl - off : chunk;
+            st = key_slice(j, j->lb->cols, j->lk, off, n, keys, &made, err);
+            if (st == TL_OK)
+                st = tl_grouper_map(j->g, (const TlArray *const *)keys, n,
+                                    j->lids + off, err);
+            for (int k = 0; k < made; k++) tl_array_release(keys[k]);
+            made = 0;
+            if (st != TL_OK) goto done;
+        }
+        j->n_groups = tl_grouper_count(j->g);
+    }
+    j->head = tl_malloc((size_t)(j->n_groups ? j->n_groups : 1) * sizeof *j->head);
+    rtail = tl_malloc((size_t)(j->n_groups ? j->n_groups : 1) * sizeof *rtail);
+    if (!j->head || !rtail) { st = tl_error_oom(err); goto done; }
+    for (uint32_t g = 0; g < j->n_groups; g++) j->head[g] = NONE;
+
+    /* the right, streaming: keep what matches (right, full: everything) */
+    for (;;) {
+        TlBatch *b = NULL;
+        int64_t nk = 0;
+        if ((st = j->right->next(j->right, &b, err)) != TL_OK) goto done;
+        if (!b) break;
+        if (b->n_rows == 0) {
+            tl_batch_free(b);
+            continue;
+        }
+        uint32_t *v = tl_realloc(rids, (size_t)b->n_rows * sizeof *v);
+        uint32_t *w = v ? tl_realloc(kidx, (size_t)b->n_rows * sizeof *w) : NULL;
+        if (v) rids = v;
+        if (w) kidx = w;
+        if (!v || !w) {
+            tl_batch_free(b);
+            st = tl_error_oom(err);
+            goto done;
+        }
+        if (j->g) {
+            st = key_slice(j, b->cols, j->rk, 0, b->n_rows, keys, &made, err);
+            if (st == TL_OK)
+                st = tl_grouper_find(j->g, (const TlArray *const *)keys, b->n_rows,
+                                     rids, err);
+            for (int k = 0; k < made; k++) {
+                /* a null in any key: no match */
+                for (int64_t i = 0; st == TL_OK && keys[k]->null_count > 0 &&
+                                    i < b->n_rows; i++)
+                    if (!tl_array_valid(keys[k], i)) rids[i] = NONE;
+                tl_array_release(keys[k]);
+            }
+            made = 0;
+        } else {
+            for (int64_t i = 0; i < b->n_rows; i++) rids[i] = NONE;
+        }
+        if (st != TL_OK) {
+            tl_batch_free(b);
+            goto done;
+        }
+        if (n_kept + b->n_rows >= (int64_t)NONE - 1) {
+            tl_batch_free(b);
+            st = tl_error(err, TL_ERR_DATA, "join: the right input has too many "
+                          "rows (more than %u)", NONE - 2);
+            goto done;
+        }
+        if (n_kept + b->n_rows > cap_kept) {
+            int64_t nc = cap_kept ? cap_kept : 1024;
+            while (nc < n_kept + b->n_rows) nc *= 2;
+            uint32_t *nx = tl_realloc(j->next, (size_t)nc * sizeof *nx);
+            uint8_t *mt = nx ? tl_realloc(j->matched, (size_t)nc) : NULL;
+            if (nx) j->next = nx;
+            if (mt) j->matched = mt;
+            if (!nx || !mt) {
+                tl_batch_free(b);
+                st = tl_error_oom(err);
+                goto done;
+            }
+            cap_kept = nc;
+        }
+        for (int64_t i = 0; i < b->n_rows; i++) {
+            /* ids past the left's groups: created by a grouper without a
+             * find of its own, so no left row has them */
+            uint32_t g = rids[i] < j->n_groups ? rids[i] : NONE;
+            if (g == NONE && !j->keep_unmatched_right) continue;
+            uint32_t kr = (uint32_t)(n_kept + nk);
+            kidx[nk++] = (uint32_t)i;
+            j->next[kr] = NONE;
+            j->matched[kr] = g != NONE;
+            if (g == NONE) continue;
+            if (j->head[g] == NONE) j->head[g] = kr;
+            else j->next[rtail[g]] = kr;
+            rtail[g] = kr;
+        }
+        if (nk > 0) {
+            if (n_parts == cap_parts) {
+                int nc = cap_parts ? cap_parts * 2 : 16;
+                for (int c = 0; c < j->rn; c++) {
+                    if (!need[c]) continue;
+                    TlArray **pv = tl_realloc(kparts[c], (size_t)(nc + 1) * sizeof *pv);
+                    if (!pv) {
+                        tl_batch_free(b);
+                        st = tl_error_oom(err);
+                        goto done;
+                    }
+                    kparts[c] = pv;
+                }
+                cap_parts = nc;
+            }
+            for (int c = 0; c < j->rn; c++) {
+                if (!need[c]) continue;
+                kparts[c][n_parts] = tl_array_take(b->cols[c], kidx, nk);
+                if (!kparts[c][n_parts]) {
+                    for (int d = 0; d < c; d++)
+                        if (need[d]) tl_array_release(kparts[d][n_parts]);
+                    tl_batch_free(b);
+                    st = tl_error_oom(err);
+                    goto done;
+                }
+            }
+            n_parts++;
+            n_kept += nk;
+        }
+        tl_batch_free(b);
+    }
+    j->right->free(j->right);
+    j->right = NULL;
+
+    /* the kept rows, plus one null row, are the right table */
+    j->rarr = tl_calloc((size_t)(j->rn ? j->rn : 1), sizeof *j->rarr);
+    if (!j->rarr) { st = tl_error_oom(err); goto done; }
+    for (int c = 0; c < j->rn; c++) {
+        if (!need[c]) continue;
+        if (!kparts[c]) {
+            kparts[c] = tl_malloc(sizeof *kparts[c]);
+            if (!kparts[c]) { st = tl_error_oom(err); goto done; }
+        }
+        kparts[c][n_parts] = tl_array_new_null(rs->fields[c].type, 1);
+        if (!kparts[c][n_parts]) { st = tl_error_oom(err); goto done; }
+        j->rarr[c] = tl_array_concat(kparts[c], n_parts + 1);
+        tl_array_release(kparts[c][n_parts]);
+        if (!j->rarr[c]) { st = tl_error_oom(err); goto done; }
+    }
+    j->n_r = n_kept;
+    if (!j->keep_unmatched_right) {
+        tl_free(j->matched);
+        j->matched = NULL;
+    } else if (!j->matched) {
+        j->matched = tl_calloc(1, 1);
+        if (!j->matched) { st = tl_error_oom(err); goto done; }
+    }
+done:
+    for (int c = 0; lcols && c < j->nl; c++) tl_array_release(lcols[c]);
+    tl_free(lcols);
+    for (int c = 0; kparts && c < j->rn; c++) {
+        for (int i = 0; kparts[c] && i < n_parts; i++) tl_array_release(kparts[c][i]);
+        tl_free(kparts[c]);
+    }
+    tl_free(kparts);
+    tl_free(need);
+    tl_free(rtail);
+    tl_free(rids);
+    tl_free(kidx);
+    j->built = st == TL_OK;
+    return st;
+}
+
 static TlStatus join_next(TlOperator *op, TlBatch **out, TlError *err)
 {
     Join *j = (Join *)op;
     *out = NULL;
-    if (!j->built) TL_TRY(build(j, err));
+    if (!j->built) TL_TRY(j->build_left ? build_on_left(j, err) : build(j, err));
     while (!j->left_done) {
         int64_t n = 0;
         if (!j->lb) {
+            if (!j->left) { /* build_left: the whole left was one batch */
+                j->left_done = true;
+                break;
+            }
             TL_TRY(j->left->next(j->left, &j->lb, err));
             if (!j->lb) {
                 j->left_done = true;
@@ -411,8 +705,8 @@ static int *copy_ints(const int *v, int n)
 /* See ops.h. */
 TlStatus tl_op_join_new(TlOperator *left, TlOperator *right, int how,
                         const int *lk, const int *rk, int n_keys,
-                        const int *rcols, int n_rcols, const TlSchema *schema,
-                        TlOperator **out, TlError *err)
+                        const int *rcols, int n_rcols, bool build_left,
+                        const TlSchema *schema, TlOperator **out, TlError *err)
 {
     Join *j = tl_calloc(1, sizeof *j);
     const TlSchema *ls = left->schema, *rs = right->schema;
@@ -432,6 +726,10 @@ TlStatus tl_op_join_new(TlOperator *left, TlOperator *right, int how,
     j->n_keys = n_keys;
     j->n_rcols = how == TL_JOIN_SEMI || how == TL_JOIN_ANTI ? 0 : n_rcols;
     j->rn = rs->n_fields;
+    j->nl = ls->n_fields;
+    j->left_schema = ls;
+    j->build_left = build_left;
+    j->keep_unmatched_right = how == TL_JOIN_RIGHT || how == TL_JOIN_FULL;
     j->tail = 0;
     j->cap = tl_batch_rows();
     j->lk = copy_ints(lk, n_keys);

@@ -50,12 +50,13 @@ TlStatus tl_op_limit_new(TlOperator *child, int64_t limit, TlOperator **out,
 /* Hash join (op_join.c): `how` is a TlJoinHow; left keys lk and right
  * keys rk (n_keys column indexes into each side's schema); rcols: the right
  * columns of the output, after every left column (semi, anti: none).  The
- * right side is read whole first (the build side), then the left streams.
+ * build side is read whole first: the right one, or the left one when
+ * build_left (then the right streams); the output order is the same.
  * Takes ownership of both children, also on failure; lists are borrowed. */
 TlStatus tl_op_join_new(TlOperator *left, TlOperator *right, int how,
                         const int *lk, const int *rk, int n_keys,
-                        const int *rcols, int n_rcols, const TlSchema *schema,
-                        TlOperator **out, TlError *err);
+                        const int *rcols, int n_rcols, bool build_left,
+                        const TlSchema *schema, TlOperator **out, TlError *err);
 
 /* Build the operators of the plan rooted at `root` (a node of p): readers
  * are projected as the scan node says.  stats is shared by every operator.

@@ -14,7 +14,9 @@
  */
 #include "ops.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static TlStatus build_scan(TlPlan *p, const TlPlanNode *n, TlExecStats *stats,
                            TlOperator **out, TlError *err)
@@ -76,6 +78,30 @@ static const TlExprId *id_list(const TlPlan *p, uint32_t start, uint32_t n)
     return n ? (const TlExprId *)tl_arena_at(&p->ids, start) : NULL;
 }
 
+/* Bytes of input behind the subtree at id, from the files' sizes (standard
+ * input or an unreadable size: INT64_MAX, "large"). */
+static int64_t est_bytes(const TlPlan *p, TlPlanId id)
+{
+    const TlPlanNode *n = tl_plan_node(p, id);
+    int64_t sum = 0;
+    if (n->kind == TL_PLAN_SCAN) {
+        for (uint32_t i = 0; i < n->n_in; i++) {
+            struct stat sb;
+            const char *path = p->inputs[n->in0 + i].path;
+            if (strcmp(path, "-") == 0 || stat(path, &sb) != 0) return INT64_MAX;
+            if (sb.st_size > INT64_MAX - sum) return INT64_MAX;
+            sum += sb.st_size;
+        }
+        return sum;
+    }
+    sum = n->child != TL_NO_ID ? est_bytes(p, n->child) : 0;
+    if (n->right != TL_NO_ID) {
+        int64_t r = est_bytes(p, n->right);
+        sum = r > INT64_MAX - sum ? INT64_MAX : sum + r;
+    }
+    return sum;
+}
+
 static TlStatus build(TlPlan *p, TlPlanId id, TlExecStats *stats,
                       TlOperator **out, TlError *err)
 {
@@ -99,8 +125,12 @@ static TlStatus build(TlPlan *p, TlPlanId id, TlExecStats *stats,
             if (right) right->free(right);
             return st;
         }
+        /* build on the smaller input (by the files' sizes) */
+        bool build_left = est_bytes(p, n.child) < est_bytes(p, n.right);
+        if (getenv("TALLY_JOIN_BUILD")) /* tests: force a side */
+            build_left = strcmp(getenv("TALLY_JOIN_BUILD"), "left") == 0;
         TL_TRY(tl_op_join_new(child, right, (int)n.how, lk, rk, (int)n.n_cols,
-                              rc, (int)n.n_rcols, n.schema, &op, err));
+                              rc, (int)n.n_rcols, build_left, n.schema, &op, err));
         op->stats = stats;
         *out = op;
         return TL_OK;

@@ -348,3 +348,27 @@ tally: unknown column "nope" in the left input of the join
                       ^^^^
 EOF
 }
+
+@test "the output is the same whichever side the hash table is built on" {
+    fixtures
+    local side want
+    want=$(printf '%s\n' 'id,name,v,name_right,w' '1,a,10,y,100' '2,b,20,x,200' \
+        '2,b,20,z,201' '3,c,30,,' '2,bb,21,x,200' '2,bb,21,z,201' ',n,0,,' \
+        '4,,,q,400' ',,,nn,9')
+    for side in left right; do
+        TALLY_JOIN_BUILD=$side run_tally l.csv --join r.csv --on id --how full
+        assert_ok
+        assert_out "$want"
+        TALLY_JOIN_BUILD=$side run_tally l.csv --join r.csv --on id --how anti
+        assert_ok
+        assert_out "$(printf 'id,name,v\n3,c,30\n,n,0')"
+    done
+}
+
+@test "a small left input joined with a large right one (built on the left)" {
+    printf 'k,tag\n7,seven\n3,three\n' > small.csv
+    { echo 'k,n'; seq 1 5000 | awk '{print $1 % 10 "," $1}'; } > big.csv
+    run_tally small.csv --join big.csv --on k --group-by tag --agg 'rows = count(), lo = min(n)'
+    assert_ok
+    assert_out "$(printf 'tag,rows,lo\nseven,500,7\nthree,500,3')"
+}

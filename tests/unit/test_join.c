@@ -10,7 +10,7 @@
  * reference's list exactly, order included (left rows in order, each with
  * its matches in right order, then unmatched right rows in right order).
  * TALLY_BATCH_ROWS is set small so output batches split inside a left row's
- * matches.
+ * matches.  Every test runs twice: building on the right, then on the left.
  */
 #include "../../lib/exec/ops.h"
 #include "../../lib/plan/plan.h"
@@ -209,6 +209,7 @@ static void reference(int how, int n_keys, int **lk, int64_t nl, int **rk,
 /* ------------------------------------------------------------- a case */
 
 static int64_t cases_run;
+static bool build_left; /* which side the operator indexes */
 
 /* One random case; returns false (after CHECKs) on a mismatch. */
 static bool run_case(int how, int n_keys, const int *lkinds, const int *rkinds,
@@ -238,7 +239,8 @@ static bool run_case(int how, int n_keys, const int *lkinds, const int *rkinds,
     if (!narrow) tl_schema_add(&out_schema, "rv", TL_TINT64, &err);
 
     st = tl_op_join_new(src_new(&L, &stats), src_new(&R, &stats), how, lkc, rkc,
-                        n_keys, rcols, narrow ? 0 : 1, &out_schema, &op, &err);
+                        n_keys, rcols, narrow ? 0 : 1, build_left, &out_schema,
+                        &op, &err);
     CHECK_EQ_INT(st, TL_OK);
     for (;;) {
         TlBatch *b = NULL;
@@ -367,7 +369,7 @@ TL_TEST(null_typed_key)
     tl_schema_add(&out, "lv", TL_TINT64, &err);
     tl_schema_add(&out, "rv", TL_TINT64, &err);
     CHECK_EQ_INT(tl_op_join_new(src_new(&L, &stats), src_new(&R, &stats),
-                                TL_JOIN_LEFT, lkc, rkc, 1, rcols, 1, &out, &op,
+                                TL_JOIN_LEFT, lkc, rkc, 1, rcols, 1, build_left, &out, &op,
                                 &err),
                  TL_OK);
     for (;;) {
@@ -410,8 +412,8 @@ TL_TEST(oom_loop)
         tl_schema_add(&out, "rv", TL_TINT64, &err);
         TlOperator *ls = src_new(&L, &stats), *rs = src_new(&R, &stats);
         tl_alloc_fail_at(n);
-        st = tl_op_join_new(ls, rs, TL_JOIN_FULL, lkc, rkc, 2, rcols, 1, &out,
-                            &op, &err);
+        st = tl_op_join_new(ls, rs, TL_JOIN_FULL, lkc, rkc, 2, rcols, 1, build_left,
+                            &out, &op, &err);
         while (st == TL_OK) {
             TlBatch *b = NULL;
             st = op->next(op, &b, &err);
@@ -438,12 +440,15 @@ TL_TEST(oom_loop)
 int main(void)
 {
     setenv("TALLY_BATCH_ROWS", "7", 1);
-    TL_RUN(differential_every_kind);
-    TL_RUN(many_to_many_splits_batches);
-    TL_RUN(empty_sides);
-    TL_RUN(all_null_keys);
-    TL_RUN(null_typed_key);
-    TL_RUN(oom_loop);
+    for (int side = 0; side < 2; side++) {
+        build_left = side == 1;
+        TL_RUN(differential_every_kind);
+        TL_RUN(many_to_many_splits_batches);
+        TL_RUN(empty_sides);
+        TL_RUN(all_null_keys);
+        TL_RUN(null_typed_key);
+        TL_RUN(oom_loop);
+    }
     printf("test_join: %lld random cases\n", (long long)cases_run);
     return tl_test_summary(__FILE__);
 }
