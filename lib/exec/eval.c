@@ -56,6 +56,7 @@ typedef struct Val {
 typedef struct Ev {
     const TlExprArena *ea;
     TlError *err;
+    TlEvalMemo *memo;   /* NULL: no common-subexpression cache */
 } Ev;
 
 static TlStatus eval(Ev *ev, TlExprId id, const TlBatch *in, Val *out);
@@ -828,7 +829,42 @@ done:
 }
 
 /* Evaluate node id over batch `in` into *out (owned). */
+static TlStatus eval_node(Ev *ev, TlExprId id, const TlBatch *in, Val *out);
+
+/* eval through the memo: a shared id over the memo's whole batch is
+ * computed once (see eval.h). */
 static TlStatus eval(Ev *ev, TlExprId id, const TlBatch *in, Val *out)
+{
+    TlEvalMemo *m = ev->memo;
+    TlStatus st;
+    if (!m || in != m->batch || id >= m->n_ids || !m->shared[id])
+        return eval_node(ev, id, in, out);
+    for (uint32_t i = 0; i < m->n; i++)
+        if (m->ids[i] == id) {
+            out->a = tl_array_retain(m->vals[i]);
+            out->scalar = m->scalars[i];
+            return TL_OK;
+        }
+    st = eval_node(ev, id, in, out);
+    if (st != TL_OK) return st;
+    if (m->n == m->cap) {
+        uint32_t nc = m->cap ? m->cap * 2 : 8;
+        TlExprId *ids = tl_realloc(m->ids, nc * sizeof *ids);
+        if (ids) m->ids = ids;
+        TlArray **vals = ids ? tl_realloc(m->vals, nc * sizeof *vals) : NULL;
+        if (vals) m->vals = vals;
+        bool *sc = vals ? tl_realloc(m->scalars, nc * sizeof *sc) : NULL;
+        if (sc) m->scalars = sc;
+        if (!sc) return TL_OK; /* no room: simply not cached */
+        m->cap = nc;
+    }
+    m->ids[m->n] = id;
+    m->vals[m->n] = tl_array_retain(out->a);
+    m->scalars[m->n++] = out->scalar;
+    return TL_OK;
+}
+
+static TlStatus eval_node(Ev *ev, TlExprId id, const TlBatch *in, Val *out)
 {
     const TlExpr *e = node(ev, id);
     out->a = NULL;
@@ -863,10 +899,73 @@ static TlStatus eval(Ev *ev, TlExprId id, const TlBatch *in, Val *out)
 TlStatus tl_eval(const TlExprArena *ea, TlExprId id, const TlBatch *in,
                  TlArray **out, TlError *err)
 {
+    return tl_eval_memo(ea, id, in, NULL, out, err);
+}
+
+/* Visit the tree at id; a non-leaf id reached a second time is shared (its
+ * children are then not counted again: the cache covers them). */
+static void memo_count(const TlExprArena *ea, TlExprId id, uint8_t *seen,
+                       uint8_t *shared)
+{
+    const TlExpr *e = tl_ea_node(ea, id);
+    if (e->n_args == 0) return;
+    if (seen[id]) {
+        shared[id] = 1;
+        return;
+    }
+    seen[id] = 1;
+    for (uint32_t i = 0; i < e->n_args; i++)
+        memo_count(ea, tl_ea_arg(ea, e, i), seen, shared);
+}
+
+/* See eval.h. */
+TlStatus tl_eval_memo_init(TlEvalMemo *memo, const TlExprArena *ea,
+                           const TlExprId *exprs, int n, TlError *err)
+{
+    uint32_t n_ids = ea->nodes.n;
+    uint8_t *seen = tl_calloc(n_ids ? n_ids : 1, 1);
+    memo->shared = tl_calloc(n_ids ? n_ids : 1, 1);
+    if (!seen || !memo->shared) {
+        tl_free(seen);
+        tl_free(memo->shared);
+        memo->shared = NULL;
+        return tl_error_oom(err);
+    }
+    memo->n_ids = n_ids;
+    for (int i = 0; i < n; i++) memo_count(ea, exprs[i], seen, memo->shared);
+    tl_free(seen);
+    return TL_OK;
+}
+
+/* See eval.h. */
+void tl_eval_memo_clear(TlEvalMemo *memo)
+{
+    for (uint32_t i = 0; i < memo->n; i++) tl_array_release(memo->vals[i]);
+    memo->n = 0;
+    memo->batch = NULL;
+}
+
+/* See eval.h. */
+void tl_eval_memo_free(TlEvalMemo *memo)
+{
+    if (!memo) return;
+    tl_eval_memo_clear(memo);
+    tl_free(memo->shared);
+    tl_free(memo->ids);
+    tl_free(memo->vals);
+    tl_free(memo->scalars);
+    memset(memo, 0, sizeof *memo);
+}
+
+/* See eval.h. */
+TlStatus tl_eval_memo(const TlExprArena *ea, TlExprId id, const TlBatch *in,
+                      TlEvalMemo *memo, TlArray **out, TlError *err)
+{
     Ev ev;
     Val v;
     ev.ea = ea;
     ev.err = err;
+    ev.memo = memo;
     *out = NULL;
     TL_TRY(eval(&ev, id, in, &v));
     if (v.scalar && (v.a->length != in->n_rows || in->n_rows != 1)) {
@@ -891,6 +990,7 @@ TlStatus tl_eval_filter(const TlExprArena *ea, TlExprId id, const TlBatch *in,
     int64_t n = in->n_rows;
     ev.ea = ea;
     ev.err = err;
+    ev.memo = NULL;
     *sel = NULL;
     *n_sel = 0;
     *all = false;

@@ -43,6 +43,32 @@ TlStatus tl_eval(const TlExprArena *ea, TlExprId id, const TlBatch *in,
 TlStatus tl_eval_filter(const TlExprArena *ea, TlExprId id, const TlBatch *in,
                         uint32_t **sel, int64_t *n_sel, bool *all, TlError *err);
 
+/* A per-batch cache of subexpression results keyed by expression id, for
+ * common subexpressions (the optimizer hash-conses identical subtrees of one
+ * projection into one id, lib/opt/cse.c).  Only ids marked in `shared` are
+ * cached, and only when evaluated over the whole batch `batch` (never over
+ * the sub-batch of a lazy branch).  Owner: the operator; tl_eval_memo_clear
+ * after each batch releases the cached arrays. */
+typedef struct TlEvalMemo {
+    const TlBatch *batch;   /* entries belong to this batch */
+    uint8_t *shared;        /* per id: cache it (tl_malloc'd, n_ids bytes) */
+    uint32_t n_ids;
+    TlExprId *ids;          /* cached entries */
+    TlArray **vals;
+    bool *scalars;
+    uint32_t n, cap;
+} TlEvalMemo;
+
+/* Mark in memo (zeroed by the caller) every non-leaf id reached more than
+ * once from exprs[0..n). */
+TlStatus tl_eval_memo_init(TlEvalMemo *memo, const TlExprArena *ea,
+                           const TlExprId *exprs, int n, TlError *err);
+void tl_eval_memo_clear(TlEvalMemo *memo);  /* drop the cached arrays */
+void tl_eval_memo_free(TlEvalMemo *memo);   /* NULL-safe */
+/* tl_eval with the memo (memo->batch must be `in` for it to apply). */
+TlStatus tl_eval_memo(const TlExprArena *ea, TlExprId id, const TlBatch *in,
+                      TlEvalMemo *memo, TlArray **out, TlError *err);
+
 /* Cast a whole array to type `to` (the same conversions as cast(); strings use
  * lib/core/text.h).  When try_ is true unconvertible values become null;
  * otherwise *bad_row is set to the first failing row and TL_ERR_DATA is

@@ -50,4 +50,9 @@ TlStatus tl_opt_simplify(TlPlan *p, TlPlanId root, TlPlanId *out, TlError *err);
 TlStatus tl_opt_pushdown_filter(TlPlan *p, TlPlanId root, TlPlanId *out,
                                 TlError *err);
 
+/* Hash-cons the expressions of every project node, so identical
+ * subexpressions share one id and the operator computes them once per
+ * batch (cse.c). */
+TlStatus tl_opt_cse(TlPlan *p, TlPlanId root, TlPlanId *out, TlError *err);
+
 #endif

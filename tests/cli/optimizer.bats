@@ -75,6 +75,7 @@ output: id int64, a bool, b bool
 rules:
   true-and in filter: true and qty > 1 -> qty > 1
   and-false in filter: region = 'x' and null -> false
+  cse in project: 1 repeated subexpression computed once
 EOF
 }
 
@@ -292,4 +293,20 @@ EOF
     [ -n "${TALLY_ASAN:-}" ] && n=40
     run "$CLI_DIR/../../scripts/difftest-opt" "$TALLY" "$n" 7
     [ "$status" -eq 0 ] || { echo "$output"; return 1; }
+}
+
+@test "cse: a repeated subexpression of one projection is computed once" {
+    opt_explain sales.csv --select '(qty * 2) + 1 as x, (qty * 2) * 3 as y'
+    assert_out <<'EOF'
+optimized plan:
+  project qty * 2 + 1 as x, qty * 2 * 3 as y
+    scan sales.csv columns qty
+output: x int64, y int64
+rules:
+  cse in project: 1 repeated subexpression computed once
+EOF
+    run_tally sales.csv --select '(qty * 2) + 1 as x, (qty * 2) * 3 as y, qty * 2 as z'
+    a=$output
+    run_tally sales.csv --no-optimize --select '(qty * 2) + 1 as x, (qty * 2) * 3 as y, qty * 2 as z'
+    [ "$a" = "$output" ] || { echo "$a"; echo "$output"; return 1; }
 }

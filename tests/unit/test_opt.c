@@ -411,6 +411,79 @@ TL_TEST(rule_log)
                                "not-compare in filter: not a < 1 -> a >= 1") != NULL);
 }
 
+TL_TEST(cse_and_memo)
+{
+    TlSchema *ps;
+    TlPlanId s = scan_node(), pr, out;
+    TlExprId ex[3];
+    uint32_t start;
+    TlEvalMemo memo;
+    ex[0] = prep("(a * 2) + 1");
+    ex[1] = prep("(a * 2) * 3");
+    ex[2] = prep("a * 2");
+    tl_plan_schema_new(P, &ps, &err);
+    tl_schema_add(ps, "x", TL_TINT64, &err);
+    tl_schema_add(ps, "y", TL_TINT64, &err);
+    tl_schema_add(ps, "z", TL_TINT64, &err);
+    tl_plan_push_ids(P, ex, 3, &start, &err);
+    tl_plan_push(P, TL_PLAN_PROJECT, s, &pr, &err);
+    tl_plan_node(P, pr)->exprs = start;
+    tl_plan_node(P, pr)->n_exprs = 3;
+    tl_plan_node(P, pr)->schema = ps;
+    CHECK_EQ_INT(tl_opt_cse(P, pr, &out, &err), TL_OK);
+    CHECK(out != pr);
+    {
+        const TlPlanNode *n = tl_plan_node(P, out);
+        TlExprId x = tl_plan_expr(P, n->exprs, 0), y = tl_plan_expr(P, n->exprs, 1);
+        TlExprId z = tl_plan_expr(P, n->exprs, 2);
+        TlExprId xa = tl_ea_arg(&P->ea, tl_ea_node(&P->ea, x), 0);
+        TlExprId ya = tl_ea_arg(&P->ea, tl_ea_node(&P->ea, y), 0);
+        TlExprId v[3] = {x, y, z};
+        CHECK(xa == ya);
+        CHECK(z == xa);
+        /* the memo computes the shared a * 2 once per batch */
+        memset(&memo, 0, sizeof memo);
+        CHECK_EQ_INT(tl_eval_memo_init(&memo, &P->ea, v, 3, &err), TL_OK);
+        CHECK(memo.shared[xa] == 1);
+        CHECK(memo.shared[x] == 0);
+        memo.batch = batch;
+        for (int i = 0; i < 3; i++) {
+            TlArray *a = NULL, *b = NULL;
+            CHECK_EQ_INT(tl_eval_memo(&P->ea, v[i], batch, &memo, &a, &err), TL_OK);
+            CHECK_EQ_INT(tl_eval(&P->ea, ex[i], batch, &b, &err), TL_OK);
+            CHECK(a && b && a->length == 6 && a->null_count == b->null_count);
+            for (int64_t r = 0; a && b && r < 6; r++)
+                if (tl_array_valid(b, r))
+                    CHECK_EQ_INT(tl_array_i64(a)[r], tl_array_i64(b)[r]);
+            tl_array_release(a);
+            tl_array_release(b);
+        }
+        CHECK_EQ_INT(memo.n, 1);
+        tl_eval_memo_clear(&memo);
+        CHECK_EQ_INT(memo.n, 0);
+        /* another batch is not served from the cache */
+        {
+            TlArray *a = NULL;
+            CHECK_EQ_INT(tl_eval_memo(&P->ea, x, batch, &memo, &a, &err), TL_OK);
+            CHECK_EQ_INT(memo.n, 0); /* memo.batch is NULL now */
+            tl_array_release(a);
+        }
+        tl_eval_memo_free(&memo);
+    }
+    /* nothing shared: the node stays */
+    {
+        TlExprId one = prep("a + k");
+        TlPlanId p2;
+        tl_plan_push_ids(P, &one, 1, &start, &err);
+        tl_plan_push(P, TL_PLAN_PROJECT, s, &p2, &err);
+        tl_plan_node(P, p2)->exprs = start;
+        tl_plan_node(P, p2)->n_exprs = 1;
+        tl_plan_node(P, p2)->schema = ps;
+        CHECK_EQ_INT(tl_opt_cse(P, p2, &out, &err), TL_OK);
+        CHECK(out == p2);
+    }
+}
+
 int main(void)
 {
     setup();
@@ -423,6 +496,7 @@ int main(void)
     TL_RUN(pushdown_filters);
     TL_RUN(pushdown_having_on_keys);
     TL_RUN(rule_log);
+    TL_RUN(cse_and_memo);
     teardown();
     return tl_test_summary(__FILE__);
 }
