@@ -372,3 +372,24 @@ EOF
     assert_ok
     assert_out "$(printf 'tag,rows,lo\nseven,500,7\nthree,500,3')"
 }
+
+@test "joins nested in join inputs: a few levels run, hundreds are a usage error" {
+    fixtures
+    python3 -c "
+import sys
+s='\"r.csv\"'
+for i in range(int(sys.argv[1])):
+    s='{\"input\": \"r.csv\", \"steps\": [{\"join\": {\"input\": %s, \"on\": [\"id\"], \"how\": \"semi\"}}]}' % s
+print('{\"input\": \"l.csv\", \"steps\": [{\"join\": {\"input\": %s, \"on\": [\"id\"]}}], \"output\": \"out.csv\"}' % s)" 5 > p5.json
+    run_tally -f p5.json
+    assert_ok
+    assert_out ''
+    [ "$(cat out.csv)" = "$(printf 'id,name,v,name_right,w\n1,a,10,y,100\n2,b,20,x,200\n2,b,20,z,201\n2,bb,21,x,200\n2,bb,21,z,201')" ]
+    python3 -c "
+s='\"r.csv\"'
+for i in range(200):
+    s='{\"input\": \"r.csv\", \"steps\": [{\"join\": {\"input\": %s, \"on\": [\"id\"]}}]}' % s
+print('{\"input\": \"l.csv\", \"steps\": [{\"join\": {\"input\": %s, \"on\": [\"id\"]}}]}' % s)" > p200.json
+    run_tally -f p200.json
+    assert_err 2 'tally: joins are nested too deeply'
+}
