@@ -209,3 +209,19 @@ EOF2
     assert_err 1 'tally: in.ndjson:2:6: "soon" is not a valid date (column "d")'
     assert_only_files in.ndjson
 }
+
+@test "read: CRLF and lone CR line ends, blank lines, a BOM; dotted names quoted in expressions" {
+    printf '\xef\xbb\xbf{"a":{"b":1}}\r\n\r\n{"a":{"b":2}}\r{"a":{"b":3}}' > in.ndjson
+    assert_run_out in.ndjson --filter '"a.b" > 1' --select '"a.b" * 10 as x' <<'EOF2'
+x
+20
+30
+EOF2
+}
+
+@test "schema: an NDJSON file with no lines has no columns" {
+    : > empty.ndjson
+    run_tally schema empty.ndjson
+    assert_ok
+    assert_out 'column,type'
+}
