@@ -43,11 +43,22 @@
 
 #include <stdio.h>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define CSV_X86 1
+#else
+#define CSV_X86 0
+#endif
+
 #define F_QUOTED 1u
 #define F_ESCAPED 2u
 
 /* Fields per batch are capped so very wide files keep batches bounded. */
 #define MAX_BATCH_FIELDS ((int64_t)1 << 22)
+
+typedef int (*FlattenFn)(const uint8_t *p, size_t n, uint8_t delim, size_t from,
+                         size_t *idx, int have, size_t *nl, int *nl_have,
+                         size_t *next);
 
 typedef struct CsvField {
     uint64_t off;
@@ -68,6 +79,14 @@ typedef struct CsvReader {
                                 not to be only blank lines up to the end */
     uint8_t delim;
     uint8_t special[256];    /* 1 for delim, CR, LF */
+    FlattenFn flatten;       /* special-byte lister (SIMD or scalar) */
+    size_t *idx;             /* IDX_CAP: listed special-byte positions */
+    int idx_t, idx_n;        /* next unused, count */
+    size_t *nl;              /* IDX_CAP: the line ends among them */
+    int nl_t, nl_n;
+    size_t scan_next;        /* first byte not yet listed */
+    size_t clean;            /* no '"' from (at most) pos up to here; here
+                                is the end, a quote or a look-ahead limit */
     char *null_text;         /* --null, or NULL */
     size_t null_len;
 
@@ -84,6 +103,12 @@ typedef struct CsvReader {
 
     /* the tokenized batch */
     CsvField *fields;        /* n_cols * max_rows, column-major */
+    CsvField **cols;         /* per column: its fields in the tokenized batch,
+                                NULL when not stored (not projected) */
+    CsvField **next_cols;    /* the same for the next batch (csv_project) */
+    CsvField *rec;           /* n_cols: one record, for parse_record */
+    int *store;              /* the columns with cols[c] set, ascending */
+    int n_store;
     int64_t *row_line;       /* max_rows */
     int64_t max_rows;
     int64_t n_rows;
@@ -145,6 +170,258 @@ static int64_t count_lines(const uint8_t *s, size_t n)
         else if (s[i] == '\r' && (i + 1 == n || s[i + 1] != '\n')) lines++;
     }
     return lines;
+}
+
+/* ------------------------------------------------- the fast tokenizer
+ *
+ * Most records are plain: unquoted fields, LF or CRLF ends.  For them the
+ * reader first lists the positions of every special byte (delimiter, LF,
+ * CR) of a stretch of input -- 64-byte blocks turned into bit masks with
+ * SIMD compares, the set bits written out as positions ("flattening") --
+ * and then takes records straight from that list: a record of n fields is
+ * the next n positions, the first n-1 of them delimiters and the last a
+ * line end.  Anything else (a quote in the record, a blank line, a ragged
+ * record, the last record of the input) goes to parse_record, the general
+ * tokenizer, which gives the same fields; then the list skips past it.
+ *
+ * Three flatteners with the same results: AVX2 (when the CPU has it), SSE2
+ * (every x86-64), scalar; chosen at open, tl_csv_scan_mode forces one (or
+ * parse_record alone). */
+
+#define IDX_CAP 2048 /* positions listed at a time */
+#define QUOTE_STRETCH ((size_t)1 << 16) /* quote look-ahead */
+
+/* Flatten the special bytes of p[from, n) into idx[0..) -- and the line
+ * ends among them (LF, CR) also into nl[0..) -- while fewer than
+ * IDX_CAP - 64 positions are listed (at least one block when there is
+ * room); returns the count (*nl_have for nl) and sets *next to the first
+ * byte not yet scanned. */
+
+/* Write the positions base + (set bits of m) at o.  The first 8 (and 16)
+ * are written unconditionally: a block usually holds a dozen, so the loop
+ * rarely branches.  ctz of (m | bit 63) is defined for m = 0 and right
+ * otherwise; the extra entries are overwritten later. */
+#define FLATTEN_BITS(o, base, m, cnt)                                          \
+    do {                                                                       \
+        const uint64_t hi_ = (uint64_t)1 << 63;                                \
+        _Pragma("GCC unroll 8")                                                \
+        for (int q_ = 0; q_ < 8; q_++) {                                       \
+            (o)[q_] = (base) + (size_t)__builtin_ctzll((m) | hi_);            \
+            (m) &= (m) - 1;                                                    \
+        }                                                                      \
+        if ((cnt) > 8) {                                                       \
+            _Pragma("GCC unroll 8")                                            \
+            for (int q_ = 8; q_ < 16; q_++) {                                  \
+                (o)[q_] = (base) + (size_t)__builtin_ctzll((m) | hi_);        \
+                (m) &= (m) - 1;                                                \
+            }                                                                  \
+            for (int q_ = 16; (m); q_++) {                                     \
+                (o)[q_] = (base) + (size_t)__builtin_ctzll(m);                 \
+                (m) &= (m) - 1;                                                \
+            }                                                                  \
+        }                                                                      \
+    } while (0)
+
+/* The flattening loop around a block-mask function MASK(ptr, delim, &nl)
+ * (all special bits returned, line-end bits in nl): full blocks straight
+ * from the input, the last partial one from a padded copy (bits past the
+ * end cleared). */
+#define DEFINE_FLATTEN(NAME, ATTR, MASK)                                       \
+    ATTR static int NAME(const uint8_t *p, size_t n, uint8_t delim,            \
+                         size_t from, size_t *idx, int have, size_t *nl,       \
+                         int *nl_have, size_t *next)                           \
+    {                                                                          \
+        int nh = *nl_have;                                                     \
+        while (from < n && have <= IDX_CAP - 64) {                             \
+            uint64_t m, e;                                                     \
+            int cnt;                                                           \
+            if (n - from >= 64) {                                              \
+                m = MASK(p + from, delim, &e);                                 \
+            } else {                                                           \
+                uint8_t tail[64] = {0};                                        \
+                uint64_t keep = ~(uint64_t)0 >> (64 - (n - from));             \
+                memcpy(tail, p + from, n - from);                              \
+                m = MASK(tail, delim, &e) & keep;                              \
+                e &= keep;                                                     \
+            }                                                                  \
+            cnt = __builtin_popcountll(m);                                     \
+            FLATTEN_BITS(idx + have, from, m, cnt);                            \
+            have += cnt;                                                       \
+            while (e) {                                                        \
+                nl[nh++] = from + (size_t)__builtin_ctzll(e);                  \
+                e &= e - 1;                                                    \
+            }                                                                  \
+            from += 64;                                                        \
+        }                                                                      \
+        *nl_have = nh;                                                         \
+        *next = from < n ? from : n;                                           \
+        return have;                                                           \
+    }
+
+static inline uint64_t mask_scalar(const uint8_t *p, uint8_t delim, uint64_t *nl)
+{
+    uint64_t m = 0, e = 0;
+    for (int k = 0; k < 64; k++) {
+        m |= (uint64_t)(p[k] == delim) << k;
+        e |= (uint64_t)(p[k] == '\n' || p[k] == '\r') << k;
+    }
+    *nl = e;
+    return m | e;
+}
+DEFINE_FLATTEN(flatten_scalar, , mask_scalar)
+
+#if CSV_X86
+static inline uint64_t mask_sse2(const uint8_t *p, uint8_t delim, uint64_t *nl)
+{
+    const __m128i d = _mm_set1_epi8((char)delim);
+    const __m128i lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
+    uint64_t m = 0, e = 0;
+    for (int k = 0; k < 4; k++) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k));
+        __m128i l = _mm_or_si128(_mm_cmpeq_epi8(x, lf), _mm_cmpeq_epi8(x, cr));
+        m |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, d)) << (16 * k);
+        e |= (uint64_t)(uint16_t)_mm_movemask_epi8(l) << (16 * k);
+    }
+    *nl = e;
+    return m | e;
+}
+DEFINE_FLATTEN(flatten_sse2, , mask_sse2)
+
+#define AVX2_ATTR __attribute__((target("avx2,popcnt,bmi")))
+AVX2_ATTR static inline uint64_t mask_avx2(const uint8_t *p, uint8_t delim,
+                                           uint64_t *nl)
+{
+    const __m256i d = _mm256_set1_epi8((char)delim);
+    const __m256i lf = _mm256_set1_epi8('\n'), cr = _mm256_set1_epi8('\r');
+    __m256i x0 = _mm256_loadu_si256((const __m256i *)(const void *)p);
+    __m256i x1 = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
+    __m256i l0 = _mm256_or_si256(_mm256_cmpeq_epi8(x0, lf), _mm256_cmpeq_epi8(x0, cr));
+    __m256i l1 = _mm256_or_si256(_mm256_cmpeq_epi8(x1, lf), _mm256_cmpeq_epi8(x1, cr));
+    uint64_t m = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x0, d)) |
+                 (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x1, d)) << 32;
+    uint64_t e = (uint64_t)(uint32_t)_mm256_movemask_epi8(l0) |
+                 (uint64_t)(uint32_t)_mm256_movemask_epi8(l1) << 32;
+    *nl = e;
+    return m | e;
+}
+DEFINE_FLATTEN(flatten_avx2, AVX2_ATTR, mask_avx2)
+#endif
+
+static int scan_forced = -1;
+
+/* Force how the CSV reader finds records, for readers opened afterwards:
+ * 0 parse_record alone, 1 the fast tokenizer with scalar masks, 2 with
+ * SSE2, 3 with AVX2 (a level the build or the CPU lacks falls back to the
+ * next lower one); -1 restores the automatic choice (the best there is).
+ * Returns the mode such a reader uses.  For tests: all give the same
+ * results. */
+int tl_csv_scan_mode(int force)
+{
+    int best = 1;
+#if CSV_X86
+    __builtin_cpu_init();
+    best = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt") &&
+                   __builtin_cpu_supports("bmi")
+               ? 3
+               : 2;
+#endif
+    if (force >= -1 && force <= 3) scan_forced = force;
+    if (scan_forced >= 0 && scan_forced < best) return scan_forced;
+    return best;
+}
+
+/* The flattener for the current mode, NULL for parse_record alone. */
+static FlattenFn flatten_fn(void)
+{
+    switch (tl_csv_scan_mode(-2)) {
+#if CSV_X86
+    case 3: return flatten_avx2;
+    case 2: return flatten_sse2;
+#endif
+    case 1: return flatten_scalar;
+    default: return NULL;
+    }
+}
+
+/* Tokenize the plain records from r->pos into rows [row, max_rows) of the
+ * batch, fields to the columns r->cols (NULL: not stored).  Stops, with
+ * r->pos at its start, at the first record that is not plain or that the
+ * list cannot show whole (the last of the input); returns the new row
+ * count. */
+static int64_t fast_rows(CsvReader *r, int64_t row, int64_t max_rows)
+{
+    const uint8_t *p = r->p;
+    const size_t n = r->size;
+    const int nc = r->n_cols, last = nc - 1;
+    const int *store = r->store;  /* the stored columns, ascending */
+    const int n_store = r->n_store;
+    CsvField *const *cols = r->cols;
+    size_t *idx = r->idx, *nl = r->nl;
+    int t = r->idx_t, have = r->idx_n, l = r->nl_t, nl_have = r->nl_n;
+    size_t pos = r->pos, clean = r->clean;
+    int64_t line = r->line;
+    if (!r->flatten || nc + 1 > IDX_CAP / 2) return row; /* very wide */
+    /* drop positions parse_record went past */
+    while (t < have && idx[t] < pos) t++;
+    while (l < nl_have && nl[l] < pos) l++;
+    if (t == have && r->scan_next < pos) r->scan_next = pos;
+    while (row < max_rows) {
+        size_t end;
+        if (have - t < nc + 1 || nl_have - l < 2) {
+            /* refill: keep the unused tails, list more */
+            if (r->scan_next >= n) break;
+            memmove(idx, idx + t, (size_t)(have - t) * sizeof *idx);
+            memmove(nl, nl + l, (size_t)(nl_have - l) * sizeof *nl);
+            have -= t;
+            nl_have -= l;
+            t = l = 0;
+            {
+                size_t before = r->scan_next;
+                have = r->flatten(p, n, r->delim, r->scan_next, idx, have, nl,
+                                  &nl_have, &r->scan_next);
+                if (r->scan_next == before) break; /* full: a huge record */
+            }
+            continue;
+        }
+        /* plain: the line end is the nc-th special byte (so the others are
+         * delimiters), no quote in between, not a blank line */
+        end = nl[l];
+        if (idx[t + last] != end || end == pos) break;
+        if (clean <= end) {
+            size_t from = clean > pos ? clean : pos, lim;
+            const uint8_t *q;
+            if (clean >= pos && clean < n && p[clean] == '"') break; /* quoted */
+            /* look ahead for the next quote, a stretch at a time */
+            lim = from + QUOTE_STRETCH > end + 1 ? from + QUOTE_STRETCH : end + 1;
+            if (lim > n) lim = n;
+            q = memchr(p + from, '"', lim - from);
+            clean = q ? (size_t)(q - p) : lim;
+            continue;
+        }
+        if (n > UINT32_MAX && end - pos > UINT32_MAX) break; /* huge field */
+        for (int s = 0; s < n_store; s++) {
+            int k = store[s];
+            size_t start = k ? idx[t + k - 1] + 1 : pos;
+            cols[k][row] = (CsvField){start, (uint32_t)(idx[t + k] - start), 0};
+        }
+        t += nc;
+        l++;
+        pos = end + 1;
+        if (p[end] == '\r' && pos < n && p[pos] == '\n') { /* CRLF */
+            t++;
+            l++;
+            pos++;
+        }
+        r->row_line[row++] = line++;
+    }
+    r->idx_t = t;
+    r->idx_n = have;
+    r->nl_t = l;
+    r->nl_n = nl_have;
+    r->clean = clean;
+    r->pos = pos;
+    r->line = line;
+    return row;
 }
 
 /* Parse the record at *pos.  Stores at most max_fields fields in out, field
@@ -239,10 +516,17 @@ static TlStatus tokenize_batch(CsvReader *r, TlError *err)
     const int nc = r->n_cols;
     int64_t rows = 0;
     r->batch_start = r->pos;
+    memcpy(r->cols, r->next_cols, (size_t)nc * sizeof *r->cols);
+    r->n_store = 0;
+    for (int c = 0; c < nc; c++)
+        if (r->cols[c]) r->store[r->n_store++] = c;
     while (rows < r->max_rows && r->pos < r->size) {
-        uint8_t c = r->p[r->pos];
+        uint8_t c;
         int64_t at_line;
         int found;
+        rows = fast_rows(r, rows, r->max_rows);
+        if (rows >= r->max_rows || r->pos >= r->size) break;
+        c = r->p[r->pos];
         if (c == '\n' || c == '\r') {
             if (nc != 1) {
                 skip_blank_lines(r);
@@ -261,12 +545,13 @@ static TlStatus tokenize_batch(CsvReader *r, TlError *err)
             }
         }
         at_line = r->line;
-        TL_TRY(parse_record(r, &r->pos, &r->line, r->fields + rows,
-                            (size_t)r->max_rows, nc, &found, err));
+        TL_TRY(parse_record(r, &r->pos, &r->line, r->rec, 1, nc, &found, err));
         if (found != nc)
             return tl_error(err, TL_ERR_DATA, "%s:%lld: expected %d field%s, found %d",
                             r->name, (long long)at_line, nc, nc == 1 ? "" : "s",
                             found);
+        for (int k = 0; k < nc; k++)
+            if (r->cols[k]) r->cols[k][rows] = r->rec[k];
         r->row_line[rows++] = at_line;
     }
     r->n_rows = rows;
@@ -289,7 +574,7 @@ static inline bool field_null(const CsvReader *r, const CsvField *f)
  * column c in the tokenized batch. */
 static TlType infer_column(const CsvReader *r, int c, TlType t)
 {
-    const CsvField *f = r->fields + (size_t)c * r->max_rows;
+    const CsvField *f = r->cols[c];
     for (int64_t row = 0; row < r->n_rows && t != TL_TSTRING; row++, f++) {
         if (field_null(r, f)) continue;
         if (f->flags & F_ESCAPED) return TL_TSTRING; /* holds a quote */
@@ -312,7 +597,7 @@ static TlStatus hint_set(TlTypeHints *h, const char *name, TlType t, TlError *er
  * projected columns in the hints and ask for a restart. */
 static TlStatus value_misfit(CsvReader *r, int c, int64_t row, TlError *err)
 {
-    const CsvField *f = r->fields + (size_t)c * r->max_rows + row;
+    const CsvField *f = r->cols[c] + row;
     const TlField *fld = &r->schema.fields[c];
     if (r->fixed[c] || !r->hints) {
         size_t len;
@@ -372,7 +657,7 @@ static bool validity_null(Validity *v, int64_t n_rows, int64_t row)
                          TlError *err)                                         \
     {                                                                          \
         const int64_t n = r->n_rows;                                           \
-        const CsvField *f = r->fields + (size_t)c * r->max_rows;                                     \
+        const CsvField *f = r->cols[c];                                     \
         Validity v = {NULL, 0};                                                \
         TlBuf *values = tl_buf_new((size_t)n * sizeof(CTYPE), false);          \
         CTYPE *vals;                                                           \
@@ -409,7 +694,7 @@ static TlStatus convert_bool(CsvReader *r, int c, TlArray **out, int64_t *bad,
                              TlError *err)
 {
     const int64_t n = r->n_rows;
-    const CsvField *f = r->fields + (size_t)c * r->max_rows;
+    const CsvField *f = r->cols[c];
     Validity v = {NULL, 0};
     TlBuf *values = tl_buf_new(tl_bitmap_bytes(n), true);
     if (!values) return tl_error_oom(err);
@@ -439,7 +724,7 @@ oom:
 static TlStatus convert_null(CsvReader *r, int c, TlArray **out, int64_t *bad,
                              TlError *err)
 {
-    const CsvField *f = r->fields + (size_t)c * r->max_rows;
+    const CsvField *f = r->cols[c];
     for (int64_t row = 0; row < r->n_rows; row++, f++) {
         if (!field_null(r, f)) {
             *bad = row;
@@ -493,7 +778,7 @@ static TlStatus convert_str(CsvReader *r, int c, TlArray **out, int64_t *bad,
                             TlError *err)
 {
     const int64_t n = r->n_rows;
-    const CsvField *f = r->fields + (size_t)c * r->max_rows;
+    const CsvField *f = r->cols[c];
     Validity v = {NULL, 0};
     CopyBlock blk = {NULL, 0, 0};
     bool use_window = false;
@@ -648,6 +933,13 @@ static TlStatus csv_project(TlReader *base, const int *cols, int n_cols,
     r->proj = proj;
     r->n_proj = n_cols;
     r->proj_schema = ps;
+    /* later batches store only the projected columns */
+    if (r->next_cols) {
+        memset(r->next_cols, 0, (size_t)r->n_cols * sizeof *r->next_cols);
+        for (int i = 0; i < n_cols; i++)
+            if (!r->next_cols[proj[i]])
+                r->next_cols[proj[i]] = r->fields + (size_t)i * (size_t)r->max_rows;
+    }
     return TL_OK;
 }
 
@@ -706,6 +998,12 @@ static void csv_close(TlReader *base)
     tl_free(r->proj);
     tl_schema_free(&r->proj_schema);
     tl_free(r->fields);
+    tl_free(r->cols);
+    tl_free(r->next_cols);
+    tl_free(r->rec);
+    tl_free(r->store);
+    tl_free(r->idx);
+    tl_free(r->nl);
     tl_free(r->row_line);
     tl_free(r->scratch);
     tl_free(r->base.stats.converted);
@@ -861,6 +1159,7 @@ TlStatus tl_csv_reader_open(const char *path, const TlReadOptions *opt,
     r->special[r->delim] = 1;
     r->special['\n'] = 1;
     r->special['\r'] = 1;
+    r->flatten = flatten_fn();
     r->line = 1;
     r->name = tl_strdup(tl_input_name(path));
     if (!r->name) goto oom;
@@ -883,11 +1182,26 @@ TlStatus tl_csv_reader_open(const char *path, const TlReadOptions *opt,
     max_rows = tl_batch_rows();
     if (r->n_cols > 0 && max_rows > MAX_BATCH_FIELDS / r->n_cols)
         max_rows = MAX_BATCH_FIELDS / r->n_cols;
+    /* a record takes at least n_cols bytes (delimiters and its line end)
+     * but the last: small inputs get small arrays */
+    if (r->n_cols > 0 && (int64_t)((r->size - r->pos) / (size_t)r->n_cols) + 1 < max_rows)
+        max_rows = (int64_t)((r->size - r->pos) / (size_t)r->n_cols) + 1;
     if (max_rows < 1) max_rows = 1;
     r->max_rows = max_rows;
     r->fields = tl_malloc((size_t)max_rows * ((size_t)r->n_cols + 1) * sizeof *r->fields);
     r->row_line = tl_malloc((size_t)max_rows * sizeof *r->row_line);
-    if (!r->fields || !r->row_line) goto oom;
+    r->cols = tl_calloc((size_t)r->n_cols + 1, sizeof *r->cols);
+    r->next_cols = tl_calloc((size_t)r->n_cols + 1, sizeof *r->next_cols);
+    r->rec = tl_malloc(((size_t)r->n_cols + 1) * sizeof *r->rec);
+    r->store = tl_malloc(((size_t)r->n_cols + 1) * sizeof *r->store);
+    r->idx = tl_malloc(IDX_CAP * sizeof *r->idx);
+    r->nl = tl_malloc(IDX_CAP * sizeof *r->nl);
+    if (!r->fields || !r->row_line || !r->cols || !r->next_cols || !r->rec ||
+        !r->store || !r->idx || !r->nl)
+        goto oom;
+    /* the first batch keeps every column, for inference */
+    for (int c = 0; c < r->n_cols; c++)
+        r->next_cols[c] = r->fields + (size_t)c * (size_t)max_rows;
     if (r->n_cols > 0 && tokenize_batch(r, err) != TL_OK) goto fail;
     if (r->n_cols == 0) r->pos = r->size;
     if (decide_types(r, opt->schema, hints, err) != TL_OK) goto fail;

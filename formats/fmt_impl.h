@@ -51,6 +51,11 @@ const char *tl_input_name(const char *path);
 TlStatus tl_csv_reader_open(const char *path, const TlReadOptions *opt,
                             char delimiter, TlTypeHints *hints,
                             TlReader **out, TlError *err);
+/* Force how the CSV reader finds records (0 its general tokenizer alone,
+ * 1/2/3 the fast one with scalar/SSE2/AVX2 scanning, -1 automatic) for
+ * readers opened afterwards; returns the mode used.  Every mode gives the
+ * same results (tests run each). */
+int tl_csv_scan_mode(int force);
 TlStatus tl_csv_writer_open(TlSink *sink, char delimiter,
                             const TlSchema *schema, bool header,
                             TlWriter **out, TlError *err);

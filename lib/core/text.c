@@ -70,7 +70,9 @@ bool tl_parse_bool(const char *s, size_t len, bool *out)
     return false;
 }
 
-/* Parse [+-]?[0-9]+ into an int64; false on bad syntax or overflow. */
+/* Parse [+-]?[0-9]+ into an int64; false on bad syntax or overflow.
+ * Up to 18 digits cannot overflow, so they take a loop with no checks but
+ * the digit test; longer texts check each step. */
 bool tl_parse_i64(const char *s, size_t len, int64_t *out)
 {
     size_t i = 0;
@@ -81,6 +83,15 @@ bool tl_parse_i64(const char *s, size_t len, int64_t *out)
         neg = s[0] == '-';
         i = 1;
         if (len == 1) return false;
+    }
+    if (len - i <= 18) {
+        for (; i < len; i++) {
+            unsigned d = (unsigned)(unsigned char)s[i] - '0';
+            if (d > 9) return false;
+            v = v * 10 + d;
+        }
+        *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+        return true;
     }
     limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
     for (; i < len; i++) {
@@ -193,12 +204,71 @@ static bool fast_f64(const char *s, size_t len, double *out)
     return true;
 }
 
+static const double p10_exact[23] = {
+    1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* The common shape in one pass: [+-]?digits[.digits] with at most 19
+ * significant digits, no exponent, and Clinger's condition (m <= 2^53,
+ * at most 22 fraction digits).  Returns 1 with *out set, 0 when the text
+ * is something else (the full path then decides: it may still be a float,
+ * or not one). */
+static inline int quick_f64(const char *s, size_t len, double *out)
+{
+    size_t i = 0, start, nd;
+    bool neg = false;
+    uint64_t m = 0;
+    size_t frac = 0;
+    double r;
+    if (len == 0 || len > 24) return 0;
+    if (s[0] == '-' || s[0] == '+') {
+        neg = s[0] == '-';
+        i = 1;
+    }
+    start = i;
+    for (; i < len; i++) {
+        unsigned d = (unsigned)(unsigned char)s[i] - '0';
+        if (d > 9) break;
+        m = m * 10 + d;
+    }
+    if (i == start) return 0; /* no integer digits: ".5", "inf", "-" */
+    nd = i - start;
+    if (i < len) {
+        size_t f0;
+        if (s[i] != '.') return 0;
+        f0 = ++i;
+        for (; i < len; i++) {
+            unsigned d = (unsigned)(unsigned char)s[i] - '0';
+            if (d > 9) return 0;
+            m = m * 10 + d;
+        }
+        frac = i - f0;
+    }
+    /* past 19 digits m may have wrapped */
+    if (nd + frac > 19 || m > ((uint64_t)1 << 53) || frac > 22) return 0;
+    r = (double)m;
+    if (frac) r /= p10_exact[frac];
+    *out = neg ? -r : r;
+    return 1;
+}
+
 /* Parse a float64 (see the top of the file); false on bad syntax or OOM.
  *
  * Slow path: strtod reads a rewritten copy with no decimal point
  * ("-12.5e3" becomes "-125e2"), so the result does not depend on the
  * C library's LC_NUMERIC. */
+static bool parse_f64_slow(const char *s, size_t len, double *out);
+
 bool tl_parse_f64(const char *s, size_t len, double *out)
+{
+    if (quick_f64(s, len, out)) return true;
+    return parse_f64_slow(s, len, out);
+}
+
+/* Everything quick_f64 does not take: the syntax check, the words, then
+ * Clinger's path on longer forms, then strtod. */
+__attribute__((noinline)) static bool parse_f64_slow(const char *s, size_t len,
+                                                     double *out)
 {
     char stack[160], *copy = stack, *end;
     bool special;

@@ -1,0 +1,260 @@
+/*
+ * test_csv_scan.c -- the CSV reader's fast tokenizer (formats/csv_read.c)
+ * against its general one: every scan mode (parse_record alone, scalar,
+ * SSE2, AVX2 masks) must give the same schema, rows, status and message
+ * for the same input.  Inputs are random CSV made of the shapes the fast
+ * path takes or hands back: plain records, quoted fields with delimiters
+ * and line ends inside, doubled quotes, LF / CRLF / lone CR line ends,
+ * blank lines, ragged records, a missing last line end, long fields across
+ * 64-byte blocks, and inputs longer than one position list.  Plus number
+ * parsing against strtod/strtoll (lib/core/text.c fast paths).
+ */
+#include "tl_test.h"
+#include "csv_test_util.h"
+#include "../../formats/fmt_impl.h"
+
+#include <errno.h>
+
+static char ref[1 << 20], got[1 << 20], text[1 << 16];
+static TlError err;
+
+static unsigned long long rng = 88172645463325252ULL;
+
+static unsigned rnd(unsigned n)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (unsigned)(rng % n);
+}
+
+static size_t put(size_t at, const char *s)
+{
+    size_t n = strlen(s);
+    if (at + n < sizeof text) {
+        memcpy(text + at, s, n);
+        at += n;
+    }
+    return at;
+}
+
+/* One random field of the given flavor into text at `at`. */
+static size_t field(size_t at, char delim, int flavor)
+{
+    static const char *plain[] = {"id001", "42", "-7", "3.25", "x", "",
+                                  "2024-01-02", "true", "a b", "1e5",
+                                  "ab\"c"};
+    unsigned k = rnd(100);
+    if (flavor == 0 || k < 70) {
+        if (rnd(20) == 0) { /* a long one, across blocks */
+            unsigned len = 40 + rnd(120);
+            for (unsigned i = 0; i < len && at + 1 < sizeof text; i++)
+                text[at++] = (char)('a' + rnd(26));
+            return at;
+        }
+        return put(at, plain[rnd(sizeof plain / sizeof *plain)]);
+    }
+    /* quoted, with specials inside */
+    at = put(at, "\"");
+    for (unsigned i = 0, len = rnd(8); i < len; i++) {
+        char d[2] = {delim, 0};
+        switch (rnd(6)) {
+        case 0: at = put(at, d); break;
+        case 1: at = put(at, "\n"); break;
+        case 2: at = put(at, "\r\n"); break;
+        case 3: at = put(at, "\"\""); break;
+        default: at = put(at, "q"); break;
+        }
+    }
+    return put(at, "\"");
+}
+
+/* A random CSV with nc columns into text; returns its length. */
+static size_t random_csv(char delim, int nc, int rows, int flavor)
+{
+    size_t at = 0;
+    const char *ends[] = {"\n", "\r\n", "\r"};
+    const char *end = ends[rnd(3)];
+    char d[2] = {delim, 0};
+    for (int c = 0; c < nc; c++) {
+        char name[16];
+        snprintf(name, sizeof name, "%sc%d", c ? d : "", c);
+        at = put(at, name);
+    }
+    at = put(at, end);
+    for (int r = 0; r < rows; r++) {
+        int cols = nc;
+        if (flavor == 2 && rnd(200) == 0) cols += rnd(2) ? 1 : -1; /* ragged */
+        if (flavor && rnd(50) == 0) at = put(at, end);              /* blank */
+        if (rnd(100) == 0) end = ends[rnd(3)];                     /* mixed */
+        for (int c = 0; c < cols; c++) {
+            if (c) at = put(at, d);
+            at = field(at, delim, flavor);
+        }
+        if (r + 1 < rows || rnd(2)) at = put(at, end);
+    }
+    return at;
+}
+
+/* Read path under every mode; all must agree with mode 0. */
+static void same_in_every_mode(const char *path, const char *what)
+{
+    TlStatus st0, st;
+    char msg0[sizeof err.msg];
+    tl_csv_scan_mode(0);
+    st0 = tu_read(path, NULL, NULL, ref, sizeof ref, &err);
+    snprintf(msg0, sizeof msg0, "%s", err.msg);
+    for (int mode = 1; mode <= 3; mode++) {
+        tl_csv_scan_mode(mode);
+        st = tu_read(path, NULL, NULL, got, sizeof got, &err);
+        if (st != st0 || strcmp(got, ref) != 0 || strcmp(err.msg, msg0) != 0) {
+            fprintf(stderr, "mode %d differs on %s (status %d vs %d, \"%s\" vs \"%s\")\n",
+                    mode, what, (int)st, (int)st0, err.msg, msg0);
+            CHECK(false);
+            break;
+        }
+    }
+    tl_csv_scan_mode(-1);
+}
+
+TL_TEST(test_modes_exist)
+{
+    CHECK_EQ_INT(tl_csv_scan_mode(0), 0);
+    CHECK_EQ_INT(tl_csv_scan_mode(1), 1);
+    CHECK(tl_csv_scan_mode(3) >= 2);
+    CHECK(tl_csv_scan_mode(-1) >= 1);
+}
+
+TL_TEST(test_fixed_shapes)
+{
+    static const char *inputs[] = {
+        "a,b\n1,2\n3,4\n",
+        "a,b\n1,2\n3,4",
+        "a,b\r\n1,2\r\n3,4\r\n",
+        "a,b\r1,2\r3,4\r",
+        "a,b\n1,2\n\n\n3,4\n\n",
+        "a\n1\n\n2\n\n\n",
+        "a\n\n\n",
+        "a,b\n1,2,3\n",
+        "a,b\n1\n",
+        "a,b\n1,\n",
+        "a,b\n1,2,\n",
+        "a,b\n\"1,x\",2\n\"3\"\"\",4\n",
+        "a,b\n1,\"2\nz\"\n5,6\n",
+        "a,b\n1,\"unterminated\n",
+        "a,b\n\"x\"y,2\n",
+        "a,b\nx\"y,2\n",
+        "\xEF\xBB\xBF" "a,b\n1,2\n",
+        "a,b\n,\n,\n",
+    };
+    char name[32];
+    for (size_t i = 0; i < sizeof inputs / sizeof *inputs; i++) {
+        snprintf(name, sizeof name, "fixed%zu.csv", i);
+        same_in_every_mode(tu_file(name, inputs[i], -1), inputs[i]);
+    }
+}
+
+TL_TEST(test_crlf_at_every_block_offset)
+{
+    /* the CR of a CRLF at each offset of a 64-byte block, and beyond */
+    for (int pad = 0; pad < 140; pad++) {
+        size_t at = put(0, "a,b\r\n");
+        for (int r = 0; r < 6; r++) {
+            for (int i = 0; i < pad + r; i++) text[at++] = 'x';
+            at = put(at, ",1\r\n");
+        }
+        text[at] = '\0';
+        same_in_every_mode(tu_file("crlf.csv", text, (long)at), "crlf");
+    }
+}
+
+TL_TEST(test_random_inputs)
+{
+    char label[64];
+    for (int it = 0; it < 400; it++) {
+        static const char delims[] = ",\t;|";
+        char delim = it % 7 == 0 ? delims[rnd(4)] : ',';
+        int nc = 1 + (int)rnd(it % 5 == 0 ? 40 : 6);
+        int rows = (int)rnd(it % 10 == 0 ? 2000 : 60);
+        int flavor = (int)rnd(3);
+        size_t n = random_csv(delim, nc, rows, flavor);
+        const char *path;
+        if (delim != ',') {
+            /* other delimiters go through --delimiter-free paths: .tsv for
+             * tab only; the rest are tested as commas */
+            if (delim != '\t') {
+                for (size_t i = 0; i < n; i++)
+                    if (text[i] == delim) text[i] = ',';
+                delim = ',';
+            }
+        }
+        path = tu_file(delim == '\t' ? "rand.tsv" : "rand.csv", text, (long)n);
+        snprintf(label, sizeof label, "random input %d (%d cols, flavor %d)", it, nc,
+                 flavor);
+        same_in_every_mode(path, label);
+    }
+}
+
+TL_TEST(test_parse_numbers_match_libc)
+{
+    char s[40];
+    for (int it = 0; it < 200000; it++) {
+        int len = 1 + (int)rnd(24), bad = 0;
+        double d, want;
+        int64_t v;
+        char *end;
+        long long w;
+        for (int k = 0; k < len; k++) {
+            unsigned c = rnd(it % 3 ? 11 : 15);
+            s[k] = "0123456789.-+eE"[c];
+        }
+        if (rnd(3) == 0) s[0] = '-';
+        s[len] = '\0';
+        want = strtod(s, &end);
+        if (*end == '\0' && tl_parse_f64(s, (size_t)len, &d))
+            bad |= memcmp(&d, &want, sizeof d) != 0;
+        else if (*end == '\0')
+            bad = 1; /* strtod takes all of it: so must we */
+        errno = 0;
+        w = strtoll(s, &end, 10);
+        if (*end == '\0' && errno == 0)
+            bad |= !tl_parse_i64(s, (size_t)len, &v) || v != w;
+        else
+            bad |= tl_parse_i64(s, (size_t)len, &v);
+        if (bad) {
+            fprintf(stderr, "number parse differs from libc: \"%s\"\n", s);
+            CHECK(false);
+            break;
+        }
+    }
+    /* exact fast-path limits */
+    {
+        double d;
+        int64_t v;
+        CHECK(tl_parse_f64("9007199254740993", 16, &d) && d == 9007199254740992.0);
+        CHECK(tl_parse_f64("0.1", 3, &d) && d == 0.1);
+        CHECK(tl_parse_f64("123456789012345678.9", 20, &d) &&
+              d == strtod("123456789012345678.9", NULL));
+        CHECK(tl_parse_f64("1.00000000000000000000001", 25, &d) && d == 1.0);
+        CHECK(tl_parse_f64("-0", 2, &d) && d == 0.0 && __builtin_signbit(d));
+        CHECK(!tl_parse_f64("1.2.3", 5, &d));
+        CHECK(!tl_parse_f64("-", 1, &d));
+        CHECK(tl_parse_i64("999999999999999999", 18, &v) && v == 999999999999999999LL);
+        CHECK(tl_parse_i64("-9223372036854775808", 20, &v) && v == INT64_MIN);
+        CHECK(!tl_parse_i64("9223372036854775808", 19, &v));
+        CHECK(!tl_parse_i64("+", 1, &v));
+        CHECK(!tl_parse_i64("12a", 3, &v));
+    }
+}
+
+int main(void)
+{
+    tu_init();
+    TL_RUN(test_modes_exist);
+    TL_RUN(test_fixed_shapes);
+    TL_RUN(test_crlf_at_every_block_offset);
+    TL_RUN(test_random_inputs);
+    TL_RUN(test_parse_numbers_match_libc);
+    tu_cleanup();
+    return tl_test_summary(__FILE__);
+}
