@@ -15,7 +15,8 @@
  *   4. fold_limits          sort + limit -> top-k; a limit sinks below
  *                           projects; limit + limit -> min
  *   5. pushdown_projection  only referenced columns are read
- *   6. cse                  identical subexpressions of one projection share
+ *   6. merge_projects       a pure selection of a projection merges into it
+ *   7. cse                  identical subexpressions of one projection share
  *                           one id (evaluated once per batch)
  *
  * Type coercion happens once, in resolve (lib/plan/resolve.c), which inserts
@@ -88,6 +89,7 @@ TlStatus tl_opt_run(TlPlan *p, TlError *err)
     TL_TRY(tl_opt_simplify(p, root, &root, err));
     TL_TRY(tl_opt_fold_limits(p, root, &root, err));
     TL_TRY(tl_opt_pushdown_projection(p, root, &root, err));
+    TL_TRY(tl_opt_merge_projects(p, root, &root, err));
     TL_TRY(tl_opt_cse(p, root, &root, err));
     p->opt_root = root;
     return TL_OK;

@@ -50,6 +50,11 @@ TlStatus tl_opt_simplify(TlPlan *p, TlPlanId root, TlPlanId *out, TlError *err);
 TlStatus tl_opt_pushdown_filter(TlPlan *p, TlPlanId root, TlPlanId *out,
                                 TlError *err);
 
+/* A project of bare column references over a project merges into it
+ * (merge_projects.c). */
+TlStatus tl_opt_merge_projects(TlPlan *p, TlPlanId root, TlPlanId *out,
+                               TlError *err);
+
 /* Hash-cons the expressions of every project node, so identical
  * subexpressions share one id and the operator computes them once per
  * batch (cse.c). */

@@ -173,13 +173,13 @@ EOF
     opt_explain sales.csv --with 'v = qty * 2' --filter 'v > 4' --select id,v
     assert_out <<'EOF'
 optimized plan:
-  project id, v
-    project id, qty * 2 as v
-      filter qty * 2 > 4
-        scan sales.csv columns id, qty
+  project id, qty * 2 as v
+    filter qty * 2 > 4
+      scan sales.csv columns id, qty
 output: id int64, v int64
 rules:
   pushdown-filter: v > 4 moved below project
+  merge-projects: a selection of a projection is one projection
 EOF
 }
 

@@ -484,6 +484,51 @@ TL_TEST(cse_and_memo)
     }
 }
 
+TL_TEST(merge_projects)
+{
+    TlSchema *ls, *us;
+    TlPlanId s = scan_node(), low, up, out;
+    TlExprId le[2], ue[2];
+    uint32_t start;
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    le[0] = prep("a * 2");
+    le[1] = prep("k");
+    tl_plan_schema_new(P, &ls, &err);
+    tl_schema_add(ls, "v", TL_TINT64, &err);
+    tl_schema_add(ls, "k", TL_TINT64, &err);
+    tl_plan_push_ids(P, le, 2, &start, &err);
+    tl_plan_push(P, TL_PLAN_PROJECT, s, &low, &err);
+    tl_plan_node(P, low)->exprs = start;
+    tl_plan_node(P, low)->n_exprs = 2;
+    tl_plan_node(P, low)->schema = ls;
+    /* upper: k, v as w (columns of the lower one) */
+    for (int i = 0; i < 2; i++) {
+        TlExpr t;
+        memset(&t, 0, sizeof t);
+        t.kind = TL_X_COL;
+        t.type = TL_TINT64;
+        t.col = 1 - i;
+        t.name = ls->fields[1 - i].name;
+        tl_ea_push(&P->ea, &t, NULL, 0, &ue[i], &err);
+    }
+    tl_plan_schema_new(P, &us, &err);
+    tl_schema_add(us, "k", TL_TINT64, &err);
+    tl_schema_add(us, "w", TL_TINT64, &err);
+    tl_plan_push_ids(P, ue, 2, &start, &err);
+    tl_plan_push(P, TL_PLAN_PROJECT, low, &up, &err);
+    tl_plan_node(P, up)->exprs = start;
+    tl_plan_node(P, up)->n_exprs = 2;
+    tl_plan_node(P, up)->schema = us;
+    CHECK_EQ_INT(tl_opt_merge_projects(P, up, &out, &err), TL_OK);
+    CHECK_EQ_INT(tl_plan_print_tree(P, out, 0, &buf, &len, &cap, &err), TL_OK);
+    CHECK_EQ_STR(buf, "project k, a * 2 as w\n  scan \n");
+    tl_free(buf);
+    /* a computing upper project does not merge */
+    CHECK_EQ_INT(tl_opt_merge_projects(P, low, &out, &err), TL_OK);
+    CHECK(out == low);
+}
+
 int main(void)
 {
     setup();
@@ -497,6 +542,7 @@ int main(void)
     TL_RUN(pushdown_having_on_keys);
     TL_RUN(rule_log);
     TL_RUN(cse_and_memo);
+    TL_RUN(merge_projects);
     teardown();
     return tl_test_summary(__FILE__);
 }
