@@ -33,7 +33,8 @@
  *   drop      project node without the dropped columns
  *   rename    project node with new names (all renames at once, so a:b,b:a
  *             swaps)
- *   group_by  aggregate node: keys then aggregates
+ *   group_by  aggregate node: keys then aggregates; items that are
+ *             expressions over aggregates add a project (see over_aggs)
  *   sort      sort node (limit -1)
  *   limit     limit node, or limit-by node with `by`
  *   distinct  distinct node (columns, or none for all)
@@ -572,15 +573,118 @@ done:
     return st;
 }
 
+/* Expressions over aggregates (`sum(a) / count()`): the group step is
+ * planned as an aggregate node computing each distinct aggregate call once
+ * (keys first, then the calls, named by their canonical text), followed by
+ * a project computing the items over its outputs (keys first, then items in
+ * order, names as given).  Outside an aggregate call an item may use only
+ * literals and group keys that are plain columns. */
+typedef struct AggCalls {
+    TlExprId *ids;      /* distinct aggregate calls, in order of appearance */
+    char **texts;       /* their canonical text (tl_expr_print) */
+    uint32_t n, cap;
+} AggCalls;
+
+static void agg_calls_free(AggCalls *c)
+{
+    for (uint32_t i = 0; i < c->n; i++) tl_free(c->texts[i]);
+    tl_free(c->ids);
+    tl_free(c->texts);
+}
+
+/* The index of aggregate call id in c (added when new). */
+static TlStatus agg_calls_add(const TlPlan *p, AggCalls *c, TlExprId id,
+                              uint32_t *j, TlError *err)
+{
+    char buf[512];
+    size_t len = tl_expr_print(&p->ea, id, buf, sizeof buf);
+    if (len < sizeof buf)
+        for (uint32_t i = 0; i < c->n; i++)
+            if (strcmp(c->texts[i], buf) == 0) {
+                *j = i;
+                return TL_OK;
+            }
+    if (c->n == c->cap) {
+        uint32_t cap = c->cap ? 2 * c->cap : 8;
+        TlExprId *ids = tl_realloc(c->ids, cap * sizeof *ids);
+        if (!ids) return tl_error_oom(err);
+        c->ids = ids;
+        char **texts = tl_realloc(c->texts, cap * sizeof *texts);
+        if (!texts) return tl_error_oom(err);
+        c->texts = texts;
+        c->cap = cap;
+    }
+    /* A text too long to compare whole is kept unique by its index. */
+    if (len >= sizeof buf) snprintf(buf, sizeof buf, "#%u", c->n + 1);
+    c->texts[c->n] = tl_malloc(strlen(buf) + 1);
+    if (!c->texts[c->n]) return tl_error_oom(err);
+    memcpy(c->texts[c->n], buf, strlen(buf) + 1);
+    c->ids[c->n] = id;
+    *j = c->n++;
+    return TL_OK;
+}
+
+/* Rewrite resolved item expression id for the project over the aggregate
+ * node: every aggregate call becomes a reference to its output column
+ * (n_keys + its index in c), every column a reference to the key that is
+ * that plain column.  Unchanged subtrees are shared. */
+static TlStatus over_aggs(TlPlan *p, AggCalls *c, const TlExprId *keys,
+                          uint32_t n_keys, TlExprId id, TlExprId *out,
+                          TlError *err)
+{
+    TlExpr e = *tl_ea_node(&p->ea, id);
+    TlExpr t;
+    *out = id;
+    if (e.kind == TL_X_CALL && tl_op_is_agg((TlOp)e.op)) {
+        uint32_t j = 0;
+        TL_TRY(agg_calls_add(p, c, id, &j, err));
+        t = e;
+        t.kind = TL_X_COL;
+        t.n_args = 0;
+        t.col = (int32_t)(n_keys + j);
+        t.name = tl_strpool_dup(&p->ea.pool, c->texts[j], strlen(c->texts[j]));
+        if (!t.name) return tl_error_oom(err);
+        return tl_ea_push(&p->ea, &t, NULL, 0, out, err);
+    }
+    if (e.kind == TL_X_COL) {
+        for (uint32_t k = 0; k < n_keys; k++) {
+            const TlExpr *ke = tl_ea_node(&p->ea, keys[k]);
+            if (ke->kind == TL_X_COL && ke->col == e.col) {
+                t = e;
+                t.col = (int32_t)k;
+                return tl_ea_push(&p->ea, &t, NULL, 0, out, err);
+            }
+        }
+        return tl_error_at(err, TL_ERR_USAGE, &p->ea, e.src, e.start, e.len,
+                           "column \"%s\" must be a group key or inside an "
+                           "aggregate such as sum(%s)", e.name, e.name);
+    }
+    if (e.n_args == 0) return TL_OK;
+    TlExprId *args = tl_malloc(e.n_args * sizeof *args);
+    if (!args) return tl_error_oom(err);
+    bool changed = false;
+    TlStatus st = TL_OK;
+    for (uint32_t i = 0; st == TL_OK && i < e.n_args; i++) {
+        TlExprId a = tl_ea_arg(&p->ea, &e, i);
+        st = over_aggs(p, c, keys, n_keys, a, &args[i], err);
+        if (args[i] != a) changed = true;
+    }
+    if (st == TL_OK && changed) st = tl_ea_push(&p->ea, &e, args, e.n_args, out, err);
+    tl_free(args);
+    return st;
+}
+
 static TlStatus step_group(TlPlan *p, const TallyStep *s, TlPlanId *cur,
                            TlError *err)
 {
     const TlSchema *in = tl_plan_node(p, *cur)->schema;
     ItemVec keys = {0}, aggs = {0};
-    TlExprId *ek = NULL, *eg = NULL;
-    TlSchema *out = NULL;
+    TlExprId *ek = NULL, *eg = NULL, *items = NULL;
+    TlSchema *out = NULL, *pout = NULL;
     TlPlanId id;
     uint32_t ks, gs;
+    AggCalls calls = {0};
+    bool over = false;  /* some item is not just an aggregate call */
     TlStatus st = parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
                              TL_ITEM_EXPR, &keys, err);
     if (st == TL_OK)
@@ -594,41 +698,61 @@ static TlStatus step_group(TlPlan *p, const TallyStep *s, TlPlanId *cur,
     }
     ek = tl_malloc((size_t)(keys.n + 1) * sizeof *ek);
     eg = tl_malloc((size_t)(aggs.n + 1) * sizeof *eg);
-    if (!ek || !eg) { st = tl_error_oom(err); goto done; }
+    items = tl_malloc((size_t)(keys.n + aggs.n + 1) * sizeof *items);
+    if (!ek || !eg || !items) { st = tl_error_oom(err); goto done; }
     if ((st = tl_plan_schema_new(p, &out, err)) != TL_OK) goto done;
+    if ((st = tl_plan_schema_new(p, &pout, err)) != TL_OK) goto done;
     for (uint32_t i = 0; i < keys.n + aggs.n; i++) {
         bool is_key = i < keys.n;
         const TlItem *it = is_key ? &keys.v[i] : &aggs.v[i - keys.n];
         const char *name = item_name(it);
         TlExprId *e = is_key ? &ek[i] : &eg[i - keys.n];
-        if (!is_key) {
-            const TlExpr *root = tl_ea_node(&p->ea, it->expr);
-            if (root->kind != TL_X_CALL || !tl_op_is_agg((TlOp)root->op)) {
-                st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
-                                 it->len, "expected an aggregate such as sum(x)");
-                goto done;
-            }
-        }
         st = tl_resolve_expr(&p->ea, it->expr, in, !is_key, e, err);
         if (st != TL_OK) goto done;
         if (!is_key) {
             const TlExpr *root = tl_ea_node(&p->ea, *e);
-            if (root->kind != TL_X_CALL || !tl_op_is_agg((TlOp)root->op)) {
-                st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
-                                 it->len, "expected an aggregate such as sum(x)");
-                goto done;
-            }
+            if (root->kind != TL_X_CALL || !tl_op_is_agg((TlOp)root->op))
+                over = true;
         }
-        if (tl_schema_find(out, name) >= 0) {
+        if (tl_schema_find(pout, name) >= 0) {
             st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
                              it->len, "duplicate output column \"%s\"", name);
             goto done;
         }
-        st = tl_schema_add(out, name, (TlType)tl_ea_node(&p->ea, *e)->type, err);
+        st = tl_schema_add(pout, name, (TlType)tl_ea_node(&p->ea, *e)->type, err);
+        if (st != TL_OK) goto done;
+    }
+    for (uint32_t k = 0; k < keys.n; k++) {
+        st = tl_schema_add(out, item_name(&keys.v[k]),
+                           (TlType)tl_ea_node(&p->ea, ek[k])->type, err);
+        if (st != TL_OK) goto done;
+    }
+    if (!over) {
+        for (uint32_t j = 0; st == TL_OK && j < aggs.n; j++)
+            st = tl_schema_add(out, item_name(&aggs.v[j]),
+                               (TlType)tl_ea_node(&p->ea, eg[j])->type, err);
+        if (st != TL_OK) goto done;
+    } else {
+        for (uint32_t k = 0; st == TL_OK && k < keys.n; k++)
+            st = col_ref(p, out, (int)k, &items[k], err);
+        for (uint32_t j = 0; st == TL_OK && j < aggs.n; j++)
+            st = over_aggs(p, &calls, ek, keys.n, eg[j], &items[keys.n + j], err);
+        for (uint32_t j = 0; st == TL_OK && j < calls.n; j++) {
+            const char *nm = calls.texts[j];
+            char alt[32];
+            if (tl_schema_find(out, nm) >= 0) {
+                snprintf(alt, sizeof alt, "#%u", j + 1);
+                nm = alt;
+            }
+            st = tl_schema_add(out, nm,
+                               (TlType)tl_ea_node(&p->ea, calls.ids[j])->type, err);
+        }
         if (st != TL_OK) goto done;
     }
     if ((st = tl_plan_push_ids(p, ek, keys.n, &ks, err)) != TL_OK) goto done;
-    if ((st = tl_plan_push_ids(p, eg, aggs.n, &gs, err)) != TL_OK) goto done;
+    if ((st = tl_plan_push_ids(p, over ? calls.ids : eg, over ? calls.n : aggs.n,
+                               &gs, err)) != TL_OK)
+        goto done;
     if ((st = tl_plan_push(p, TL_PLAN_AGGREGATE, *cur, &id, err)) != TL_OK)
         goto done;
     {
@@ -636,13 +760,20 @@ static TlStatus step_group(TlPlan *p, const TallyStep *s, TlPlanId *cur,
         nd->exprs = ks;
         nd->n_exprs = keys.n;
         nd->aggs = gs;
-        nd->n_aggs = aggs.n;
+        nd->n_aggs = over ? calls.n : aggs.n;
         nd->schema = out;
     }
     *cur = id;
+    if (over) {
+        st = push_project(p, id, items, keys.n + aggs.n, pout, &id, err);
+        if (st != TL_OK) goto done;
+        *cur = id;
+    }
 done:
+    agg_calls_free(&calls);
     tl_free(ek);
     tl_free(eg);
+    tl_free(items);
     tl_free(keys.v);
     tl_free(aggs.v);
     return st;
