@@ -466,12 +466,13 @@ TL_TEST(test_usage_errors)
     spec_init(&s, "sales.csv");
     TallyStep *g = step(&s, TALLY_STEP_GROUP_BY, "region", true, "--group-by");
     tally_text_push(&g->aggs, &g->n_aggs, "x = amount + 1", "--agg");
-    check_usage(&s, "expected an aggregate such as sum(x)");
+    check_usage(&s, "column \"amount\" must be a group key or inside an "
+                    "aggregate such as sum(amount)");
 
     spec_init(&s, "sales.csv");
     g = step(&s, TALLY_STEP_GROUP_BY, "region", true, "--group-by");
-    tally_text_push(&g->aggs, &g->n_aggs, "sum(amount) + 1", "--agg");
-    check_usage(&s, "expected an aggregate such as sum(x)");
+    tally_text_push(&g->aggs, &g->n_aggs, "sum(amount) + amount", "--agg");
+    check_usage(&s, "column \"amount\" must be a group key");
 
     spec_init(&s, "sales.csv");
     step(&s, TALLY_STEP_DROP, "amout", true, "--drop");
