@@ -330,3 +330,82 @@ TlStatus tl_k_sort_rows(const TlRows *r, uint32_t *idx, int64_t n, TlError *err)
     tl_free(s.hist);
     return st;
 }
+
+/* ------------------------------------------------ one string key, by views */
+
+typedef struct StrSort {
+    const uint8_t *const *ptr;
+    const uint32_t *len;
+    uint64_t flip;          /* ~0 when descending */
+    uint64_t *key2;
+    uint32_t *idx2;
+    size_t (*hist)[256];
+} StrSort;
+
+/* Bytes [d, d+8) of string i, big-endian, zero padded past its end. */
+static inline uint64_t str_digit(const StrSort *s, uint32_t i, size_t d, bool *more)
+{
+    uint32_t len = s->len[i];
+    const uint8_t *p = s->ptr[i];
+    uint64_t v;
+    if (len >= d + 8) {
+        memcpy(&v, p + d, 8);
+        if (len > d + 8) *more = true;
+    } else {
+        uint8_t b[8] = {0};
+        if (len > d) memcpy(b, p + d, len - d);
+        memcpy(&v, b, 8);
+    }
+    return __builtin_bswap64(v);
+}
+
+static void str_radix(StrSort *s, uint64_t *key, uint32_t *idx, int64_t n)
+{
+    RowSort rs = {NULL, key, s->key2, s->idx2, s->hist};
+    radix(&rs, key, idx, n);
+}
+
+/* MSD over 8-byte digits of strings idx[0..n) that agree on bytes [0, d).
+ * A run that ties on a digit and has no byte past it holds strings equal up
+ * to zero padding: those order by length (shorter = prefix first). */
+static void str_level(StrSort *s, uint32_t *idx, uint64_t *key, int64_t n, size_t d)
+{
+    if (n < 2) return;
+    bool more = false;
+    for (int64_t i = 0; i < n; i++) key[i] = str_digit(s, idx[i], d, &more) ^ s->flip;
+    if (n > SMALL_RUN) str_radix(s, key, idx, n);
+    else pair_sort(key, idx, s->key2, s->idx2, n);
+    for (int64_t i = 0; i < n;) {
+        int64_t j = i + 1;
+        while (j < n && key[j] == key[i]) j++;
+        if (j - i > 1) {
+            if (more) {
+                str_level(s, idx + i, key + i, j - i, d + 8);
+            } else {
+                for (int64_t t = i; t < j; t++) key[t] = (uint64_t)s->len[idx[t]] ^ s->flip;
+                pair_sort(key + i, idx + i, s->key2, s->idx2, j - i);
+            }
+        }
+        i = j;
+    }
+}
+
+/* Stable sort of idx by strings (see sort.h). */
+TlStatus tl_k_sort_strs(const uint8_t *const *ptr, const uint32_t *len, bool desc,
+                        uint32_t *idx, int64_t n, TlError *err)
+{
+    if (n < 2) return TL_OK;
+    StrSort s = {ptr, len, desc ? ~0ull : 0, NULL, NULL, NULL};
+    uint64_t *key = tl_malloc((size_t)n * sizeof *key);
+    s.key2 = tl_malloc((size_t)n * sizeof *s.key2);
+    s.idx2 = tl_malloc((size_t)n * sizeof *s.idx2);
+    s.hist = tl_malloc(8 * sizeof *s.hist);
+    TlStatus st = TL_OK;
+    if (!key || !s.key2 || !s.idx2 || !s.hist) st = tl_error_oom(err);
+    else str_level(&s, idx, key, n, 0);
+    tl_free(key);
+    tl_free(s.key2);
+    tl_free(s.idx2);
+    tl_free(s.hist);
+    return st;
+}

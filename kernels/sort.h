@@ -29,4 +29,11 @@ TlStatus tl_k_sort_rows(const TlRows *r, uint32_t *idx, int64_t n,
 void tl_k_merge_sort_rows(const TlRows *r, uint32_t *idx, uint32_t *scratch,
                           int64_t n);
 
+/* Stable sort of idx[0..n) by the strings (ptr[idx[i]], len[idx[i]]) in
+ * memcmp order (a prefix first), reversed when desc (equal strings keep
+ * their order): MSD radix over 8-byte digits read straight from the
+ * strings, no encoding.  TL_ERR_OOM. */
+TlStatus tl_k_sort_strs(const uint8_t *const *ptr, const uint32_t *len, bool desc,
+                        uint32_t *idx, int64_t n, TlError *err);
+
 #endif

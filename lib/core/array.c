@@ -252,6 +252,89 @@ fail:
     return NULL;
 }
 
+/* Rows (part[i], row[i]) of parts[0..n_parts), i < n, gathered into one new
+ * array without concatenating the parts first (the sort's output gather).
+ * Parts have one type; parts of type null may be mixed in and give nulls.
+ * Strings: views are copied, every part's data buffers are shared (the
+ * result lists them all, part after part, and views are rebased).  Parts
+ * are borrowed.  NULL on OOM. */
+TlArray *tl_array_take_multi(TlArray *const *parts, int n_parts,
+                             const uint32_t *part, const uint32_t *row,
+                             int64_t n)
+{
+    TlType type = TL_TNULL;
+    TlBuf *values = NULL, *validity = NULL, **data = NULL;
+    uint32_t n_data = 0, *base = NULL;
+    int64_t null_count = 0;
+    bool any_nulls = false, null_part = false;
+    int p;
+    for (p = 0; p < n_parts; p++) {
+        if (type == TL_TNULL) type = parts[p]->type;
+        if (parts[p]->type == TL_TNULL) null_part = true;
+        if (null_part || parts[p]->null_count > 0) any_nulls = true;
+        n_data += parts[p]->n_data;
+    }
+    if (type == TL_TNULL) return tl_array_new_null(TL_TNULL, n);
+    values = tl_buf_new(values_bytes(type, n), type == TL_TBOOL || null_part);
+    if (!values) goto fail;
+    if (any_nulls && n > 0) {
+        validity = tl_buf_new(tl_bitmap_bytes(n), true);
+        if (!validity) goto fail;
+    }
+    if (type == TL_TSTRING && n_data > 0) {
+        uint32_t b = 0;
+        data = tl_malloc(sizeof(TlBuf *) * n_data);
+        base = tl_malloc(sizeof(uint32_t) * (size_t)n_parts);
+        if (!data || !base) goto fail;
+        for (p = 0; p < n_parts; p++) {
+            base[p] = b;
+            for (uint32_t k = 0; k < parts[p]->n_data; k++)
+                data[b++] = tl_buf_retain(parts[p]->data[k]);
+        }
+    }
+    {
+        size_t w = tl_type_width(type);
+        uint8_t *dst = values->data;
+        for (int64_t i = 0; i < n; i++) {
+            const TlArray *a = parts[part[i]];
+            int64_t r = a->offset + row[i];
+            if (a->type == TL_TNULL) {
+                null_count++;
+                continue; /* value stays zero, validity bit 0 */
+            }
+            if (validity) {
+                if (a->validity == NULL || tl_bit_get(a->validity->data, r))
+                    tl_bit_set(validity->data, i);
+                else
+                    null_count++;
+            }
+            if (type == TL_TBOOL) {
+                if (tl_bit_get(a->values->data, r)) tl_bit_set(dst, i);
+            } else if (w == 8) {
+                memcpy(dst + (size_t)i * 8, a->values->data + (size_t)r * 8, 8);
+            } else if (w == 16) {
+                TlView v;
+                memcpy(&v, a->values->data + (size_t)r * 16, 16);
+                if (base && v.in.len > TL_VIEW_INLINE) v.out.buf += base[part[i]];
+                memcpy(dst + (size_t)i * 16, &v, 16);
+            } else {
+                memcpy(dst + (size_t)i * w, a->values->data + (size_t)r * w, w);
+            }
+        }
+    }
+    tl_free(base);
+    return tl_array_new(type, n, values, validity, null_count, data,
+                        data ? n_data : 0);
+fail:
+    if (data)
+        for (uint32_t k = 0; base && k < n_data && data[k]; k++) tl_buf_release(data[k]);
+    tl_free(data);
+    tl_free(base);
+    tl_buf_release(values);
+    tl_buf_release(validity);
+    return NULL;
+}
+
 /* The parts, of one type, one after another in a new array; n must be >= 1
  * (n == 0 gives an empty array of type null).  Parts of type null may be
  * mixed with parts of one other type and become nulls of that type.  A single part is returned as

@@ -274,6 +274,12 @@ TlArray *tl_array_take(TlArray *a, const uint32_t *idx, int64_t n);
 /* Concatenate arrays of the same type (parts of type null may be mixed in and
  * become nulls).  n == 1 returns a new reference to parts[0].  NULL on OOM. */
 TlArray *tl_array_concat(TlArray *const *parts, int n);
+/* Gather rows (part[i], row[i]), i < n, of parts[0..n_parts) (one type;
+ * type-null parts give nulls) into a new array without concatenating the
+ * parts; strings share every part's data buffers.  NULL on OOM. */
+TlArray *tl_array_take_multi(TlArray *const *parts, int n_parts,
+                             const uint32_t *part, const uint32_t *row,
+                             int64_t n);
 
 /* --------------------------------------------------------------- builders */
 

@@ -25,6 +25,7 @@ typedef struct TlExecStats {
     int64_t groups;        /* groups formed by aggregations */
     int64_t rows_sorted;
     int64_t restarts;      /* type-inference restarts */
+    int64_t sort_pool_peak; /* top-k: most rows its candidate pool held */
 } TlExecStats;
 
 typedef struct TlOperator TlOperator;

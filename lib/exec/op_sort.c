@@ -2,29 +2,45 @@
  * op_sort.c -- stable sort, and top-k when only the first `limit` rows are
  * wanted.
  *
- * Full sort: every child batch is kept with its evaluated key arrays.  At
- * the end each column is concatenated across batches (the batch's own
- * reference dropped right away, so at most one extra copy of one column is
- * alive; a key that is a plain column reuses the concatenated data column), a permutation of row indexes is sorted, and the output is
- * gathered from the concatenated columns in batches of tl_batch_rows().
+ * Full sort: every child batch is kept as a chunk with its evaluated key
+ * arrays (a key that is a plain column is that column, no copy).  At the
+ * end a permutation of global row indexes (chunk after chunk) is sorted and
+ * the output is gathered per output batch of tl_batch_rows() rows straight
+ * from the chunks by (chunk, row) pairs (tl_array_take_multi): nothing is
+ * concatenated, strings copy their views and share the chunks' data
+ * buffers.  Memory per row: the input once, 4 bytes of permutation, plus
+ * the sort's own keys while it runs (see sort_perm).
  *
  * Sorting the permutation (sort_perm):
  *   - one key of a numeric type (int64, timestamp, date, float64, bool):
  *     nulls are split off in input order, the other rows get the unsigned
  *     image of their value (sign-flipped integer, total-order float image,
- *     inverted when descending) and go through the stable radix sort;
- *   - anything else: the keys become order-preserving byte rows
- *     (kernels/rowenc.c draws the layout) and the stable row sort
- *     (kernels/sort.c) orders indexes by memcmp.
+ *     inverted when descending) and go through the stable radix sort
+ *     (8 + 4 bytes per row, twice for the radix scratch);
+ *   - one string key: nulls split off, the strings sorted by their views
+ *     (tl_k_sort_strs: 8-byte digits read from the strings themselves, no
+ *     encoding; 16 bytes of pointer + length per row, plus the radix keys);
+ *   - anything else: each chunk's keys become order-preserving byte rows
+ *     (kernels/rowenc.c draws the layout), gathered into one row set, and
+ *     the stable row sort (kernels/sort.c) orders indexes by memcmp.
+ *
+ * Spilling seam: a sort whose input does not fit in memory would sort
+ * chunks as they fill a budget (the same sort_perm over those chunks),
+ * write each as a sorted run (its rows in order, with their encoded keys),
+ * and merge the runs at the end by comparing encoded keys with a heap over
+ * the run heads; ties go to the earlier run, which keeps the sort stable.
+ * Only consume() would change: the output side already gathers batch by
+ * batch.
  *
  * Top-k (limit >= 0): a pool of candidate rows, kept small.  Once the pool
  * has held k rows, the encoded key of its k-th best row is the threshold;
  * a new row enters the pool only if its key is strictly smaller (an equal
  * key comes later in the input, so it loses the tie).  When the pool grows
  * past max(2k, 4096) rows it is compacted: sorted, cut to k, threshold
- * renewed.  The compacted rows are stored in sorted order, all before any
- * later row, so a stable sort of "pool, then new rows" is the order by
- * (key, input position), and the result equals a full sort + head.
+ * renewed; so it never holds more than that plus one input batch.  The
+ * compacted rows are stored in sorted order, all before any later row, so
+ * a stable sort of "pool, then new rows" is the order by (key, input
+ * position), and the result equals a full sort + head.
  */
 #include "../../kernels/rowenc.h"
 #include "../../kernels/sort.h"
@@ -55,8 +71,7 @@ typedef struct SortOp {
     uint8_t *thr;            /* top-k threshold row, or NULL */
     size_t thr_len;
     /* output */
-    TlArray **out_cols;      /* concatenated data columns */
-    uint32_t *perm;          /* NULL: already in order */
+    uint32_t *perm;          /* global row indexes; NULL: chunks in order */
     int64_t n_out, emitted;
 } SortOp;
 
@@ -71,41 +86,104 @@ static void chunk_free(Chunk *c, int n_data, int n_keys)
     memset(c, 0, sizeof *c);
 }
 
+static void free_chunks(SortOp *s)
+{
+    for (int i = 0; i < s->n_chunks; i++) chunk_free(&s->chunks[i], s->n_data, s->n_keys);
+    s->n_chunks = 0;
+    s->pool_rows = 0;
+}
+
 static bool native_type(TlType t)
 {
     return t == TL_TINT64 || t == TL_TTIMESTAMP || t == TL_TDATE ||
            t == TL_TFLOAT64 || t == TL_TBOOL;
 }
 
-/* Single numeric key: nulls split off in order, images radix sorted. */
-static TlStatus sort_native(const TlArray *k, bool desc, bool nulls_first,
-                            uint32_t *perm, TlError *err)
+/* Give every chunk's key k the same type: a key that evaluated to the null
+ * type in some chunks (a null literal branch) becomes nulls of the type
+ * the other chunks have, so encodings agree across chunks.  Returns the
+ * type (TL_TNULL if every chunk has it). */
+static TlType unify_key(SortOp *s, int k, bool *oom)
 {
-    int64_t n = k->length, m = 0, nn = 0;
+    TlType t = TL_TNULL;
+    for (int i = 0; i < s->n_chunks && t == TL_TNULL; i++) t = s->chunks[i].keys[k]->type;
+    if (t == TL_TNULL) return t;
+    for (int i = 0; i < s->n_chunks; i++) {
+        TlArray *a = s->chunks[i].keys[k];
+        if (a->type != TL_TNULL) continue;
+        TlArray *nn = tl_array_new_null(t, a->length);
+        if (!nn) {
+            *oom = true;
+            return t;
+        }
+        tl_array_release(a);
+        s->chunks[i].keys[k] = nn;
+    }
+    return t;
+}
+
+/* Single numeric key over all chunks: nulls split off in order, images
+ * radix sorted. */
+static TlStatus sort_native(SortOp *s, uint32_t *perm, TlError *err)
+{
+    int64_t n = s->pool_rows, m = 0, nn = 0, nulls = 0;
+    bool desc = s->desc[0], nulls_first = s->nulls_first[0];
+    for (int c = 0; c < s->n_chunks; c++) nulls += s->chunks[c].keys[0]->null_count;
     uint64_t *img = tl_malloc((size_t)(n ? n : 1) * sizeof *img);
     uint32_t *vidx = tl_malloc((size_t)(n ? n : 1) * sizeof *vidx);
-    uint32_t *nidx = k->null_count ? tl_malloc((size_t)k->null_count * sizeof *nidx)
-                                   : NULL;
+    uint32_t *nidx = nulls ? tl_malloc((size_t)nulls * sizeof *nidx) : NULL;
     TlStatus st = TL_OK;
-    if (!img || !vidx || (k->null_count && !nidx)) {
+    if (!img || !vidx || (nulls && !nidx)) {
         st = tl_error_oom(err);
         goto done;
     }
     uint64_t flip = desc ? ~0ull : 0;
-    for (int64_t i = 0; i < n; i++) {
-        if (k->null_count && !tl_array_valid(k, i)) {
-            nidx[nn++] = (uint32_t)i;
+    uint32_t g = 0;
+    for (int c = 0; c < s->n_chunks; c++) {
+        const TlArray *k = s->chunks[c].keys[0];
+        int64_t len = k->length;
+        if (k->null_count) {
+            for (int64_t i = 0; i < len; i++, g++) {
+                if (!tl_array_valid(k, i)) {
+                    nidx[nn++] = g;
+                    continue;
+                }
+                uint64_t u;
+                switch (k->type) {
+                case TL_TFLOAT64: u = tl_k_f64_image(tl_array_f64(k)[i]); break;
+                case TL_TDATE: u = tl_k_i64_image(tl_array_i32(k)[i]); break;
+                case TL_TBOOL: u = tl_array_bool(k, i); break;
+                default: u = tl_k_i64_image(tl_array_i64(k)[i]); break;
+                }
+                img[m] = u ^ flip;
+                vidx[m++] = g;
+            }
             continue;
         }
-        uint64_t u;
+        /* No nulls: one loop per type, no per-row checks. */
         switch (k->type) {
-        case TL_TFLOAT64: u = tl_k_f64_image(tl_array_f64(k)[i]); break;
-        case TL_TDATE: u = tl_k_i64_image(tl_array_i32(k)[i]); break;
-        case TL_TBOOL: u = tl_array_bool(k, i); break;
-        default: u = tl_k_i64_image(tl_array_i64(k)[i]); break;
+        case TL_TFLOAT64: {
+            const double *v = tl_array_f64(k);
+            for (int64_t i = 0; i < len; i++) img[m + i] = tl_k_f64_image(v[i]) ^ flip;
+            break;
         }
-        img[m] = u ^ flip;
-        vidx[m++] = (uint32_t)i;
+        case TL_TDATE: {
+            const int32_t *v = tl_array_i32(k);
+            for (int64_t i = 0; i < len; i++) img[m + i] = tl_k_i64_image(v[i]) ^ flip;
+            break;
+        }
+        case TL_TBOOL:
+            for (int64_t i = 0; i < len; i++) img[m + i] = (uint64_t)tl_array_bool(k, i) ^ flip;
+            break;
+        default: {
+            const int64_t *v = tl_array_i64(k);
+            for (int64_t i = 0; i < len; i++) img[m + i] = tl_k_i64_image(v[i]) ^ flip;
+            break;
+        }
+        }
+        for (int64_t i = 0; i < len; i++) vidx[m + i] = g + (uint32_t)i;
+        m += len;
+        g += (uint32_t)len;
     }
     st = tl_k_sort_u64(img, vidx, m, err);
     if (st != TL_OK) goto done;
@@ -123,15 +201,117 @@ done:
     return st;
 }
 
-/* perm := the stable sorted order of rows [0, n) of key columns k. */
-static TlStatus sort_perm(SortOp *s, TlArray *const *k, int64_t n, uint32_t *perm,
-                          TlRows *rows_out, TlError *err)
+/* Single string key over all chunks: nulls split off, the strings sorted
+ * by their bytes (tl_k_sort_strs). */
+static TlStatus sort_strings(SortOp *s, uint32_t *perm, TlError *err)
 {
-    if (s->n_keys == 1 && native_type(k[0]->type) && rows_out == NULL)
-        return sort_native(k[0], s->desc[0], s->nulls_first[0], perm, err);
+    int64_t n = s->pool_rows, m = 0, nn = 0, nulls = 0;
+    for (int c = 0; c < s->n_chunks; c++) nulls += s->chunks[c].keys[0]->null_count;
+    const uint8_t **ptr = tl_malloc((size_t)(n ? n : 1) * sizeof *ptr);
+    uint32_t *len = tl_malloc((size_t)(n ? n : 1) * sizeof *len);
+    uint32_t *vidx = tl_malloc((size_t)(n ? n : 1) * sizeof *vidx);
+    uint32_t *nidx = nulls ? tl_malloc((size_t)nulls * sizeof *nidx) : NULL;
+    TlStatus st = TL_OK;
+    if (!ptr || !len || !vidx || (nulls && !nidx)) {
+        st = tl_error_oom(err);
+        goto done;
+    }
+    uint32_t g = 0;
+    for (int c = 0; c < s->n_chunks; c++) {
+        const TlArray *k = s->chunks[c].keys[0];
+        const TlView *v = tl_array_views(k);
+        for (int64_t i = 0; i < k->length; i++, g++) {
+            ptr[g] = tl_view_ptr(&v[i], k->data);
+            len[g] = tl_view_len(v[i]);
+            if (k->null_count && !tl_array_valid(k, i)) nidx[nn++] = g;
+            else vidx[m++] = g;
+        }
+    }
+    st = tl_k_sort_strs(ptr, len, s->desc[0], vidx, m, err);
+    if (st != TL_OK) goto done;
+    if (s->nulls_first[0]) {
+        if (nn) memcpy(perm, nidx, (size_t)nn * sizeof *perm);
+        memcpy(perm + nn, vidx, (size_t)m * sizeof *perm);
+    } else {
+        memcpy(perm, vidx, (size_t)m * sizeof *perm);
+        if (nn) memcpy(perm + m, nidx, (size_t)nn * sizeof *perm);
+    }
+done:
+    tl_free(ptr);
+    tl_free(len);
+    tl_free(vidx);
+    tl_free(nidx);
+    return st;
+}
+
+/* Encode the keys of every chunk into one row set (rows in global order). */
+static TlStatus encode_all(SortOp *s, TlRows *out, TlError *err)
+{
+    TlStatus st = TL_OK;
+    size_t used = 0, cap = 0;
+    int64_t g = 0;
+    memset(out, 0, sizeof *out);
+    out->n_rows = s->pool_rows;
+    for (int c = 0; c < s->n_chunks; c++) {
+        TlRows r;
+        const Chunk *ch = &s->chunks[c];
+        TL_TRY(tl_k_rowenc((const TlArray *const *)ch->keys, s->n_keys, ch->n_rows,
+                           s->desc, s->nulls_first, &r, err));
+        size_t bytes = r.offs ? (size_t)r.offs[ch->n_rows]
+                              : r.width * (size_t)ch->n_rows;
+        if (c == 0 && r.offs == NULL) {
+            out->width = r.width;
+            cap = r.width * (size_t)s->pool_rows;
+            out->bytes = tl_malloc(cap ? cap : 1);
+            if (!out->bytes) goto oom_r;
+        } else if (c == 0) {
+            out->offs = tl_malloc(((size_t)s->pool_rows + 1) * sizeof *out->offs);
+            if (!out->offs) goto oom_r;
+            out->offs[0] = 0;
+        }
+        if (used + bytes > cap) {
+            size_t nc = cap + cap / 2;
+            if (nc < used + bytes) nc = used + bytes;
+            uint8_t *nb = tl_realloc(out->bytes, nc ? nc : 1);
+            if (!nb) goto oom_r;
+            out->bytes = nb;
+            cap = nc;
+        }
+        if (bytes) memcpy(out->bytes + used, r.bytes, bytes);
+        if (out->offs)
+            for (int64_t i = 0; i < ch->n_rows; i++)
+                out->offs[g + i + 1] = used + r.offs[i + 1];
+        used += bytes;
+        g += ch->n_rows;
+        tl_k_rows_free(&r);
+        continue;
+    oom_r:
+        tl_k_rows_free(&r);
+        st = tl_error_oom(err);
+        break;
+    }
+    if (st != TL_OK) tl_k_rows_free(out);
+    return st;
+}
+
+/* perm := the stable sorted order of the global rows of all chunks.  When
+ * rows_out is wanted (top-k thresholds) the encoded path is taken. */
+static TlStatus sort_perm(SortOp *s, uint32_t *perm, TlRows *rows_out, TlError *err)
+{
+    bool oom = false;
+    TlType t0 = TL_TNULL;
+    for (int k = 0; k < s->n_keys; k++) {
+        TlType t = unify_key(s, k, &oom);
+        if (k == 0) t0 = t;
+    }
+    if (oom) return tl_error_oom(err);
+    if (s->n_keys == 1 && rows_out == NULL && native_type(t0))
+        return sort_native(s, perm, err);
+    if (s->n_keys == 1 && rows_out == NULL && t0 == TL_TSTRING)
+        return sort_strings(s, perm, err);
     TlRows r;
-    TL_TRY(tl_k_rowenc((const TlArray *const *)k, s->n_keys, n, s->desc,
-                       s->nulls_first, &r, err));
+    TL_TRY(encode_all(s, &r, err));
+    int64_t n = s->pool_rows;
     for (int64_t i = 0; i < n; i++) perm[i] = (uint32_t)i;
     TlStatus st = tl_k_sort_rows(&r, perm, n, err);
     if (rows_out && st == TL_OK) *rows_out = r;
@@ -139,54 +319,52 @@ static TlStatus sort_perm(SortOp *s, TlArray *const *k, int64_t n, uint32_t *per
     return st;
 }
 
-/* Concatenate column c of every chunk (data when is_key false) into one
- * array, dropping the chunks' references. */
-static TlArray *concat_col(SortOp *s, int c, bool is_key)
+/* Gather global rows g[0..n) of every data column (and key column when
+ * keys != NULL) from the chunks into out_data[] / keys[]. */
+static TlStatus gather(SortOp *s, const uint32_t *g, int64_t n, TlArray **out_data,
+                       TlArray **out_keys, TlError *err)
 {
-    TlArray **parts = tl_malloc(((size_t)s->n_chunks + 1) * sizeof *parts);
-    if (!parts) return NULL;
-    for (int i = 0; i < s->n_chunks; i++)
-        parts[i] = is_key ? s->chunks[i].keys[c] : s->chunks[i].data[c];
-    TlArray *a = tl_array_concat(parts, s->n_chunks);
-    if (a) {
-        for (int i = 0; i < s->n_chunks; i++) {
-            tl_array_release(parts[i]);
-            if (is_key) s->chunks[i].keys[c] = NULL;
-            else s->chunks[i].data[c] = NULL;
+    TlStatus st = TL_OK;
+    int nc = s->n_chunks;
+    int64_t *starts = tl_malloc(((size_t)nc + 1) * sizeof *starts);
+    TlArray **parts = tl_malloc(((size_t)nc + 1) * sizeof *parts);
+    uint32_t *part = tl_malloc((size_t)(n ? n : 1) * sizeof *part);
+    uint32_t *row = tl_malloc((size_t)(n ? n : 1) * sizeof *row);
+    if (!starts || !parts || !part || !row) goto oom;
+    starts[0] = 0;
+    for (int c = 0; c < nc; c++) starts[c + 1] = starts[c] + s->chunks[c].n_rows;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t x = g[i];
+        int lo = 0, hi = nc - 1;
+        while (lo < hi) { /* the last chunk starting at or before x */
+            int mid = (lo + hi + 1) / 2;
+            if (starts[mid] <= x) lo = mid;
+            else hi = mid - 1;
         }
+        part[i] = (uint32_t)lo;
+        row[i] = (uint32_t)(x - starts[lo]);
     }
-    tl_free(parts);
-    return a;
-}
-
-/* Merge all chunks into one: concatenated data and key columns. */
-static TlStatus merge_chunks(SortOp *s, Chunk *out, TlError *err)
-{
-    memset(out, 0, sizeof *out);
-    out->data = tl_calloc((size_t)s->n_data + 1, sizeof *out->data);
-    out->keys = tl_calloc((size_t)s->n_keys + 1, sizeof *out->keys);
-    if (!out->data || !out->keys) goto oom;
-    for (int c = 0; c < s->n_data; c++)
-        if (!(out->data[c] = concat_col(s, c, false))) goto oom;
-    for (int c = 0; c < s->n_keys; c++) {
-        if (s->key_col[c] >= 0) {
-            /* A plain column key is the data column: no second copy. */
-            for (int i = 0; i < s->n_chunks; i++) {
-                tl_array_release(s->chunks[i].keys[c]);
-                s->chunks[i].keys[c] = NULL;
-            }
-            out->keys[c] = tl_array_retain(out->data[s->key_col[c]]);
-        } else if (!(out->keys[c] = concat_col(s, c, true))) {
-            goto oom;
+    for (int c = 0; c < s->n_data; c++) {
+        for (int p = 0; p < nc; p++) parts[p] = s->chunks[p].data[c];
+        if (!(out_data[c] = tl_array_take_multi(parts, nc, part, row, n))) goto oom;
+    }
+    for (int k = 0; out_keys && k < s->n_keys; k++) {
+        if (s->key_col[k] >= 0) {
+            out_keys[k] = tl_array_retain(out_data[s->key_col[k]]);
+            continue;
         }
+        for (int p = 0; p < nc; p++) parts[p] = s->chunks[p].keys[k];
+        if (!(out_keys[k] = tl_array_take_multi(parts, nc, part, row, n))) goto oom;
     }
-    out->n_rows = s->pool_rows;
-    for (int i = 0; i < s->n_chunks; i++) chunk_free(&s->chunks[i], s->n_data, s->n_keys);
-    s->n_chunks = 0;
-    return TL_OK;
+    goto done;
 oom:
-    chunk_free(out, s->n_data, s->n_keys);
-    return tl_error_oom(err);
+    st = tl_error_oom(err);
+done:
+    tl_free(starts);
+    tl_free(parts);
+    tl_free(part);
+    tl_free(row);
+    return st;
 }
 
 static TlStatus push_chunk(SortOp *s, Chunk *c, TlError *err)
@@ -203,22 +381,22 @@ static TlStatus push_chunk(SortOp *s, Chunk *c, TlError *err)
     }
     s->chunks[s->n_chunks++] = *c;
     s->pool_rows += c->n_rows;
+    if (s->limit >= 0 && s->base.stats && s->pool_rows > s->base.stats->sort_pool_peak)
+        s->base.stats->sort_pool_peak = s->pool_rows;
     return TL_OK;
 }
 
-/* Top-k: sort the pool, keep its best `limit` rows in order, renew the
- * threshold. */
+/* Top-k: sort the pool, keep its best `limit` rows in order as the only
+ * chunk, renew the threshold. */
 static TlStatus compact(SortOp *s, TlError *err)
 {
-    Chunk all, kept;
+    Chunk kept;
     TlRows r = {0};
     uint32_t *perm = NULL;
     TlStatus st;
     memset(&kept, 0, sizeof kept);
     if (s->n_chunks == 0) return TL_OK;
-    TL_TRY(merge_chunks(s, &all, err));
-    s->pool_rows = 0;
-    int64_t n = all.n_rows;
+    int64_t n = s->pool_rows;
     int64_t k = n < s->limit ? n : s->limit;
     perm = tl_malloc((size_t)(n ? n : 1) * sizeof *perm);
     kept.data = tl_calloc((size_t)s->n_data + 1, sizeof *kept.data);
@@ -227,33 +405,28 @@ static TlStatus compact(SortOp *s, TlError *err)
         st = tl_error_oom(err);
         goto done;
     }
-    st = sort_perm(s, all.keys, n, perm, &r, err);
+    st = sort_perm(s, perm, &r, err);
     if (st != TL_OK) goto done;
-    for (int c = 0; c < s->n_data; c++)
-        if (!(kept.data[c] = tl_array_take(all.data[c], perm, k))) goto oom;
-    for (int c = 0; c < s->n_keys; c++) {
-        kept.keys[c] = s->key_col[c] >= 0 ? tl_array_retain(kept.data[s->key_col[c]])
-                                          : tl_array_take(all.keys[c], perm, k);
-        if (!kept.keys[c]) goto oom;
-    }
+    st = gather(s, perm, k, kept.data, kept.keys, err);
+    if (st != TL_OK) goto done;
     kept.n_rows = k;
     if (k == s->limit && k > 0) {
         size_t len;
         const uint8_t *p = tl_rows_at(&r, perm[k - 1], &len);
         uint8_t *t = tl_realloc(s->thr, len ? len : 1);
-        if (!t) goto oom;
+        if (!t) {
+            st = tl_error_oom(err);
+            goto done;
+        }
         memcpy(t, p, len);
         s->thr = t;
         s->thr_len = len;
     }
+    free_chunks(s);
     st = push_chunk(s, &kept, err);
     memset(&kept, 0, sizeof kept);
-    goto done;
-oom:
-    st = tl_error_oom(err);
 done:
     chunk_free(&kept, s->n_data, s->n_keys);
-    chunk_free(&all, s->n_data, s->n_keys);
     tl_k_rows_free(&r);
     tl_free(perm);
     return st;
@@ -320,7 +493,7 @@ done:
     return st;
 }
 
-/* Pull the whole input and prepare out_cols + perm. */
+/* Pull the whole input and prepare the chunks + perm. */
 static TlStatus consume(SortOp *s, TlError *err)
 {
     int64_t seen = 0;
@@ -346,29 +519,22 @@ static TlStatus consume(SortOp *s, TlError *err)
     if (s->base.stats) s->base.stats->rows_sorted += seen;
     if (s->limit >= 0) {
         TL_TRY(compact(s, err)); /* one sorted chunk of <= limit rows */
-        if (s->n_chunks == 0) return TL_OK;
-        Chunk *c = &s->chunks[0];
-        s->out_cols = c->data;
-        c->data = NULL;
-        s->n_out = c->n_rows;
-        chunk_free(c, s->n_data, s->n_keys);
-        s->n_chunks = 0;
+        s->n_out = s->pool_rows;
         return TL_OK;
     }
     if (s->n_chunks == 0) return TL_OK;
-    Chunk all;
-    TL_TRY(merge_chunks(s, &all, err));
-    int64_t n = all.n_rows;
+    int64_t n = s->pool_rows;
     s->perm = tl_malloc((size_t)(n ? n : 1) * sizeof *s->perm);
-    TlStatus st = s->perm ? sort_perm(s, all.keys, n, s->perm, NULL, err)
-                          : tl_error_oom(err);
-    if (st == TL_OK) {
-        s->out_cols = all.data;
-        all.data = NULL;
-        s->n_out = n;
-    }
-    chunk_free(&all, s->n_data, s->n_keys);
-    return st;
+    if (!s->perm) return tl_error_oom(err);
+    TL_TRY(sort_perm(s, s->perm, NULL, err));
+    /* The keys are not needed any more, only the data columns. */
+    for (int c = 0; c < s->n_chunks; c++)
+        for (int k = 0; k < s->n_keys; k++) {
+            tl_array_release(s->chunks[c].keys[k]);
+            s->chunks[c].keys[k] = NULL;
+        }
+    s->n_out = n;
+    return TL_OK;
 }
 
 static TlStatus sort_next(TlOperator *op, TlBatch **out, TlError *err)
@@ -380,17 +546,27 @@ static TlStatus sort_next(TlOperator *op, TlBatch **out, TlError *err)
         if (s->limit == 0) return TL_OK;
         TL_TRY(consume(s, err));
     }
-    if (s->emitted >= s->n_out) return TL_OK;
+    if (s->emitted >= s->n_out) {
+        free_chunks(s); /* done: drop the input early */
+        return TL_OK;
+    }
     int64_t rows = s->n_out - s->emitted;
     if (rows > tl_batch_rows()) rows = tl_batch_rows();
     TlBatch *b = tl_batch_new(op->schema, s->n_data, rows);
     if (!b) return tl_error_oom(err);
-    for (int c = 0; c < s->n_data; c++) {
-        b->cols[c] = s->perm ? tl_array_take(s->out_cols[c], s->perm + s->emitted, rows)
-                             : tl_array_slice(s->out_cols[c], s->emitted, rows);
-        if (!b->cols[c]) {
+    if (s->perm) {
+        TlStatus st = gather(s, s->perm + s->emitted, rows, b->cols, NULL, err);
+        if (st != TL_OK) {
             tl_batch_free(b);
-            return tl_error_oom(err);
+            return st;
+        }
+    } else { /* top-k: the one chunk is in order */
+        for (int c = 0; c < s->n_data; c++) {
+            b->cols[c] = tl_array_slice(s->chunks[0].data[c], s->emitted, rows);
+            if (!b->cols[c]) {
+                tl_batch_free(b);
+                return tl_error_oom(err);
+            }
         }
     }
     s->emitted += rows;
@@ -403,11 +579,8 @@ static void sort_free(TlOperator *op)
     SortOp *s = (SortOp *)op;
     if (!s) return;
     if (s->child) s->child->free(s->child);
-    for (int i = 0; i < s->n_chunks; i++) chunk_free(&s->chunks[i], s->n_data, s->n_keys);
+    free_chunks(s);
     tl_free(s->chunks);
-    if (s->out_cols)
-        for (int c = 0; c < s->n_data; c++) tl_array_release(s->out_cols[c]);
-    tl_free(s->out_cols);
     tl_free(s->perm);
     tl_free(s->thr);
     tl_free(s->keys);
