@@ -44,7 +44,8 @@
  * batch holds a value that does not fit, the projected columns' widened
  * types go into the hints and the reader returns TL_ERR_RESTART; a key
  * first seen after the first batch also restarts the run, with the new
- * column in the hints (hint columns absent from the first batch come after
+ * column in the hints (the rest of the input is tokenized first, so every
+ * late key is found by one restart) (hint columns absent from the first batch come after
  * the first batch's columns, so the order is still that of first
  * appearance).  --schema fixes types; a value that does not convert is then
  * an error naming file, line and column.
@@ -1383,13 +1384,16 @@ static TlStatus value_misfit(NdReader *r, int c, int64_t row, TlError *err)
     }
 }
 
-/* Keys first seen after the first batch: add them to the hints and ask for
- * a restart (without hints, a data error). */
+/* Keys first seen after the first batch: tokenize the rest of the input too
+ * (so a file that adds keys in many batches restarts once, not once per
+ * batch), add every late key to the hints and ask for a restart (without
+ * hints, a data error). */
 static TlStatus late_keys(NdReader *r, TlError *err)
 {
     if (!r->hints)
         return tl_error(err, TL_ERR_DATA, "%s: key \"%s\" first appears after the "
                         "first batch", r->name, r->late.fields[0].name);
+    while (r->pos < r->size) TL_TRY(tokenize_batch(r, err));
     for (int i = 0; i < r->late.n_fields; i++)
         TL_TRY(hint_set(r->hints, r->late.fields[i].name,
                         r->cols[r->schema.n_fields + i].seen, err));
