@@ -3,7 +3,10 @@
  *
  * The choice follows the key types (see group.h): a single integer-like key
  * (int64, date, timestamp, bool) is grouped on its values, a single string
- * on its views, everything else on the order-preserving row encoding.
+ * on its views, fixed-width keys (several, or one float64) on rows of 64-bit
+ * words, everything else on the order-preserving row encoding.
+ * TALLY_GROUP_ROWS (set in the environment) forces the row encoding instead
+ * of the fixed-width rows, so tests can compare the two.
  *
  * Shared here: the head (types, group count) and the key builders.  When a
  * grouper meets a new key it calls tl_grouper_add, which hands out the next
@@ -13,6 +16,8 @@
  * needs no builders: it decodes its stored encoded keys at the end.
  */
 #include "group.h"
+
+#include <stdlib.h>
 
 /* Create the grouper fitting the key types (see group.h). */
 TlStatus tl_grouper_new(const TlType *types, int n_keys, bool keep_keys,
@@ -29,6 +34,8 @@ TlStatus tl_grouper_new(const TlType *types, int n_keys, bool keep_keys,
             break;
         }
     }
+    if (tl_group_fixed_fits(types, n_keys) && getenv("TALLY_GROUP_ROWS") == NULL)
+        return tl_group_fixed_new(types, n_keys, keep_keys, out, err);
     return tl_group_rows_new(types, n_keys, keep_keys, out, err);
 }
 

@@ -14,7 +14,9 @@
  * One interface, one implementation per key shape, chosen by the key types:
  *   one int64 / date / timestamp / bool key  group_int.c   table on values
  *   one string key                           group_str.c   table on views
- *   anything else (several keys, floats)     group_rows.c  table on encoded
+ *   several fixed-width keys (int64, date,   group_fixed.c table on rows of
+ *   timestamp, bool, float64), one float64                 64-bit words
+ *   anything else (strings among several)    group_rows.c  table on encoded
  *                                                          rows (rowenc.h)
  *
  * Ownership: key arrays passed to tl_grouper_map are borrowed for the call;
@@ -104,6 +106,11 @@ TlStatus tl_group_int_new(const TlType *types, bool keep_keys, TlGrouper **out,
                           TlError *err);
 TlStatus tl_group_str_new(const TlType *types, bool keep_keys, TlGrouper **out,
                           TlError *err);
+/* Fixed-width key rows fit types[0..n_keys) (1..63 keys of int64, date,
+ * timestamp, bool, float64 or null type). */
+bool tl_group_fixed_fits(const TlType *types, int n_keys);
+TlStatus tl_group_fixed_new(const TlType *types, int n_keys, bool keep_keys,
+                            TlGrouper **out, TlError *err);
 TlStatus tl_group_rows_new(const TlType *types, int n_keys, bool keep_keys,
                            TlGrouper **out, TlError *err);
 
