@@ -429,6 +429,77 @@ TL_TEST(rowenc_order)
     tl_array_release(cols[1]);
 }
 
+/* The fixed-width grouper gives the byte-row grouper's ids on random int,
+ * date-like, float (with -0.0, NaN) and null keys, across batches and table
+ * growth; find sees every group and no unseen key; keys come back whole. */
+TL_TEST(fixed_grouper_matches_rows)
+{
+    TlError err = {0};
+    TlType t[3] = {TL_TINT64, TL_TFLOAT64, TL_TBOOL};
+    TlGrouper *gf = NULL, *gr = NULL;
+    CHECK(tl_group_fixed_new(t, 3, true, &gf, &err) == TL_OK);
+    CHECK(tl_group_rows_new(t, 3, true, &gr, &err) == TL_OK);
+    CHECK(!tl_group_fixed_fits((const TlType[]){TL_TINT64, TL_TSTRING}, 2));
+    uint64_t seed = 42;
+    enum { N = 5000 };
+    static uint32_t idf[N], idr[N];
+    for (int batch = 0; batch < 4; batch++) {
+        TlBuilder bi, bf, bb;
+        tl_builder_init(&bi, TL_TINT64);
+        tl_builder_init(&bf, TL_TFLOAT64);
+        tl_builder_init(&bb, TL_TBOOL);
+        for (int i = 0; i < N; i++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            uint32_t r = (uint32_t)(seed >> 33);
+            if (r % 17 == 0) tl_builder_append_null(&bi);
+            else tl_builder_append_i64(&bi, (int64_t)(r % 300) - 150);
+            double fv[] = {0.0, -0.0, NAN, 1.5, -2.25};
+            if (r % 13 == 0) tl_builder_append_null(&bf);
+            else tl_builder_append_f64(&bf, fv[(r >> 8) % 5]);
+            if (r % 11 == 0) tl_builder_append_null(&bb);
+            else tl_builder_append_bool(&bb, (r >> 12) & 1);
+        }
+        TlArray *k[3] = {tl_builder_finish(&bi), tl_builder_finish(&bf),
+                         tl_builder_finish(&bb)};
+        CHECK(tl_grouper_map(gf, (const TlArray *const *)k, N, idf, &err) == TL_OK);
+        CHECK(tl_grouper_map(gr, (const TlArray *const *)k, N, idr, &err) == TL_OK);
+        int bad = 0;
+        for (int i = 0; i < N; i++) bad += idf[i] != idr[i];
+        CHECK_EQ_INT(bad, 0);
+        CHECK(tl_grouper_find(gf, (const TlArray *const *)k, N, idr, &err) == TL_OK);
+        bad = 0;
+        for (int i = 0; i < N; i++) bad += idf[i] != idr[i];
+        CHECK_EQ_INT(bad, 0);
+        for (int j = 0; j < 3; j++) tl_array_release(k[j]);
+    }
+    CHECK_EQ_INT(tl_grouper_count(gf), tl_grouper_count(gr));
+    CHECK(tl_grouper_count(gf) > 1024); /* the table grew */
+    /* an unseen key is not found and adds no group */
+    int64_t nv = 99999;
+    double fz = 0.0;
+    TlArray *u[3] = {ints(&nv, 1, -1), flts(&fz, 1), tl_array_new_null(TL_TNULL, 1)};
+    uint32_t one = 0, before = tl_grouper_count(gf);
+    CHECK(tl_grouper_find(gf, (const TlArray *const *)u, 1, &one, &err) == TL_OK);
+    CHECK(one == TL_GROUP_NONE && tl_grouper_count(gf) == before);
+    /* a null-type column maps like nulls of the key's type */
+    TlArray *nn[3] = {tl_array_new_null(TL_TNULL, 2), tl_array_new_null(TL_TNULL, 2),
+                      tl_array_new_null(TL_TNULL, 2)};
+    uint32_t two[2];
+    CHECK(tl_grouper_map(gf, (const TlArray *const *)nn, 2, two, &err) == TL_OK);
+    CHECK(two[0] == two[1]);
+    TlArray *out[3] = {0};
+    CHECK(tl_grouper_keys(gf, 0, tl_grouper_count(gf), out, &err) == TL_OK);
+    CHECK_EQ_INT(out[0]->length, tl_grouper_count(gf));
+    CHECK(!tl_array_valid(out[0], two[0]) && !tl_array_valid(out[2], two[0]));
+    for (int j = 0; j < 3; j++) {
+        tl_array_release(out[j]);
+        tl_array_release(u[j]);
+        tl_array_release(nn[j]);
+    }
+    tl_grouper_free(gf);
+    tl_grouper_free(gr);
+}
+
 TL_TEST(grouper_oom_is_clean)
 {
     /* An error path: a failing allocation reports TL_ERR_OOM, no crash.
@@ -457,6 +528,7 @@ int main(void)
     TL_RUN(zero_keys_one_group);
     TL_RUN(hash_nulls_and_combine);
     TL_RUN(rowenc_order);
+    TL_RUN(fixed_grouper_matches_rows);
     TL_RUN(grouper_oom_is_clean);
     return tl_test_summary(__FILE__);
 }
