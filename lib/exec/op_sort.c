@@ -244,14 +244,28 @@ done:
     return st;
 }
 
-/* Encode the keys of every chunk into one row set (rows in global order). */
+/* Encode the keys of every chunk into one row set (rows in global order).
+ * A chunk whose string keys are all null encodes at a fixed width while
+ * others need offsets, so the row set has offsets as soon as any chunk
+ * does (tl_k_rowenc's rule: a string key with a non-null value). */
 static TlStatus encode_all(SortOp *s, TlRows *out, TlError *err)
 {
     TlStatus st = TL_OK;
     size_t used = 0, cap = 0;
     int64_t g = 0;
+    bool var = false;
     memset(out, 0, sizeof *out);
     out->n_rows = s->pool_rows;
+    for (int c = 0; c < s->n_chunks; c++)
+        for (int k = 0; k < s->n_keys; k++)
+            if (s->chunks[c].keys[k]->type == TL_TSTRING &&
+                s->chunks[c].keys[k]->null_count < s->chunks[c].n_rows)
+                var = true;
+    if (var) {
+        out->offs = tl_malloc(((size_t)s->pool_rows + 1) * sizeof *out->offs);
+        if (!out->offs) return tl_error_oom(err);
+        out->offs[0] = 0;
+    }
     for (int c = 0; c < s->n_chunks; c++) {
         TlRows r;
         const Chunk *ch = &s->chunks[c];
@@ -259,15 +273,11 @@ static TlStatus encode_all(SortOp *s, TlRows *out, TlError *err)
                            s->desc, s->nulls_first, &r, err));
         size_t bytes = r.offs ? (size_t)r.offs[ch->n_rows]
                               : r.width * (size_t)ch->n_rows;
-        if (c == 0 && r.offs == NULL) {
+        if (c == 0 && !var) {
             out->width = r.width;
             cap = r.width * (size_t)s->pool_rows;
             out->bytes = tl_malloc(cap ? cap : 1);
             if (!out->bytes) goto oom_r;
-        } else if (c == 0) {
-            out->offs = tl_malloc(((size_t)s->pool_rows + 1) * sizeof *out->offs);
-            if (!out->offs) goto oom_r;
-            out->offs[0] = 0;
         }
         if (used + bytes > cap) {
             size_t nc = cap + cap / 2;
@@ -278,9 +288,10 @@ static TlStatus encode_all(SortOp *s, TlRows *out, TlError *err)
             cap = nc;
         }
         if (bytes) memcpy(out->bytes + used, r.bytes, bytes);
-        if (out->offs)
+        if (var)
             for (int64_t i = 0; i < ch->n_rows; i++)
-                out->offs[g + i + 1] = used + r.offs[i + 1];
+                out->offs[g + i + 1] = used + (r.offs ? r.offs[i + 1]
+                                                      : (uint64_t)(i + 1) * r.width);
         used += bytes;
         g += ch->n_rows;
         tl_k_rows_free(&r);

@@ -999,6 +999,79 @@ TL_TEST(test_oom_injection)
     }
 }
 
+/* tl_array_take_multi: rows from several parts by (part, row), offsets,
+ * nulls, type-null parts, long strings rebased onto the shared buffers. */
+TL_TEST(test_take_multi)
+{
+    TlBuilder b;
+    TlArray *p[3], *t;
+    /* int64: part 0 = [1, null, 3] sliced to [null, 3]; part 1 = [10, 11] */
+    tl_builder_init(&b, TL_TINT64);
+    tl_builder_append_i64(&b, 1);
+    tl_builder_append_null(&b);
+    tl_builder_append_i64(&b, 3);
+    TlArray *full = tl_builder_finish(&b);
+    p[0] = tl_array_slice(full, 1, 2);
+    tl_array_release(full);
+    tl_builder_init(&b, TL_TINT64);
+    tl_builder_append_i64(&b, 10);
+    tl_builder_append_i64(&b, 11);
+    p[1] = tl_builder_finish(&b);
+    p[2] = tl_array_new_null(TL_TNULL, 1);
+    uint32_t part[] = {1, 0, 2, 0, 1}, row[] = {1, 1, 0, 0, 0};
+    t = tl_array_take_multi(p, 3, part, row, 5);
+    CHECK(t != NULL);
+    if (t) {
+        CHECK_EQ_INT(t->type, TL_TINT64);
+        CHECK_EQ_INT(t->null_count, 2);
+        CHECK_EQ_INT(tl_array_i64(t)[0], 11);
+        CHECK_EQ_INT(tl_array_i64(t)[1], 3);
+        CHECK(!tl_array_valid(t, 2));
+        CHECK(!tl_array_valid(t, 3));
+        CHECK_EQ_INT(tl_array_i64(t)[4], 10);
+    }
+    tl_array_release(t);
+    for (int i = 0; i < 3; i++) tl_array_release(p[i]);
+    /* strings: long values from two parts keep their bytes */
+    const char *sa[] = {"a long string number one", "x"}, *sb[] = {"another long string, two"};
+    tl_builder_init(&b, TL_TSTRING);
+    for (int i = 0; i < 2; i++) tl_builder_append_str(&b, sa[i], strlen(sa[i]));
+    p[0] = tl_builder_finish(&b);
+    tl_builder_init(&b, TL_TSTRING);
+    tl_builder_append_str(&b, sb[0], strlen(sb[0]));
+    p[1] = tl_builder_finish(&b);
+    uint32_t part2[] = {1, 0, 0}, row2[] = {0, 1, 0};
+    t = tl_array_take_multi(p, 2, part2, row2, 3);
+    CHECK(t != NULL);
+    if (t) {
+        const char *want[] = {sb[0], sa[1], sa[0]};
+        for (int i = 0; i < 3; i++) {
+            const TlView *v = &tl_array_views(t)[i];
+            CHECK_EQ_INT(tl_view_len(*v), strlen(want[i]));
+            CHECK(memcmp(tl_view_ptr(v, t->data), want[i], strlen(want[i])) == 0);
+        }
+        CHECK_EQ_INT(t->null_count, 0);
+    }
+    tl_array_release(t);
+    /* bool, and out of memory gives NULL without leaks */
+    tl_builder_init(&b, TL_TBOOL);
+    tl_builder_append_bool(&b, true);
+    tl_builder_append_bool(&b, false);
+    TlArray *bo = tl_builder_finish(&b);
+    uint32_t part3[] = {0, 0, 0}, row3[] = {1, 0, 0};
+    t = tl_array_take_multi(&bo, 1, part3, row3, 3);
+    CHECK(t && !tl_array_bool(t, 0) && tl_array_bool(t, 1) && tl_array_bool(t, 2));
+    tl_array_release(t);
+    for (uint64_t k = 1; k <= 4; k++) {
+        tl_alloc_fail_at(k);
+        t = tl_array_take_multi(p, 2, part2, row2, 3);
+        tl_alloc_fail_at(0);
+        tl_array_release(t);
+    }
+    tl_array_release(bo);
+    for (int i = 0; i < 2; i++) tl_array_release(p[i]);
+}
+
 int main(void)
 {
     TL_RUN(test_error);
@@ -1017,5 +1090,6 @@ int main(void)
     TL_RUN(test_arena);
     TL_RUN(test_alloc);
     TL_RUN(test_oom_injection);
+    TL_RUN(test_take_multi);
     return tl_test_summary(__FILE__);
 }

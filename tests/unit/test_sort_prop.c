@@ -1,0 +1,398 @@
+/*
+ * test_sort_prop.c -- property tests of the sort engine against a
+ * reference comparator sort.
+ *
+ * Each case draws a random table: 1..4 key columns of random types (int64,
+ * float64, string, date, bool, timestamp) with nulls, NaN, -0.0, inf,
+ * duplicates, empty strings, embedded NUL bytes and strings that are
+ * prefixes of each other, plus a "pos" column (the input row number).
+ * Random directions and null placements per key.  The table goes through
+ * the sort operator in random batch sizes, and the pos column it returns
+ * must equal a qsort of row numbers by a comparator over the values
+ * themselves with the row number as the last tie-break (stability).
+ * Top-k (limit folded in) must equal the first k rows of that order.
+ * The values are also round-tripped through the row encoding: decoding
+ * must give them back (-0.0 as 0.0, NaN canonical).
+ *
+ * Many small tables (0..300 rows) and a few large ones (up to 1e6 rows)
+ * keep it fast; every single-key type, so every sort path (native radix,
+ * string views, encoded rows) is drawn.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "../../kernels/rowenc.h"
+#include "../../kernels/sort.h"
+#include "../../lib/exec/exec.h"
+#include "tl_test.h"
+
+typedef struct Source {
+    TlOperator base;
+    TlBatch **batches;
+    int n, pos;
+} Source;
+
+static TlStatus src_next(TlOperator *op, TlBatch **out, TlError *err)
+{
+    (void)err;
+    Source *s = (Source *)op;
+    *out = s->pos < s->n ? s->batches[s->pos++] : NULL;
+    return TL_OK;
+}
+
+static void src_free(TlOperator *op)
+{
+    Source *s = (Source *)op;
+    for (int i = s->pos; i < s->n; i++) tl_batch_free(s->batches[i]);
+    tl_free(s->batches);
+    tl_free(s);
+}
+
+static TlExecStats g_stats;
+
+static TlOperator *source(const TlSchema *schema, TlArray **cols, int64_t n,
+                          int64_t per)
+{
+    Source *s = tl_calloc(1, sizeof *s);
+    int nb = (int)((n + per - 1) / per);
+    s->batches = tl_calloc((size_t)nb + 1, sizeof *s->batches);
+    for (int b = 0; b < nb; b++) {
+        int64_t off = b * per, len = n - off < per ? n - off : per;
+        TlBatch *bt = tl_batch_new(schema, schema->n_fields, len);
+        for (int c = 0; c < schema->n_fields; c++)
+            bt->cols[c] = tl_array_slice(cols[c], off, len);
+        s->batches[s->n++] = bt;
+    }
+    s->base.next = src_next;
+    s->base.free = src_free;
+    s->base.schema = schema;
+    s->base.stats = &g_stats;
+    return &s->base;
+}
+
+/* ------------------------------------------------------ random tables */
+
+static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
+static uint64_t rnd(void)
+{
+    g_rng ^= g_rng << 13;
+    g_rng ^= g_rng >> 7;
+    g_rng ^= g_rng << 17;
+    return g_rng;
+}
+static int64_t rndn(int64_t n) { return (int64_t)(rnd() % (uint64_t)n); }
+
+static const TlType TYPES[] = {TL_TINT64, TL_TFLOAT64, TL_TSTRING,
+                               TL_TDATE, TL_TBOOL, TL_TTIMESTAMP};
+
+/* A random column of n rows; `dom` small = many duplicates. */
+static TlArray *rand_col(TlType t, int64_t n, int null_pct, int64_t dom)
+{
+    TlBuilder b;
+    tl_builder_init(&b, t);
+    static const double F[] = {0.0, -0.0, 1.5, -1.5, INFINITY, -INFINITY,
+                               1e300, -1e-300, 2.0, -2.0};
+    char s[40];
+    for (int64_t i = 0; i < n; i++) {
+        if (rndn(100) < null_pct) {
+            tl_builder_append_null(&b);
+            continue;
+        }
+        switch (t) {
+        case TL_TINT64:
+        case TL_TTIMESTAMP: {
+            int64_t v = rndn(dom) - dom / 2;
+            if (rndn(50) == 0) v = rndn(2) ? INT64_MAX : INT64_MIN;
+            tl_builder_append_i64(&b, v);
+            break;
+        }
+        case TL_TDATE: {
+            int32_t v = (int32_t)(rndn(dom) - dom / 2);
+            if (rndn(50) == 0) v = rndn(2) ? INT32_MAX : INT32_MIN;
+            tl_builder_append_i32(&b, v);
+            break;
+        }
+        case TL_TFLOAT64: {
+            double v;
+            int r = (int)rndn(10);
+            if (r == 0) v = NAN;
+            else if (r == 1) v = -NAN;
+            else if (r < 5) v = F[rndn(10)];
+            else v = (double)(rndn(dom) - dom / 2) / 4.0;
+            tl_builder_append_f64(&b, v);
+            break;
+        }
+        case TL_TBOOL: tl_builder_append_bool(&b, rndn(2)); break;
+        default: { /* strings over {00, 'a', 'b', FF}, some long */
+            int len = (int)rndn(dom < 6 ? 4 : 9);
+            if (rndn(8) == 0) len = 10 + (int)rndn(28);
+            static const char A[] = {0, 'a', 'b', (char)0xFF};
+            for (int j = 0; j < len; j++) s[j] = A[rndn(dom < 6 ? 2 : 4)];
+            tl_builder_append_str(&b, s, (size_t)len);
+            break;
+        }
+        }
+    }
+    return tl_builder_finish(&b);
+}
+
+/* --------------------------------------------------- reference order */
+
+typedef struct Ref {
+    TlArray **keys;
+    const bool *desc, *nf;
+    int n_keys;
+} Ref;
+static Ref g_ref;
+
+static int cmp_val(const TlArray *a, int64_t i, int64_t j)
+{
+    switch (a->type) {
+    case TL_TINT64:
+    case TL_TTIMESTAMP: {
+        int64_t x = tl_array_i64(a)[i], y = tl_array_i64(a)[j];
+        return (x > y) - (x < y);
+    }
+    case TL_TDATE: {
+        int32_t x = tl_array_i32(a)[i], y = tl_array_i32(a)[j];
+        return (x > y) - (x < y);
+    }
+    case TL_TBOOL: return (int)tl_array_bool(a, i) - (int)tl_array_bool(a, j);
+    case TL_TFLOAT64: {
+        double x = tl_array_f64(a)[i], y = tl_array_f64(a)[j];
+        bool xn = isnan(x), yn = isnan(y);
+        if (xn || yn) return (int)xn - (int)yn; /* NaN above all numbers */
+        return (x > y) - (x < y);                /* -0.0 == 0.0 */
+    }
+    default: {
+        const TlView *v = tl_array_views(a);
+        uint32_t lx = tl_view_len(v[i]), ly = tl_view_len(v[j]);
+        const uint8_t *px = tl_view_ptr(&v[i], a->data), *py = tl_view_ptr(&v[j], a->data);
+        int c = memcmp(px, py, lx < ly ? lx : ly);
+        if (c) return c < 0 ? -1 : 1;
+        return (lx > ly) - (lx < ly);
+    }
+    }
+}
+
+static int ref_cmp(const void *pa, const void *pb)
+{
+    int64_t i = *(const int64_t *)pa, j = *(const int64_t *)pb;
+    for (int k = 0; k < g_ref.n_keys; k++) {
+        const TlArray *a = g_ref.keys[k];
+        bool vi = tl_array_valid(a, i), vj = tl_array_valid(a, j);
+        if (!vi || !vj) {
+            if (vi == vj) continue;
+            int c = vi ? 1 : -1; /* the null first */
+            return g_ref.nf[k] ? c : -c;
+        }
+        int c = cmp_val(a, i, j);
+        if (c) return g_ref.desc[k] ? -c : c;
+    }
+    return (i > j) - (i < j);
+}
+
+/* ------------------------------------------------------------- cases */
+
+/* Run the sort operator; the pos column of its output, or NULL. */
+static TlArray *run_sort(TlSchema *schema, TlArray **cols, int n_cols, int64_t n,
+                         const TlExprId *keys, const bool *desc, const bool *nf,
+                         int n_keys, const TlExprArena *ea, int64_t limit,
+                         int64_t per)
+{
+    TlError err = {0};
+    TlOperator *op = NULL;
+    if (tl_op_sort_new(source(schema, cols, n, per), ea, keys, desc, nf, n_keys,
+                       limit, &op, &err) != TL_OK)
+        return NULL;
+    TlArray **parts = NULL;
+    int np = 0;
+    TlStatus st = TL_OK;
+    for (;;) {
+        TlBatch *b = NULL;
+        st = op->next(op, &b, &err);
+        if (st != TL_OK || !b) break;
+        parts = tl_realloc(parts, (size_t)(np + 1) * sizeof *parts);
+        parts[np++] = tl_array_retain(b->cols[n_cols - 1]);
+        tl_batch_free(b);
+    }
+    op->free(op);
+    TlArray *out = st == TL_OK ? tl_array_concat(parts, np) : NULL;
+    for (int i = 0; i < np; i++) tl_array_release(parts[i]);
+    tl_free(parts);
+    return out;
+}
+
+static int g_failed_cases;
+
+/* One random case of n rows; returns whether it passed. */
+static bool one_case(int64_t n, int n_keys, int dom, bool check_topk)
+{
+    TlSchema schema;
+    TlError err = {0};
+    TlExprArena ea;
+    memset(&schema, 0, sizeof schema);
+    tl_ea_init(&ea, &err);
+    TlArray *cols[5];
+    TlExprId keys[4];
+    bool desc[4], nf[4];
+    int null_pct = (int)rndn(3) == 0 ? 0 : (int)rndn(30);
+    for (int k = 0; k < n_keys; k++) {
+        TlType t = TYPES[rndn(6)];
+        cols[k] = rand_col(t, n, null_pct, dom);
+        char name[8];
+        snprintf(name, sizeof name, "k%d", k);
+        tl_schema_add(&schema, name, t, &err);
+        TlExpr e = {0};
+        e.kind = TL_X_COL;
+        e.col = k;
+        e.type = (uint8_t)t;
+        e.name = "k";
+        tl_ea_push(&ea, &e, NULL, 0, &keys[k], &err);
+        desc[k] = rndn(2);
+        nf[k] = rndn(2);
+    }
+    {
+        TlBuilder b;
+        tl_builder_init(&b, TL_TINT64);
+        for (int64_t i = 0; i < n; i++) tl_builder_append_i64(&b, i);
+        cols[n_keys] = tl_builder_finish(&b);
+        tl_schema_add(&schema, "pos", TL_TINT64, &err);
+    }
+    int64_t *want = tl_malloc((size_t)(n ? n : 1) * sizeof *want);
+    for (int64_t i = 0; i < n; i++) want[i] = i;
+    g_ref = (Ref){cols, desc, nf, n_keys};
+    qsort(want, (size_t)n, sizeof *want, ref_cmp);
+
+    int64_t per = 1 + rndn(n < 10 ? 10 : n / 3 + 1);
+    bool ok = true;
+    TlArray *got = run_sort(&schema, cols, n_keys + 1, n, keys, desc, nf, n_keys,
+                            &ea, -1, per);
+    if (!got || got->length != n) ok = false;
+    for (int64_t i = 0; ok && i < n; i++) ok = tl_array_i64(got)[i] == want[i];
+    tl_array_release(got);
+
+    if (ok && check_topk) {
+        int64_t lims[] = {0, 1, 1 + rndn(10), n / 2, n, n + 3};
+        for (size_t li = 0; ok && li < sizeof lims / sizeof *lims; li++) {
+            int64_t k = lims[li];
+            memset(&g_stats, 0, sizeof g_stats);
+            TlArray *top = run_sort(&schema, cols, n_keys + 1, n, keys, desc, nf,
+                                    n_keys, &ea, k, per);
+            int64_t w = k < n ? k : n;
+            if (!top || top->length != w) ok = false;
+            for (int64_t i = 0; ok && i < w; i++) ok = tl_array_i64(top)[i] == want[i];
+            /* The pool never holds more than max(2k, 4096) plus a batch. */
+            int64_t bound = (2 * k > 4096 ? 2 * k : 4096) + per;
+            if (g_stats.sort_pool_peak > bound) ok = false;
+            tl_array_release(top);
+        }
+    }
+
+    /* Round trip of the row encoding (ascending, random null placement). */
+    if (ok && n > 0) {
+        TlRows r;
+        TlType types[4];
+        for (int k = 0; k < n_keys; k++) types[k] = cols[k]->type;
+        if (tl_k_rowenc((const TlArray *const *)cols, n_keys, n, NULL, nf, &r, &err) != TL_OK) {
+            ok = false;
+        } else {
+            const uint8_t **rows = tl_malloc((size_t)n * sizeof *rows);
+            for (int64_t i = 0; i < n; i++) {
+                size_t len;
+                rows[i] = tl_rows_at(&r, i, &len);
+            }
+            TlArray *dec[4] = {0};
+            if (tl_k_rowdec(rows, n, types, n_keys, dec, &err) != TL_OK) ok = false;
+            for (int k = 0; ok && k < n_keys; k++) {
+                TlArray *pair[2] = {cols[k], dec[k]};
+                TlArray *both = tl_array_concat(pair, 2);
+                for (int64_t i = 0; ok && i < n; i++) {
+                    bool v0 = tl_array_valid(both, i), v1 = tl_array_valid(both, n + i);
+                    ok = v0 == v1 && (!v0 || cmp_val(both, i, n + i) == 0);
+                    if (ok && v0 && types[k] == TL_TFLOAT64) { /* -0.0 folds to 0.0 */
+                        double d = tl_array_f64(both)[n + i];
+                        ok = !(d == 0.0 && signbit(d));
+                    }
+                }
+                tl_array_release(both);
+            }
+            for (int k = 0; k < n_keys; k++) tl_array_release(dec[k]);
+            tl_free(rows);
+            tl_k_rows_free(&r);
+        }
+    }
+
+    if (!ok && g_failed_cases++ < 3) {
+        fprintf(stderr, "failed case: n=%lld keys=%d per=%lld:", (long long)n, n_keys,
+                (long long)per);
+        for (int k = 0; k < n_keys; k++)
+            fprintf(stderr, " %s%s%s", tl_type_name(cols[k]->type), desc[k] ? " desc" : "",
+                    nf[k] ? " nulls first" : "");
+        fprintf(stderr, "\n");
+    }
+    for (int k = 0; k <= n_keys; k++) tl_array_release(cols[k]);
+    tl_free(want);
+    tl_schema_free(&schema);
+    tl_ea_free(&ea);
+    return ok;
+}
+
+TL_TEST(many_small_tables)
+{
+    int passed = 0, total = 600;
+    for (int i = 0; i < total; i++) {
+        int64_t n = i < 20 ? i : rndn(300);
+        int dom = (int)(1 + rndn(2) * 3 + rndn(40));
+        passed += one_case(n, 1 + (int)rndn(4), dom, true);
+    }
+    CHECK_EQ_INT(passed, total);
+}
+
+TL_TEST(single_keys_every_type)
+{
+    /* Each single-key path (native radix, string views) over several
+     * batches, both directions, duplicates. */
+    int passed = 0, total = 120;
+    for (int i = 0; i < total; i++) passed += one_case(2000 + rndn(3000), 1, 50, i % 4 == 0);
+    CHECK_EQ_INT(passed, total);
+}
+
+TL_TEST(large_tables)
+{
+    int passed = 0;
+    passed += one_case(100000, 1, 1000, true);
+    passed += one_case(100000, 2, 100000, false);
+    passed += one_case(200000, 3, 30, false);
+    passed += one_case(1000000, 1, 1000000, false);
+    CHECK_EQ_INT(passed, 4);
+}
+
+TL_TEST(string_kernel_prefixes)
+{
+    /* "" < "\0" < "\0\0" < "a" < "a\0" < "a\0b" < "ab", desc reversed,
+     * equal strings keep their order both ways. */
+    const char *s[] = {"ab", "a\0b", "", "a", "\0\0", "a\0", "\0", "a", ""};
+    uint32_t len[] = {2, 3, 0, 1, 2, 2, 1, 1, 0};
+    const uint8_t *ptr[9];
+    for (int i = 0; i < 9; i++) ptr[i] = (const uint8_t *)s[i];
+    uint32_t idx[9];
+    TlError err = {0};
+    for (int i = 0; i < 9; i++) idx[i] = (uint32_t)i;
+    CHECK(tl_k_sort_strs(ptr, len, false, idx, 9, &err) == TL_OK);
+    uint32_t want[] = {2, 8, 6, 4, 3, 7, 5, 1, 0};
+    CHECK(memcmp(idx, want, sizeof want) == 0);
+    for (int i = 0; i < 9; i++) idx[i] = (uint32_t)i;
+    CHECK(tl_k_sort_strs(ptr, len, true, idx, 9, &err) == TL_OK);
+    uint32_t wantd[] = {0, 1, 5, 3, 7, 4, 6, 2, 8};
+    CHECK(memcmp(idx, wantd, sizeof wantd) == 0);
+}
+
+int main(void)
+{
+    TL_RUN(string_kernel_prefixes);
+    TL_RUN(many_small_tables);
+    TL_RUN(single_keys_every_type);
+    TL_RUN(large_tables);
+    return tl_test_summary(__FILE__);
+}
