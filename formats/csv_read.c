@@ -8,14 +8,21 @@
  *      fields (so the per-column conversion reads memory in order); nothing
  *      is copied:
  *
- *        fields[col * max_rows + row] = { off:u64 | len:u32 | flags:u32 }
+ *        cols[col][row] = { off:u64 | len:u32 | flags:u32 }
  *
  *      off/len cover the field's text, without the surrounding quotes for a
  *      quoted field.  flags: QUOTED (so "" is an empty string, not null) and
  *      ESCAPED (the text holds doubled quotes and must be unescaped).  Every
  *      field of every record is found, projected or not, so a ragged record
- *      is always an error.  row_line[row] keeps the physical line where each
- *      record starts, for error messages.
+ *      is always an error; but only projected columns are stored (the first
+ *      batch stores all, for inference).  row_line[row] keeps the physical
+ *      line where each record starts, for error messages.
+ *
+ *      Plain records (no quote, LF/CRLF/CR ends) go through the fast
+ *      tokenizer: SIMD compares list the positions of the special bytes,
+ *      and a record is the next n_cols of them when the n_cols-th is the
+ *      next line end.  Anything else goes to parse_record, the general
+ *      tokenizer, record by record ("the fast tokenizer" below).
  *
  *   2. Convert only the projected columns, one tight loop per column and
  *      type.  Strings of at most 12 bytes are inlined in their views; longer
@@ -32,6 +39,10 @@
  * a data error; otherwise the widened types of this batch's projected columns
  * go into the hints and the reader returns TL_ERR_RESTART.  Types only widen,
  * so a run restarts at most a few times per column.
+ *
+ * Small inputs get small arrays: a record takes at least n_cols bytes, so
+ * max_rows is capped by the input size (a 10-row file allocates for about
+ * its bytes, not for 64K rows).
  *
  * Records end at LF, CRLF or a lone CR (also inside quoted fields, where
  * they are data).  Empty lines are skipped in files with several columns;

@@ -397,18 +397,36 @@ bool tl_parse_timestamp(const char *s, size_t len, int64_t *out)
 
 /* ---------------------------------------------------------- formatting */
 
-/* Write v in decimal; returns the length (NUL written, not counted). */
+/* "00" "01" ... "99": two digits per division. */
+static const char digit_pairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* Write v in decimal; returns the length (NUL written, not counted).  Two
+ * digits at a time from the end of a scratch buffer, then one copy. */
 size_t tl_fmt_i64(int64_t v, char *buf)
 {
     char tmp[24];
-    size_t n = 0, len = 0;
+    char *e = tmp + sizeof tmp, *q = e;
+    size_t len = 0, n;
     uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-    do {
-        tmp[n++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
+    while (u >= 100) {
+        unsigned r = (unsigned)(u % 100);
+        u /= 100;
+        q -= 2;
+        memcpy(q, digit_pairs + 2 * r, 2);
+    }
+    if (u >= 10) {
+        q -= 2;
+        memcpy(q, digit_pairs + 2 * u, 2);
+    } else {
+        *--q = (char)('0' + u);
+    }
     if (v < 0) buf[len++] = '-';
-    while (n) buf[len++] = tmp[--n];
+    n = (size_t)(e - q);
+    memcpy(buf + len, q, n);
+    len += n;
     buf[len] = '\0';
     return len;
 }
@@ -720,6 +738,14 @@ TlType tl_infer_widen(TlType so_far, const char *s, size_t len)
     int64_t i;
     double f;
     TlType t;
+    if ((so_far == TL_TNULL || so_far == TL_TINT64) && len > 0 && len <= 18) {
+        /* the common case first: plain digits are an int64 */
+        size_t k = s[0] == '-' || s[0] == '+';
+        if (k < len) {
+            while (k < len && (unsigned)(unsigned char)s[k] - '0' <= 9) k++;
+            if (k == len) return TL_TINT64;
+        }
+    }
     switch (so_far) {
     case TL_TSTRING:
         return TL_TSTRING;

@@ -7,7 +7,8 @@
  * and line ends inside, doubled quotes, LF / CRLF / lone CR line ends,
  * blank lines, ragged records, a missing last line end, long fields across
  * 64-byte blocks, and inputs longer than one position list.  Plus number
- * parsing against strtod/strtoll (lib/core/text.c fast paths).
+ * parsing against strtod/strtoll and integer formatting against printf
+ * (lib/core/text.c fast paths).
  */
 #include "tl_test.h"
 #include "csv_test_util.h"
@@ -247,6 +248,25 @@ TL_TEST(test_parse_numbers_match_libc)
     }
 }
 
+TL_TEST(test_fmt_i64_matches_printf)
+{
+    static const int64_t fixed[] = {0, 9, 10, 99, 100, 101, -1, -10, -100,
+                                    INT64_MAX, INT64_MIN, 1000000007};
+    char want[32], buf[32];
+    for (int it = 0; it < 100000; it++) {
+        int64_t v = it < 12 ? fixed[it]
+                            : (int64_t)(((uint64_t)rnd(1u << 31) << 33) ^ rnd(1u << 31)) >>
+                                  rnd(63);
+        size_t n = tl_fmt_i64(v, buf);
+        snprintf(want, sizeof want, "%lld", (long long)v);
+        if (strcmp(buf, want) != 0 || n != strlen(want)) {
+            fprintf(stderr, "tl_fmt_i64(%s) gave %s\n", want, buf);
+            CHECK(false);
+            break;
+        }
+    }
+}
+
 int main(void)
 {
     tu_init();
@@ -255,6 +275,7 @@ int main(void)
     TL_RUN(test_crlf_at_every_block_offset);
     TL_RUN(test_random_inputs);
     TL_RUN(test_parse_numbers_match_libc);
+    TL_RUN(test_fmt_i64_matches_printf);
     tu_cleanup();
     return tl_test_summary(__FILE__);
 }
