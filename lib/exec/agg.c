@@ -67,6 +67,7 @@ struct TlAgg {
     int64_t *qstart;    /* sealed: group g's images start at qkey[qstart[g]] */
     bool sealed;
     uint32_t n_groups;  /* sealed: groups */
+    uint32_t bad_group; /* seal failed: the group whose result does not fit */
     TlGrouper *cd;      /* count_distinct pairs */
     uint32_t *cd_ids;
     int64_t cd_cap;
@@ -689,6 +690,7 @@ TlStatus tl_agg_seal(TlAgg *a, uint32_t n_groups, TlError *err)
         for (uint32_t g = 0; g < n_groups; g++) {
             __int128 s = a->acc[g];
             if (s > INT64_MAX || s < INT64_MIN) {
+                a->bad_group = g;
                 err->code = TL_ERR_DATA;
                 err->msg[0] = '\0';
                 return TL_ERR_DATA;
@@ -699,6 +701,12 @@ TlStatus tl_agg_seal(TlAgg *a, uint32_t n_groups, TlError *err)
         a->s.x_type != TL_TNULL)
         TL_TRY(seal_quantile(a, n_groups, err));
     return TL_OK;
+}
+
+/* The group whose result did not fit (see agg.h). */
+uint32_t tl_agg_bad_group(const TlAgg *a)
+{
+    return a->bad_group;
 }
 
 /* The quantile of group g from its sorted images (DuckDB quantile_cont). */

@@ -52,6 +52,10 @@ TlStatus tl_agg_update(TlAgg *a, const uint32_t *ids, int64_t n,
  * the quantiles.  No update may follow. */
 TlStatus tl_agg_seal(TlAgg *a, uint32_t n_groups, TlError *err);
 
+/* After tl_agg_seal failed with TL_ERR_DATA: the id of the (first) group
+ * whose result does not fit its type. */
+uint32_t tl_agg_bad_group(const TlAgg *a);
+
 /* After tl_agg_seal: the results of groups [first, first+n) as one owned
  * array of spec.out_type. */
 TlStatus tl_agg_results(TlAgg *a, uint32_t first, uint32_t n, TlArray **out,

@@ -14,7 +14,7 @@
  * sum null, ...).
  *
  * When the child is exhausted the aggregates are sealed (a sum that does
- * not fit int64 fails here, before any output).  Each output batch then
+ * not fit int64 fails here, before any output, naming the group's keys).  Each output batch then
  * covers the next tl_batch_rows() group ids: the grouper hands back their
  * key values (the first row's of each group) and every aggregate their
  * results, keys first, then aggregates in order; the whole result never
@@ -22,6 +22,7 @@
  */
 #include <stdio.h>
 
+#include "../core/text.h"
 #include "../group/group.h"
 #include "agg.h"
 #include "eval.h"
@@ -121,6 +122,45 @@ done:
     return st;
 }
 
+/* " in group k1=v1, k2=v2" for group gid into buf (empty without keys or
+ * when the keys cannot be had). */
+static void group_text(AggOp *a, uint32_t gid, char *buf, size_t cap)
+{
+    TlArray *k[8] = {0};
+    TlError e2 = {0};
+    size_t len = 0;
+    int nk = a->n_keys < 8 ? a->n_keys : 8;
+    buf[0] = '\0';
+    if (a->n_keys == 0 || a->n_keys > 8 ||
+        tl_grouper_keys(a->grouper, gid, 1, k, &e2) != TL_OK)
+        return;
+    len += (size_t)snprintf(buf, cap, " in group ");
+    for (int j = 0; j < nk && len < cap; j++) {
+        char v[64];
+        size_t n = 0;
+        const char *p = v;
+        const TlArray *c = k[j];
+        if (!tl_array_valid(c, 0)) { p = "null"; n = 4; }
+        else switch (c->type) {
+        case TL_TINT64: n = tl_fmt_i64(tl_array_i64(c)[0], v); break;
+        case TL_TTIMESTAMP: n = tl_fmt_timestamp(tl_array_i64(c)[0], v); break;
+        case TL_TFLOAT64: n = tl_fmt_f64(tl_array_f64(c)[0], v); break;
+        case TL_TDATE: n = tl_fmt_date(tl_array_i32(c)[0], v); break;
+        case TL_TBOOL: p = tl_array_bool(c, 0) ? "true" : "false"; n = strlen(p); break;
+        case TL_TSTRING: {
+            const TlView *w = &tl_array_views(c)[0];
+            p = (const char *)tl_view_ptr(w, c->data);
+            n = w->in.len > 60 ? 60 : w->in.len;
+            break;
+        }
+        default: p = "?"; n = 1; break;
+        }
+        len += (size_t)snprintf(buf + len, cap - len, "%s%.60s=%.*s", j ? ", " : "",
+                                a->base.schema->fields[j].name, (int)n, p);
+    }
+    for (int j = 0; j < nk; j++) tl_array_release(k[j]);
+}
+
 /* Pull the whole input, then seal the aggregates: every data error (sum
  * overflow) surfaces here, before the first output batch. */
 static TlStatus consume(AggOp *a, TlError *err)
@@ -143,8 +183,10 @@ static TlStatus consume(AggOp *a, TlError *err)
         if (st == TL_ERR_DATA && err->msg[0] == '\0') {
             const TlExpr *e = tl_ea_node(a->ea, a->aggs[j]);
             const TlOpInfo *oi = tl_op_info((TlOp)e->op);
+            char where[400];
+            group_text(a, tl_agg_bad_group(a->states[j]), where, sizeof where);
             return tl_error_at(err, TL_ERR_DATA, a->ea, e->src, e->start, e->len,
-                               "%s overflows int64", oi ? oi->name : "sum");
+                               "%s overflows int64%s", oi ? oi->name : "sum", where);
         }
         TL_TRY(st);
     }
