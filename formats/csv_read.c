@@ -61,6 +61,8 @@
 #define CSV_X86 0
 #endif
 
+#define CSV_LITTLE (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
+
 #define F_QUOTED 1u
 #define F_ESCAPED 2u
 
@@ -696,7 +698,23 @@ static bool validity_null(Validity *v, int64_t n_rows, int64_t row)
         return tl_error_oom(err);                                              \
     }
 
-DEFINE_CONVERT(convert_i64, TL_TINT64, int64_t, tl_parse_i64)
+/* tl_parse_i64 with the common case inline: [-]digits, at most 18 of them
+ * (no overflow possible); anything else goes to tl_parse_i64. */
+static inline bool parse_i64_inline(const char *s, size_t len, int64_t *out)
+{
+    uint64_t v = 0;
+    size_t i = s[0] == '-';
+    if (len - 1 >= 18 || i == len) return tl_parse_i64(s, len, out);
+    for (; i < len; i++) {
+        unsigned d = (unsigned)(unsigned char)s[i] - '0';
+        if (d > 9) return false; /* not [-+]?digits: tl_parse_i64 agrees */
+        v = v * 10 + d;
+    }
+    *out = s[0] == '-' ? (int64_t)(0 - v) : (int64_t)v;
+    return true;
+}
+
+DEFINE_CONVERT(convert_i64, TL_TINT64, int64_t, parse_i64_inline)
 DEFINE_CONVERT(convert_f64, TL_TFLOAT64, double, tl_parse_f64)
 DEFINE_CONVERT(convert_date, TL_TDATE, int32_t, tl_parse_date)
 DEFINE_CONVERT(convert_ts, TL_TTIMESTAMP, int64_t, tl_parse_timestamp)
@@ -817,7 +835,23 @@ static TlStatus convert_str(CsvReader *r, int c, TlArray **out, int64_t *bad,
         if (!(f->flags & F_ESCAPED)) {
             vw->in.len = len;
             if (len <= TL_VIEW_INLINE) {
-                memcpy(vw->in.data, s, len);
+                if (CSV_LITTLE && f->off + TL_VIEW_INLINE <= r->size) {
+                    /* fixed-size loads, the bytes past len masked off */
+                    uint64_t a;
+                    uint32_t b;
+                    memcpy(&a, s, 8);
+                    memcpy(&b, s + 8, 4);
+                    if (len < 8) {
+                        a &= ((uint64_t)1 << (8 * len)) - 1;
+                        b = 0;
+                    } else if (len < 12) {
+                        b &= ((uint32_t)1 << (8 * (len - 8))) - 1;
+                    }
+                    memcpy(vw->in.data, &a, 8);
+                    memcpy(vw->in.data + 8, &b, 4);
+                } else {
+                    memcpy(vw->in.data, s, len);
+                }
                 continue;
             }
             if (f->off - r->window_base + len <= UINT32_MAX) {
