@@ -265,6 +265,7 @@ TlArray *tl_array_take_multi(TlArray *const *parts, int n_parts,
     TlType type = TL_TNULL;
     TlBuf *values = NULL, *validity = NULL, **data = NULL;
     uint32_t n_data = 0, *base = NULL;
+    const uint8_t **vbase = NULL;
     int64_t null_count = 0;
     bool any_nulls = false, null_part = false;
     int p;
@@ -292,36 +293,73 @@ TlArray *tl_array_take_multi(TlArray *const *parts, int n_parts,
                 data[b++] = tl_buf_retain(parts[p]->data[k]);
         }
     }
+    vbase = tl_malloc(sizeof *vbase * (size_t)n_parts);
+    if (!vbase) goto fail;
     {
         size_t w = tl_type_width(type);
         uint8_t *dst = values->data;
-        for (int64_t i = 0; i < n; i++) {
-            const TlArray *a = parts[part[i]];
-            int64_t r = a->offset + row[i];
-            if (a->type == TL_TNULL) {
-                null_count++;
-                continue; /* value stays zero, validity bit 0 */
+        /* Per part: where its values start (offset applied). */
+        for (p = 0; p < n_parts; p++) {
+            const TlArray *a = parts[p];
+            vbase[p] = a->type == TL_TNULL || type == TL_TBOOL
+                           ? NULL
+                           : a->values->data + (size_t)a->offset * w;
+        }
+        /* Values: one loop per width; prefetching a few rows ahead keeps
+         * several random reads in flight. */
+#define TL_PF 48
+        if (type == TL_TBOOL) {
+            for (int64_t i = 0; i < n; i++) {
+                const TlArray *a = parts[part[i]];
+                if (a->type != TL_TNULL && tl_bit_get(a->values->data, a->offset + row[i]))
+                    tl_bit_set(dst, i);
             }
-            if (validity) {
-                if (a->validity == NULL || tl_bit_get(a->validity->data, r))
+        } else if (null_part) {
+            for (int64_t i = 0; i < n; i++)
+                if (vbase[part[i]])
+                    memcpy(dst + (size_t)i * w, vbase[part[i]] + (size_t)row[i] * w, w);
+        } else if (w == 8) {
+            uint64_t *d = (uint64_t *)dst;
+            for (int64_t i = 0; i < n; i++) {
+                if (i + TL_PF < n)
+                    __builtin_prefetch(vbase[part[i + TL_PF]] + (size_t)row[i + TL_PF] * 8);
+                memcpy(&d[i], vbase[part[i]] + (size_t)row[i] * 8, 8);
+            }
+        } else if (w == 16) {
+            TlView *d = (TlView *)dst;
+            for (int64_t i = 0; i < n; i++) {
+                if (i + TL_PF < n)
+                    __builtin_prefetch(vbase[part[i + TL_PF]] + (size_t)row[i + TL_PF] * 16);
+                TlView v;
+                memcpy(&v, vbase[part[i]] + (size_t)row[i] * 16, 16);
+                if (base && v.in.len > TL_VIEW_INLINE) v.out.buf += base[part[i]];
+                d[i] = v;
+            }
+        } else if (w == 4) {
+            uint32_t *d = (uint32_t *)dst;
+            for (int64_t i = 0; i < n; i++) {
+                if (i + TL_PF < n)
+                    __builtin_prefetch(vbase[part[i + TL_PF]] + (size_t)row[i + TL_PF] * 4);
+                memcpy(&d[i], vbase[part[i]] + (size_t)row[i] * 4, 4);
+            }
+        } else {
+            for (int64_t i = 0; i < n; i++)
+                memcpy(dst + (size_t)i * w, vbase[part[i]] + (size_t)row[i] * w, w);
+        }
+#undef TL_PF
+        /* Validity, only when some part has nulls. */
+        if (validity) {
+            for (int64_t i = 0; i < n; i++) {
+                const TlArray *a = parts[part[i]];
+                if (a->type != TL_TNULL &&
+                    (a->validity == NULL || tl_bit_get(a->validity->data, a->offset + row[i])))
                     tl_bit_set(validity->data, i);
                 else
                     null_count++;
             }
-            if (type == TL_TBOOL) {
-                if (tl_bit_get(a->values->data, r)) tl_bit_set(dst, i);
-            } else if (w == 8) {
-                memcpy(dst + (size_t)i * 8, a->values->data + (size_t)r * 8, 8);
-            } else if (w == 16) {
-                TlView v;
-                memcpy(&v, a->values->data + (size_t)r * 16, 16);
-                if (base && v.in.len > TL_VIEW_INLINE) v.out.buf += base[part[i]];
-                memcpy(dst + (size_t)i * 16, &v, 16);
-            } else {
-                memcpy(dst + (size_t)i * w, a->values->data + (size_t)r * w, w);
-            }
         }
     }
+    tl_free(vbase);
     tl_free(base);
     return tl_array_new(type, n, values, validity, null_count, data,
                         data ? n_data : 0);
@@ -330,6 +368,7 @@ fail:
         for (uint32_t k = 0; base && k < n_data && data[k]; k++) tl_buf_release(data[k]);
     tl_free(data);
     tl_free(base);
+    tl_free(vbase);
     tl_buf_release(values);
     tl_buf_release(validity);
     return NULL;

@@ -337,16 +337,30 @@ static TlStatus gather(SortOp *s, const uint32_t *g, int64_t n, TlArray **out_da
 {
     TlStatus st = TL_OK;
     int nc = s->n_chunks;
+    int *first = NULL;
     int64_t *starts = tl_malloc(((size_t)nc + 1) * sizeof *starts);
     TlArray **parts = tl_malloc(((size_t)nc + 1) * sizeof *parts);
     uint32_t *part = tl_malloc((size_t)(n ? n : 1) * sizeof *part);
     uint32_t *row = tl_malloc((size_t)(n ? n : 1) * sizeof *row);
-    if (!starts || !parts || !part || !row) goto oom;
+    /* first[b]: the chunk holding global row b << BLOCK_SHIFT, so a row's
+     * chunk is found between first[b] and first[b + 1] (usually equal). */
+    enum { BLOCK_SHIFT = 12 };
+    int64_t total = 0;
+    for (int c = 0; c < nc; c++) total += s->chunks[c].n_rows;
+    size_t n_blocks = (size_t)(total >> BLOCK_SHIFT) + 2;
+    first = tl_malloc(n_blocks * sizeof *first);
+    if (!starts || !parts || !part || !row || !first) goto oom;
     starts[0] = 0;
     for (int c = 0; c < nc; c++) starts[c + 1] = starts[c] + s->chunks[c].n_rows;
+    for (size_t b = 0, c = 0; b < n_blocks; b++) {
+        int64_t x = (int64_t)b << BLOCK_SHIFT;
+        while ((int)c + 1 < nc && starts[c + 1] <= x) c++;
+        first[b] = (int)c;
+    }
     for (int64_t i = 0; i < n; i++) {
         int64_t x = g[i];
-        int lo = 0, hi = nc - 1;
+        size_t b = (size_t)(x >> BLOCK_SHIFT);
+        int lo = first[b], hi = first[b + 1];
         while (lo < hi) { /* the last chunk starting at or before x */
             int mid = (lo + hi + 1) / 2;
             if (starts[mid] <= x) lo = mid;
@@ -371,6 +385,7 @@ static TlStatus gather(SortOp *s, const uint32_t *g, int64_t n, TlArray **out_da
 oom:
     st = tl_error_oom(err);
 done:
+    tl_free(first);
     tl_free(starts);
     tl_free(parts);
     tl_free(part);
