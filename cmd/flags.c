@@ -10,10 +10,13 @@
  *                        --join; each appends one TallyStep, so steps keep
  *                        the order they were typed in
  *   a step modifier      --agg after --group-by, --by after --head, and
- *                        --on / --how / --suffix after --join: they complete
- *                        the step just before them (options may stand in
- *                        between, other steps and inputs may not) and are
- *                        errors elsewhere
+ *                        --on / --how / --suffix / --join-delimiter /
+ *                        --join-schema / --join-from after --join: they
+ *                        complete the step just before them (options may
+ *                        stand in between, other steps and inputs may not)
+ *                        and are errors elsewhere.  --join makes the step's
+ *                        join_spec (a pipeline of the one input); the
+ *                        --join-* options set its read options
  *   an option            input/output/run settings; the last one given wins
  *
  * Values are written `--flag VALUE` or `--flag=VALUE`.  A value may start
