@@ -269,8 +269,9 @@ static TlStatus encode_all(SortOp *s, TlRows *out, TlError *err)
     for (int c = 0; c < s->n_chunks; c++) {
         TlRows r;
         const Chunk *ch = &s->chunks[c];
-        TL_TRY(tl_k_rowenc((const TlArray *const *)ch->keys, s->n_keys, ch->n_rows,
-                           s->desc, s->nulls_first, &r, err));
+        st = tl_k_rowenc((const TlArray *const *)ch->keys, s->n_keys, ch->n_rows,
+                         s->desc, s->nulls_first, &r, err);
+        if (st != TL_OK) break;
         size_t bytes = r.offs ? (size_t)r.offs[ch->n_rows]
                               : r.width * (size_t)ch->n_rows;
         if (c == 0 && !var) {

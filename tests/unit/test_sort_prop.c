@@ -240,7 +240,7 @@ static bool one_case(int64_t n, int n_keys, int dom, bool check_topk)
     for (int k = 0; k < n_keys; k++) {
         TlType t = TYPES[rndn(6)];
         cols[k] = rand_col(t, n, null_pct, dom);
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "k%d", k);
         tl_schema_add(&schema, name, t, &err);
         TlExpr e = {0};
