@@ -19,8 +19,17 @@
  * key values (the first row's of each group) and every aggregate their
  * results, keys first, then aggregates in order; the whole result never
  * exists at once.  Nothing depends on hash table order.
+ *
+ * Sorted or clustered input (after a sort on the keys, or data written in
+ * key order) is grouped by runs: one pass compares each row's keys with the
+ * previous row's (typed, per key column), and only the first row of each
+ * run goes to the grouper; the run's rows all get its id.  A key that comes
+ * back after its run ended simply finds its group again, so this is exact on
+ * any input; it is used while it pays (runs at most a quarter of the rows)
+ * and switched off for good after two batches where it does not.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "../core/text.h"
 #include "../group/group.h"
@@ -38,6 +47,11 @@ typedef struct AggOp {
     int n_aggs;
     TlExprId *x_ids, *y_ids;  /* per aggregate: argument ids or TL_NO_ID */
     TlGrouper *grouper;       /* NULL with no keys */
+    int runs;                 /* run-length grouping: 0 trying, 1 on, -1 off */
+    int runs_bad;             /* batches where runs did not pay */
+    uint32_t *starts;         /* per batch: first rows of key runs */
+    uint32_t *run_ids;
+    int64_t starts_cap;
     TlAgg **states;
     uint32_t *ids;
     int64_t ids_cap;
@@ -69,6 +83,109 @@ static TlStatus eval_arg(AggOp *a, const TlBatch *b, TlExprId id,
     return TL_OK;
 }
 
+/* Set brk[i] for every i in [1, n) where row i's key in column a differs
+ * from row i-1's (NaN = NaN, -0.0 = 0.0, strings by bytes, null vs value).
+ * Two nulls may be marked different when their hidden values differ: that
+ * only splits a run, and the grouper still gives both rows one group. */
+static void mark_breaks(const TlArray *a, int64_t n, uint8_t *brk)
+{
+    if (a->type == TL_TNULL || a->null_count == a->length) return;
+    switch (a->type) {
+    case TL_TINT64: case TL_TTIMESTAMP: {
+        const int64_t *v = tl_array_i64(a);
+        for (int64_t i = 1; i < n; i++) brk[i] |= v[i] != v[i - 1];
+        break;
+    }
+    case TL_TDATE: {
+        const int32_t *v = tl_array_i32(a);
+        for (int64_t i = 1; i < n; i++) brk[i] |= v[i] != v[i - 1];
+        break;
+    }
+    case TL_TBOOL:
+        for (int64_t i = 1; i < n; i++)
+            brk[i] |= tl_array_bool(a, i) != tl_array_bool(a, i - 1);
+        break;
+    case TL_TFLOAT64: {
+        const double *v = tl_array_f64(a);
+        for (int64_t i = 1; i < n; i++) {
+            double x = v[i], y = v[i - 1];
+            brk[i] |= !(x == y || (x != x && y != y));
+        }
+        break;
+    }
+    case TL_TSTRING: {
+        const TlView *v = tl_array_views(a);
+        for (int64_t i = 1; i < n; i++) {
+            uint32_t len = v[i].in.len;
+            if (brk[i]) continue;
+            brk[i] = len != v[i - 1].in.len ||
+                     memcmp(tl_view_ptr(&v[i], a->data),
+                            tl_view_ptr(&v[i - 1], a->data), len) != 0;
+        }
+        break;
+    }
+    default:
+        for (int64_t i = 1; i < n; i++) brk[i] = 1;
+        return;
+    }
+    if (a->null_count > 0)
+        for (int64_t i = 1; i < n; i++) {
+            bool x = tl_array_valid(a, i), y = tl_array_valid(a, i - 1);
+            if (x != y) brk[i] = 1;
+        }
+}
+
+/* Map by runs of equal keys (see the design above).  *done is false when
+ * runs do not pay for this batch (the caller maps row by row). */
+static TlStatus map_runs(AggOp *a, TlArray **karr, int64_t n, bool *done,
+                         TlError *err)
+{
+    *done = false;
+    if (a->starts_cap < n) {
+        uint32_t *s = tl_realloc(a->starts, (size_t)n * sizeof *s);
+        if (!s) return tl_error_oom(err);
+        a->starts = s;
+        uint32_t *r = tl_realloc(a->run_ids, (size_t)n * sizeof *r);
+        if (!r) return tl_error_oom(err);
+        a->run_ids = r;
+        a->starts_cap = n;
+    }
+    /* brk lives in the ids buffer's bytes: ids are written only after. */
+    uint8_t *brk = (uint8_t *)a->run_ids;
+    memset(brk, 0, (size_t)n);
+    for (int k = 0; k < a->n_keys; k++) mark_breaks(karr[k], n, brk);
+    int64_t r = 0;
+    a->starts[r++] = 0;
+    for (int64_t i = 1; i < n; i++)
+        if (brk[i]) a->starts[r++] = (uint32_t)i;
+    if (r * 4 > n) {
+        if (++a->runs_bad >= 2) a->runs = -1;
+        return TL_OK;
+    }
+    a->runs = 1;
+    TlArray **sub = tl_calloc((size_t)a->n_keys + 1, sizeof *sub);
+    if (!sub) return tl_error_oom(err);
+    TlStatus st = TL_OK;
+    for (int k = 0; k < a->n_keys && st == TL_OK; k++) {
+        sub[k] = karr[k]->type == TL_TNULL ? tl_array_new_null(TL_TNULL, r)
+                                           : tl_array_take(karr[k], a->starts, r);
+        if (!sub[k]) st = tl_error_oom(err);
+    }
+    if (st == TL_OK)
+        st = tl_grouper_map(a->grouper, (const TlArray *const *)sub, r,
+                            a->run_ids, err);
+    for (int k = 0; k < a->n_keys; k++) tl_array_release(sub[k]);
+    tl_free(sub);
+    TL_TRY(st);
+    for (int64_t j = 0; j < r; j++) {
+        int64_t end = j + 1 < r ? a->starts[j + 1] : n;
+        uint32_t id = a->run_ids[j];
+        for (int64_t i = a->starts[j]; i < end; i++) a->ids[i] = id;
+    }
+    *done = true;
+    return TL_OK;
+}
+
 /* Group and aggregate one batch. */
 static TlStatus consume_batch(AggOp *a, const TlBatch *b, TlError *err)
 {
@@ -97,8 +214,14 @@ static TlStatus consume_batch(AggOp *a, const TlBatch *b, TlError *err)
             st = tl_eval(a->ea, a->keys[k], b, &karr[k], err);
             if (st != TL_OK) goto done;
         }
-        st = tl_grouper_map(a->grouper, (const TlArray *const *)karr, n, a->ids,
-                            err);
+        bool mapped = false;
+        if (a->runs >= 0 && getenv("TALLY_GROUP_NO_RUNS") == NULL) {
+            st = map_runs(a, karr, n, &mapped, err);
+            if (st != TL_OK) goto done;
+        }
+        if (!mapped)
+            st = tl_grouper_map(a->grouper, (const TlArray *const *)karr, n,
+                                a->ids, err);
         if (st != TL_OK) goto done;
         n_groups = tl_grouper_count(a->grouper);
     } else {
@@ -178,6 +301,10 @@ static TlStatus consume(AggOp *a, TlError *err)
     if (a->base.stats) a->base.stats->groups += n_groups;
     tl_free(a->ids);
     a->ids = NULL;
+    tl_free(a->starts);
+    tl_free(a->run_ids);
+    a->starts = a->run_ids = NULL;
+    a->starts_cap = 0;
     for (int j = 0; j < a->n_aggs; j++) {
         TlStatus st = tl_agg_seal(a->states[j], n_groups, err);
         if (st == TL_ERR_DATA && err->msg[0] == '\0') {
@@ -239,6 +366,8 @@ static void agg_free(TlOperator *op)
     tl_free(a->x_ids);
     tl_free(a->y_ids);
     tl_free(a->ids);
+    tl_free(a->starts);
+    tl_free(a->run_ids);
     tl_free(a);
 }
 

@@ -189,3 +189,25 @@ EOF
     run_tally s.csv --agg 'q = sum(sum(qty))'
     assert_err_glob 2 '*aggregate*not allowed*'
 }
+
+@test "grouping by runs of equal keys gives the row-by-row answer (keys coming back, nulls, NaN)" {
+    {
+        echo 'k,f,v'
+        for i in $(seq 1 3000); do
+            g=$(( (i / 7) % 50 ))           # runs of 7 rows, keys come back
+            case $(( g % 5 )) in
+                0) f= ;; 1) f=nan ;; 2) f=-0.0 ;; 3) f=0.0 ;; *) f=$g.5 ;;
+            esac
+            [ $(( g % 11 )) -eq 0 ] && k= || k=key$(( g % 13 ))
+            echo "$k,$f,$i"
+        done
+    } > runs.csv
+    run_tally runs.csv --group-by k,f --agg 'n = count(), s = sum(v), fv = first(v)'
+    assert_ok
+    local with_runs=$output
+    TALLY_GROUP_NO_RUNS=1 run_tally runs.csv --group-by k,f --agg 'n = count(), s = sum(v), fv = first(v)'
+    assert_ok
+    [ "$output" = "$with_runs" ] || { show; return 1; }
+    # the first group (g = 0: rows 1-6 and 8 runs of 7 from row 350 on) by hand
+    [ "$(printf '%s\n' "$output" | sed -n 2p)" = ',,62,88389,1' ] || { show; return 1; }
+}
