@@ -57,6 +57,7 @@ const char cli_help_text[] =
 "  --drop LIST                    remove columns\n"
 "  --rename 'OLD:NEW,...'         rename columns\n"
 "  --group-by LIST --agg LIST     one row per key: --agg 'n = count(), sum(x)';\n"
+"                                 also over aggregates: 'r = sum(a) / count()';\n"
 "                                 --agg alone aggregates the whole input\n"
 "  --sort LIST                    stable sort: 'x', '-x', 'x desc nulls first'\n"
 "  --head N [--by LIST]           first N rows (of each group); also --limit\n"
