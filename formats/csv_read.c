@@ -260,10 +260,17 @@ static int64_t count_lines(const uint8_t *s, size_t n)
             cnt = __builtin_popcountll(m);                                     \
             FLATTEN_BITS(idx + have, from, m, cnt);                            \
             have += cnt;                                                       \
-            while (e) {                                                        \
-                nl[nh++] = from + (size_t)__builtin_ctzll(e);                  \
+            /* line ends: usually one or two a block, written blind */     \
+            cnt = __builtin_popcountll(e);                                     \
+            nl[nh] = from + (size_t)__builtin_ctzll(e | ((uint64_t)1 << 63));  \
+            e &= e - 1;                                                        \
+            nl[nh + 1] = from + (size_t)__builtin_ctzll(e | ((uint64_t)1 << 63)); \
+            e &= e - 1;                                                        \
+            for (int q_ = nh + 2; e; q_++) {                                   \
+                nl[q_] = from + (size_t)__builtin_ctzll(e);                    \
                 e &= e - 1;                                                    \
             }                                                                  \
+            nh += cnt;                                                         \
             from += 64;                                                        \
         }                                                                      \
         *nl_have = nh;                                                         \
@@ -663,8 +670,10 @@ static bool validity_null(Validity *v, int64_t n_rows, int64_t row)
     return true;
 }
 
-/* Fixed-width converters: parse each non-null field with PARSE into a
- * CTYPE values buffer.  On a misfit *bad = row and no array is made. */
+/* Fixed-width converters: parse each non-null field with PARSE(text, len,
+ * room, out) into a CTYPE values buffer; room is how many input bytes can
+ * be read from text on (at least len).  On a misfit *bad = row and no
+ * array is made. */
 #define DEFINE_CONVERT(NAME, TYPE, CTYPE, PARSE)                               \
     static TlStatus NAME(CsvReader *r, int c, TlArray **out, int64_t *bad,     \
                          TlError *err)                                         \
@@ -682,7 +691,8 @@ static bool validity_null(Validity *v, int64_t n_rows, int64_t row)
                 if (!validity_null(&v, n, row)) goto oom;                      \
                 continue;                                                      \
             }                                                                  \
-            if (!PARSE((const char *)r->p + f->off, f->len, &vals[row])) {     \
+            if (!PARSE((const char *)r->p + f->off, f->len, r->size - f->off,  \
+                       &vals[row])) {                                          \
                 *bad = row;                                                    \
                 tl_buf_release(values);                                        \
                 tl_buf_release(v.buf);                                         \
@@ -700,8 +710,10 @@ static bool validity_null(Validity *v, int64_t n_rows, int64_t row)
 
 /* tl_parse_i64 with the common case inline: [-]digits, at most 18 of them
  * (no overflow possible); anything else goes to tl_parse_i64. */
-static inline bool parse_i64_inline(const char *s, size_t len, int64_t *out)
+static inline bool parse_i64_inline(const char *s, size_t len, size_t room,
+                                    int64_t *out)
 {
+    (void)room;
     uint64_t v = 0;
     size_t i = s[0] == '-';
     if (len - 1 >= 18 || i == len) return tl_parse_i64(s, len, out);
@@ -715,9 +727,99 @@ static inline bool parse_i64_inline(const char *s, size_t len, int64_t *out)
 }
 
 DEFINE_CONVERT(convert_i64, TL_TINT64, int64_t, parse_i64_inline)
-DEFINE_CONVERT(convert_f64, TL_TFLOAT64, double, tl_parse_f64)
-DEFINE_CONVERT(convert_date, TL_TDATE, int32_t, tl_parse_date)
-DEFINE_CONVERT(convert_ts, TL_TTIMESTAMP, int64_t, tl_parse_timestamp)
+/* [-]digits[.digits] with at most 8 bytes after the sign, some digit
+ * before the dot, parsed branch-free: one 8-byte load (room allows it),
+ * the dot found and squeezed out, the digits checked and combined with
+ * three multiplies (the SWAR steps of Lemire's fast_float), then one exact
+ * division (Clinger: m < 10^8).  False: not this shape (the caller then
+ * tries the general path).  Little-endian only. */
+static inline bool f64_swar(const char *s, size_t len, size_t room, double *out)
+{
+    static const double p10[8] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7};
+    const bool neg = s[0] == '-';
+    const size_t n = len - neg;
+    uint64_t x, keep, y, z, km;
+    size_t nd, frac = 0;
+    double v;
+    if (!CSV_LITTLE || n - 1 >= 8 || room < 8 + (size_t)neg) return false;
+    memcpy(&x, s + neg, 8);
+    keep = n == 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * n)) - 1;
+    x &= keep;
+    y = x ^ (0x2E2E2E2E2E2E2E2EULL & keep); /* '.' bytes become 0 */
+    z = (y - 0x0101010101010101ULL) & ~y & 0x8080808080808080ULL & keep;
+    nd = n;
+    if (z) {
+        size_t dp = (size_t)__builtin_ctzll(z) / 8; /* the first '.' */
+        uint64_t low = ((uint64_t)1 << (8 * dp)) - 1;
+        if (dp == 0) return false; /* ".5" */
+        x = (x & low) | ((x >> 8) & ~low);
+        nd = n - 1;
+        frac = nd - dp;
+        if (nd == 0) return false;
+    }
+    /* nd digits in the low bytes: move them up, '0's below */
+    km = nd == 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * nd)) - 1;
+    x = (x << (8 * (8 - nd))) | (0x3030303030303030ULL & ~(km << (8 * (8 - nd))));
+    if (((x & 0xF0F0F0F0F0F0F0F0ULL) |
+         (((x + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) !=
+        0x3333333333333333ULL)
+        return false; /* a non-digit (or a second dot) */
+    x -= 0x3030303030303030ULL;
+    x = x * 10 + (x >> 8);
+    x = (((x & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
+         (((x >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >> 32;
+    v = (double)(uint32_t)x;
+    if (frac) v /= p10[frac];
+    *out = neg ? -v : v;
+    return true;
+}
+
+/* tl_parse_f64 with the common cases inline: short ones by f64_swar, then
+ * [-]digits[.digits] in at most 16 bytes with a significand up to 2^53, so
+ * one IEEE division by an exact power of ten rounds correctly (Clinger);
+ * anything else (and every syntax question) goes to tl_parse_f64. */
+static inline bool parse_f64_inline(const char *s, size_t len, size_t room,
+                                    double *out)
+{
+    static const double p10[16] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    uint64_t m = 0;
+    size_t i = s[0] == '-', start = i, dot = 0; /* dot: just past the '.' */
+    double v;
+    if (f64_swar(s, len, room, out)) return true;
+    if (len - 1 >= 16 || i == len) return tl_parse_f64(s, len, out);
+    for (; i < len; i++) {
+        unsigned d = (unsigned)(unsigned char)s[i] - '0';
+        if (d <= 9) {
+            m = m * 10 + d;
+            continue;
+        }
+        if (s[i] != '.' || dot) return tl_parse_f64(s, len, out);
+        dot = i + 1;
+    }
+    if (dot == start + 1 || m > ((uint64_t)1 << 53)) return tl_parse_f64(s, len, out);
+    v = (double)m;
+    if (dot && dot < len) v /= p10[len - dot];
+    *out = s[0] == '-' ? -v : v;
+    return true;
+}
+
+/* The general parsers, in the converters' shape. */
+static inline bool parse_date_any(const char *s, size_t len, size_t room, int32_t *out)
+{
+    (void)room;
+    return tl_parse_date(s, len, out);
+}
+
+static inline bool parse_ts_any(const char *s, size_t len, size_t room, int64_t *out)
+{
+    (void)room;
+    return tl_parse_timestamp(s, len, out);
+}
+
+DEFINE_CONVERT(convert_f64, TL_TFLOAT64, double, parse_f64_inline)
+DEFINE_CONVERT(convert_date, TL_TDATE, int32_t, parse_date_any)
+DEFINE_CONVERT(convert_ts, TL_TTIMESTAMP, int64_t, parse_ts_any)
 
 static TlStatus convert_bool(CsvReader *r, int c, TlArray **out, int64_t *bad,
                              TlError *err)

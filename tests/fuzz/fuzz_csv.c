@@ -2,9 +2,9 @@
  * fuzz_csv.c -- libFuzzer target for the CSV/TSV reader.
  *
  * Input: the first byte picks options (bit 0: --no-header; bits 1-2: the
- * delimiter , \t ; |; bit 3: --null NA; bit 4: a one-row batch size is not
- * used (batches are sized by TALLY_BATCH_ROWS at start-up)), the rest is the
- * file.  The reader runs as the driver runs it: open, read every batch of
+ * delimiter , \t ; |; bit 3: --null NA; bits 4-5: the reader's scan mode,
+ * tl_csv_scan_mode: 0 its general tokenizer alone, 1-3 the fast one with
+ * scalar / SSE2 / AVX2 scanning), the rest is the file.  The reader runs as the driver runs it: open, read every batch of
  * every column, and on TL_ERR_RESTART reopen with the widened hints.
  *
  * Invariants beyond "no crash": the status is TL_OK or TL_ERR_DATA (with a
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../formats/format.h"
+#include "../../formats/fmt_impl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -82,6 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ro.delimiter = delims[(opt >> 1) & 3];
     ro.no_header = opt & 1;
     ro.null_text = (opt & 8) ? "NA" : NULL;
+    tl_csv_scan_mode((opt >> 4) & 3);
     TlTypeHints hints;
     memset(&hints, 0, sizeof hints);
     TlError err;

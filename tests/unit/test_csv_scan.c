@@ -248,6 +248,43 @@ TL_TEST(test_parse_numbers_match_libc)
     }
 }
 
+TL_TEST(test_float_column_matches_strtod)
+{
+    /* the reader's inline float conversion against strtod, via tl_fmt_f64 */
+    size_t at = put(0, "f\n0.5\n");
+    char want[1 << 17], buf[TL_FMT_MAX], s[40];
+    size_t wn = 0;
+    wn = (size_t)snprintf(want, sizeof want, "f:float64\n0.5\n");
+    for (int it = 0; it < 2000; it++) {
+        int len = 1 + (int)rnd(19), dot = (int)rnd((unsigned)len + 2);
+        size_t n;
+        for (int k = 0; k < len; k++) s[k] = (char)('0' + rnd(10));
+        if (dot < len) s[dot] = '.';
+        if (rnd(4) == 0) {
+            memmove(s + 1, s, (size_t)len);
+            s[0] = '-';
+            len++;
+        }
+        s[len] = '\0';
+        if (strcmp(s, "-") == 0 || strcmp(s, ".") == 0 || strcmp(s, "-.") == 0) continue;
+        at = put(at, s);
+        at = put(at, "\n");
+        n = tl_fmt_f64(strtod(s, NULL), buf);
+        memcpy(want + wn, buf, n);
+        wn += n;
+        want[wn++] = '\n';
+    }
+    want[wn] = '\0';
+    for (int mode = 0; mode <= 3; mode++) {
+        tl_csv_scan_mode(mode);
+        CHECK_EQ_INT(tu_read(tu_file("floats.csv", text, (long)at), NULL, NULL, got,
+                             sizeof got, &err),
+                     TL_OK);
+        CHECK(strcmp(got, want) == 0);
+    }
+    tl_csv_scan_mode(-1);
+}
+
 TL_TEST(test_fmt_i64_matches_printf)
 {
     static const int64_t fixed[] = {0, 9, 10, 99, 100, 101, -1, -10, -100,
@@ -275,6 +312,7 @@ int main(void)
     TL_RUN(test_crlf_at_every_block_offset);
     TL_RUN(test_random_inputs);
     TL_RUN(test_parse_numbers_match_libc);
+    TL_RUN(test_float_column_matches_strtod);
     TL_RUN(test_fmt_i64_matches_printf);
     tu_cleanup();
     return tl_test_summary(__FILE__);
