@@ -199,7 +199,8 @@ static bool grow_arr(void **p, size_t elem, uint32_t old, uint32_t cap)
 static TlStatus ensure(TlAgg *a, uint32_t n_groups, TlError *err)
 {
     if (n_groups <= a->cap) return TL_OK;
-    uint64_t want = (uint64_t)a->cap * 2;
+    /* 1.5x: the states of many groups are most of group-by's memory */
+    uint64_t want = (uint64_t)a->cap + a->cap / 2;
     if (want < n_groups) want = n_groups;
     if (want < 64) want = 64;
     if (want > UINT32_MAX) want = UINT32_MAX;

@@ -410,8 +410,8 @@ static inline TlStatus lookup(RowsGrouper *g, const TlArray *const *keys,
         if (len > UINT32_MAX - 8)
             return tl_error(err, TL_ERR_DATA, "group key longer than 4 GiB");
         if (g->head.n_groups >= g->keys_cap) {
-            uint32_t cap = g->keys_cap ? g->keys_cap * 2 : 1024;
-            if (cap < g->keys_cap) cap = UINT32_MAX;
+            uint64_t want = g->keys_cap ? (uint64_t)g->keys_cap + g->keys_cap / 2 : 1024;
+            uint32_t cap = want > UINT32_MAX ? UINT32_MAX : (uint32_t)want;
             const uint8_t **k = tl_realloc(g->keys, (size_t)cap * sizeof *k);
             if (!k) return tl_error_oom(err);
             g->keys = k;
