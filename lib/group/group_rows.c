@@ -177,7 +177,7 @@ static TlStatus encode_rows(Enc *e, const TlArray *const *keys, int nk,
     }
     off[0] = 0;
     for (int64_t i = 0; i < n; i++) off[i + 1] += off[i];
-    if (e->bytes_cap < off[n]) {
+    if (!e->bytes || e->bytes_cap < off[n]) {
         uint8_t *b = tl_realloc(e->bytes, (size_t)(off[n] ? off[n] : 1));
         if (!b) return tl_error_oom(err);
         e->bytes = b;
@@ -187,7 +187,7 @@ static TlStatus encode_rows(Enc *e, const TlArray *const *keys, int nk,
      * to the row's end and is moved back afterwards) */
     uint8_t *b = e->bytes;
     for (int64_t i = 0; i < n; i++) {
-        memset(b + off[i], 0, (size_t)nb);
+        if (nb) memset(b + off[i], 0, (size_t)nb);
         for (int k = 0; k < nk; k++)
             if (keys[k]->type == TL_TNULL || keys[k]->null_count > 0)
                 if (is_null(keys[k], i)) b[off[i] + k / 8] |= (uint8_t)(1u << (k % 8));
