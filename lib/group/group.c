@@ -4,8 +4,8 @@
  * The choice follows the key types (see group.h): a single integer-like key
  * (int64, date, timestamp, bool) is grouped on its values, a single string
  * on its views, fixed-width keys (several, or one float64) on rows of 64-bit
- * words, everything else on the order-preserving row encoding.
- * TALLY_GROUP_ROWS (set in the environment) forces the row encoding instead
+ * words, everything else on a compact byte encoding of the key tuple.
+ * TALLY_GROUP_ROWS (set in the environment) forces the byte rows instead
  * of the fixed-width rows, so tests can compare the two.
  *
  * Shared here: the head (types, group count) and the key builders.  When a

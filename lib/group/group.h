@@ -16,8 +16,8 @@
  *   one string key                           group_str.c   table on views
  *   several fixed-width keys (int64, date,   group_fixed.c table on rows of
  *   timestamp, bool, float64), one float64                 64-bit words
- *   anything else (strings among several)    group_rows.c  table on encoded
- *                                                          rows (rowenc.h)
+ *   anything else (strings among several)    group_rows.c  table on compact
+ *                                                          encoded rows
  *
  * Ownership: key arrays passed to tl_grouper_map are borrowed for the call;
  * the grouper copies what it keeps (key values, string bytes).
