@@ -713,13 +713,34 @@ static bool validity_null(Validity *v, int64_t n_rows, int64_t row)
 static inline bool parse_i64_inline(const char *s, size_t len, size_t room,
                                     int64_t *out)
 {
-    (void)room;
     uint64_t v = 0;
     size_t i = s[0] == '-';
+    if (CSV_LITTLE && len - i - 1 < 8 && room >= 8 + i) {
+        /* [-]1 to 8 digits: one load, SWAR (see f64_swar) */
+        const size_t nd = len - i;
+        uint64_t x, km = ((uint64_t)1 << (8 * nd)) - 1;
+        if (nd == 8) km = ~(uint64_t)0;
+        memcpy(&x, s + i, 8);
+        x = ((x & km) << (8 * (8 - nd))) |
+            (0x3030303030303030ULL & ~(km << (8 * (8 - nd))));
+        if (((x & 0xF0F0F0F0F0F0F0F0ULL) |
+             (((x + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) ==
+            0x3333333333333333ULL) {
+            x -= 0x3030303030303030ULL;
+            x = x * 10 + (x >> 8);
+            x = (((x & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
+                 (((x >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >>
+                32;
+            v = (uint32_t)x;
+            *out = i ? (int64_t)(0 - v) : (int64_t)v;
+            return true;
+        }
+        return tl_parse_i64(s, len, out); /* e.g. "+5": it decides */
+    }
     if (len - 1 >= 18 || i == len) return tl_parse_i64(s, len, out);
     for (; i < len; i++) {
         unsigned d = (unsigned)(unsigned char)s[i] - '0';
-        if (d > 9) return false; /* not [-+]?digits: tl_parse_i64 agrees */
+        if (d > 9) return tl_parse_i64(s, len, out); /* "+5", or not a number */
         v = v * 10 + d;
     }
     *out = s[0] == '-' ? (int64_t)(0 - v) : (int64_t)v;

@@ -285,6 +285,36 @@ TL_TEST(test_float_column_matches_strtod)
     tl_csv_scan_mode(-1);
 }
 
+TL_TEST(test_int_column_matches_strtoll)
+{
+    /* the reader's inline integer conversion (SWAR up to 8 digits) */
+    size_t at = put(0, "i\n");
+    char want[1 << 17], buf[TL_FMT_MAX], s[40];
+    size_t wn = (size_t)snprintf(want, sizeof want, "i:int64\n");
+    for (int it = 0; it < 3000; it++) {
+        int len = 1 + (int)rnd(18), k = 0;
+        size_t n;
+        if (rnd(4) == 0) s[k++] = rnd(5) ? '-' : '+';
+        for (int d = 0; d < len; d++) s[k++] = (char)('0' + rnd(10));
+        s[k] = '\0';
+        at = put(at, s);
+        at = put(at, "\n");
+        n = tl_fmt_i64((int64_t)strtoll(s, NULL, 10), buf);
+        memcpy(want + wn, buf, n);
+        wn += n;
+        want[wn++] = '\n';
+    }
+    want[wn] = '\0';
+    for (int mode = 0; mode <= 3; mode++) {
+        tl_csv_scan_mode(mode);
+        CHECK_EQ_INT(tu_read(tu_file("ints.csv", text, (long)at), NULL, NULL, got,
+                             sizeof got, &err),
+                     TL_OK);
+        CHECK(strcmp(got, want) == 0);
+    }
+    tl_csv_scan_mode(-1);
+}
+
 TL_TEST(test_fmt_i64_matches_printf)
 {
     static const int64_t fixed[] = {0, 9, 10, 99, 100, 101, -1, -10, -100,
@@ -313,6 +343,7 @@ int main(void)
     TL_RUN(test_random_inputs);
     TL_RUN(test_parse_numbers_match_libc);
     TL_RUN(test_float_column_matches_strtod);
+    TL_RUN(test_int_column_matches_strtoll);
     TL_RUN(test_fmt_i64_matches_printf);
     tu_cleanup();
     return tl_test_summary(__FILE__);
