@@ -718,8 +718,7 @@ static inline bool parse_i64_inline(const char *s, size_t len, size_t room,
     if (CSV_LITTLE && len - i - 1 < 8 && room >= 8 + i) {
         /* [-]1 to 8 digits: one load, SWAR (see f64_swar) */
         const size_t nd = len - i;
-        uint64_t x, km = ((uint64_t)1 << (8 * nd)) - 1;
-        if (nd == 8) km = ~(uint64_t)0;
+        uint64_t x, km = nd == 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * nd)) - 1;
         memcpy(&x, s + i, 8);
         x = ((x & km) << (8 * (8 - nd))) |
             (0x3030303030303030ULL & ~(km << (8 * (8 - nd))));
