@@ -58,7 +58,7 @@ const char cli_help_text[] =
 "  --rename 'OLD:NEW,...'         rename columns\n"
 "  --group-by LIST --agg LIST     one row per key: --agg 'n = count(), sum(x)';\n"
 "                                 also over aggregates: 'r = sum(a) / count()';\n"
-"                                 --agg alone aggregates the whole input\n"
+"                                 --agg alone: all rows; --sorted: keys in runs\n"
 "  --sort LIST                    stable sort: 'x', '-x', 'x desc nulls first'\n"
 "  --head N [--by LIST]           first N rows (of each group); also --limit\n"
 "  --distinct [LIST]              drop duplicate rows (on LIST, keep the first)\n"
@@ -96,7 +96,7 @@ typedef enum FlagId {
     F_JOIN_DELIMITER, F_JOIN_SCHEMA, F_JOIN_FROM,
     F_DELIMITER, F_NULL, F_NO_HEADER, F_SCHEMA, F_FROM, F_TO, F_OUTPUT,
     F_FILE, F_THREADS, F_STATS, F_NO_OPTIMIZE, F_VERBOSE, F_HELP, F_VERSION,
-    F_OUT_DELIMITER, F_WITH_FILENAME, F_COMPRESS_LEVEL,
+    F_OUT_DELIMITER, F_WITH_FILENAME, F_COMPRESS_LEVEL, F_SORTED,
 } FlagId;
 
 typedef struct Flag {
@@ -126,6 +126,7 @@ static const Flag flags[] = {
     {"--version", F_VERSION, ARG_NONE},
     {"--out-delimiter", F_OUT_DELIMITER, ARG_REQ},
     {"--with-filename", F_WITH_FILENAME, ARG_NONE},
+    {"--sorted", F_SORTED, ARG_NONE},
     {"--compress-level", F_COMPRESS_LEVEL, ARG_REQ},
     {"--join-delimiter", F_JOIN_DELIMITER, ARG_REQ},
     {"--join-schema", F_JOIN_SCHEMA, ARG_REQ},
@@ -176,7 +177,7 @@ typedef struct Parser {
     /* options given on the command line (override a pipeline file's) */
     bool set_output, set_from, set_to, set_delim, set_null, set_no_header,
         set_schema, set_threads, set_stats, set_no_optimize, set_verbose;
-    bool set_out_delim, set_with_filename, set_compress_level;
+    bool set_out_delim, set_with_filename, set_compress_level, set_sorted;
 } Parser;
 
 static int usage(Parser *p, const char *fmt, ...)
@@ -457,6 +458,10 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
         p->set_with_filename = true;
         s->with_filename = true;
         return 0;
+    case F_SORTED:
+        p->set_sorted = true;
+        s->sorted = true;
+        return 0;
     case F_COMPRESS_LEVEL: {
         int64_t n;
         if (!parse_count(v, &n) || n < 1 || n > 22)
@@ -538,6 +543,7 @@ static int merge_overrides(Parser *p, TallySpec *cli, TallySpec *file_spec)
     if (p->set_stats) file_spec->stats = true;
     if (p->set_out_delim) file_spec->out_delimiter = cli->out_delimiter;
     if (p->set_with_filename) file_spec->with_filename = true;
+    if (p->set_sorted) file_spec->sorted = true;
     if (p->set_compress_level) file_spec->compress_level = cli->compress_level;
     if (p->set_no_optimize) file_spec->no_optimize = true;
     if (p->set_verbose) file_spec->verbose = true;

@@ -91,6 +91,9 @@ typedef struct TallySpec {
     bool with_filename;     /* --with-filename: add a `filename` column */
     char out_delimiter;     /* --out-delimiter for CSV output; 0: ',' */
     int compress_level;     /* --compress-level for -o x.gz / x.zst; 0: default */
+    bool sorted;            /* --sorted: every group-by's input is clustered
+                               on its keys (checked; a key that comes back
+                               after its run ended is a data error) */
 } TallySpec;
 
 /* Allocation for spec strings (through the one allocator hook). */

@@ -11,7 +11,8 @@
  *     "output": "out.csv",
  *     "delimiter": ",", "null": "NA", "no_header": false,
  *     "schema": "a:int,b:string", "from": "csv", "to": "csv", "threads": 4,
- *     "with_filename": false, "out_delimiter": ";", "compress_level": 9 }
+ *     "with_filename": false, "out_delimiter": ";", "compress_level": 9,
+ *     "sorted": false }
  *
  *   STEP is an object with one step key:
  *     {"filter": "EXPR"}              {"select": ["EXPR [as NAME]", ...]}
@@ -560,10 +561,10 @@ static const char *const top_keys[] = {"inputs", "input", "steps", "output",
                                        "delimiter", "null", "no_header",
                                        "schema", "from", "to", "threads",
                                        "with_filename", "out_delimiter",
-                                       "compress_level"};
+                                       "compress_level", "sorted"};
 enum { T_INPUTS, T_INPUT, T_STEPS, T_OUTPUT, T_DELIM, T_NULL, T_NO_HEADER,
        T_SCHEMA, T_FROM, T_TO, T_THREADS, T_WITH_FILENAME, T_OUT_DELIM,
-       T_COMPRESS_LEVEL, T_COUNT };
+       T_COMPRESS_LEVEL, T_SORTED, T_COUNT };
 
 static int push_input(Ctx *c, const char *s)
 {
@@ -632,6 +633,10 @@ static int top_value(Ctx *c, int k, const cJSON *v)
     case T_WITH_FILENAME:
         if (!cJSON_IsBool(v)) return fail(c, "expected true or false");
         sp->with_filename = cJSON_IsTrue(v);
+        return 0;
+    case T_SORTED:
+        if (!cJSON_IsBool(v)) return fail(c, "expected true or false");
+        sp->sorted = cJSON_IsTrue(v);
         return 0;
     case T_OUT_DELIM:
         if (cJSON_IsString(v) && v->valuestring && strcmp(v->valuestring, "\\t") == 0) {

@@ -46,6 +46,11 @@ TlStatus tl_op_agg_new(TlOperator *child, const TlExprArena *ea,
                        const TlExprId *keys, int n_keys, const TlExprId *aggs,
                        int n_aggs, const TlSchema *schema, TlOperator **out,
                        TlError *err);
+/* Tell an aggregate made by tl_op_agg_new that its input is clustered on
+ * the keys (equal keys adjacent): it then always groups by runs, and with
+ * `check` a key that reappears after its run ended is a data error naming
+ * the row (--sorted).  Call before the first next(). */
+void tl_op_agg_set_sorted(TlOperator *op, bool check);
 
 /* Stable sort by keys (expressions over the child schema); desc[i] and
  * nulls_first[i] per key.  Ascending puts nulls last by default; strings by

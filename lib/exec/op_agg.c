@@ -27,6 +27,14 @@
  * back after its run ended simply finds its group again, so this is exact on
  * any input; it is used while it pays (runs at most a quarter of the rows)
  * and switched off for good after two batches where it does not.
+ *
+ * When the input is known to be clustered on the keys (--sorted, or a sort
+ * on the keys right below) runs are used on every batch, so only run heads
+ * ever reach the grouper.  Under --sorted the claim is checked at no extra
+ * pass: each run head must either open a new group (the next id) or
+ * continue the previous run's group (a run split at a batch boundary, or
+ * nulls with different hidden values); any other id is a key that came back
+ * after its run ended, a data error naming the key and the 1-based row.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +57,10 @@ typedef struct AggOp {
     TlGrouper *grouper;       /* NULL with no keys */
     int runs;                 /* run-length grouping: 0 trying, 1 on, -1 off */
     int runs_bad;             /* batches where runs did not pay */
+    bool clustered;           /* input clustered on the keys: always runs */
+    bool check;               /* --sorted: a reappearing key is an error */
+    uint32_t prev_id;         /* group of the last run (check) */
+    int64_t rows_seen;        /* input rows before this batch (check) */
     uint32_t *starts;         /* per batch: first rows of key runs */
     uint32_t *run_ids;
     int64_t starts_cap;
@@ -135,6 +147,35 @@ static void mark_breaks(const TlArray *a, int64_t n, uint8_t *brk)
         }
 }
 
+static void group_text(AggOp *a, uint32_t gid, char *buf, size_t cap);
+
+/* --sorted: every run head of this batch (a->run_ids[0..r), first rows
+ * a->starts) opens the next group or continues the previous run's group;
+ * otherwise its key came back after its run ended. */
+static TlStatus check_runs(AggOp *a, int64_t r, TlError *err)
+{
+    /* every group so far was opened by a run in order, so the next new id
+     * is the last run's plus one */
+    uint32_t before = a->prev_id == UINT32_MAX ? 0 : a->prev_id + 1;
+    for (int64_t j = 0; j < r; j++) {
+        uint32_t id = a->run_ids[j];
+        if (id == a->prev_id) continue;
+        if (id == before) {
+            before++;
+            a->prev_id = id;
+            continue;
+        }
+        char where[400];
+        group_text(a, id, where, sizeof where);
+        /* " in group k=v" -> "k=v" */
+        const char *kv = strncmp(where, " in group ", 10) == 0 ? where + 10 : where;
+        return tl_error(err, TL_ERR_DATA, "--sorted: key %s reappears at row "
+                        "%lld after its run ended", kv,
+                        (long long)(a->rows_seen + a->starts[j] + 1));
+    }
+    return TL_OK;
+}
+
 /* Map by runs of equal keys (see the design above).  *done is false when
  * runs do not pay for this batch (the caller maps row by row). */
 static TlStatus map_runs(AggOp *a, TlArray **karr, int64_t n, bool *done,
@@ -158,7 +199,7 @@ static TlStatus map_runs(AggOp *a, TlArray **karr, int64_t n, bool *done,
     a->starts[r++] = 0;
     for (int64_t i = 1; i < n; i++)
         if (brk[i]) a->starts[r++] = (uint32_t)i;
-    if (r * 4 > n) {
+    if (r * 4 > n && !a->clustered) {
         if (++a->runs_bad >= 2) a->runs = -1;
         return TL_OK;
     }
@@ -177,6 +218,7 @@ static TlStatus map_runs(AggOp *a, TlArray **karr, int64_t n, bool *done,
     for (int k = 0; k < a->n_keys; k++) tl_array_release(sub[k]);
     tl_free(sub);
     TL_TRY(st);
+    if (a->check) TL_TRY(check_runs(a, r, err));
     for (int64_t j = 0; j < r; j++) {
         int64_t end = j + 1 < r ? a->starts[j + 1] : n;
         uint32_t id = a->run_ids[j];
@@ -215,7 +257,8 @@ static TlStatus consume_batch(AggOp *a, const TlBatch *b, TlError *err)
             if (st != TL_OK) goto done;
         }
         bool mapped = false;
-        if (a->runs >= 0 && getenv("TALLY_GROUP_NO_RUNS") == NULL) {
+        if (a->clustered ||
+            (a->runs >= 0 && getenv("TALLY_GROUP_NO_RUNS") == NULL)) {
             st = map_runs(a, karr, n, &mapped, err);
             if (st != TL_OK) goto done;
         }
@@ -223,6 +266,7 @@ static TlStatus consume_batch(AggOp *a, const TlBatch *b, TlError *err)
             st = tl_grouper_map(a->grouper, (const TlArray *const *)karr, n,
                                 a->ids, err);
         if (st != TL_OK) goto done;
+        a->rows_seen += n;
         n_groups = tl_grouper_count(a->grouper);
     } else {
         memset(a->ids, 0, (size_t)n * sizeof *a->ids);
@@ -369,6 +413,16 @@ static void agg_free(TlOperator *op)
     tl_free(a->starts);
     tl_free(a->run_ids);
     tl_free(a);
+}
+
+/* See exec.h. */
+void tl_op_agg_set_sorted(TlOperator *op, bool check)
+{
+    AggOp *a = (AggOp *)op;
+    if (a->n_keys == 0) return;
+    a->clustered = true;
+    a->check = check;
+    a->prev_id = UINT32_MAX;
 }
 
 /* A numeric literal (possibly under casts) at id, into *v. */

@@ -7,6 +7,11 @@
  * handed to tl_reader_project (each once), and pos[] records where each
  * output column lands in that reader's batches.
  *
+ * An aggregate groups by runs of equal keys, building its table from run
+ * heads only, when its input is clustered on the keys: the user says so
+ * (--sorted; the operator checks it) or its child is a sort on exactly the
+ * group keys, same columns in the same order, any direction.
+ *
  * Lists the operators borrow (sort flags, column indexes) are copied into
  * the plan's string pool, so they live exactly as long as the plan;
  * expression ids are read straight from the plan's list arena, which no
@@ -102,6 +107,23 @@ static int64_t est_bytes(const TlPlan *p, TlPlanId id)
     return sum;
 }
 
+/* The aggregate n's child is a sort on exactly its keys (plain columns, in
+ * the same order; directions do not matter: equal keys are adjacent). */
+static bool sorted_on_keys(const TlPlan *p, const TlPlanNode *n)
+{
+    const TlPlanNode *c = tl_plan_node(p, n->child);
+    if (c->kind != TL_PLAN_SORT || c->n_exprs != n->n_exprs || n->n_exprs == 0)
+        return false;
+    for (uint32_t i = 0; i < n->n_exprs; i++) {
+        const TlExpr *k = tl_ea_node(&p->ea, tl_plan_expr(p, n->exprs, i));
+        const TlExpr *s = tl_ea_node(&p->ea, tl_plan_expr(p, c->exprs, i));
+        if (k->kind != TL_X_COL || s->kind != TL_X_COL || k->col < 0 ||
+            k->col != s->col)
+            return false;
+    }
+    return true;
+}
+
 static TlStatus build(TlPlan *p, TlPlanId id, TlExecStats *stats,
                       TlOperator **out, TlError *err)
 {
@@ -150,6 +172,9 @@ static TlStatus build(TlPlan *p, TlPlanId id, TlExecStats *stats,
         st = tl_op_agg_new(child, &p->ea, id_list(p, n.exprs, n.n_exprs),
                            (int)n.n_exprs, id_list(p, n.aggs, n.n_aggs),
                            (int)n.n_aggs, n.schema, &op, err);
+        if (st == TL_OK && n.sorted) tl_op_agg_set_sorted(op, true);
+        else if (st == TL_OK && sorted_on_keys(p, &n))
+            tl_op_agg_set_sorted(op, false);
         break;
     case TL_PLAN_SORT: {
         bool *flags = tl_strpool_alloc(&p->ea.pool, 2 * (n.n_exprs + 1));

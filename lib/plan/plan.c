@@ -762,6 +762,7 @@ static TlStatus step_group(TlPlan *p, const TallyStep *s, TlPlanId *cur,
         nd->aggs = gs;
         nd->n_aggs = over ? calls.n : aggs.n;
         nd->schema = out;
+        nd->sorted = p->sorted ? 1 : 0;
     }
     *cur = id;
     if (over) {
@@ -1093,6 +1094,7 @@ TlStatus tl_plan_build(const TallySpec *spec, const TlPlanOptions *opt,
     tl_arena_init(&p->ids, sizeof(TlExprId));
     tl_arena_init(&p->ints, sizeof(int32_t));
     p->root = p->opt_root = p->scan = TL_NO_ID;
+    p->sorted = spec->sorted;
     if ((st = tl_ea_init(&p->ea, err)) != TL_OK) goto fail;
     /* source 0: the (empty) text of nodes the planner makes itself */
     if ((st = tl_ea_add_src(&p->ea, "", "", &src0, err)) != TL_OK) goto fail;

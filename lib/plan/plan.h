@@ -77,6 +77,10 @@ typedef struct TlPlanNode {
     uint8_t how;            /* join: TlJoinHow */
     uint32_t rkeys;         /* join: into plan->ints, n_cols entries */
     uint32_t rcols, n_rcols;/* join: into plan->ints */
+    uint8_t sorted;         /* aggregate: 1 when the user asserts its input
+                               is clustered on the keys (--sorted, checked
+                               at run time); physical.c also sees a sort on
+                               the keys right below */
 } TlPlanNode;
 
 /* One input file of the scan.  The scan's schema is the union of the
@@ -103,6 +107,7 @@ typedef struct TlPlan {
     char *opt_log;          /* rules the optimizer applied, one per line
                                (explain --verbose); tl_malloc'd or NULL */
     size_t opt_log_len, opt_log_cap;
+    bool sorted;            /* spec->sorted: group-bys' input is clustered */
 } TlPlan;
 
 /* The inputs of one scan: paths[first, first + n) read with `read`.  Group

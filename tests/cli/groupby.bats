@@ -211,3 +211,76 @@ EOF
     # the first group (g = 0: rows 1-6 and 8 runs of 7 from row 350 on) by hand
     [ "$(printf '%s\n' "$output" | sed -n 2p)" = ',,62,88389,1' ] || { show; return 1; }
 }
+
+clustered() {
+    {
+        echo 'k,f,v'
+        for i in $(seq 1 3000); do
+            g=$(( i / 7 ))                  # runs of 7 rows, each key once
+            case $(( g % 5 )) in
+                0) f= ;; 1) f=nan ;; 2) f=-0.0 ;; 3) f=0.0 ;; *) f=$g.5 ;;
+            esac
+            [ $g -eq 5 ] && k= || k=key$g    # one null key
+            echo "$k,$f,$i"
+        done
+    } > runs.csv
+}
+
+@test "--sorted groups clustered input by runs: the hash path's answer, batch boundaries too" {
+    clustered
+    TALLY_GROUP_NO_RUNS=1 run_tally runs.csv --group-by k,f --agg 'n = count(), s = sum(v)'
+    assert_ok
+    local want=$output
+    for rows in 1 3 64 100000; do
+        TALLY_BATCH_ROWS=$rows run_tally runs.csv --sorted --group-by k,f --agg 'n = count(), s = sum(v)'
+        assert_ok
+        [ "$output" = "$want" ] || { show; return 1; }
+    done
+    # the pipeline file's top-level option
+    printf '{"input": "runs.csv", "sorted": true, "steps": [{"group_by": ["k", "f"], "agg": {"n": "count()", "s": "sum(v)"}}]}' > p.json
+    run_tally -f p.json
+    assert_ok
+    [ "$output" = "$want" ] || { show; return 1; }
+}
+
+@test "--sorted: a key that comes back after its run ended is a data error naming the row" {
+    write sales.csv <<'EOF'
+region,qty
+north,1
+north,2
+south,3
+east,4
+east,5
+south,6
+north,7
+EOF
+    run_tally sales.csv --sorted --group-by region --agg 'n = count()' -o out.csv
+    assert_err 1 'tally: --sorted: key region=south reappears at row 6 after its run ended'
+    assert_only_files sales.csv
+    TALLY_BATCH_ROWS=2 run_tally sales.csv --sorted --group-by region --agg 'n = count()'
+    assert_err 1 'tally: --sorted: key region=south reappears at row 6 after its run ended'
+    # two keys: (north, 1) comes back at row 4
+    printf 'a,b\nnorth,1\nnorth,2\nnorth,2\nnorth,1\n' > two.csv
+    run_tally two.csv --sorted --group-by a,b --agg 'n = count()'
+    assert_err 1 'tally: --sorted: key a=north, b=1 reappears at row 4 after its run ended'
+    # without --sorted the same input is simply grouped
+    assert_run_out sales.csv --group-by region --agg 'n = count()' <<'EOF'
+region,n
+north,3
+south,2
+east,2
+EOF
+}
+
+@test "a group-by right after a sort on its keys groups by runs (any direction)" {
+    clustered
+    run_tally runs.csv --sort -k,f --group-by k,f --agg 'n = count(), s = sum(v)' --no-optimize
+    assert_ok
+    local want=$output
+    TALLY_BATCH_ROWS=5 run_tally runs.csv --sort -k,f --group-by k,f --agg 'n = count(), s = sum(v)'
+    assert_ok
+    [ "$output" = "$want" ] || { show; return 1; }
+    TALLY_GROUP_NO_RUNS=1 run_tally runs.csv --sort -k,f --group-by k,f --agg 'n = count(), s = sum(v)'
+    assert_ok
+    [ "$output" = "$want" ] || { show; return 1; }
+}
