@@ -11,8 +11,11 @@
  *              float).
  *   float64    the decimal/exponent subset of strtod (no hex, no "nan(...)"),
  *              plus inf / infinity / nan with an optional sign, any case.
- *              The syntax is checked here, the value is computed by strtod on
- *              a NUL-terminated copy, so it is correctly rounded.
+ *              Correctly rounded: [-+]digits[.digits] with a significand
+ *              up to 2^53 and at most 22 fraction digits takes one exact
+ *              IEEE division (Clinger's fast path, one pass); everything
+ *              else is syntax-checked here and computed by strtod on a
+ *              NUL-terminated copy.
  *   date       YYYY-MM-DD, month and day checked against the calendar.
  *   timestamp  a date, then ' ' or 'T', HH:MM:SS, then optionally '.' and 1
  *              to 9 digits (truncated to microseconds); a bare date is
