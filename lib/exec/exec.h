@@ -46,6 +46,17 @@ TlStatus tl_op_agg_new(TlOperator *child, const TlExprArena *ea,
                        const TlExprId *keys, int n_keys, const TlExprId *aggs,
                        int n_aggs, const TlSchema *schema, TlOperator **out,
                        TlError *err);
+/* Sort by keys (as tl_op_sort_new) and keep the first `limit` (>= 1) rows
+ * of each group of columns by[0..n_by): the output of a stable sort followed
+ * by tl_op_limit_by_new, in one pass with a bounded heap per group.  keys,
+ * desc, nulls_first and by are borrowed for the operator's life.  Takes
+ * ownership of child. */
+TlStatus tl_op_topn_by_new(TlOperator *child, const TlExprArena *ea,
+                           const TlExprId *keys, const bool *desc,
+                           const bool *nulls_first, int n_keys, int64_t limit,
+                           const int *by, int n_by, TlOperator **out,
+                           TlError *err);
+
 /* Tell an aggregate made by tl_op_agg_new that its input is clustered on
  * the keys (equal keys adjacent): it then always groups by runs, and with
  * `check` a key that reappears after its run ended is a data error naming

@@ -187,6 +187,17 @@ static TlStatus build(TlPlan *p, TlPlanId id, TlExecStats *stats,
             flags[i] = (f & TL_SORT_DESC) != 0;
             flags[n.n_exprs + i] = (f & TL_SORT_NULLS_FIRST) != 0;
         }
+        if (n.n_by > 0) {
+            st = int_list(p, n.by, n.n_by, &cols, err);
+            if (st != TL_OK) {
+                child->free(child);
+                return st;
+            }
+            st = tl_op_topn_by_new(child, &p->ea, id_list(p, n.exprs, n.n_exprs),
+                                   flags, flags + n.n_exprs, (int)n.n_exprs,
+                                   n.limit, cols, (int)n.n_by, &op, err);
+            break;
+        }
         st = tl_op_sort_new(child, &p->ea, id_list(p, n.exprs, n.n_exprs), flags,
                             flags + n.n_exprs, (int)n.n_exprs, n.limit, &op, err);
         break;

@@ -91,6 +91,7 @@ TlStatus tl_opt_run(TlPlan *p, TlError *err)
     TL_TRY(tl_opt_pushdown_projection(p, root, &root, err));
     TL_TRY(tl_opt_merge_projects(p, root, &root, err));
     TL_TRY(tl_opt_cse(p, root, &root, err));
+    TL_TRY(tl_opt_topn_by(p, root, &root, err));
     p->opt_root = root;
     return TL_OK;
 }

@@ -21,6 +21,10 @@ TlStatus tl_opt_copy_node(TlPlan *p, TlPlanId id, TlPlanId child,
 TlStatus tl_opt_fold_limits(TlPlan *p, TlPlanId root, TlPlanId *out,
                             TlError *err);
 
+/* limit N by KEYS directly after a sort -> one sort node keeping the first
+ * N rows per group (topn_by.c). */
+TlStatus tl_opt_topn_by(TlPlan *p, TlPlanId root, TlPlanId *out, TlError *err);
+
 /* Read only the columns some node references: every node keeps only the
  * output columns its parent needs (a project drops unused expressions), and
  * the scan gets the projection (tl_reader_project), so the CSV reader never

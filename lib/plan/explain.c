@@ -162,6 +162,13 @@ static void node_line(Out *o, const TlPlan *p, const TlPlanNode *n)
             puts_(o, " limit ");
             put_i64(o, n->limit);
         }
+        if (n->n_by > 0) {
+            TlPlanNode bn = *n;
+            bn.cols = n->by;
+            bn.n_cols = n->n_by;
+            puts_(o, " by ");
+            put_cols(o, p, &bn, in);
+        }
         break;
     case TL_PLAN_LIMIT:
         puts_(o, "limit ");

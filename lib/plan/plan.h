@@ -45,7 +45,9 @@ typedef enum TlPlanKind {
     TL_PLAN_FILTER,    /* exprs[0]: predicate */
     TL_PLAN_PROJECT,   /* exprs: one per output column */
     TL_PLAN_AGGREGATE, /* exprs: keys; aggs: aggregate calls */
-    TL_PLAN_SORT,      /* exprs: keys; flags: TL_SORT_* per key; limit */
+    TL_PLAN_SORT,      /* exprs: keys; flags: TL_SORT_* per key; limit;
+                          n_by > 0: first `limit` rows per group of the
+                          by columns (lib/opt/topn_by.c) */
     TL_PLAN_LIMIT,     /* limit */
     TL_PLAN_LIMIT_BY,  /* limit; cols: group columns */
     TL_PLAN_DISTINCT,  /* cols: columns (none: all) */
@@ -77,6 +79,7 @@ typedef struct TlPlanNode {
     uint8_t how;            /* join: TlJoinHow */
     uint32_t rkeys;         /* join: into plan->ints, n_cols entries */
     uint32_t rcols, n_rcols;/* join: into plan->ints */
+    uint32_t by, n_by;      /* sort: top-n per group columns, plan->ints */
     uint8_t sorted;         /* aggregate: 1 when the user asserts its input
                                is clustered on the keys (--sorted, checked
                                at run time); physical.c also sees a sort on

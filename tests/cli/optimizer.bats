@@ -310,3 +310,21 @@ EOF
     run_tally sales.csv --no-optimize --select '(qty * 2) + 1 as x, (qty * 2) * 3 as y, qty * 2 as z'
     [ "$a" = "$output" ] || { echo "$a"; echo "$output"; return 1; }
 }
+
+@test "topn-by: limit N by over a sort is one sort node keeping N rows per group" {
+    opt_explain sales.csv --filter 'price is not null' --sort -price --head 2 --by region --select region,price
+    assert_out <<'EOF'
+optimized plan:
+  project region, price
+    sort price desc limit 2 by region
+      filter price is not null
+        scan sales.csv columns region, price
+output: region string, price float64
+rules:
+  topn-by: limit 2 by over a sort keeps a heap per group
+EOF
+    # a sort already cut to a top-k, or head 0, does not fold
+    opt_explain sales.csv --sort -price --head 3 --head 2 --by region
+    [[ "$output" != *"by region"*"topn-by"* ]] || { show; return 1; }
+    [[ "$output" != *"topn-by"* ]] || { show; return 1; }
+}

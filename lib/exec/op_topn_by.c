@@ -1,0 +1,318 @@
+/*
+ * op_topn_by.c -- sort + first N rows of each group in one pass
+ * (`--sort -v3 --head 2 --by id6`, folded by lib/opt/topn_by.c).
+ *
+ * Every child batch is kept as a chunk (its columns and its sort keys as
+ * order-preserving byte rows, kernels/rowenc.h).  The by-columns go through
+ * a grouper (ids dense, first appearance); each group owns N slots of one
+ * flat array (slot g*N .. g*N+N-1, no per-group allocation) holding a max
+ * heap of (encoded key, input position): its root is the group's worst kept
+ * row.  A new row enters while the group has fewer than N rows, or when its
+ * key is strictly smaller than the root's (an equal key comes later in the
+ * input and loses the tie, as in the stable sort), replacing the root.
+ *
+ * At the end all kept rows are ordered by (key, input position) -- exactly
+ * the rows and order of a stable sort followed by head N by -- and gathered
+ * batch by batch from the chunks (tl_array_take_multi).  Chunks are kept
+ * whole: memory is that of the input (as for the full sort) but the work is
+ * one heap step per row instead of a sort of every row.
+ */
+#include <stdlib.h>
+
+#include "../../kernels/rowenc.h"
+#include "../group/group.h"
+#include "eval.h"
+#include "exec.h"
+
+typedef struct TopnChunk {
+    TlBatch *b;
+    TlRows keys;
+} TopnChunk;
+
+typedef struct TopnOp {
+    TlOperator base;
+    TlOperator *child;
+    const TlExprArena *ea;
+    const TlExprId *keys;
+    const bool *desc, *nulls_first;
+    int n_keys;
+    const int *by;
+    int n_by;
+    int64_t limit;
+    TlGrouper *grouper;
+    TopnChunk *chunks;
+    int n_chunks, cap_chunks;
+    uint64_t *slots;   /* per group limit entries: chunk << 32 | row */
+    uint32_t *fill;    /* per group: entries used */
+    uint64_t cap_groups;
+    uint64_t *out;     /* the kept rows in output order */
+    int64_t n_out, emitted;
+    bool consumed;
+} TopnOp;
+
+/* Order of entries x and y: encoded key, then input position. */
+static int entry_cmp(const TopnOp *t, uint64_t x, uint64_t y)
+{
+    size_t la, lb;
+    const uint8_t *a = tl_rows_at(&t->chunks[x >> 32].keys, (int64_t)(uint32_t)x, &la);
+    const uint8_t *b = tl_rows_at(&t->chunks[y >> 32].keys, (int64_t)(uint32_t)y, &lb);
+    int c = tl_rows_cmp(a, la, b, lb);
+    if (c) return c;
+    return (x > y) - (x < y);
+}
+
+/* Restore the max heap h[0..n) from position i down. */
+static void sift_down(const TopnOp *t, uint64_t *h, uint32_t n, uint32_t i)
+{
+    for (;;) {
+        uint32_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < n && entry_cmp(t, h[l], h[m]) > 0) m = l;
+        if (r < n && entry_cmp(t, h[r], h[m]) > 0) m = r;
+        if (m == i) return;
+        uint64_t s = h[i];
+        h[i] = h[m];
+        h[m] = s;
+        i = m;
+    }
+}
+
+static void sift_up(const TopnOp *t, uint64_t *h, uint32_t i)
+{
+    while (i > 0) {
+        uint32_t p = (i - 1) / 2;
+        if (entry_cmp(t, h[i], h[p]) <= 0) return;
+        uint64_t s = h[i];
+        h[i] = h[p];
+        h[p] = s;
+        i = p;
+    }
+}
+
+/* Room for n_groups groups' slots. */
+static TlStatus grow_groups(TopnOp *t, uint64_t n_groups, TlError *err)
+{
+    if (n_groups <= t->cap_groups) return TL_OK;
+    uint64_t cap = t->cap_groups ? t->cap_groups + t->cap_groups / 2 : 1024;
+    if (cap < n_groups) cap = n_groups;
+    if (cap > SIZE_MAX / 8 / (uint64_t)t->limit) return tl_error_oom(err);
+    uint64_t *s = tl_realloc(t->slots, (size_t)(cap * (uint64_t)t->limit) * sizeof *s);
+    if (!s) return tl_error_oom(err);
+    t->slots = s;
+    uint32_t *f = tl_realloc(t->fill, (size_t)cap * sizeof *f);
+    if (!f) return tl_error_oom(err);
+    memset(f + t->cap_groups, 0, (size_t)(cap - t->cap_groups) * sizeof *f);
+    t->fill = f;
+    t->cap_groups = cap;
+    return TL_OK;
+}
+
+/* Keep batch b (taken over) as a chunk and offer its rows to the heaps. */
+static TlStatus consume_batch(TopnOp *t, TlBatch *b, TlError *err)
+{
+    int64_t n = b->n_rows;
+    TlStatus st = TL_OK;
+    TlArray **karr = NULL;
+    uint32_t *ids = NULL;
+    const TlArray **bc = NULL;
+
+    if (n == 0 || t->n_chunks == INT32_MAX) {
+        tl_batch_free(b);
+        return n == 0 ? TL_OK : tl_error(err, TL_ERR_DATA, "too many batches");
+    }
+    if (t->n_chunks == t->cap_chunks) {
+        int cap = t->cap_chunks ? t->cap_chunks * 2 : 16;
+        TopnChunk *c = tl_realloc(t->chunks, (size_t)cap * sizeof *c);
+        if (!c) {
+            tl_batch_free(b);
+            return tl_error_oom(err);
+        }
+        t->chunks = c;
+        t->cap_chunks = cap;
+    }
+    uint32_t ci = (uint32_t)t->n_chunks;
+    TopnChunk *ch = &t->chunks[ci];
+    memset(ch, 0, sizeof *ch);
+    ch->b = b;
+    t->n_chunks++;
+
+    karr = tl_calloc((size_t)t->n_keys + 1, sizeof *karr);
+    ids = tl_malloc((size_t)n * sizeof *ids);
+    bc = tl_calloc((size_t)t->n_by + 1, sizeof *bc);
+    if (!karr || !ids || !bc) {
+        st = tl_error_oom(err);
+        goto done;
+    }
+    for (int k = 0; k < t->n_keys && st == TL_OK; k++)
+        st = tl_eval(t->ea, t->keys[k], b, &karr[k], err);
+    if (st != TL_OK) goto done;
+    st = tl_k_rowenc((const TlArray *const *)karr, t->n_keys, n, t->desc,
+                     t->nulls_first, &ch->keys, err);
+    if (st != TL_OK) goto done;
+    for (int k = 0; k < t->n_by; k++) bc[k] = b->cols[t->by[k]];
+    st = tl_grouper_map(t->grouper, (const TlArray *const *)bc, n, ids, err);
+    if (st != TL_OK) goto done;
+    st = grow_groups(t, tl_grouper_count(t->grouper), err);
+    if (st != TL_OK) goto done;
+    uint32_t lim = (uint32_t)t->limit;
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t e = (uint64_t)ci << 32 | (uint64_t)i;
+        uint64_t *h = t->slots + (uint64_t)ids[i] * lim;
+        uint32_t *f = &t->fill[ids[i]];
+        if (*f < lim) {
+            h[*f] = e;
+            sift_up(t, h, (*f)++);
+        } else if (entry_cmp(t, e, h[0]) < 0) {
+            h[0] = e;
+            sift_down(t, h, lim, 0);
+        }
+    }
+done:
+    if (karr)
+        for (int k = 0; k < t->n_keys; k++) tl_array_release(karr[k]);
+    tl_free(karr);
+    tl_free(ids);
+    tl_free(bc);
+    return st;
+}
+
+static int qcmp(const void *a, const void *b, void *ctx)
+{
+    return entry_cmp(ctx, *(const uint64_t *)a, *(const uint64_t *)b);
+}
+
+/* Read the whole input, then put the kept rows in output order. */
+static TlStatus consume(TopnOp *t, TlError *err)
+{
+    for (;;) {
+        TlBatch *b = NULL;
+        TL_TRY(t->child->next(t->child, &b, err));
+        if (!b) break;
+        TL_TRY(consume_batch(t, b, err));
+    }
+    uint32_t ng = t->grouper ? tl_grouper_count(t->grouper) : 0;
+    int64_t total = 0;
+    for (uint32_t g = 0; g < ng; g++) total += t->fill[g];
+    t->out = tl_malloc((size_t)(total ? total : 1) * sizeof *t->out);
+    if (!t->out) return tl_error_oom(err);
+    for (uint32_t g = 0; g < ng; g++) {
+        memcpy(t->out + t->n_out, t->slots + (uint64_t)g * (uint64_t)t->limit,
+               t->fill[g] * sizeof *t->out);
+        t->n_out += t->fill[g];
+    }
+    qsort_r(t->out, (size_t)t->n_out, sizeof *t->out, qcmp, (void *)t);
+    tl_free(t->slots);
+    t->slots = NULL;
+    return TL_OK;
+}
+
+static TlStatus topn_next(TlOperator *op, TlBatch **out, TlError *err)
+{
+    TopnOp *t = (TopnOp *)op;
+    *out = NULL;
+    if (!t->consumed) {
+        t->consumed = true;
+        TL_TRY(consume(t, err));
+    }
+    if (t->emitted >= t->n_out) return TL_OK;
+    int64_t rows = t->n_out - t->emitted;
+    if (rows > tl_batch_rows()) rows = tl_batch_rows();
+    int nc = op->schema->n_fields;
+    TlStatus st = TL_OK;
+    uint32_t *part = tl_malloc((size_t)rows * sizeof *part);
+    uint32_t *row = tl_malloc((size_t)rows * sizeof *row);
+    TlArray **parts = tl_calloc((size_t)t->n_chunks + 1, sizeof *parts);
+    TlBatch *b = tl_batch_new(op->schema, nc, rows);
+    if (!part || !row || !parts || !b) {
+        st = tl_error_oom(err);
+        goto done;
+    }
+    for (int64_t i = 0; i < rows; i++) {
+        uint64_t e = t->out[t->emitted + i];
+        part[i] = (uint32_t)(e >> 32);
+        row[i] = (uint32_t)e;
+    }
+    for (int c = 0; c < nc; c++) {
+        for (int k = 0; k < t->n_chunks; k++) parts[k] = t->chunks[k].b->cols[c];
+        b->cols[c] = tl_array_take_multi(parts, t->n_chunks, part, row, rows);
+        if (!b->cols[c]) {
+            st = tl_error_oom(err);
+            goto done;
+        }
+    }
+    t->emitted += rows;
+    *out = b;
+    b = NULL;
+done:
+    if (b) tl_batch_free(b);
+    tl_free(part);
+    tl_free(row);
+    tl_free(parts);
+    return st;
+}
+
+static void topn_free(TlOperator *op)
+{
+    TopnOp *t = (TopnOp *)op;
+    if (!t) return;
+    if (t->child) t->child->free(t->child);
+    tl_grouper_free(t->grouper);
+    for (int k = 0; k < t->n_chunks; k++) {
+        tl_batch_free(t->chunks[k].b);
+        tl_k_rows_free(&t->chunks[k].keys);
+    }
+    tl_free(t->chunks);
+    tl_free(t->slots);
+    tl_free(t->fill);
+    tl_free(t->out);
+    tl_free(t);
+}
+
+/* See exec.h.  Takes ownership of child, also on failure. */
+TlStatus tl_op_topn_by_new(TlOperator *child, const TlExprArena *ea,
+                           const TlExprId *keys, const bool *desc,
+                           const bool *nulls_first, int n_keys, int64_t limit,
+                           const int *by, int n_by, TlOperator **out,
+                           TlError *err)
+{
+    TlStatus st = TL_OK;
+    TlType *types = NULL;
+    *out = NULL;
+    TopnOp *t = tl_calloc(1, sizeof *t);
+    if (!t) {
+        child->free(child);
+        return tl_error_oom(err);
+    }
+    t->base.next = topn_next;
+    t->base.free = topn_free;
+    t->base.schema = child->schema;
+    t->base.stats = child->stats;
+    t->child = child;
+    t->ea = ea;
+    t->keys = keys;
+    t->desc = desc;
+    t->nulls_first = nulls_first;
+    t->n_keys = n_keys;
+    t->by = by;
+    t->n_by = n_by;
+    t->limit = limit;
+    if (limit < 1 || limit > UINT32_MAX / 2 || n_keys < 1 || n_by < 1) {
+        st = tl_error(err, TL_ERR_USAGE, "internal: top-n by needs a limit, "
+                      "sort keys and by columns");
+        goto fail;
+    }
+    types = tl_malloc((size_t)n_by * sizeof *types);
+    if (!types) {
+        st = tl_error_oom(err);
+        goto fail;
+    }
+    for (int k = 0; k < n_by; k++) types[k] = child->schema->fields[by[k]].type;
+    st = tl_grouper_new(types, n_by, false, &t->grouper, err);
+    if (st != TL_OK) goto fail;
+    tl_free(types);
+    *out = &t->base;
+    return TL_OK;
+fail:
+    tl_free(types);
+    topn_free(&t->base);
+    return st;
+}
