@@ -13,9 +13,11 @@
  *
  * At the end all kept rows are ordered by (key, input position) -- exactly
  * the rows and order of a stable sort followed by head N by -- and gathered
- * batch by batch from the chunks (tl_array_take_multi).  Chunks are kept
- * whole: memory is that of the input (as for the full sort) but the work is
- * one heap step per row instead of a sort of every row.
+ * batch by batch from the chunks (tl_array_take_multi).  Each chunk counts
+ * its rows that sit in some heap; a chunk whose count drops to zero is freed
+ * at once (its rows can never come back), so memory is that of the chunks
+ * still holding a kept row, and the work one heap step per row instead of a
+ * sort of every row.
  */
 #include <stdlib.h>
 
@@ -25,8 +27,9 @@
 #include "exec.h"
 
 typedef struct TopnChunk {
-    TlBatch *b;
+    TlBatch *b;       /* NULL once no kept row is in it */
     TlRows keys;
+    int64_t live;     /* its rows in some heap */
 } TopnChunk;
 
 typedef struct TopnOp {
@@ -45,7 +48,10 @@ typedef struct TopnOp {
     uint64_t *slots;   /* per group limit entries: chunk << 32 | row */
     uint32_t *fill;    /* per group: entries used */
     uint64_t cap_groups;
-    uint64_t *out;     /* the kept rows in output order */
+    uint64_t *out;     /* the kept rows in output order (part << 32 | row,
+                          part indexing the live chunks) */
+    TlArray **parts;   /* per live chunk: one column, for the gather */
+    int n_live;
     int64_t n_out, emitted;
     bool consumed;
 } TopnOp;
@@ -106,6 +112,14 @@ static TlStatus grow_groups(TopnOp *t, uint64_t n_groups, TlError *err)
     return TL_OK;
 }
 
+/* Free a chunk none of whose rows is kept. */
+static void drop_chunk(TopnChunk *c)
+{
+    tl_batch_free(c->b);
+    c->b = NULL;
+    tl_k_rows_free(&c->keys);
+}
+
 /* Keep batch b (taken over) as a chunk and offer its rows to the heaps. */
 static TlStatus consume_batch(TopnOp *t, TlBatch *b, TlError *err)
 {
@@ -161,11 +175,16 @@ static TlStatus consume_batch(TopnOp *t, TlBatch *b, TlError *err)
         if (*f < lim) {
             h[*f] = e;
             sift_up(t, h, (*f)++);
+            ch->live++;
         } else if (entry_cmp(t, e, h[0]) < 0) {
+            uint32_t old = (uint32_t)(h[0] >> 32);
             h[0] = e;
             sift_down(t, h, lim, 0);
+            ch->live++;
+            if (--t->chunks[old].live == 0 && old != ci) drop_chunk(&t->chunks[old]);
         }
     }
+    if (ch->live == 0) drop_chunk(ch);
 done:
     if (karr)
         for (int k = 0; k < t->n_keys; k++) tl_array_release(karr[k]);
@@ -202,6 +221,20 @@ static TlStatus consume(TopnOp *t, TlError *err)
     qsort_r(t->out, (size_t)t->n_out, sizeof *t->out, qcmp, (void *)t);
     tl_free(t->slots);
     t->slots = NULL;
+    /* renumber the parts: live chunks only (the gather sees no freed one) */
+    uint32_t *remap = tl_malloc((size_t)(t->n_chunks + 1) * sizeof *remap);
+    t->parts = tl_calloc((size_t)t->n_chunks + 1, sizeof *t->parts);
+    if (!remap || !t->parts) {
+        tl_free(remap);
+        return tl_error_oom(err);
+    }
+    for (int k = 0; k < t->n_chunks; k++)
+        if (t->chunks[k].b) remap[k] = (uint32_t)t->n_live++;
+    for (int64_t i = 0; i < t->n_out; i++) {
+        uint64_t e = t->out[i];
+        t->out[i] = (uint64_t)remap[e >> 32] << 32 | (uint32_t)e;
+    }
+    tl_free(remap);
     return TL_OK;
 }
 
@@ -220,9 +253,9 @@ static TlStatus topn_next(TlOperator *op, TlBatch **out, TlError *err)
     TlStatus st = TL_OK;
     uint32_t *part = tl_malloc((size_t)rows * sizeof *part);
     uint32_t *row = tl_malloc((size_t)rows * sizeof *row);
-    TlArray **parts = tl_calloc((size_t)t->n_chunks + 1, sizeof *parts);
+    TlArray **parts = t->parts;
     TlBatch *b = tl_batch_new(op->schema, nc, rows);
-    if (!part || !row || !parts || !b) {
+    if (!part || !row || !b) {
         st = tl_error_oom(err);
         goto done;
     }
@@ -232,8 +265,10 @@ static TlStatus topn_next(TlOperator *op, TlBatch **out, TlError *err)
         row[i] = (uint32_t)e;
     }
     for (int c = 0; c < nc; c++) {
-        for (int k = 0; k < t->n_chunks; k++) parts[k] = t->chunks[k].b->cols[c];
-        b->cols[c] = tl_array_take_multi(parts, t->n_chunks, part, row, rows);
+        int np = 0;
+        for (int k = 0; k < t->n_chunks; k++)
+            if (t->chunks[k].b) parts[np++] = t->chunks[k].b->cols[c];
+        b->cols[c] = tl_array_take_multi(parts, np, part, row, rows);
         if (!b->cols[c]) {
             st = tl_error_oom(err);
             goto done;
@@ -246,7 +281,6 @@ done:
     if (b) tl_batch_free(b);
     tl_free(part);
     tl_free(row);
-    tl_free(parts);
     return st;
 }
 
@@ -264,6 +298,7 @@ static void topn_free(TlOperator *op)
     tl_free(t->slots);
     tl_free(t->fill);
     tl_free(t->out);
+    tl_free(t->parts);
     tl_free(t);
 }
 
