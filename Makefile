@@ -64,8 +64,12 @@ asan:
 	@$(MAKE) --no-print-directory B=build/asan CFLAGS="$(ASAN_FLAGS)" \
 	    LDFLAGS="-fsanitize=address,undefined" build/asan/tally unit
 
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check: setup
-	@$(MAKE) --no-print-directory EXTRA_CFLAGS=-Werror all unit build/iofail.so
+	@$(MAKE) --no-print-directory -j$(JOBS) EXTRA_CFLAGS=-Werror all build/iofail.so
+	@$(MAKE) --no-print-directory EXTRA_CFLAGS=-Werror unit
+	@$(MAKE) --no-print-directory -j$(JOBS) EXTRA_CFLAGS=-Werror B=build/asan \
+	    CFLAGS="$(ASAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" build/asan/tally
 	@$(MAKE) --no-print-directory EXTRA_CFLAGS=-Werror asan
 	@scripts/check-includes
 	@scripts/run-cli build/tally
@@ -84,10 +88,10 @@ build/iofail.so: tests/fault/iofail.c
 # FUZZ_SMOKE_SECONDS on its seeds; fuzz runs each for FUZZ_SECONDS.
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_FLAGS := -O1 -g -fsanitize=address,undefined,fuzzer-no-link -fno-omit-frame-pointer -DTL_FAULT
-FUZZ_SMOKE_SECONDS ?= 15
+FUZZ_SMOKE_SECONDS ?= 10
 FUZZ_SECONDS ?= 300
 fuzz-build:
-	@$(MAKE) --no-print-directory B=build/fuzz CC=clang CFLAGS="$(FUZZ_FLAGS)" build/fuzz/libtally.a
+	@$(MAKE) --no-print-directory -j$(JOBS) B=build/fuzz CC=clang CFLAGS="$(FUZZ_FLAGS)" build/fuzz/libtally.a
 	@for f in $(FUZZ_SRC); do t=$$(basename $$f .c); \
 	  clang -std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=address,undefined,fuzzer -I. $(PKG_CFLAGS) \
 	    -o build/fuzz/$$t $$f build/fuzz/libtally.a $(LDLIBS) || exit 1; done
