@@ -26,49 +26,7 @@
 #include "../../lib/exec/exec.h"
 #include "tl_test.h"
 
-typedef struct Source {
-    TlOperator base;
-    TlBatch **batches;
-    int n, pos;
-} Source;
-
-static TlStatus src_next(TlOperator *op, TlBatch **out, TlError *err)
-{
-    (void)err;
-    Source *s = (Source *)op;
-    *out = s->pos < s->n ? s->batches[s->pos++] : NULL;
-    return TL_OK;
-}
-
-static void src_free(TlOperator *op)
-{
-    Source *s = (Source *)op;
-    for (int i = s->pos; i < s->n; i++) tl_batch_free(s->batches[i]);
-    tl_free(s->batches);
-    tl_free(s);
-}
-
-static TlExecStats g_stats;
-
-static TlOperator *source(const TlSchema *schema, TlArray **cols, int64_t n,
-                          int64_t per)
-{
-    Source *s = tl_calloc(1, sizeof *s);
-    int nb = (int)((n + per - 1) / per);
-    s->batches = tl_calloc((size_t)nb + 1, sizeof *s->batches);
-    for (int b = 0; b < nb; b++) {
-        int64_t off = b * per, len = n - off < per ? n - off : per;
-        TlBatch *bt = tl_batch_new(schema, schema->n_fields, len);
-        for (int c = 0; c < schema->n_fields; c++)
-            bt->cols[c] = tl_array_slice(cols[c], off, len);
-        s->batches[s->n++] = bt;
-    }
-    s->base.next = src_next;
-    s->base.free = src_free;
-    s->base.schema = schema;
-    s->base.stats = &g_stats;
-    return &s->base;
-}
+#include "tl_source.h"
 
 /* ------------------------------------------------------ random tables */
 
