@@ -1177,7 +1177,8 @@ static void csv_close(TlReader *base)
     tl_free(r);
 }
 
-static const TlReaderOps csv_ops = {csv_schema, csv_project, csv_next, csv_close};
+static const TlReaderOps csv_ops = {
+    .schema = csv_schema, .project = csv_project, .next = csv_next, .close = csv_close};
 
 /* Name column i (0-based) from header text, made unique among the first i
  * names: empty -> columnN; a repeat gets _1, _2, ... */

@@ -138,7 +138,8 @@ static void fr_close(TlReader *base)
     tl_free(r);
 }
 
-static const TlReaderOps fr_ops = {fr_schema, fr_project, fr_next, fr_close};
+static const TlReaderOps fr_ops = {
+    .schema = fr_schema, .project = fr_project, .next = fr_next, .close = fr_close};
 
 /* See filename.h. */
 TlStatus tl_filename_reader_wrap(const char *path, TlReader **inout, TlError *err)

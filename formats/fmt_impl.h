@@ -22,11 +22,24 @@ typedef struct TlReaderOps {
     TlStatus (*project)(TlReader *r, const int *cols, int n_cols, TlError *err);
     TlStatus (*next)(TlReader *r, TlBatch **out, TlError *err);
     void (*close)(TlReader *r);
+    /* morsel reading (format.h); NULL when the format cannot split */
+    TlStatus (*split)(TlReader *r, TlMorsel *m, bool *got, TlError *err);
+    TlStatus (*decoder_new)(TlReader *r, TlDecoder **out, TlError *err);
+    void (*decoder_free)(TlDecoder *d);
+    TlStatus (*decode)(TlReader *r, TlDecoder *d, const TlMorsel *m,
+                       TlBatch **out, TlSchema **widen, TlError *err);
+    TlStatus (*widen)(TlReader *r, const TlSchema *widen, TlError *err);
+    void (*count)(TlReader *r, int64_t rows, int64_t bytes);
 } TlReaderOps;
 
 struct TlReader {
     const TlReaderOps *ops;
     TlReaderStats stats;
+};
+
+/* Every format's decoder starts with this (tl_decoder_free dispatches). */
+struct TlDecoder {
+    const TlReaderOps *ops;
 };
 
 typedef struct TlWriterOps {

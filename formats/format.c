@@ -256,6 +256,50 @@ TlStatus tl_reader_next(TlReader *r, TlBatch **out, TlError *err)
     return r->ops->next(r, out, err);
 }
 
+/* See format.h: morsel reading. */
+bool tl_reader_can_split(const TlReader *r)
+{
+    return r->ops->split != NULL;
+}
+
+/* See format.h. */
+TlStatus tl_reader_split(TlReader *r, TlMorsel *m, bool *got, TlError *err)
+{
+    return r->ops->split(r, m, got, err);
+}
+
+/* See format.h. */
+TlStatus tl_decoder_new(TlReader *r, TlDecoder **out, TlError *err)
+{
+    return r->ops->decoder_new(r, out, err);
+}
+
+/* See format.h. */
+void tl_decoder_free(TlDecoder *d)
+{
+    if (d) d->ops->decoder_free(d);
+}
+
+/* See format.h. */
+TlStatus tl_reader_decode(TlReader *r, TlDecoder *d, const TlMorsel *m,
+                          TlBatch **out, TlSchema **widen, TlError *err)
+{
+    *widen = NULL;
+    return r->ops->decode(r, d, m, out, widen, err);
+}
+
+/* See format.h. */
+TlStatus tl_reader_widen(TlReader *r, const TlSchema *widen, TlError *err)
+{
+    return r->ops->widen(r, widen, err);
+}
+
+/* See format.h. */
+void tl_reader_count(TlReader *r, int64_t rows, int64_t bytes)
+{
+    r->ops->count(r, rows, bytes);
+}
+
 /* Counters of what the reader did; valid until tl_reader_close. */
 const TlReaderStats *tl_reader_stats(const TlReader *r)
 {

@@ -59,6 +59,56 @@ TlStatus tl_reader_next(TlReader *r, TlBatch **out, TlError *err);
 const TlReaderStats *tl_reader_stats(const TlReader *r);
 void tl_reader_close(TlReader *r); /* NULL-safe */
 
+/* ------------------------------------------------- morsel-parallel reading
+ *
+ * A reader that can be split hands out morsels: byte ranges of whole
+ * records found by a cheap serial pass (tl_reader_split: one thread at a
+ * time, in input order).  Decoding morsels is thread-safe: any number of
+ * threads may decode different morsels of one reader at once, each through
+ * its own TlDecoder (its scratch memory).  Morsel boundaries depend only on
+ * the input and TALLY_BATCH_ROWS, never on the thread count, so every
+ * --threads gives the same batches.  Morsels grow from small to large (the
+ * first ones are small so `--head 5` converts little); a morsel holds at
+ * most tl_batch_rows() records.
+ *
+ * Types: decoders convert to the reader's schema as it stands (fixed after
+ * open).  A value that does not fit makes tl_reader_decode return
+ * TL_ERR_RESTART with the widened column types in *widen; the consumer,
+ * reaching that morsel in order, calls tl_reader_widen (which records them
+ * in the run's hints) and restarts the run, as with tl_reader_next.
+ * Counters: decoding counts nothing; the consumer calls tl_reader_count for
+ * each batch it takes, in order, so --stats is the same for every thread
+ * count.  A reader is used either through tl_reader_next or through
+ * split/decode, never both. */
+typedef struct TlMorsel {
+    int64_t seq;          /* 0, 1, 2, ...: input order */
+    uint64_t begin, end;  /* byte range of the morsel's records */
+    int64_t line;         /* physical line (1-based) where begin lies */
+} TlMorsel;
+
+typedef struct TlDecoder TlDecoder;
+
+/* True when r can be read as morsels (else use tl_reader_next). */
+bool tl_reader_can_split(const TlReader *r);
+/* The next morsel (after the previous one) in *m; *got = false at the end
+ * of input.  Not thread-safe. */
+TlStatus tl_reader_split(TlReader *r, TlMorsel *m, bool *got, TlError *err);
+/* A decoder for r (thread-private scratch).  Free it before r. */
+TlStatus tl_decoder_new(TlReader *r, TlDecoder **out, TlError *err);
+void tl_decoder_free(TlDecoder *d); /* NULL-safe */
+/* Decode all of morsel m into one batch of the projected columns (owned by
+ * the caller; *out = NULL when the morsel holds no record).  Thread-safe
+ * for distinct decoders.  Data errors name file, line and column.  On
+ * TL_ERR_RESTART *widen (owned by the caller, free with tl_schema_free +
+ * tl_free) holds (name, wider type) pairs; otherwise *widen = NULL. */
+TlStatus tl_reader_decode(TlReader *r, TlDecoder *d, const TlMorsel *m,
+                          TlBatch **out, TlSchema **widen, TlError *err);
+/* Record a decode's widened types in the run's hints (consumer, in order). */
+TlStatus tl_reader_widen(TlReader *r, const TlSchema *widen, TlError *err);
+/* Count one decoded batch of `rows` records in the reader's stats (rows,
+ * batches, converted columns) and `bytes` input bytes (consumer, in order). */
+void tl_reader_count(TlReader *r, int64_t rows, int64_t bytes);
+
 /* ------------------------------------------------------------- output */
 
 typedef struct TlSink TlSink;

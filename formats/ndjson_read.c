@@ -1508,7 +1508,8 @@ static void nd_close(TlReader *base)
     tl_free(r);
 }
 
-static const TlReaderOps ndjson_ops = {nd_schema, nd_project, nd_next, nd_close};
+static const TlReaderOps ndjson_ops = {
+    .schema = nd_schema, .project = nd_project, .next = nd_next, .close = nd_close};
 
 /* Add column name (type null) unless present; its index in *c. */
 static TlStatus add_column(NdReader *r, const char *name, int *c, TlError *err)

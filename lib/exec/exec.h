@@ -29,11 +29,52 @@ typedef struct TlExecStats {
 } TlExecStats;
 
 typedef struct TlOperator TlOperator;
+
+/* ------------------------------------------- morsel parallelism (op_scan.c)
+ *
+ * A scan runs its inputs as morsels on the thread pool (lib/core/pool.h):
+ * for each morsel, on whichever thread picks it up, the reader decodes it
+ * into a batch, the scan's maps run over it (filters and projections the
+ * builder fused into the scan), and then, if the operator above installed
+ * one, a stage's work function turns the batch into a result.  The consumer
+ * gets batches (next) or results (next_result) strictly in morsel order, so
+ * output never depends on the number of threads.  Morsel boundaries depend
+ * only on the input.
+ *
+ * A map or a stage's work is a pure function of its batch and of state that
+ * is read-only while the scan runs (the expression arena, a join's built
+ * table); it must not touch the run's counters or any other shared mutable
+ * state.  It may run concurrently with itself on other morsels. */
+
+/* Consumes `in`; *out: the mapped batch, or NULL when no row is left. */
+typedef TlStatus (*TlMapFn)(void *ctx, TlBatch *in, TlBatch **out, TlError *err);
+
+typedef struct TlStage {
+    void *ctx;
+    /* Consumes b (at least one row); *result: anything, handed to the
+     * consumer by next_result in morsel order (NULL is allowed and is
+     * skipped).  Any thread. */
+    TlStatus (*work)(void *ctx, TlBatch *b, void **result, TlError *err);
+    /* Free a result that will never be handed out (error, early end). */
+    void (*drop)(void *ctx, void *result);
+} TlStage;
+
 struct TlOperator {
     TlStatus (*next)(TlOperator *op, TlBatch **out, TlError *err);
     void (*free)(TlOperator *op);
     const TlSchema *schema;   /* output schema, lives as long as the plan */
     TlExecStats *stats;       /* shared by all operators of the run */
+    /* Optional, NULL unless the operator is a scan (op_scan.c):
+     *  add_map     fuse fn(ctx, batch) after the existing maps; the output
+     *              schema becomes `schema`; ctx is freed with ctx_free
+     *              when the scan is freed (also when add_map fails)
+     *  set_stage   install a stage before the first pull; afterwards only
+     *              next_result may be called (*result NULL at the end) */
+    TlStatus (*add_map)(TlOperator *op, TlMapFn fn, void *ctx,
+                        void (*ctx_free)(void *ctx), const TlSchema *schema,
+                        TlError *err);
+    TlStatus (*set_stage)(TlOperator *op, const TlStage *stage, TlError *err);
+    TlStatus (*next_result)(TlOperator *op, void **result, TlError *err);
 };
 
 /* Group-by: one row per distinct key tuple (all-null keys form one group),
