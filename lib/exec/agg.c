@@ -303,7 +303,8 @@ static bool sv_append(StrVal *s, const void *p, size_t len)
 
 static inline int sv_cmp(const uint8_t *p, size_t len, const StrVal *s)
 {
-    int c = memcmp(p, s->p, len < s->len ? len : s->len);
+    size_t m = len < s->len ? len : s->len;
+    int c = m ? memcmp(p, s->p, m) : 0; /* s->p may be NULL when empty */
     if (c) return c;
     return (len > s->len) - (len < s->len);
 }
@@ -616,6 +617,198 @@ TlStatus tl_agg_update(TlAgg *a, const uint32_t *ids, int64_t n,
             else iv[g] = any ? (iv[g] | b) : (iv[g] & b);
             cnt[g]++;
         });
+        return TL_OK;
+    }
+    default:
+        return tl_error(err, TL_ERR_USAGE, "internal: not an aggregate");
+    }
+}
+
+/* --------------------------------------------------------------- merge */
+
+/* Whether partial states of op merge (see agg.h). */
+bool tl_agg_mergeable(TlOp op)
+{
+    return op != TL_OP_COUNT_DISTINCT && tl_op_is_agg(op);
+}
+
+/* Grow the (value, group) pairs of a quantile to hold `need`. */
+static bool q_reserve(TlAgg *a, int64_t need)
+{
+    if (need <= a->qcap) return true;
+    int64_t cap = a->qcap * 2 > need ? a->qcap * 2 : need;
+    double *qv = tl_realloc(a->qv, (size_t)cap * sizeof *qv);
+    if (!qv) return false;
+    a->qv = qv;
+    uint32_t *qg = tl_realloc(a->qg, (size_t)cap * sizeof *qg);
+    if (!qg) return false;
+    a->qg = qg;
+    a->qcap = cap;
+    return true;
+}
+
+/* Chan's combination of two Welford states, as DuckDB's
+ * STDDevBaseOperation::Combine: (cnt, mean, m2) of dst absorbs src. */
+static inline void welford_merge(int64_t *cnt, double *mean, double *m2,
+                                 int64_t sc, double smean, double sm2)
+{
+    if (sc == 0) return;
+    if (*cnt == 0) {
+        *cnt = sc;
+        *mean = smean;
+        *m2 = sm2;
+        return;
+    }
+    double tc = (double)*cnt, scd = (double)sc, total = (double)(*cnt + sc);
+    double nm = (scd * smean + tc * *mean) / total;
+    double d = smean - *mean;
+    *m2 = sm2 + *m2 + d * d * scd * tc / total;
+    *mean = nm;
+    *cnt += sc;
+}
+
+/* Merge partial states (see agg.h). */
+TlStatus tl_agg_merge(TlAgg *a, const TlAgg *p, const uint32_t *map,
+                      uint32_t n_src, uint32_t n_groups, TlError *err)
+{
+    TlOp op = a->s.op;
+    if (!tl_agg_mergeable(op) || p->s.op != op || p->cls != a->cls || a->sealed)
+        return tl_error(err, TL_ERR_USAGE, "internal: aggregate states do not merge");
+    TL_TRY(ensure(a, n_groups, err));
+    if (n_src == 0) return TL_OK;
+    if (p->cap < n_src)
+        return tl_error(err, TL_ERR_USAGE, "internal: partial aggregate too small");
+    int64_t *cnt = a->cnt;
+    const int64_t *pc = p->cnt;
+    switch (op) {
+    case TL_OP_COUNT:
+        for (uint32_t g = 0; g < n_src; g++) cnt[map[g]] += pc[g];
+        return TL_OK;
+    case TL_OP_SUM:
+    case TL_OP_MEAN:
+        if (a->acc) {
+            for (uint32_t g = 0; g < n_src; g++) {
+                uint32_t d = map[g];
+                a->acc[d] += p->acc[g];
+                cnt[d] += pc[g];
+            }
+        } else if (a->n_f) {
+            for (uint32_t g = 0; g < n_src; g++) {
+                uint32_t d = map[g];
+                if (!pc[g]) continue;
+                a->f[0][d] += p->f[0][g];
+                cnt[d] += pc[g];
+            }
+        }
+        return TL_OK;
+    case TL_OP_MIN:
+    case TL_OP_MAX: {
+        bool is_min = op == TL_OP_MIN;
+        for (uint32_t g = 0; g < n_src; g++) {
+            uint32_t d = map[g];
+            if (!pc[g]) continue;
+            if (a->cls == C_INT) {
+                int64_t v = p->iv[g];
+                if (!cnt[d] || (is_min ? v < a->iv[d] : v > a->iv[d])) a->iv[d] = v;
+            } else if (a->cls == C_FLT) {
+                double v = p->f[0][g];
+                if (!cnt[d] || (is_min ? f_less(v, a->f[0][d]) : f_less(a->f[0][d], v)))
+                    a->f[0][d] = v;
+            } else if (a->cls == C_STR) {
+                const StrVal *s = &p->sv[g];
+                if (!cnt[d] ||
+                    sv_cmp(s->p ? s->p : (const uint8_t *)"", s->len, &a->sv[d]) *
+                            (is_min ? -1 : 1) > 0) {
+                    if (!sv_set(&a->sv[d], s->p, s->len)) return tl_error_oom(err);
+                }
+            }
+            cnt[d] = 1;
+        }
+        return TL_OK;
+    }
+    case TL_OP_FIRST:
+    case TL_OP_LAST: {
+        bool last = op == TL_OP_LAST;
+        for (uint32_t g = 0; g < n_src; g++) {
+            uint32_t d = map[g];
+            if (!pc[g] || (!last && cnt[d])) continue;
+            cnt[d] = 1;
+            a->valid[d] = p->valid[g];
+            if (!p->valid[g]) continue;
+            if (a->cls == C_INT) a->iv[d] = p->iv[g];
+            else if (a->cls == C_FLT) a->f[0][d] = p->f[0][g];
+            else if (a->cls == C_STR && !sv_set(&a->sv[d], p->sv[g].p, p->sv[g].len))
+                return tl_error_oom(err);
+        }
+        return TL_OK;
+    }
+    case TL_OP_MEDIAN:
+    case TL_OP_QUANTILE:
+        if (!q_reserve(a, a->qn + p->qn)) return tl_error_oom(err);
+        for (int64_t k = 0; k < p->qn; k++) {
+            a->qv[a->qn + k] = p->qv[k];
+            a->qg[a->qn + k] = map[p->qg[k]];
+        }
+        a->qn += p->qn;
+        for (uint32_t g = 0; g < n_src; g++) cnt[map[g]] += pc[g];
+        return TL_OK;
+    case TL_OP_STD:
+    case TL_OP_VAR:
+        for (uint32_t g = 0; g < n_src; g++) {
+            uint32_t d = map[g];
+            welford_merge(&cnt[d], &a->f[0][d], &a->f[1][d], pc[g], p->f[0][g],
+                          p->f[1][g]);
+        }
+        return TL_OK;
+    case TL_OP_CORR:
+    case TL_OP_COVAR: {
+        double **f = a->f;
+        double *const *q = p->f;
+        for (uint32_t g = 0; g < n_src; g++) {
+            uint32_t d = map[g];
+            int64_t sc = pc[g], tc = cnt[d];
+            if (sc == 0) continue;
+            if (tc == 0) {
+                cnt[d] = sc;
+                for (int k = 0; k < 5; k++) f[k][d] = q[k][g];
+                continue;
+            }
+            /* DuckDB's CovarOperation::Combine for the co-moment, its
+             * STDDevBaseOperation::Combine for the two second moments */
+            double t = (double)tc, s = (double)sc, total = (double)(tc + sc);
+            double mx = (s * q[0][g] + t * f[0][d]) / total;
+            double my = (s * q[1][g] + t * f[1][d]) / total;
+            double dx = f[0][d] - q[0][g], dy = f[1][d] - q[1][g];
+            f[2][d] = q[2][g] + f[2][d] + dx * dy * s * t / total;
+            f[3][d] = q[3][g] + f[3][d] + dx * dx * s * t / total;
+            f[4][d] = q[4][g] + f[4][d] + dy * dy * s * t / total;
+            f[0][d] = mx;
+            f[1][d] = my;
+            cnt[d] = tc + sc;
+        }
+        return TL_OK;
+    }
+    case TL_OP_STRING_AGG:
+        for (uint32_t g = 0; g < n_src; g++) {
+            uint32_t d = map[g];
+            if (!pc[g]) continue;
+            StrVal *s = &a->sv[d];
+            if (cnt[d] && !sv_append(s, a->sep, a->s.sep_len)) return tl_error_oom(err);
+            if (!sv_append(s, p->sv[g].p, p->sv[g].len)) return tl_error_oom(err);
+            cnt[d] += pc[g];
+        }
+        return TL_OK;
+    case TL_OP_ANY:
+    case TL_OP_ALL: {
+        bool any = op == TL_OP_ANY;
+        for (uint32_t g = 0; g < n_src; g++) {
+            uint32_t d = map[g];
+            if (!pc[g]) continue;
+            int64_t b = p->iv[g];
+            if (!cnt[d]) a->iv[d] = b;
+            else a->iv[d] = any ? (a->iv[d] | b) : (a->iv[d] & b);
+            cnt[d] += pc[g];
+        }
         return TL_OK;
     }
     default:

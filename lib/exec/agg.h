@@ -46,6 +46,23 @@ TlStatus tl_agg_update(TlAgg *a, const uint32_t *ids, int64_t n,
                        uint32_t n_groups, const TlArray *x, const TlArray *y,
                        TlError *err);
 
+/* Partial states (morsel parallelism, lib/exec/op_agg.c): an aggregate
+ * made with the same spec and updated over one batch with the batch's own
+ * local group ids is a partial.  tl_agg_merge folds partial p's groups
+ * [0, n_src) into a's groups map[0..n_src) (every id below n_groups), as
+ * if p's rows came after every row a has seen.  Merging the partials of
+ * consecutive batches in input order gives exactly the row-by-row results
+ * for counts, integer sums and means, min, max, first, last (null
+ * included), any, all, string_agg, median and quantile; float sums and
+ * means add per-batch subtotals (a different grouping, last-bit
+ * differences), std/var/corr/covar combine Welford states by Chan's formula
+ * (DuckDB's Combine).  count_distinct does not merge (tl_agg_mergeable
+ * false): update it with the rows' mapped ids instead.  p is not changed;
+ * TL_ERR_OOM, or TL_ERR_USAGE when the states do not fit together. */
+bool tl_agg_mergeable(TlOp op);
+TlStatus tl_agg_merge(TlAgg *a, const TlAgg *p, const uint32_t *map,
+                      uint32_t n_src, uint32_t n_groups, TlError *err);
+
 /* End the input: n_groups groups in all.  Checks every result (TL_ERR_DATA
  * with an EMPTY message when one does not fit its type, i.e. sum over
  * int64: the caller writes the message with the expression) and prepares

@@ -430,9 +430,68 @@ static bool key_matches(const TlArray *a, int64_t g, const Col *c, int64_t r)
     }
 }
 
+static void case_spec(const Table *t, int c, TlAggSpec *s)
+{
+    memset(s, 0, sizeof *s);
+    s->op = cases[c].op;
+    s->no_arg = cases[c].x < 0;
+    s->x_type = s->no_arg ? TL_TNULL : t->val[cases[c].x].t;
+    s->y_type = cases[c].y >= 0 ? t->val[cases[c].y].t : TL_TNULL;
+    s->q = cases[c].q ? cases[c].q : 0.5;
+    s->out_type = tl_agg_result_type(s->op, s->x_type);
+    if (s->no_arg) s->out_type = TL_TINT64;
+}
+
+/* The morsel path of lib/exec/op_agg.c for one batch: group the batch with
+ * a grouper of its own (local ids in first-appearance order), update
+ * partial aggregates over the local ids, look each local group's keys up in
+ * the global grouper (one lookup per local group), then merge the partials
+ * in batch order; count_distinct (not mergeable) is updated with the rows'
+ * mapped ids.  Writes the rows' global ids to ids[0..n). */
+static void morsel_batch(const Table *t, TlGrouper *gr, TlAgg **ag, TlArray **k,
+                         TlArray **v, int64_t n, uint32_t *ids)
+{
+    TlError err = {0};
+    TlType kt[4];
+    for (int j = 0; j < t->nk; j++) kt[j] = t->key[j].t;
+    TlGrouper *lg = NULL;
+    CHECK(tl_grouper_new(kt, t->nk, true, &lg, &err) == TL_OK);
+    uint32_t *lids = tl_malloc((size_t)n * sizeof *lids);
+    CHECK(tl_grouper_map(lg, (const TlArray *const *)k, n, lids, &err) == TL_OK);
+    uint32_t nl = tl_grouper_count(lg);
+    TlAgg *part[N_CASES] = {0};
+    for (int c = 0; c < N_CASES; c++) {
+        TlAggSpec s;
+        case_spec(t, c, &s);
+        if (!tl_agg_mergeable(s.op)) continue;
+        CHECK(tl_agg_new(&s, &part[c], &err) == TL_OK);
+        CHECK(tl_agg_update(part[c], lids, n, nl, cases[c].x >= 0 ? v[cases[c].x] : NULL,
+                            cases[c].y >= 0 ? v[cases[c].y] : NULL, &err) == TL_OK);
+    }
+    TlArray *lk[4] = {0};
+    if (t->nk > 0) CHECK(tl_grouper_keys(lg, 0, nl, lk, &err) == TL_OK);
+    uint32_t *map = tl_malloc(((size_t)nl + 1) * sizeof *map);
+    CHECK(tl_grouper_map(gr, (const TlArray *const *)lk, nl, map, &err) == TL_OK);
+    uint32_t ng = tl_grouper_count(gr);
+    for (int64_t i = 0; i < n; i++) ids[i] = map[lids[i]];
+    for (int c = 0; c < N_CASES; c++) {
+        if (part[c])
+            CHECK(tl_agg_merge(ag[c], part[c], map, nl, ng, &err) == TL_OK);
+        else
+            CHECK(tl_agg_update(ag[c], ids, n, ng, cases[c].x >= 0 ? v[cases[c].x] : NULL,
+                                cases[c].y >= 0 ? v[cases[c].y] : NULL, &err) == TL_OK);
+        tl_agg_free(part[c]);
+    }
+    for (int j = 0; j < t->nk; j++) tl_array_release(lk[j]);
+    tl_free(map);
+    tl_free(lids);
+    tl_grouper_free(lg);
+}
+
 /* Run the engine over t and compare with the reference; returns the
- * number of mismatches. */
-static int64_t run_diff(const Table *t, const char *what)
+ * number of mismatches.  morsel: batches go through partial states and
+ * tl_agg_merge (morsel_batch) instead of updating the global states. */
+static int64_t run_diff(const Table *t, const char *what, bool morsel)
 {
     TlError err = {0};
     int64_t bad = 0;
@@ -444,14 +503,7 @@ static int64_t run_diff(const Table *t, const char *what)
     TlAgg *ag[N_CASES] = {0};
     for (int c = 0; c < N_CASES; c++) {
         TlAggSpec s;
-        memset(&s, 0, sizeof s);
-        s.op = cases[c].op;
-        s.no_arg = cases[c].x < 0;
-        s.x_type = s.no_arg ? TL_TNULL : t->val[cases[c].x].t;
-        s.y_type = cases[c].y >= 0 ? t->val[cases[c].y].t : TL_TNULL;
-        s.q = cases[c].q ? cases[c].q : 0.5;
-        s.out_type = tl_agg_result_type(s.op, s.x_type);
-        if (s.no_arg) s.out_type = TL_TINT64;
+        case_spec(t, c, &s);
         CHECK(tl_agg_new(&s, &ag[c], &err) == TL_OK);
     }
     uint32_t *ids = tl_malloc((size_t)(t->n + 1) * sizeof *ids);
@@ -461,6 +513,13 @@ static int64_t run_diff(const Table *t, const char *what)
         TlArray *k[4] = {0}, *v[N_VAL] = {0};
         for (int j = 0; j < t->nk; j++) k[j] = col_array(&t->key[j], lo, hi);
         for (int c = 0; c < N_VAL; c++) v[c] = col_array(&t->val[c], lo, hi);
+        if (morsel) {
+            morsel_batch(t, gr, ag, k, v, hi - lo, ids + lo);
+            for (int j = 0; j < t->nk; j++) tl_array_release(k[j]);
+            for (int c = 0; c < N_VAL; c++) tl_array_release(v[c]);
+            lo = hi;
+            continue;
+        }
         CHECK(tl_grouper_map(gr, (const TlArray *const *)k, hi - lo, ids + lo,
                              &err) == TL_OK);
         uint32_t ng = tl_grouper_count(gr);
@@ -571,13 +630,17 @@ static void diff_one(const Config *c, int64_t n, uint32_t groups, double pnull,
     snprintf(what, sizeof what, "%d keys (first %s), %lld rows, %u groups, "
              "nulls %.2f", c->nk, c->nk ? tl_type_name(c->kt[0]) : "-",
              (long long)n, groups, pnull);
-    int64_t bad = run_diff(&t, what);
-    CHECK_EQ_INT(bad, 0);
-    if (also_rows && tl_group_fixed_fits(c->kt, c->nk)) {
-        setenv("TALLY_GROUP_ROWS", "1", 1);
-        bad = run_diff(&t, what);
-        unsetenv("TALLY_GROUP_ROWS");
+    for (int m = 0; m < 2; m++) {
+        uint64_t seed = rng; /* the same batch sizes in both modes */
+        int64_t bad = run_diff(&t, what, m == 1);
         CHECK_EQ_INT(bad, 0);
+        if (also_rows && tl_group_fixed_fits(c->kt, c->nk)) {
+            setenv("TALLY_GROUP_ROWS", "1", 1);
+            bad = run_diff(&t, what, m == 1);
+            unsetenv("TALLY_GROUP_ROWS");
+            CHECK_EQ_INT(bad, 0);
+        }
+        if (m == 0) rng = seed;
     }
     free_table(&t);
 }
