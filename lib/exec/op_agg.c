@@ -35,6 +35,34 @@
  * continue the previous run's group (a run split at a batch boundary, or
  * nulls with different hidden values); any other id is a key that came back
  * after its run ended, a data error naming the key and the 1-based row.
+ *
+ * On all cores (morsel parallelism, exec.h).  When the child is a scan
+ * (set_stage) and the input is not declared clustered, the first next()
+ * installs a stage, and most of the work runs on the pool, per morsel
+ * batch, in any order:
+ *
+ *   stage work (any thread)               consumer (agg next, in morsel order)
+ *   keys, args <- tl_eval                 map <- global grouper(local keys):
+ *   local ids <- a fresh local grouper                 one lookup per local group
+ *   partial states <- tl_agg_update       tl_agg_merge(partial, map)
+ *                     (local ids)         or tl_agg_update(map[local id], args)
+ *   local keys <- tl_grouper_keys
+ *
+ * Local ids number the batch's groups in first appearance, so looking the
+ * local groups up in order gives new global groups the ids row-by-row
+ * grouping would give; merging in morsel order keeps first/last, string_agg
+ * and every exact state exact (agg.h).  Float sums and second moments are
+ * combined per batch, so they may differ from the serial path in the last
+ * bits, but depend only on the morsel boundaries, which depend only on the
+ * input: the output is the same for every --threads.
+ *
+ * Per batch: when local groups are more than half the rows (q10-like keys)
+ * pre-aggregation does not pay, so the work function hands over the
+ * evaluated arguments and local ids instead and the consumer updates the
+ * states row by row (still one lookup per local group); count_distinct
+ * always takes that way (it does not merge).  TALLY_AGG_SERIAL in the
+ * environment keeps the serial path (tests, A/B benchmarks).  --sorted and
+ * clustered input stay serial: the run path and its check need rows in order.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +95,11 @@ typedef struct AggOp {
     TlAgg **states;
     uint32_t *ids;
     int64_t ids_cap;
+    TlType *kt;               /* key types (local groupers of the stage) */
+    TlAggSpec *specs;         /* per aggregate (partial states of the stage) */
+    bool staged;              /* the child runs our stage (morsel results) */
+    uint32_t *map;            /* stage: local group -> global group */
+    int64_t map_cap;
     bool consumed;
     int64_t n_groups, emitted;
 } AggOp;
@@ -328,11 +361,201 @@ static void group_text(AggOp *a, uint32_t gid, char *buf, size_t cap)
     for (int j = 0; j < nk; j++) tl_array_release(k[j]);
 }
 
+/* ------------------------------------------------------------ the stage */
+
+/* What the stage's work makes of one batch (see the design above). */
+typedef struct Part {
+    int64_t n;           /* rows of the batch */
+    uint32_t n_local;    /* local groups */
+    TlArray **keys;      /* n_keys columns: each local group's key values */
+    uint32_t *lids;      /* rows' local ids, when some aggregate has no partial */
+    TlAgg **partial;     /* per aggregate: partial states, or NULL */
+    TlArray **x, **y;    /* per aggregate without partial: its arguments */
+} Part;
+
+static void part_free(AggOp *a, Part *p)
+{
+    if (!p) return;
+    if (p->keys)
+        for (int k = 0; k < a->n_keys; k++) tl_array_release(p->keys[k]);
+    for (int j = 0; j < a->n_aggs; j++) {
+        if (p->partial) tl_agg_free(p->partial[j]);
+        if (p->x) tl_array_release(p->x[j]);
+        if (p->y) tl_array_release(p->y[j]);
+    }
+    tl_free(p->keys);
+    tl_free(p->lids);
+    tl_free(p->partial);
+    tl_free(p->x);
+    tl_free(p->y);
+    tl_free(p);
+}
+
+static void stage_drop(void *ctx, void *result)
+{
+    part_free(ctx, result);
+}
+
+/* Below this share of distinct keys in a batch (local groups / rows) the
+ * batch is pre-aggregated; above it its arguments go to the consumer. */
+#define PARTIAL_MAX_SHARE 2 /* local groups * 2 <= rows */
+
+/* The stage's work, on any thread: group batch b locally and reduce it to
+ * partial states, or to evaluated arguments when nearly every row is a
+ * group of its own.  Reads only what does not change during the scan (the
+ * arena, keys, specs); the grouper and states it makes are its own. */
+static TlStatus stage_work(void *ctx, TlBatch *b, void **result, TlError *err)
+{
+    AggOp *a = ctx;
+    int64_t n = b->n_rows;
+    TlStatus st = TL_OK;
+    TlArray **karr = NULL;
+    ArgCache *cache = NULL;
+    int n_cache = 0;
+    TlGrouper *lg = NULL;
+    Part *p = tl_calloc(1, sizeof *p);
+    *result = NULL;
+    if (!p) {
+        tl_batch_free(b);
+        return tl_error_oom(err);
+    }
+    p->n = n;
+    p->keys = tl_calloc((size_t)a->n_keys + 1, sizeof *p->keys);
+    p->partial = tl_calloc((size_t)a->n_aggs + 1, sizeof *p->partial);
+    p->x = tl_calloc((size_t)a->n_aggs + 1, sizeof *p->x);
+    p->y = tl_calloc((size_t)a->n_aggs + 1, sizeof *p->y);
+    p->lids = tl_calloc((size_t)n + 1, sizeof *p->lids);
+    karr = tl_calloc((size_t)a->n_keys + 1, sizeof *karr);
+    cache = tl_calloc(2 * (size_t)a->n_aggs + 1, sizeof *cache);
+    if (!p->keys || !p->partial || !p->x || !p->y || !p->lids || !karr || !cache) {
+        st = tl_error_oom(err);
+        goto done;
+    }
+    p->n_local = 1; /* no keys: one group, every local id 0 */
+    if (a->n_keys > 0) {
+        for (int k = 0; k < a->n_keys; k++) {
+            st = tl_eval(a->ea, a->keys[k], b, &karr[k], err);
+            if (st != TL_OK) goto done;
+        }
+        st = tl_grouper_new(a->kt, a->n_keys, true, &lg, err);
+        if (st == TL_OK)
+            st = tl_grouper_map(lg, (const TlArray *const *)karr, n, p->lids, err);
+        if (st != TL_OK) goto done;
+        p->n_local = tl_grouper_count(lg);
+    }
+    bool direct = a->n_keys > 0 && (int64_t)p->n_local * PARTIAL_MAX_SHARE > n;
+    bool rows_needed = false;
+    for (int j = 0; j < a->n_aggs; j++) {
+        TlArray *x, *y;
+        st = eval_arg(a, b, a->x_ids[j], cache, &n_cache, &x, err);
+        if (st == TL_OK) st = eval_arg(a, b, a->y_ids[j], cache, &n_cache, &y, err);
+        if (st != TL_OK) goto done;
+        if (!direct && tl_agg_mergeable(a->specs[j].op)) {
+            st = tl_agg_new(&a->specs[j], &p->partial[j], err);
+            if (st == TL_OK)
+                st = tl_agg_update(p->partial[j], p->lids, n, p->n_local, x, y, err);
+            if (st != TL_OK) goto done;
+        } else {
+            p->x[j] = x ? tl_array_retain(x) : NULL;
+            p->y[j] = y ? tl_array_retain(y) : NULL;
+            rows_needed = true;
+        }
+    }
+    if (a->n_keys > 0) {
+        st = tl_grouper_keys(lg, 0, p->n_local, p->keys, err);
+        if (st != TL_OK) goto done;
+    }
+    if (!rows_needed) {
+        tl_free(p->lids);
+        p->lids = NULL;
+    }
+done:
+    tl_grouper_free(lg);
+    if (karr)
+        for (int k = 0; k < a->n_keys; k++) tl_array_release(karr[k]);
+    if (cache)
+        for (int i = 0; i < n_cache; i++) tl_array_release(cache[i].arr);
+    tl_free(karr);
+    tl_free(cache);
+    tl_batch_free(b);
+    if (st != TL_OK) {
+        part_free(a, p);
+        return st;
+    }
+    *result = p;
+    return TL_OK;
+}
+
+/* The consumer's part, in morsel order: one global lookup per local group
+ * (new groups get their ids in first-appearance order, as row by row),
+ * then partial states merged and the other aggregates updated with the
+ * rows' global ids. */
+static TlStatus merge_part(AggOp *a, const Part *p, TlError *err)
+{
+    uint32_t nl = p->n_local;
+    uint32_t n_groups = 1;
+    if (a->map_cap < (int64_t)nl + 1) {
+        uint32_t *m = tl_realloc(a->map, ((size_t)nl + 1) * sizeof *m);
+        if (!m) return tl_error_oom(err);
+        a->map = m;
+        a->map_cap = (int64_t)nl + 1;
+    }
+    if (a->n_keys > 0) {
+        TL_TRY(tl_grouper_map(a->grouper, (const TlArray *const *)p->keys, nl,
+                              a->map, err));
+        n_groups = tl_grouper_count(a->grouper);
+    } else {
+        a->map[0] = 0;
+    }
+    if (p->lids) {
+        if (a->ids_cap < p->n) {
+            uint32_t *ids = tl_realloc(a->ids, (size_t)p->n * sizeof *ids);
+            if (!ids) return tl_error_oom(err);
+            a->ids = ids;
+            a->ids_cap = p->n;
+        }
+        const uint32_t *m = a->map;
+        for (int64_t i = 0; i < p->n; i++) a->ids[i] = m[p->lids[i]];
+    }
+    for (int j = 0; j < a->n_aggs; j++) {
+        if (p->partial[j])
+            TL_TRY(tl_agg_merge(a->states[j], p->partial[j], a->map, nl, n_groups, err));
+        else
+            TL_TRY(tl_agg_update(a->states[j], a->ids, p->n, n_groups, p->x[j],
+                                 p->y[j], err));
+    }
+    a->rows_seen += p->n;
+    return TL_OK;
+}
+
+/* Install the stage on a scan child (not for clustered input: the run
+ * path and its --sorted check stay serial).  TALLY_AGG_SERIAL (set in the
+ * environment) keeps the serial path, so tests and benchmarks can compare. */
+static TlStatus try_stage(AggOp *a, TlError *err)
+{
+    if (a->clustered || !a->child->set_stage || !a->child->next_result ||
+        getenv("TALLY_AGG_SERIAL") != NULL)
+        return TL_OK;
+    TlStage stage = {a, stage_work, stage_drop};
+    TL_TRY(a->child->set_stage(a->child, &stage, err));
+    a->staged = true;
+    return TL_OK;
+}
+
 /* Pull the whole input, then seal the aggregates: every data error (sum
  * overflow) surfaces here, before the first output batch. */
 static TlStatus consume(AggOp *a, TlError *err)
 {
-    for (;;) {
+    TL_TRY(try_stage(a, err));
+    while (a->staged) {
+        void *r = NULL;
+        TL_TRY(a->child->next_result(a->child, &r, err));
+        if (!r) break;
+        TlStatus st = merge_part(a, r, err);
+        part_free(a, r);
+        TL_TRY(st);
+    }
+    while (!a->staged) {
         TlBatch *b = NULL;
         TL_TRY(a->child->next(a->child, &b, err));
         if (!b) break;
@@ -345,6 +568,10 @@ static TlStatus consume(AggOp *a, TlError *err)
     if (a->base.stats) a->base.stats->groups += n_groups;
     tl_free(a->ids);
     a->ids = NULL;
+    a->ids_cap = 0;
+    tl_free(a->map);
+    a->map = NULL;
+    a->map_cap = 0;
     tl_free(a->starts);
     tl_free(a->run_ids);
     a->starts = a->run_ids = NULL;
@@ -410,6 +637,9 @@ static void agg_free(TlOperator *op)
     tl_free(a->x_ids);
     tl_free(a->y_ids);
     tl_free(a->ids);
+    tl_free(a->map);
+    tl_free(a->kt);
+    tl_free(a->specs);
     tl_free(a->starts);
     tl_free(a->run_ids);
     tl_free(a);
@@ -523,8 +753,10 @@ TlStatus tl_op_agg_new(TlOperator *child, const TlExprArena *ea,
     a->x_ids = tl_malloc(((size_t)n_aggs + 1) * sizeof *a->x_ids);
     a->y_ids = tl_malloc(((size_t)n_aggs + 1) * sizeof *a->y_ids);
     a->states = tl_calloc((size_t)n_aggs + 1, sizeof *a->states);
-    kt = tl_malloc(((size_t)n_keys + 1) * sizeof *kt);
-    if (!a->keys || !a->aggs || !a->x_ids || !a->y_ids || !a->states || !kt) {
+    a->specs = tl_calloc((size_t)n_aggs + 1, sizeof *a->specs);
+    kt = a->kt = tl_malloc(((size_t)n_keys + 1) * sizeof *kt);
+    if (!a->keys || !a->aggs || !a->x_ids || !a->y_ids || !a->states ||
+        !a->specs || !kt) {
         st = tl_error_oom(err);
         goto fail;
     }
@@ -538,7 +770,10 @@ TlStatus tl_op_agg_new(TlOperator *child, const TlExprArena *ea,
     for (int j = 0; j < n_aggs; j++) {
         TlAggSpec s;
         st = agg_spec(a, j, schema, &s, err);
-        if (st == TL_OK) st = tl_agg_new(&s, &a->states[j], err);
+        if (st == TL_OK) {
+            a->specs[j] = s; /* s.sep points into the arena: lives as long */
+            st = tl_agg_new(&s, &a->states[j], err);
+        }
         if (st == TL_ERR_USAGE && a->states[j] == NULL &&
             strncmp(err->msg, "internal", 8) != 0 && strchr(err->msg, '\n') == NULL) {
             /* tl_agg_new's type complaint: point at the call. */
@@ -550,11 +785,9 @@ TlStatus tl_op_agg_new(TlOperator *child, const TlExprArena *ea,
         }
         if (st != TL_OK) goto fail;
     }
-    tl_free(kt);
     *out = &a->base;
     return TL_OK;
 fail:
-    tl_free(kt);
     agg_free(&a->base);
     return st;
 }

@@ -1,0 +1,530 @@
+/*
+ * test_agg_merge.c -- the aggregate operator's morsel stage (op_agg.c):
+ * the same group-by run serially (a plain batch source) and through a
+ * staged source that runs the stage's work on every batch concurrently on
+ * the thread pool, in any order, and hands the results back in batch
+ * order, as the scan does.  Keys, counts, integer sums, min, max, first,
+ * last, any, all, string_agg, count_distinct and quantiles must be equal;
+ * float sums, means and second-moment statistics within 1e-9 / 1e-7
+ * (relative).  Two staged runs must agree bit for bit.  Batches of 1, 7,
+ * 100 and 5000 rows reach both the partial path (few groups per batch) and
+ * the direct path (nearly a group per row).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../../lib/core/pool.h"
+#include "../../lib/exec/agg.h"
+#include "../../lib/exec/eval.h"
+#include "../../lib/exec/exec.h"
+#include "tl_test.h"
+#include "tl_source.h"
+
+/* ------------------------------------------------------ a staged source */
+
+typedef struct Staged {
+    Source src;
+    TlStage stage;
+    bool has_stage;
+    void **results;
+    TlStatus *status;
+    TlError *errs;
+    int n_res, pos;
+    bool ran;
+    int work_calls;
+} Staged;
+
+static TlStatus staged_set(TlOperator *op, const TlStage *stage, TlError *err)
+{
+    (void)err;
+    Staged *s = (Staged *)op;
+    s->stage = *stage;
+    s->has_stage = true;
+    return TL_OK;
+}
+
+static void staged_one(void *arg, int64_t i)
+{
+    Staged *s = arg;
+    /* reverse order: results must not depend on the order of the work */
+    int64_t b = s->n_res - 1 - i;
+    TlBatch *bt = s->src.batches[s->src.pos + b];
+    s->src.batches[s->src.pos + b] = NULL;
+    s->status[b] = s->stage.work(s->stage.ctx, bt, &s->results[b], &s->errs[b]);
+    __atomic_add_fetch(&s->work_calls, 1, __ATOMIC_RELAXED);
+}
+
+static TlStatus staged_next_result(TlOperator *op, void **result, TlError *err)
+{
+    Staged *s = (Staged *)op;
+    *result = NULL;
+    if (!s->ran) {
+        s->ran = true;
+        s->n_res = s->src.n - s->src.pos;
+        s->results = tl_calloc((size_t)s->n_res + 1, sizeof *s->results);
+        s->status = tl_calloc((size_t)s->n_res + 1, sizeof *s->status);
+        s->errs = tl_calloc((size_t)s->n_res + 1, sizeof *s->errs);
+        TL_TRY(tl_pool_for(s->n_res, staged_one, s, err));
+        s->src.pos = s->src.n;
+    }
+    while (s->pos < s->n_res) {
+        int i = s->pos++;
+        if (s->status[i] != TL_OK) {
+            *err = s->errs[i];
+            return s->status[i];
+        }
+        if (s->results[i]) {
+            *result = s->results[i];
+            s->results[i] = NULL;
+            return TL_OK;
+        }
+    }
+    return TL_OK;
+}
+
+static void staged_free(TlOperator *op)
+{
+    Staged *s = (Staged *)op;
+    for (int i = 0; i < s->n_res; i++)
+        if (s->results[i]) s->stage.drop(s->stage.ctx, s->results[i]);
+    tl_free(s->results);
+    tl_free(s->status);
+    tl_free(s->errs);
+    for (int i = s->src.pos; i < s->src.n; i++) tl_batch_free(s->src.batches[i]);
+    tl_free(s->src.batches);
+    tl_free(s);
+}
+
+static int g_work_calls;
+
+/* A source over cols in batches of `per` rows that offers set_stage. */
+static TlOperator *staged_source(const TlSchema *schema, TlArray **cols, int64_t n,
+                                 int64_t per)
+{
+    Source *plain = (Source *)source(schema, cols, n, per);
+    Staged *s = tl_calloc(1, sizeof *s);
+    s->src = *plain;
+    tl_free(plain);
+    s->src.base.free = staged_free;
+    s->src.base.set_stage = staged_set;
+    s->src.base.next_result = staged_next_result;
+    return &s->src.base;
+}
+
+/* ------------------------------------------------------------ helpers */
+
+static TlExprId col_expr(TlExprArena *ea, int col, TlType t)
+{
+    TlExpr e = {0};
+    TlExprId id;
+    TlError err;
+    e.kind = TL_X_COL;
+    e.col = col;
+    e.type = (uint8_t)t;
+    e.name = "c";
+    tl_ea_push(ea, &e, NULL, 0, &id, &err);
+    return id;
+}
+
+static TlExprId call_expr(TlExprArena *ea, TlOp op, TlType t, const TlExprId *args,
+                          uint32_t n)
+{
+    TlExpr e = {0};
+    TlExprId id;
+    TlError err;
+    e.kind = TL_X_CALL;
+    e.op = (uint16_t)op;
+    e.type = (uint8_t)t;
+    e.col = -1;
+    tl_ea_push(ea, &e, args, n, &id, &err);
+    return id;
+}
+
+static TlExprId lit_f64(TlExprArena *ea, double v)
+{
+    TlExpr e = {0};
+    TlExprId id;
+    TlError err;
+    e.kind = TL_X_LIT;
+    e.lit_type = TL_TFLOAT64;
+    e.type = TL_TFLOAT64;
+    e.col = -1;
+    e.v.f = v;
+    tl_ea_push(ea, &e, NULL, 0, &id, &err);
+    return id;
+}
+
+/* Run op to the end; out[c]: all output rows of column c. */
+static int64_t run_op(TlOperator *op, TlArray **out, int n_cols, TlStatus *st,
+                      TlError *err)
+{
+    int cap = 16, np = 0;
+    TlArray ***parts = tl_calloc((size_t)n_cols, sizeof *parts);
+    for (int c = 0; c < n_cols; c++) parts[c] = tl_calloc((size_t)cap, sizeof(TlArray *));
+    int64_t rows = 0;
+    for (;;) {
+        TlBatch *b = NULL;
+        *st = op->next(op, &b, err);
+        if (*st != TL_OK || !b) break;
+        if (np == cap) {
+            cap *= 2;
+            for (int c = 0; c < n_cols; c++)
+                parts[c] = tl_realloc(parts[c], (size_t)cap * sizeof(TlArray *));
+        }
+        for (int c = 0; c < n_cols; c++) parts[c][np] = tl_array_retain(b->cols[c]);
+        np++;
+        rows += b->n_rows;
+        tl_batch_free(b);
+    }
+    for (int c = 0; c < n_cols; c++) {
+        out[c] = np ? tl_array_concat(parts[c], np) : NULL;
+        for (int i = 0; i < np; i++) tl_array_release(parts[c][i]);
+        tl_free(parts[c]);
+    }
+    tl_free(parts);
+    return rows;
+}
+
+static uint64_t rng;
+static uint32_t rnd(void)
+{
+    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(rng >> 33);
+}
+
+/* ------------------------------------------------------------ the table */
+
+enum { K_INT, K_STR, V_INT, V_FLT, V_FLT2, V_STR, V_BOOL, V_DATE, N_COLS };
+static const TlType col_types[N_COLS] = {TL_TINT64, TL_TSTRING, TL_TINT64,
+                                         TL_TFLOAT64, TL_TFLOAT64, TL_TSTRING,
+                                         TL_TBOOL, TL_TDATE};
+
+static void make_cols(TlArray **cols, int64_t n, uint32_t groups)
+{
+    TlBuilder b[N_COLS];
+    for (int c = 0; c < N_COLS; c++) tl_builder_init(&b[c], col_types[c]);
+    for (int64_t r = 0; r < n; r++) {
+        uint32_t g = rnd() % groups;
+        char buf[48];
+        if (rnd() % 50 == 0) tl_builder_append_null(&b[K_INT]);
+        else tl_builder_append_i64(&b[K_INT], (int64_t)(g % 37) - 5);
+        if (rnd() % 50 == 0) {
+            tl_builder_append_null(&b[K_STR]);
+        } else {
+            snprintf(buf, sizeof buf, g % 2 ? "k%u" : "a-longer-key-%u", g);
+            tl_builder_append_str(&b[K_STR], buf, strlen(buf));
+        }
+        bool null = rnd() % 8 == 0;
+        if (null) tl_builder_append_null(&b[V_INT]);
+        else tl_builder_append_i64(&b[V_INT], (int64_t)(rnd() % 2000001) - 1000000);
+        double f = (double)rnd() / 2147483648.0 * 200.0 - 100.0;
+        if (rnd() % 8 == 0) tl_builder_append_null(&b[V_FLT]);
+        else tl_builder_append_f64(&b[V_FLT], r % 97 == 0 ? -0.0 : f);
+        if (rnd() % 8 == 0) tl_builder_append_null(&b[V_FLT2]);
+        else tl_builder_append_f64(&b[V_FLT2], 0.5 * f + (double)(rnd() % 1000) / 50.0);
+        if (rnd() % 8 == 0) {
+            tl_builder_append_null(&b[V_STR]);
+        } else {
+            snprintf(buf, sizeof buf, rnd() % 3 ? "s%u" : "", rnd() % 40);
+            tl_builder_append_str(&b[V_STR], buf, strlen(buf));
+        }
+        if (rnd() % 8 == 0) tl_builder_append_null(&b[V_BOOL]);
+        else tl_builder_append_bool(&b[V_BOOL], rnd() % 4 != 0);
+        if (rnd() % 8 == 0) tl_builder_append_null(&b[V_DATE]);
+        else tl_builder_append_i32(&b[V_DATE], (int32_t)(rnd() % 500) - 100);
+    }
+    for (int c = 0; c < N_COLS; c++) cols[c] = tl_builder_finish(&b[c]);
+}
+
+/* The aggregates: every function, over several argument types. */
+typedef struct Call {
+    TlOp op;
+    int x, y;
+    double q;
+} Call;
+
+static const Call calls[] = {
+    {TL_OP_COUNT, -1, -1, 0}, {TL_OP_COUNT, V_FLT, -1, 0},
+    {TL_OP_SUM, V_INT, -1, 0}, {TL_OP_SUM, V_FLT, -1, 0},
+    {TL_OP_MEAN, V_INT, -1, 0}, {TL_OP_MEAN, V_FLT, -1, 0},
+    {TL_OP_MEAN, V_DATE, -1, 0},
+    {TL_OP_MIN, V_INT, -1, 0}, {TL_OP_MAX, V_INT, -1, 0},
+    {TL_OP_MIN, V_FLT, -1, 0}, {TL_OP_MAX, V_FLT, -1, 0},
+    {TL_OP_MIN, V_STR, -1, 0}, {TL_OP_MAX, V_STR, -1, 0},
+    {TL_OP_MIN, V_DATE, -1, 0}, {TL_OP_MAX, V_BOOL, -1, 0},
+    {TL_OP_FIRST, V_INT, -1, 0}, {TL_OP_LAST, V_INT, -1, 0},
+    {TL_OP_FIRST, V_FLT, -1, 0}, {TL_OP_LAST, V_FLT, -1, 0},
+    {TL_OP_FIRST, V_STR, -1, 0}, {TL_OP_LAST, V_STR, -1, 0},
+    {TL_OP_FIRST, V_BOOL, -1, 0}, {TL_OP_LAST, V_DATE, -1, 0},
+    {TL_OP_ANY, V_BOOL, -1, 0}, {TL_OP_ALL, V_BOOL, -1, 0},
+    {TL_OP_STRING_AGG, V_STR, -1, 0},
+    {TL_OP_COUNT_DISTINCT, V_STR, -1, 0}, {TL_OP_COUNT_DISTINCT, V_INT, -1, 0},
+    {TL_OP_MEDIAN, V_FLT, -1, 0.5}, {TL_OP_QUANTILE, V_INT, -1, 0.9},
+    {TL_OP_STD, V_FLT, -1, 0}, {TL_OP_VAR, V_INT, -1, 0},
+    {TL_OP_CORR, V_FLT, V_FLT2, 0}, {TL_OP_COVAR, V_FLT, V_FLT2, 0},
+};
+#define N_CALLS ((int)(sizeof calls / sizeof calls[0]))
+
+typedef struct Query {
+    TlExprArena ea;
+    TlSchema in, out;
+    TlExprId keys[2];
+    int n_keys;
+    TlExprId aggs[N_CALLS];
+} Query;
+
+static void query_init(Query *q, const int *key_cols, int n_keys)
+{
+    TlError err = {0};
+    memset(q, 0, sizeof *q);
+    tl_ea_init(&q->ea, &err);
+    for (int c = 0; c < N_COLS; c++) {
+        char name[16];
+        snprintf(name, sizeof name, "c%d", c);
+        tl_schema_add(&q->in, name, col_types[c], &err);
+    }
+    q->n_keys = n_keys;
+    for (int k = 0; k < n_keys; k++) {
+        q->keys[k] = col_expr(&q->ea, key_cols[k], col_types[key_cols[k]]);
+        char name[16];
+        snprintf(name, sizeof name, "k%d", k);
+        tl_schema_add(&q->out, name, col_types[key_cols[k]], &err);
+    }
+    for (int j = 0; j < N_CALLS; j++) {
+        const Call *c = &calls[j];
+        TlExprId args[2];
+        uint32_t na = 0;
+        TlType xt = TL_TNULL;
+        if (c->x >= 0) {
+            xt = col_types[c->x];
+            args[na++] = col_expr(&q->ea, c->x, xt);
+        }
+        if (c->y >= 0) args[na++] = col_expr(&q->ea, c->y, col_types[c->y]);
+        if (c->op == TL_OP_QUANTILE) args[na++] = lit_f64(&q->ea, c->q);
+        TlType rt = c->x < 0 ? TL_TINT64 : tl_agg_result_type(c->op, xt);
+        q->aggs[j] = call_expr(&q->ea, c->op, rt, args, na);
+        char name[16];
+        snprintf(name, sizeof name, "a%d", j);
+        tl_schema_add(&q->out, name, rt, &err);
+    }
+}
+
+static void query_free(Query *q)
+{
+    tl_ea_free(&q->ea);
+    tl_schema_free(&q->in);
+    tl_schema_free(&q->out);
+}
+
+/* Run q over cols in batches of per: staged or serial.  Returns rows. */
+static int64_t run_query(Query *q, TlArray **cols, int64_t n, int64_t per,
+                         bool staged, TlArray **out, TlStatus *st, TlError *err)
+{
+    TlOperator *src = staged ? staged_source(&q->in, cols, n, per)
+                             : source(&q->in, cols, n, per);
+    TlOperator *op = NULL;
+    Staged *sg = staged ? (Staged *)src : NULL;
+    *st = tl_op_agg_new(src, &q->ea, q->keys, q->n_keys, q->aggs, N_CALLS, &q->out,
+                        &op, err);
+    if (*st != TL_OK) return -1;
+    int64_t rows = run_op(op, out, q->n_keys + N_CALLS, st, err);
+    if (sg) g_work_calls += sg->work_calls;
+    op->free(op);
+    return rows;
+}
+
+static bool same_value(const TlArray *a, const TlArray *b, int64_t i, TlOp op)
+{
+    bool va = tl_array_valid(a, i), vb = tl_array_valid(b, i);
+    if (va != vb) return false;
+    if (!va) return true;
+    switch (a->type) {
+    case TL_TINT64: case TL_TTIMESTAMP: return tl_array_i64(a)[i] == tl_array_i64(b)[i];
+    case TL_TDATE: return tl_array_i32(a)[i] == tl_array_i32(b)[i];
+    case TL_TBOOL: return tl_array_bool(a, i) == tl_array_bool(b, i);
+    case TL_TSTRING: {
+        const TlView *x = &tl_array_views(a)[i], *y = &tl_array_views(b)[i];
+        return x->in.len == y->in.len &&
+               memcmp(tl_view_ptr(x, a->data), tl_view_ptr(y, b->data), x->in.len) == 0;
+    }
+    case TL_TFLOAT64: {
+        double x = tl_array_f64(a)[i], y = tl_array_f64(b)[i];
+        if (memcmp(&x, &y, 8) == 0 || (x != x && y != y)) return true;
+        bool exact = op == TL_OP_MIN || op == TL_OP_MAX || op == TL_OP_FIRST ||
+                     op == TL_OP_LAST || op == TL_OP_MEDIAN || op == TL_OP_QUANTILE;
+        if (exact) return false;
+        double tol = (op == TL_OP_SUM || op == TL_OP_MEAN) ? 1e-9 : 1e-7;
+        double scale = fabs(y) > 1 ? fabs(y) : 1;
+        if (op == TL_OP_CORR || op == TL_OP_COVAR) scale *= 100;
+        return fabs(x - y) <= tol * scale;
+    }
+    default:
+        return false;
+    }
+}
+
+static int n_reported;
+
+/* Compare two results column by column; bitwise: every float too. */
+static int64_t compare(const Query *q, TlArray **a, TlArray **b, int64_t rows,
+                       bool bitwise)
+{
+    int64_t bad = 0;
+    for (int c = 0; c < q->n_keys + N_CALLS; c++) {
+        if (!a[c] || !b[c]) {
+            bad += rows > 0;
+            continue;
+        }
+        TlOp op = c < q->n_keys ? TL_OP_COUNT : calls[c - q->n_keys].op;
+        for (int64_t i = 0; i < rows; i++) {
+            bool ok = bitwise ? same_value(a[c], b[c], i, TL_OP_MIN)
+                              : same_value(a[c], b[c], i, op);
+            if (!ok) {
+                if (n_reported++ < 8)
+                    fprintf(stderr, "  column %d (%s) row %lld differs\n", c,
+                            c < q->n_keys ? "key" : tl_op_info(op)->name,
+                            (long long)i);
+                bad++;
+                break;
+            }
+        }
+    }
+    return bad;
+}
+
+static void release_all(TlArray **a, int n)
+{
+    for (int c = 0; c < n; c++) tl_array_release(a[c]);
+}
+
+static void check_query(const int *key_cols, int n_keys, int64_t n, uint32_t groups,
+                        int64_t per)
+{
+    Query q;
+    TlArray *cols[N_COLS];
+    TlArray *ser[2 + N_CALLS] = {0}, *st1[2 + N_CALLS] = {0}, *st2[2 + N_CALLS] = {0};
+    TlError err = {0};
+    TlStatus st;
+    make_cols(cols, n, groups);
+    query_init(&q, key_cols, n_keys);
+    int nc = n_keys + N_CALLS;
+    int64_t r0 = run_query(&q, cols, n, per, false, ser, &st, &err);
+    CHECK(st == TL_OK);
+    int64_t r1 = run_query(&q, cols, n, per, true, st1, &st, &err);
+    CHECK(st == TL_OK);
+    int64_t r2 = run_query(&q, cols, n, per, true, st2, &st, &err);
+    CHECK(st == TL_OK);
+    CHECK_EQ_INT(r1, r0);
+    CHECK_EQ_INT(r2, r0);
+    if (r0 == r1 && r0 == r2) {
+        CHECK_EQ_INT(compare(&q, st1, ser, r0, false), 0);
+        CHECK_EQ_INT(compare(&q, st1, st2, r0, true), 0);
+    }
+    release_all(ser, nc);
+    release_all(st1, nc);
+    release_all(st2, nc);
+    release_all(cols, N_COLS);
+    query_free(&q);
+}
+
+/* ------------------------------------------------------------ the tests */
+
+TL_TEST(staged_equals_serial)
+{
+    static const int k_int[] = {K_INT}, k_str[] = {K_STR}, k_two[] = {K_STR, K_INT};
+    rng = 11;
+    int64_t pers[] = {1, 7, 100, 5000};
+    for (int p = 0; p < 4; p++) {
+        check_query(k_int, 1, 3000, 50, pers[p]);
+        check_query(k_str, 1, 3000, 2000, pers[p]);
+        check_query(k_two, 2, 4000, 300, pers[p]);
+        check_query(NULL, 0, 2000, 1, pers[p]);
+    }
+    check_query(k_two, 2, 60000, 40000, 4096); /* mostly direct batches */
+    check_query(k_int, 1, 0, 1, 10);          /* empty input */
+    check_query(NULL, 0, 0, 1, 10);
+    CHECK(g_work_calls > 0);
+}
+
+/* A sum that leaves int64 across morsels fails at the end, naming the
+ * group, also through the stage. */
+TL_TEST(staged_sum_overflow)
+{
+    TlError err = {0};
+    TlExprArena ea;
+    tl_ea_init(&ea, &err);
+    TlSchema in = {0}, outs = {0};
+    tl_schema_add(&in, "k", TL_TINT64, &err);
+    tl_schema_add(&in, "v", TL_TINT64, &err);
+    tl_schema_add(&outs, "k", TL_TINT64, &err);
+    tl_schema_add(&outs, "s", TL_TINT64, &err);
+    TlBuilder kb, vb;
+    tl_builder_init(&kb, TL_TINT64);
+    tl_builder_init(&vb, TL_TINT64);
+    for (int i = 0; i < 6; i++) {
+        tl_builder_append_i64(&kb, i % 2 ? 7 : 8);
+        tl_builder_append_i64(&vb, i % 2 ? INT64_MAX / 2 : 1);
+    }
+    TlArray *cols[2] = {tl_builder_finish(&kb), tl_builder_finish(&vb)};
+    TlExprId k = col_expr(&ea, 0, TL_TINT64), v = col_expr(&ea, 1, TL_TINT64);
+    TlExprId s = call_expr(&ea, TL_OP_SUM, TL_TINT64, &v, 1);
+    TlOperator *op = NULL;
+    CHECK(tl_op_agg_new(staged_source(&in, cols, 6, 2), &ea, &k, 1, &s, 1, &outs, &op,
+                        &err) == TL_OK);
+    TlArray *out[2] = {0};
+    TlStatus st;
+    run_op(op, out, 2, &st, &err);
+    CHECK(st == TL_ERR_DATA);
+    CHECK(strstr(err.msg, "sum overflows int64 in group k=7") != NULL);
+    op->free(op);
+    release_all(out, 2);
+    release_all(cols, 2);
+    tl_schema_free(&in);
+    tl_schema_free(&outs);
+    tl_ea_free(&ea);
+}
+
+/* --sorted keeps the serial run path (no stage) and its error. */
+TL_TEST(sorted_stays_serial)
+{
+    TlError err = {0};
+    TlExprArena ea;
+    tl_ea_init(&ea, &err);
+    TlSchema in = {0}, outs = {0};
+    tl_schema_add(&in, "k", TL_TINT64, &err);
+    tl_schema_add(&outs, "k", TL_TINT64, &err);
+    tl_schema_add(&outs, "n", TL_TINT64, &err);
+    TlBuilder kb;
+    tl_builder_init(&kb, TL_TINT64);
+    int64_t kv[] = {1, 1, 2, 2, 1};
+    for (int i = 0; i < 5; i++) tl_builder_append_i64(&kb, kv[i]);
+    TlArray *cols[1] = {tl_builder_finish(&kb)};
+    TlExprId k = col_expr(&ea, 0, TL_TINT64);
+    TlExprId c = call_expr(&ea, TL_OP_COUNT, TL_TINT64, NULL, 0);
+    TlOperator *src = staged_source(&in, cols, 5, 2), *op = NULL;
+    CHECK(tl_op_agg_new(src, &ea, &k, 1, &c, 1, &outs, &op, &err) == TL_OK);
+    tl_op_agg_set_sorted(op, true);
+    TlArray *out[2] = {0};
+    TlStatus st;
+    run_op(op, out, 2, &st, &err);
+    CHECK(st == TL_ERR_DATA);
+    CHECK(strstr(err.msg, "reappears at row 5") != NULL);
+    CHECK(!((Staged *)src)->has_stage);
+    op->free(op);
+    release_all(out, 2);
+    release_all(cols, 1);
+    tl_schema_free(&in);
+    tl_schema_free(&outs);
+    tl_ea_free(&ea);
+}
+
+int main(void)
+{
+    tl_pool_configure(4);
+    TL_RUN(staged_equals_serial);
+    TL_RUN(staged_sum_overflow);
+    TL_RUN(sorted_stays_serial);
+    tl_pool_shutdown();
+    return tl_test_summary(__FILE__);
+}
