@@ -1,57 +1,103 @@
 /*
- * op_join.c -- hash join: inner, left, right, full, semi, anti.
+ * op_join.c -- hash join: inner, left, right, full, semi, anti, on all cores.
  *
- * Build: the right input is read whole.  Only the columns the plan needs
- * from it (its keys and the output's right columns; projection pushdown has
- * already narrowed the right scan) are kept, each concatenated into one
- * array with one extra all-null row at index n_r, so a left row without a
- * match takes row n_r ("null-padded") through the same gather as a match.
- * The right keys go through a grouper (lib/group: one int key, one string
- * key, or encoded rows), which numbers distinct key tuples densely; each
- * group id gets a chain of its right rows in input order:
- *
- *   head[id] -> row -> next[row] -> ... -> NONE
- *
- * A right row with a null in any key is never linked: null keys never match.
- *
- * Probe: each left batch's keys go through the same grouper.  An id below
- * the number of build groups is a match and its chain lists the matching
- * right rows in right input order; any other id (a key the right side does
- * not have, or a left null key) is no match.  So the output order is the
- * one ../shared/CLI.md fixes: left rows in input order, each followed by
+ * The output order is the one ../shared/CLI.md fixes, whichever side is
+ * built and whatever --threads: left rows in input order, each followed by
  * its matches in right input order, then (right, full) the right rows no
- * left row matched, in right input order.  Output is gathered in batches of
- * at most tl_batch_rows() rows by (left row, right row) index lists; a
- * left row with many matches continues in the next batch.
+ * left row matched, in right input order.  Output batches have at most
+ * tl_batch_rows() rows; a left row with many matches continues in the next.
+ *
+ * The table (join_table.c) indexes the build side's keys: every distinct
+ * key tuple has a chain of its rows in row order, a probe returns the first
+ * row of the chain.  Rows with a null key are never linked (null keys never
+ * match).  It is built on the pool and then only read, so probes of many
+ * morsels run at once.
+ *
+ * Building on the right (the default):
+ *   1. The right input is read whole (its scan is parallel).  Only the
+ *      columns the plan needs (keys and output columns) are kept, each
+ *      concatenated into one array with one extra all-null row at index n_r,
+ *      so a left row without a match takes row n_r ("null-padded") through
+ *      the same gather as a match.  The keys, cast to the compared types, go
+ *      into the table.
+ *   2. The left streams in morsels.  probe_work turns one left batch into
+ *      its output batches: probe, walk each row's chain, gather.  When the
+ *      left child is a scan (set_stage), probe_work runs as the scan's stage,
+ *      on whichever thread decoded the morsel; otherwise the join pulls a
+ *      window of batches itself and runs probe_work on them with
+ *      tl_pool_for.  Either way results come back in morsel order and the
+ *      consumer only hands their batches out.
+ *   3. Right and full joins: probe_work marks the right rows it matched in
+ *      `matched` (relaxed atomic byte stores of 1: the final set is the union,
+ *      whatever the order); after the last left morsel the unmatched right
+ *      rows are emitted in right order (serially: a gather of rows in order).
+ *
+ * Building on the left (build_left, chosen by the planner when the left
+ * input is the smaller file; see physical.c):
+ *   1. The left is read whole as one batch and its keys go into the table,
+ *      with rep[row] (the first left row of the row's key).
+ *   2. The right streams in morsels; keep_work probes each right batch and
+ *      keeps the rows that match a left key (right, full: every row), only
+ *      the columns the output needs, each with its left key's first row.  As
+ *      a scan stage or in windows, like probe_work.  The consumer appends
+ *      the kept rows in morsel order to one chain per left key (rhead/rnext),
+ *      so each chain is in right input order -- matches depend only on the
+ *      key, so every left row of a key shares one chain.
+ *   3. The kept rows plus a null row then play the part of the right table
+ *      above and the left, cut in ranges of tl_batch_rows() rows, that of
+ *      the left morsels: range_work (tl_pool_for over a window of ranges)
+ *      produces each range's output with the same code as probe_work, and
+ *      the consumer hands the ranges out in order.  Right and full joins
+ *      then emit the kept rows that matched no left key, in right order.
+ *
+ * Nothing depends on the thread count: morsels and ranges depend only on
+ * the input, results are consumed in their order, the table's chains are
+ * in row order, and `matched` is a set.
  *
  * Key types were checked by the planner: equal, or int64 with float64 (both
  * sides are cast to float64 here, so 1 matches 1.0), or an all-null column
- * (nothing matches).  Semi emits a left row once if it has a match; anti
- * emits it once if it has none (NOT EXISTS: a left null key is emitted).
- *
- * Right and full joins fill a key column from the right where the left row
- * is missing; the planner gave such a column the common type, so left
- * values are cast to it when they differ.
- *
- * Building on the left (build_left, chosen by the planner when the left
- * input is the smaller one): the left is read whole and its keys go through
- * the grouper; the right then streams, and each right row with a non-null
- * key that finds a left group is kept (only the columns the output needs)
- * and appended to that group's chain -- matches depend only on the key, so
- * every left row of a group shares one chain, in right input order.  Right
- * and full joins also keep the unmatched right rows.  The kept rows then
- * play the part of the right table above, the whole left input that of one
- * big left batch, and emission is the same code: the order rule holds
- * whichever side is built.
+ * (`never`: nothing matches).  Semi emits a left row once if it has a
+ * match; anti emits it once if it has none (NOT EXISTS: a left null key is
+ * emitted).  Right and full joins fill a key column from the right where
+ * the left row is missing; the planner gave such a column the common type,
+ * so left values are cast to it when they differ.
  */
 #include "../../kernels/core_kernels.h"
-#include "../group/group.h"
+#include "../core/pool.h"
 #include "../plan/plan.h"
+#include "join_table.h"
 #include "ops.h"
 
 #include <string.h>
 
-#define NONE UINT32_MAX
+#define NONE TL_JT_NONE
+
+/* Output batches of one morsel or range, handed out in order. */
+typedef struct Res {
+    TlBatch **b;
+    int n, i, cap;
+} Res;
+
+/* build_left: one right morsel's kept rows. */
+typedef struct Kept {
+    TlArray **cols;     /* per right column (rn): the kept rows, need[c] only */
+    uint32_t *lh;       /* per kept row: the first left row of its key, or NONE */
+    int64_t n;
+} Kept;
+
+enum { W_PROBE, W_KEEP, W_RANGE };
+
+/* A window of inputs run on the pool when the child has no stage. */
+typedef struct Win {
+    int kind;
+    int n, i, cap;
+    TlBatch **in;       /* W_PROBE, W_KEEP: the input batches */
+    int64_t *off;       /* W_RANGE: first left row of each range */
+    void **res;         /* Res* or Kept* per input */
+    TlStatus *st;
+    TlError *errs;
+    bool end;           /* the source is exhausted */
+} Win;
 
 typedef struct Join {
     TlOperator base;
@@ -66,29 +112,48 @@ typedef struct Join {
     bool built;
     bool build_left;       /* index the left, stream the right */
     bool keep_unmatched_right; /* right, full */
+    bool keep_unmatched_left;  /* left, full */
     const TlSchema *left_schema;
     int nl;                /* left schema width */
-    /* build side */
     int rn;                /* right schema width */
+    bool *need;            /* per right column: kept */
+    /* the right table (built, or the kept rows when build_left) */
     TlArray **rarr;        /* per right column: n_r + 1 rows, or NULL */
-    TlArray **rkey;        /* per key: right key cast to kt, n_r rows */
     int64_t n_r;
-    TlGrouper *g;
-    uint32_t n_groups;     /* groups the right side made */
-    uint32_t *head, *next;
-    uint8_t *matched;      /* right, full */
-    /* probe */
-    TlBatch *lb;
-    uint32_t *lids;
-    int64_t lids_cap;
-    int64_t li;            /* next left row */
-    uint32_t chain;        /* next right row of row li's chain, or NONE */
-    bool in_chain;
-    bool left_done;
+    TlJoinTable *t;
+    const uint32_t *nxt;   /* chains over the right table's rows */
+    uint8_t *matched;      /* right, full: n_r */
+    /* build_left */
+    TlBatch *lb;           /* the whole left */
+    uint32_t *rhead;       /* per left row (a key's first): first kept row */
+    uint32_t *rnext;       /* per kept row */
+    int64_t range_off;     /* next left row to hand to a range */
+    /* consuming */
+    bool staged;           /* the current source runs our stage */
+    Win win;
+    Res *cur;
+    bool probe_done;
     int64_t tail;          /* right/full: next right row to check */
-    uint32_t *lidx, *ridx;
-    int64_t cap;
+    uint32_t *ridx;        /* tail scratch */
+    int64_t cap;           /* tl_batch_rows() */
 } Join;
+
+static void res_free(Res *r)
+{
+    if (!r) return;
+    for (int i = r->i; i < r->n; i++) tl_batch_free(r->b[i]);
+    tl_free(r->b);
+    tl_free(r);
+}
+
+static void kept_free(Join *j, Kept *k)
+{
+    if (!k) return;
+    for (int c = 0; k->cols && c < j->rn; c++) tl_array_release(k->cols[c]);
+    tl_free(k->cols);
+    tl_free(k->lh);
+    tl_free(k);
+}
 
 /* Cast a to type t when it differs (a new reference either way). */
 static TlStatus as_type(TlArray *a, TlType t, TlArray **out, TlError *err)
@@ -105,15 +170,378 @@ static TlStatus as_type(TlArray *a, TlType t, TlArray **out, TlError *err)
     return tl_cast_array(a, t, false, out, &bad, err);
 }
 
+/* first[i] for rows [0, n) of columns cols (key columns kc): the first row
+ * of the table with row i's key, or NONE. */
+static TlStatus find_first(Join *j, TlArray *const *cols, const int *kc,
+                           int64_t n, uint32_t *first, TlError *err)
+{
+    TlArray *keys[64];
+    int made = 0;
+    TlStatus st = TL_OK;
+    if (!j->t) {
+        for (int64_t i = 0; i < n; i++) first[i] = NONE;
+        return TL_OK;
+    }
+    for (; made < j->n_keys; made++)
+        if ((st = as_type(cols[kc[made]], j->kt[made], &keys[made], err)) != TL_OK)
+            break;
+    if (st == TL_OK) st = tl_join_table_probe(j->t, keys, n, first, err);
+    for (int k = 0; k < made; k++) tl_array_release(keys[k]);
+    return st;
+}
+
+/* A batch of n rows: left columns of lb gathered by lidx (or, for the
+ * unmatched right rows, nulls with the key columns from the right), then
+ * the right columns gathered by ridx.  Any thread: reads only. */
+static TlStatus emit(const Join *j, TlBatch *lb, const uint32_t *lidx,
+                     const uint32_t *ridx, int64_t n, bool tail, TlBatch **out,
+                     TlError *err)
+{
+    const TlSchema *s = j->base.schema;
+    int nl = j->nl;
+    bool narrow = j->how == TL_JOIN_SEMI || j->how == TL_JOIN_ANTI;
+    TlBatch *b = tl_batch_new(s, s->n_fields, n);
+    TlStatus st = TL_OK;
+    if (!b) return tl_error_oom(err);
+    for (int c = 0; c < nl && st == TL_OK; c++) {
+        TlType t = s->fields[c].type;
+        TlArray *a = NULL;
+        if (!tail) {
+            a = tl_array_take(lb->cols[c], lidx, n);
+        } else {
+            int key = -1;
+            for (int k = 0; k < j->n_keys && key < 0; k++)
+                if (j->lk[k] == c) key = k;
+            a = key >= 0 ? tl_array_take(j->rarr[j->rk[key]], ridx, n)
+                         : tl_array_new_null(t, n);
+        }
+        if (!a) { st = tl_error_oom(err); break; }
+        if (a->type != t) {
+            TlArray *x = NULL;
+            st = as_type(a, t, &x, err);
+            tl_array_release(a);
+            a = x;
+        }
+        b->cols[c] = a;
+    }
+    for (int k = 0; !narrow && k < j->n_rcols && st == TL_OK; k++) {
+        b->cols[nl + k] = tl_array_take(j->rarr[j->rcols[k]], ridx, n);
+        if (!b->cols[nl + k]) st = tl_error_oom(err);
+    }
+    if (st != TL_OK) {
+        tl_batch_free(b);
+        return st;
+    }
+    *out = b;
+    return TL_OK;
+}
+
+static TlStatus res_add(Res **r, TlBatch *b, TlError *err)
+{
+    if (!*r && !(*r = tl_calloc(1, sizeof **r))) {
+        tl_batch_free(b);
+        return tl_error_oom(err);
+    }
+    if ((*r)->n == (*r)->cap) {
+        int nc = (*r)->cap ? (*r)->cap * 2 : 4;
+        TlBatch **v = tl_realloc((*r)->b, (size_t)nc * sizeof *v);
+        if (!v) {
+            tl_batch_free(b);
+            return tl_error_oom(err);
+        }
+        (*r)->b = v;
+        (*r)->cap = nc;
+    }
+    (*r)->b[(*r)->n++] = b;
+    return TL_OK;
+}
+
+/* The output of left rows lb (in order), row i's matches being the chain
+ * first[i] -> nxt[...] of the right table: batches of at most cap rows into
+ * *out (NULL when there is no output row).  mark (or NULL): matched right
+ * rows get 1.  Any thread: reads the table, writes only mark. */
+static TlStatus produce(const Join *j, TlBatch *lb, const uint32_t *first,
+                        const uint32_t *nxt, uint8_t *mark, Res **out,
+                        TlError *err)
+{
+    int64_t cap = j->cap, n = 0, rows = lb->n_rows;
+    uint32_t null_row = (uint32_t)j->n_r;
+    uint32_t *lidx = tl_malloc((size_t)cap * sizeof *lidx);
+    uint32_t *ridx = tl_malloc((size_t)cap * sizeof *ridx);
+    TlStatus st = TL_OK;
+    TlBatch *b;
+    *out = NULL;
+    if (!lidx || !ridx) { st = tl_error_oom(err); goto done; }
+#define FLUSH()                                                                \
+    do {                                                                       \
+        if ((st = emit(j, lb, lidx, ridx, n, false, &b, err)) != TL_OK ||      \
+            (st = res_add(out, b, err)) != TL_OK)                              \
+            goto done;                                                         \
+        n = 0;                                                                 \
+    } while (0)
+    if (j->how == TL_JOIN_SEMI || j->how == TL_JOIN_ANTI) {
+        bool want = j->how == TL_JOIN_SEMI;
+        for (int64_t li = 0; li < rows; li++) {
+            if ((first[li] != NONE) != want) continue;
+            lidx[n++] = (uint32_t)li;
+            if (n == cap) FLUSH();
+        }
+    } else {
+        for (int64_t li = 0; li < rows; li++) {
+            uint32_t r = first[li];
+            if (r == NONE) {
+                if (!j->keep_unmatched_left) continue;
+                lidx[n] = (uint32_t)li;
+                ridx[n++] = null_row;
+                if (n == cap) FLUSH();
+                continue;
+            }
+            for (; r != NONE; r = nxt[r]) {
+                lidx[n] = (uint32_t)li;
+                ridx[n++] = r;
+                if (mark) __atomic_store_n(&mark[r], (uint8_t)1, __ATOMIC_RELAXED);
+                if (n == cap) FLUSH();
+            }
+        }
+    }
+    if (n > 0) FLUSH();
+#undef FLUSH
+done:
+    tl_free(lidx);
+    tl_free(ridx);
+    if (st != TL_OK) {
+        res_free(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+/* Build right: one left morsel (consumed) -> its output (Res, or NULL). */
+static TlStatus probe_work(Join *j, TlBatch *b, void **result, TlError *err)
+{
+    uint32_t *first = tl_malloc((size_t)(b->n_rows ? b->n_rows : 1) * sizeof *first);
+    Res *r = NULL;
+    TlStatus st = first ? TL_OK : tl_error_oom(err);
+    *result = NULL;
+    if (st == TL_OK) st = find_first(j, b->cols, j->lk, b->n_rows, first, err);
+    if (st == TL_OK) st = produce(j, b, first, j->nxt, j->matched, &r, err);
+    tl_free(first);
+    tl_batch_free(b);
+    *result = r;
+    return st;
+}
+
+/* Build left: one right morsel (consumed) -> the rows to keep (Kept, or
+ * NULL), with their left keys' first rows. */
+static TlStatus keep_work(Join *j, TlBatch *b, void **result, TlError *err)
+{
+    int64_t n = b->n_rows, nk = 0;
+    uint32_t *first = tl_malloc((size_t)(n ? n : 1) * sizeof *first);
+    uint32_t *kidx = tl_malloc((size_t)(n ? n : 1) * sizeof *kidx);
+    Kept *k = NULL;
+    TlStatus st = first && kidx ? TL_OK : tl_error_oom(err);
+    *result = NULL;
+    if (st == TL_OK) st = find_first(j, b->cols, j->rk, n, first, err);
+    if (st != TL_OK) goto done;
+    for (int64_t i = 0; i < n; i++) {
+        /* first[i]: the first left row of the key, the head of its chain */
+        if (first[i] == NONE && !j->keep_unmatched_right) continue;
+        kidx[nk] = (uint32_t)i;
+        first[nk++] = first[i];
+    }
+    if (nk == 0) goto done;
+    k = tl_calloc(1, sizeof *k);
+    if (!k || !(k->cols = tl_calloc((size_t)j->rn, sizeof *k->cols))) {
+        st = tl_error_oom(err);
+        goto done;
+    }
+    k->n = nk;
+    k->lh = first;
+    first = NULL;
+    for (int c = 0; c < j->rn; c++) {
+        if (!j->need[c]) continue;
+        if (!(k->cols[c] = tl_array_take(b->cols[c], kidx, nk))) {
+            st = tl_error_oom(err);
+            goto done;
+        }
+    }
+done:
+    tl_free(first);
+    tl_free(kidx);
+    tl_batch_free(b);
+    if (st != TL_OK) {
+        kept_free(j, k);
+        k = NULL;
+    }
+    *result = k;
+    return st;
+}
+
+/* Build left: left rows [off, off + cap) -> their output (Res, or NULL). */
+static TlStatus range_work(Join *j, int64_t off, void **result, TlError *err)
+{
+    int64_t n = j->lb->n_rows - off < j->cap ? j->lb->n_rows - off : j->cap;
+    const uint32_t *rep = j->t ? tl_join_table_rep(j->t) : NULL;
+    uint32_t *first = tl_malloc((size_t)n * sizeof *first);
+    TlBatch *b = tl_batch_new(j->left_schema, j->nl, n);
+    Res *r = NULL;
+    TlStatus st = first && b ? TL_OK : tl_error_oom(err);
+    *result = NULL;
+    for (int c = 0; st == TL_OK && c < j->nl; c++)
+        if (!(b->cols[c] = tl_array_slice(j->lb->cols[c], off, n)))
+            st = tl_error_oom(err);
+    if (st == TL_OK) {
+        for (int64_t i = 0; i < n; i++) {
+            uint32_t g = rep ? rep[off + i] : NONE;
+            first[i] = g != NONE ? j->rhead[g] : NONE;
+        }
+        st = produce(j, b, first, j->rnext, NULL, &r, err);
+    }
+    tl_free(first);
+    tl_batch_free(b);
+    *result = r;
+    return st;
+}
+
+/* ------------------------------------------------ stages and windows */
+
+static TlStatus stage_probe(void *ctx, TlBatch *b, void **result, TlError *err)
+{
+    return probe_work(ctx, b, result, err);
+}
+
+static TlStatus stage_keep(void *ctx, TlBatch *b, void **result, TlError *err)
+{
+    return keep_work(ctx, b, result, err);
+}
+
+static void drop_res(void *ctx, void *result)
+{
+    (void)ctx;
+    res_free(result);
+}
+
+static void drop_kept(void *ctx, void *result)
+{
+    kept_free(ctx, result);
+}
+
+static void win_drop(Join *j, Win *w)
+{
+    for (int i = w->i; i < w->n; i++) {
+        if (w->kind == W_KEEP) kept_free(j, w->res[i]);
+        else res_free(w->res[i]);
+        w->res[i] = NULL;
+    }
+    w->i = w->n = 0;
+}
+
+static void win_task(void *arg, int64_t i)
+{
+    Join *j = arg;
+    Win *w = &j->win;
+    TlBatch *b = w->in[i];
+    w->in[i] = NULL;
+    switch (w->kind) {
+    case W_PROBE: w->st[i] = probe_work(j, b, &w->res[i], &w->errs[i]); break;
+    case W_KEEP: w->st[i] = keep_work(j, b, &w->res[i], &w->errs[i]); break;
+    default: w->st[i] = range_work(j, w->off[i], &w->res[i], &w->errs[i]); break;
+    }
+}
+
+/* Refill the window of kind `kind`: up to cap inputs (batches of src, or
+ * the next left ranges), run on the pool; w->n 0 at the end. */
+static TlStatus win_fill(Join *j, TlOperator *src, int kind, TlError *err)
+{
+    Win *w = &j->win;
+    TlStatus st = TL_OK;
+    win_drop(j, w);
+    w->kind = kind;
+    if (!w->cap) {
+        int threads = tl_pool_threads();
+        int cap = threads > 1 ? 2 * threads : 1;
+        w->in = tl_calloc((size_t)cap, sizeof *w->in);
+        w->off = tl_calloc((size_t)cap, sizeof *w->off);
+        w->res = tl_calloc((size_t)cap, sizeof *w->res);
+        w->st = tl_calloc((size_t)cap, sizeof *w->st);
+        w->errs = tl_calloc((size_t)cap, sizeof *w->errs);
+        if (!w->in || !w->off || !w->res || !w->st || !w->errs) return tl_error_oom(err);
+        w->cap = cap;
+    }
+    while (w->n < w->cap) {
+        if (kind == W_RANGE) {
+            if (j->range_off >= j->lb->n_rows) break;
+            w->off[w->n++] = j->range_off;
+            j->range_off += j->cap;
+            continue;
+        }
+        TlBatch *b = NULL;
+        TL_TRY(src->next(src, &b, err));
+        if (!b) break;
+        if (b->n_rows == 0) {
+            tl_batch_free(b);
+            continue;
+        }
+        w->in[w->n++] = b;
+    }
+    for (int i = 0; i < w->n; i++) {
+        w->st[i] = TL_OK;
+        w->res[i] = NULL;
+    }
+    if (w->n == 0) return TL_OK;
+    if ((st = tl_pool_for(w->n, win_task, j, err)) != TL_OK) {
+        for (int i = 0; i < w->n; i++) tl_batch_free(w->in[i]), w->in[i] = NULL;
+        win_drop(j, w);
+        return st;
+    }
+    for (int i = 0; i < w->n; i++)
+        if (w->st[i] != TL_OK) {
+            *err = w->errs[i];
+            win_drop(j, w);
+            return err->code ? err->code : TL_ERR_DATA;
+        }
+    return TL_OK;
+}
+
+/* The next result (Res or Kept by kind) from src's stage, or from windows;
+ * *r NULL at the end. */
+static TlStatus pull(Join *j, TlOperator *src, int kind, void **r, TlError *err)
+{
+    Win *w = &j->win;
+    *r = NULL;
+    if (j->staged) return src->next_result(src, r, err);
+    for (;;) {
+        while (w->i < w->n) {
+            *r = w->res[w->i];
+            w->res[w->i++] = NULL;
+            if (*r) return TL_OK;
+        }
+        if (w->end) return TL_OK;
+        TL_TRY(win_fill(j, src, kind, err));
+        if (w->n == 0) w->end = true;
+    }
+}
+
+/* Install a stage on op when it takes one (before its first pull). */
+static TlStatus try_stage(Join *j, TlOperator *op, bool keep, TlError *err)
+{
+    TlStage s = {j, keep ? stage_keep : stage_probe, keep ? drop_kept : drop_res};
+    j->staged = false;
+    j->win.end = false;
+    if (!op->set_stage || !op->next_result) return TL_OK;
+    TL_TRY(op->set_stage(op, &s, err));
+    j->staged = true;
+    return TL_OK;
+}
+
+/* ---------------------------------------------------------- building */
+
 /* Read the right input whole and index it. */
-static TlStatus build(Join *j, TlError *err)
+static TlStatus build_right(Join *j, TlError *err)
 {
     TlBatch **bs = NULL;
     int n_b = 0, cap_b = 0;
-    bool *need = NULL;
-    TlArray **parts = NULL;
-    uint32_t *ids = NULL;
-    int64_t chunk = tl_batch_rows();
+    TlArray **parts = NULL, **rkey = NULL;
     TlStatus st = TL_OK;
     const TlSchema *rs = j->right->schema;
 
@@ -148,15 +576,12 @@ static TlStatus build(Join *j, TlError *err)
     j->right->free(j->right);
     j->right = NULL;
 
-    need = tl_calloc((size_t)(j->rn ? j->rn : 1), sizeof *need);
     parts = tl_malloc((size_t)(n_b + 1) * sizeof *parts);
     j->rarr = tl_calloc((size_t)(j->rn ? j->rn : 1), sizeof *j->rarr);
-    j->rkey = tl_calloc((size_t)j->n_keys, sizeof *j->rkey);
-    if (!need || !parts || !j->rarr || !j->rkey) { st = tl_error_oom(err); goto done; }
-    for (int k = 0; k < j->n_keys; k++) need[j->rk[k]] = true;
-    for (int k = 0; k < j->n_rcols; k++) need[j->rcols[k]] = true;
+    rkey = tl_calloc((size_t)j->n_keys, sizeof *rkey);
+    if (!parts || !j->rarr || !rkey) { st = tl_error_oom(err); goto done; }
     for (int c = 0; c < j->rn; c++) {
-        if (!need[c]) continue;
+        if (!j->need[c]) continue;
         for (int i = 0; i < n_b; i++) parts[i] = bs[i]->cols[c];
         parts[n_b] = tl_array_new_null(rs->fields[c].type, 1);
         if (!parts[n_b]) { st = tl_error_oom(err); goto done; }
@@ -167,7 +592,7 @@ static TlStatus build(Join *j, TlError *err)
     for (int i = 0; i < n_b; i++) tl_batch_free(bs[i]);
     n_b = 0;
 
-    if (j->how == TL_JOIN_RIGHT || j->how == TL_JOIN_FULL) {
+    if (j->keep_unmatched_right) {
         j->matched = tl_calloc((size_t)(j->n_r ? j->n_r : 1), 1);
         if (!j->matched) { st = tl_error_oom(err); goto done; }
     }
@@ -176,187 +601,25 @@ static TlStatus build(Join *j, TlError *err)
     for (int k = 0; k < j->n_keys; k++) {
         TlArray *s = tl_array_slice(j->rarr[j->rk[k]], 0, j->n_r);
         if (!s) { st = tl_error_oom(err); goto done; }
-        st = as_type(s, j->kt[k], &j->rkey[k], err);
+        st = as_type(s, j->kt[k], &rkey[k], err);
         tl_array_release(s);
         if (st != TL_OK) goto done;
     }
-    if ((st = tl_grouper_new(j->kt, j->n_keys, false, &j->g, err)) != TL_OK)
+    if ((st = tl_join_table_build(rkey, j->n_keys, j->n_r, false, &j->t, err)) != TL_OK)
         goto done;
-    ids = tl_malloc((size_t)j->n_r * sizeof *ids);
-    j->next = tl_malloc((size_t)j->n_r * sizeof *j->next);
-    if (!ids || !j->next) { st = tl_error_oom(err); goto done; }
-    for (int64_t off = 0; off < j->n_r; off += chunk) {
-        int64_t n = j->n_r - off < chunk ? j->n_r - off : chunk;
-        TlArray *sl[64], **keys = j->n_keys <= 64 ? sl : tl_malloc(
-            (size_t)j->n_keys * sizeof *keys);
-        int made = 0;
-        if (!keys) { st = tl_error_oom(err); goto done; }
-        for (; made < j->n_keys; made++) {
-            keys[made] = tl_array_slice(j->rkey[made], off, n);
-            if (!keys[made]) break;
-        }
-        if (made < j->n_keys) st = tl_error_oom(err);
-        else st = tl_grouper_map(j->g, (const TlArray *const *)keys, n, ids + off, err);
-        for (int k = 0; k < made; k++) tl_array_release(keys[k]);
-        if (keys != sl) tl_free(keys);
-        if (st != TL_OK) goto done;
-    }
-    j->n_groups = tl_grouper_count(j->g);
-    {
-        uint32_t *tail = tl_malloc((size_t)(j->n_groups ? j->n_groups : 1) * sizeof *tail);
-        j->head = tl_malloc((size_t)(j->n_groups ? j->n_groups : 1) * sizeof *j->head);
-        if (!tail || !j->head) {
-            tl_free(tail);
-            st = tl_error_oom(err);
-            goto done;
-        }
-        for (uint32_t g = 0; g < j->n_groups; g++) j->head[g] = NONE;
-        for (int64_t r = 0; r < j->n_r; r++) {
-            bool null = false;
-            for (int k = 0; k < j->n_keys && !null; k++)
-                null = j->rkey[k]->null_count > 0 && !tl_array_valid(j->rkey[k], r);
-            j->next[r] = NONE;
-            if (null) continue;
-            uint32_t g = ids[r];
-            if (j->head[g] == NONE) j->head[g] = (uint32_t)r;
-            else j->next[tail[g]] = (uint32_t)r;
-            tail[g] = (uint32_t)r;
-        }
-        tl_free(tail);
-    }
+    j->nxt = tl_join_table_next(j->t);
 done:
     for (int i = 0; i < n_b; i++) tl_batch_free(bs[i]);
     tl_free(bs);
-    tl_free(need);
     tl_free(parts);
-    tl_free(ids);
+    for (int k = 0; rkey && k < j->n_keys; k++) tl_array_release(rkey[k]);
+    tl_free(rkey);
     j->built = st == TL_OK;
     return st;
 }
 
-/* Ids of the current left batch's keys (NONE-free: ids >= n_groups miss). */
-static TlStatus probe_ids(Join *j, TlError *err)
-{
-    TlBatch *b = j->lb;
-    TlArray *sl[64], **keys;
-    int made = 0;
-    TlStatus st = TL_OK;
-    if (j->lids_cap < b->n_rows) {
-        uint32_t *v = tl_realloc(j->lids, (size_t)b->n_rows * sizeof *v);
-        if (!v) return tl_error_oom(err);
-        j->lids = v;
-        j->lids_cap = b->n_rows;
-    }
-    if (j->never || !j->g) {
-        for (int64_t i = 0; i < b->n_rows; i++) j->lids[i] = NONE;
-        return TL_OK;
-    }
-    keys = j->n_keys <= 64 ? sl : tl_malloc((size_t)j->n_keys * sizeof *keys);
-    if (!keys) return tl_error_oom(err);
-    for (; made < j->n_keys && st == TL_OK; made++)
-        st = as_type(b->cols[j->lk[made]], j->kt[made], &keys[made], err);
-    if (st != TL_OK) made--;
-    if (st == TL_OK)
-        st = tl_grouper_find(j->g, (const TlArray *const *)keys, b->n_rows,
-                             j->lids, err);
-    for (int k = 0; k < made; k++) tl_array_release(keys[k]);
-    if (keys != sl) tl_free(keys);
-    return st;
-}
-
-/* A batch of n rows: left columns gathered by lidx (or, for the unmatched
- * right rows, nulls with the key columns from the right), then the right
- * columns gathered by ridx. */
-static TlStatus emit(Join *j, int64_t n, bool tail, TlBatch **out, TlError *err)
-{
-    const TlSchema *s = j->base.schema;
-    int nl = j->nl;
-    bool narrow = j->how == TL_JOIN_SEMI || j->how == TL_JOIN_ANTI;
-    TlBatch *b = tl_batch_new(s, s->n_fields, n);
-    TlStatus st = TL_OK;
-    if (!b) return tl_error_oom(err);
-    for (int c = 0; c < nl && st == TL_OK; c++) {
-        TlType t = s->fields[c].type;
-        TlArray *a = NULL;
-        if (!tail) {
-            a = tl_array_take(j->lb->cols[c], j->lidx, n);
-        } else {
-            int key = -1;
-            for (int k = 0; k < j->n_keys && key < 0; k++)
-                if (j->lk[k] == c) key = k;
-            a = key >= 0 ? tl_array_take(j->rarr[j->rk[key]], j->ridx, n)
-                         : tl_array_new_null(t, n);
-        }
-        if (!a) { st = tl_error_oom(err); break; }
-        if (a->type != t) {
-            TlArray *x = NULL;
-            st = as_type(a, t, &x, err);
-            tl_array_release(a);
-            a = x;
-        }
-        b->cols[c] = a;
-    }
-    for (int k = 0; !narrow && k < j->n_rcols && st == TL_OK; k++) {
-        b->cols[nl + k] = tl_array_take(j->rarr[j->rcols[k]], j->ridx, n);
-        if (!b->cols[nl + k]) st = tl_error_oom(err);
-    }
-    if (st != TL_OK) {
-        tl_batch_free(b);
-        return st;
-    }
-    *out = b;
-    return TL_OK;
-}
-
-/* Fill lidx/ridx from the current left batch; *n rows. */
-static void probe_fill(Join *j, int64_t *n_out)
-{
-    int64_t n = 0, cap = j->cap, rows = j->lb->n_rows;
-    uint32_t null_row = (uint32_t)j->n_r;
-    bool keep_unmatched = j->how == TL_JOIN_LEFT || j->how == TL_JOIN_FULL;
-    if (j->how == TL_JOIN_SEMI || j->how == TL_JOIN_ANTI) {
-        bool want = j->how == TL_JOIN_SEMI;
-        for (; j->li < rows && n < cap; j->li++) {
-            uint32_t id = j->lids[j->li];
-            bool hit = id < j->n_groups && j->head[id] != NONE;
-            if (hit == want) j->lidx[n++] = (uint32_t)j->li;
-        }
-        *n_out = n;
-        return;
-    }
-    while (j->li < rows && n < cap) {
-        if (!j->in_chain) {
-            uint32_t id = j->lids[j->li];
-            uint32_t r = id < j->n_groups ? j->head[id] : NONE;
-            if (r == NONE) {
-                if (keep_unmatched) {
-                    j->lidx[n] = (uint32_t)j->li;
-                    j->ridx[n++] = null_row;
-                }
-                j->li++;
-                continue;
-            }
-            j->chain = r;
-            j->in_chain = true;
-        }
-        while (j->chain != NONE && n < cap) {
-            j->lidx[n] = (uint32_t)j->li;
-            j->ridx[n++] = j->chain;
-            if (j->matched) j->matched[j->chain] = 1;
-            j->chain = j->next[j->chain];
-        }
-        if (j->chain == NONE) {
-            j->in_chain = false;
-            j->li++;
-        }
-    }
-    *n_out = n;
-}
-
-/* Read every batch of op (freed afterwards) and concatenate each column,
- * plus `extra` null rows; *n the row count. */
-static TlStatus drain(TlOperator *op, const bool *need, int extra,
-                      TlArray **cols, int64_t *n, TlError *err)
+/* Read every batch of op and concatenate each column; *n the row count. */
+static TlStatus drain(TlOperator *op, TlArray **cols, int64_t *n, TlError *err)
 {
     const TlSchema *s = op->schema;
     TlBatch **bs = NULL;
@@ -390,15 +653,9 @@ static TlStatus drain(TlOperator *op, const bool *need, int extra,
     parts = tl_malloc((size_t)(n_b + 1) * sizeof *parts);
     if (!parts) { st = tl_error_oom(err); goto done; }
     for (int c = 0; c < s->n_fields; c++) {
-        if (need && !need[c]) continue;
         for (int i = 0; i < n_b; i++) parts[i] = bs[i]->cols[c];
-        parts[n_b] = extra ? tl_array_new_null(s->fields[c].type, extra) : NULL;
-        if (extra && !parts[n_b]) { st = tl_error_oom(err); goto done; }
-        if (n_b + (extra ? 1 : 0) == 0)
-            cols[c] = tl_array_new_null(s->fields[c].type, 0);
-        else
-            cols[c] = tl_array_concat(parts, n_b + (extra ? 1 : 0));
-        tl_array_release(extra ? parts[n_b] : NULL);
+        cols[c] = n_b == 0 ? tl_array_new_null(s->fields[c].type, 0)
+                           : tl_array_concat(parts, n_b);
         if (!cols[c]) { st = tl_error_oom(err); goto done; }
     }
 done:
@@ -408,203 +665,121 @@ done:
     return st;
 }
 
-/* Keys k of the given arrays (whole columns), cast to the compared types,
- * rows [off, off + n). */
-static TlStatus key_slice(Join *j, TlArray *const *cols, const int *kc,
-                          int64_t off, int64_t n, TlArray **keys, int *made,
-                          TlError *err)
+/* build_left: append one morsel's kept rows to the chains and the parts. */
+static TlStatus keep_append(Join *j, Kept *k, TlArray ***kparts, int *n_parts,
+                            int *cap_parts, int64_t *cap_kept, uint32_t *rtail,
+                            TlError *err)
 {
-    TlStatus st = TL_OK;
-    *made = 0;
-    for (int k = 0; k < j->n_keys && st == TL_OK; k++) {
-        TlArray *sl = tl_array_slice(cols[kc[k]], off, n);
-        if (!sl) return tl_error_oom(err);
-        st = as_type(sl, j->kt[k], &keys[k], err);
-        tl_array_release(sl);
-        if (st == TL_OK) (*made)++;
+    int64_t base = j->n_r;
+    if (base + k->n >= (int64_t)NONE - 1)
+        return tl_error(err, TL_ERR_DATA, "join: the right input has too many "
+                        "rows (more than %u)", NONE - 2);
+    if (base + k->n > *cap_kept) {
+        int64_t nc = *cap_kept ? *cap_kept : 1024;
+        while (nc < base + k->n) nc *= 2;
+        uint32_t *nx = tl_realloc(j->rnext, (size_t)nc * sizeof *nx);
+        if (nx) j->rnext = nx;
+        uint8_t *mt = nx ? tl_realloc(j->matched, (size_t)nc) : NULL;
+        if (mt) j->matched = mt;
+        if (!nx || !mt) return tl_error_oom(err);
+        *cap_kept = nc;
     }
-    return st;
+    if (*n_parts == *cap_parts) {
+        int nc = *cap_parts ? *cap_parts * 2 : 16;
+        for (int c = 0; c < j->rn; c++) {
+            if (!j->need[c]) continue;
+            TlArray **pv = tl_realloc(kparts[c], (size_t)(nc + 1) * sizeof *pv);
+            if (!pv) return tl_error_oom(err);
+            kparts[c] = pv;
+        }
+        *cap_parts = nc;
+    }
+    for (int c = 0; c < j->rn; c++)
+        if (j->need[c]) kparts[c][*n_parts] = tl_array_retain(k->cols[c]);
+    (*n_parts)++;
+    for (int64_t i = 0; i < k->n; i++) {
+        uint32_t kr = (uint32_t)(base + i), g = k->lh[i];
+        j->rnext[kr] = NONE;
+        j->matched[kr] = g != NONE;
+        if (g == NONE) continue;
+        if (j->rhead[g] == NONE) j->rhead[g] = kr;
+        else j->rnext[rtail[g]] = kr;
+        rtail[g] = kr;
+    }
+    j->n_r = base + k->n;
+    return TL_OK;
 }
 
 /* build_left: index the left, stream the right keeping its matching rows. */
 static TlStatus build_on_left(Join *j, TlError *err)
 {
     const TlSchema *rs = j->right->schema;
-    int64_t chunk = tl_batch_rows(), nl = 0, n_kept = 0, cap_kept = 0;
+    int64_t nl = 0, cap_kept = 0;
     TlArray **lcols = tl_calloc((size_t)(j->nl ? j->nl : 1), sizeof *lcols);
+    TlArray ***kp = tl_calloc((size_t)(j->rn ? j->rn : 1), sizeof *kp);
     TlArray *keys[64];
-    bool *need = tl_calloc((size_t)(j->rn ? j->rn : 1), sizeof *need);
-    TlArray ***kparts = tl_calloc((size_t)(j->rn ? j->rn : 1), sizeof *kparts);
     int n_parts = 0, cap_parts = 0, made = 0;
-    uint32_t *rtail = NULL, *rids = NULL, *kidx = NULL;
+    uint32_t *rtail = NULL;
     TlStatus st = TL_OK;
 
-    if (!lcols || !need || !kparts) { st = tl_error_oom(err); goto done; }
-    if (j->n_keys > 64) {
-        st = tl_error(err, TL_ERR_USAGE, "a join takes at most 64 keys");
-        goto done;
-    }
-    for (int k = 0; k < j->n_keys; k++) need[j->rk[k]] = true;
-    for (int k = 0; k < j->n_rcols; k++) need[j->rcols[k]] = true;
+    if (!lcols || !kp) { st = tl_error_oom(err); goto done; }
 
     /* the left, whole, as one batch */
-    if ((st = drain(j->left, NULL, 0, lcols, &nl, err)) != TL_OK) goto done;
+    if ((st = drain(j->left, lcols, &nl, err)) != TL_OK) goto done;
     j->left->free(j->left);
     j->left = NULL;
     j->lb = tl_batch_new(j->left_schema, j->nl, nl);
-    j->lids = tl_malloc((size_t)(nl ? nl : 1) * sizeof *j->lids);
-    if (!j->lb || !j->lids) { st = tl_error_oom(err); goto done; }
-    j->lids_cap = nl;
+    if (!j->lb) { st = tl_error_oom(err); goto done; }
     for (int c = 0; c < j->nl; c++) {
         j->lb->cols[c] = lcols[c];
         lcols[c] = NULL;
     }
-    j->li = 0;
-    if (j->never) {
-        for (int64_t i = 0; i < nl; i++) j->lids[i] = NONE;
-    } else {
-        if ((st = tl_grouper_new(j->kt, j->n_keys, false, &j->g, err)) != TL_OK)
-            goto done;
-        for (int64_t off = 0; off < nl; off += chunk) {
-            int64_t n = nl - off < chunk ? nl - off : chunk;
-            st = key_slice(j, j->lb->cols, j->lk, off, n, keys, &made, err);
-            if (st == TL_OK)
-                st = tl_grouper_map(j->g, (const TlArray *const *)keys, n,
-                                    j->lids + off, err);
-            for (int k = 0; k < made; k++) tl_array_release(keys[k]);
-            made = 0;
-            if (st != TL_OK) goto done;
-        }
-        j->n_groups = tl_grouper_count(j->g);
+    if (!j->never && nl > 0) {
+        for (; made < j->n_keys; made++)
+            if ((st = as_type(j->lb->cols[j->lk[made]], j->kt[made], &keys[made],
+                              err)) != TL_OK)
+                break;
+        if (st == TL_OK)
+            st = tl_join_table_build(keys, j->n_keys, nl, true, &j->t, err);
+        for (int k = 0; k < made; k++) tl_array_release(keys[k]);
+        if (st != TL_OK) goto done;
     }
-    j->head = tl_malloc((size_t)(j->n_groups ? j->n_groups : 1) * sizeof *j->head);
-    rtail = tl_malloc((size_t)(j->n_groups ? j->n_groups : 1) * sizeof *rtail);
-    if (!j->head || !rtail) { st = tl_error_oom(err); goto done; }
-    for (uint32_t g = 0; g < j->n_groups; g++) j->head[g] = NONE;
+    j->rhead = tl_malloc((size_t)(nl ? nl : 1) * sizeof *j->rhead);
+    rtail = tl_malloc((size_t)(nl ? nl : 1) * sizeof *rtail);
+    if (!j->rhead || !rtail) { st = tl_error_oom(err); goto done; }
+    for (int64_t i = 0; i < nl; i++) j->rhead[i] = NONE;
 
     /* the right, streaming: keep what matches (right, full: everything) */
+    if ((st = try_stage(j, j->right, true, err)) != TL_OK) goto done;
     for (;;) {
-        TlBatch *b = NULL;
-        int64_t nk = 0;
-        if ((st = j->right->next(j->right, &b, err)) != TL_OK) goto done;
-        if (!b) break;
-        if (b->n_rows == 0) {
-            tl_batch_free(b);
-            continue;
-        }
-        uint32_t *v = tl_realloc(rids, (size_t)b->n_rows * sizeof *v);
-        uint32_t *w = v ? tl_realloc(kidx, (size_t)b->n_rows * sizeof *w) : NULL;
-        if (v) rids = v;
-        if (w) kidx = w;
-        if (!v || !w) {
-            tl_batch_free(b);
-            st = tl_error_oom(err);
-            goto done;
-        }
-        if (j->g) {
-            st = key_slice(j, b->cols, j->rk, 0, b->n_rows, keys, &made, err);
-            if (st == TL_OK)
-                st = tl_grouper_find(j->g, (const TlArray *const *)keys, b->n_rows,
-                                     rids, err);
-            for (int k = 0; k < made; k++) {
-                /* a null in any key: no match */
-                for (int64_t i = 0; st == TL_OK && keys[k]->null_count > 0 &&
-                                    i < b->n_rows; i++)
-                    if (!tl_array_valid(keys[k], i)) rids[i] = NONE;
-                tl_array_release(keys[k]);
-            }
-            made = 0;
-        } else {
-            for (int64_t i = 0; i < b->n_rows; i++) rids[i] = NONE;
-        }
-        if (st != TL_OK) {
-            tl_batch_free(b);
-            goto done;
-        }
-        if (n_kept + b->n_rows >= (int64_t)NONE - 1) {
-            tl_batch_free(b);
-            st = tl_error(err, TL_ERR_DATA, "join: the right input has too many "
-                          "rows (more than %u)", NONE - 2);
-            goto done;
-        }
-        if (n_kept + b->n_rows > cap_kept) {
-            int64_t nc = cap_kept ? cap_kept : 1024;
-            while (nc < n_kept + b->n_rows) nc *= 2;
-            uint32_t *nx = tl_realloc(j->next, (size_t)nc * sizeof *nx);
-            uint8_t *mt = nx ? tl_realloc(j->matched, (size_t)nc) : NULL;
-            if (nx) j->next = nx;
-            if (mt) j->matched = mt;
-            if (!nx || !mt) {
-                tl_batch_free(b);
-                st = tl_error_oom(err);
-                goto done;
-            }
-            cap_kept = nc;
-        }
-        for (int64_t i = 0; i < b->n_rows; i++) {
-            /* ids past the left's groups: created by a grouper without a
-             * find of its own, so no left row has them */
-            uint32_t g = rids[i] < j->n_groups ? rids[i] : NONE;
-            if (g == NONE && !j->keep_unmatched_right) continue;
-            uint32_t kr = (uint32_t)(n_kept + nk);
-            kidx[nk++] = (uint32_t)i;
-            j->next[kr] = NONE;
-            j->matched[kr] = g != NONE;
-            if (g == NONE) continue;
-            if (j->head[g] == NONE) j->head[g] = kr;
-            else j->next[rtail[g]] = kr;
-            rtail[g] = kr;
-        }
-        if (nk > 0) {
-            if (n_parts == cap_parts) {
-                int nc = cap_parts ? cap_parts * 2 : 16;
-                for (int c = 0; c < j->rn; c++) {
-                    if (!need[c]) continue;
-                    TlArray **pv = tl_realloc(kparts[c], (size_t)(nc + 1) * sizeof *pv);
-                    if (!pv) {
-                        tl_batch_free(b);
-                        st = tl_error_oom(err);
-                        goto done;
-                    }
-                    kparts[c] = pv;
-                }
-                cap_parts = nc;
-            }
-            for (int c = 0; c < j->rn; c++) {
-                if (!need[c]) continue;
-                kparts[c][n_parts] = tl_array_take(b->cols[c], kidx, nk);
-                if (!kparts[c][n_parts]) {
-                    for (int d = 0; d < c; d++)
-                        if (need[d]) tl_array_release(kparts[d][n_parts]);
-                    tl_batch_free(b);
-                    st = tl_error_oom(err);
-                    goto done;
-                }
-            }
-            n_parts++;
-            n_kept += nk;
-        }
-        tl_batch_free(b);
+        void *r = NULL;
+        if ((st = pull(j, j->right, W_KEEP, &r, err)) != TL_OK) goto done;
+        if (!r) break;
+        st = keep_append(j, r, kp, &n_parts, &cap_parts, &cap_kept, rtail, err);
+        kept_free(j, r);
+        if (st != TL_OK) goto done;
     }
+    win_drop(j, &j->win);
     j->right->free(j->right);
     j->right = NULL;
+    j->staged = false;
+    j->win.end = false;
 
     /* the kept rows, plus one null row, are the right table */
     j->rarr = tl_calloc((size_t)(j->rn ? j->rn : 1), sizeof *j->rarr);
     if (!j->rarr) { st = tl_error_oom(err); goto done; }
     for (int c = 0; c < j->rn; c++) {
-        if (!need[c]) continue;
-        if (!kparts[c]) {
-            kparts[c] = tl_malloc(sizeof *kparts[c]);
-            if (!kparts[c]) { st = tl_error_oom(err); goto done; }
+        if (!j->need[c]) continue;
+        if (!kp[c]) {
+            kp[c] = tl_malloc(sizeof *kp[c]);
+            if (!kp[c]) { st = tl_error_oom(err); goto done; }
         }
-        kparts[c][n_parts] = tl_array_new_null(rs->fields[c].type, 1);
-        if (!kparts[c][n_parts]) { st = tl_error_oom(err); goto done; }
-        j->rarr[c] = tl_array_concat(kparts[c], n_parts + 1);
-        tl_array_release(kparts[c][n_parts]);
+        kp[c][n_parts] = tl_array_new_null(rs->fields[c].type, 1);
+        if (!kp[c][n_parts]) { st = tl_error_oom(err); goto done; }
+        j->rarr[c] = tl_array_concat(kp[c], n_parts + 1);
+        tl_array_release(kp[c][n_parts]);
         if (!j->rarr[c]) { st = tl_error_oom(err); goto done; }
     }
-    j->n_r = n_kept;
     if (!j->keep_unmatched_right) {
         tl_free(j->matched);
         j->matched = NULL;
@@ -612,18 +787,20 @@ static TlStatus build_on_left(Join *j, TlError *err)
         j->matched = tl_calloc(1, 1);
         if (!j->matched) { st = tl_error_oom(err); goto done; }
     }
+    if (!j->rnext && !(j->rnext = tl_malloc(sizeof *j->rnext))) {
+        st = tl_error_oom(err);
+        goto done;
+    }
+    j->nxt = j->rnext;
 done:
     for (int c = 0; lcols && c < j->nl; c++) tl_array_release(lcols[c]);
     tl_free(lcols);
-    for (int c = 0; kparts && c < j->rn; c++) {
-        for (int i = 0; kparts[c] && i < n_parts; i++) tl_array_release(kparts[c][i]);
-        tl_free(kparts[c]);
+    for (int c = 0; kp && c < j->rn; c++) {
+        for (int i = 0; kp[c] && i < n_parts; i++) tl_array_release(kp[c][i]);
+        tl_free(kp[c]);
     }
-    tl_free(kparts);
-    tl_free(need);
+    tl_free(kp);
     tl_free(rtail);
-    tl_free(rids);
-    tl_free(kidx);
     j->built = st == TL_OK;
     return st;
 }
@@ -632,40 +809,34 @@ static TlStatus join_next(TlOperator *op, TlBatch **out, TlError *err)
 {
     Join *j = (Join *)op;
     *out = NULL;
-    if (!j->built) TL_TRY(j->build_left ? build_on_left(j, err) : build(j, err));
-    while (!j->left_done) {
-        int64_t n = 0;
-        if (!j->lb) {
-            if (!j->left) { /* build_left: the whole left was one batch */
-                j->left_done = true;
-                break;
-            }
-            TL_TRY(j->left->next(j->left, &j->lb, err));
-            if (!j->lb) {
-                j->left_done = true;
-                break;
-            }
-            j->li = 0;
-            j->in_chain = false;
-            TL_TRY(probe_ids(j, err));
+    if (!j->built) {
+        if (j->build_left) {
+            TL_TRY(build_on_left(j, err));
+        } else {
+            TL_TRY(build_right(j, err));
+            TL_TRY(try_stage(j, j->left, false, err));
         }
-        probe_fill(j, &n);
-        if (n > 0) {
-            TlStatus st = emit(j, n, false, out, err);
-            if (j->li >= j->lb->n_rows) {
-                tl_batch_free(j->lb);
-                j->lb = NULL;
-            }
-            return st;
+    }
+    for (;;) {
+        if (j->cur && j->cur->i < j->cur->n) {
+            *out = j->cur->b[j->cur->i];
+            j->cur->b[j->cur->i++] = NULL;
+            return TL_OK;
         }
-        tl_batch_free(j->lb);
-        j->lb = NULL;
+        res_free(j->cur);
+        j->cur = NULL;
+        if (j->probe_done) break;
+        void *r = NULL;
+        if (j->build_left) TL_TRY(pull(j, NULL, W_RANGE, &r, err));
+        else TL_TRY(pull(j, j->left, W_PROBE, &r, err));
+        if (!r) j->probe_done = true;
+        j->cur = r;
     }
     if (j->matched) {
         int64_t n = 0;
         for (; j->tail < j->n_r && n < j->cap; j->tail++)
             if (!j->matched[j->tail]) j->ridx[n++] = (uint32_t)j->tail;
-        if (n > 0) return emit(j, n, true, out, err);
+        if (n > 0) return emit(j, NULL, NULL, j->ridx, n, true, out, err);
     }
     return TL_OK;
 }
@@ -674,20 +845,27 @@ static void join_free(TlOperator *op)
 {
     Join *j = (Join *)op;
     if (!j) return;
+    /* the children first: a scan waits for its running stages, which read
+     * the table and mark `matched` */
     if (j->left) j->left->free(j->left);
     if (j->right) j->right->free(j->right);
+    for (int i = 0; i < j->win.n; i++) tl_batch_free(j->win.in ? j->win.in[i] : NULL);
+    win_drop(j, &j->win);
+    tl_free(j->win.in);
+    tl_free(j->win.off);
+    tl_free(j->win.res);
+    tl_free(j->win.st);
+    tl_free(j->win.errs);
+    res_free(j->cur);
     for (int c = 0; j->rarr && c < j->rn; c++) tl_array_release(j->rarr[c]);
-    for (int k = 0; j->rkey && k < j->n_keys; k++) tl_array_release(j->rkey[k]);
     tl_free(j->rarr);
-    tl_free(j->rkey);
-    tl_grouper_free(j->g);
-    tl_free(j->head);
-    tl_free(j->next);
+    tl_join_table_free(j->t);
     tl_free(j->matched);
     tl_batch_free(j->lb);
-    tl_free(j->lids);
-    tl_free(j->lidx);
+    tl_free(j->rhead);
+    tl_free(j->rnext);
     tl_free(j->ridx);
+    tl_free(j->need);
     tl_free(j->lk);
     tl_free(j->rk);
     tl_free(j->rcols);
@@ -730,22 +908,26 @@ TlStatus tl_op_join_new(TlOperator *left, TlOperator *right, int how,
     j->left_schema = ls;
     j->build_left = build_left;
     j->keep_unmatched_right = how == TL_JOIN_RIGHT || how == TL_JOIN_FULL;
+    j->keep_unmatched_left = how == TL_JOIN_LEFT || how == TL_JOIN_FULL;
     j->tail = 0;
     j->cap = tl_batch_rows();
     j->lk = copy_ints(lk, n_keys);
     j->rk = copy_ints(rk, n_keys);
     j->rcols = copy_ints(rcols, n_rcols);
     j->kt = tl_malloc((size_t)(n_keys ? n_keys : 1) * sizeof *j->kt);
-    j->lidx = tl_malloc((size_t)j->cap * sizeof *j->lidx);
     j->ridx = tl_malloc((size_t)j->cap * sizeof *j->ridx);
-    if (!j->lk || !j->rk || !j->rcols || !j->kt || !j->lidx || !j->ridx) {
+    j->need = tl_calloc((size_t)(j->rn ? j->rn : 1), sizeof *j->need);
+    if (!j->lk || !j->rk || !j->rcols || !j->kt || !j->ridx || !j->need) {
         join_free(&j->base);
         return tl_error_oom(err);
     }
-    if (n_keys < 1) {
+    if (n_keys < 1 || n_keys > 64) {
         join_free(&j->base);
-        return tl_error(err, TL_ERR_USAGE, "a join needs key columns");
+        return tl_error(err, TL_ERR_USAGE, n_keys < 1 ? "a join needs key columns"
+                                                      : "a join takes at most 64 keys");
     }
+    for (int k = 0; k < n_keys; k++) j->need[rk[k]] = true;
+    for (int k = 0; k < j->n_rcols; k++) j->need[rcols[k]] = true;
     for (int k = 0; k < n_keys; k++) {
         TlType a = ls->fields[lk[k]].type, b = rs->fields[rk[k]].type;
         if (a == TL_TNULL || b == TL_TNULL) {
