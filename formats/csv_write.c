@@ -7,46 +7,44 @@
  * reads them back the same way).  Values are spelled by lib/core/text.h, so
  * cast(x as string) agrees with the output.  TSV is the same with a tab.
  *
- * A batch is written in chunks of CHUNK rows, column by column first, so
+ * Rows are formatted in chunks (write_common.h), column by column first, so
  * the type is decided once per column, not once per value:
  *
- *   1. per column: turn each value into a piece {pointer, length, kind};
- *      numbers, dates and timestamps are formatted into `text` (reserved for
- *      the whole chunk up front, so pointers into it stay valid); strings
- *      point at their bytes in the array; kind says null / plain / quoted.
- *   2. per row: copy the pieces, delimiters and line ends into `out`, which
- *      goes to the sink whenever it fills (and at finish).
+ *   1. per column (csv_pieces): turn each value into a piece {pointer,
+ *      length, kind}; numbers, dates and timestamps are formatted into
+ *      `text` (reserved for the whole chunk up front, so pointers into it
+ *      stay valid); strings point at their bytes in the array; kind says
+ *      null / plain / quoted.
+ *   2. per row (csv_rows): copy the pieces, delimiters and line ends into
+ *      the slice's output buffer.
  *
- *   pieces: [col 0: row 0..CHUNK) [col 1: row 0..CHUNK) ...
+ *   pieces: [col 0: row 0..chunk) [col 1: row 0..chunk) ...
+ *
+ * Batches are cut into slices formatted in parallel on the thread pool and
+ * written in order by the pipeline of write_common.c; this file only holds
+ * the read-only spelling state (CsvSpell) the formatting threads share.
+ * The header is formatted the same way and written at open.
  */
-#include "fmt_impl.h"
+#include "write_common.h"
 #include "../lib/core/text.h"
-
-#define CHUNK 1024
-#define OUT_SIZE ((size_t)256 << 10)
 
 enum { K_PLAIN = 0, K_NULL = 1, K_QUOTE = 2 };
 
-typedef struct Piece {
-    const uint8_t *p;
-    uint32_t len;
-    uint32_t kind;
-} Piece;
-
-typedef struct CsvWriter {
-    TlWriter base;
+/* How values are spelled: read only once open returns (shared by tasks). */
+typedef struct CsvSpell {
     uint8_t delim;
     bool check_values;      /* the delimiter may occur in formatted values */
     uint8_t special[256];   /* delimiter, quote, CR, LF */
     int n_cols;
-    Piece *pieces;          /* n_cols * CHUNK */
-    uint8_t *text;          /* formatted values of one chunk */
-    size_t text_cap;
-    uint8_t *out;
-    size_t out_len, out_cap;
+} CsvSpell;
+
+typedef struct CsvWriter {
+    TlWriter base;
+    CsvSpell spell;
+    TlWritePipe *pipe;
 } CsvWriter;
 
-static inline uint32_t kind_of(const CsvWriter *w, const uint8_t *s, size_t n)
+static inline uint32_t kind_of(const CsvSpell *w, const uint8_t *s, size_t n)
 {
     if (n == 0) return K_QUOTE;
     for (size_t i = 0; i < n; i++)
@@ -54,33 +52,10 @@ static inline uint32_t kind_of(const CsvWriter *w, const uint8_t *s, size_t n)
     return K_PLAIN;
 }
 
-static TlStatus flush_out(CsvWriter *w, TlError *err)
+/* Copy one piece (quoted and escaped if its kind says so) to o, which has
+ * room for 2 * len + 3 bytes; returns the end. */
+static inline uint8_t *put_piece(uint8_t *o, const TlPiece *pc)
 {
-    if (w->out_len == 0) return TL_OK;
-    TL_TRY(tl_sink_write(w->base.sink, w->out, w->out_len, err));
-    w->out_len = 0;
-    return TL_OK;
-}
-
-/* Make room for need more bytes in out. */
-static TlStatus out_reserve(CsvWriter *w, size_t need, TlError *err)
-{
-    if (w->out_len + need <= w->out_cap) return TL_OK;
-    TL_TRY(flush_out(w, err));
-    if (need > w->out_cap) {
-        uint8_t *g = tl_realloc(w->out, need);
-        if (!g) return tl_error_oom(err);
-        w->out = g;
-        w->out_cap = need;
-    }
-    return TL_OK;
-}
-
-/* Copy one piece (quoted and escaped if its kind says so) into out; out has
- * room for 2 * len + 3 bytes. */
-static inline void put_piece(CsvWriter *w, const Piece *pc)
-{
-    uint8_t *o = w->out + w->out_len;
     if (pc->kind == K_PLAIN) {
         memcpy(o, pc->p, pc->len);
         o += pc->len;
@@ -97,32 +72,39 @@ static inline void put_piece(CsvWriter *w, const Piece *pc)
         }
         *o++ = '"';
     }
-    w->out_len = (size_t)(o - w->out);
+    return o;
 }
 
-/* Write rows [0, n) of the pieces as lines. */
-static TlStatus emit_rows(CsvWriter *w, int64_t n, int64_t stride, TlError *err)
+/* Append rows [0, n) of b's pieces as lines to b->out (TlWriteFormat.rows). */
+static TlStatus csv_rows(const void *ctx, TlWriteBuf *b, int64_t n, TlError *err)
 {
+    const CsvSpell *w = ctx;
+    const int64_t stride = b->chunk;
     for (int64_t row = 0; row < n; row++) {
         for (int c = 0; c < w->n_cols; c++) {
-            const Piece *pc = &w->pieces[c * stride + row];
+            const TlPiece *pc = &b->pieces[c * stride + row];
             size_t need = (size_t)pc->len * 2 + 3;
-            if (w->out_len + need > w->out_cap) TL_TRY(out_reserve(w, need, err));
-            put_piece(w, pc);
-            w->out[w->out_len++] = c + 1 == w->n_cols ? '\n' : w->delim;
+            uint8_t *o;
+            if (b->len + need > b->cap) TL_TRY(tl_write_buf_reserve(b, need, err));
+            o = put_piece(b->out + b->len, pc);
+            *o++ = c + 1 == w->n_cols ? '\n' : w->delim;
+            b->len = (size_t)(o - b->out);
         }
     }
     return TL_OK;
 }
 
-/* Pieces for rows [off, off+n) of array a into pc[0..n). */
-static void column_pieces(CsvWriter *w, const TlArray *a, int64_t off, int64_t n,
-                          Piece *pc, uint8_t **text)
+/* Pieces for rows [off, off+n) of array a into pc[0..n)
+ * (TlWriteFormat.pieces). */
+static void csv_pieces(const void *ctx, const TlArray *a, int64_t off, int64_t n,
+                       TlPiece *pc, uint8_t **text, TlWriteBuf *b)
 {
+    const CsvSpell *w = ctx;
     const bool nulls = a->type == TL_TNULL || a->null_count > 0;
     uint8_t *t = *text;
+    (void)b;
     if (a->type == TL_TNULL) {
-        for (int64_t i = 0; i < n; i++) pc[i] = (Piece){NULL, 0, K_NULL};
+        for (int64_t i = 0; i < n; i++) pc[i] = (TlPiece){NULL, 0, K_NULL};
         return;
     }
     switch (a->type) {
@@ -132,35 +114,35 @@ static void column_pieces(CsvWriter *w, const TlArray *a, int64_t off, int64_t n
             const uint8_t *s;
             uint32_t len;
             if (nulls && !tl_array_valid(a, off + i)) {
-                pc[i] = (Piece){NULL, 0, K_NULL};
+                pc[i] = (TlPiece){NULL, 0, K_NULL};
                 continue;
             }
             s = tl_view_ptr(&v[i], a->data);
             len = tl_view_len(v[i]);
-            pc[i] = (Piece){s, len, kind_of(w, s, len)};
+            pc[i] = (TlPiece){s, len, kind_of(w, s, len)};
         }
         return;
     }
     case TL_TBOOL:
         for (int64_t i = 0; i < n; i++) {
             if (nulls && !tl_array_valid(a, off + i)) {
-                pc[i] = (Piece){NULL, 0, K_NULL};
+                pc[i] = (TlPiece){NULL, 0, K_NULL};
                 continue;
             }
             pc[i] = tl_array_bool(a, off + i)
-                        ? (Piece){(const uint8_t *)"true", 4, K_PLAIN}
-                        : (Piece){(const uint8_t *)"false", 5, K_PLAIN};
+                        ? (TlPiece){(const uint8_t *)"true", 4, K_PLAIN}
+                        : (TlPiece){(const uint8_t *)"false", 5, K_PLAIN};
         }
         break;
 #define FORMAT_LOOP(GET, FMT)                                                  \
     for (int64_t i = 0; i < n; i++) {                                          \
         size_t len;                                                            \
         if (nulls && !tl_array_valid(a, off + i)) {                            \
-            pc[i] = (Piece){NULL, 0, K_NULL};                                  \
+            pc[i] = (TlPiece){NULL, 0, K_NULL};                                \
             continue;                                                          \
         }                                                                      \
         len = FMT(GET(a)[off + i], (char *)t);                                 \
-        pc[i] = (Piece){t, (uint32_t)len, K_PLAIN};                            \
+        pc[i] = (TlPiece){t, (uint32_t)len, K_PLAIN};                          \
         t += len;                                                              \
     }
     case TL_TINT64:
@@ -177,7 +159,7 @@ static void column_pieces(CsvWriter *w, const TlArray *a, int64_t off, int64_t n
         break;
 #undef FORMAT_LOOP
     default:
-        for (int64_t i = 0; i < n; i++) pc[i] = (Piece){NULL, 0, K_NULL};
+        for (int64_t i = 0; i < n; i++) pc[i] = (TlPiece){NULL, 0, K_NULL};
         break;
     }
     *text = t;
@@ -186,38 +168,52 @@ static void column_pieces(CsvWriter *w, const TlArray *a, int64_t off, int64_t n
             if (pc[i].kind == K_PLAIN) pc[i].kind = kind_of(w, pc[i].p, pc[i].len);
 }
 
+static const TlWriteFormat csv_format = {csv_pieces, csv_rows};
+
 static TlStatus csv_write(TlWriter *base, const TlBatch *b, TlError *err)
 {
     CsvWriter *w = (CsvWriter *)base;
-    if (w->n_cols == 0) return TL_OK;
-    if (b->n_cols != w->n_cols)
+    if (w->spell.n_cols == 0) return TL_OK;
+    if (b->n_cols != w->spell.n_cols)
         return tl_error(err, TL_ERR_DATA, "internal: writer expected %d columns, got %d",
-                        w->n_cols, b->n_cols);
-    for (int64_t off = 0; off < b->n_rows; off += CHUNK) {
-        int64_t n = b->n_rows - off < CHUNK ? b->n_rows - off : CHUNK;
-        uint8_t *t = w->text;
-        for (int c = 0; c < w->n_cols; c++)
-            column_pieces(w, b->cols[c], off, n, &w->pieces[(size_t)c * CHUNK], &t);
-        TL_TRY(emit_rows(w, n, CHUNK, err));
-    }
-    return TL_OK;
+                        w->spell.n_cols, b->n_cols);
+    return tl_write_pipe_put(w->pipe, b, err);
 }
 
 static TlStatus csv_finish(TlWriter *base, TlError *err)
 {
-    return flush_out((CsvWriter *)base, err);
+    return tl_write_pipe_finish(((CsvWriter *)base)->pipe, NULL, err);
 }
 
 static void csv_free(TlWriter *base)
 {
     CsvWriter *w = (CsvWriter *)base;
-    tl_free(w->pieces);
-    tl_free(w->text);
-    tl_free(w->out);
+    tl_write_pipe_free(w->pipe);
     tl_free(w);
 }
 
 static const TlWriterOps csv_writer_ops = {csv_write, csv_finish, csv_free};
+
+/* Write the header line (names quoted by the rule of values) to the sink. */
+static TlStatus write_header(CsvWriter *w, const TlSchema *schema, TlError *err)
+{
+    TlWriteBuf hb;
+    TlStatus st = TL_OK;
+    if (!tl_write_buf_init(&hb, w->spell.n_cols)) {
+        tl_write_buf_free(&hb);
+        return tl_error_oom(err);
+    }
+    for (int c = 0; c < w->spell.n_cols; c++) {
+        const uint8_t *s = (const uint8_t *)schema->fields[c].name;
+        size_t len = strlen(schema->fields[c].name);
+        hb.pieces[(size_t)c * (size_t)hb.chunk] =
+            (TlPiece){s, (uint32_t)len, kind_of(&w->spell, s, len)};
+    }
+    st = csv_rows(&w->spell, &hb, 1, err);
+    if (st == TL_OK) st = tl_sink_write(w->base.sink, hb.out, hb.len, err);
+    tl_write_buf_free(&hb);
+    return st;
+}
 
 /* Open a CSV/TSV writer with the given delimiter on sink and, if header,
  * write the column names (quoted by the same rule as values).  The sink is
@@ -227,7 +223,7 @@ TlStatus tl_csv_writer_open(TlSink *sink, char delimiter,
                             TlWriter **out, TlError *err)
 {
     CsvWriter *w;
-    size_t n_cols = (size_t)schema->n_fields;
+    TlStatus st;
     *out = NULL;
     if (delimiter == '"' || delimiter == '\n' || delimiter == '\r')
         return tl_error(err, TL_ERR_USAGE, "--delimiter cannot be a quote or a newline");
@@ -235,35 +231,19 @@ TlStatus tl_csv_writer_open(TlSink *sink, char delimiter,
     if (!w) return tl_error_oom(err);
     w->base.ops = &csv_writer_ops;
     w->base.sink = sink;
-    w->delim = (uint8_t)delimiter;
-    w->special[w->delim] = 1;
-    w->special['"'] = 1;
-    w->special['\n'] = 1;
-    w->special['\r'] = 1;
+    w->spell.delim = (uint8_t)delimiter;
+    w->spell.special[w->spell.delim] = 1;
+    w->spell.special['"'] = 1;
+    w->spell.special['\n'] = 1;
+    w->spell.special['\r'] = 1;
     /* formatted numbers, dates and timestamps use only these characters */
-    w->check_values = strchr("0123456789+-.:eEinfatyrulsINFAN ", delimiter) != NULL;
-    w->n_cols = schema->n_fields;
-    w->pieces = tl_malloc((n_cols + 1) * CHUNK * sizeof *w->pieces);
-    w->text_cap = (n_cols + 1) * CHUNK * TL_FMT_MAX;
-    w->text = tl_malloc(w->text_cap);
-    w->out_cap = OUT_SIZE;
-    w->out = tl_malloc(w->out_cap);
-    if (!w->pieces || !w->text || !w->out) {
+    w->spell.check_values = strchr("0123456789+-.:eEinfatyrulsINFAN ", delimiter) != NULL;
+    w->spell.n_cols = schema->n_fields;
+    st = tl_write_pipe_new(sink, w->spell.n_cols, &csv_format, &w->spell, &w->pipe, err);
+    if (st == TL_OK && header && w->spell.n_cols > 0) st = write_header(w, schema, err);
+    if (st != TL_OK) {
         csv_free(&w->base);
-        return tl_error_oom(err);
-    }
-    if (header && w->n_cols > 0) {
-        TlStatus st;
-        for (int c = 0; c < w->n_cols; c++) {
-            const uint8_t *s = (const uint8_t *)schema->fields[c].name;
-            size_t len = strlen(schema->fields[c].name);
-            w->pieces[(size_t)c * CHUNK] = (Piece){s, (uint32_t)len, kind_of(w, s, len)};
-        }
-        st = emit_rows(w, 1, CHUNK, err);
-        if (st != TL_OK) {
-            csv_free(&w->base);
-            return st;
-        }
+        return st;
     }
     *out = &w->base;
     return TL_OK;

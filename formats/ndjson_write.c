@@ -15,40 +15,37 @@
  *                     strings so repaired are counted in a warning
  *
  * The column keys, already quoted and escaped with their ':' (and the ','
- * before them), are built once at open.  A batch is written in chunks of
- * CHUNK rows column by column first, as in csv_write.c, so the type is
- * decided once per column: each value becomes a piece {pointer, length,
- * kind}, then the rows are assembled from the pieces into `out`, which goes
- * to the sink whenever it fills.  Warnings are printed by finish, so a run
- * that restarts (and throws its output away) warns once.
+ * before them), are built once at open.  Rows are formatted in chunks
+ * column by column first, as in csv_write.c (write_common.h), so the type
+ * is decided once per column: each value becomes a piece {pointer, length,
+ * kind} (nd_pieces), then the rows are assembled from the pieces into the
+ * slice's output buffer (nd_rows).  Batches are cut into slices formatted
+ * in parallel on the thread pool and written in order by the pipeline of
+ * write_common.c; the keys (NdSpell) are read only while it runs.  The
+ * warning counts are per slice (TlWriteBuf.count: 0 inf/nan, 1 invalid
+ * UTF-8), summed in order; finish prints them, so a run that restarts (and
+ * throws its output away) warns once, with the same figures for every
+ * thread count.
  */
-#include "fmt_impl.h"
+#include "write_common.h"
 #include "../lib/core/text.h"
 
 #include <stdio.h>
 
-#define CHUNK 1024
-#define OUT_SIZE ((size_t)256 << 10)
-
 enum { K_PLAIN = 0, K_NULL = 1, K_STRING = 2, K_QUOTED = 3 };
+enum { C_NONFINITE = 0, C_BAD_UTF8 = 1 }; /* TlWriteBuf.count[] */
 
-typedef struct Piece {
-    const uint8_t *p;
-    uint32_t len;
-    uint32_t kind;
-} Piece;
-
-typedef struct NdjsonWriter {
-    TlWriter base;
+/* The column keys: read only once open returns (shared by tasks). */
+typedef struct NdSpell {
     int n_cols;
     uint8_t **keys;          /* per column: `{"name":` or `,"name":` */
     size_t *key_len;
-    Piece *pieces;           /* n_cols * CHUNK */
-    uint8_t *text;           /* formatted values of one chunk */
-    uint8_t *out;
-    size_t out_len, out_cap;
-    int64_t n_nonfinite;     /* inf/nan written as null */
-    int64_t n_bad_utf8;      /* strings with invalid UTF-8 repaired */
+} NdSpell;
+
+typedef struct NdjsonWriter {
+    TlWriter base;
+    NdSpell spell;
+    TlWritePipe *pipe;
 } NdjsonWriter;
 
 static const char hex[] = "0123456789abcdef";
@@ -131,55 +128,35 @@ static uint8_t *put_json_string(uint8_t *o, const uint8_t *s, size_t n,
     return o;
 }
 
-static TlStatus flush_out(NdjsonWriter *w, TlError *err)
-{
-    if (w->out_len == 0) return TL_OK;
-    TL_TRY(tl_sink_write(w->base.sink, w->out, w->out_len, err));
-    w->out_len = 0;
-    return TL_OK;
-}
-
-/* Make room for need more bytes in out. */
-static TlStatus out_reserve(NdjsonWriter *w, size_t need, TlError *err)
-{
-    if (w->out_len + need <= w->out_cap) return TL_OK;
-    TL_TRY(flush_out(w, err));
-    if (need > w->out_cap) {
-        uint8_t *g = tl_realloc(w->out, need);
-        if (!g) return tl_error_oom(err);
-        w->out = g;
-        w->out_cap = need;
-    }
-    return TL_OK;
-}
-
-/* Pieces for rows [off, off+n) of array a into pc[0..n). */
-static void column_pieces(NdjsonWriter *w, const TlArray *a, int64_t off,
-                          int64_t n, Piece *pc, uint8_t **text)
+/* Pieces for rows [off, off+n) of array a into pc[0..n); inf/nan are
+ * counted in b (TlWriteFormat.pieces). */
+static void nd_pieces(const void *ctx, const TlArray *a, int64_t off,
+                      int64_t n, TlPiece *pc, uint8_t **text, TlWriteBuf *b)
 {
     const bool nulls = a->type == TL_TNULL || a->null_count > 0;
     uint8_t *t = *text;
+    (void)ctx;
     switch (a->type) {
     case TL_TSTRING: {
         const TlView *v = tl_array_views(a) + off;
         for (int64_t i = 0; i < n; i++) {
             if (nulls && !tl_array_valid(a, off + i)) {
-                pc[i] = (Piece){NULL, 0, K_NULL};
+                pc[i] = (TlPiece){NULL, 0, K_NULL};
                 continue;
             }
-            pc[i] = (Piece){tl_view_ptr(&v[i], a->data), tl_view_len(v[i]), K_STRING};
+            pc[i] = (TlPiece){tl_view_ptr(&v[i], a->data), tl_view_len(v[i]), K_STRING};
         }
         break;
     }
     case TL_TBOOL:
         for (int64_t i = 0; i < n; i++) {
             if (nulls && !tl_array_valid(a, off + i)) {
-                pc[i] = (Piece){NULL, 0, K_NULL};
+                pc[i] = (TlPiece){NULL, 0, K_NULL};
                 continue;
             }
             pc[i] = tl_array_bool(a, off + i)
-                        ? (Piece){(const uint8_t *)"true", 4, K_PLAIN}
-                        : (Piece){(const uint8_t *)"false", 5, K_PLAIN};
+                        ? (TlPiece){(const uint8_t *)"true", 4, K_PLAIN}
+                        : (TlPiece){(const uint8_t *)"false", 5, K_PLAIN};
         }
         break;
     case TL_TFLOAT64: {
@@ -187,16 +164,16 @@ static void column_pieces(NdjsonWriter *w, const TlArray *a, int64_t off,
         for (int64_t i = 0; i < n; i++) {
             size_t len;
             if (nulls && !tl_array_valid(a, off + i)) {
-                pc[i] = (Piece){NULL, 0, K_NULL};
+                pc[i] = (TlPiece){NULL, 0, K_NULL};
                 continue;
             }
             if (!__builtin_isfinite(d[i])) {
-                w->n_nonfinite++;
-                pc[i] = (Piece){NULL, 0, K_NULL};
+                b->count[C_NONFINITE]++;
+                pc[i] = (TlPiece){NULL, 0, K_NULL};
                 continue;
             }
             len = tl_fmt_f64(d[i], (char *)t);
-            pc[i] = (Piece){t, (uint32_t)len, K_PLAIN};
+            pc[i] = (TlPiece){t, (uint32_t)len, K_PLAIN};
             t += len;
         }
         break;
@@ -205,11 +182,11 @@ static void column_pieces(NdjsonWriter *w, const TlArray *a, int64_t off,
     for (int64_t i = 0; i < n; i++) {                                          \
         size_t len;                                                            \
         if (nulls && !tl_array_valid(a, off + i)) {                            \
-            pc[i] = (Piece){NULL, 0, K_NULL};                                  \
+            pc[i] = (TlPiece){NULL, 0, K_NULL};                                  \
             continue;                                                          \
         }                                                                      \
         len = FMT(GET(a)[off + i], (char *)t);                                 \
-        pc[i] = (Piece){t, (uint32_t)len, KIND};                               \
+        pc[i] = (TlPiece){t, (uint32_t)len, KIND};                             \
         t += len;                                                              \
     }
     case TL_TINT64:
@@ -223,28 +200,30 @@ static void column_pieces(NdjsonWriter *w, const TlArray *a, int64_t off,
         break;
 #undef FORMAT_LOOP
     default:
-        for (int64_t i = 0; i < n; i++) pc[i] = (Piece){NULL, 0, K_NULL};
+        for (int64_t i = 0; i < n; i++) pc[i] = (TlPiece){NULL, 0, K_NULL};
         break;
     }
     *text = t;
 }
 
-/* Assemble rows [0, n) of the pieces as lines. */
-static TlStatus emit_rows(NdjsonWriter *w, int64_t n, TlError *err)
+/* Append rows [0, n) of b's pieces as lines to b->out; strings repaired
+ * are counted in b (TlWriteFormat.rows). */
+static TlStatus nd_rows(const void *ctx, TlWriteBuf *b, int64_t n, TlError *err)
 {
+    const NdSpell *w = ctx;
     for (int64_t row = 0; row < n; row++) {
         if (w->n_cols == 0) {
-            TL_TRY(out_reserve(w, 3, err));
-            memcpy(w->out + w->out_len, "{}\n", 3);
-            w->out_len += 3;
+            TL_TRY(tl_write_buf_reserve(b, 3, err));
+            memcpy(b->out + b->len, "{}\n", 3);
+            b->len += 3;
             continue;
         }
         for (int c = 0; c < w->n_cols; c++) {
-            const Piece *pc = &w->pieces[(size_t)c * CHUNK + row];
+            const TlPiece *pc = &b->pieces[(size_t)c * (size_t)b->chunk + (size_t)row];
             size_t need = w->key_len[c] + (size_t)pc->len * 6 + 8;
             uint8_t *o;
-            if (w->out_len + need > w->out_cap) TL_TRY(out_reserve(w, need, err));
-            o = w->out + w->out_len;
+            if (b->len + need > b->cap) TL_TRY(tl_write_buf_reserve(b, need, err));
+            o = b->out + b->len;
             memcpy(o, w->keys[c], w->key_len[c]);
             o += w->key_len[c];
             switch (pc->kind) {
@@ -265,7 +244,7 @@ static TlStatus emit_rows(NdjsonWriter *w, int64_t n, TlError *err)
             default: {
                 bool repaired = false;
                 o = put_json_string(o, pc->p, pc->len, &repaired);
-                w->n_bad_utf8 += repaired;
+                b->count[C_BAD_UTF8] += repaired;
                 break;
             }
             }
@@ -273,54 +252,47 @@ static TlStatus emit_rows(NdjsonWriter *w, int64_t n, TlError *err)
                 *o++ = '}';
                 *o++ = '\n';
             }
-            w->out_len = (size_t)(o - w->out);
+            b->len = (size_t)(o - b->out);
         }
     }
     return TL_OK;
 }
 
+static const TlWriteFormat nd_format = {nd_pieces, nd_rows};
+
 static TlStatus nd_write(TlWriter *base, const TlBatch *b, TlError *err)
 {
     NdjsonWriter *w = (NdjsonWriter *)base;
-    if (b->n_cols != w->n_cols)
+    if (b->n_cols != w->spell.n_cols)
         return tl_error(err, TL_ERR_DATA, "internal: writer expected %d columns, got %d",
-                        w->n_cols, b->n_cols);
-    for (int64_t off = 0; off < b->n_rows; off += CHUNK) {
-        int64_t n = b->n_rows - off < CHUNK ? b->n_rows - off : CHUNK;
-        uint8_t *t = w->text;
-        for (int c = 0; c < w->n_cols; c++)
-            column_pieces(w, b->cols[c], off, n, &w->pieces[(size_t)c * CHUNK], &t);
-        TL_TRY(emit_rows(w, n, err));
-    }
-    return TL_OK;
+                        w->spell.n_cols, b->n_cols);
+    return tl_write_pipe_put(w->pipe, b, err);
 }
 
 static TlStatus nd_finish(TlWriter *base, TlError *err)
 {
     NdjsonWriter *w = (NdjsonWriter *)base;
-    TL_TRY(flush_out(w, err));
-    if (w->n_nonfinite > 0)
+    int64_t count[TL_WRITE_COUNTERS];
+    TL_TRY(tl_write_pipe_finish(w->pipe, count, err));
+    if (count[C_NONFINITE] > 0)
         fprintf(stderr, "tally: warning: %lld inf/nan value%s written as null "
-                "(JSON cannot hold them)\n", (long long)w->n_nonfinite,
-                w->n_nonfinite == 1 ? "" : "s");
-    if (w->n_bad_utf8 > 0)
+                "(JSON cannot hold them)\n", (long long)count[C_NONFINITE],
+                count[C_NONFINITE] == 1 ? "" : "s");
+    if (count[C_BAD_UTF8] > 0)
         fprintf(stderr, "tally: warning: %lld string%s held invalid UTF-8, "
-                "replaced with U+FFFD\n", (long long)w->n_bad_utf8,
-                w->n_bad_utf8 == 1 ? "" : "s");
-    w->n_nonfinite = w->n_bad_utf8 = 0;
+                "replaced with U+FFFD\n", (long long)count[C_BAD_UTF8],
+                count[C_BAD_UTF8] == 1 ? "" : "s");
     return TL_OK;
 }
 
 static void nd_free(TlWriter *base)
 {
     NdjsonWriter *w = (NdjsonWriter *)base;
-    if (w->keys)
-        for (int c = 0; c < w->n_cols; c++) tl_free(w->keys[c]);
-    tl_free(w->keys);
-    tl_free(w->key_len);
-    tl_free(w->pieces);
-    tl_free(w->text);
-    tl_free(w->out);
+    tl_write_pipe_free(w->pipe); /* first: its tasks read the keys */
+    if (w->spell.keys)
+        for (int c = 0; c < w->spell.n_cols; c++) tl_free(w->spell.keys[c]);
+    tl_free(w->spell.keys);
+    tl_free(w->spell.key_len);
     tl_free(w);
 }
 
@@ -334,31 +306,33 @@ TlStatus tl_ndjson_writer_open(TlSink *sink, const TlSchema *schema,
 {
     NdjsonWriter *w;
     size_t n_cols = (size_t)schema->n_fields;
+    TlStatus st;
     *out = NULL;
     w = tl_calloc(1, sizeof *w);
     if (!w) return tl_error_oom(err);
     w->base.ops = &ndjson_writer_ops;
     w->base.sink = sink;
-    w->n_cols = schema->n_fields;
-    w->keys = tl_calloc(n_cols + 1, sizeof *w->keys);
-    w->key_len = tl_calloc(n_cols + 1, sizeof *w->key_len);
-    w->pieces = tl_malloc((n_cols + 1) * CHUNK * sizeof *w->pieces);
-    w->text = tl_malloc((n_cols + 1) * CHUNK * TL_FMT_MAX);
-    w->out_cap = OUT_SIZE;
-    w->out = tl_malloc(w->out_cap);
-    if (!w->keys || !w->key_len || !w->pieces || !w->text || !w->out) goto oom;
-    for (int c = 0; c < w->n_cols; c++) {
+    w->spell.n_cols = schema->n_fields;
+    w->spell.keys = tl_calloc(n_cols + 1, sizeof *w->spell.keys);
+    w->spell.key_len = tl_calloc(n_cols + 1, sizeof *w->spell.key_len);
+    if (!w->spell.keys || !w->spell.key_len) goto oom;
+    for (int c = 0; c < w->spell.n_cols; c++) {
         const char *name = schema->fields[c].name;
         size_t len = strlen(name);
         bool repaired = false;
         uint8_t *k = tl_malloc(len * 6 + 4), *o;
         if (!k) goto oom;
-        w->keys[c] = k;
+        w->spell.keys[c] = k;
         o = k;
         *o++ = c == 0 ? '{' : ',';
         o = put_json_string(o, (const uint8_t *)name, len, &repaired);
         *o++ = ':';
-        w->key_len[c] = (size_t)(o - k);
+        w->spell.key_len[c] = (size_t)(o - k);
+    }
+    st = tl_write_pipe_new(sink, w->spell.n_cols, &nd_format, &w->spell, &w->pipe, err);
+    if (st != TL_OK) {
+        nd_free(&w->base);
+        return st;
     }
     *out = &w->base;
     return TL_OK;

@@ -1,0 +1,344 @@
+/*
+ * write_common.c -- the text writers' shared output buffer and their
+ * in-order parallel pipeline (write_common.h).
+ *
+ * Formatting is the writer's main cost and every batch formats on its own,
+ * so batches are formatted in parallel on the thread pool (lib/core/pool.h)
+ * and their bytes go to the sink from the calling thread, strictly in input
+ * order: the output is the same bytes for every thread count.
+ *
+ *   put(batch)   cut into slices of slice_rows rows; each slice takes a
+ *                slot of a ring (n_slots = 2 x threads, at most 64), holding
+ *                references to the batch's columns, its row range and its
+ *                own TlWriteBuf, and is queued as a pool task
+ *   task         formats its rows into the slot's buffer, drops the column
+ *                references, marks the slot done (under the pipe's TlWait)
+ *   in order     the calling thread writes the oldest slot as soon as it is
+ *                done; when every slot is busy it waits for the oldest,
+ *                helping with queued tasks meanwhile (tl_wait_step), so
+ *                with a single thread everything still runs
+ *
+ *   slots:   [head: done -> write] [busy] [busy] [free] ...
+ *
+ * Inline: with one thread (--threads 1) nothing is queued at all, and with
+ * more a small batch (< SMALL_ROWS rows) arriving while nothing is in
+ * flight is formatted on the calling thread too: a small output never
+ * starts a worker.  Inline slices go through the same buffer, in order.
+ *
+ * Errors: a slot records its task's error (out of memory growing its
+ * buffer); it is reported when that slot's turn comes, so the earliest
+ * failure in output order wins, also over an error of the calling thread
+ * (which first waits for the slots in flight and checks them).  The first
+ * error sticks: no byte is written after it, and every later call returns
+ * it.  free() waits for every busy slot before freeing what tasks use.
+ *
+ * Counters (NDJSON's warnings) are per slot and summed when the slot is
+ * written, so they are the same for every thread count.
+ */
+#include "write_common.h"
+#include "../lib/core/pool.h"
+#include "../lib/core/text.h"
+
+#include <stdio.h>
+
+#define SMALL_ROWS 4096
+#define MAX_SLOTS 64
+
+enum { SLOT_FREE = 0, SLOT_BUSY, SLOT_DONE };
+
+typedef struct Slot {
+    TlWritePipe *pipe;
+    TlBatch *batch;      /* references to the columns (task frees) */
+    int64_t off, n;      /* the slice's rows */
+    TlWriteBuf buf;
+    bool ready;          /* buf allocated */
+    int state;           /* SLOT_*; BUSY -> DONE under pipe->wait */
+    TlStatus st;         /* the task's result */
+    TlError err;
+} Slot;
+
+struct TlWritePipe {
+    TlSink *sink;
+    int n_cols;
+    const TlWriteFormat *f;
+    const void *ctx;
+    int n_slots, head, inflight;
+    Slot *slots;
+    TlWait *wait;        /* NULL: one thread, everything inline */
+    int64_t slice_rows;
+    int64_t count[TL_WRITE_COUNTERS];
+    TlStatus st;         /* the first error, sticky */
+    TlError err;
+};
+
+/* ------------------------------------------------------------ buffers */
+
+/* See write_common.h. */
+int64_t tl_write_chunk_rows(int n_cols)
+{
+    if (n_cols <= 16) return 1024;
+    return 16384 / n_cols < 16 ? 16 : 16384 / n_cols;
+}
+
+/* See write_common.h. */
+bool tl_write_buf_init(TlWriteBuf *b, int n_cols)
+{
+    size_t cols = (size_t)(n_cols > 0 ? n_cols : 0) + 1;
+    memset(b, 0, sizeof *b);
+    b->chunk = tl_write_chunk_rows(n_cols);
+    b->pieces = tl_malloc(cols * (size_t)b->chunk * sizeof *b->pieces);
+    b->text = tl_malloc(cols * (size_t)b->chunk * TL_FMT_MAX);
+    return b->pieces && b->text;
+}
+
+/* See write_common.h. */
+void tl_write_buf_free(TlWriteBuf *b)
+{
+    if (!b) return;
+    tl_free(b->out);
+    tl_free(b->pieces);
+    tl_free(b->text);
+    memset(b, 0, sizeof *b);
+}
+
+/* See write_common.h. */
+bool tl_write_buf_grow(TlWriteBuf *b, size_t need)
+{
+    size_t cap = b->cap ? b->cap : (size_t)64 << 10;
+    uint8_t *g;
+    while (cap < b->len + need) cap *= 2;
+    g = tl_realloc(b->out, cap);
+    if (!g) return false;
+    b->out = g;
+    b->cap = cap;
+    return true;
+}
+
+/* See write_common.h. */
+TlStatus tl_write_format_rows(const TlWriteFormat *f, const void *ctx,
+                              const TlBatch *batch, int n_cols, int64_t off,
+                              int64_t n, TlWriteBuf *b, TlError *err)
+{
+    const int64_t chunk = b->chunk;
+    for (int64_t o = off; o < off + n; o += chunk) {
+        int64_t m = off + n - o < chunk ? off + n - o : chunk;
+        uint8_t *t = b->text;
+        for (int c = 0; c < n_cols; c++)
+            f->pieces(ctx, batch->cols[c], o, m, &b->pieces[(size_t)c * (size_t)chunk],
+                      &t, b);
+        TL_TRY(f->rows(ctx, b, m, err));
+    }
+    return TL_OK;
+}
+
+/* ----------------------------------------------------------- pipeline */
+
+static void copy_error(TlError *dst, const TlError *src)
+{
+    if (dst == src) return;
+    dst->code = src->code;
+    snprintf(dst->msg, sizeof dst->msg, "%s", src->msg);
+}
+
+/* Record the first error (e) and return it in err. */
+static TlStatus stick(TlWritePipe *p, const TlError *e, TlError *err)
+{
+    if (p->st == TL_OK) {
+        p->st = e->code != TL_OK ? e->code : TL_ERR_IO;
+        copy_error(&p->err, e);
+        p->err.code = p->st;
+    }
+    copy_error(err, &p->err);
+    return p->st;
+}
+
+/* See write_common.h. */
+TlStatus tl_write_pipe_new(TlSink *sink, int n_cols, const TlWriteFormat *f,
+                           const void *ctx, TlWritePipe **out, TlError *err)
+{
+    TlWritePipe *p;
+    int threads = tl_pool_threads();
+    *out = NULL;
+    p = tl_calloc(1, sizeof *p);
+    if (!p) return tl_error_oom(err);
+    p->sink = sink;
+    p->n_cols = n_cols;
+    p->f = f;
+    p->ctx = ctx;
+    p->n_slots = threads <= 1 ? 1 : threads * 2 > MAX_SLOTS ? MAX_SLOTS : threads * 2;
+    p->slice_rows = 64 * tl_write_chunk_rows(n_cols);
+    p->slots = tl_calloc((size_t)p->n_slots, sizeof *p->slots);
+    if (!p->slots) goto oom;
+    for (int i = 0; i < p->n_slots; i++) p->slots[i].pipe = p;
+    if (threads > 1 && !(p->wait = tl_wait_new())) goto oom;
+    *out = p;
+    return TL_OK;
+oom:
+    tl_write_pipe_free(p);
+    return tl_error_oom(err);
+}
+
+/* Allocate s's buffer on first use. */
+static TlStatus slot_ready(TlWritePipe *p, Slot *s, TlError *err)
+{
+    if (s->ready) return TL_OK;
+    if (!tl_write_buf_init(&s->buf, p->n_cols)) {
+        tl_write_buf_free(&s->buf);
+        return tl_error_oom(err);
+    }
+    s->ready = true;
+    return TL_OK;
+}
+
+/* Add s's counters and hand its bytes to the sink. */
+static TlStatus emit(TlWritePipe *p, TlWriteBuf *b, TlError *err)
+{
+    TlStatus st = TL_OK;
+    for (int i = 0; i < TL_WRITE_COUNTERS; i++) {
+        p->count[i] += b->count[i];
+        b->count[i] = 0;
+    }
+    if (b->len > 0) st = tl_sink_write(p->sink, b->out, b->len, err);
+    b->len = 0;
+    return st == TL_OK ? TL_OK : stick(p, err, err);
+}
+
+/* Write the oldest slots in order while they are done; wait for the
+ * oldest while more than keep slots are in flight. */
+static TlStatus drain(TlWritePipe *p, int keep, TlError *err)
+{
+    while (p->inflight > 0) {
+        Slot *s = &p->slots[p->head];
+        bool done;
+        tl_wait_lock(p->wait);
+        while (s->state == SLOT_BUSY && p->inflight > keep) tl_wait_step(p->wait);
+        done = s->state == SLOT_DONE;
+        tl_wait_unlock(p->wait);
+        if (!done) return TL_OK;
+        p->head = (p->head + 1) % p->n_slots;
+        p->inflight--;
+        s->state = SLOT_FREE;
+        if (s->st != TL_OK) return stick(p, &s->err, err);
+        TL_TRY(emit(p, &s->buf, err));
+    }
+    return TL_OK;
+}
+
+/* The calling thread failed with err: wait for the slots in flight; the
+ * earliest of them that failed has the error to report, else err. */
+static TlStatus fail_ordered(TlWritePipe *p, TlError *err)
+{
+    if (p->inflight > 0) {
+        tl_wait_lock(p->wait);
+        for (int i = 0; i < p->inflight; i++) {
+            Slot *s = &p->slots[(p->head + i) % p->n_slots];
+            while (s->state == SLOT_BUSY) tl_wait_step(p->wait);
+        }
+        tl_wait_unlock(p->wait);
+        for (int i = 0; i < p->inflight; i++) {
+            Slot *s = &p->slots[(p->head + i) % p->n_slots];
+            if (s->st != TL_OK) return stick(p, &s->err, err);
+        }
+    }
+    return stick(p, err, err);
+}
+
+static void format_task(void *arg)
+{
+    Slot *s = arg;
+    TlWritePipe *p = s->pipe;
+    TlStatus st = tl_write_format_rows(p->f, p->ctx, s->batch, p->n_cols, s->off,
+                                       s->n, &s->buf, &s->err);
+    tl_batch_free(s->batch);
+    s->batch = NULL;
+    tl_wait_lock(p->wait);
+    s->st = st;
+    s->state = SLOT_DONE;
+    tl_wait_signal(p->wait);
+    tl_wait_unlock(p->wait);
+    /* p may be freed from here on */
+}
+
+/* Format b on the calling thread, slice by slice, writing each (nothing is
+ * in flight). */
+static TlStatus put_inline(TlWritePipe *p, const TlBatch *b, TlError *err)
+{
+    Slot *s = &p->slots[p->head];
+    if (slot_ready(p, s, err) != TL_OK) return stick(p, err, err);
+    for (int64_t off = 0; off < b->n_rows; off += p->slice_rows) {
+        int64_t n = b->n_rows - off < p->slice_rows ? b->n_rows - off : p->slice_rows;
+        s->buf.len = 0;
+        if (tl_write_format_rows(p->f, p->ctx, b, p->n_cols, off, n, &s->buf, err) !=
+            TL_OK)
+            return stick(p, err, err);
+        TL_TRY(emit(p, &s->buf, err));
+    }
+    return TL_OK;
+}
+
+/* See write_common.h. */
+TlStatus tl_write_pipe_put(TlWritePipe *p, const TlBatch *b, TlError *err)
+{
+    if (p->st != TL_OK) return stick(p, &p->err, err);
+    if (b->n_rows <= 0) return TL_OK;
+    if (!p->wait || (p->inflight == 0 && b->n_rows < SMALL_ROWS))
+        return put_inline(p, b, err);
+    for (int64_t off = 0; off < b->n_rows; off += p->slice_rows) {
+        Slot *s;
+        TlBatch *copy;
+        TlError serr;
+        TL_TRY(drain(p, p->n_slots - 1, err));
+        s = &p->slots[(p->head + p->inflight) % p->n_slots];
+        if (slot_ready(p, s, err) != TL_OK) return fail_ordered(p, err);
+        copy = tl_batch_new(NULL, b->n_cols, b->n_rows);
+        if (!copy) {
+            tl_error_oom(err);
+            return fail_ordered(p, err);
+        }
+        for (int c = 0; c < b->n_cols; c++) copy->cols[c] = tl_array_retain(b->cols[c]);
+        s->batch = copy;
+        s->off = off;
+        s->n = b->n_rows - off < p->slice_rows ? b->n_rows - off : p->slice_rows;
+        s->buf.len = 0;
+        s->st = TL_OK;
+        s->state = SLOT_BUSY;
+        p->inflight++;
+        /* out of memory queueing: format it here instead */
+        if (tl_pool_submit(format_task, s, &serr) != TL_OK) format_task(s);
+    }
+    /* write what is already done, without waiting */
+    return drain(p, p->n_slots, err);
+}
+
+/* See write_common.h. */
+TlStatus tl_write_pipe_finish(TlWritePipe *p, int64_t count[TL_WRITE_COUNTERS],
+                              TlError *err)
+{
+    if (p->st != TL_OK) return stick(p, &p->err, err);
+    TL_TRY(drain(p, 0, err));
+    for (int i = 0; i < TL_WRITE_COUNTERS; i++) {
+        if (count) count[i] = p->count[i];
+        p->count[i] = 0;
+    }
+    return TL_OK;
+}
+
+/* See write_common.h. */
+void tl_write_pipe_free(TlWritePipe *p)
+{
+    if (!p) return;
+    if (p->wait && p->slots) {
+        tl_wait_lock(p->wait);
+        for (int i = 0; i < p->n_slots; i++)
+            while (p->slots[i].state == SLOT_BUSY) tl_wait_step(p->wait);
+        tl_wait_unlock(p->wait);
+    }
+    if (p->slots)
+        for (int i = 0; i < p->n_slots; i++) {
+            tl_batch_free(p->slots[i].batch);
+            tl_write_buf_free(&p->slots[i].buf);
+        }
+    tl_wait_free(p->wait);
+    tl_free(p->slots);
+    tl_free(p);
+}
