@@ -10,14 +10,22 @@
  * reference's list exactly, order included (left rows in order, each with
  * its matches in right order, then unmatched right rows in right order).
  * TALLY_BATCH_ROWS is set small so output batches split inside a left row's
- * matches.  Every test runs twice: building on the right, then on the left.
+ * matches.  Every test runs building on the right, then on the left, and
+ * with plain sources, then with sources that take a stage (TlStage, as a
+ * scan does) and run it over all their batches at once on the pool, so
+ * probes run concurrently.  main runs the whole set in forked children with
+ * 1, 2, 3 and 8 pool threads (tl_pool_configure works before the pool
+ * starts only): the results must be the same exact lists every time.
  */
+#include "../../lib/core/pool.h"
 #include "../../lib/exec/ops.h"
 #include "../../lib/plan/plan.h"
 #include "tl_test.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 
@@ -38,21 +46,85 @@ typedef struct Src {
     TlOperator base;
     TlBatch **b;
     int n, i;
+    /* staged: results of the stage per batch, made at the first pull */
+    bool has_stage, ran;
+    TlStage stage;
+    void **res;
+    TlStatus *st;
+    TlError *errs;
 } Src;
+
+static bool use_stage; /* sources offer set_stage */
 
 static TlStatus src_next(TlOperator *op, TlBatch **out, TlError *err)
 {
     Src *s = (Src *)op;
-    (void)err;
+    if (s->has_stage)
+        return tl_error(err, TL_ERR_DATA, "test: staged source pulled as batches");
     *out = s->i < s->n ? s->b[s->i++] : NULL;
+    return TL_OK;
+}
+
+static TlStatus src_set_stage(TlOperator *op, const TlStage *stage, TlError *err)
+{
+    Src *s = (Src *)op;
+    if (s->has_stage || s->i > 0)
+        return tl_error(err, TL_ERR_DATA, "test: stage set late or twice");
+    s->stage = *stage;
+    s->has_stage = true;
+    return TL_OK;
+}
+
+static void src_work(void *arg, int64_t i)
+{
+    Src *s = arg;
+    TlBatch *b = s->b[i];
+    s->b[i] = NULL;
+    s->st[i] = s->stage.work(s->stage.ctx, b, &s->res[i], &s->errs[i]);
+}
+
+/* Every batch through the stage at once on the pool, then in order. */
+static TlStatus src_next_result(TlOperator *op, void **result, TlError *err)
+{
+    Src *s = (Src *)op;
+    *result = NULL;
+    if (!s->has_stage)
+        return tl_error(err, TL_ERR_DATA, "test: next_result without a stage");
+    if (!s->ran) {
+        s->ran = true;
+        s->res = tl_calloc((size_t)(s->n ? s->n : 1), sizeof *s->res);
+        s->st = tl_calloc((size_t)(s->n ? s->n : 1), sizeof *s->st);
+        s->errs = tl_calloc((size_t)(s->n ? s->n : 1), sizeof *s->errs);
+        if (!s->res || !s->st || !s->errs) {
+            s->i = s->n; /* the batches are freed with the source */
+            return tl_error_oom(err);
+        }
+        TL_TRY(tl_pool_for(s->n, src_work, s, err));
+    }
+    while (s->i < s->n) {
+        int i = s->i++;
+        if (s->st[i] != TL_OK) {
+            *err = s->errs[i];
+            return s->st[i];
+        }
+        *result = s->res[i];
+        s->res[i] = NULL;
+        if (*result) return TL_OK;
+    }
     return TL_OK;
 }
 
 static void src_free(TlOperator *op)
 {
     Src *s = (Src *)op;
-    for (int i = s->i; i < s->n; i++) tl_batch_free(s->b[i]);
+    for (int i = 0; i < s->n; i++) {
+        if (s->ran && s->res && s->res[i]) s->stage.drop(s->stage.ctx, s->res[i]);
+        if (i >= s->i || s->ran) tl_batch_free(s->b[i]);
+    }
     tl_free(s->b);
+    tl_free(s->res);
+    tl_free(s->st);
+    tl_free(s->errs);
     tl_free(s);
 }
 
@@ -71,6 +143,10 @@ static TlOperator *src_new(const Table *t, TlExecStats *stats)
     int cap = 0;
     s->base.next = src_next;
     s->base.free = src_free;
+    if (use_stage) {
+        s->base.set_stage = src_set_stage;
+        s->base.next_result = src_next_result;
+    }
     s->base.schema = &t->schema;
     s->base.stats = stats;
     for (int64_t off = 0; off < t->n;) {
@@ -437,11 +513,14 @@ TL_TEST(oom_loop)
     CHECK(fails > 10);
 }
 
-int main(void)
+/* Every test, both build sides, plain and staged sources. */
+static int run_all(void)
 {
     setenv("TALLY_BATCH_ROWS", "7", 1);
-    for (int side = 0; side < 2; side++) {
-        build_left = side == 1;
+    for (int mode = 0; mode < 4; mode++) {
+        build_left = mode & 1;
+        use_stage = mode >> 1;
+        rng_state = 0x9E3779B97F4A7C15ull;
         TL_RUN(differential_every_kind);
         TL_RUN(many_to_many_splits_batches);
         TL_RUN(empty_sides);
@@ -449,6 +528,36 @@ int main(void)
         TL_RUN(null_typed_key);
         TL_RUN(oom_loop);
     }
-    printf("test_join: %lld random cases\n", (long long)cases_run);
+    printf("test_join (%d threads): %lld random cases\n", tl_pool_threads(),
+           (long long)cases_run);
     return tl_test_summary(__FILE__);
+}
+
+int main(void)
+{
+    static const int threads[] = {1, 2, 3, 8};
+    int bad = 0;
+    fflush(stdout);
+    for (size_t t = 0; t < sizeof threads / sizeof *threads; t++) {
+        pid_t pid = fork();
+        int status = 0;
+        if (pid < 0) {
+            perror("fork");
+            return 1;
+        }
+        if (pid == 0) {
+            int rc;
+            tl_pool_configure(threads[t]);
+            rc = run_all();
+            tl_pool_shutdown();
+            fflush(stdout);
+            _exit(rc);
+        }
+        if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+            WEXITSTATUS(status) != 0) {
+            fprintf(stderr, "FAIL test_join with %d threads\n", threads[t]);
+            bad = 1;
+        }
+    }
+    return bad;
 }
