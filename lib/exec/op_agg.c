@@ -46,7 +46,8 @@
  *   local ids <- a fresh local grouper                 one lookup per local group
  *   partial states <- tl_agg_update       tl_agg_merge(partial, map)
  *                     (local ids)         or tl_agg_update(map[local id], args)
- *   local keys <- tl_grouper_keys
+ *   tl_grouper_seal_local (encoded
+ *   rows and hashes or key columns)
  *
  * Local ids number the batch's groups in first appearance, so looking the
  * local groups up in order gives new global groups the ids row-by-row
@@ -367,7 +368,7 @@ static void group_text(AggOp *a, uint32_t gid, char *buf, size_t cap)
 typedef struct Part {
     int64_t n;           /* rows of the batch */
     uint32_t n_local;    /* local groups */
-    TlArray **keys;      /* n_keys columns: each local group's key values */
+    TlGrouper *local;    /* the batch's groups (sealed), NULL without keys */
     uint32_t *lids;      /* rows' local ids, when some aggregate has no partial */
     TlAgg **partial;     /* per aggregate: partial states, or NULL */
     TlArray **x, **y;    /* per aggregate without partial: its arguments */
@@ -376,14 +377,12 @@ typedef struct Part {
 static void part_free(AggOp *a, Part *p)
 {
     if (!p) return;
-    if (p->keys)
-        for (int k = 0; k < a->n_keys; k++) tl_array_release(p->keys[k]);
+    tl_grouper_free(p->local);
     for (int j = 0; j < a->n_aggs; j++) {
         if (p->partial) tl_agg_free(p->partial[j]);
         if (p->x) tl_array_release(p->x[j]);
         if (p->y) tl_array_release(p->y[j]);
     }
-    tl_free(p->keys);
     tl_free(p->lids);
     tl_free(p->partial);
     tl_free(p->x);
@@ -420,14 +419,13 @@ static TlStatus stage_work(void *ctx, TlBatch *b, void **result, TlError *err)
         return tl_error_oom(err);
     }
     p->n = n;
-    p->keys = tl_calloc((size_t)a->n_keys + 1, sizeof *p->keys);
     p->partial = tl_calloc((size_t)a->n_aggs + 1, sizeof *p->partial);
     p->x = tl_calloc((size_t)a->n_aggs + 1, sizeof *p->x);
     p->y = tl_calloc((size_t)a->n_aggs + 1, sizeof *p->y);
     p->lids = tl_calloc((size_t)n + 1, sizeof *p->lids);
     karr = tl_calloc((size_t)a->n_keys + 1, sizeof *karr);
     cache = tl_calloc(2 * (size_t)a->n_aggs + 1, sizeof *cache);
-    if (!p->keys || !p->partial || !p->x || !p->y || !p->lids || !karr || !cache) {
+    if (!p->partial || !p->x || !p->y || !p->lids || !karr || !cache) {
         st = tl_error_oom(err);
         goto done;
     }
@@ -462,8 +460,10 @@ static TlStatus stage_work(void *ctx, TlBatch *b, void **result, TlError *err)
         }
     }
     if (a->n_keys > 0) {
-        st = tl_grouper_keys(lg, 0, p->n_local, p->keys, err);
+        st = tl_grouper_seal_local(lg, err);
         if (st != TL_OK) goto done;
+        p->local = lg;
+        lg = NULL;
     }
     if (!rows_needed) {
         tl_free(p->lids);
@@ -490,7 +490,7 @@ done:
  * (new groups get their ids in first-appearance order, as row by row),
  * then partial states merged and the other aggregates updated with the
  * rows' global ids. */
-static TlStatus merge_part(AggOp *a, const Part *p, TlError *err)
+static TlStatus merge_part(AggOp *a, Part *p, TlError *err)
 {
     uint32_t nl = p->n_local;
     uint32_t n_groups = 1;
@@ -501,8 +501,7 @@ static TlStatus merge_part(AggOp *a, const Part *p, TlError *err)
         a->map_cap = (int64_t)nl + 1;
     }
     if (a->n_keys > 0) {
-        TL_TRY(tl_grouper_map(a->grouper, (const TlArray *const *)p->keys, nl,
-                              a->map, err));
+        TL_TRY(tl_grouper_merge(a->grouper, p->local, a->map, err));
         n_groups = tl_grouper_count(a->grouper);
     } else {
         a->map[0] = 0;

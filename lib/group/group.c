@@ -111,6 +111,41 @@ TlStatus tl_grouper_keys(TlGrouper *g, uint32_t first, uint32_t n,
     return TL_OK;
 }
 
+/* End a local grouper's input and prepare its merge (see group.h). */
+TlStatus tl_grouper_seal_local(TlGrouper *local, TlError *err)
+{
+    if (local->sealed || local->fast_sealed) return TL_OK;
+    if (local->vt->seal_local && local->vt->merge) {
+        err->code = TL_OK;
+        if (local->vt->seal_local(local, err)) {
+            local->fast_sealed = true;
+            return TL_OK;
+        }
+        if (err->code != TL_OK) return err->code;
+    }
+    local->sealed = tl_calloc((size_t)local->n_keys + 1, sizeof *local->sealed);
+    if (!local->sealed) return tl_error_oom(err);
+    if (local->n_keys == 0 || local->n_groups == 0) return TL_OK;
+    return tl_grouper_keys(local, 0, local->n_groups, local->sealed, err);
+}
+
+/* Look a sealed local grouper's groups up in g (see group.h). */
+TlStatus tl_grouper_merge(TlGrouper *g, TlGrouper *local, uint32_t *map,
+                          TlError *err)
+{
+    TL_TRY(tl_grouper_seal_local(local, err));
+    if (local->n_groups == 0) return TL_OK;
+    if (local->fast_sealed && local->vt == g->vt && local->n_keys == g->n_keys &&
+        (g->n_keys == 0 ||
+         memcmp(local->types, g->types, (size_t)g->n_keys * sizeof *g->types) == 0))
+        return g->vt->merge(g, local, map, err);
+    if (!local->sealed)
+        return tl_error(err, TL_ERR_DATA, "internal error: local grouper of "
+                        "another kind");
+    return tl_grouper_map(g, (const TlArray *const *)local->sealed,
+                          local->n_groups, map, err);
+}
+
 /* Free a grouper (see group.h). */
 void tl_grouper_free(TlGrouper *g)
 {
@@ -129,6 +164,8 @@ TlStatus tl_grouper_init(TlGrouper *g, const TlGrouperVt *vt,
     g->types = NULL;
     g->kb = NULL;
     g->done = NULL;
+    g->sealed = NULL;
+    g->fast_sealed = false;
     if (n_keys > 0) {
         g->types = tl_malloc((size_t)n_keys * sizeof *g->types);
         if (!g->types) return tl_error_oom(err);
@@ -150,6 +187,11 @@ TlStatus tl_grouper_init(TlGrouper *g, const TlGrouperVt *vt,
 /* Free the head's allocations (see group.h). */
 void tl_grouper_fini(TlGrouper *g)
 {
+    if (g->sealed) {
+        for (int k = 0; k < g->n_keys; k++) tl_array_release(g->sealed[k]);
+        tl_free(g->sealed);
+        g->sealed = NULL;
+    }
     if (g->done) {
         for (int k = 0; k < g->n_keys; k++) tl_array_release(g->done[k]);
         tl_free(g->done);

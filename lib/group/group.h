@@ -62,6 +62,20 @@ TlStatus tl_grouper_keys(TlGrouper *g, uint32_t first, uint32_t n,
 
 void tl_grouper_free(TlGrouper *g); /* NULL-safe */
 
+/* Morsel parallelism (lib/exec/op_agg.c): a worker groups one batch with a
+ * local grouper of its own (tl_grouper_new with the global grouper's types
+ * and keep_keys), then calls tl_grouper_seal_local, which ends the local
+ * input and prepares what the lookup needs (key columns, or encoded rows
+ * and their hashes), so the consumer's part is only probing.  The consumer
+ * then calls tl_grouper_merge(g, local, map): local group j (in local id
+ * order) is looked up in g, map[j] its id there; new groups are added in
+ * that order with the local group's key values (its first row's), exactly
+ * as if g had mapped the batch's rows.  local is not usable afterwards
+ * except for tl_grouper_free. */
+TlStatus tl_grouper_seal_local(TlGrouper *local, TlError *err);
+TlStatus tl_grouper_merge(TlGrouper *g, TlGrouper *local, uint32_t *map,
+                          TlError *err);
+
 /* ---------------------------------------------- for the implementations */
 
 typedef struct TlGrouperVt {
@@ -75,6 +89,13 @@ typedef struct TlGrouperVt {
     /* Lookup without insert (tl_grouper_find), or NULL. */
     TlStatus (*find)(TlGrouper *g, const TlArray *const *keys, int64_t n_rows,
                      uint32_t *ids, TlError *err);
+    /* tl_grouper_seal_local / tl_grouper_merge of groupers of this kind
+     * (NULL: the generic way, key columns mapped).  seal_local returns
+     * true when it prepared the fast merge; merge(g, local) is called only
+     * then, with local of the same kind. */
+    bool (*seal_local)(TlGrouper *local, TlError *err);
+    TlStatus (*merge)(TlGrouper *g, TlGrouper *local, uint32_t *map,
+                      TlError *err);
 } TlGrouperVt;
 
 /* The common head of every grouper. */
@@ -86,6 +107,8 @@ struct TlGrouper {
     uint32_t n_groups;
     TlBuilder *kb;      /* one builder per key (first rows), or NULL */
     TlArray **done;     /* the finished builders, after the first keys call */
+    TlArray **sealed;   /* tl_grouper_seal_local, generic way: all key columns */
+    bool fast_sealed;   /* tl_grouper_seal_local prepared vt->merge */
 };
 
 /* Limit on groups (ids are uint32, UINT32_MAX marks empty slots). */

@@ -80,6 +80,7 @@ typedef struct RowsGrouper {
     Enc enc;               /* per-batch scratch: the encoded rows */
     TlBuilder *fkb;        /* per float key: first-row values (else unused) */
     TlArray **fdone;       /* the finished fkb, after the first keys call */
+    uint64_t *ghash;       /* sealed local grouper: each group's row hash */
 } RowsGrouper;
 
 /* ------------------------------------------------- the compact encoding */
@@ -514,6 +515,7 @@ static void rows_free(TlGrouper *gh)
     tl_free(g->slots);
     tl_free(g->keys);
     tl_free(g->hashes);
+    tl_free(g->ghash);
     while (g->blocks) {
         RBlock *b = g->blocks;
         g->blocks = b->next;
@@ -522,7 +524,52 @@ static void rows_free(TlGrouper *gh)
     tl_free(g);
 }
 
-static const TlGrouperVt rows_vt = {rows_map, rows_free, rows_keys, NULL};
+/* tl_grouper_seal_local: keep the stored rows, hash each once (on the
+ * worker), free the table.  Not with float keys (their first-row values
+ * live in builders that tl_grouper_add cannot fill from stored rows). */
+static bool rows_seal_local(TlGrouper *gh, TlError *err)
+{
+    RowsGrouper *g = (RowsGrouper *)gh;
+    if (g->fkb) return false;
+    uint32_t n = gh->n_groups;
+    g->ghash = tl_malloc(((size_t)n + 1) * sizeof *g->ghash);
+    if (!g->ghash) {
+        tl_error_oom(err);
+        return false;
+    }
+    for (uint32_t j = 0; j < n; j++) {
+        const uint8_t *k = g->keys[j];
+        g->ghash[j] = tl_k_hash_bytes(k + 4, key_len(k));
+    }
+    tl_free(g->slots);
+    g->slots = NULL;
+    tl_free(g->hashes);
+    g->hashes = NULL;
+    g->hashes_cap = 0;
+    enc_free(&g->enc);
+    return true;
+}
+
+/* tl_grouper_merge: probe g with the local groups' stored rows and hashes
+ * (no encoding, no hashing on the consumer). */
+static TlStatus rows_merge(TlGrouper *gh, TlGrouper *lh, uint32_t *map,
+                           TlError *err)
+{
+    RowsGrouper *g = (RowsGrouper *)gh, *l = (RowsGrouper *)lh;
+    uint32_t n = lh->n_groups;
+    if (g->fkb || !l->ghash || !g->slots)
+        return tl_error(err, TL_ERR_DATA, "internal error: grouper merge");
+    for (uint32_t j = 0; j < n; j++) {
+        if (j + PREFETCH < n)
+            __builtin_prefetch(&g->slots[l->ghash[j + PREFETCH] & g->mask]);
+        const uint8_t *k = l->keys[j];
+        TL_TRY(lookup(g, NULL, j, k + 4, key_len(k), l->ghash[j], &map[j], err));
+    }
+    return TL_OK;
+}
+
+static const TlGrouperVt rows_vt = {rows_map, rows_free, rows_keys, NULL,
+                                    rows_seal_local, rows_merge};
 
 /* Create the grouper on encoded rows (see group.h). */
 TlStatus tl_group_rows_new(const TlType *types, int n_keys, bool keep_keys,

@@ -205,7 +205,7 @@ static void str_free(TlGrouper *gh)
     tl_free(g);
 }
 
-static const TlGrouperVt str_vt = {str_map, str_free, NULL, str_find};
+static const TlGrouperVt str_vt = {str_map, str_free, NULL, str_find, NULL, NULL};
 
 /* Create the grouper for one string key (see group.h).  The key builder is
  * always kept: the table's views point into it. */

@@ -18,6 +18,7 @@
 #include "../../lib/exec/agg.h"
 #include "../../lib/exec/eval.h"
 #include "../../lib/exec/exec.h"
+#include "../../lib/group/group.h"
 #include "tl_test.h"
 #include "tl_source.h"
 
@@ -519,12 +520,77 @@ TL_TEST(sorted_stays_serial)
     tl_ea_free(&ea);
 }
 
+/* tl_grouper_seal_local + tl_grouper_merge: new groups in local order with
+ * the local first rows' keys, known groups found; the rows grouper's fast
+ * path and the generic one; a local grouper of another kind is refused. */
+TL_TEST(grouper_merge)
+{
+    TlError err = {0};
+    TlType t2[2] = {TL_TINT64, TL_TINT64};
+    for (int kind = 0; kind < 2; kind++) {
+        TlGrouper *g = NULL, *l1 = NULL, *l2 = NULL;
+        TlStatus (*mk)(const TlType *, int, bool, TlGrouper **, TlError *) =
+            kind ? tl_group_rows_new : tl_group_fixed_new;
+        CHECK(mk(t2, 2, true, &g, &err) == TL_OK);
+        CHECK(mk(t2, 2, true, &l1, &err) == TL_OK);
+        CHECK(mk(t2, 2, true, &l2, &err) == TL_OK);
+        int64_t a1[] = {5, 6, 5}, b1[] = {1, 1, 1};
+        int64_t a2[] = {7, 5, 7, 8}, b2[] = {0, 1, 0, 0};
+        TlBuilder b;
+        TlArray *k1[2], *k2[2];
+        const int64_t *src1[2] = {a1, b1}, *src2[2] = {a2, b2};
+        for (int k = 0; k < 2; k++) {
+            tl_builder_init(&b, TL_TINT64);
+            for (int i = 0; i < 3; i++) tl_builder_append_i64(&b, src1[k][i]);
+            k1[k] = tl_builder_finish(&b);
+            tl_builder_init(&b, TL_TINT64);
+            for (int i = 0; i < 4; i++) tl_builder_append_i64(&b, src2[k][i]);
+            k2[k] = tl_builder_finish(&b);
+        }
+        uint32_t ids[4], map[4];
+        CHECK(tl_grouper_map(l1, (const TlArray *const *)k1, 3, ids, &err) == TL_OK);
+        CHECK(tl_grouper_map(l2, (const TlArray *const *)k2, 4, ids, &err) == TL_OK);
+        CHECK(tl_grouper_seal_local(l1, &err) == TL_OK);
+        CHECK(tl_grouper_seal_local(l2, &err) == TL_OK);
+        CHECK(tl_grouper_merge(g, l1, map, &err) == TL_OK);
+        CHECK(map[0] == 0 && map[1] == 1);
+        CHECK(tl_grouper_merge(g, l2, map, &err) == TL_OK);
+        CHECK(map[0] == 2 && map[1] == 0 && map[2] == 3);
+        CHECK_EQ_INT(tl_grouper_count(g), 4);
+        TlArray *out[2] = {0};
+        CHECK(tl_grouper_keys(g, 0, 4, out, &err) == TL_OK);
+        CHECK(out[0] && tl_array_i64(out[0])[2] == 7 && tl_array_i64(out[0])[3] == 8);
+        release_all(out, 2);
+        release_all(k1, 2);
+        release_all(k2, 2);
+        tl_grouper_free(l1);
+        tl_grouper_free(l2);
+        tl_grouper_free(g);
+    }
+    /* a local grouper of another kind: refused, not misread */
+    TlGrouper *g = NULL, *l = NULL;
+    CHECK(tl_group_fixed_new(t2, 2, true, &g, &err) == TL_OK);
+    CHECK(tl_group_rows_new(t2, 2, true, &l, &err) == TL_OK);
+    TlBuilder b;
+    tl_builder_init(&b, TL_TINT64);
+    tl_builder_append_i64(&b, 1);
+    TlArray *k = tl_builder_finish(&b), *ks[2] = {k, k};
+    uint32_t id, map[1];
+    CHECK(tl_grouper_map(l, (const TlArray *const *)ks, 1, &id, &err) == TL_OK);
+    CHECK(tl_grouper_merge(g, l, map, &err) == TL_ERR_DATA);
+    CHECK(strstr(err.msg, "internal") != NULL);
+    tl_array_release(k);
+    tl_grouper_free(l);
+    tl_grouper_free(g);
+}
+
 int main(void)
 {
     tl_pool_configure(4);
     TL_RUN(staged_equals_serial);
     TL_RUN(staged_sum_overflow);
     TL_RUN(sorted_stays_serial);
+    TL_RUN(grouper_merge);
     tl_pool_shutdown();
     return tl_test_summary(__FILE__);
 }

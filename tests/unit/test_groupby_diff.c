@@ -444,8 +444,8 @@ static void case_spec(const Table *t, int c, TlAggSpec *s)
 
 /* The morsel path of lib/exec/op_agg.c for one batch: group the batch with
  * a grouper of its own (local ids in first-appearance order), update
- * partial aggregates over the local ids, look each local group's keys up in
- * the global grouper (one lookup per local group), then merge the partials
+ * partial aggregates over the local ids, seal the local grouper and merge
+ * it into the global one (one lookup per local group), then merge the partials
  * in batch order; count_distinct (not mergeable) is updated with the rows'
  * mapped ids.  Writes the rows' global ids to ids[0..n). */
 static void morsel_batch(const Table *t, TlGrouper *gr, TlAgg **ag, TlArray **k,
@@ -468,10 +468,9 @@ static void morsel_batch(const Table *t, TlGrouper *gr, TlAgg **ag, TlArray **k,
         CHECK(tl_agg_update(part[c], lids, n, nl, cases[c].x >= 0 ? v[cases[c].x] : NULL,
                             cases[c].y >= 0 ? v[cases[c].y] : NULL, &err) == TL_OK);
     }
-    TlArray *lk[4] = {0};
-    if (t->nk > 0) CHECK(tl_grouper_keys(lg, 0, nl, lk, &err) == TL_OK);
+    CHECK(tl_grouper_seal_local(lg, &err) == TL_OK);
     uint32_t *map = tl_malloc(((size_t)nl + 1) * sizeof *map);
-    CHECK(tl_grouper_map(gr, (const TlArray *const *)lk, nl, map, &err) == TL_OK);
+    CHECK(tl_grouper_merge(gr, lg, map, &err) == TL_OK);
     uint32_t ng = tl_grouper_count(gr);
     for (int64_t i = 0; i < n; i++) ids[i] = map[lids[i]];
     for (int c = 0; c < N_CASES; c++) {
@@ -482,7 +481,6 @@ static void morsel_batch(const Table *t, TlGrouper *gr, TlAgg **ag, TlArray **k,
                                 cases[c].y >= 0 ? v[cases[c].y] : NULL, &err) == TL_OK);
         tl_agg_free(part[c]);
     }
-    for (int j = 0; j < t->nk; j++) tl_array_release(lk[j]);
     tl_free(map);
     tl_free(lids);
     tl_grouper_free(lg);
