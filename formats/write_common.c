@@ -7,7 +7,9 @@
  * and their bytes go to the sink from the calling thread, strictly in input
  * order: the output is the same bytes for every thread count.
  *
- *   put(batch)   cut into slices of slice_rows rows; each slice takes a
+ *   put(batch)   cut into slices of whole chunks, sized by the output
+ *                bytes per row seen so far to about SLICE_BYTES (so memory
+ *                stays bounded for wide rows); each slice takes a
  *                slot of a ring (n_slots = 2 x threads, at most 64), holding
  *                references to the batch's columns, its row range and its
  *                own TlWriteBuf, and is queued as a pool task
@@ -43,6 +45,8 @@
 
 #define SMALL_ROWS 4096
 #define MAX_SLOTS 64
+#define SLICE_BYTES ((size_t)2 << 20) /* aimed-at output bytes per slice */
+#define MAX_CHUNKS 64                 /* slice rows <= 64 chunks */
 
 enum { SLOT_FREE = 0, SLOT_BUSY, SLOT_DONE };
 
@@ -65,7 +69,8 @@ struct TlWritePipe {
     int n_slots, head, inflight;
     Slot *slots;
     TlWait *wait;        /* NULL: one thread, everything inline */
-    int64_t slice_rows;
+    int64_t chunk;       /* rows per chunk */
+    size_t row_bytes;    /* output bytes per row, estimated (>= 1) */
     int64_t count[TL_WRITE_COUNTERS];
     TlStatus st;         /* the first error, sticky */
     TlError err;
@@ -166,7 +171,8 @@ TlStatus tl_write_pipe_new(TlSink *sink, int n_cols, const TlWriteFormat *f,
     p->f = f;
     p->ctx = ctx;
     p->n_slots = threads <= 1 ? 1 : threads * 2 > MAX_SLOTS ? MAX_SLOTS : threads * 2;
-    p->slice_rows = 64 * tl_write_chunk_rows(n_cols);
+    p->chunk = tl_write_chunk_rows(n_cols);
+    p->row_bytes = 16 * ((size_t)n_cols + 1);
     p->slots = tl_calloc((size_t)p->n_slots, sizeof *p->slots);
     if (!p->slots) goto oom;
     for (int i = 0; i < p->n_slots; i++) p->slots[i].pipe = p;
@@ -190,10 +196,22 @@ static TlStatus slot_ready(TlWritePipe *p, Slot *s, TlError *err)
     return TL_OK;
 }
 
-/* Add s's counters and hand its bytes to the sink. */
-static TlStatus emit(TlWritePipe *p, TlWriteBuf *b, TlError *err)
+/* Rows of the next slice of a batch with `left` rows to go: about
+ * SLICE_BYTES of output by the latest estimate, whole chunks, between one
+ * and MAX_CHUNKS chunks.  (Slicing never changes the bytes written.) */
+static int64_t slice_rows(const TlWritePipe *p, int64_t left)
+{
+    int64_t chunks = (int64_t)(SLICE_BYTES / p->row_bytes) / p->chunk;
+    int64_t n = (chunks < 1 ? 1 : chunks > MAX_CHUNKS ? MAX_CHUNKS : chunks) * p->chunk;
+    return left < n ? left : n;
+}
+
+/* Add the counters of b (rows formatted rows) and hand its bytes to the
+ * sink; b's size updates the bytes-per-row estimate. */
+static TlStatus emit(TlWritePipe *p, TlWriteBuf *b, int64_t rows, TlError *err)
 {
     TlStatus st = TL_OK;
+    if (rows > 0) p->row_bytes = b->len / (size_t)rows + 1;
     for (int i = 0; i < TL_WRITE_COUNTERS; i++) {
         p->count[i] += b->count[i];
         b->count[i] = 0;
@@ -219,7 +237,7 @@ static TlStatus drain(TlWritePipe *p, int keep, TlError *err)
         p->inflight--;
         s->state = SLOT_FREE;
         if (s->st != TL_OK) return stick(p, &s->err, err);
-        TL_TRY(emit(p, &s->buf, err));
+        TL_TRY(emit(p, &s->buf, s->n, err));
     }
     return TL_OK;
 }
@@ -265,13 +283,13 @@ static TlStatus put_inline(TlWritePipe *p, const TlBatch *b, TlError *err)
 {
     Slot *s = &p->slots[p->head];
     if (slot_ready(p, s, err) != TL_OK) return stick(p, err, err);
-    for (int64_t off = 0; off < b->n_rows; off += p->slice_rows) {
-        int64_t n = b->n_rows - off < p->slice_rows ? b->n_rows - off : p->slice_rows;
+    for (int64_t off = 0, n; off < b->n_rows; off += n) {
+        n = slice_rows(p, b->n_rows - off);
         s->buf.len = 0;
         if (tl_write_format_rows(p->f, p->ctx, b, p->n_cols, off, n, &s->buf, err) !=
             TL_OK)
             return stick(p, err, err);
-        TL_TRY(emit(p, &s->buf, err));
+        TL_TRY(emit(p, &s->buf, n, err));
     }
     return TL_OK;
 }
@@ -283,7 +301,7 @@ TlStatus tl_write_pipe_put(TlWritePipe *p, const TlBatch *b, TlError *err)
     if (b->n_rows <= 0) return TL_OK;
     if (!p->wait || (p->inflight == 0 && b->n_rows < SMALL_ROWS))
         return put_inline(p, b, err);
-    for (int64_t off = 0; off < b->n_rows; off += p->slice_rows) {
+    for (int64_t off = 0, n = 0; off < b->n_rows; off += n) {
         Slot *s;
         TlBatch *copy;
         TlError serr;
@@ -298,7 +316,7 @@ TlStatus tl_write_pipe_put(TlWritePipe *p, const TlBatch *b, TlError *err)
         for (int c = 0; c < b->n_cols; c++) copy->cols[c] = tl_array_retain(b->cols[c]);
         s->batch = copy;
         s->off = off;
-        s->n = b->n_rows - off < p->slice_rows ? b->n_rows - off : p->slice_rows;
+        s->n = n = slice_rows(p, b->n_rows - off);
         s->buf.len = 0;
         s->st = TL_OK;
         s->state = SLOT_BUSY;
