@@ -8,59 +8,78 @@
  *   no row selected     the batch is dropped and the next one pulled
  *   some rows           each column is gathered (tl_array_take); string
  *                       columns share the input's data blocks
+ *
+ * Over a scan the filter is fused into it as a map (exec.h), so it runs per
+ * morsel on the thread pool; elsewhere it is an operator pulling batches.
  */
 #include "ops.h"
 
 #include "eval.h"
 
+typedef struct FilterMap {
+    const TlExprArena *ea;
+    TlExprId pred;
+    const TlSchema *schema;
+} FilterMap;
+
 typedef struct Filter {
     TlOperator base;
     TlOperator *child;
-    const TlExprArena *ea;
-    TlExprId pred;
+    FilterMap map;
 } Filter;
+
+/* The map (exec.h): batch b filtered; *out NULL when no row is left.  Pure,
+ * so a scan may run it on any thread. */
+static TlStatus filter_map(void *ctx, TlBatch *b, TlBatch **out, TlError *err)
+{
+    const FilterMap *f = ctx;
+    TlBatch *nb;
+    uint32_t *sel = NULL;
+    int64_t n_sel = 0;
+    bool all = false;
+    TlStatus st;
+    *out = NULL;
+    st = tl_eval_filter(f->ea, f->pred, b, &sel, &n_sel, &all, err);
+    if (st != TL_OK) {
+        tl_batch_free(b);
+        return st;
+    }
+    if (all) {
+        tl_free(sel);
+        b->schema = f->schema;
+        *out = b;
+        return TL_OK;
+    }
+    if (n_sel == 0) {
+        tl_free(sel);
+        tl_batch_free(b);
+        return TL_OK;
+    }
+    nb = tl_batch_new(f->schema, b->n_cols, n_sel);
+    for (int c = 0; nb && c < b->n_cols; c++) {
+        nb->cols[c] = tl_array_take(b->cols[c], sel, n_sel);
+        if (!nb->cols[c]) {
+            tl_batch_free(nb);
+            nb = NULL;
+        }
+    }
+    tl_free(sel);
+    tl_batch_free(b);
+    if (!nb) return tl_error_oom(err);
+    *out = nb;
+    return TL_OK;
+}
 
 static TlStatus filter_next(TlOperator *op, TlBatch **out, TlError *err)
 {
     Filter *f = (Filter *)op;
     *out = NULL;
     for (;;) {
-        TlBatch *b = NULL, *nb;
-        uint32_t *sel = NULL;
-        int64_t n_sel = 0;
-        bool all = false;
-        TlStatus st;
+        TlBatch *b = NULL;
         TL_TRY(f->child->next(f->child, &b, err));
         if (!b) return TL_OK;
-        st = tl_eval_filter(f->ea, f->pred, b, &sel, &n_sel, &all, err);
-        if (st != TL_OK) {
-            tl_batch_free(b);
-            return st;
-        }
-        if (all) {
-            tl_free(sel);
-            b->schema = op->schema;
-            *out = b;
-            return TL_OK;
-        }
-        if (n_sel == 0) {
-            tl_free(sel);
-            tl_batch_free(b);
-            continue;
-        }
-        nb = tl_batch_new(op->schema, b->n_cols, n_sel);
-        for (int c = 0; nb && c < b->n_cols; c++) {
-            nb->cols[c] = tl_array_take(b->cols[c], sel, n_sel);
-            if (!nb->cols[c]) {
-                tl_batch_free(nb);
-                nb = NULL;
-            }
-        }
-        tl_free(sel);
-        tl_batch_free(b);
-        if (!nb) return tl_error_oom(err);
-        *out = nb;
-        return TL_OK;
+        TL_TRY(filter_map(&f->map, b, out, err));
+        if (*out) return TL_OK;
     }
 }
 
@@ -72,13 +91,33 @@ static void filter_free(TlOperator *op)
     tl_free(f);
 }
 
-/* See ops.h. */
+/* See ops.h.  Over a scan the filter becomes one of the scan's maps (it
+ * then runs per morsel on the pool) and the scan is the operator. */
 TlStatus tl_op_filter_new(TlOperator *child, const TlExprArena *ea,
                           TlExprId pred, const TlSchema *schema,
                           TlOperator **out, TlError *err)
 {
-    Filter *f = tl_calloc(1, sizeof *f);
+    Filter *f;
     *out = NULL;
+    if (child->add_map) {
+        FilterMap *m = tl_malloc(sizeof *m);
+        TlStatus st;
+        if (!m) {
+            child->free(child);
+            return tl_error_oom(err);
+        }
+        m->ea = ea;
+        m->pred = pred;
+        m->schema = schema;
+        st = child->add_map(child, filter_map, m, tl_free, schema, err);
+        if (st != TL_OK) {
+            child->free(child);
+            return st;
+        }
+        *out = child;
+        return TL_OK;
+    }
+    f = tl_calloc(1, sizeof *f);
     if (!f) {
         child->free(child);
         return tl_error_oom(err);
@@ -88,8 +127,9 @@ TlStatus tl_op_filter_new(TlOperator *child, const TlExprArena *ea,
     f->base.schema = schema;
     f->base.stats = child->stats;
     f->child = child;
-    f->ea = ea;
-    f->pred = pred;
+    f->map.ea = ea;
+    f->map.pred = pred;
+    f->map.schema = schema;
     *out = &f->base;
     return TL_OK;
 }

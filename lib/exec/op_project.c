@@ -7,45 +7,61 @@
  * by tl_eval.  When several expressions share a subexpression (one id after
  * the optimizer's hash-consing, lib/opt/cse.c), a per-batch memo computes
  * it once (TlEvalMemo, eval.h); without sharing there is no memo.
+ *
+ * Over a scan the projection is fused into it as a map (exec.h), so it runs
+ * per morsel on the thread pool; elsewhere it is an operator.
  */
 #include "ops.h"
 
 #include "eval.h"
 
-typedef struct Project {
-    TlOperator base;
-    TlOperator *child;
+/* What a projection needs; read-only while batches flow, so a scan may run
+ * project_map on several threads at once (each call has its own memo
+ * entries; only the `shared` marks are common). */
+typedef struct ProjectMap {
     const TlExprArena *ea;
     TlExprId *exprs;
     int n_exprs;
-    TlEvalMemo memo;
+    const TlSchema *schema;
+    TlEvalMemo memo;    /* template: shared marks only */
     bool use_memo;      /* some id is shared */
+} ProjectMap;
+
+typedef struct Project {
+    TlOperator base;
+    TlOperator *child;
+    ProjectMap *map;
 } Project;
 
-static TlStatus project_next(TlOperator *op, TlBatch **out, TlError *err)
+/* The map (exec.h): one output column per expression over b (consumed). */
+static TlStatus project_map(void *ctx, TlBatch *b, TlBatch **out, TlError *err)
 {
-    Project *p = (Project *)op;
-    TlBatch *b = NULL, *nb;
+    const ProjectMap *p = ctx;
+    TlBatch *nb;
     TlStatus st = TL_OK;
+    TlEvalMemo memo = {0};
     *out = NULL;
-    TL_TRY(p->child->next(p->child, &b, err));
-    if (!b) return TL_OK;
-    nb = tl_batch_new(op->schema, p->n_exprs, b->n_rows);
+    nb = tl_batch_new(p->schema, p->n_exprs, b->n_rows);
     if (!nb) {
         tl_batch_free(b);
         return tl_error_oom(err);
     }
-    p->memo.batch = b;
+    memo.batch = b;
+    memo.shared = p->memo.shared;
+    memo.n_ids = p->memo.n_ids;
     for (int i = 0; i < p->n_exprs && st == TL_OK; i++) {
         const TlExpr *x = tl_ea_node(p->ea, p->exprs[i]);
         if (x->kind == TL_X_COL && x->col >= 0 && x->col < b->n_cols) {
             nb->cols[i] = tl_array_retain(b->cols[x->col]);
         } else {
-            st = tl_eval_memo(p->ea, p->exprs[i], b, p->use_memo ? &p->memo : NULL,
+            st = tl_eval_memo(p->ea, p->exprs[i], b, p->use_memo ? &memo : NULL,
                               &nb->cols[i], err);
         }
     }
-    tl_eval_memo_clear(&p->memo);
+    tl_eval_memo_clear(&memo);
+    tl_free(memo.ids);
+    tl_free(memo.vals);
+    tl_free(memo.scalars);
     tl_batch_free(b);
     if (st != TL_OK) {
         tl_batch_free(nb);
@@ -55,46 +71,74 @@ static TlStatus project_next(TlOperator *op, TlBatch **out, TlError *err)
     return TL_OK;
 }
 
+static TlStatus project_next(TlOperator *op, TlBatch **out, TlError *err)
+{
+    Project *p = (Project *)op;
+    TlBatch *b = NULL;
+    *out = NULL;
+    TL_TRY(p->child->next(p->child, &b, err));
+    if (!b) return TL_OK;
+    return project_map(p->map, b, out, err);
+}
+
+static void map_free(void *ctx)
+{
+    ProjectMap *m = ctx;
+    if (!m) return;
+    tl_eval_memo_free(&m->memo);
+    tl_free(m->exprs);
+    tl_free(m);
+}
+
 static void project_free(TlOperator *op)
 {
     Project *p = (Project *)op;
     if (!p) return;
     if (p->child) p->child->free(p->child);
-    tl_eval_memo_free(&p->memo);
-    tl_free(p->exprs);
+    map_free(p->map);
     tl_free(p);
 }
 
-/* See ops.h.  The expression ids are copied. */
+/* See ops.h.  The expression ids are copied.  Over a scan the projection
+ * becomes one of the scan's maps (run per morsel on the pool). */
 TlStatus tl_op_project_new(TlOperator *child, const TlExprArena *ea,
                            const TlExprId *exprs, int n_exprs,
                            const TlSchema *schema, TlOperator **out,
                            TlError *err)
 {
-    Project *p = tl_calloc(1, sizeof *p);
+    ProjectMap *m = tl_calloc(1, sizeof *m);
+    Project *p;
+    TlStatus st;
     *out = NULL;
-    if (p) p->exprs = tl_malloc((size_t)(n_exprs ? n_exprs : 1) * sizeof *exprs);
-    if (!p || !p->exprs) {
-        tl_free(p);
-        child->free(child);
-        return tl_error_oom(err);
+    if (m) m->exprs = tl_malloc((size_t)(n_exprs ? n_exprs : 1) * sizeof *exprs);
+    if (!m || !m->exprs) goto oom;
+    if (n_exprs) memcpy(m->exprs, exprs, (size_t)n_exprs * sizeof *exprs);
+    if (tl_eval_memo_init(&m->memo, ea, exprs, n_exprs, err) != TL_OK) goto oom;
+    for (uint32_t i = 0; i < m->memo.n_ids && !m->use_memo; i++)
+        m->use_memo = m->memo.shared[i] != 0;
+    m->ea = ea;
+    m->n_exprs = n_exprs;
+    m->schema = schema;
+    if (child->add_map) {
+        st = child->add_map(child, project_map, m, map_free, schema, err);
+        if (st != TL_OK) {
+            child->free(child);
+            return st;
+        }
+        *out = child;
+        return TL_OK;
     }
-    if (n_exprs) memcpy(p->exprs, exprs, (size_t)n_exprs * sizeof *exprs);
-    if (tl_eval_memo_init(&p->memo, ea, exprs, n_exprs, err) != TL_OK) {
-        tl_free(p->exprs);
-        tl_free(p);
-        child->free(child);
-        return TL_ERR_OOM;
-    }
-    for (uint32_t i = 0; i < p->memo.n_ids && !p->use_memo; i++)
-        p->use_memo = p->memo.shared[i] != 0;
+    if (!(p = tl_calloc(1, sizeof *p))) goto oom;
     p->base.next = project_next;
     p->base.free = project_free;
     p->base.schema = schema;
     p->base.stats = child->stats;
     p->child = child;
-    p->ea = ea;
-    p->n_exprs = n_exprs;
+    p->map = m;
     *out = &p->base;
     return TL_OK;
+oom:
+    map_free(m);
+    child->free(child);
+    return tl_error_oom(err);
 }

@@ -1,5 +1,6 @@
 /*
- * op_scan.c -- the scan operator: reader batches in, plan batches out.
+ * op_scan.c -- the scan operator: reader batches in, plan batches out, as
+ * morsels on the thread pool.
  *
  * A scan reads its inputs one after another (several inputs concatenate).
  * Each input's reader was projected by the builder, so it converts only the
@@ -14,21 +15,85 @@
  * cannot happen here; int64 where float64 is planned is still cast, as a
  * safety net.  When an input's batch already is the output (one input, all
  * columns in place, types equal) it is passed on without copying.
+ *
+ * Morsels (exec.h, "morsel parallelism").  The consumer thread -- whoever
+ * calls next() -- cuts the input into morsels in order: tl_reader_split for
+ * readers that can split, else one tl_reader_next batch per morsel (the
+ * read is then serial, the rest of the work still parallel).  Morsel seq
+ * lives in slot seq % n_slots of a ring; a task per morsel, run by any
+ * thread of the pool, decodes it, fixes its columns to the plan's types,
+ * applies the fused maps and the stage, and marks the slot done.  The
+ * consumer hands slots out strictly by seq, so results, errors (the first
+ * in input order wins), restarts (tl_reader_widen, in order) and counters
+ * (tl_reader_count, in order) never depend on timing or thread count.
+ *
+ * Flow control: at most `window` morsels are in flight (twice the threads,
+ * plus two), and the window opens gradually (1, then 3, 5, ... as morsels
+ * are taken), so `--head 5` decodes one small morsel and a tiny file never
+ * starts a thread.  The consumer runs the morsel it needs itself when no
+ * one has started it, and otherwise helps with queued tasks while waiting
+ * (tl_wait_step); with --threads 1 every task runs inline on the consumer.
+ * Freeing the scan cancels what has not started and waits for what has.
  */
 #include "ops.h"
 
+#include "../core/pool.h"
 #include "eval.h"
+
+enum { SLOT_FREE, SLOT_PENDING, SLOT_RUNNING, SLOT_DONE };
 
 typedef struct ScanIn {
     TlReader *reader;
     int *pos;
     bool identity;
+    bool split;               /* read as morsels (tl_reader_split) */
+    TlDecoder **decoders;     /* idle decoders, a stack */
+    int n_decoders;
 } ScanIn;
+
+typedef struct Map {
+    TlMapFn fn;
+    void *ctx;
+    void (*ctx_free)(void *ctx);
+} Map;
+
+struct Scan;
+
+typedef struct Slot {
+    struct Scan *scan;
+    int state;
+    int input;
+    TlMorsel m;               /* split inputs */
+    TlBatch *batch;           /* read batch (not split) before the task;
+                                 the output batch after it (no stage) */
+    void *result;             /* stage result */
+    int64_t rows;             /* records the morsel held */
+    TlStatus st;
+    TlError err;
+    TlSchema *widen;          /* TL_ERR_RESTART from a decode */
+} Slot;
 
 typedef struct Scan {
     TlOperator base;
     ScanIn *in;
-    int n_in, cur, n_cols;
+    int n_in, n_cols;
+    const TlSchema *scan_schema;  /* before the maps */
+    Map *maps;
+    int n_maps;
+    TlStage stage;
+    bool has_stage, started;
+    /* morsel state, guarded by wait's lock where tasks touch it */
+    int cut_in;               /* input being cut into morsels */
+    bool cut_done;
+    int64_t next_seq;         /* next morsel to cut */
+    int64_t head;             /* next morsel to hand out */
+    int64_t taken;
+    Slot *slots;
+    int n_slots, window;
+    int running;              /* tasks submitted, not finished */
+    bool cancel;
+    bool threads;             /* more than one thread configured */
+    TlWait *wait;
 } Scan;
 
 static TlStatus fix_column(const Scan *s, TlArray *a, TlType want, int k,
@@ -47,9 +112,10 @@ static TlStatus fix_column(const Scan *s, TlArray *a, TlType want, int k,
         return tl_cast_array(a, want, false, out, &bad, err);
     return tl_error(err, TL_ERR_DATA,
                     "internal error: column \"%s\" read as %s, planned as %s",
-                    s->base.schema->fields[k].name, tl_type_name(a->type),
+                    s->scan_schema->fields[k].name, tl_type_name(a->type),
                     tl_type_name(want));
 }
+
 
 static void update_stats(Scan *s)
 {
@@ -61,60 +127,356 @@ static void update_stats(Scan *s)
     st->bytes_read = bytes;
 }
 
+/* Batch b of input i as a batch of the scan's schema (consumes b). */
+static TlStatus fix_batch(const Scan *s, const ScanIn *in, TlBatch *b,
+                          TlBatch **out, TlError *err)
+{
+    TlBatch *nb;
+    bool same = in->identity && b->n_cols == s->n_cols;
+    *out = NULL;
+    for (int k = 0; same && k < s->n_cols; k++)
+        same = b->cols[k]->type == s->scan_schema->fields[k].type;
+    if (same) {
+        b->schema = s->scan_schema;
+        *out = b;
+        return TL_OK;
+    }
+    nb = tl_batch_new(s->scan_schema, s->n_cols, b->n_rows);
+    if (!nb) {
+        tl_batch_free(b);
+        return tl_error_oom(err);
+    }
+    for (int k = 0; k < s->n_cols; k++) {
+        TlType want = s->scan_schema->fields[k].type;
+        TlStatus st;
+        if (in->pos[k] < 0 || in->pos[k] >= b->n_cols) {
+            nb->cols[k] = tl_array_new_null(want, b->n_rows);
+            st = nb->cols[k] ? TL_OK : tl_error_oom(err);
+        } else {
+            st = fix_column(s, b->cols[in->pos[k]], want, k, &nb->cols[k], err);
+        }
+        if (st != TL_OK) {
+            tl_batch_free(nb);
+            tl_batch_free(b);
+            return st;
+        }
+    }
+    tl_batch_free(b);
+    *out = nb;
+    return TL_OK;
+}
+
+/* A decoder of input i: an idle one, or a new one. */
+static TlStatus get_decoder(Scan *s, ScanIn *in, TlDecoder **out, TlError *err)
+{
+    *out = NULL;
+    if (s->threads) tl_wait_lock(s->wait);
+    if (in->n_decoders > 0) *out = in->decoders[--in->n_decoders];
+    if (s->threads) tl_wait_unlock(s->wait);
+    if (*out) return TL_OK;
+    return tl_decoder_new(in->reader, out, err);
+}
+
+static void put_decoder(Scan *s, ScanIn *in, TlDecoder *d)
+{
+    if (s->threads) tl_wait_lock(s->wait);
+    in->decoders[in->n_decoders++] = d; /* room: one per slot */
+    if (s->threads) tl_wait_unlock(s->wait);
+}
+
+/* The work of one morsel: decode (or take the read batch), fix, maps,
+ * stage.  Touches only the slot and read-only scan state. */
+static void run_slot(Slot *sl)
+{
+    Scan *s = sl->scan;
+    ScanIn *in = &s->in[sl->input];
+    TlBatch *b = sl->batch;
+    TlError *err = &sl->err;
+    TlStatus st = TL_OK;
+    sl->batch = NULL;
+    if (in->split) {
+        TlDecoder *d = NULL;
+        st = get_decoder(s, in, &d, err);
+        if (st == TL_OK) {
+            st = tl_reader_decode(in->reader, d, &sl->m, &b, &sl->widen, err);
+            put_decoder(s, in, d);
+        }
+    }
+    if (st == TL_OK && b) sl->rows = b->n_rows;
+    if (st == TL_OK && b && b->n_rows == 0) {
+        tl_batch_free(b);
+        b = NULL;
+    }
+    if (st == TL_OK && b) st = fix_batch(s, in, b, &b, err);
+    for (int i = 0; st == TL_OK && b && i < s->n_maps; i++)
+        st = s->maps[i].fn(s->maps[i].ctx, b, &b, err);
+    if (st == TL_OK && b && b->n_rows == 0) {
+        tl_batch_free(b);
+        b = NULL;
+    }
+    if (st == TL_OK && b && s->has_stage) {
+        st = s->stage.work(s->stage.ctx, b, &sl->result, err);
+        b = NULL;
+    }
+    if (st != TL_OK) {
+        tl_batch_free(b);
+        b = NULL;
+    }
+    sl->batch = b;
+    sl->st = st;
+}
+
+static void slot_task(void *arg)
+{
+    Slot *sl = arg;
+    Scan *s = sl->scan;
+    bool skip;
+    tl_wait_lock(s->wait);
+    skip = s->cancel || sl->state != SLOT_PENDING;
+    if (!skip) sl->state = SLOT_RUNNING;
+    tl_wait_unlock(s->wait);
+    if (!skip) run_slot(sl);
+    tl_wait_lock(s->wait);
+    if (!skip) sl->state = SLOT_DONE;
+    s->running--;
+    tl_wait_signal(s->wait);
+    tl_wait_unlock(s->wait);
+}
+
+/* Release what a slot holds and mark it free. */
+static void clear_slot(Scan *s, Slot *sl)
+{
+    tl_batch_free(sl->batch);
+    if (sl->result && s->has_stage && s->stage.drop)
+        s->stage.drop(s->stage.ctx, sl->result);
+    if (sl->widen) {
+        tl_schema_free(sl->widen);
+        tl_free(sl->widen);
+    }
+    sl->batch = NULL;
+    sl->result = NULL;
+    sl->widen = NULL;
+    sl->rows = 0;
+    sl->st = TL_OK;
+    sl->state = SLOT_FREE;
+}
+
+/* Cut the next morsel into its slot (consumer thread).  *got false at the
+ * end of every input.  A read error of a non-split input is stored in the
+ * slot (it surfaces in order); only allocation failures return here. */
+static TlStatus cut(Scan *s, bool *got, TlError *err)
+{
+    *got = false;
+    while (!s->cut_done) {
+        ScanIn *in;
+        Slot *sl = &s->slots[s->next_seq % s->n_slots];
+        bool more = false;
+        if (s->cut_in >= s->n_in) {
+            s->cut_done = true;
+            break;
+        }
+        in = &s->in[s->cut_in];
+        sl->input = s->cut_in;
+        if (in->split) {
+            TlStatus st = tl_reader_split(in->reader, &sl->m, &more, err);
+            if (st != TL_OK) {
+                sl->st = st;
+                sl->err = *err;
+                more = true;
+                s->cut_done = true; /* nothing after an error */
+            }
+        } else {
+            TlStatus st = tl_reader_next(in->reader, &sl->batch, &sl->err);
+            if (st != TL_OK) {
+                sl->st = st;
+                more = true;
+                s->cut_done = true;
+            } else {
+                more = sl->batch != NULL;
+            }
+        }
+        if (!more) {
+            s->cut_in++;
+            continue;
+        }
+        /* an old queued task of this slot may look at state: lock */
+        if (s->threads) tl_wait_lock(s->wait);
+        sl->state = sl->st == TL_OK ? SLOT_PENDING : SLOT_DONE;
+        if (s->threads) tl_wait_unlock(s->wait);
+        s->next_seq++;
+        *got = true;
+        return TL_OK;
+    }
+    return TL_OK;
+}
+
+/* Keep up to the allowed number of morsels in flight beyond head. */
+static TlStatus fill(Scan *s, TlError *err)
+{
+    int64_t allow = 1 + 2 * s->taken;
+    if (allow > s->window) allow = s->window;
+    while (s->next_seq - s->head < allow && !s->cut_done) {
+        bool got;
+        Slot *sl;
+        TL_TRY(cut(s, &got, err));
+        if (!got) break;
+        sl = &s->slots[(s->next_seq - 1) % s->n_slots];
+        if (sl->state != SLOT_PENDING || !s->threads || s->next_seq - 1 == s->head)
+            continue; /* run by the consumer when it needs it */
+        tl_wait_lock(s->wait);
+        s->running++;
+        tl_wait_unlock(s->wait);
+        if (tl_pool_submit(slot_task, sl, err) != TL_OK) {
+            tl_wait_lock(s->wait);
+            s->running--;
+            tl_wait_unlock(s->wait);
+            return TL_ERR_OOM;
+        }
+    }
+    return TL_OK;
+}
+
+/* Wait until the head morsel is done (running it here when nobody has
+ * started it).  false: no morsel is left. */
+static TlStatus wait_head(Scan *s, Slot **out, TlError *err)
+{
+    Slot *sl;
+    *out = NULL;
+    TL_TRY(fill(s, err));
+    if (s->head >= s->next_seq) return TL_OK;
+    sl = &s->slots[s->head % s->n_slots];
+    if (!s->threads) {
+        if (sl->state == SLOT_PENDING) {
+            run_slot(sl);
+            sl->state = SLOT_DONE;
+        }
+    } else {
+        bool mine = false;
+        tl_wait_lock(s->wait);
+        if (sl->state == SLOT_PENDING) {
+            sl->state = SLOT_RUNNING; /* a queued task for it will skip */
+            mine = true;
+        }
+        tl_wait_unlock(s->wait);
+        if (mine) {
+            run_slot(sl);
+            tl_wait_lock(s->wait);
+            sl->state = SLOT_DONE;
+            tl_wait_unlock(s->wait);
+        } else {
+            tl_wait_lock(s->wait);
+            while (sl->state != SLOT_DONE) tl_wait_step(s->wait);
+            tl_wait_unlock(s->wait);
+        }
+    }
+    *out = sl;
+    return TL_OK;
+}
+
+/* Hand out the head morsel: its status, counters, and its batch or result.
+ * *out_b / *out_r NULL with *more true: the morsel left nothing (ask again);
+ * *more false: the end. */
+static TlStatus take(Scan *s, TlBatch **out_b, void **out_r, bool *more,
+                     TlError *err)
+{
+    Slot *sl;
+    ScanIn *in;
+    TlStatus st;
+    *out_b = NULL;
+    *out_r = NULL;
+    *more = false;
+    s->started = true;
+    TL_TRY(wait_head(s, &sl, err));
+    if (!sl) return TL_OK;
+    *more = true;
+    in = &s->in[sl->input];
+    st = sl->st;
+    if (st == TL_ERR_RESTART && sl->widen) {
+        TlError werr;
+        if (tl_reader_widen(in->reader, sl->widen, &werr) != TL_OK) {
+            *err = werr;
+            st = werr.code;
+        } else {
+            *err = sl->err;
+        }
+    } else if (st != TL_OK) {
+        *err = sl->err;
+    }
+    if (st != TL_OK) {
+        /* stop here: later morsels are dropped at free */
+        s->cut_done = true;
+        return st;
+    }
+    if (in->split) tl_reader_count(in->reader, sl->rows, (int64_t)(sl->m.end - sl->m.begin));
+    if (s->base.stats && sl->rows > 0) {
+        s->base.stats->rows_read += sl->rows;
+        s->base.stats->batches_read++;
+    }
+    update_stats(s);
+    *out_b = sl->batch;
+    *out_r = sl->result;
+    sl->batch = NULL;
+    sl->result = NULL;
+    if (s->threads) tl_wait_lock(s->wait);
+    clear_slot(s, sl);
+    if (s->threads) tl_wait_unlock(s->wait);
+    s->head++;
+    s->taken++;
+    return TL_OK;
+}
+
 static TlStatus scan_next(TlOperator *op, TlBatch **out, TlError *err)
 {
     Scan *s = (Scan *)op;
+    bool more = true;
+    void *r;
     *out = NULL;
-    while (s->cur < s->n_in) {
-        ScanIn *in = &s->in[s->cur];
-        TlBatch *b = NULL, *nb;
-        TL_TRY(tl_reader_next(in->reader, &b, err));
-        if (!b) {
-            update_stats(s);
-            s->cur++;
-            continue;
-        }
-        if (b->n_rows == 0) {
-            tl_batch_free(b);
-            continue;
-        }
-        if (op->stats) {
-            op->stats->rows_read += b->n_rows;
-            op->stats->batches_read++;
-        }
-        update_stats(s);
-        bool same = in->identity && b->n_cols == s->n_cols;
-        for (int k = 0; same && k < s->n_cols; k++)
-            same = b->cols[k]->type == op->schema->fields[k].type;
-        if (same) {
-            b->schema = op->schema;
-            *out = b;
-            return TL_OK;
-        }
-        nb = tl_batch_new(op->schema, s->n_cols, b->n_rows);
-        if (!nb) {
-            tl_batch_free(b);
-            return tl_error_oom(err);
-        }
-        for (int k = 0; k < s->n_cols; k++) {
-            TlType want = op->schema->fields[k].type;
-            TlStatus st;
-            if (in->pos[k] < 0 || in->pos[k] >= b->n_cols) {
-                nb->cols[k] = tl_array_new_null(want, b->n_rows);
-                st = nb->cols[k] ? TL_OK : tl_error_oom(err);
-            } else {
-                st = fix_column(s, b->cols[in->pos[k]], want, k, &nb->cols[k], err);
-            }
-            if (st != TL_OK) {
-                tl_batch_free(nb);
-                tl_batch_free(b);
-                return st;
-            }
-        }
-        tl_batch_free(b);
-        *out = nb;
-        return TL_OK;
+    if (s->has_stage)
+        return tl_error(err, TL_ERR_DATA, "internal error: scan with a stage pulled as batches");
+    while (more && !*out) TL_TRY(take(s, out, &r, &more, err));
+    return TL_OK;
+}
+
+static TlStatus scan_next_result(TlOperator *op, void **result, TlError *err)
+{
+    Scan *s = (Scan *)op;
+    bool more = true;
+    TlBatch *b;
+    *result = NULL;
+    while (more && !*result) TL_TRY(take(s, &b, result, &more, err));
+    return TL_OK;
+}
+
+static TlStatus scan_add_map(TlOperator *op, TlMapFn fn, void *ctx,
+                             void (*ctx_free)(void *ctx), const TlSchema *schema,
+                             TlError *err)
+{
+    Scan *s = (Scan *)op;
+    Map *m = s->started || s->has_stage
+                 ? NULL
+                 : tl_realloc(s->maps, (size_t)(s->n_maps + 1) * sizeof *m);
+    if (!m) {
+        if (ctx_free) ctx_free(ctx);
+        if (s->started || s->has_stage)
+            return tl_error(err, TL_ERR_DATA, "internal error: map added to a running scan");
+        return tl_error_oom(err);
     }
+    s->maps = m;
+    m[s->n_maps].fn = fn;
+    m[s->n_maps].ctx = ctx;
+    m[s->n_maps].ctx_free = ctx_free;
+    s->n_maps++;
+    op->schema = schema;
+    return TL_OK;
+}
+
+static TlStatus scan_set_stage(TlOperator *op, const TlStage *stage, TlError *err)
+{
+    Scan *s = (Scan *)op;
+    if (s->started || s->has_stage)
+        return tl_error(err, TL_ERR_DATA, "internal error: stage set on a running scan");
+    s->stage = *stage;
+    s->has_stage = true;
     return TL_OK;
 }
 
@@ -122,8 +484,25 @@ static void scan_free(TlOperator *op)
 {
     Scan *s = (Scan *)op;
     if (!s) return;
-    for (int i = 0; i < s->n_in; i++) tl_free(s->in[i].pos);
+    if (s->wait) {
+        tl_wait_lock(s->wait);
+        s->cancel = true;
+        while (s->running > 0) tl_wait_step(s->wait);
+        tl_wait_unlock(s->wait);
+    }
+    for (int i = 0; s->slots && i < s->n_slots; i++) clear_slot(s, &s->slots[i]);
+    tl_free(s->slots);
+    for (int i = 0; i < s->n_maps; i++)
+        if (s->maps[i].ctx_free) s->maps[i].ctx_free(s->maps[i].ctx);
+    tl_free(s->maps);
+    for (int i = 0; s->in && i < s->n_in; i++) {
+        for (int d = 0; d < s->in[i].n_decoders; d++)
+            tl_decoder_free(s->in[i].decoders[d]);
+        tl_free(s->in[i].decoders);
+        tl_free(s->in[i].pos);
+    }
     tl_free(s->in);
+    tl_wait_free(s->wait);
     tl_free(s);
 }
 
@@ -133,22 +512,35 @@ TlStatus tl_op_scan_new(const TlSchema *schema, const TlScanInput *inputs,
                         TlError *err)
 {
     Scan *s = tl_calloc(1, sizeof *s);
-    int nc = schema->n_fields;
+    int nc = schema->n_fields, threads = tl_pool_threads();
     *out = NULL;
     if (!s) return tl_error_oom(err);
     s->base.next = scan_next;
     s->base.free = scan_free;
+    s->base.add_map = scan_add_map;
+    s->base.set_stage = scan_set_stage;
+    s->base.next_result = scan_next_result;
     s->base.schema = schema;
     s->base.stats = stats;
+    s->scan_schema = schema;
     s->n_cols = nc;
+    s->threads = threads > 1;
+    s->window = 2 * threads + 2;
+    s->n_slots = s->window + 1;
+    s->slots = tl_calloc((size_t)s->n_slots, sizeof *s->slots);
+    if (!s->slots) goto oom;
+    for (int i = 0; i < s->n_slots; i++) s->slots[i].scan = s;
+    if (s->threads && !(s->wait = tl_wait_new())) goto oom;
     s->in = tl_calloc((size_t)(n_inputs ? n_inputs : 1), sizeof *s->in);
     if (!s->in) goto oom;
     s->n_in = n_inputs;
     for (int i = 0; i < n_inputs; i++) {
         ScanIn *in = &s->in[i];
         in->reader = inputs[i].reader;
+        in->split = tl_reader_can_split(in->reader);
         in->pos = tl_malloc((size_t)(nc ? nc : 1) * sizeof *in->pos);
-        if (!in->pos) goto oom;
+        in->decoders = tl_calloc((size_t)s->n_slots, sizeof *in->decoders);
+        if (!in->pos || !in->decoders) goto oom;
         in->identity = true;
         for (int k = 0; k < nc; k++) {
             in->pos[k] = inputs[i].pos[k];

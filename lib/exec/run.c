@@ -34,6 +34,7 @@
  * standard error, one `key: value` per line.
  */
 #include "../plan/plan.h"
+#include "../core/pool.h"
 #include "ops.h"
 
 #include <ctype.h>
@@ -579,6 +580,7 @@ int tally_run(const TallySpec *spec, TallyMode mode, TallyError *uerr)
     memset(&err, 0, sizeof err);
     r.spec = spec;
     r.mode = mode;
+    tl_pool_configure(spec->threads); /* 0: every online CPU */
     st = run(&r, &err);
 
     tl_sink_close(r.sink);
