@@ -221,6 +221,72 @@ static void enc_str(const TlArray *a, int64_t n, bool desc, uint8_t nullb,
     }
 }
 
+/* Bytes of a row that do not depend on string values (see rowenc.h). */
+size_t tl_k_rowenc_fixed(const TlArray *const *cols, int n_cols)
+{
+    size_t fixed = 0;
+    for (int c = 0; c < n_cols; c++) fixed += 1 + fixed_width(cols[c]->type);
+    return fixed;
+}
+
+/* Whether some string key has a value: rows then vary in length. */
+static bool rows_vary(const TlArray *const *cols, int n_cols, int64_t n_rows)
+{
+    for (int c = 0; c < n_cols; c++)
+        if (cols[c]->type == TL_TSTRING && cols[c]->null_count < n_rows) return true;
+    return false;
+}
+
+/* Encoded length of every row (see rowenc.h). */
+void tl_k_rowenc_lens(const TlArray *const *cols, int n_cols, int64_t n_rows,
+                      uint64_t *len)
+{
+    size_t fixed = tl_k_rowenc_fixed(cols, n_cols);
+    for (int64_t i = 0; i < n_rows; i++) len[i] = fixed;
+    for (int c = 0; c < n_cols; c++) {
+        const TlArray *a = cols[c];
+        if (a->type != TL_TSTRING || a->null_count == n_rows) continue;
+        const TlView *v = tl_array_views(a);
+        for (int64_t i = 0; i < n_rows; i++) {
+            if (a->null_count > 0 && !tl_array_valid(a, i)) continue;
+            /* the sentinel is already counted */
+            len[i] += str_enc_len(tl_view_ptr(&v[i], a->data), v[i].in.len);
+        }
+    }
+}
+
+/* Encode rows at given places (see rowenc.h). */
+TlStatus tl_k_rowenc_into(const TlArray *const *cols, int n_cols, int64_t n_rows,
+                          const bool *desc, const bool *nulls_first,
+                          uint8_t *bytes, const uint64_t *offs, size_t width,
+                          TlError *err)
+{
+    uint64_t *cur = tl_malloc(((size_t)n_rows + 1) * sizeof *cur);
+    if (!cur) return tl_error_oom(err);
+    for (int64_t i = 0; i < n_rows; i++)
+        cur[i] = offs ? offs[i] : (uint64_t)i * width;
+    for (int c = 0; c < n_cols; c++) {
+        const TlArray *a = cols[c];
+        bool d = desc ? desc[c] : false;
+        uint8_t nullb = (nulls_first && nulls_first[c]) ? 0x00 : 0x02;
+        if (a->type == TL_TNULL || a->null_count == n_rows) {
+            size_t w = a->type == TL_TSTRING ? 0 : fixed_width(a->type);
+            for (int64_t i = 0; i < n_rows; i++) {
+                uint8_t *p = bytes + cur[i];
+                p[0] = nullb;
+                memset(p + 1, 0, w);
+                cur[i] += 1 + w;
+            }
+        } else if (a->type == TL_TSTRING) {
+            enc_str(a, n_rows, d, nullb, bytes, cur);
+        } else {
+            enc_fixed(a, n_rows, d, nullb, bytes, cur);
+        }
+    }
+    tl_free(cur);
+    return TL_OK;
+}
+
 /* Encode rows of cols (see rowenc.h). */
 TlStatus tl_k_rowenc(const TlArray *const *cols, int n_cols, int64_t n_rows,
                      const bool *desc, const bool *nulls_first, TlRows *out,
@@ -228,32 +294,15 @@ TlStatus tl_k_rowenc(const TlArray *const *cols, int n_cols, int64_t n_rows,
 {
     memset(out, 0, sizeof *out);
     out->n_rows = n_rows;
-    uint64_t *cur = NULL;
-    size_t fixed = 0;
-    bool var = false;
-    for (int c = 0; c < n_cols; c++) {
-        if (cols[c]->type == TL_TSTRING && cols[c]->null_count < n_rows) var = true;
-        else fixed += 1 + fixed_width(cols[c]->type);
-    }
+    size_t fixed = tl_k_rowenc_fixed(cols, n_cols);
     size_t total;
-    if (!var) {
+    if (!rows_vary(cols, n_cols, n_rows)) {
         out->width = fixed;
         total = fixed * (size_t)n_rows;
     } else {
         out->offs = tl_malloc(((size_t)n_rows + 1) * sizeof *out->offs);
         if (!out->offs) goto oom;
-        for (int64_t i = 0; i < n_rows; i++) out->offs[i] = fixed;
-        for (int c = 0; c < n_cols; c++) {
-            const TlArray *a = cols[c];
-            if (a->type != TL_TSTRING || a->null_count == n_rows) continue;
-            const TlView *v = tl_array_views(a);
-            for (int64_t i = 0; i < n_rows; i++) {
-                if (a->null_count > 0 && !tl_array_valid(a, i)) out->offs[i] += 1;
-                else
-                    out->offs[i] += 1 + str_enc_len(tl_view_ptr(&v[i], a->data),
-                                                    v[i].in.len);
-            }
-        }
+        tl_k_rowenc_lens(cols, n_cols, n_rows, out->offs);
         uint64_t acc = 0;
         for (int64_t i = 0; i < n_rows; i++) {
             uint64_t s = out->offs[i];
@@ -264,32 +313,12 @@ TlStatus tl_k_rowenc(const TlArray *const *cols, int n_cols, int64_t n_rows,
         total = (size_t)acc;
     }
     out->bytes = tl_malloc(total ? total : 1);
-    cur = tl_malloc(((size_t)n_rows + 1) * sizeof *cur);
-    if (!out->bytes || !cur) goto oom;
-    for (int64_t i = 0; i < n_rows; i++)
-        cur[i] = out->offs ? out->offs[i] : (uint64_t)i * fixed;
-    for (int c = 0; c < n_cols; c++) {
-        const TlArray *a = cols[c];
-        bool d = desc ? desc[c] : false;
-        uint8_t nullb = (nulls_first && nulls_first[c]) ? 0x00 : 0x02;
-        if (a->type == TL_TNULL || a->null_count == n_rows) {
-            size_t w = a->type == TL_TSTRING ? 0 : fixed_width(a->type);
-            for (int64_t i = 0; i < n_rows; i++) {
-                uint8_t *p = out->bytes + cur[i];
-                p[0] = nullb;
-                memset(p + 1, 0, w);
-                cur[i] += 1 + w;
-            }
-        } else if (a->type == TL_TSTRING) {
-            enc_str(a, n_rows, d, nullb, out->bytes, cur);
-        } else {
-            enc_fixed(a, n_rows, d, nullb, out->bytes, cur);
-        }
-    }
-    tl_free(cur);
+    if (!out->bytes) goto oom;
+    if (tl_k_rowenc_into(cols, n_cols, n_rows, desc, nulls_first, out->bytes,
+                         out->offs, fixed, err) != TL_OK)
+        goto oom;
     return TL_OK;
 oom:
-    tl_free(cur);
     tl_k_rows_free(out);
     return tl_error_oom(err);
 }

@@ -77,6 +77,22 @@ TlStatus tl_k_rowenc(const TlArray *const *cols, int n_cols, int64_t n_rows,
                      const bool *desc, const bool *nulls_first, TlRows *out,
                      TlError *err);
 
+/* The two passes of tl_k_rowenc, for several batches encoded into one
+ * buffer (each batch on its own thread).  tl_k_rowenc_fixed: the width of
+ * a row when no string key has a value (a string key then takes its
+ * sentinel byte only).  tl_k_rowenc_lens: len[i] := the encoded length of
+ * row i.  tl_k_rowenc_into: encode row i at bytes + offs[i], or at
+ * bytes + i * width when offs is NULL (only when no string key has a
+ * value).  The bytes of a row are those tl_k_rowenc gives it.  TL_ERR_OOM
+ * (a cursor per row). */
+size_t tl_k_rowenc_fixed(const TlArray *const *cols, int n_cols);
+void tl_k_rowenc_lens(const TlArray *const *cols, int n_cols, int64_t n_rows,
+                      uint64_t *len);
+TlStatus tl_k_rowenc_into(const TlArray *const *cols, int n_cols, int64_t n_rows,
+                          const bool *desc, const bool *nulls_first,
+                          uint8_t *bytes, const uint64_t *offs, size_t width,
+                          TlError *err);
+
 /* Decode the keys of n rows encoded ascending (desc NULL at encoding;
  * nulls first or last alike): rows[i] points at row i's first byte.
  * out[c] (c < n_cols) receives an owned array of types[c] with n values.

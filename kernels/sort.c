@@ -25,6 +25,7 @@
 #include "sort.h"
 
 #include "../lib/core/core.h"
+#include "../lib/core/pool.h"
 
 /* Sort keys with payload idx (see sort.h). */
 TlStatus tl_k_sort_u64(uint64_t *keys, uint32_t *idx, int64_t n, TlError *err)
@@ -408,4 +409,371 @@ TlStatus tl_k_sort_strs(const uint8_t *const *ptr, const uint32_t *len, bool des
     tl_free(s.idx2);
     tl_free(s.hist);
     return st;
+}
+
+/* ------------------------------------------------------------ parallel */
+
+/* Rows per run below which a run is not worth a task of its own. */
+#define PAR_MIN_RUN 32768
+/* Smallest piece of a merge handed to one task. */
+#define PAR_MIN_PIECE 16384
+
+enum { PS_ROWS, PS_STRS };
+
+typedef struct MergeTask {
+    int64_t lo, mid, hi;  /* merge [lo, mid) with [mid, hi) */
+    int64_t d0, d1;       /* output positions [lo + d0, lo + d1) */
+} MergeTask;
+
+typedef struct PSort {
+    uint64_t *keys;
+    uint32_t *idx;
+    int64_t n;
+    int runs;
+    int64_t *bound;                 /* runs + 1 block boundaries */
+    int failed;                     /* a run's sort ran out of memory */
+    /* the merge level being run */
+    uint64_t *ks, *kd;
+    uint32_t *is, *id;
+    MergeTask *tasks;
+} PSort;
+
+/* Whether element y of the right run goes before element x of the left
+ * run: strictly smaller (ties go left, which keeps the merge stable). */
+static inline bool right_first(const PSort *p, int64_t y, int64_t x)
+{
+    return p->ks[y] < p->ks[x];
+}
+
+/* How many elements of the left run [lo, mid) are among the first d
+ * outputs of the merge with [mid, hi) (the merge path's split). */
+static int64_t co_rank(const PSort *p, const MergeTask *t, int64_t d)
+{
+    int64_t na = t->mid - t->lo, nb = t->hi - t->mid;
+    int64_t lo = d > nb ? d - nb : 0, hi = d < na ? d : na;
+    while (lo < hi) {
+        int64_t m = lo + (hi - lo) / 2;
+        if (right_first(p, t->mid + (d - m - 1), t->lo + m)) hi = m;
+        else lo = m + 1;
+    }
+    return lo;
+}
+
+static void merge_piece(void *arg, int64_t ti)
+{
+    PSort *p = arg;
+    const MergeTask *t = &p->tasks[ti];
+    int64_t i = co_rank(p, t, t->d0), i1 = co_rank(p, t, t->d1);
+    int64_t j = t->d0 - i, j1 = t->d1 - i1;
+    int64_t a = t->lo + i, a1 = t->lo + i1, b = t->mid + j, b1 = t->mid + j1;
+    int64_t o = t->lo + t->d0;
+    const uint64_t *ks = p->ks;
+    while (a < a1 && b < b1) {
+        if (ks[b] < ks[a]) {
+            p->kd[o] = ks[b];
+            p->id[o++] = p->is[b++];
+        } else {
+            p->kd[o] = ks[a];
+            p->id[o++] = p->is[a++];
+        }
+    }
+    size_t na = (size_t)(a1 - a), nb = (size_t)(b1 - b);
+    memcpy(p->kd + o, ks + a, na * sizeof *ks);
+    memcpy(p->id + o, p->is + a, na * sizeof *p->is);
+    o += (int64_t)na;
+    memcpy(p->kd + o, ks + b, nb * sizeof *ks);
+    memcpy(p->id + o, p->is + b, nb * sizeof *p->is);
+}
+
+static void sort_run(void *arg, int64_t i)
+{
+    PSort *p = arg;
+    int64_t lo = p->bound[i], m = p->bound[i + 1] - lo;
+    TlError e = {0};
+    TlStatus st;
+    st = tl_k_sort_u64(p->keys + lo, p->idx + lo, m, &e);
+    if (st != TL_OK) __atomic_store_n(&p->failed, 1, __ATOMIC_RELAXED);
+}
+
+/* Sort runs in parallel, then merge them level by level. */
+static TlStatus psort(PSort *p, TlError *err)
+{
+    int64_t n = p->n;
+    int threads = tl_pool_threads();
+    int runs = p->runs;
+    TlStatus st = TL_OK;
+    uint64_t *k2 = NULL;
+    uint32_t *i2 = NULL;
+    if (runs <= 0) {
+        int64_t most = n / PAR_MIN_RUN;
+        runs = threads < most ? threads : (int)most;
+    }
+    if (runs > n / 2) runs = (int)(n / 2);
+    if (runs <= 1) return tl_k_sort_u64(p->keys, p->idx, n, err);
+    p->bound = tl_malloc(((size_t)runs + 1) * sizeof *p->bound);
+    if (!p->bound) return tl_error_oom(err);
+    for (int i = 0; i <= runs; i++) p->bound[i] = n * i / runs;
+    p->runs = runs;
+    st = tl_pool_for(runs, sort_run, p, err);
+    if (st == TL_OK && p->failed) st = tl_error_oom(err);
+    if (st != TL_OK) goto done;
+
+    /* Merge levels: blocks [bound[b], bound[b + 1]) pair up. */
+    i2 = tl_malloc((size_t)n * sizeof *i2);
+    k2 = tl_malloc((size_t)n * sizeof *k2);
+    int64_t piece = n / (2 * (int64_t)threads);
+    if (piece < PAR_MIN_PIECE) piece = PAR_MIN_PIECE;
+    /* at most runs / 2 pairs, each cut into <= n / piece + 1 pieces */
+    size_t max_tasks = (size_t)runs + (size_t)(n / piece) + 1;
+    p->tasks = tl_malloc(max_tasks * sizeof *p->tasks);
+    if (!i2 || !k2 || !p->tasks) {
+        st = tl_error_oom(err);
+        goto done;
+    }
+    p->ks = p->keys;
+    p->kd = k2;
+    p->is = p->idx;
+    p->id = i2;
+    int nb = runs;
+    while (nb > 1) {
+        int nt = 0, out = 0;
+        for (int b = 0; b < nb; b += 2) {
+            MergeTask t;
+            t.lo = p->bound[b];
+            t.mid = p->bound[b + 1];
+            t.hi = b + 2 <= nb ? p->bound[b + 2] : t.mid;
+            int64_t len = t.hi - t.lo;
+            int64_t pieces = (len + piece - 1) / piece;
+            if (pieces < 1) pieces = 1;
+            for (int64_t k = 0; k < pieces; k++) {
+                t.d0 = len * k / pieces;
+                t.d1 = len * (k + 1) / pieces;
+                p->tasks[nt++] = t;
+            }
+            p->bound[out++] = t.lo;
+        }
+        p->bound[out] = n;
+        st = tl_pool_for(nt, merge_piece, p, err);
+        if (st != TL_OK) goto done;
+        uint64_t *tk = p->ks; p->ks = p->kd; p->kd = tk;
+        uint32_t *ti = p->is; p->is = p->id; p->id = ti;
+        nb = out;
+    }
+    if (p->is != p->idx) {
+        memcpy(p->idx, p->is, (size_t)n * sizeof *p->idx);
+        memcpy(p->keys, p->ks, (size_t)n * sizeof *p->keys);
+    }
+done:
+    tl_free(p->bound);
+    tl_free(p->tasks);
+    tl_free(k2);
+    tl_free(i2);
+    return st;
+}
+
+/* Parallel radix sort of keys with payload idx (see sort.h). */
+TlStatus tl_k_psort_u64(uint64_t *keys, uint32_t *idx, int64_t n, int runs,
+                        TlError *err)
+{
+    PSort p;
+    memset(&p, 0, sizeof p);
+    p.keys = keys;
+    p.idx = idx;
+    p.n = n;
+    p.runs = runs;
+    return n < 2 ? TL_OK : psort(&p, err);
+}
+
+/* ------------------------------------- parallel MSD: rows and strings
+ *
+ * Encoded rows and strings are compared through their indexes, so merging
+ * runs of them costs a cache miss per comparison.  Their parallel sort
+ * keeps the MSD structure of the serial kernels instead: a level computes
+ * every index's 8-byte digit (pieces on the pool), sorts (digit, index)
+ * with tl_k_psort_u64, and splits into runs of equal digits.  A run of at
+ * least `big` rows (one shared prefix: "id0000001234" strings share
+ * their first digit) is the next level, parallel again; the other runs are
+ * grouped into tasks of about `piece` rows, each finishing its runs with the
+ * serial kernel (sort_level / str_level).  Same digits, same stable steps:
+ * the same order as the serial sort. */
+
+typedef struct PMsd {
+    int kind;                 /* PS_ROWS or PS_STRS */
+    RowSort rs;               /* rows: r */
+    StrSort ss;               /* strings: ptr, len, flip */
+    int runs;                 /* the caller's run count (tests), or 0 */
+    int64_t piece, big;
+    /* the level in progress */
+    uint32_t *idx;
+    uint64_t *key;
+    int64_t n;
+    size_t d;
+    int more;
+    /* its small runs, grouped into tasks */
+    int64_t *run;             /* lo, len pairs */
+    int64_t *grp;             /* first run of each group, + the end */
+    int final_len;            /* strings with no byte past d + 8: by length */
+    int failed;
+} PMsd;
+
+static void msd_digits(void *arg, int64_t k)
+{
+    PMsd *p = arg;
+    int64_t lo = k * p->piece, hi = lo + p->piece < p->n ? lo + p->piece : p->n;
+    bool more = false;
+    if (p->kind == PS_ROWS)
+        for (int64_t i = lo; i < hi; i++) p->key[i] = chunk8(p->rs.r, p->idx[i], p->d, &more);
+    else
+        for (int64_t i = lo; i < hi; i++)
+            p->key[i] = str_digit(&p->ss, p->idx[i], p->d, &more) ^ p->ss.flip;
+    if (more) __atomic_store_n(&p->more, 1, __ATOMIC_RELAXED);
+}
+
+/* Group g of small runs, with the serial kernels and scratch of its own. */
+static void msd_group(void *arg, int64_t g)
+{
+    PMsd *p = arg;
+    int64_t r0 = p->grp[g], r1 = p->grp[g + 1], most = 0;
+    for (int64_t r = r0; r < r1; r++)
+        if (p->run[2 * r + 1] > most) most = p->run[2 * r + 1];
+    uint64_t *key2 = tl_malloc((size_t)most * sizeof *key2);
+    uint32_t *idx2 = tl_malloc((size_t)most * sizeof *idx2);
+    size_t (*hist)[256] = tl_malloc(8 * sizeof *hist);
+    if (!key2 || !idx2 || !hist) {
+        __atomic_store_n(&p->failed, 1, __ATOMIC_RELAXED);
+        goto done;
+    }
+    RowSort rs = {p->rs.r, NULL, key2, idx2, hist};
+    StrSort ss = {p->ss.ptr, p->ss.len, p->ss.flip, key2, idx2, hist};
+    for (int64_t r = r0; r < r1; r++) {
+        int64_t lo = p->run[2 * r], len = p->run[2 * r + 1];
+        uint32_t *idx = p->idx + lo;
+        uint64_t *key = p->key + lo;
+        if (p->kind == PS_ROWS) {
+            sort_level(&rs, idx, key, len, p->d + 8);
+        } else if (!p->final_len) {
+            str_level(&ss, idx, key, len, p->d + 8);
+        } else { /* equal up to zero padding: shorter first (str_level) */
+            for (int64_t t = 0; t < len; t++) key[t] = (uint64_t)ss.len[idx[t]] ^ ss.flip;
+            pair_sort(key, idx, key2, idx2, len);
+        }
+    }
+done:
+    tl_free(key2);
+    tl_free(idx2);
+    tl_free(hist);
+}
+
+/* One parallel level over idx[0..n) (rows agreeing on bytes [0, d)). */
+static TlStatus msd_level(PMsd *p, uint32_t *idx, uint64_t *key, int64_t n,
+                          size_t d, TlError *err)
+{
+    TlStatus st;
+    int64_t n_runs = 0, cap = 0, n_grp = 0;
+    int64_t *run = NULL, *grp = NULL;
+    p->idx = idx;
+    p->key = key;
+    p->n = n;
+    p->d = d;
+    p->more = 0;
+    st = tl_pool_for((n + p->piece - 1) / p->piece, msd_digits, p, err);
+    if (st != TL_OK) return st;
+    bool more = p->more;
+    st = tl_k_psort_u64(key, idx, n, p->runs, err);
+    if (st != TL_OK) return st;
+    if (!more && p->kind == PS_ROWS) return TL_OK; /* ties are equal rows */
+    bool final_len = !more;
+    for (int64_t i = 0; i < n;) {
+        int64_t j = i + 1;
+        while (j < n && key[j] == key[i]) j++;
+        if (j - i > 1 && j - i >= p->big && !final_len) {
+            st = msd_level(p, idx + i, key + i, j - i, d + 8, err);
+            if (st != TL_OK) goto done;
+        } else if (j - i > 1) {
+            if (n_runs == cap) {
+                cap = cap ? 2 * cap : 256;
+                int64_t *nr = tl_realloc(run, (size_t)cap * 2 * sizeof *nr);
+                if (!nr) goto oom;
+                run = nr;
+            }
+            run[2 * n_runs] = i;
+            run[2 * n_runs + 1] = j - i;
+            n_runs++;
+        }
+        i = j;
+    }
+    if (n_runs == 0) goto done;
+    grp = tl_malloc(((size_t)n_runs + 1) * sizeof *grp);
+    if (!grp) goto oom;
+    for (int64_t r = 0, acc = 0; r < n_runs; r++) {
+        if (acc == 0) grp[n_grp++] = r;
+        acc += run[2 * r + 1];
+        if (acc >= p->piece) acc = 0;
+    }
+    grp[n_grp] = n_runs;
+    /* the level's fields again: the big runs' levels overwrote them */
+    p->idx = idx;
+    p->key = key;
+    p->n = n;
+    p->d = d;
+    p->run = run;
+    p->grp = grp;
+    p->final_len = final_len;
+    st = tl_pool_for(n_grp, msd_group, p, err);
+    if (st == TL_OK && p->failed) goto oom;
+    goto done;
+oom:
+    st = tl_error_oom(err);
+done:
+    tl_free(run);
+    tl_free(grp);
+    return st;
+}
+
+/* Parallel MSD sort of idx; the serial kernel when it would not pay. */
+static TlStatus msd(PMsd *p, uint32_t *idx, int64_t n, TlError *err)
+{
+    int runs = p->runs;
+    if (runs <= 0) {
+        int threads = tl_pool_threads();
+        runs = n >= 2 * PAR_MIN_RUN ? threads : 1;
+    }
+    if (runs <= 1 || n < 2) {
+        if (p->kind == PS_ROWS) return tl_k_sort_rows(p->rs.r, idx, n, err);
+        return tl_k_sort_strs(p->ss.ptr, p->ss.len, p->ss.flip != 0, idx, n, err);
+    }
+    p->piece = (n + runs - 1) / runs;
+    if (p->runs <= 0 && p->piece > PAR_MIN_RUN) p->piece = PAR_MIN_RUN;
+    p->big = (n + runs - 1) / runs;
+    uint64_t *key = tl_malloc((size_t)n * sizeof *key);
+    if (!key) return tl_error_oom(err);
+    TlStatus st = msd_level(p, idx, key, n, 0, err);
+    tl_free(key);
+    return st;
+}
+
+/* Parallel sort of idx by encoded rows (see sort.h). */
+TlStatus tl_k_psort_rows(const TlRows *r, uint32_t *idx, int64_t n, int runs,
+                         TlError *err)
+{
+    PMsd p;
+    memset(&p, 0, sizeof p);
+    p.kind = PS_ROWS;
+    p.rs.r = r;
+    p.runs = runs;
+    return msd(&p, idx, n, err);
+}
+
+/* Parallel sort of idx by strings (see sort.h). */
+TlStatus tl_k_psort_strs(const uint8_t *const *ptr, const uint32_t *len, bool desc,
+                         uint32_t *idx, int64_t n, int runs, TlError *err)
+{
+    PMsd p;
+    memset(&p, 0, sizeof p);
+    p.kind = PS_STRS;
+    p.ss.ptr = ptr;
+    p.ss.len = len;
+    p.ss.flip = desc ? ~0ull : 0;
+    p.runs = runs;
+    return msd(&p, idx, n, err);
 }

@@ -36,4 +36,22 @@ void tl_k_merge_sort_rows(const TlRows *r, uint32_t *idx, uint32_t *scratch,
 TlStatus tl_k_sort_strs(const uint8_t *const *ptr, const uint32_t *len, bool desc,
                         uint32_t *idx, int64_t n, TlError *err);
 
+/* ------------------------------------------------ parallel (lib/core/pool.h)
+ *
+ * The same three sorts on the thread pool: idx[0..n) is cut into `runs`
+ * contiguous runs, each sorted by the serial kernel above on some pool
+ * thread, then the runs are merged pairwise, level by level, each merge cut
+ * into pieces at merge-path split points so every thread works on every
+ * level; a tie goes to the left run.  A stable sort has exactly one result,
+ * so the output never depends on runs or threads.  runs <= 0: one run per
+ * pool thread when n is large enough, else the serial kernel.  Scratch: the
+ * serial kernel's, plus n indexes (and n keys for u64) for the merges.
+ * TL_ERR_OOM. */
+TlStatus tl_k_psort_u64(uint64_t *keys, uint32_t *idx, int64_t n, int runs,
+                        TlError *err);
+TlStatus tl_k_psort_rows(const TlRows *r, uint32_t *idx, int64_t n, int runs,
+                         TlError *err);
+TlStatus tl_k_psort_strs(const uint8_t *const *ptr, const uint32_t *len, bool desc,
+                         uint32_t *idx, int64_t n, int runs, TlError *err);
+
 #endif

@@ -44,6 +44,7 @@
  */
 #include "../../kernels/rowenc.h"
 #include "../../kernels/sort.h"
+#include "../core/pool.h"
 #include "eval.h"
 #include "exec.h"
 
@@ -122,71 +123,97 @@ static TlType unify_key(SortOp *s, int k, bool *oom)
     return t;
 }
 
-/* Single numeric key over all chunks: nulls split off in order, images
- * radix sorted. */
-static TlStatus sort_native(SortOp *s, uint32_t *perm, TlError *err)
+/* Where each chunk's rows go in the arrays sort_native / sort_strings /
+ * encode_all fill: chunk c's rows start at global row goff[c], its
+ * non-null key values at voff[c], its nulls at noff[c]. */
+typedef struct Fill {
+    SortOp *s;
+    int64_t *goff, *voff, *noff;     /* n_chunks + 1 each */
+    uint64_t flip;
+    uint64_t *img;                   /* native: value images */
+    const uint8_t **ptr;             /* strings: every row's bytes */
+    uint32_t *len;
+    uint32_t *vidx, *nidx;           /* non-null rows, null rows */
+    TlRows *rows;                    /* encoded rows */
+    uint64_t *tot;                   /* encode: bytes per chunk */
+    int failed;                      /* a task ran out of memory */
+} Fill;
+
+/* The chunk offsets of f (key 0's nulls split off); false on OOM. */
+static bool fill_init(Fill *f, SortOp *s)
 {
-    int64_t n = s->pool_rows, m = 0, nn = 0, nulls = 0;
-    bool desc = s->desc[0], nulls_first = s->nulls_first[0];
-    for (int c = 0; c < s->n_chunks; c++) nulls += s->chunks[c].keys[0]->null_count;
-    uint64_t *img = tl_malloc((size_t)(n ? n : 1) * sizeof *img);
-    uint32_t *vidx = tl_malloc((size_t)(n ? n : 1) * sizeof *vidx);
-    uint32_t *nidx = nulls ? tl_malloc((size_t)nulls * sizeof *nidx) : NULL;
-    TlStatus st = TL_OK;
-    if (!img || !vidx || (nulls && !nidx)) {
-        st = tl_error_oom(err);
-        goto done;
+    int nc = s->n_chunks;
+    memset(f, 0, sizeof *f);
+    f->s = s;
+    f->goff = tl_malloc(((size_t)nc + 1) * 3 * sizeof *f->goff);
+    if (!f->goff) return false;
+    f->voff = f->goff + nc + 1;
+    f->noff = f->voff + nc + 1;
+    f->goff[0] = f->voff[0] = f->noff[0] = 0;
+    for (int c = 0; c < nc; c++) {
+        int64_t nn = s->chunks[c].keys[0]->null_count;
+        f->goff[c + 1] = f->goff[c] + s->chunks[c].n_rows;
+        f->noff[c + 1] = f->noff[c] + nn;
+        f->voff[c + 1] = f->voff[c] + s->chunks[c].n_rows - nn;
     }
-    uint64_t flip = desc ? ~0ull : 0;
-    uint32_t g = 0;
-    for (int c = 0; c < s->n_chunks; c++) {
-        const TlArray *k = s->chunks[c].keys[0];
-        int64_t len = k->length;
-        if (k->null_count) {
-            for (int64_t i = 0; i < len; i++, g++) {
-                if (!tl_array_valid(k, i)) {
-                    nidx[nn++] = g;
-                    continue;
-                }
-                uint64_t u;
-                switch (k->type) {
-                case TL_TFLOAT64: u = tl_k_f64_image(tl_array_f64(k)[i]); break;
-                case TL_TDATE: u = tl_k_i64_image(tl_array_i32(k)[i]); break;
-                case TL_TBOOL: u = tl_array_bool(k, i); break;
-                default: u = tl_k_i64_image(tl_array_i64(k)[i]); break;
-                }
-                img[m] = u ^ flip;
-                vidx[m++] = g;
+    return true;
+}
+
+/* Chunk c of a single numeric key: images and indexes (a pool task). */
+static void fill_native(void *arg, int64_t c)
+{
+    Fill *f = arg;
+    const TlArray *k = f->s->chunks[c].keys[0];
+    int64_t len = k->length, m = f->voff[c], nn = f->noff[c];
+    uint32_t g = (uint32_t)f->goff[c];
+    uint64_t flip = f->flip, *img = f->img;
+    uint32_t *vidx = f->vidx;
+    if (k->null_count) {
+        for (int64_t i = 0; i < len; i++, g++) {
+            if (!tl_array_valid(k, i)) {
+                f->nidx[nn++] = g;
+                continue;
             }
-            continue;
+            uint64_t u;
+            switch (k->type) {
+            case TL_TFLOAT64: u = tl_k_f64_image(tl_array_f64(k)[i]); break;
+            case TL_TDATE: u = tl_k_i64_image(tl_array_i32(k)[i]); break;
+            case TL_TBOOL: u = tl_array_bool(k, i); break;
+            default: u = tl_k_i64_image(tl_array_i64(k)[i]); break;
+            }
+            img[m] = u ^ flip;
+            vidx[m++] = g;
         }
-        /* No nulls: one loop per type, no per-row checks. */
-        switch (k->type) {
-        case TL_TFLOAT64: {
-            const double *v = tl_array_f64(k);
-            for (int64_t i = 0; i < len; i++) img[m + i] = tl_k_f64_image(v[i]) ^ flip;
-            break;
-        }
-        case TL_TDATE: {
-            const int32_t *v = tl_array_i32(k);
-            for (int64_t i = 0; i < len; i++) img[m + i] = tl_k_i64_image(v[i]) ^ flip;
-            break;
-        }
-        case TL_TBOOL:
-            for (int64_t i = 0; i < len; i++) img[m + i] = (uint64_t)tl_array_bool(k, i) ^ flip;
-            break;
-        default: {
-            const int64_t *v = tl_array_i64(k);
-            for (int64_t i = 0; i < len; i++) img[m + i] = tl_k_i64_image(v[i]) ^ flip;
-            break;
-        }
-        }
-        for (int64_t i = 0; i < len; i++) vidx[m + i] = g + (uint32_t)i;
-        m += len;
-        g += (uint32_t)len;
+        return;
     }
-    st = tl_k_sort_u64(img, vidx, m, err);
-    if (st != TL_OK) goto done;
+    /* No nulls: one loop per type, no per-row checks. */
+    switch (k->type) {
+    case TL_TFLOAT64: {
+        const double *v = tl_array_f64(k);
+        for (int64_t i = 0; i < len; i++) img[m + i] = tl_k_f64_image(v[i]) ^ flip;
+        break;
+    }
+    case TL_TDATE: {
+        const int32_t *v = tl_array_i32(k);
+        for (int64_t i = 0; i < len; i++) img[m + i] = tl_k_i64_image(v[i]) ^ flip;
+        break;
+    }
+    case TL_TBOOL:
+        for (int64_t i = 0; i < len; i++) img[m + i] = (uint64_t)tl_array_bool(k, i) ^ flip;
+        break;
+    default: {
+        const int64_t *v = tl_array_i64(k);
+        for (int64_t i = 0; i < len; i++) img[m + i] = tl_k_i64_image(v[i]) ^ flip;
+        break;
+    }
+    }
+    for (int64_t i = 0; i < len; i++) vidx[m + i] = g + (uint32_t)i;
+}
+
+/* perm := nulls before or after the sorted values. */
+static void put_nulls(uint32_t *perm, const uint32_t *vidx, int64_t m,
+                      const uint32_t *nidx, int64_t nn, bool nulls_first)
+{
     if (nulls_first) {
         if (nn) memcpy(perm, nidx, (size_t)nn * sizeof *perm);
         memcpy(perm + nn, vidx, (size_t)m * sizeof *perm);
@@ -194,114 +221,173 @@ static TlStatus sort_native(SortOp *s, uint32_t *perm, TlError *err)
         memcpy(perm, vidx, (size_t)m * sizeof *perm);
         if (nn) memcpy(perm + m, nidx, (size_t)nn * sizeof *perm);
     }
-done:
-    tl_free(img);
-    tl_free(vidx);
-    tl_free(nidx);
-    return st;
 }
 
-/* Single string key over all chunks: nulls split off, the strings sorted
- * by their bytes (tl_k_sort_strs). */
-static TlStatus sort_strings(SortOp *s, uint32_t *perm, TlError *err)
+/* Single numeric key over all chunks: nulls split off in order, images
+ * filled per chunk and radix sorted, both on the pool. */
+static TlStatus sort_native(SortOp *s, uint32_t *perm, TlError *err)
 {
-    int64_t n = s->pool_rows, m = 0, nn = 0, nulls = 0;
-    for (int c = 0; c < s->n_chunks; c++) nulls += s->chunks[c].keys[0]->null_count;
-    const uint8_t **ptr = tl_malloc((size_t)(n ? n : 1) * sizeof *ptr);
-    uint32_t *len = tl_malloc((size_t)(n ? n : 1) * sizeof *len);
-    uint32_t *vidx = tl_malloc((size_t)(n ? n : 1) * sizeof *vidx);
-    uint32_t *nidx = nulls ? tl_malloc((size_t)nulls * sizeof *nidx) : NULL;
+    Fill f;
     TlStatus st = TL_OK;
-    if (!ptr || !len || !vidx || (nulls && !nidx)) {
+    if (!fill_init(&f, s)) return tl_error_oom(err);
+    int64_t n = s->pool_rows, m = f.voff[s->n_chunks], nn = f.noff[s->n_chunks];
+    f.flip = s->desc[0] ? ~0ull : 0;
+    f.img = tl_malloc((size_t)(n ? n : 1) * sizeof *f.img);
+    f.vidx = tl_malloc((size_t)(n ? n : 1) * sizeof *f.vidx);
+    f.nidx = nn ? tl_malloc((size_t)nn * sizeof *f.nidx) : NULL;
+    if (!f.img || !f.vidx || (nn && !f.nidx)) {
         st = tl_error_oom(err);
         goto done;
     }
-    uint32_t g = 0;
-    for (int c = 0; c < s->n_chunks; c++) {
-        const TlArray *k = s->chunks[c].keys[0];
-        const TlView *v = tl_array_views(k);
-        for (int64_t i = 0; i < k->length; i++, g++) {
-            ptr[g] = tl_view_ptr(&v[i], k->data);
-            len[g] = tl_view_len(v[i]);
-            if (k->null_count && !tl_array_valid(k, i)) nidx[nn++] = g;
-            else vidx[m++] = g;
-        }
-    }
-    st = tl_k_sort_strs(ptr, len, s->desc[0], vidx, m, err);
-    if (st != TL_OK) goto done;
-    if (s->nulls_first[0]) {
-        if (nn) memcpy(perm, nidx, (size_t)nn * sizeof *perm);
-        memcpy(perm + nn, vidx, (size_t)m * sizeof *perm);
-    } else {
-        memcpy(perm, vidx, (size_t)m * sizeof *perm);
-        if (nn) memcpy(perm + m, nidx, (size_t)nn * sizeof *perm);
-    }
+    st = tl_pool_for(s->n_chunks, fill_native, &f, err);
+    if (st == TL_OK) st = tl_k_psort_u64(f.img, f.vidx, m, 0, err);
+    if (st == TL_OK) put_nulls(perm, f.vidx, m, f.nidx, nn, s->nulls_first[0]);
 done:
-    tl_free(ptr);
-    tl_free(len);
-    tl_free(vidx);
-    tl_free(nidx);
+    tl_free(f.goff);
+    tl_free(f.img);
+    tl_free(f.vidx);
+    tl_free(f.nidx);
     return st;
 }
 
-/* Encode the keys of every chunk into one row set (rows in global order).
- * A chunk whose string keys are all null encodes at a fixed width while
- * others need offsets, so the row set has offsets as soon as any chunk
- * does (tl_k_rowenc's rule: a string key with a non-null value). */
+/* Chunk c of a single string key: pointers, lengths, indexes. */
+static void fill_strings(void *arg, int64_t c)
+{
+    Fill *f = arg;
+    const TlArray *k = f->s->chunks[c].keys[0];
+    const TlView *v = tl_array_views(k);
+    int64_t m = f->voff[c], nn = f->noff[c];
+    uint32_t g = (uint32_t)f->goff[c];
+    for (int64_t i = 0; i < k->length; i++, g++) {
+        f->ptr[g] = tl_view_ptr(&v[i], k->data);
+        f->len[g] = tl_view_len(v[i]);
+        if (k->null_count && !tl_array_valid(k, i)) f->nidx[nn++] = g;
+        else f->vidx[m++] = g;
+    }
+}
+
+/* Single string key over all chunks: nulls split off, the strings sorted
+ * by their bytes (tl_k_psort_strs). */
+static TlStatus sort_strings(SortOp *s, uint32_t *perm, TlError *err)
+{
+    Fill f;
+    TlStatus st = TL_OK;
+    if (!fill_init(&f, s)) return tl_error_oom(err);
+    int64_t n = s->pool_rows, m = f.voff[s->n_chunks], nn = f.noff[s->n_chunks];
+    f.ptr = tl_malloc((size_t)(n ? n : 1) * sizeof *f.ptr);
+    f.len = tl_malloc((size_t)(n ? n : 1) * sizeof *f.len);
+    f.vidx = tl_malloc((size_t)(n ? n : 1) * sizeof *f.vidx);
+    f.nidx = nn ? tl_malloc((size_t)nn * sizeof *f.nidx) : NULL;
+    if (!f.ptr || !f.len || !f.vidx || (nn && !f.nidx)) {
+        st = tl_error_oom(err);
+        goto done;
+    }
+    st = tl_pool_for(s->n_chunks, fill_strings, &f, err);
+    if (st == TL_OK)
+        st = tl_k_psort_strs(f.ptr, f.len, s->desc[0], f.vidx, m, 0, err);
+    if (st == TL_OK) put_nulls(perm, f.vidx, m, f.nidx, nn, s->nulls_first[0]);
+done:
+    tl_free(f.goff);
+    tl_free(f.ptr);
+    tl_free(f.len);
+    tl_free(f.vidx);
+    tl_free(f.nidx);
+    return st;
+}
+
+/* Chunk c's row lengths into rows->offs[goff[c] + 1 ...] and its total. */
+static void enc_lens(void *arg, int64_t c)
+{
+    Fill *f = arg;
+    const Chunk *ch = &f->s->chunks[c];
+    uint64_t *len = f->rows->offs + f->goff[c] + 1, t = 0;
+    tl_k_rowenc_lens((const TlArray *const *)ch->keys, f->s->n_keys, ch->n_rows, len);
+    for (int64_t i = 0; i < ch->n_rows; i++) t += len[i];
+    f->tot[c] = t;
+}
+
+/* Chunk c's lengths become offsets from its base tot[c].  (Its first
+ * row's offset is the previous chunk's end: written by that chunk's task,
+ * so encoding waits for the next pass.) */
+static void enc_offs(void *arg, int64_t c)
+{
+    Fill *f = arg;
+    uint64_t *o = f->rows->offs + f->goff[c] + 1, acc = f->tot[c];
+    for (int64_t i = 0; i < f->s->chunks[c].n_rows; i++) {
+        acc += o[i];
+        o[i] = acc;
+    }
+}
+
+/* Encode chunk c's rows at their offsets. */
+static void enc_rows(void *arg, int64_t c)
+{
+    Fill *f = arg;
+    const Chunk *ch = &f->s->chunks[c];
+    TlRows *r = f->rows;
+    TlError e = {0};
+    int64_t g = f->goff[c];
+    if (tl_k_rowenc_into((const TlArray *const *)ch->keys, f->s->n_keys, ch->n_rows,
+                         f->s->desc, f->s->nulls_first,
+                         r->offs ? r->bytes : r->bytes + (size_t)g * r->width,
+                         r->offs ? r->offs + g : NULL, r->width, &e) != TL_OK)
+        __atomic_store_n(&f->failed, 1, __ATOMIC_RELAXED);
+}
+
+/* Encode the keys of every chunk into one row set (rows in global order),
+ * each chunk on some pool thread: lengths first, then the bytes at their
+ * offsets.  A chunk whose string keys are all null encodes at a fixed
+ * width while others need offsets, so the row set has offsets as soon as
+ * any chunk does (tl_k_rowenc's rule: a string key with a non-null value). */
 static TlStatus encode_all(SortOp *s, TlRows *out, TlError *err)
 {
+    Fill f;
     TlStatus st = TL_OK;
-    size_t used = 0, cap = 0;
-    int64_t g = 0;
     bool var = false;
+    int nc = s->n_chunks;
     memset(out, 0, sizeof *out);
     out->n_rows = s->pool_rows;
-    for (int c = 0; c < s->n_chunks; c++)
+    for (int c = 0; c < nc; c++)
         for (int k = 0; k < s->n_keys; k++)
             if (s->chunks[c].keys[k]->type == TL_TSTRING &&
                 s->chunks[c].keys[k]->null_count < s->chunks[c].n_rows)
                 var = true;
+    if (!fill_init(&f, s)) return tl_error_oom(err);
+    f.rows = out;
+    f.tot = tl_malloc(((size_t)nc + 1) * sizeof *f.tot);
+    if (!f.tot) goto oom;
+    size_t total;
     if (var) {
         out->offs = tl_malloc(((size_t)s->pool_rows + 1) * sizeof *out->offs);
-        if (!out->offs) return tl_error_oom(err);
+        if (!out->offs) goto oom;
         out->offs[0] = 0;
-    }
-    for (int c = 0; c < s->n_chunks; c++) {
-        TlRows r;
-        const Chunk *ch = &s->chunks[c];
-        st = tl_k_rowenc((const TlArray *const *)ch->keys, s->n_keys, ch->n_rows,
-                         s->desc, s->nulls_first, &r, err);
-        if (st != TL_OK) break;
-        size_t bytes = r.offs ? (size_t)r.offs[ch->n_rows]
-                              : r.width * (size_t)ch->n_rows;
-        if (c == 0 && !var) {
-            out->width = r.width;
-            cap = r.width * (size_t)s->pool_rows;
-            out->bytes = tl_malloc(cap ? cap : 1);
-            if (!out->bytes) goto oom_r;
+        st = tl_pool_for(nc, enc_lens, &f, err);
+        if (st != TL_OK) goto done;
+        uint64_t acc = 0;
+        for (int c = 0; c < nc; c++) {
+            uint64_t t = f.tot[c];
+            f.tot[c] = acc;
+            acc += t;
         }
-        if (used + bytes > cap) {
-            size_t nc = cap + cap / 2;
-            if (nc < used + bytes) nc = used + bytes;
-            uint8_t *nb = tl_realloc(out->bytes, nc ? nc : 1);
-            if (!nb) goto oom_r;
-            out->bytes = nb;
-            cap = nc;
-        }
-        if (bytes) memcpy(out->bytes + used, r.bytes, bytes);
-        if (var)
-            for (int64_t i = 0; i < ch->n_rows; i++)
-                out->offs[g + i + 1] = used + (r.offs ? r.offs[i + 1]
-                                                      : (uint64_t)(i + 1) * r.width);
-        used += bytes;
-        g += ch->n_rows;
-        tl_k_rows_free(&r);
-        continue;
-    oom_r:
-        tl_k_rows_free(&r);
-        st = tl_error_oom(err);
-        break;
+        total = (size_t)acc;
+        st = tl_pool_for(nc, enc_offs, &f, err);
+        if (st != TL_OK) goto done;
+    } else {
+        out->width = nc ? tl_k_rowenc_fixed((const TlArray *const *)s->chunks[0].keys,
+                                            s->n_keys) : 0;
+        total = out->width * (size_t)s->pool_rows;
     }
+    out->bytes = tl_malloc(total ? total : 1);
+    if (!out->bytes) goto oom;
+    st = tl_pool_for(nc, enc_rows, &f, err);
+    if (st != TL_OK) goto done;
+    if (f.failed) goto oom;
+    goto done;
+oom:
+    st = tl_error_oom(err);
+done:
+    tl_free(f.goff);
+    tl_free(f.tot);
     if (st != TL_OK) tl_k_rows_free(out);
     return st;
 }
@@ -325,10 +411,39 @@ static TlStatus sort_perm(SortOp *s, uint32_t *perm, TlRows *rows_out, TlError *
     TL_TRY(encode_all(s, &r, err));
     int64_t n = s->pool_rows;
     for (int64_t i = 0; i < n; i++) perm[i] = (uint32_t)i;
-    TlStatus st = tl_k_sort_rows(&r, perm, n, err);
+    TlStatus st = tl_k_psort_rows(&r, perm, n, 0, err);
     if (rows_out && st == TL_OK) *rows_out = r;
     else tl_k_rows_free(&r);
     return st;
+}
+
+typedef struct GatherJob {
+    SortOp *s;
+    const uint32_t *part, *row;   /* the rows: chunk, row in chunk */
+    int64_t n;
+    TlArray **out_data, **out_keys;
+    TlArray **parts;              /* per task: n_chunks arrays */
+} GatherJob;
+
+/* Column c of the gather (data columns, then computed keys): a pool task;
+ * a NULL output means out of memory. */
+static void gather_col(void *arg, int64_t c)
+{
+    GatherJob *j = arg;
+    SortOp *s = j->s;
+    int nc = s->n_chunks;
+    TlArray **parts = j->parts + (size_t)c * (size_t)nc;
+    TlArray **out;
+    if (c < s->n_data) {
+        for (int p = 0; p < nc; p++) parts[p] = s->chunks[p].data[c];
+        out = &j->out_data[c];
+    } else {
+        int k = (int)c - s->n_data;
+        if (s->key_col[k] >= 0) return; /* a data column: retained after */
+        for (int p = 0; p < nc; p++) parts[p] = s->chunks[p].keys[k];
+        out = &j->out_keys[k];
+    }
+    *out = tl_array_take_multi(parts, nc, j->part, j->row, j->n);
 }
 
 /* Gather global rows g[0..n) of every data column (and key column when
@@ -340,7 +455,6 @@ static TlStatus gather(SortOp *s, const uint32_t *g, int64_t n, TlArray **out_da
     int nc = s->n_chunks;
     int *first = NULL;
     int64_t *starts = tl_malloc(((size_t)nc + 1) * sizeof *starts);
-    TlArray **parts = tl_malloc(((size_t)nc + 1) * sizeof *parts);
     uint32_t *part = tl_malloc((size_t)(n ? n : 1) * sizeof *part);
     uint32_t *row = tl_malloc((size_t)(n ? n : 1) * sizeof *row);
     /* first[b]: the chunk holding global row b << BLOCK_SHIFT, so a row's
@@ -350,7 +464,7 @@ static TlStatus gather(SortOp *s, const uint32_t *g, int64_t n, TlArray **out_da
     for (int c = 0; c < nc; c++) total += s->chunks[c].n_rows;
     size_t n_blocks = (size_t)(total >> BLOCK_SHIFT) + 2;
     first = tl_malloc(n_blocks * sizeof *first);
-    if (!starts || !parts || !part || !row || !first) goto oom;
+    if (!starts || !part || !row || !first) goto oom;
     starts[0] = 0;
     for (int c = 0; c < nc; c++) starts[c + 1] = starts[c] + s->chunks[c].n_rows;
     for (size_t b = 0, c = 0; b < n_blocks; b++) {
@@ -370,17 +484,23 @@ static TlStatus gather(SortOp *s, const uint32_t *g, int64_t n, TlArray **out_da
         part[i] = (uint32_t)lo;
         row[i] = (uint32_t)(x - starts[lo]);
     }
-    for (int c = 0; c < s->n_data; c++) {
-        for (int p = 0; p < nc; p++) parts[p] = s->chunks[p].data[c];
-        if (!(out_data[c] = tl_array_take_multi(parts, nc, part, row, n))) goto oom;
+    GatherJob j = {s, part, row, n, out_data, out_keys, NULL};
+    int cols = s->n_data + (out_keys ? s->n_keys : 0);
+    j.parts = tl_malloc(((size_t)cols * (size_t)nc + 1) * sizeof *j.parts);
+    if (!j.parts) goto oom;
+    if (n >= 4096) { /* a column per task */
+        st = tl_pool_for(cols, gather_col, &j, err);
+    } else {
+        for (int c = 0; c < cols; c++) gather_col(&j, c);
     }
+    tl_free(j.parts);
+    if (st != TL_OK) goto done;
+    for (int c = 0; c < s->n_data; c++)
+        if (!out_data[c]) goto oom;
     for (int k = 0; out_keys && k < s->n_keys; k++) {
-        if (s->key_col[k] >= 0) {
+        if (s->key_col[k] >= 0 && out_data[s->key_col[k]])
             out_keys[k] = tl_array_retain(out_data[s->key_col[k]]);
-            continue;
-        }
-        for (int p = 0; p < nc; p++) parts[p] = s->chunks[p].keys[k];
-        if (!(out_keys[k] = tl_array_take_multi(parts, nc, part, row, n))) goto oom;
+        if (!out_keys[k]) goto oom;
     }
     goto done;
 oom:
@@ -388,7 +508,6 @@ oom:
 done:
     tl_free(first);
     tl_free(starts);
-    tl_free(parts);
     tl_free(part);
     tl_free(row);
     return st;

@@ -20,9 +20,12 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../../kernels/rowenc.h"
 #include "../../kernels/sort.h"
+#include "../../lib/core/pool.h"
 #include "../../lib/exec/exec.h"
 #include "tl_test.h"
 
@@ -346,11 +349,100 @@ TL_TEST(string_kernel_prefixes)
     CHECK(memcmp(idx, wantd, sizeof wantd) == 0);
 }
 
-int main(void)
+/* The parallel kernels (runs sorted apart, then merged) against the serial
+ * ones, with explicit run counts so small inputs take the merge path. */
+TL_TEST(parallel_kernels_equal_serial)
 {
+    TlError err = {0};
+    int bad = 0;
+    for (int iter = 0; iter < 200; iter++) {
+        int64_t n = iter < 10 ? iter : 1 + rndn(iter < 150 ? 3000 : 200000);
+        int runs = 1 + (int)rndn(9);
+        int64_t dom = 1 + rndn(iter % 3 == 0 ? 4 : 100000);
+        uint64_t *k1 = tl_malloc((size_t)(n + 1) * sizeof *k1);
+        uint64_t *k2 = tl_malloc((size_t)(n + 1) * sizeof *k2);
+        uint32_t *i1 = tl_malloc((size_t)(n + 1) * sizeof *i1);
+        uint32_t *i2 = tl_malloc((size_t)(n + 1) * sizeof *i2);
+        for (int64_t i = 0; i < n; i++) {
+            k1[i] = k2[i] = (uint64_t)rndn(dom) << (rndn(2) ? 40 : 0);
+            i1[i] = i2[i] = (uint32_t)i;
+        }
+        /* u64 keys with payload */
+        CHECK(tl_k_sort_u64(k1, i1, n, &err) == TL_OK);
+        CHECK(tl_k_psort_u64(k2, i2, n, runs, &err) == TL_OK);
+        if (n && (memcmp(k1, k2, (size_t)n * 8) || memcmp(i1, i2, (size_t)n * 4))) bad++;
+        /* strings and encoded rows over short strings with many ties */
+        TlArray *col = rand_col(TL_TSTRING, n, 10, dom < 6 ? 4 : 50);
+        const TlView *v = tl_array_views(col);
+        const uint8_t **ptr = tl_malloc((size_t)(n + 1) * sizeof *ptr);
+        uint32_t *len = tl_malloc((size_t)(n + 1) * sizeof *len);
+        for (int64_t i = 0; i < n; i++) {
+            ptr[i] = tl_view_ptr(&v[i], col->data);
+            len[i] = tl_view_len(v[i]);
+        }
+        bool desc = rndn(2);
+        for (int64_t i = 0; i < n; i++) i1[i] = i2[i] = (uint32_t)i;
+        CHECK(tl_k_sort_strs(ptr, len, desc, i1, n, &err) == TL_OK);
+        CHECK(tl_k_psort_strs(ptr, len, desc, i2, n, runs, &err) == TL_OK);
+        if (n && memcmp(i1, i2, (size_t)n * 4)) bad++;
+        TlRows r;
+        bool nf = rndn(2);
+        const TlArray *cs[1] = {col};
+        CHECK(tl_k_rowenc(cs, 1, n, &desc, &nf, &r, &err) == TL_OK);
+        for (int64_t i = 0; i < n; i++) i1[i] = i2[i] = (uint32_t)i;
+        CHECK(tl_k_sort_rows(&r, i1, n, &err) == TL_OK);
+        CHECK(tl_k_psort_rows(&r, i2, n, runs, &err) == TL_OK);
+        if (n && memcmp(i1, i2, (size_t)n * 4)) bad++;
+        /* the two-pass encoding gives tl_k_rowenc's bytes */
+        if (n && r.offs) {
+            uint64_t *lens = tl_malloc((size_t)n * sizeof *lens);
+            tl_k_rowenc_lens(cs, 1, n, lens);
+            uint8_t *bytes = tl_malloc((size_t)r.offs[n] + 1);
+            for (int64_t i = 0; i < n; i++)
+                if (lens[i] != r.offs[i + 1] - r.offs[i]) bad++;
+            CHECK(tl_k_rowenc_into(cs, 1, n, &desc, &nf, bytes, r.offs, 0, &err) == TL_OK);
+            if (memcmp(bytes, r.bytes, (size_t)r.offs[n])) bad++;
+            tl_free(lens);
+            tl_free(bytes);
+        }
+        tl_k_rows_free(&r);
+        tl_array_release(col);
+        tl_free(ptr);
+        tl_free(len);
+        tl_free(k1);
+        tl_free(k2);
+        tl_free(i1);
+        tl_free(i2);
+    }
+    CHECK_EQ_INT(bad, 0);
+}
+
+static int run_all(int threads)
+{
+    tl_pool_configure(threads);
+    g_rng = 0x9E3779B97F4A7C15ull;
+    fprintf(stderr, "test_sort_prop: %d thread(s)\n", threads);
     TL_RUN(string_kernel_prefixes);
+    TL_RUN(parallel_kernels_equal_serial);
     TL_RUN(many_small_tables);
     TL_RUN(single_keys_every_type);
     TL_RUN(large_tables);
     return tl_test_summary(__FILE__);
+}
+
+/* Everything twice: in a child with one thread (every pool task inline),
+ * then here with three (the pool is configured once per process). */
+int main(void)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int rc = run_all(1);
+        fflush(NULL);
+        _exit(rc);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid) return 1;
+    int rc = run_all(3);
+    return (WIFEXITED(status) && WEXITSTATUS(status) == 0) ? rc : 1;
 }
