@@ -75,6 +75,10 @@ TlStatus tl_csv_writer_open(TlSink *sink, char delimiter,
 /* NDJSON (ndjson_read.c, ndjson_write.c). */
 TlStatus tl_ndjson_reader_open(const char *path, const TlReadOptions *opt,
                                TlTypeHints *hints, TlReader **out, TlError *err);
+/* For tests, as tl_csv_split_force: NDJSON readers opened afterwards use
+ * rows instead of tl_batch_rows() (0: that) and bytes per morsel (0: the
+ * default, growing from 64 KiB to 2 MiB). */
+void tl_ndjson_split_force(int64_t rows, int64_t bytes);
 TlStatus tl_ndjson_writer_open(TlSink *sink, const TlSchema *schema,
                                TlWriter **out, TlError *err);
 

@@ -2,9 +2,32 @@
  * ndjson_read.c -- the NDJSON reader: one JSON object per line.
  *
  * The whole input is one immutable buffer (format.c maps the file or reads
- * standard input once).  As in csv_read.c a batch is read in two passes:
+ * standard input once).  It is read as morsels (format.h, "morsel-parallel
+ * reading"): tl_reader_split cuts byte ranges of whole lines, and any
+ * number of decoders turn morsels into batches at once.  next() is the same
+ * thing done serially: split, decode with a decoder of the reader's own,
+ * widen, count -- so both ways give the same batches by construction.
  *
- *   1. Tokenize up to max_rows lines with a hand-written scanner that
+ * Splitting (serial, cheap): JSON strings cannot hold a raw newline, so
+ * every LF ends a line; a morsel ends after the line end that is its
+ * max_rows-th or that reaches its byte target (64 KiB for the first, then
+ * doubling up to 2 MiB; tl_ndjson_split_force for tests).  16 bytes at a
+ * time with SSE2 count the LFs and look for a lone CR (one not followed by
+ * LF); a morsel holding one is cut by a careful bytewise scan that tracks
+ * strings and brackets, because a lone CR right after a line's object ends
+ * a record (and a line, for line numbers) while elsewhere it is white
+ * space.  Boundaries depend only on the bytes and max_rows.  The first
+ * morsel starts at byte 0 (a BOM is skipped when decoding), so the morsels'
+ * sizes add up to the input's.
+ *
+ * Decoding a morsel goes through a cursor (NdCursor): everything mutable
+ * while tokenizing -- position, line, the key tables, the fields, scratch.
+ * Open's cursor discovers the columns; each decoder starts from a copy of
+ * its key tables, which are never changed after open, so decoders share
+ * nothing mutable: the reader's schema, types, projection and hints are
+ * only read.  A batch is read in two passes:
+ *
+ *   1. Tokenize the morsel's lines with a hand-written scanner that
  *      validates the JSON fully (strings with every escape and surrogate
  *      pairs, UTF-8, numbers, literals, nesting) and records, per column,
  *      one field per row without copying anything:
@@ -22,6 +45,12 @@
  *      inlined when short); escaped strings are decoded and raw JSON is
  *      compacted into a block the array owns.
  *
+ * Errors: a morsel reports its first problem in input order, so what the
+ * user sees does not depend on where morsels are cut: a syntax error ends
+ * tokenizing, but the rows before it are still converted and a value among
+ * them that does not fit (the lowest row; then the first projected column)
+ * comes first.
+ *
  * Keys: a key is looked up under its parent object (a "node"; node 0 is the
  * line's object) in a hash table of entries {parent, key bytes} -> column
  * and/or child node.  The fast path remembers, for the k-th key of the
@@ -35,23 +64,26 @@
  * first appearance; a missing key is null.
  *
  * Types (format.h, "restart protocol"): tl_reader_open tokenizes the first
- * batch, which discovers the columns, and infers each column's type from
- * its values: true/false bool, integers int64 (integers beyond int64 are
- * float64), other numbers float64, strings and raw JSON string (a string
- * that looks like a date stays a string), starting from the run's hint.
- * Widening: int64 -> float64 -> string; any other mix is string, and a
- * number or literal in a string column is its JSON text.  When a later
- * batch holds a value that does not fit, the projected columns' widened
- * types go into the hints and the reader returns TL_ERR_RESTART; a key
- * first seen after the first batch also restarts the run, with the new
- * column in the hints (the rest of the input is tokenized first, so every
- * late key is found by one restart) (hint columns absent from the first batch come after
- * the first batch's columns, so the order is still that of first
- * appearance).  --schema fixes types; a value that does not convert is then
- * an error naming file, line and column.
+ * batch (max_rows lines: the inference sample), which discovers the
+ * columns, and infers each column's type from its values: true/false bool,
+ * integers int64 (integers beyond int64 are float64), other numbers
+ * float64, strings and raw JSON string (a string that looks like a date
+ * stays a string), starting from the run's hint.  Widening: int64 ->
+ * float64 -> string; any other mix is string, and a number or literal in a
+ * string column is its JSON text.  When a morsel holds a value that does
+ * not fit, decode returns TL_ERR_RESTART with the projected columns' types
+ * widened by that morsel's values in *widen (tl_reader_widen puts them in
+ * the hints).  A key first seen after the inference sample also restarts
+ * the run, with the new column in *widen: the decoder tokenizes the rest of
+ * the input first, so every late key is found by one restart (hint columns
+ * absent from the sample come after its columns, so the order is still
+ * that of first appearance); without hints a late key is a data error.
+ * --schema fixes types; a value that does not convert is then an error
+ * naming file, line and column.
  *
  * Lines end at LF, CRLF, or a lone CR right after an object; blank lines
- * are skipped; a UTF-8 BOM is skipped.  Every line must hold exactly one object.
+ * are skipped; a UTF-8 BOM is skipped.  Every line must hold exactly one
+ * object.
  */
 #include "fmt_impl.h"
 #include "../lib/core/text.h"
@@ -59,6 +91,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <xxhash.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define MAX_PARTS 8             /* most parts of a flattened column name */
 #define MAX_NEST 1024           /* deepest nesting of arrays and objects */
@@ -96,10 +131,20 @@ typedef struct Node {
     int parts;         /* parts in the names of its columns */
 } Node;
 
-typedef struct NdReader {
-    TlReader base;
-    char *name;              /* for messages: path or "<stdin>" */
-    TlBuf *input;
+
+struct NdReader;
+
+/* What tokenizing and converting a run of lines needs, private to one
+ * thread: the position, the key tables (a copy of those open built, plus
+ * keys met since), the fields of the lines and scratch memory.  Open has
+ * one (it discovers the columns); every decoder has one; next() reads
+ * through a decoder of its own.  Names follow the reader's where they mean
+ * the same thing. */
+typedef struct NdCursor {
+    struct NdReader *rd;     /* read only, except that open's cursor adds
+                                the columns it discovers to rd->schema */
+    const char *name;        /* rd's, for messages */
+    TlBuf *input;            /* rd's (borrowed) */
     const uint8_t *p;
     size_t size;
     size_t start;            /* after the BOM */
@@ -107,14 +152,12 @@ typedef struct NdReader {
     int64_t line;            /* line of pos, 1-based */
     size_t line_start;       /* first byte of the line being tokenized */
 
-    TlSchema schema;         /* every column, current type */
-    int n_open;              /* columns known at open (INT32_MAX while the
-                                first batch discovers them) */
+    TlSchema *schema;        /* &rd->schema */
+    int n_open;              /* columns known at open (INT32_MAX while open
+                                discovers them) */
     TlSchema late;           /* keys first seen after the first batch */
     NdCol *cols;             /* per column of schema then late */
     int cols_cap;
-    bool *fixed;             /* per column: type fixed by --schema */
-    TlTypeHints *hints;
 
     Entry *entries;
     int n_entries, entries_cap;
@@ -128,27 +171,57 @@ typedef struct NdReader {
     size_t keybuf_cap;
     uint8_t nest[MAX_NEST];  /* skip_value's stack of open brackets */
 
-    int *proj;
-    int n_proj;
-    TlSchema proj_schema;
-
     int64_t max_rows;
-    int64_t n_rows;
+    int64_t n_rows;          /* records tokenized */
+    int64_t n_dirty;         /* rows whose fields may be set */
     int64_t *row_line;       /* max_rows */
-    bool pending;
-    bool saw_late;           /* this batch holds a key not known at open */
+    bool saw_late;           /* a key not known at open was met */
     size_t batch_start, batch_end;
     TlBuf *window;
     size_t window_base;
     TlError *err;            /* of the call tokenizing */
+} NdCursor;
+
+typedef struct NdDecoder {
+    TlDecoder base;
+    NdCursor cur;
+} NdDecoder;
+
+typedef struct NdReader {
+    TlReader base;
+    char *name;              /* for messages: path or "<stdin>" */
+    TlBuf *input;
+    const uint8_t *p;
+    size_t size;
+    size_t start;            /* after the BOM */
+
+    TlSchema schema;         /* every column, its type (fixed after open) */
+    int n_open;              /* schema.n_fields */
+    bool *fixed;             /* per column: type fixed by --schema */
+    TlTypeHints *hints;
+    NdCursor *keys;          /* open's cursor: the key tables decoders copy
+                                (never changed after open) */
+
+    int *proj;
+    int n_proj;
+    TlSchema proj_schema;
+    int64_t max_rows;        /* most records a morsel holds */
+
+    /* split: where the next morsel starts */
+    size_t split_pos;
+    int64_t split_line;
+    int64_t split_seq;
+    size_t split_bytes;      /* its target size */
+    TlDecoder *own;          /* next()'s decoder */
 } NdReader;
+
 
 
 /* ------------------------------------------------------------- messages */
 
 /* 1-based character column of byte at in the current line (UTF-8
  * continuation bytes do not count). */
-static int64_t column_at(const NdReader *r, size_t at)
+static int64_t column_at(const NdCursor *r, size_t at)
 {
     int64_t col = 1;
     for (size_t i = r->line_start; i < at && i < r->size; i++)
@@ -156,7 +229,7 @@ static int64_t column_at(const NdReader *r, size_t at)
     return col;
 }
 
-static TlStatus syntax_error(NdReader *r, size_t at, const char *what)
+static TlStatus syntax_error(NdCursor *r, size_t at, const char *what)
 {
     if (at >= r->size || r->p[at] == '\n')
         return tl_error(r->err, TL_ERR_DATA, "%s:%lld:%lld: %s (the line ends here)",
@@ -259,7 +332,7 @@ static inline int32_t hex4(const uint8_t *s, size_t n)
 
 /* Scan the string whose opening quote is at *pi: validates it and leaves
  * *pi after the closing quote; *escaped tells whether it holds escapes. */
-static TlStatus scan_string(NdReader *r, size_t *pi, bool *escaped)
+static TlStatus scan_string(NdCursor *r, size_t *pi, bool *escaped)
 {
     const uint8_t *p = r->p;
     const size_t n = r->size;
@@ -365,7 +438,7 @@ static size_t unescape(const uint8_t *s, size_t len, uint8_t *out)
 
 /* Scan the number at *pi (JSON grammar); V_INT when it is an integer that
  * fits int64, else V_FLOAT. */
-static TlStatus scan_number(NdReader *r, size_t *pi, uint32_t *kind)
+static TlStatus scan_number(NdCursor *r, size_t *pi, uint32_t *kind)
 {
     const uint8_t *p = r->p;
     const size_t n = r->size;
@@ -413,7 +486,7 @@ static TlStatus scan_number(NdReader *r, size_t *pi, uint32_t *kind)
 }
 
 /* The literal true, false or null at *pi. */
-static TlStatus scan_literal(NdReader *r, size_t *pi, uint32_t *kind)
+static TlStatus scan_literal(NdCursor *r, size_t *pi, uint32_t *kind)
 {
     const uint8_t *p = r->p + *pi;
     size_t left = r->size - *pi;
@@ -434,7 +507,7 @@ static TlStatus scan_literal(NdReader *r, size_t *pi, uint32_t *kind)
 }
 
 /* Scan a scalar at *pi (string, number or literal) into *kind. */
-static TlStatus scan_scalar(NdReader *r, size_t *pi, uint32_t *kind)
+static TlStatus scan_scalar(NdCursor *r, size_t *pi, uint32_t *kind)
 {
     uint8_t c = r->p[*pi];
     if (c == '"') {
@@ -450,7 +523,7 @@ static TlStatus scan_scalar(NdReader *r, size_t *pi, uint32_t *kind)
 /* Validate any JSON value starting at *pi (within the line), with an
  * explicit stack of open brackets so nesting costs no C stack; leaves *pi
  * after it. */
-static TlStatus skip_value(NdReader *r, size_t *pi)
+static TlStatus skip_value(NdCursor *r, size_t *pi)
 {
     const uint8_t *p = r->p;
     const size_t n = r->size;
@@ -521,7 +594,7 @@ static TlStatus skip_value(NdReader *r, size_t *pi)
 
 /* ------------------------------------------------------------------ keys */
 
-static TlStatus grow_table(NdReader *r)
+static TlStatus grow_table(NdCursor *r)
 {
     uint32_t cap = r->table ? (r->table_mask + 1) * 2 : 64;
     int32_t *t = tl_malloc(cap * sizeof *t);
@@ -540,7 +613,7 @@ static TlStatus grow_table(NdReader *r)
 
 /* The entry for key under node, created if new.  k is the key's position
  * in the line, for the fast path. */
-static TlStatus find_entry(NdReader *r, int node, const uint8_t *key,
+static TlStatus find_entry(NdCursor *r, int node, const uint8_t *key,
                            uint32_t klen, int k, int *out)
 {
     uint64_t h;
@@ -607,7 +680,7 @@ remember:
 
 /* The full name of entry e ("a.b.key"), NUL-terminated (a key holding
  * \u0000 ends there); owned by the caller.  NULL on OOM. */
-static char *entry_name(const NdReader *r, const Entry *e)
+static char *entry_name(const NdCursor *r, const Entry *e)
 {
     const Node *nd = &r->nodes[e->parent];
     char *s = tl_malloc(nd->path_len + e->key_len + 2);
@@ -618,7 +691,7 @@ static char *entry_name(const NdReader *r, const Entry *e)
     return s;
 }
 
-static TlStatus ensure_cols(NdReader *r, int n)
+static TlStatus ensure_cols(NdCursor *r, int n)
 {
     if (n <= r->cols_cap) return TL_OK;
     int cap = r->cols_cap ? r->cols_cap * 2 : 16;
@@ -632,13 +705,13 @@ static TlStatus ensure_cols(NdReader *r, int n)
 }
 
 /* Total columns: those known at open (or discovered so far) plus late ones. */
-static inline int n_all_cols(const NdReader *r)
+static inline int n_all_cols(const NdCursor *r)
 {
-    return r->schema.n_fields + r->late.n_fields;
+    return r->schema->n_fields + r->late.n_fields;
 }
 
 /* The column of entry ei, created (named by its path) if new. */
-static TlStatus entry_col(NdReader *r, int ei, int *out)
+static TlStatus entry_col(NdCursor *r, int ei, int *out)
 {
     Entry *e = &r->entries[ei];
     char *name;
@@ -649,10 +722,10 @@ static TlStatus entry_col(NdReader *r, int ei, int *out)
     }
     name = entry_name(r, e);
     if (!name) return tl_error_oom(r->err);
-    c = tl_schema_find(&r->schema, name);
+    c = tl_schema_find(r->schema, name);
     if (c < 0) {
         c = tl_schema_find(&r->late, name);
-        if (c >= 0) c += r->schema.n_fields;
+        if (c >= 0) c += r->schema->n_fields;
     }
     if (c < 0) {
         TlStatus st;
@@ -660,7 +733,7 @@ static TlStatus entry_col(NdReader *r, int ei, int *out)
         c = n_all_cols(r);
         st = ensure_cols(r, c + 1);
         if (st == TL_OK)
-            st = tl_schema_add(discovering ? &r->schema : &r->late, name, TL_TNULL, r->err);
+            st = tl_schema_add(discovering ? r->schema : &r->late, name, TL_TNULL, r->err);
         if (st != TL_OK) {
             tl_free(name);
             return st;
@@ -674,7 +747,7 @@ static TlStatus entry_col(NdReader *r, int ei, int *out)
 }
 
 /* The node of entry ei (an object under that key), created if new. */
-static TlStatus entry_node(NdReader *r, int ei, int *out)
+static TlStatus entry_node(NdCursor *r, int ei, int *out)
 {
     Entry *e = &r->entries[ei];
     Node *nd;
@@ -719,7 +792,7 @@ static inline TlType widen_kind(TlType t, uint32_t k)
 }
 
 /* store() for the rare cases: long values, late columns, growth. */
-static TlStatus store_slow(NdReader *r, int c, int64_t row, size_t off,
+static TlStatus store_slow(NdCursor *r, int c, int64_t row, size_t off,
                            size_t len, uint32_t kind)
 {
     NdCol *col = &r->cols[c];
@@ -748,7 +821,7 @@ static TlStatus store_slow(NdReader *r, int c, int64_t row, size_t off,
 }
 
 /* Record field {off, len, kind} of column c at row. */
-static inline TlStatus store(NdReader *r, int c, int64_t row, size_t off,
+static inline TlStatus store(NdCursor *r, int c, int64_t row, size_t off,
                              size_t len, uint32_t kind)
 {
     NdCol *col = &r->cols[c];
@@ -789,7 +862,7 @@ static inline bool key_eq(const uint8_t *a, const uint8_t *b, size_t n)
 
 /* Parse the object whose '{' is at *pi, as node `node`, storing its values
  * at row; *k counts the keys of the line. */
-static TlStatus parse_object(NdReader *r, size_t *pi, int node, int64_t row, int *k)
+static TlStatus parse_object(NdCursor *r, size_t *pi, int node, int64_t row, int *k)
 {
     const uint8_t *p = r->p;
     const size_t n = r->size;
@@ -890,28 +963,32 @@ static TlStatus parse_object(NdReader *r, size_t *pi, int node, int64_t row, int
     return TL_OK;
 }
 
-/* Zero the fields of the previous batch. */
-static void clear_fields(NdReader *r)
+/* Zero the fields the previous tokenization wrote. */
+static void clear_fields(NdCursor *r)
 {
-    for (int c = 0; c < r->schema.n_fields; c++) {
+    for (int c = 0; c < r->schema->n_fields && c < r->cols_cap; c++) {
         NdCol *col = &r->cols[c];
-        int64_t n = r->n_rows < col->cap ? r->n_rows : col->cap;
+        int64_t n = r->n_dirty < col->cap ? r->n_dirty : col->cap;
         if (col->f && n > 0) memset(col->f, 0, (size_t)n * sizeof *col->f);
     }
+    r->n_dirty = 0;
 }
 
-/* Tokenize the next batch of up to max_rows lines. */
-static TlStatus tokenize_batch(NdReader *r, TlError *err)
+/* Tokenize the lines from pos up to end (a line end or the input's end):
+ * at most max_rows records.  After a syntax error n_rows still holds the
+ * records before the bad line (decode converts them: a bad value earlier
+ * in the input is reported first). */
+static TlStatus tokenize_batch(NdCursor *r, size_t end, TlError *err)
 {
     const uint8_t *p = r->p;
     const size_t n = r->size;
     int64_t rows = 0;
+    TlStatus st = TL_OK;
     r->err = err;
     clear_fields(r);
     r->n_rows = 0;
-    r->saw_late = false;
     r->batch_start = r->pos;
-    while (rows < r->max_rows && r->pos < n) {
+    while (rows < r->max_rows && r->pos < end) {
         size_t i = r->pos;
         int k = 0;
         r->line_start = i;
@@ -925,44 +1002,49 @@ static TlStatus tokenize_batch(NdReader *r, TlError *err)
             r->pos = n;
             break;
         }
+        r->n_dirty = rows + 1; /* parse_object writes this row's fields */
         if (p[i] != '{') {
             if (p[i] == '[')
-                return syntax_error(r, i, "an array where an object was expected "
-                                          "(NDJSON holds one object per line)");
-            return syntax_error(r, i, "a JSON object expected (NDJSON holds one "
-                                      "object per line)");
+                st = syntax_error(r, i, "an array where an object was expected "
+                                        "(NDJSON holds one object per line)");
+            else
+                st = syntax_error(r, i, "a JSON object expected (NDJSON holds one "
+                                        "object per line)");
+            break;
         }
-        TL_TRY(parse_object(r, &i, 0, rows, &k));
+        if ((st = parse_object(r, &i, 0, rows, &k)) != TL_OK) break;
         while (i < n && (p[i] == ' ' || p[i] == '\t')) i++;
         if (i < n && p[i] == '\r' && i + 1 < n && p[i + 1] == '\n') i++;
-        if (i < n && p[i] != '\n' && p[i] != '\r')
-            return syntax_error(r, i, "unexpected text after the object (one object "
-                                      "per line)");
+        if (i < n && p[i] != '\n' && p[i] != '\r') {
+            st = syntax_error(r, i, "unexpected text after the object (one object "
+                                    "per line)");
+            break;
+        }
         r->row_line[rows++] = r->line;
         r->pos = i < n ? i + 1 : n;
         r->line++;
-        if (r->n_open == INT32_MAX && r->schema.n_fields > 0 &&
-            rows < r->max_rows && (int64_t)r->schema.n_fields * r->max_rows > MAX_BATCH_FIELDS) {
+        if (r->n_open == INT32_MAX && r->schema->n_fields > 0 &&
+            rows < r->max_rows && (int64_t)r->schema->n_fields * r->max_rows > MAX_BATCH_FIELDS) {
             /* wide input: fewer rows per batch */
-            int64_t m = MAX_BATCH_FIELDS / r->schema.n_fields;
+            int64_t m = MAX_BATCH_FIELDS / r->schema->n_fields;
             r->max_rows = m > rows ? m : rows;
         }
     }
     r->n_rows = rows;
+    if (r->n_dirty < rows) r->n_dirty = rows;
     r->batch_end = r->pos;
-    r->pending = rows > 0;
-    return TL_OK;
+    return st;
 }
 
 /* ------------------------------------------------------------ inference */
 
 /* The narrowest type, starting from t, holding column c's values of the
  * tokenized batch. */
-static TlType infer_column(const NdReader *r, int c, TlType t)
+static TlType infer_column(const NdCursor *r, int c, TlType t)
 {
     const NdCol *col = &r->cols[c];
     int64_t n = r->n_rows < col->cap ? r->n_rows : col->cap;
-    if (c >= r->schema.n_fields) return col->seen;
+    if (c >= r->schema->n_fields) return col->seen;
     for (int64_t row = 0; row < n && t != TL_TSTRING; row++)
         t = widen_kind(t, col->f[row].kind);
     return t;
@@ -1006,7 +1088,7 @@ static inline int64_t int_of(const uint8_t *s, uint32_t len)
 }
 
 /* The field of column c at row (a zero field past the column's end). */
-static inline NdField field_at(const NdReader *r, int c, int64_t row)
+static inline NdField field_at(const NdCursor *r, int c, int64_t row)
 {
     const NdCol *col = &r->cols[c];
     if (row < col->cap) return col->f[row];
@@ -1014,7 +1096,7 @@ static inline NdField field_at(const NdReader *r, int c, int64_t row)
 }
 
 /* Bytes of a decoded string or date text into buf (room for len). */
-static const uint8_t *text_of(const NdReader *r, NdField f, uint8_t *buf, size_t *len)
+static const uint8_t *text_of(const NdCursor *r, NdField f, uint8_t *buf, size_t *len)
 {
     if (f.kind == V_STRESC) {
         *len = unescape(r->p + f.off, f.len, buf);
@@ -1026,7 +1108,7 @@ static const uint8_t *text_of(const NdReader *r, NdField f, uint8_t *buf, size_t
 
 /* One converter per type: *bad = the first row whose value does not fit
  * (then no array is made). */
-static TlStatus convert_i64(NdReader *r, int c, TlArray **out, int64_t *bad, TlError *err)
+static TlStatus convert_i64(NdCursor *r, int c, TlArray **out, int64_t *bad, TlError *err)
 {
     const int64_t n = r->n_rows;
     Validity v = {NULL, 0};
@@ -1056,7 +1138,7 @@ drop:
     return *bad >= 0 ? TL_OK : err->code;
 }
 
-static TlStatus convert_f64(NdReader *r, int c, TlArray **out, int64_t *bad, TlError *err)
+static TlStatus convert_f64(NdCursor *r, int c, TlArray **out, int64_t *bad, TlError *err)
 {
     const int64_t n = r->n_rows;
     Validity v = {NULL, 0};
@@ -1090,7 +1172,7 @@ drop:
     return *bad >= 0 ? TL_OK : err->code;
 }
 
-static TlStatus convert_bool(NdReader *r, int c, TlArray **out, int64_t *bad, TlError *err)
+static TlStatus convert_bool(NdCursor *r, int c, TlArray **out, int64_t *bad, TlError *err)
 {
     const int64_t n = r->n_rows;
     Validity v = {NULL, 0};
@@ -1118,7 +1200,7 @@ drop:
 }
 
 /* Dates and timestamps (only with --schema): strings that parse. */
-static TlStatus convert_datetime(NdReader *r, int c, TlType t, TlArray **out,
+static TlStatus convert_datetime(NdCursor *r, int c, TlType t, TlArray **out,
                                  int64_t *bad, TlError *err)
 {
     const int64_t n = r->n_rows;
@@ -1160,7 +1242,7 @@ drop:
     return *bad >= 0 ? TL_OK : err->code;
 }
 
-static TlStatus convert_null(NdReader *r, int c, TlArray **out, int64_t *bad, TlError *err)
+static TlStatus convert_null(NdCursor *r, int c, TlArray **out, int64_t *bad, TlError *err)
 {
     for (int64_t row = 0; row < r->n_rows; row++) {
         if (field_at(r, c, row).kind != V_NULL) {
@@ -1214,7 +1296,7 @@ static size_t compact_json(const uint8_t *s, size_t len, uint8_t *out)
 }
 
 /* The buffer long views of this batch point into (see csv_read.c). */
-static TlStatus ensure_window(NdReader *r, TlError *err)
+static TlStatus ensure_window(NdCursor *r, TlError *err)
 {
     if (r->window) return TL_OK;
     if (r->size <= UINT32_MAX) {
@@ -1227,7 +1309,7 @@ static TlStatus ensure_window(NdReader *r, TlError *err)
     return r->window ? TL_OK : tl_error_oom(err);
 }
 
-static TlStatus convert_str(NdReader *r, int c, TlArray **out, int64_t *bad, TlError *err)
+static TlStatus convert_str(NdCursor *r, int c, TlArray **out, int64_t *bad, TlError *err)
 {
     const int64_t n = r->n_rows;
     Validity v = {NULL, 0};
@@ -1329,9 +1411,9 @@ fail:
     return err->code;
 }
 
-static TlStatus convert(NdReader *r, int c, TlArray **out, int64_t *bad, TlError *err)
+static TlStatus convert(NdCursor *r, int c, TlArray **out, int64_t *bad, TlError *err)
 {
-    TlType t = r->schema.fields[c].type;
+    TlType t = r->schema->fields[c].type;
     switch (t) {
     case TL_TBOOL: return convert_bool(r, c, out, bad, err);
     case TL_TINT64: return convert_i64(r, c, out, bad, err);
@@ -1342,66 +1424,342 @@ static TlStatus convert(NdReader *r, int c, TlArray **out, int64_t *bad, TlError
     }
 }
 
+
+/* ------------------------------------------------------ morsel decoding */
+
 /* A value of column c at row does not fit the column's type: a data error
- * for a --schema column; otherwise widen the projected columns' types in
- * the hints and ask for a restart. */
-static TlStatus value_misfit(NdReader *r, int c, int64_t row, TlError *err)
+ * for a --schema column (and without hints); otherwise the projected
+ * columns' types widened by this morsel's values go into *widen and the
+ * reader asks for a restart. */
+static TlStatus value_misfit(const NdReader *r, NdCursor *cu, int c, int64_t row,
+                             TlSchema **widen, TlError *err)
 {
     const TlField *fld = &r->schema.fields[c];
-    NdField f = field_at(r, c, row);
+    NdField f = field_at(cu, c, row);
+    TlSchema *w;
+    int i;
     if (r->fixed[c] || !r->hints) {
         /* column of the value in its line: find the line start */
         size_t ls = f.off;
         int64_t col = 1;
         if (f.kind == V_STR || f.kind == V_STRESC) ls--; /* the quote */
         size_t at = ls;
-        while (ls > r->start && r->p[ls - 1] != '\n') ls--;
-        for (size_t i = ls; i < at; i++)
-            if ((r->p[i] & 0xC0) != 0x80) col++;
+        while (ls > cu->start && cu->p[ls - 1] != '\n') ls--;
+        for (size_t j = ls; j < at; j++)
+            if ((cu->p[j] & 0xC0) != 0x80) col++;
         return tl_error(err, TL_ERR_DATA,
                         "%s:%lld:%lld: %s%.*s%s%s is not a valid %s (column \"%s\")",
-                        r->name, (long long)r->row_line[row], (long long)col,
+                        r->name, (long long)cu->row_line[row], (long long)col,
                         f.kind == V_STR || f.kind == V_STRESC ? "\"" : "",
-                        (int)(f.len > 72 ? 72 : f.len), (const char *)r->p + f.off,
+                        (int)(f.len > 72 ? 72 : f.len), (const char *)cu->p + f.off,
                         f.len > 72 ? "..." : "",
                         f.kind == V_STR || f.kind == V_STRESC ? "\"" : "",
                         tl_type_name(fld->type), fld->name);
     }
+    w = tl_calloc(1, sizeof *w);
+    if (!w) return tl_error_oom(err);
     for (int k = 0; k < r->n_proj; k++) {
         int pc = r->proj[k];
         TlType old = r->schema.fields[pc].type, t;
         if (r->fixed[pc]) continue;
-        t = infer_column(r, pc, old);
+        t = infer_column(cu, pc, old);
         if (pc == c && t == old) t = TL_TSTRING; /* never loop */
-        if (t != old) TL_TRY(hint_set(r->hints, r->schema.fields[pc].name, t, err));
+        if (t != old && tl_schema_add(w, r->schema.fields[pc].name, t, err) != TL_OK) {
+            tl_schema_free(w);
+            tl_free(w);
+            return err->code;
+        }
     }
-    {
-        int i = tl_schema_find(&r->hints->cols, fld->name);
-        return tl_error(err, TL_ERR_RESTART,
-                        "%s:%lld: column \"%s\" holds a %s value; reading again",
-                        r->name, (long long)r->row_line[row], fld->name,
-                        tl_type_name(r->hints->cols.fields[i].type));
-    }
+    *widen = w;
+    i = tl_schema_find(w, fld->name);
+    return tl_error(err, TL_ERR_RESTART,
+                    "%s:%lld: column \"%s\" holds a %s value; reading again",
+                    r->name, (long long)cu->row_line[row], fld->name,
+                    tl_type_name(w->fields[i].type));
 }
 
-/* Keys first seen after the first batch: tokenize the rest of the input too
- * (so a file that adds keys in many batches restarts once, not once per
- * batch), add every late key to the hints and ask for a restart (without
- * hints, a data error). */
-static TlStatus late_keys(NdReader *r, TlError *err)
+/* Keys first seen after the first batch (open's sample): tokenize the rest
+ * of the input too (so a file that adds keys in many places restarts once,
+ * not once per morsel), put every late key with the type of its values in
+ * *widen and ask for a restart (without hints, a data error).  A syntax
+ * error further on is reported instead, as reading on would. */
+static TlStatus late_keys(const NdReader *r, NdCursor *cu, TlSchema **widen,
+                          TlError *err)
 {
+    TlSchema *w;
     if (!r->hints)
         return tl_error(err, TL_ERR_DATA, "%s: key \"%s\" first appears after the "
-                        "first batch", r->name, r->late.fields[0].name);
-    while (r->pos < r->size) TL_TRY(tokenize_batch(r, err));
-    for (int i = 0; i < r->late.n_fields; i++)
-        TL_TRY(hint_set(r->hints, r->late.fields[i].name,
-                        r->cols[r->schema.n_fields + i].seen, err));
+                        "first batch", r->name, cu->late.fields[0].name);
+    while (cu->pos < cu->size) TL_TRY(tokenize_batch(cu, cu->size, err));
+    w = tl_calloc(1, sizeof *w);
+    if (!w) return tl_error_oom(err);
+    for (int i = 0; i < cu->late.n_fields; i++)
+        if (tl_schema_add(w, cu->late.fields[i].name,
+                          cu->cols[cu->schema->n_fields + i].seen, err) != TL_OK) {
+            tl_schema_free(w);
+            tl_free(w);
+            return err->code;
+        }
+    *widen = w;
     return tl_error(err, TL_ERR_RESTART, "%s: new key \"%s\"; reading again",
-                    r->name, r->late.fields[0].name);
+                    r->name, cu->late.fields[0].name);
+}
+
+/* A decoder that met late keys in an earlier morsel forgets them (the
+ * entries of their columns are made again when met again). */
+static void forget_late(NdCursor *cu)
+{
+    for (int e = 0; e < cu->n_entries; e++)
+        if (cu->entries[e].col >= cu->n_open) cu->entries[e].col = -1;
+    tl_schema_free(&cu->late);
+}
+
+/* Convert the projected columns of the tokenized rows into *out.  Values
+ * that do not fit: the one in the lowest row (then the first projected
+ * column) is reported (value_misfit). */
+static TlStatus convert_rows(const NdReader *r, NdCursor *cu, TlBatch **out,
+                             TlSchema **widen, TlError *err)
+{
+    TlBatch *b = tl_batch_new(&r->proj_schema, r->n_proj, cu->n_rows);
+    int64_t bad_row = -1;
+    int bad_col = -1;
+    TlStatus st = TL_OK;
+    if (!b) return tl_error_oom(err);
+    for (int k = 0; k < r->n_proj && st == TL_OK; k++) {
+        int c = r->proj[k];
+        int64_t bad = -1;
+        st = convert(cu, c, &b->cols[k], &bad, err);
+        if (st == TL_OK && bad >= 0 && (bad_row < 0 || bad < bad_row)) {
+            bad_row = bad;
+            bad_col = c;
+        }
+    }
+    if (st == TL_OK && bad_row >= 0) st = value_misfit(r, cu, bad_col, bad_row, widen, err);
+    tl_buf_release(cu->window);
+    cu->window = NULL;
+    if (st != TL_OK) {
+        tl_batch_free(b);
+        return st;
+    }
+    *out = b;
+    return TL_OK;
+}
+
+/* Decode morsel m with cursor cu (see tl_reader_decode).  Whatever a
+ * morsel holds, the first problem in input order is reported: a syntax
+ * error, unless a value before it does not fit; a late key (its scan of
+ * the rest of the input meets any syntax error after it). */
+static TlStatus decode_morsel(const NdReader *r, NdCursor *cu, const TlMorsel *m,
+                              TlBatch **out, TlSchema **widen, TlError *err)
+{
+    TlError terr;
+    TlStatus tst, st;
+    *out = NULL;
+    *widen = NULL;
+    if (cu->late.n_fields) forget_late(cu);
+    cu->saw_late = false;
+    cu->pos = m->begin < cu->start ? cu->start : (size_t)m->begin;
+    cu->line = m->line;
+    tst = tokenize_batch(cu, (size_t)m->end, &terr);
+    if (tst != TL_OK && (tst != TL_ERR_DATA || cu->saw_late || cu->n_rows == 0)) {
+        *err = terr;
+        return tst;
+    }
+    if (cu->saw_late) return late_keys(r, cu, widen, err);
+    if (cu->n_rows == 0) return TL_OK;
+    st = convert_rows(r, cu, out, widen, err);
+    if (st == TL_OK && tst != TL_OK) {
+        tl_batch_free(*out);
+        *out = NULL;
+        *err = terr;
+        return tst;
+    }
+    return st;
+}
+
+/* ------------------------------------------------------------ splitting */
+
+#define MORSEL_FIRST ((size_t)64 << 10) /* bytes of the first morsel */
+#define MORSEL_MOST ((size_t)2 << 20)   /* bytes a morsel grows to */
+
+static int64_t force_rows, force_bytes; /* tl_ndjson_split_force */
+
+/* See fmt_impl.h. */
+void tl_ndjson_split_force(int64_t rows, int64_t bytes)
+{
+    force_rows = rows > 0 ? rows : 0;
+    force_bytes = bytes > 0 ? bytes : 0;
+}
+
+/* The end of the morsel starting at begin, for input whose lines end at
+ * LF (or CRLF): after the line end that is the max_lines-th, or lies at or
+ * after byte limit - 1, or at the input's end; *lines = line ends in it.
+ * Returns 0 with *lone set when a CR not followed by LF comes first (the
+ * careful scan decides then). */
+static size_t find_end_fast(const uint8_t *p, size_t n, size_t begin, size_t limit,
+                            int64_t max_lines, int64_t *lines, bool *lone)
+{
+    size_t i = begin;
+    int64_t nl = 0;
+#ifdef __SSE2__
+    const __m128i lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
+    while (i + 16 < n) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+        uint32_t ml = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, lf));
+        uint32_t mc = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, cr));
+        if (mc) {
+            uint32_t next_lf = (ml >> 1) | ((uint32_t)(p[i + 16] == '\n') << 15);
+            if (mc & ~next_lf) break; /* the bytewise loop finds it in order */
+        }
+        if (ml) {
+            if (nl + __builtin_popcount(ml) < max_lines && i + 16 < limit) {
+                nl += __builtin_popcount(ml);
+            } else {
+                for (; ml; ml &= ml - 1) {
+                    size_t at = i + (size_t)__builtin_ctz(ml);
+                    if (++nl >= max_lines || at + 1 >= limit) {
+                        *lines = nl;
+                        return at + 1;
+                    }
+                }
+            }
+        }
+        i += 16;
+    }
+#endif
+    for (; i < n; i++) {
+        if (p[i] == '\r' && (i + 1 >= n || p[i + 1] != '\n')) {
+            *lone = true;
+            return 0;
+        }
+        if (p[i] == '\n' && (++nl >= max_lines || i + 1 >= limit)) {
+            *lines = nl;
+            return i + 1;
+        }
+    }
+    *lines = nl;
+    return n;
+}
+
+/* find_end_fast for input with lone CRs: a lone CR right after a line's
+ * object (outside strings, brackets closed, spaces or tabs between) ends a
+ * record and counts as a line end, as the tokenizer has it; elsewhere it is
+ * white space.  A malformed line may be misjudged, but only after the
+ * place where decoding it reports its first error. */
+static size_t find_end_careful(const uint8_t *p, size_t n, size_t begin, size_t limit,
+                               int64_t max_lines, int64_t *lines)
+{
+    int64_t nl = 0, depth = 0;
+    bool str = false, closed = false;
+    for (size_t i = begin; i < n; i++) {
+        uint8_t c = p[i];
+        if (c == '\n') {
+            /* a line end */
+        } else if (str) {
+            if (c == '\\' && i + 1 < n && p[i + 1] != '\n') i++;
+            else if (c == '"') str = false;
+            continue;
+        } else if (c == '\r') {
+            if (!closed || depth != 0 || (i + 1 < n && p[i + 1] == '\n')) continue;
+        } else if (closed) {
+            if (c != ' ' && c != '\t') closed = false;
+            continue;
+        } else {
+            if (c == '"') str = true;
+            else if (c == '{' || c == '[') depth++;
+            else if (c == '}' || c == ']') closed = --depth == 0 && c == '}';
+            continue;
+        }
+        depth = 0;
+        str = closed = false;
+        if (++nl >= max_lines || i + 1 >= limit) {
+            *lines = nl;
+            return i + 1;
+        }
+    }
+    *lines = nl;
+    return n;
 }
 
 /* ----------------------------------------------------------- the reader */
+
+/* Set up cursor cu for r: with proto, a copy of its key tables (a decoder);
+ * without, open's cursor that discovers the columns. */
+static TlStatus cursor_init(NdReader *r, NdCursor *cu, const NdCursor *proto,
+                            TlError *err)
+{
+    memset(cu, 0, sizeof *cu);
+    cu->rd = r;
+    cu->name = r->name;
+    cu->input = r->input;
+    cu->p = r->p;
+    cu->size = r->size;
+    cu->start = cu->pos = r->start;
+    cu->line = 1;
+    cu->schema = &r->schema;
+    cu->n_open = proto ? r->n_open : INT32_MAX;
+    cu->max_rows = r->max_rows;
+    cu->err = err;
+    cu->row_line = tl_malloc((size_t)cu->max_rows * sizeof *cu->row_line);
+    if (!cu->row_line) return tl_error_oom(err);
+    if (!proto) {
+        cu->nodes = tl_calloc(8, sizeof *cu->nodes);
+        if (!cu->nodes) return tl_error_oom(err);
+        cu->nodes_cap = 8;
+        cu->nodes[0].path = tl_strdup("");
+        if (!cu->nodes[0].path) return tl_error_oom(err);
+        cu->n_nodes = 1;
+        return TL_OK;
+    }
+    TL_TRY(ensure_cols(cu, r->n_open));
+    cu->nodes = tl_calloc((size_t)proto->nodes_cap, sizeof *cu->nodes);
+    cu->entries = tl_calloc((size_t)proto->entries_cap + 1, sizeof *cu->entries);
+    if (!cu->nodes || !cu->entries) return tl_error_oom(err);
+    cu->nodes_cap = proto->nodes_cap;
+    cu->entries_cap = proto->entries_cap + 1;
+    for (int i = 0; i < proto->n_nodes; i++) {
+        const Node *s = &proto->nodes[i];
+        cu->nodes[i] = *s;
+        cu->nodes[i].path = tl_malloc(s->path_len + 1);
+        if (!cu->nodes[i].path) return tl_error_oom(err);
+        memcpy(cu->nodes[i].path, s->path, s->path_len + 1);
+        cu->n_nodes = i + 1;
+    }
+    for (int e = 0; e < proto->n_entries; e++) {
+        const Entry *s = &proto->entries[e];
+        cu->entries[e] = *s;
+        cu->entries[e].key = tl_malloc((size_t)s->key_len + 1);
+        if (!cu->entries[e].key) return tl_error_oom(err);
+        memcpy(cu->entries[e].key, s->key, (size_t)s->key_len + 1);
+        cu->n_entries = e + 1;
+    }
+    if (proto->table) {
+        size_t bytes = ((size_t)proto->table_mask + 1) * sizeof *cu->table;
+        cu->table = tl_malloc(bytes);
+        if (!cu->table) return tl_error_oom(err);
+        memcpy(cu->table, proto->table, bytes);
+        cu->table_mask = proto->table_mask;
+    }
+    return TL_OK;
+}
+
+static void cursor_free(NdCursor *cu)
+{
+    tl_buf_release(cu->window);
+    tl_schema_free(&cu->late);
+    for (int c = 0; c < cu->cols_cap; c++) tl_free(cu->cols[c].f);
+    tl_free(cu->cols);
+    for (int e = 0; e < cu->n_entries; e++) tl_free(cu->entries[e].key);
+    tl_free(cu->entries);
+    tl_free(cu->table);
+    tl_free(cu->seq);
+    for (int i = 0; i < cu->n_nodes; i++) tl_free(cu->nodes[i].path);
+    tl_free(cu->nodes);
+    tl_free(cu->keybuf);
+    tl_free(cu->row_line);
+}
+
+static const TlReaderOps ndjson_ops;
 
 static const TlSchema *nd_schema(const TlReader *base)
 {
@@ -1441,83 +1799,145 @@ static TlStatus nd_project(TlReader *base, const int *cols, int n_cols, TlError 
     return TL_OK;
 }
 
+/* Morsels: whole lines, cut at LF (and at a lone CR that ends a record),
+ * at most max_rows lines, growing from MORSEL_FIRST bytes by doubling to
+ * MORSEL_MOST.  The first starts at byte 0 (before a BOM) so the morsels'
+ * bytes add up to the input's size. */
+static TlStatus nd_split(TlReader *base, TlMorsel *m, bool *got, TlError *err)
+{
+    NdReader *r = (NdReader *)base;
+    size_t begin = r->split_pos, limit, end;
+    int64_t lines = 0;
+    bool lone = false;
+    (void)err;
+    *got = false;
+    if (begin >= r->size) return TL_OK;
+    limit = r->size - begin > r->split_bytes ? begin + r->split_bytes : r->size;
+    end = find_end_fast(r->p, r->size, begin, limit, r->max_rows, &lines, &lone);
+    if (lone) end = find_end_careful(r->p, r->size, begin, limit, r->max_rows, &lines);
+    m->seq = r->split_seq++;
+    m->begin = begin;
+    m->end = end;
+    m->line = r->split_line;
+    r->split_pos = end;
+    r->split_line += lines;
+    if (r->split_bytes < MORSEL_MOST && !force_bytes)
+        r->split_bytes = r->split_bytes * 2 < MORSEL_MOST ? r->split_bytes * 2 : MORSEL_MOST;
+    *got = true;
+    return TL_OK;
+}
+
+static TlStatus nd_decoder_new(TlReader *base, TlDecoder **out, TlError *err)
+{
+    NdReader *r = (NdReader *)base;
+    NdDecoder *d = tl_calloc(1, sizeof *d);
+    *out = NULL;
+    if (!d) return tl_error_oom(err);
+    d->base.ops = &ndjson_ops;
+    if (cursor_init(r, &d->cur, r->keys, err) != TL_OK) {
+        cursor_free(&d->cur);
+        tl_free(d);
+        return err->code;
+    }
+    *out = &d->base;
+    return TL_OK;
+}
+
+static void nd_decoder_free(TlDecoder *base)
+{
+    NdDecoder *d = (NdDecoder *)base;
+    cursor_free(&d->cur);
+    tl_free(d);
+}
+
+static TlStatus nd_decode(TlReader *base, TlDecoder *d, const TlMorsel *m,
+                          TlBatch **out, TlSchema **widen, TlError *err)
+{
+    return decode_morsel((const NdReader *)base, &((NdDecoder *)d)->cur, m, out,
+                         widen, err);
+}
+
+static TlStatus nd_widen(TlReader *base, const TlSchema *widen, TlError *err)
+{
+    NdReader *r = (NdReader *)base;
+    if (!r->hints || !widen) return TL_OK;
+    for (int i = 0; i < widen->n_fields; i++)
+        TL_TRY(hint_set(r->hints, widen->fields[i].name, widen->fields[i].type, err));
+    return TL_OK;
+}
+
+static void nd_count(TlReader *base, int64_t rows, int64_t bytes)
+{
+    NdReader *r = (NdReader *)base;
+    r->base.stats.bytes += bytes;
+    if (rows <= 0) return;
+    r->base.stats.rows += rows;
+    r->base.stats.batches++;
+    for (int k = 0; k < r->n_proj; k++) r->base.stats.converted[r->proj[k]] += rows;
+}
+
+/* next(): the morsels, in order, through a decoder of the reader's own. */
 static TlStatus nd_next(TlReader *base, TlBatch **out, TlError *err)
 {
     NdReader *r = (NdReader *)base;
-    TlBatch *b;
     *out = NULL;
-    if (!r->pending) {
-        if (r->pos >= r->size) {
-            r->base.stats.bytes = (int64_t)r->size;
-            return TL_OK;
+    if (!r->own) TL_TRY(nd_decoder_new(base, &r->own, err));
+    for (;;) {
+        TlMorsel m;
+        TlSchema *widen = NULL;
+        TlBatch *b = NULL;
+        bool got = false;
+        TlStatus st;
+        TL_TRY(nd_split(base, &m, &got, err));
+        if (!got) return TL_OK;
+        st = nd_decode(base, r->own, &m, &b, &widen, err);
+        if (widen) {
+            TlError werr;
+            if (nd_widen(base, widen, &werr) != TL_OK) {
+                *err = werr;
+                st = werr.code;
+            }
+            tl_schema_free(widen);
+            tl_free(widen);
         }
-        TL_TRY(tokenize_batch(r, err));
-        if (r->saw_late) return late_keys(r, err);
-        if (!r->pending) {
-            r->base.stats.bytes = (int64_t)r->size;
+        if (st != TL_OK) return st;
+        nd_count(base, b ? b->n_rows : 0, (int64_t)(m.end - m.begin));
+        if (b) {
+            *out = b;
             return TL_OK;
         }
     }
-    b = tl_batch_new(&r->proj_schema, r->n_proj, r->n_rows);
-    if (!b) return tl_error_oom(err);
-    for (int k = 0; k < r->n_proj; k++) {
-        int c = r->proj[k];
-        int64_t bad = -1;
-        TlStatus st = convert(r, c, &b->cols[k], &bad, err);
-        if (st == TL_OK && bad >= 0) st = value_misfit(r, c, bad, err);
-        if (st != TL_OK) {
-            tl_batch_free(b);
-            tl_buf_release(r->window);
-            r->window = NULL;
-            return st;
-        }
-        r->base.stats.converted[c] += r->n_rows;
-    }
-    tl_buf_release(r->window);
-    r->window = NULL;
-    r->pending = false;
-    r->base.stats.rows += r->n_rows;
-    r->base.stats.batches++;
-    r->base.stats.bytes = (int64_t)r->batch_end;
-    *out = b;
-    return TL_OK;
 }
 
 static void nd_close(TlReader *base)
 {
     NdReader *r = (NdReader *)base;
+    if (r->own) nd_decoder_free(r->own);
+    if (r->keys) cursor_free(r->keys);
+    tl_free(r->keys);
     tl_free(r->name);
     tl_buf_release(r->input);
-    tl_buf_release(r->window);
     tl_schema_free(&r->schema);
-    tl_schema_free(&r->late);
-    for (int c = 0; c < r->cols_cap; c++) tl_free(r->cols[c].f);
-    tl_free(r->cols);
     tl_free(r->fixed);
-    for (int e = 0; e < r->n_entries; e++) tl_free(r->entries[e].key);
-    tl_free(r->entries);
-    tl_free(r->table);
-    tl_free(r->seq);
-    for (int i = 0; i < r->n_nodes; i++) tl_free(r->nodes[i].path);
-    tl_free(r->nodes);
-    tl_free(r->keybuf);
     tl_free(r->proj);
     tl_schema_free(&r->proj_schema);
-    tl_free(r->row_line);
     tl_free(r->base.stats.converted);
     tl_free(r);
 }
 
 static const TlReaderOps ndjson_ops = {
-    .schema = nd_schema, .project = nd_project, .next = nd_next, .close = nd_close};
+    .schema = nd_schema, .project = nd_project, .next = nd_next, .close = nd_close,
+    .split = nd_split, .decoder_new = nd_decoder_new, .decoder_free = nd_decoder_free,
+    .decode = nd_decode, .widen = nd_widen, .count = nd_count};
 
 /* Add column name (type null) unless present; its index in *c. */
-static TlStatus add_column(NdReader *r, const char *name, int *c, TlError *err)
+static TlStatus add_column(NdReader *r, NdCursor *cu, const char *name, int *c,
+                           TlError *err)
 {
     *c = tl_schema_find(&r->schema, name);
     if (*c >= 0) return TL_OK;
-    r->err = err;
-    TL_TRY(ensure_cols(r, r->schema.n_fields + 1));
+    cu->err = err;
+    TL_TRY(ensure_cols(cu, r->schema.n_fields + 1));
     TL_TRY(tl_schema_add(&r->schema, name, TL_TNULL, err));
     *c = r->schema.n_fields - 1;
     return TL_OK;
@@ -1525,16 +1945,16 @@ static TlStatus add_column(NdReader *r, const char *name, int *c, TlError *err)
 
 /* After the first batch: append hint columns it did not hold, apply
  * --schema (a name not in the data is added), infer the other types. */
-static TlStatus decide_types(NdReader *r, const TlSchema *fixed, TlTypeHints *hints,
-                             TlError *err)
+static TlStatus decide_types(NdReader *r, NdCursor *cu, const TlSchema *fixed,
+                             TlTypeHints *hints, TlError *err)
 {
     int c;
     if (hints)
         for (int i = 0; i < hints->cols.n_fields; i++)
-            TL_TRY(add_column(r, hints->cols.fields[i].name, &c, err));
+            TL_TRY(add_column(r, cu, hints->cols.fields[i].name, &c, err));
     if (fixed)
         for (int i = 0; i < fixed->n_fields; i++)
-            TL_TRY(add_column(r, fixed->fields[i].name, &c, err));
+            TL_TRY(add_column(r, cu, fixed->fields[i].name, &c, err));
     r->fixed = tl_calloc((size_t)r->schema.n_fields + 1, sizeof *r->fixed);
     if (!r->fixed) return tl_error_oom(err);
     if (fixed)
@@ -1550,7 +1970,7 @@ static TlStatus decide_types(NdReader *r, const TlSchema *fixed, TlTypeHints *hi
             int h = tl_schema_find(&hints->cols, r->schema.fields[c].name);
             if (h >= 0) t = hints->cols.fields[h].type;
         }
-        r->schema.fields[c].type = infer_column(r, c, t);
+        r->schema.fields[c].type = infer_column(cu, c, t);
     }
     return TL_OK;
 }
@@ -1564,46 +1984,37 @@ TlStatus tl_ndjson_reader_open(const char *path, const TlReadOptions *opt,
                                TlTypeHints *hints, TlReader **out, TlError *err)
 {
     NdReader *r;
+    NdCursor *cu;
     int *all = NULL;
     *out = NULL;
     r = tl_calloc(1, sizeof *r);
     if (!r) return tl_error_oom(err);
     r->base.ops = &ndjson_ops;
     r->hints = hints;
-    r->line = 1;
-    r->n_open = INT32_MAX;
-    r->err = err;
+    r->split_line = 1;
+    r->split_bytes = force_bytes ? (size_t)force_bytes : MORSEL_FIRST;
+    r->max_rows = force_rows ? force_rows : tl_batch_rows();
     r->name = tl_strdup(tl_input_name(path));
     if (!r->name) goto oom;
-    r->nodes = tl_calloc(8, sizeof *r->nodes);
-    if (!r->nodes) goto oom;
-    r->nodes_cap = 8;
-    r->nodes[0].path = tl_strdup("");
-    if (!r->nodes[0].path) goto oom;
-    r->n_nodes = 1;
     if (tl_input_load(path, &r->input, err) != TL_OK) goto fail;
     r->p = r->input->data;
     r->size = r->input->size;
     if (r->size >= 3 && r->p[0] == 0xEF && r->p[1] == 0xBB && r->p[2] == 0xBF)
         r->start = 3;
-    r->pos = r->start;
-    r->max_rows = tl_batch_rows();
-    r->row_line = tl_malloc((size_t)r->max_rows * sizeof *r->row_line);
-    if (!r->row_line) goto oom;
-    if (tokenize_batch(r, err) != TL_OK) goto fail;
-    if (decide_types(r, opt ? opt->schema : NULL, hints, err) != TL_OK) goto fail;
-    r->n_open = r->schema.n_fields;
-    /* every column has room for a whole batch from now on */
-    for (int c = 0; c < r->n_open; c++) {
-        NdCol *col = &r->cols[c];
-        if (col->cap < r->max_rows) {
-            NdField *g = tl_realloc(col->f, (size_t)r->max_rows * sizeof *g);
-            if (!g) goto oom;
-            memset(g + col->cap, 0, (size_t)(r->max_rows - col->cap) * sizeof *g);
-            col->f = g;
-            col->cap = r->max_rows;
-        }
+    r->keys = cu = tl_malloc(sizeof *cu);
+    if (!cu) goto oom;
+    if (cursor_init(r, cu, NULL, err) != TL_OK) goto fail;
+    if (tokenize_batch(cu, r->size, err) != TL_OK) goto fail;
+    r->max_rows = cu->max_rows; /* fewer for wide input */
+    if (decide_types(r, cu, opt ? opt->schema : NULL, hints, err) != TL_OK) goto fail;
+    r->n_open = cu->n_open = r->schema.n_fields;
+    /* the sample's fields are not needed any more */
+    for (int c = 0; c < cu->cols_cap; c++) {
+        tl_free(cu->cols[c].f);
+        cu->cols[c].f = NULL;
+        cu->cols[c].cap = 0;
     }
+    cu->n_rows = cu->n_dirty = 0;
     r->base.stats.converted = tl_calloc((size_t)r->n_open + 1, sizeof(int64_t));
     all = tl_malloc(((size_t)r->n_open + 1) * sizeof *all);
     if (!r->base.stats.converted || !all) goto oom;
