@@ -11,6 +11,11 @@
  *   project  the inner reader gets the wanted columns minus `filename`;
  *   next     each inner batch is passed on with the constant `filename`
  *            column inserted where the projection asked for it
+ *   morsels  when the inner reader can split: split, widen and count pass
+ *            through; a decoder wraps an inner decoder and adds the column
+ *            to each decoded batch as next does (its take indexes are its
+ *            own, the shared value is only read, so decoding stays
+ *            thread-safe); the counters follow the inner reader's
  *
  * The constant column is one string value repeated: it is built once and
  * each batch takes n_rows copies of its single view (tl_array_take shares
@@ -74,29 +79,23 @@ static TlStatus fr_project(TlReader *base, const int *cols, int n_cols, TlError 
     return st;
 }
 
-static TlStatus fr_next(TlReader *base, TlBatch **out, TlError *err)
+/* The inner batch in (consumed) with the constant column added where the
+ * projection wants it; *zeros / *n_zeros: the caller's take indexes. */
+static TlStatus add_filename(const FileReader *r, TlBatch *in, uint32_t **zeros,
+                             int64_t *n_zeros, TlBatch **out, TlError *err)
 {
-    FileReader *r = (FileReader *)base;
-    TlBatch *in = NULL, *b = NULL;
+    TlBatch *b = NULL;
     TlArray *fn = NULL;
     int k = 0;
     *out = NULL;
-    TL_TRY(tl_reader_next(r->inner, &in, err));
-    r->base.stats = *tl_reader_stats(r->inner);
-    if (r->base.stats.converted) {
-        memcpy(r->converted + 1, r->base.stats.converted,
-               sizeof *r->converted * (size_t)(r->schema.n_fields - 1));
-        r->base.stats.converted = r->converted;
-    }
-    if (!in) return TL_OK;
-    if (in->n_rows > r->n_zeros) {
-        uint32_t *z = tl_realloc(r->zeros, sizeof *z * (size_t)in->n_rows);
+    if (in->n_rows > *n_zeros) {
+        uint32_t *z = tl_realloc(*zeros, sizeof *z * (size_t)in->n_rows);
         if (!z) goto oom;
         memset(z, 0, sizeof *z * (size_t)in->n_rows);
-        r->zeros = z;
-        r->n_zeros = in->n_rows;
+        *zeros = z;
+        *n_zeros = in->n_rows;
     }
-    fn = tl_array_take(r->one, r->zeros, in->n_rows);
+    fn = tl_array_take(r->one, *zeros, in->n_rows);
     b = tl_batch_new(&r->out_schema, r->n_want, in->n_rows);
     if (!fn || !b) goto oom;
     for (int i = 0; i < r->n_want; i++) {
@@ -125,6 +124,93 @@ oom:
     return tl_error_oom(err);
 }
 
+/* Take the inner reader's counters (converted shifted by the filename
+ * column). */
+static void sync_stats(FileReader *r)
+{
+    r->base.stats = *tl_reader_stats(r->inner);
+    if (r->base.stats.converted) {
+        memcpy(r->converted + 1, r->base.stats.converted,
+               sizeof *r->converted * (size_t)(r->schema.n_fields - 1));
+        r->base.stats.converted = r->converted;
+    }
+}
+
+static TlStatus fr_next(TlReader *base, TlBatch **out, TlError *err)
+{
+    FileReader *r = (FileReader *)base;
+    TlBatch *in = NULL;
+    *out = NULL;
+    TL_TRY(tl_reader_next(r->inner, &in, err));
+    sync_stats(r);
+    if (!in) return TL_OK;
+    return add_filename(r, in, &r->zeros, &r->n_zeros, out, err);
+}
+
+/* Morsels: the inner reader's, each decoded batch given the column as in
+ * next (the decoder wraps the inner one and has its own take indexes, so
+ * decoding stays thread-safe: the shared value is only read). */
+typedef struct FileDecoder {
+    TlDecoder base;
+    TlDecoder *inner;
+    uint32_t *zeros;
+    int64_t n_zeros;
+} FileDecoder;
+
+static const TlReaderOps fr_split_ops;
+
+static TlStatus fr_split(TlReader *base, TlMorsel *m, bool *got, TlError *err)
+{
+    return tl_reader_split(((FileReader *)base)->inner, m, got, err);
+}
+
+static TlStatus fr_decoder_new(TlReader *base, TlDecoder **out, TlError *err)
+{
+    FileReader *r = (FileReader *)base;
+    FileDecoder *d = tl_calloc(1, sizeof *d);
+    *out = NULL;
+    if (!d) return tl_error_oom(err);
+    d->base.ops = &fr_split_ops;
+    if (tl_decoder_new(r->inner, &d->inner, err) != TL_OK) {
+        tl_free(d);
+        return err->code;
+    }
+    *out = &d->base;
+    return TL_OK;
+}
+
+static void fr_decoder_free(TlDecoder *base)
+{
+    FileDecoder *d = (FileDecoder *)base;
+    tl_decoder_free(d->inner);
+    tl_free(d->zeros);
+    tl_free(d);
+}
+
+static TlStatus fr_decode(TlReader *base, TlDecoder *dbase, const TlMorsel *m,
+                          TlBatch **out, TlSchema **widen, TlError *err)
+{
+    FileReader *r = (FileReader *)base;
+    FileDecoder *d = (FileDecoder *)dbase;
+    TlBatch *in = NULL;
+    *out = NULL;
+    TL_TRY(tl_reader_decode(r->inner, d->inner, m, &in, widen, err));
+    if (!in) return TL_OK;
+    return add_filename(r, in, &d->zeros, &d->n_zeros, out, err);
+}
+
+static TlStatus fr_widen(TlReader *base, const TlSchema *widen, TlError *err)
+{
+    return tl_reader_widen(((FileReader *)base)->inner, widen, err);
+}
+
+static void fr_count(TlReader *base, int64_t rows, int64_t bytes)
+{
+    FileReader *r = (FileReader *)base;
+    tl_reader_count(r->inner, rows, bytes);
+    sync_stats(r);
+}
+
 static void fr_close(TlReader *base)
 {
     FileReader *r = (FileReader *)base;
@@ -140,6 +226,12 @@ static void fr_close(TlReader *base)
 
 static const TlReaderOps fr_ops = {
     .schema = fr_schema, .project = fr_project, .next = fr_next, .close = fr_close};
+
+/* When the inner reader can split. */
+static const TlReaderOps fr_split_ops = {
+    .schema = fr_schema, .project = fr_project, .next = fr_next, .close = fr_close,
+    .split = fr_split, .decoder_new = fr_decoder_new, .decoder_free = fr_decoder_free,
+    .decode = fr_decode, .widen = fr_widen, .count = fr_count};
 
 /* See filename.h. */
 TlStatus tl_filename_reader_wrap(const char *path, TlReader **inout, TlError *err)
@@ -163,7 +255,7 @@ TlStatus tl_filename_reader_wrap(const char *path, TlReader **inout, TlError *er
         tl_reader_close(inner);
         return tl_error_oom(err);
     }
-    r->base.ops = &fr_ops;
+    r->base.ops = tl_reader_can_split(inner) ? &fr_split_ops : &fr_ops;
     r->inner = inner;
     st = tl_schema_add(&r->schema, FILENAME_COLUMN, TL_TSTRING, err);
     for (int i = 0; st == TL_OK && i < in->n_fields; i++)
