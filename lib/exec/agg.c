@@ -32,6 +32,16 @@
  *
  * count_distinct uses a second grouper on the pair (group id, value):
  * every new pair whose value is not null adds one to its group.
+ *
+ * Merging (tl_agg_merge, for morsel parallelism): a partial is a TlAgg of
+ * the same spec over one batch's local groups; its states fold into the
+ * global ones through a map of group ids, in input order, with the same
+ * meaning per state: counts and int128 sums add; min/max compare (ties
+ * keep the earlier value); first takes the partial's only where the
+ * group had no row yet, last always; string_agg appends (separator
+ * first); quantile values are appended (their order does not matter,
+ * sealing sorts them); Welford (count, mean, M2) and the co-moments
+ * combine by DuckDB's Combine (Chan et al.).
  */
 #include "agg.h"
 

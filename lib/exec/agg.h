@@ -9,8 +9,10 @@
  * Semantics are DuckDB's (../shared/CLI.md): nulls are skipped except by
  * first/last; count() counts rows; sum/mean/min/max/... of no values are
  * null; sum over int64 is exact (int128) and fails only if the result
- * leaves int64; float sums add left to right in input order; std/var/covar
- * are the sample versions (Welford, DuckDB's update order); median and
+ * leaves int64; float sums add left to right in input order within a batch
+ * of updates (merged partials add per-batch subtotals, see tl_agg_merge);
+ * std/var/covar are the sample versions (Welford, DuckDB's update order;
+ * partials combined by Chan's formula); median and
  * quantile interpolate (quantile_cont); floats order NaN last and -0.0 = 0.0.
  *
  * Ownership: argument arrays are borrowed for the call; the finish result is
