@@ -42,6 +42,8 @@
  * a stable sort of "pool, then new rows" is the order by (key, input
  * position), and the result equals a full sort + head.
  */
+#include <stdlib.h>
+
 #include "../../kernels/rowenc.h"
 #include "../../kernels/sort.h"
 #include "../core/pool.h"
@@ -578,85 +580,319 @@ done:
     return st;
 }
 
-/* Take the batch's rows (all, or those beating the top-k threshold) into
- * the pool, with their key arrays.  Consumes b's columns. */
-static TlStatus add_batch(SortOp *s, TlBatch *b, TlError *err)
+/* Rows sel[0..m) of the chunk (keys and data), or every row when m is n. */
+static TlStatus chunk_take(const SortOp *s, Chunk *c, const uint32_t *sel, int64_t m,
+                           TlError *err)
 {
-    Chunk c;
+    if (m == c->n_rows) return TL_OK;
+    for (int i = 0; i < s->n_data; i++) {
+        TlArray *t = tl_array_take(c->data[i], sel, m);
+        if (!t) return tl_error_oom(err);
+        tl_array_release(c->data[i]);
+        c->data[i] = t;
+    }
+    for (int k = 0; k < s->n_keys; k++) {
+        TlArray *t = s->key_col[k] >= 0 ? tl_array_retain(c->data[s->key_col[k]])
+                                        : tl_array_take(c->keys[k], sel, m);
+        if (!t) return tl_error_oom(err);
+        tl_array_release(c->keys[k]);
+        c->keys[k] = t;
+    }
+    c->n_rows = m;
+    return TL_OK;
+}
+
+/* Order of rows i and j of r: bytes, then position. */
+static inline int row_pos_cmp(const TlRows *r, uint32_t i, uint32_t j)
+{
+    size_t li, lj;
+    const uint8_t *pi = tl_rows_at(r, i, &li), *pj = tl_rows_at(r, j, &lj);
+    int c = tl_rows_cmp(pi, li, pj, lj);
+    return c ? c : (i > j) - (i < j);
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* sel[0..k) := the positions of the best k of the n rows of r (by key,
+ * then position: the first k rows of a stable sort), ascending.  A max heap
+ * of k positions: its root is the worst row kept; a later row enters only
+ * with a strictly smaller key. */
+static void select_best(const TlRows *r, int64_t n, int64_t k, uint32_t *sel)
+{
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t x = (uint32_t)i;
+        if (i < k) { /* sift up */
+            int64_t c = i;
+            while (c > 0) {
+                int64_t p = (c - 1) / 2;
+                if (row_pos_cmp(r, sel[p], x) >= 0) break;
+                sel[c] = sel[p];
+                c = p;
+            }
+            sel[c] = x;
+            continue;
+        }
+        size_t lx, lt;
+        const uint8_t *px = tl_rows_at(r, i, &lx), *pt = tl_rows_at(r, sel[0], &lt);
+        if (tl_rows_cmp(px, lx, pt, lt) >= 0) continue;
+        int64_t c = 0; /* sift down from the root */
+        for (;;) {
+            int64_t l = 2 * c + 1, m = c;
+            uint32_t big = x;
+            if (l < k && row_pos_cmp(r, sel[l], big) > 0) m = l, big = sel[l];
+            if (l + 1 < k && row_pos_cmp(r, sel[l + 1], big) > 0) m = l + 1, big = sel[l + 1];
+            if (m == c) break;
+            sel[c] = sel[m];
+            c = m;
+        }
+        sel[c] = x;
+    }
+    qsort(sel, (size_t)k, sizeof *sel, u32_cmp);
+}
+
+/* select_best for one numeric key without nulls: u[i] is row i's image
+ * (inverted when descending), compared with the row position as the
+ * tie-break. */
+static void select_best_u64(const uint64_t *u, int64_t n, int64_t k, uint32_t *sel)
+{
+#define GT(a, b) (u[a] > u[b] || (u[a] == u[b] && (a) > (b)))
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t x = (uint32_t)i;
+        if (i < k) {
+            int64_t c = i;
+            while (c > 0) {
+                int64_t p = (c - 1) / 2;
+                if (!GT(x, sel[p])) break;
+                sel[c] = sel[p];
+                c = p;
+            }
+            sel[c] = x;
+            continue;
+        }
+        if (u[x] >= u[sel[0]]) continue;
+        int64_t c = 0;
+        for (;;) {
+            int64_t l = 2 * c + 1, m = c;
+            uint32_t big = x;
+            if (l < k && GT(sel[l], big)) m = l, big = sel[l];
+            if (l + 1 < k && GT(sel[l + 1], big)) m = l + 1, big = sel[l + 1];
+            if (m == c) break;
+            sel[c] = sel[m];
+            c = m;
+        }
+        sel[c] = x;
+    }
+#undef GT
+    qsort(sel, (size_t)k, sizeof *sel, u32_cmp);
+}
+
+/* Images of one numeric key without nulls (see sort_native), or false
+ * when the key is not of that kind. */
+static bool key_images(const SortOp *s, const Chunk *c, uint64_t *u)
+{
+    const TlArray *k = c->keys[0];
+    if (s->n_keys != 1 || k->null_count || !native_type(k->type)) return false;
+    uint64_t flip = s->desc[0] ? ~0ull : 0;
+    int64_t n = k->length;
+    switch (k->type) {
+    case TL_TFLOAT64: {
+        const double *v = tl_array_f64(k);
+        for (int64_t i = 0; i < n; i++) u[i] = tl_k_f64_image(v[i]) ^ flip;
+        break;
+    }
+    case TL_TDATE: {
+        const int32_t *v = tl_array_i32(k);
+        for (int64_t i = 0; i < n; i++) u[i] = tl_k_i64_image(v[i]) ^ flip;
+        break;
+    }
+    case TL_TBOOL:
+        for (int64_t i = 0; i < n; i++) u[i] = (uint64_t)tl_array_bool(k, i) ^ flip;
+        break;
+    default: {
+        const int64_t *v = tl_array_i64(k);
+        for (int64_t i = 0; i < n; i++) u[i] = tl_k_i64_image(v[i]) ^ flip;
+        break;
+    }
+    }
+    return true;
+}
+
+/* A chunk of batch b's rows with their evaluated keys; with `best`, only
+ * the batch's best `limit` rows (top-k candidates), in input order.
+ * Consumes b's columns. */
+static TlStatus make_chunk(const SortOp *s, TlBatch *b, bool best, Chunk *c,
+                           TlError *err)
+{
+    TlRows r = {0};
+    uint32_t *sel = NULL;
+    uint64_t *u = NULL;
+    TlStatus st = TL_OK;
+    int64_t n = b->n_rows;
+    memset(c, 0, sizeof *c);
+    c->keys = tl_calloc((size_t)s->n_keys + 1, sizeof *c->keys);
+    c->data = tl_calloc((size_t)s->n_data + 1, sizeof *c->data);
+    if (!c->keys || !c->data) goto oom;
+    for (int k = 0; k < s->n_keys; k++) {
+        st = tl_eval(s->ea, s->keys[k], b, &c->keys[k], err);
+        if (st != TL_OK) goto done;
+    }
+    for (int i = 0; i < s->n_data; i++) {
+        c->data[i] = b->cols[i];
+        b->cols[i] = NULL;
+    }
+    c->n_rows = n;
+    if (best && s->limit >= 0 && n > s->limit) {
+        sel = tl_malloc((size_t)(s->limit ? s->limit : 1) * sizeof *sel);
+        u = tl_malloc((size_t)n * sizeof *u);
+        if (!sel || !u) goto oom;
+        if (key_images(s, c, u)) {
+            select_best_u64(u, n, s->limit, sel);
+        } else {
+            st = tl_k_rowenc((const TlArray *const *)c->keys, s->n_keys, n, s->desc,
+                             s->nulls_first, &r, err);
+            if (st != TL_OK) goto done;
+            select_best(&r, n, s->limit, sel);
+        }
+        st = chunk_take(s, c, sel, s->limit, err);
+    }
+    goto done;
+oom:
+    st = tl_error_oom(err);
+done:
+    if (st != TL_OK) chunk_free(c, s->n_data, s->n_keys);
+    tl_k_rows_free(&r);
+    tl_free(sel);
+    tl_free(u);
+    return st;
+}
+
+/* Put chunk c (taken over) into the pool: all its rows, or (top-k, once
+ * there is a threshold) those whose key is strictly below it. */
+static TlStatus offer_chunk(SortOp *s, Chunk *c, TlError *err)
+{
     TlRows r = {0};
     uint32_t *sel = NULL;
     TlStatus st = TL_OK;
-    int64_t n = b->n_rows;
-    memset(&c, 0, sizeof c);
-    c.keys = tl_calloc((size_t)s->n_keys + 1, sizeof *c.keys);
-    c.data = tl_calloc((size_t)s->n_data + 1, sizeof *c.data);
-    if (!c.keys || !c.data) goto oom;
-    for (int k = 0; k < s->n_keys; k++) {
-        st = tl_eval(s->ea, s->keys[k], b, &c.keys[k], err);
-        if (st != TL_OK) goto done;
-    }
-    int64_t m = n;
-    if (s->thr) {
-        st = tl_k_rowenc((const TlArray *const *)c.keys, s->n_keys, n, s->desc,
+    int64_t n = c->n_rows, m = n;
+    if (s->thr && n > 0) {
+        st = tl_k_rowenc((const TlArray *const *)c->keys, s->n_keys, n, s->desc,
                          s->nulls_first, &r, err);
         if (st != TL_OK) goto done;
         sel = tl_malloc((size_t)n * sizeof *sel);
-        if (!sel) goto oom;
+        if (!sel) {
+            st = tl_error_oom(err);
+            goto done;
+        }
         m = 0;
         for (int64_t i = 0; i < n; i++) {
             size_t len;
             const uint8_t *p = tl_rows_at(&r, i, &len);
             if (tl_rows_cmp(p, len, s->thr, s->thr_len) < 0) sel[m++] = (uint32_t)i;
         }
-        if (m == 0) goto done;
+        st = chunk_take(s, c, sel, m, err);
+        if (st != TL_OK) goto done;
     }
-    if (m == n) {
-        for (int i = 0; i < s->n_data; i++) {
-            c.data[i] = b->cols[i];
-            b->cols[i] = NULL;
-        }
-    } else {
-        for (int i = 0; i < s->n_data; i++)
-            if (!(c.data[i] = tl_array_take(b->cols[i], sel, m))) goto oom;
-        for (int k = 0; k < s->n_keys; k++) {
-            TlArray *t = s->key_col[k] >= 0 ? tl_array_retain(c.data[s->key_col[k]])
-                                            : tl_array_take(c.keys[k], sel, m);
-            if (!t) goto oom;
-            tl_array_release(c.keys[k]);
-            c.keys[k] = t;
-        }
+    if (m > 0) {
+        st = push_chunk(s, c, err); /* frees c on failure */
+        memset(c, 0, sizeof *c);
     }
-    c.n_rows = m;
-    st = push_chunk(s, &c, err);
-    memset(&c, 0, sizeof c);
-    goto done;
-oom:
-    st = tl_error_oom(err);
 done:
-    chunk_free(&c, s->n_data, s->n_keys);
+    chunk_free(c, s->n_data, s->n_keys);
     tl_k_rows_free(&r);
     tl_free(sel);
     return st;
 }
 
-/* Pull the whole input and prepare the chunks + perm. */
+/* A stage result: a chunk and the rows its morsel held. */
+typedef struct Cand {
+    Chunk c;
+    int64_t n_in;
+} Cand;
+
+static void stage_drop(void *ctx, void *result)
+{
+    SortOp *s = ctx;
+    Cand *cd = result;
+    if (!cd) return;
+    chunk_free(&cd->c, s->n_data, s->n_keys);
+    tl_free(cd);
+}
+
+/* The stage's work on a pool thread: evaluate the keys and, for top-k,
+ * keep the morsel's own best `limit` rows.  Reads only the operator's
+ * read-only fields. */
+static TlStatus stage_work(void *ctx, TlBatch *b, void **result, TlError *err)
+{
+    SortOp *s = ctx;
+    *result = NULL;
+    Cand *cd = tl_calloc(1, sizeof *cd);
+    if (!cd) {
+        tl_batch_free(b);
+        return tl_error_oom(err);
+    }
+    cd->n_in = b->n_rows;
+    TlStatus st = make_chunk(s, b, true, &cd->c, err);
+    tl_batch_free(b);
+    if (st != TL_OK) {
+        tl_free(cd);
+        return st;
+    }
+    *result = cd;
+    return TL_OK;
+}
+
+/* Count n more input rows (sort indexes are 32-bit). */
+static TlStatus count_rows(int64_t *seen, int64_t n, TlError *err)
+{
+    *seen += n;
+    if (*seen > (int64_t)UINT32_MAX)
+        return tl_error(err, TL_ERR_DATA, "sort input has more than %u rows",
+                        (unsigned)UINT32_MAX);
+    return TL_OK;
+}
+
+/* Pull the whole input and prepare the chunks + perm.  A scan child runs
+ * the stage (keys, top-k candidates) per morsel on the pool; the chunks
+ * then arrive here in morsel order, as batches would. */
 static TlStatus consume(SortOp *s, TlError *err)
 {
     int64_t seen = 0;
+    bool staged = false;
+    if (s->child->set_stage && s->child->next_result &&
+        getenv("TALLY_SORT_SERIAL") == NULL) {
+        TlStage stage = {s, stage_work, stage_drop};
+        TL_TRY(s->child->set_stage(s->child, &stage, err));
+        staged = true;
+    }
     for (;;) {
-        TlBatch *b = NULL;
-        TL_TRY(s->child->next(s->child, &b, err));
-        if (!b) break;
         TlStatus st = TL_OK;
-        if (b->n_rows > 0) {
-            seen += b->n_rows;
-            if (seen > (int64_t)UINT32_MAX)
-                st = tl_error(err, TL_ERR_DATA, "sort input has more than %u rows",
-                              (unsigned)UINT32_MAX);
-            else
-                st = add_batch(s, b, err);
+        if (staged) {
+            void *r = NULL;
+            TL_TRY(s->child->next_result(s->child, &r, err));
+            if (!r) break;
+            Cand *cd = r;
+            st = count_rows(&seen, cd->n_in, err);
+            if (st == TL_OK) {
+                st = offer_chunk(s, &cd->c, err);
+                memset(&cd->c, 0, sizeof cd->c);
+            }
+            stage_drop(s, cd);
+        } else {
+            TlBatch *b = NULL;
+            TL_TRY(s->child->next(s->child, &b, err));
+            if (!b) break;
+            if (b->n_rows > 0) {
+                Chunk c;
+                st = count_rows(&seen, b->n_rows, err);
+                if (st == TL_OK) st = make_chunk(s, b, false, &c, err);
+                if (st == TL_OK) st = offer_chunk(s, &c, err);
+            }
+            tl_batch_free(b);
         }
-        tl_batch_free(b);
         TL_TRY(st);
         if (s->limit >= 0 && s->pool_rows / 2 >= s->limit &&
             s->pool_rows >= 4096)
