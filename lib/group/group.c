@@ -123,6 +123,9 @@ TlStatus tl_grouper_seal_local(TlGrouper *local, TlError *err)
         }
         if (err->code != TL_OK) return err->code;
     }
+    if (!local->keep_keys && local->n_keys > 0)
+        return tl_error(err, TL_ERR_DATA, "internal error: a local grouper "
+                        "must keep its keys (tl_grouper_new keep_keys)");
     local->sealed = tl_calloc((size_t)local->n_keys + 1, sizeof *local->sealed);
     if (!local->sealed) return tl_error_oom(err);
     if (local->n_keys == 0 || local->n_groups == 0) return TL_OK;

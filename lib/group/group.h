@@ -64,7 +64,8 @@ void tl_grouper_free(TlGrouper *g); /* NULL-safe */
 
 /* Morsel parallelism (lib/exec/op_agg.c): a worker groups one batch with a
  * local grouper of its own (tl_grouper_new with the global grouper's types
- * and keep_keys), then calls tl_grouper_seal_local, which ends the local
+ * and keep_keys = true, else sealing fails with an internal error), then
+ * calls tl_grouper_seal_local, which ends the local
  * input and prepares what the lookup needs (key columns, or encoded rows
  * and their hashes), so the consumer's part is only probing.  The consumer
  * then calls tl_grouper_merge(g, local, map): local group j (in local id
