@@ -1481,8 +1481,9 @@ static TlStatus value_misfit(const NdReader *r, NdCursor *cu, int c, int64_t row
 /* Keys first seen after the first batch (open's sample): tokenize the rest
  * of the input too (so a file that adds keys in many places restarts once,
  * not once per morsel), put every late key with the type of its values in
- * *widen and ask for a restart (without hints, a data error).  A syntax
- * error further on is reported instead, as reading on would. */
+ * *widen and ask for a restart (without hints, a data error).  Bad lines
+ * further on are passed over here: the restarted run reports the first
+ * problem in input order. */
 static TlStatus late_keys(const NdReader *r, NdCursor *cu, TlSchema **widen,
                           TlError *err)
 {
@@ -1490,7 +1491,17 @@ static TlStatus late_keys(const NdReader *r, NdCursor *cu, TlSchema **widen,
     if (!r->hints)
         return tl_error(err, TL_ERR_DATA, "%s: key \"%s\" first appears after the "
                         "first batch", r->name, cu->late.fields[0].name);
-    while (cu->pos < cu->size) TL_TRY(tokenize_batch(cu, cu->size, err));
+    while (cu->pos < cu->size) {
+        TlStatus st = tokenize_batch(cu, cu->size, err);
+        if (st == TL_ERR_DATA) {
+            /* a bad line: the keys before its error count; go on after
+             * it (the next run reports it, in its place) */
+            const uint8_t *nl = memchr(cu->p + cu->pos, '\n', cu->size - cu->pos);
+            cu->pos = nl ? (size_t)(nl - cu->p) + 1 : cu->size;
+        } else if (st != TL_OK) {
+            return st;
+        }
+    }
     w = tl_calloc(1, sizeof *w);
     if (!w) return tl_error_oom(err);
     for (int i = 0; i < cu->late.n_fields; i++)
@@ -1545,10 +1556,11 @@ static TlStatus convert_rows(const NdReader *r, NdCursor *cu, TlBatch **out,
     return TL_OK;
 }
 
-/* Decode morsel m with cursor cu (see tl_reader_decode).  Whatever a
- * morsel holds, the first problem in input order is reported: a syntax
- * error, unless a value before it does not fit; a late key (its scan of
- * the rest of the input meets any syntax error after it). */
+/* Decode morsel m with cursor cu (see tl_reader_decode).  The outcome
+ * does not depend on where morsels are cut: a late key restarts first
+ * (whatever else the morsel holds: the next run knows the key and goes on
+ * with the rest); then the first problem in input order is reported: a
+ * syntax error, unless a value before it does not fit. */
 static TlStatus decode_morsel(const NdReader *r, NdCursor *cu, const TlMorsel *m,
                               TlBatch **out, TlSchema **widen, TlError *err)
 {
@@ -1561,11 +1573,15 @@ static TlStatus decode_morsel(const NdReader *r, NdCursor *cu, const TlMorsel *m
     cu->pos = m->begin < cu->start ? cu->start : (size_t)m->begin;
     cu->line = m->line;
     tst = tokenize_batch(cu, (size_t)m->end, &terr);
-    if (tst != TL_OK && (tst != TL_ERR_DATA || cu->saw_late || cu->n_rows == 0)) {
+    if (tst != TL_OK && tst != TL_ERR_DATA) {
         *err = terr;
         return tst;
     }
     if (cu->saw_late) return late_keys(r, cu, widen, err);
+    if (tst != TL_OK && cu->n_rows == 0) {
+        *err = terr;
+        return tst;
+    }
     if (cu->n_rows == 0) return TL_OK;
     st = convert_rows(r, cu, out, widen, err);
     if (st == TL_OK && tst != TL_OK) {
@@ -2004,7 +2020,9 @@ TlStatus tl_ndjson_reader_open(const char *path, const TlReadOptions *opt,
     r->keys = cu = tl_malloc(sizeof *cu);
     if (!cu) goto oom;
     if (cursor_init(r, cu, NULL, err) != TL_OK) goto fail;
-    if (tokenize_batch(cu, r->size, err) != TL_OK) goto fail;
+    /* a bad line ends the sample; decoding reports it in its place (so a
+     * problem before it in the input comes first whatever the sample) */
+    if (tokenize_batch(cu, r->size, err) != TL_OK && err->code != TL_ERR_DATA) goto fail;
     r->max_rows = cu->max_rows; /* fewer for wide input */
     if (decide_types(r, cu, opt ? opt->schema : NULL, hints, err) != TL_OK) goto fail;
     r->n_open = cu->n_open = r->schema.n_fields;
