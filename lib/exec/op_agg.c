@@ -68,6 +68,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../core/pool.h"
 #include "../core/text.h"
 #include "../group/group.h"
 #include "agg.h"
@@ -102,6 +103,9 @@ typedef struct AggOp {
     uint32_t *map;            /* stage: local group -> global group */
     int64_t map_cap;
     bool consumed;
+    bool keys_ended;          /* output: the grouper's first keys call made */
+    TlBatch **ready;          /* output batches built ahead (fill_ready) */
+    int64_t n_ready, ready_pos, ready_cap;
     int64_t n_groups, emitted;
 } AggOp;
 
@@ -590,23 +594,15 @@ static TlStatus consume(AggOp *a, TlError *err)
     return TL_OK;
 }
 
-/* The next slice of groups: keys from the grouper, results from the
- * aggregates, built for this batch only (the whole output never exists at
- * once). */
-static TlStatus agg_next(TlOperator *op, TlBatch **out, TlError *err)
+/* The output batch of groups [first, first+rows): keys from the grouper,
+ * results from the aggregates.  Reads only (after the first keys call), so
+ * several run at once. */
+static TlStatus build_batch(AggOp *a, uint32_t first, int64_t rows, TlBatch **out,
+                            TlError *err)
 {
-    AggOp *a = (AggOp *)op;
     *out = NULL;
-    if (!a->consumed) {
-        a->consumed = true;
-        TL_TRY(consume(a, err));
-    }
-    if (a->emitted >= a->n_groups) return TL_OK;
-    int64_t rows = a->n_groups - a->emitted;
-    if (rows > tl_batch_rows()) rows = tl_batch_rows();
-    TlBatch *b = tl_batch_new(op->schema, a->n_keys + a->n_aggs, rows);
+    TlBatch *b = tl_batch_new(a->base.schema, a->n_keys + a->n_aggs, rows);
     if (!b) return tl_error_oom(err);
-    uint32_t first = (uint32_t)a->emitted;
     TlStatus st = TL_OK;
     if (a->n_keys > 0)
         st = tl_grouper_keys(a->grouper, first, (uint32_t)rows, b->cols, err);
@@ -617,8 +613,94 @@ static TlStatus agg_next(TlOperator *op, TlBatch **out, TlError *err)
         tl_batch_free(b);
         return st;
     }
-    a->emitted += rows;
     *out = b;
+    return TL_OK;
+}
+
+typedef struct OutSlice {
+    AggOp *a;
+    uint32_t first;
+    int64_t rows;
+    TlBatch *b;
+    TlStatus st;
+    TlError err;
+} OutSlice;
+
+static void build_task(void *arg, int64_t i)
+{
+    OutSlice *s = (OutSlice *)arg + i;
+    s->st = build_batch(s->a, s->first, s->rows, &s->b, &s->err);
+}
+
+/* Build the next output batches, up to two per thread, on the pool; they
+ * wait in a->ready.  The first keys call (which ends the grouper's input)
+ * is made here, alone, so the parallel ones only read. */
+static TlStatus fill_ready(AggOp *a, TlError *err)
+{
+    int64_t per = tl_batch_rows(), left = a->n_groups - a->emitted;
+    int64_t k = (left + per - 1) / per, most = 2 * (int64_t)tl_pool_threads();
+    if (k > most) k = most;
+    if (!a->keys_ended && a->n_keys > 0) {
+        TlArray *none[64] = {0}, **tmp = none;
+        if (a->n_keys > 64) tmp = tl_calloc((size_t)a->n_keys, sizeof *tmp);
+        if (!tmp) return tl_error_oom(err);
+        TlStatus st = tl_grouper_keys(a->grouper, 0, 0, tmp, err);
+        for (int j = 0; j < a->n_keys; j++) tl_array_release(tmp[j]);
+        if (tmp != none) tl_free(tmp);
+        TL_TRY(st);
+    }
+    a->keys_ended = true;
+    if (k > a->ready_cap) {
+        TlBatch **r = tl_realloc(a->ready, (size_t)k * sizeof *r);
+        if (!r) return tl_error_oom(err);
+        a->ready = r;
+        a->ready_cap = k;
+    }
+    OutSlice *sl = tl_calloc((size_t)k, sizeof *sl);
+    if (!sl) return tl_error_oom(err);
+    for (int64_t i = 0; i < k; i++) {
+        sl[i].a = a;
+        sl[i].first = (uint32_t)(a->emitted + i * per);
+        sl[i].rows = left - i * per < per ? left - i * per : per;
+    }
+    TlStatus st = k == 1 ? (build_task(sl, 0), TL_OK)
+                         : tl_pool_for(k, build_task, sl, err);
+    for (int64_t i = 0; st == TL_OK && i < k; i++)
+        if (sl[i].st != TL_OK) {
+            *err = sl[i].err;
+            st = sl[i].st;
+        }
+    if (st != TL_OK) {
+        for (int64_t i = 0; i < k; i++) tl_batch_free(sl[i].b);
+        tl_free(sl);
+        return st;
+    }
+    for (int64_t i = 0; i < k; i++) {
+        a->ready[i] = sl[i].b;
+        a->emitted += sl[i].rows;
+    }
+    a->n_ready = k;
+    a->ready_pos = 0;
+    tl_free(sl);
+    return TL_OK;
+}
+
+/* The next slice of groups (tl_batch_rows at a time), built a few batches
+ * ahead on the pool (fill_ready); the whole output never exists at once. */
+static TlStatus agg_next(TlOperator *op, TlBatch **out, TlError *err)
+{
+    AggOp *a = (AggOp *)op;
+    *out = NULL;
+    if (!a->consumed) {
+        a->consumed = true;
+        TL_TRY(consume(a, err));
+    }
+    if (a->ready_pos >= a->n_ready) {
+        if (a->emitted >= a->n_groups) return TL_OK;
+        TL_TRY(fill_ready(a, err));
+    }
+    *out = a->ready[a->ready_pos];
+    a->ready[a->ready_pos++] = NULL;
     return TL_OK;
 }
 
@@ -635,6 +717,8 @@ static void agg_free(TlOperator *op)
     tl_free(a->aggs);
     tl_free(a->x_ids);
     tl_free(a->y_ids);
+    for (int64_t i = a->ready_pos; i < a->n_ready; i++) tl_batch_free(a->ready[i]);
+    tl_free(a->ready);
     tl_free(a->ids);
     tl_free(a->map);
     tl_free(a->kt);

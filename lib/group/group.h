@@ -56,7 +56,9 @@ uint32_t tl_grouper_count(const TlGrouper *g);
 /* The key values of groups [first, first+n) (those of each group's first
  * row), in id order: out[0..n_keys), owned by the caller.  Requires
  * keep_keys.  The first call ends the input: afterwards only more
- * tl_grouper_keys calls and tl_grouper_free may follow. */
+ * tl_grouper_keys calls and tl_grouper_free may follow, and those calls
+ * only read the grouper, so they may run concurrently (n may be 0: a call
+ * that just ends the input). */
 TlStatus tl_grouper_keys(TlGrouper *g, uint32_t first, uint32_t n,
                          TlArray **out, TlError *err);
 

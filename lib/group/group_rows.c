@@ -81,6 +81,7 @@ typedef struct RowsGrouper {
     TlBuilder *fkb;        /* per float key: first-row values (else unused) */
     TlArray **fdone;       /* the finished fkb, after the first keys call */
     uint64_t *ghash;       /* sealed local grouper: each group's row hash */
+    bool ended;            /* rows_keys called: the table is gone */
 } RowsGrouper;
 
 /* ------------------------------------------------- the compact encoding */
@@ -468,12 +469,17 @@ static TlStatus rows_keys(TlGrouper *gh, uint32_t first, uint32_t n,
                           TlArray **out, TlError *err)
 {
     RowsGrouper *g = (RowsGrouper *)gh;
-    tl_free(g->slots);
-    g->slots = NULL;
-    tl_free(g->hashes);
-    g->hashes = NULL;
-    g->hashes_cap = 0;
-    enc_free(&g->enc);
+    if (!g->ended) {
+        /* the first call ends the input; later ones only read, so they may
+         * run at once on several threads (op_agg's output) */
+        g->ended = true;
+        tl_free(g->slots);
+        g->slots = NULL;
+        tl_free(g->hashes);
+        g->hashes = NULL;
+        g->hashes_cap = 0;
+        enc_free(&g->enc);
+    }
     if (g->fkb && !g->fdone) {
         g->fdone = tl_calloc((size_t)gh->n_keys, sizeof *g->fdone);
         if (!g->fdone) return tl_error_oom(err);
