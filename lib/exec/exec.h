@@ -64,7 +64,9 @@ struct TlOperator {
     void (*free)(TlOperator *op);
     const TlSchema *schema;   /* output schema, lives as long as the plan */
     TlExecStats *stats;       /* shared by all operators of the run */
-    /* Optional, NULL unless the operator is a scan (op_scan.c):
+    /* Optional, NULL unless the operator is a scan (op_scan.c) or a hash
+     * join (op_join.c: maps and stage run on its output batches, in the
+     * tasks that probe its streaming side):
      *  add_map     fuse fn(ctx, batch) after the existing maps; the output
      *              schema becomes `schema`; ctx is freed with ctx_free
      *              when the scan is freed (also when add_map fails)

@@ -72,11 +72,19 @@
 
 #define NONE TL_JT_NONE
 
-/* Output batches of one morsel or range, handed out in order. */
+/* The items of one morsel or range, handed out in order: output batches,
+ * or the results of the stage the operator above installed. */
 typedef struct Res {
-    TlBatch **b;
+    void **b;
     int n, i, cap;
 } Res;
+
+/* A map the operator above fused into the join (add_map). */
+typedef struct Map {
+    TlMapFn fn;
+    void *ctx;
+    void (*ctx_free)(void *ctx);
+} Map;
 
 /* build_left: one right morsel's kept rows. */
 typedef struct Kept {
@@ -114,6 +122,7 @@ typedef struct Join {
     bool keep_unmatched_right; /* right, full */
     bool keep_unmatched_left;  /* left, full */
     const TlSchema *left_schema;
+    const TlSchema *join_schema; /* the join's own output (base.schema: after maps) */
     int nl;                /* left schema width */
     int rn;                /* right schema width */
     bool *need;            /* per right column: kept */
@@ -128,6 +137,11 @@ typedef struct Join {
     uint32_t *rhead;       /* per left row (a key's first): first kept row */
     uint32_t *rnext;       /* per kept row */
     int64_t range_off;     /* next left row to hand to a range */
+    /* fused from above: maps over each output batch, then a stage */
+    Map *maps;
+    int n_maps;
+    bool has_stage;
+    TlStage stage;
     /* consuming */
     bool staged;           /* the current source runs our stage */
     Win win;
@@ -138,10 +152,13 @@ typedef struct Join {
     int64_t cap;           /* tl_batch_rows() */
 } Join;
 
-static void res_free(Res *r)
+static void res_free(const Join *j, Res *r)
 {
     if (!r) return;
-    for (int i = r->i; i < r->n; i++) tl_batch_free(r->b[i]);
+    for (int i = r->i; i < r->n; i++) {
+        if (j->has_stage) j->stage.drop(j->stage.ctx, r->b[i]);
+        else tl_batch_free(r->b[i]);
+    }
     tl_free(r->b);
     tl_free(r);
 }
@@ -197,7 +214,7 @@ static TlStatus emit(const Join *j, TlBatch *lb, const uint32_t *lidx,
                      const uint32_t *ridx, int64_t n, bool tail, TlBatch **out,
                      TlError *err)
 {
-    const TlSchema *s = j->base.schema;
+    const TlSchema *s = j->join_schema;
     int nl = j->nl;
     bool narrow = j->how == TL_JOIN_SEMI || j->how == TL_JOIN_ANTI;
     TlBatch *b = tl_batch_new(s, s->n_fields, n);
@@ -236,24 +253,37 @@ static TlStatus emit(const Join *j, TlBatch *lb, const uint32_t *lidx,
     return TL_OK;
 }
 
-static TlStatus res_add(Res **r, TlBatch *b, TlError *err)
+/* Append an output batch (consumed) to *r: through the fused maps, then
+ * the fused stage if any.  Any thread: maps and stage work are pure. */
+static TlStatus res_add(const Join *j, Res **r, TlBatch *b, TlError *err)
 {
-    if (!*r && !(*r = tl_calloc(1, sizeof **r))) {
-        tl_batch_free(b);
-        return tl_error_oom(err);
+    void *item = b;
+    for (int m = 0; m < j->n_maps && b; m++) {
+        TlBatch *o = NULL;
+        TL_TRY(j->maps[m].fn(j->maps[m].ctx, b, &o, err));
+        b = o;
     }
+    if (!b) return TL_OK;
+    item = b;
+    if (j->has_stage) {
+        item = NULL;
+        TL_TRY(j->stage.work(j->stage.ctx, b, &item, err));
+        if (!item) return TL_OK;
+    }
+    if (!*r && !(*r = tl_calloc(1, sizeof **r))) goto oom;
     if ((*r)->n == (*r)->cap) {
         int nc = (*r)->cap ? (*r)->cap * 2 : 4;
-        TlBatch **v = tl_realloc((*r)->b, (size_t)nc * sizeof *v);
-        if (!v) {
-            tl_batch_free(b);
-            return tl_error_oom(err);
-        }
+        void **v = tl_realloc((*r)->b, (size_t)nc * sizeof *v);
+        if (!v) goto oom;
         (*r)->b = v;
         (*r)->cap = nc;
     }
-    (*r)->b[(*r)->n++] = b;
+    (*r)->b[(*r)->n++] = item;
     return TL_OK;
+oom:
+    if (j->has_stage) j->stage.drop(j->stage.ctx, item);
+    else tl_batch_free(item);
+    return tl_error_oom(err);
 }
 
 /* The output of left rows lb (in order), row i's matches being the chain
@@ -275,7 +305,7 @@ static TlStatus produce(const Join *j, TlBatch *lb, const uint32_t *first,
 #define FLUSH()                                                                \
     do {                                                                       \
         if ((st = emit(j, lb, lidx, ridx, n, false, &b, err)) != TL_OK ||      \
-            (st = res_add(out, b, err)) != TL_OK)                              \
+            (st = res_add(j, out, b, err)) != TL_OK)                           \
             goto done;                                                         \
         n = 0;                                                                 \
     } while (0)
@@ -310,7 +340,7 @@ done:
     tl_free(lidx);
     tl_free(ridx);
     if (st != TL_OK) {
-        res_free(*out);
+        res_free(j, *out);
         *out = NULL;
     }
     return st;
@@ -417,8 +447,7 @@ static TlStatus stage_keep(void *ctx, TlBatch *b, void **result, TlError *err)
 
 static void drop_res(void *ctx, void *result)
 {
-    (void)ctx;
-    res_free(result);
+    res_free(ctx, result);
 }
 
 static void drop_kept(void *ctx, void *result)
@@ -430,7 +459,7 @@ static void win_drop(Join *j, Win *w)
 {
     for (int i = w->i; i < w->n; i++) {
         if (w->kind == W_KEEP) kept_free(j, w->res[i]);
-        else res_free(w->res[i]);
+        else res_free(j, w->res[i]);
         w->res[i] = NULL;
     }
     w->i = w->n = 0;
@@ -805,10 +834,11 @@ done:
     return st;
 }
 
-static TlStatus join_next(TlOperator *op, TlBatch **out, TlError *err)
+/* The next item (an output batch, or a result of the fused stage); NULL
+ * at the end. */
+static TlStatus next_item(Join *j, void **item, TlError *err)
 {
-    Join *j = (Join *)op;
-    *out = NULL;
+    *item = NULL;
     if (!j->built) {
         if (j->build_left) {
             TL_TRY(build_on_left(j, err));
@@ -819,25 +849,92 @@ static TlStatus join_next(TlOperator *op, TlBatch **out, TlError *err)
     }
     for (;;) {
         if (j->cur && j->cur->i < j->cur->n) {
-            *out = j->cur->b[j->cur->i];
+            *item = j->cur->b[j->cur->i];
             j->cur->b[j->cur->i++] = NULL;
             return TL_OK;
         }
-        res_free(j->cur);
+        res_free(j, j->cur);
         j->cur = NULL;
-        if (j->probe_done) break;
-        void *r = NULL;
-        if (j->build_left) TL_TRY(pull(j, NULL, W_RANGE, &r, err));
-        else TL_TRY(pull(j, j->left, W_PROBE, &r, err));
-        if (!r) j->probe_done = true;
-        j->cur = r;
-    }
-    if (j->matched) {
+        if (!j->probe_done) {
+            void *r = NULL;
+            if (j->build_left) TL_TRY(pull(j, NULL, W_RANGE, &r, err));
+            else TL_TRY(pull(j, j->left, W_PROBE, &r, err));
+            if (!r) j->probe_done = true;
+            j->cur = r;
+            continue;
+        }
+        /* right, full: the right rows no left row matched */
+        if (!j->matched || j->tail >= j->n_r) return TL_OK;
         int64_t n = 0;
         for (; j->tail < j->n_r && n < j->cap; j->tail++)
             if (!j->matched[j->tail]) j->ridx[n++] = (uint32_t)j->tail;
-        if (n > 0) return emit(j, NULL, NULL, j->ridx, n, true, out, err);
+        if (n > 0) {
+            TlBatch *b = NULL;
+            TL_TRY(emit(j, NULL, NULL, j->ridx, n, true, &b, err));
+            TL_TRY(res_add(j, &j->cur, b, err));
+        }
     }
+}
+
+static TlStatus join_next(TlOperator *op, TlBatch **out, TlError *err)
+{
+    Join *j = (Join *)op;
+    void *item = NULL;
+    *out = NULL;
+    if (j->has_stage)
+        return tl_error(err, TL_ERR_DATA, "internal error: join with a stage "
+                        "pulled as batches");
+    TL_TRY(next_item(j, &item, err));
+    *out = item;
+    return TL_OK;
+}
+
+static TlStatus join_next_result(TlOperator *op, void **result, TlError *err)
+{
+    Join *j = (Join *)op;
+    *result = NULL;
+    if (!j->has_stage)
+        return tl_error(err, TL_ERR_DATA, "internal error: next_result without "
+                        "a stage");
+    return next_item(j, result, err);
+}
+
+/* Fuse a map over the join's output batches (see exec.h): it runs in the
+ * join's tasks, right after each batch is gathered. */
+static TlStatus join_add_map(TlOperator *op, TlMapFn fn, void *ctx,
+                             void (*ctx_free)(void *ctx), const TlSchema *schema,
+                             TlError *err)
+{
+    Join *j = (Join *)op;
+    Map *m = j->built || j->has_stage
+                 ? NULL
+                 : tl_realloc(j->maps, (size_t)(j->n_maps + 1) * sizeof *m);
+    if (!m) {
+        if (ctx_free) ctx_free(ctx);
+        if (j->built || j->has_stage)
+            return tl_error(err, TL_ERR_DATA, "internal error: map added to a "
+                            "running join");
+        return tl_error_oom(err);
+    }
+    j->maps = m;
+    m[j->n_maps].fn = fn;
+    m[j->n_maps].ctx = ctx;
+    m[j->n_maps].ctx_free = ctx_free;
+    j->n_maps++;
+    op->schema = schema;
+    return TL_OK;
+}
+
+/* Install the stage of the operator above (see exec.h): its work runs on
+ * each output batch in the join's tasks; results come out in order. */
+static TlStatus join_set_stage(TlOperator *op, const TlStage *stage, TlError *err)
+{
+    Join *j = (Join *)op;
+    if (j->built || j->has_stage)
+        return tl_error(err, TL_ERR_DATA, "internal error: stage set on a "
+                        "running join");
+    j->stage = *stage;
+    j->has_stage = true;
     return TL_OK;
 }
 
@@ -856,7 +953,10 @@ static void join_free(TlOperator *op)
     tl_free(j->win.res);
     tl_free(j->win.st);
     tl_free(j->win.errs);
-    res_free(j->cur);
+    res_free(j, j->cur);
+    for (int m = 0; m < j->n_maps; m++)
+        if (j->maps[m].ctx_free) j->maps[m].ctx_free(j->maps[m].ctx);
+    tl_free(j->maps);
     for (int c = 0; j->rarr && c < j->rn; c++) tl_array_release(j->rarr[c]);
     tl_free(j->rarr);
     tl_join_table_free(j->t);
@@ -896,7 +996,11 @@ TlStatus tl_op_join_new(TlOperator *left, TlOperator *right, int how,
     }
     j->base.next = join_next;
     j->base.free = join_free;
+    j->base.add_map = join_add_map;
+    j->base.set_stage = join_set_stage;
+    j->base.next_result = join_next_result;
     j->base.schema = schema;
+    j->join_schema = schema;
     j->base.stats = left->stats;
     j->left = left;
     j->right = right;

@@ -192,3 +192,37 @@ every_key_count() {
         done
     done
 }
+
+@test "a filter, a projection and a group-by after a join (fused into the join's tasks) equal the reference" {
+    local how side rows t
+    table l.csv l 700 30 8 51
+    table r.csv r 500 30 8 52
+    for how in inner left full; do
+        reference "$how" 2 > joined.csv
+        # keep rows whose rv is even (a null rv fails the filter), then count
+        # rows and sum lv per k1, groups in order of first appearance
+        awk -F, 'NR > 1 && $7 != "" && $7 % 2 == 0 {
+                     if (!($1 in n)) order[++g] = $1
+                     n[$1]++; s[$1] += $4; if ($4 != "") c[$1]++ }
+                 END { print "k1,n,s"
+                       for (i = 1; i <= g; i++)
+                           print order[i] "," n[order[i]] "," (c[order[i]] ? s[order[i]] : "") }' \
+            joined.csv > want.csv
+        for side in right left; do
+            for rows in "" 7; do
+                for t in 1 2 3 8; do
+                    TALLY_JOIN_BUILD=$side TALLY_BATCH_ROWS=$rows "$TALLY" l.csv \
+                        --join r.csv --on k1,k2 --how "$how" --filter 'rv % 2 = 0' \
+                        --with 'x = lv + 1' --group-by k1 --agg 'n = count(), s = sum(x - 1)' \
+                        --threads "$t" > got.csv 2> err.txt || { cat err.txt; return 1; }
+                    if ! cmp -s want.csv got.csv || [ -s err.txt ]; then
+                        echo "--- differs: --how $how --threads $t rows=$rows build=$side"
+                        cat err.txt
+                        diff want.csv got.csv | head -10
+                        return 1
+                    fi
+                done
+            done
+        done
+    done
+}
