@@ -271,6 +271,7 @@ TlStatus tl_filename_reader_wrap(const char *path, TlReader **inout, TlError *er
         st = tl_error_oom(err);
         goto fail;
     }
+    r->base.stats.converted = r->converted;
     for (int i = 0; i < r->schema.n_fields; i++) all[i] = i;
     st = fr_project(&r->base, all, r->schema.n_fields, err);
     if (st != TL_OK) goto fail;

@@ -112,7 +112,7 @@ typedef struct NdField {
 typedef struct NdCol {
     NdField *f;        /* fields of the batch's rows, or NULL (late column) */
     int64_t cap;       /* rows f has room for */
-    TlType seen;       /* late columns: the type of the values seen */
+    TlType seen;       /* late columns: the type of their values so far */
 } NdCol;
 
 typedef struct Entry {
@@ -798,13 +798,8 @@ static TlStatus store_slow(NdCursor *r, int c, int64_t row, size_t off,
     NdCol *col = &r->cols[c];
     if (len > UINT32_MAX)
         return syntax_error(r, off, "value longer than 4 GiB");
-    if (c >= r->n_open) {
-        /* a key first seen after the first batch: only its type matters,
-         * the run restarts with it */
-        col->seen = widen_kind(col->seen, kind);
+    if (c >= r->n_open) /* a key first seen after the first batch */
         r->saw_late = true;
-        return TL_OK;
-    }
     if (row >= col->cap) {
         int64_t cap = col->cap ? col->cap : 64;
         NdField *g;
@@ -966,7 +961,7 @@ static TlStatus parse_object(NdCursor *r, size_t *pi, int node, int64_t row, int
 /* Zero the fields the previous tokenization wrote. */
 static void clear_fields(NdCursor *r)
 {
-    for (int c = 0; c < r->schema->n_fields && c < r->cols_cap; c++) {
+    for (int c = 0; c < n_all_cols(r) && c < r->cols_cap; c++) {
         NdCol *col = &r->cols[c];
         int64_t n = r->n_dirty < col->cap ? r->n_dirty : col->cap;
         if (col->f && n > 0) memset(col->f, 0, (size_t)n * sizeof *col->f);
@@ -1044,7 +1039,6 @@ static TlType infer_column(const NdCursor *r, int c, TlType t)
 {
     const NdCol *col = &r->cols[c];
     int64_t n = r->n_rows < col->cap ? r->n_rows : col->cap;
-    if (c >= r->schema->n_fields) return col->seen;
     for (int64_t row = 0; row < n && t != TL_TSTRING; row++)
         t = widen_kind(t, col->f[row].kind);
     return t;
@@ -1488,11 +1482,17 @@ static TlStatus late_keys(const NdReader *r, NdCursor *cu, TlSchema **widen,
                           TlError *err)
 {
     TlSchema *w;
+    const int n = cu->schema->n_fields;
     if (!r->hints)
         return tl_error(err, TL_ERR_DATA, "%s: key \"%s\" first appears after the "
                         "first batch", r->name, cu->late.fields[0].name);
-    while (cu->pos < cu->size) {
-        TlStatus st = tokenize_batch(cu, cu->size, err);
+    for (;;) {
+        TlStatus st;
+        /* the types of the values kept (a duplicate key's last) */
+        for (int i = 0; i < cu->late.n_fields; i++)
+            cu->cols[n + i].seen = infer_column(cu, n + i, cu->cols[n + i].seen);
+        if (cu->pos >= cu->size) break;
+        st = tokenize_batch(cu, cu->size, err);
         if (st == TL_ERR_DATA) {
             /* a bad line: the keys before its error count; go on after
              * it (the next run reports it, in its place) */
@@ -1505,8 +1505,7 @@ static TlStatus late_keys(const NdReader *r, NdCursor *cu, TlSchema **widen,
     w = tl_calloc(1, sizeof *w);
     if (!w) return tl_error_oom(err);
     for (int i = 0; i < cu->late.n_fields; i++)
-        if (tl_schema_add(w, cu->late.fields[i].name,
-                          cu->cols[cu->schema->n_fields + i].seen, err) != TL_OK) {
+        if (tl_schema_add(w, cu->late.fields[i].name, cu->cols[n + i].seen, err) != TL_OK) {
             tl_schema_free(w);
             tl_free(w);
             return err->code;
@@ -1520,8 +1519,10 @@ static TlStatus late_keys(const NdReader *r, NdCursor *cu, TlSchema **widen,
  * entries of their columns are made again when met again). */
 static void forget_late(NdCursor *cu)
 {
+    clear_fields(cu);
     for (int e = 0; e < cu->n_entries; e++)
         if (cu->entries[e].col >= cu->n_open) cu->entries[e].col = -1;
+    for (int c = cu->n_open; c < n_all_cols(cu); c++) cu->cols[c].seen = TL_TNULL;
     tl_schema_free(&cu->late);
 }
 
