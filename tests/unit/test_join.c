@@ -18,6 +18,7 @@
  * starts only): the results must be the same exact lists every time.
  */
 #include "../../lib/core/pool.h"
+#include "../../lib/exec/join_table.h"
 #include "../../lib/exec/ops.h"
 #include "../../lib/plan/plan.h"
 #include "tl_test.h"
@@ -513,6 +514,89 @@ TL_TEST(oom_loop)
     CHECK(fails > 10);
 }
 
+/* The table itself on a build big enough for its partitioned, parallel
+ * build (more than 4 chunks of 65536 rows): every row's first row of its key
+ * and next row, and every probe, against a direct computation.  Keys: an
+ * int in [0, 4000) and a short or long string from 3, with nulls. */
+TL_TEST(table_partitioned)
+{
+    const int64_t n = 300000;
+    const int dom = 4000 * 3;
+    TlBuilder bi, bs;
+    TlArray *keys[2];
+    int32_t *kid = tl_malloc((size_t)n * sizeof *kid);
+    uint32_t *first_of = tl_malloc((size_t)dom * sizeof *first_of);
+    uint32_t *last_of = tl_malloc((size_t)dom * sizeof *last_of);
+    uint32_t *got = tl_malloc((size_t)n * sizeof *got);
+    TlJoinTable *t = NULL;
+    TlError err;
+    int64_t bad = 0;
+    tl_builder_init(&bi, TL_TINT64);
+    tl_builder_init(&bs, TL_TSTRING);
+    for (int i = 0; i < dom; i++) first_of[i] = last_of[i] = TL_JT_NONE;
+    for (int64_t r = 0; r < n; r++) {
+        int v = rndn(4000), w = rndn(3);
+        bool null = rndn(50) == 0, int_null = null && rndn(2);
+        const char *str[3] = {"x", "y-a-string-longer-than-twelve", "z"};
+        /* a null row has a null in one of its two keys */
+        if (int_null) tl_builder_append_null(&bi);
+        else tl_builder_append_i64(&bi, v);
+        if (null && !int_null) tl_builder_append_null(&bs);
+        else tl_builder_append_str(&bs, str[w], strlen(str[w]));
+        kid[r] = null ? -1 : v * 3 + w;
+    }
+    keys[0] = tl_builder_finish(&bi);
+    keys[1] = tl_builder_finish(&bs);
+    CHECK_EQ_INT(tl_join_table_build(keys, 2, n, true, &t, &err), TL_OK);
+    if (t) {
+        const uint32_t *rep = tl_join_table_rep(t), *next = tl_join_table_next(t);
+        for (int64_t r = 0; r < n; r++) {
+            int k = kid[r];
+            if (k >= 0 && first_of[k] == TL_JT_NONE) first_of[k] = (uint32_t)r;
+            bad += rep[r] != (k < 0 ? TL_JT_NONE : first_of[k]);
+        }
+        for (int64_t r = n - 1; r >= 0; r--) {
+            int k = kid[r];
+            bad += next[r] != (k < 0 ? TL_JT_NONE : last_of[k]);
+            if (k >= 0) last_of[k] = (uint32_t)r;
+        }
+        CHECK_EQ_INT(tl_join_table_probe(t, keys, n, got, &err), TL_OK);
+        for (int64_t r = 0; r < n; r++)
+            bad += got[r] != (kid[r] < 0 ? TL_JT_NONE : first_of[kid[r]]);
+    }
+    CHECK_EQ_INT(bad, 0);
+    tl_join_table_free(t);
+    tl_array_release(keys[0]);
+    tl_array_release(keys[1]);
+    tl_free(kid);
+    tl_free(first_of);
+    tl_free(last_of);
+    tl_free(got);
+}
+
+/* Float keys: NaN equals NaN, -0.0 equals 0.0, 1 (int) is cast by the
+ * operator, not here. */
+TL_TEST(table_float_keys)
+{
+    double v[] = {NAN, 1.0, NAN, -0.0, 0.0, 2.5, 1.0};
+    uint32_t want[] = {0, 1, 0, 3, 3, 5, 1}, got[7];
+    TlBuilder b;
+    TlArray *k;
+    TlJoinTable *t = NULL;
+    TlError err;
+    tl_builder_init(&b, TL_TFLOAT64);
+    for (int i = 0; i < 7; i++) tl_builder_append_f64(&b, v[i]);
+    k = tl_builder_finish(&b);
+    CHECK_EQ_INT(tl_join_table_build(&k, 1, 7, true, &t, &err), TL_OK);
+    if (t) {
+        for (int i = 0; i < 7; i++) CHECK_EQ_INT(tl_join_table_rep(t)[i], want[i]);
+        CHECK_EQ_INT(tl_join_table_probe(t, &k, 7, got, &err), TL_OK);
+        for (int i = 0; i < 7; i++) CHECK_EQ_INT(got[i], want[i]);
+    }
+    tl_join_table_free(t);
+    tl_array_release(k);
+}
+
 /* Every test, both build sides, plain and staged sources. */
 static int run_all(void)
 {
@@ -528,6 +612,8 @@ static int run_all(void)
         TL_RUN(null_typed_key);
         TL_RUN(oom_loop);
     }
+    TL_RUN(table_partitioned);
+    TL_RUN(table_float_keys);
     printf("test_join (%d threads): %lld random cases\n", tl_pool_threads(),
            (long long)cases_run);
     return tl_test_summary(__FILE__);
