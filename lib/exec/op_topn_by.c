@@ -41,6 +41,7 @@ typedef struct TopnOp {
     int n_keys;
     const int *by;
     int n_by;
+    TlType *by_types;  /* the by columns' types (local groupers) */
     int64_t limit;
     TlGrouper *grouper;
     TopnChunk *chunks;
@@ -120,24 +121,23 @@ static void drop_chunk(TopnChunk *c)
     tl_k_rows_free(&c->keys);
 }
 
-/* Keep batch b (taken over) as a chunk and offer its rows to the heaps. */
-static TlStatus consume_batch(TopnOp *t, TlBatch *b, TlError *err)
+/* Keep batch b (taken over, n >= 1 rows) with its encoded sort keys (taken
+ * over) as a chunk and offer its rows to the heaps of groups ids[]. */
+static TlStatus add_chunk(TopnOp *t, TlBatch *b, TlRows *keys, const uint32_t *ids,
+                          TlError *err)
 {
     int64_t n = b->n_rows;
-    TlStatus st = TL_OK;
-    TlArray **karr = NULL;
-    uint32_t *ids = NULL;
-    const TlArray **bc = NULL;
-
-    if (n == 0 || t->n_chunks == INT32_MAX) {
+    if (t->n_chunks == INT32_MAX) {
         tl_batch_free(b);
-        return n == 0 ? TL_OK : tl_error(err, TL_ERR_DATA, "too many batches");
+        tl_k_rows_free(keys);
+        return tl_error(err, TL_ERR_DATA, "too many batches");
     }
     if (t->n_chunks == t->cap_chunks) {
         int cap = t->cap_chunks ? t->cap_chunks * 2 : 16;
         TopnChunk *c = tl_realloc(t->chunks, (size_t)cap * sizeof *c);
         if (!c) {
             tl_batch_free(b);
+            tl_k_rows_free(keys);
             return tl_error_oom(err);
         }
         t->chunks = c;
@@ -147,26 +147,10 @@ static TlStatus consume_batch(TopnOp *t, TlBatch *b, TlError *err)
     TopnChunk *ch = &t->chunks[ci];
     memset(ch, 0, sizeof *ch);
     ch->b = b;
+    ch->keys = *keys;
+    memset(keys, 0, sizeof *keys);
     t->n_chunks++;
-
-    karr = tl_calloc((size_t)t->n_keys + 1, sizeof *karr);
-    ids = tl_malloc((size_t)n * sizeof *ids);
-    bc = tl_calloc((size_t)t->n_by + 1, sizeof *bc);
-    if (!karr || !ids || !bc) {
-        st = tl_error_oom(err);
-        goto done;
-    }
-    for (int k = 0; k < t->n_keys && st == TL_OK; k++)
-        st = tl_eval(t->ea, t->keys[k], b, &karr[k], err);
-    if (st != TL_OK) goto done;
-    st = tl_k_rowenc((const TlArray *const *)karr, t->n_keys, n, t->desc,
-                     t->nulls_first, &ch->keys, err);
-    if (st != TL_OK) goto done;
-    for (int k = 0; k < t->n_by; k++) bc[k] = b->cols[t->by[k]];
-    st = tl_grouper_map(t->grouper, (const TlArray *const *)bc, n, ids, err);
-    if (st != TL_OK) goto done;
-    st = grow_groups(t, tl_grouper_count(t->grouper), err);
-    if (st != TL_OK) goto done;
+    TL_TRY(grow_groups(t, tl_grouper_count(t->grouper), err));
     uint32_t lim = (uint32_t)t->limit;
     for (int64_t i = 0; i < n; i++) {
         uint64_t e = (uint64_t)ci << 32 | (uint64_t)i;
@@ -185,12 +169,294 @@ static TlStatus consume_batch(TopnOp *t, TlBatch *b, TlError *err)
         }
     }
     if (ch->live == 0) drop_chunk(ch);
+    return TL_OK;
+}
+
+/* Evaluate and encode the sort keys of batch b. */
+static TlStatus encode_keys(const TopnOp *t, const TlBatch *b, TlRows *out,
+                            TlError *err)
+{
+    TlStatus st = TL_OK;
+    memset(out, 0, sizeof *out);
+    TlArray **karr = tl_calloc((size_t)t->n_keys + 1, sizeof *karr);
+    if (!karr) return tl_error_oom(err);
+    for (int k = 0; k < t->n_keys && st == TL_OK; k++)
+        st = tl_eval(t->ea, t->keys[k], b, &karr[k], err);
+    if (st == TL_OK)
+        st = tl_k_rowenc((const TlArray *const *)karr, t->n_keys, b->n_rows, t->desc,
+                         t->nulls_first, out, err);
+    for (int k = 0; k < t->n_keys; k++) tl_array_release(karr[k]);
+    tl_free(karr);
+    return st;
+}
+
+/* Group b's rows by the by-columns with grouper g: ids[0..n). */
+static TlStatus map_by(const TopnOp *t, TlGrouper *g, const TlBatch *b, uint32_t *ids,
+                       TlError *err)
+{
+    const TlArray **bc = tl_calloc((size_t)t->n_by + 1, sizeof *bc);
+    if (!bc) return tl_error_oom(err);
+    for (int k = 0; k < t->n_by; k++) bc[k] = b->cols[t->by[k]];
+    TlStatus st = tl_grouper_map(g, (const TlArray *const *)bc, b->n_rows, ids, err);
+    tl_free(bc);
+    return st;
+}
+
+/* Keep batch b (taken over) as a chunk and offer its rows to the heaps. */
+static TlStatus consume_batch(TopnOp *t, TlBatch *b, TlError *err)
+{
+    int64_t n = b->n_rows;
+    TlRows keys = {0};
+    TlStatus st;
+    if (n == 0) {
+        tl_batch_free(b);
+        return TL_OK;
+    }
+    uint32_t *ids = tl_malloc((size_t)n * sizeof *ids);
+    if (!ids) {
+        tl_batch_free(b);
+        return tl_error_oom(err);
+    }
+    st = encode_keys(t, b, &keys, err);
+    if (st == TL_OK) st = map_by(t, t->grouper, b, ids, err);
+    if (st == TL_OK) {
+        st = add_chunk(t, b, &keys, ids, err);
+        b = NULL;
+    }
+    tl_batch_free(b);
+    tl_k_rows_free(&keys);
+    tl_free(ids);
+    return st;
+}
+
+/* ------------------------------------------------ the stage (per morsel)
+ *
+ * A scan child runs stage_work on pool threads: the morsel's keys encoded,
+ * its rows grouped by a local grouper, and the same bounded heaps run over
+ * the morsel alone.  Its candidates -- the rows in some local heap, in
+ * input order, with their encoded keys and local group ids -- are all the
+ * morsel can contribute: a row that is not among the best N of its group
+ * in its morsel is not among the best N of its group overall.  The
+ * consumer merges the local grouper into the global one
+ * (tl_grouper_merge) and offers the candidates to the heaps in morsel
+ * order, so the heaps see what the serial path would have kept. */
+
+typedef struct Cand {
+    TlBatch *b;          /* the candidate rows, input order */
+    TlRows keys;         /* their encoded sort keys */
+    uint32_t *lid;       /* their local group ids */
+    TlGrouper *local;    /* sealed */
+} Cand;
+
+static void cand_free(Cand *c)
+{
+    if (!c) return;
+    tl_batch_free(c->b);
+    tl_k_rows_free(&c->keys);
+    tl_free(c->lid);
+    tl_grouper_free(c->local);
+    tl_free(c);
+}
+
+static void stage_drop(void *ctx, void *result)
+{
+    (void)ctx;
+    cand_free(result);
+}
+
+/* A morsel's sort keys for its local heaps: the images of one numeric key
+ * without nulls (inverted when descending), else the encoded rows. */
+typedef struct LocalKeys {
+    const uint64_t *u;
+    TlRows r;
+} LocalKeys;
+
+/* Row order within one morsel: key, then position. */
+static inline int local_cmp(const LocalKeys *lk, uint32_t x, uint32_t y)
+{
+    int c;
+    if (lk->u) {
+        c = (lk->u[x] > lk->u[y]) - (lk->u[x] < lk->u[y]);
+    } else {
+        size_t la, lb;
+        const uint8_t *a = tl_rows_at(&lk->r, x, &la), *b = tl_rows_at(&lk->r, y, &lb);
+        c = tl_rows_cmp(a, la, b, lb);
+    }
+    return c ? c : (x > y) - (x < y);
+}
+
+/* The morsel's best `limit` rows of each group, ascending: kept[0..*m). */
+static TlStatus local_best(const TopnOp *t, const LocalKeys *lk, const uint32_t *ids,
+                           int64_t n, uint32_t ng, uint32_t *kept, int64_t *m,
+                           TlError *err)
+{
+    uint32_t lim = (uint32_t)t->limit;
+    uint32_t *slots = tl_malloc(((size_t)ng * lim + 1) * sizeof *slots);
+    uint32_t *fill = tl_calloc((size_t)ng + 1, sizeof *fill);
+    uint8_t *mark = tl_calloc((size_t)n + 1, 1);
+    if (!slots || !fill || !mark) {
+        tl_free(slots);
+        tl_free(fill);
+        tl_free(mark);
+        return tl_error_oom(err);
+    }
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t x = (uint32_t)i, *h = slots + (size_t)ids[i] * lim, *f = &fill[ids[i]];
+        if (*f < lim) { /* sift up */
+            uint32_t c = (*f)++;
+            while (c > 0) {
+                uint32_t p = (c - 1) / 2;
+                if (local_cmp(lk, h[p], x) >= 0) break;
+                h[c] = h[p];
+                c = p;
+            }
+            h[c] = x;
+            continue;
+        }
+        /* x comes after every kept row: it enters only when strictly
+         * smaller than the root, and the root then leaves */
+        if (local_cmp(lk, x, h[0]) >= 0) continue;
+        uint32_t c = 0;
+        for (;;) {
+            uint32_t l = 2 * c + 1, mm = c, big = x;
+            if (l < lim && local_cmp(lk, h[l], big) > 0) mm = l, big = h[l];
+            if (l + 1 < lim && local_cmp(lk, h[l + 1], big) > 0) mm = l + 1, big = h[l + 1];
+            if (mm == c) break;
+            h[c] = h[mm];
+            c = mm;
+        }
+        h[c] = x;
+    }
+    for (uint32_t g = 0; g < ng; g++)
+        for (uint32_t j = 0; j < fill[g]; j++) mark[slots[(size_t)g * lim + j]] = 1;
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (mark[i]) kept[k++] = (uint32_t)i;
+    *m = k;
+    tl_free(slots);
+    tl_free(fill);
+    tl_free(mark);
+    return TL_OK;
+}
+
+/* Images of one numeric key without nulls, or false. */
+static bool key_images(const TopnOp *t, const TlArray *k, uint64_t *u)
+{
+    if (t->n_keys != 1 || k->null_count) return false;
+    uint64_t flip = t->desc && t->desc[0] ? ~0ull : 0;
+    int64_t n = k->length;
+    switch (k->type) {
+    case TL_TFLOAT64: {
+        const double *v = tl_array_f64(k);
+        for (int64_t i = 0; i < n; i++) u[i] = tl_k_f64_image(v[i]) ^ flip;
+        return true;
+    }
+    case TL_TINT64:
+    case TL_TTIMESTAMP: {
+        const int64_t *v = tl_array_i64(k);
+        for (int64_t i = 0; i < n; i++) u[i] = tl_k_i64_image(v[i]) ^ flip;
+        return true;
+    }
+    case TL_TDATE: {
+        const int32_t *v = tl_array_i32(k);
+        for (int64_t i = 0; i < n; i++) u[i] = tl_k_i64_image(v[i]) ^ flip;
+        return true;
+    }
+    default: return false;
+    }
+}
+
+/* The stage's work on a pool thread (reads only read-only operator
+ * fields): the morsel's candidates. */
+static TlStatus stage_work(void *ctx, TlBatch *b, void **result, TlError *err)
+{
+    TopnOp *t = ctx;
+    int64_t n = b->n_rows, m = 0;
+    LocalKeys lk;
+    uint64_t *u = NULL;
+    uint32_t *ids = NULL, *kept = NULL;
+    TlArray **karr = NULL;
+    TlStatus st = TL_OK;
+    memset(&lk, 0, sizeof lk);
+    *result = NULL;
+    Cand *c = tl_calloc(1, sizeof *c);
+    ids = tl_malloc((size_t)(n ? n : 1) * sizeof *ids);
+    kept = tl_malloc((size_t)(n ? n : 1) * sizeof *kept);
+    u = tl_malloc((size_t)(n ? n : 1) * sizeof *u);
+    karr = tl_calloc((size_t)t->n_keys + 1, sizeof *karr);
+    if (!c || !ids || !kept || !u || !karr) {
+        st = tl_error_oom(err);
+        goto done;
+    }
+    for (int k = 0; k < t->n_keys && st == TL_OK; k++)
+        st = tl_eval(t->ea, t->keys[k], b, &karr[k], err);
+    if (st != TL_OK) goto done;
+    if (key_images(t, karr[0], u)) {
+        lk.u = u;
+    } else {
+        st = tl_k_rowenc((const TlArray *const *)karr, t->n_keys, n, t->desc,
+                         t->nulls_first, &lk.r, err);
+        if (st != TL_OK) goto done;
+    }
+    st = tl_grouper_new(t->by_types, t->n_by, true, &c->local, err);
+    if (st == TL_OK) st = map_by(t, c->local, b, ids, err);
+    if (st == TL_OK)
+        st = local_best(t, &lk, ids, n, tl_grouper_count(c->local), kept, &m, err);
+    if (st == TL_OK) st = tl_grouper_seal_local(c->local, err);
+    if (st != TL_OK) goto done;
+    c->b = tl_batch_new(t->base.schema, b->n_cols, m);
+    c->lid = tl_malloc((size_t)(m ? m : 1) * sizeof *c->lid);
+    if (!c->b || !c->lid) {
+        st = tl_error_oom(err);
+        goto done;
+    }
+    for (int k = 0; k < b->n_cols; k++)
+        if (!(c->b->cols[k] = m == n ? tl_array_retain(b->cols[k])
+                                     : tl_array_take(b->cols[k], kept, m))) {
+            st = tl_error_oom(err);
+            goto done;
+        }
+    for (int k = 0; k < t->n_keys; k++) {
+        TlArray *x = m == n ? tl_array_retain(karr[k]) : tl_array_take(karr[k], kept, m);
+        if (!x) {
+            st = tl_error_oom(err);
+            goto done;
+        }
+        tl_array_release(karr[k]);
+        karr[k] = x;
+    }
+    for (int64_t i = 0; i < m; i++) c->lid[i] = ids[kept[i]];
+    st = tl_k_rowenc((const TlArray *const *)karr, t->n_keys, m, t->desc,
+                     t->nulls_first, &c->keys, err);
+    if (st != TL_OK) goto done;
+    *result = c;
+    c = NULL;
 done:
+    cand_free(c);
+    tl_batch_free(b);
+    tl_k_rows_free(&lk.r);
     if (karr)
         for (int k = 0; k < t->n_keys; k++) tl_array_release(karr[k]);
     tl_free(karr);
+    tl_free(u);
     tl_free(ids);
-    tl_free(bc);
+    tl_free(kept);
+    return st;
+}
+
+/* Merge one morsel's candidates into the heaps (consumer, morsel order). */
+static TlStatus merge_cand(TopnOp *t, Cand *c, TlError *err)
+{
+    uint32_t nl = tl_grouper_count(c->local);
+    uint32_t *map = tl_malloc(((size_t)nl + 1) * sizeof *map);
+    if (!map) return tl_error_oom(err);
+    TlStatus st = tl_grouper_merge(t->grouper, c->local, map, err);
+    if (st == TL_OK) {
+        for (int64_t i = 0; i < c->b->n_rows; i++) c->lid[i] = map[c->lid[i]];
+        st = add_chunk(t, c->b, &c->keys, c->lid, err);
+        c->b = NULL;
+    }
+    tl_free(map);
     return st;
 }
 
@@ -199,10 +465,26 @@ static int qcmp(const void *a, const void *b, void *ctx)
     return entry_cmp(ctx, *(const uint64_t *)a, *(const uint64_t *)b);
 }
 
-/* Read the whole input, then put the kept rows in output order. */
+/* Read the whole input (a scan child: candidates per morsel from the
+ * stage), then put the kept rows in output order. */
 static TlStatus consume(TopnOp *t, TlError *err)
 {
-    for (;;) {
+    bool staged = false;
+    if (t->child->set_stage && t->child->next_result &&
+        getenv("TALLY_SORT_SERIAL") == NULL) {
+        TlStage stage = {t, stage_work, stage_drop};
+        TL_TRY(t->child->set_stage(t->child, &stage, err));
+        staged = true;
+    }
+    while (staged) {
+        void *r = NULL;
+        TL_TRY(t->child->next_result(t->child, &r, err));
+        if (!r) break;
+        TlStatus st = merge_cand(t, r, err);
+        cand_free(r);
+        TL_TRY(st);
+    }
+    while (!staged) {
         TlBatch *b = NULL;
         TL_TRY(t->child->next(t->child, &b, err));
         if (!b) break;
@@ -290,6 +572,7 @@ static void topn_free(TlOperator *op)
     if (!t) return;
     if (t->child) t->child->free(t->child);
     tl_grouper_free(t->grouper);
+    tl_free(t->by_types);
     for (int k = 0; k < t->n_chunks; k++) {
         tl_batch_free(t->chunks[k].b);
         tl_k_rows_free(&t->chunks[k].keys);
@@ -343,7 +626,7 @@ TlStatus tl_op_topn_by_new(TlOperator *child, const TlExprArena *ea,
     for (int k = 0; k < n_by; k++) types[k] = child->schema->fields[by[k]].type;
     st = tl_grouper_new(types, n_by, false, &t->grouper, err);
     if (st != TL_OK) goto fail;
-    tl_free(types);
+    t->by_types = types;
     *out = &t->base;
     return TL_OK;
 fail:
