@@ -50,9 +50,19 @@
  *      the consumer hands the ranges out in order.  Right and full joins
  *      then emit the kept rows that matched no left key, in right order.
  *
+ * Fusion from above: like a scan, the join takes add_map (filters and
+ * projections over its output) and set_stage (a group-by's or sort's
+ * per-morsel work).  res_add runs them on each output batch right where it
+ * is gathered, inside probe_work or range_work, so the whole pipeline above
+ * the join runs on the pool too; the consumer then hands out the maps'
+ * batches (next) or the stage's results (next_result) in order.  A join
+ * under another join's probe side runs the outer probe in its own tasks
+ * the same way.
+ *
  * Nothing depends on the thread count: morsels and ranges depend only on
- * the input, results are consumed in their order, the table's chains are
- * in row order, and `matched` is a set.
+ * the input (output batches are cut at tl_batch_rows() rows within each),
+ * results are consumed in their order, the table's chains are in row
+ * order, and `matched` is a set.
  *
  * Key types were checked by the planner: equal, or int64 with float64 (both
  * sides are cast to float64 here, so 1 matches 1.0), or an all-null column
