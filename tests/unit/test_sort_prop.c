@@ -153,6 +153,83 @@ static int ref_cmp(const void *pa, const void *pb)
     return (i > j) - (i < j);
 }
 
+/* A source with the scan's stage interface: once a stage is set, every
+ * batch goes through stage.work on the pool (tl_pool_for, in any order,
+ * concurrently), and next_result hands the results out in batch order. */
+typedef struct StagedSource {
+    Source src;
+    TlStage stage;
+    bool staged, ran;
+    void **results;
+    TlStatus *st;
+    int pos;
+} StagedSource;
+
+static void staged_run(void *arg, int64_t i)
+{
+    StagedSource *s = arg;
+    TlError e = {0};
+    s->st[i] = s->stage.work(s->stage.ctx, s->src.batches[i], &s->results[i], &e);
+    s->src.batches[i] = NULL;
+}
+
+static TlStatus staged_set(TlOperator *op, const TlStage *stage, TlError *err)
+{
+    (void)err;
+    StagedSource *s = (StagedSource *)op;
+    s->stage = *stage;
+    s->staged = true;
+    return TL_OK;
+}
+
+static TlStatus staged_next_result(TlOperator *op, void **result, TlError *err)
+{
+    StagedSource *s = (StagedSource *)op;
+    *result = NULL;
+    if (!s->ran) {
+        s->ran = true;
+        int n = s->src.n;
+        s->results = tl_calloc((size_t)n + 1, sizeof *s->results);
+        s->st = tl_calloc((size_t)n + 1, sizeof *s->st);
+        TL_TRY(tl_pool_for(n, staged_run, s, err));
+        s->src.pos = n;
+    }
+    if (s->pos >= s->src.n) return TL_OK;
+    if (s->st[s->pos] != TL_OK) return tl_error(err, s->st[s->pos], "stage failed");
+    *result = s->results[s->pos];
+    s->results[s->pos++] = NULL;
+    return TL_OK;
+}
+
+static void staged_free(TlOperator *op)
+{
+    StagedSource *s = (StagedSource *)op;
+    for (int i = 0; s->results && i < s->src.n; i++)
+        if (s->results[i]) s->stage.drop(s->stage.ctx, s->results[i]);
+    tl_free(s->results);
+    tl_free(s->st);
+    Source *src = &s->src;
+    for (int i = src->pos; i < src->n; i++) tl_batch_free(src->batches[i]);
+    tl_free(src->batches);
+    tl_free(s);
+}
+
+/* source() with the stage interface. */
+static TlOperator *staged_source(const TlSchema *schema, TlArray **cols, int64_t n,
+                                 int64_t per)
+{
+    Source *plain = (Source *)source(schema, cols, n, per);
+    StagedSource *s = tl_calloc(1, sizeof *s);
+    s->src = *plain;
+    tl_free(plain);
+    s->src.base.free = staged_free;
+    s->src.base.set_stage = staged_set;
+    s->src.base.next_result = staged_next_result;
+    return &s->src.base;
+}
+
+static bool g_staged; /* run_sort's child: staged_source */
+
 /* ------------------------------------------------------------- cases */
 
 /* Run the sort operator; the pos column of its output, or NULL. */
@@ -163,8 +240,9 @@ static TlArray *run_sort(TlSchema *schema, TlArray **cols, int n_cols, int64_t n
 {
     TlError err = {0};
     TlOperator *op = NULL;
-    if (tl_op_sort_new(source(schema, cols, n, per), ea, keys, desc, nf, n_keys,
-                       limit, &op, &err) != TL_OK)
+    TlOperator *src = g_staged ? staged_source(schema, cols, n, per)
+                               : source(schema, cols, n, per);
+    if (tl_op_sort_new(src, ea, keys, desc, nf, n_keys, limit, &op, &err) != TL_OK)
         return NULL;
     TlArray **parts = NULL;
     int np = 0;
@@ -227,6 +305,7 @@ static bool one_case(int64_t n, int n_keys, int dom, bool check_topk)
 
     int64_t per = 1 + rndn(n < 10 ? 10 : n / 3 + 1);
     bool ok = true;
+    g_staged = rndn(2);
     TlArray *got = run_sort(&schema, cols, n_keys + 1, n, keys, desc, nf, n_keys,
                             &ea, -1, per);
     if (!got || got->length != n) ok = false;
@@ -285,8 +364,8 @@ static bool one_case(int64_t n, int n_keys, int dom, bool check_topk)
     }
 
     if (!ok && g_failed_cases++ < 3) {
-        fprintf(stderr, "failed case: n=%lld keys=%d per=%lld:", (long long)n, n_keys,
-                (long long)per);
+        fprintf(stderr, "failed case: n=%lld keys=%d per=%lld%s:", (long long)n, n_keys,
+                (long long)per, g_staged ? " staged" : "");
         for (int k = 0; k < n_keys; k++)
             fprintf(stderr, " %s%s%s", tl_type_name(cols[k]->type), desc[k] ? " desc" : "",
                     nf[k] ? " nulls first" : "");
