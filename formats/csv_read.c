@@ -2,11 +2,42 @@
  * csv_read.c -- the CSV/TSV reader (RFC 4180 plus the usual looseness).
  *
  * The whole input is one immutable buffer (format.c maps the file or reads
- * standard input once).  Reading a batch is two passes:
+ * standard input once).  The reader is split in two:
  *
- *   1. Tokenize up to `max_rows` records into a flat, column-major array of
- *      fields (so the per-column conversion reads memory in order); nothing
- *      is copied:
+ *   CsvReader  what every thread may read and nobody writes after open and
+ *              tl_reader_project: the input, delimiter, null text, schema,
+ *              --schema fixed columns, projection; plus the serial state of
+ *              the morsel splitter and the counters (the consumer's).
+ *   CsvCursor  where tokenizing stands and what it found: the fields of the
+ *              records tokenized, their lines, scratch buffers.  Each
+ *              decoder (TlDecoder, format.h) owns one, so threads decoding
+ *              different morsels of one reader share nothing writable.
+ *
+ * Reading is split, then decode (format.h "morsel-parallel reading"), and
+ * tl_reader_next is nothing but split + decode on the reader's own decoder,
+ * so both paths give the same batches, values and errors by construction:
+ *
+ *   0. Split (serial, csv_split): the next morsel is the byte range of the
+ *      next whole records.  Its target size grows geometrically with the
+ *      morsel number (SPLIT_MIN << seq, at most SPLIT_MAX bytes) and it holds
+ *      at most max_rows records (tl_batch_rows(), capped so a morsel has at
+ *      most MAX_BATCH_FIELDS fields): boundaries depend on the bytes and
+ *      TALLY_BATCH_ROWS only.  The scan is SIMD over 64-byte blocks (masks
+ *      of LF, CR and '"'): with no quote in sight every line end (LF, CRLF,
+ *      lone CR) ends a record, so a block costs a few instructions; a
+ *      record holding a quote is skipped with parse_record, the general
+ *      tokenizer itself, so quoted delimiters and newlines, doubled quotes
+ *      and loose quotes inside unquoted fields are judged exactly as when
+ *      decoding.  Line ends are counted on the way (physical lines, for
+ *      messages): the morsel carries the line where it starts.  Empty lines
+ *      count as records here (the limit is an upper bound; decode skips
+ *      them).  A record parse_record rejects ends the morsel before it; the
+ *      next morsel is that record to the end of the input, whose decode
+ *      reports the error with the same words as always.
+ *
+ *   1. Tokenize (decode, tokenize()) the morsel's records into a flat,
+ *      column-major array of fields (so the per-column conversion reads
+ *      memory in order); nothing is copied:
  *
  *        cols[col][row] = { off:u64 | len:u32 | flags:u32 }
  *
@@ -14,35 +45,43 @@
  *      quoted field.  flags: QUOTED (so "" is an empty string, not null) and
  *      ESCAPED (the text holds doubled quotes and must be unescaped).  Every
  *      field of every record is found, projected or not, so a ragged record
- *      is always an error; but only projected columns are stored (the first
- *      batch stores all, for inference).  row_line[row] keeps the physical
- *      line where each record starts, for error messages.
+ *      is always an error; but only projected columns are stored.
+ *      row_line[row] keeps the physical line where each record starts, for
+ *      error messages.
  *
  *      Plain records (no quote, LF/CRLF/CR ends) go through the fast
  *      tokenizer: SIMD compares list the positions of the special bytes,
  *      and a record is the next n_cols of them when the n_cols-th is the
- *      next line end.  Anything else goes to parse_record, the general
- *      tokenizer, record by record ("the fast tokenizer" below).
+ *      next line end.  Anything else goes to parse_record, record by record.
  *
  *   2. Convert only the projected columns, one tight loop per column and
  *      type.  Strings of at most 12 bytes are inlined in their views; longer
  *      ones point straight into the input buffer (the "window": the whole
- *      file, or for inputs over 4 GiB a slice starting at the batch), which
+ *      file, or for inputs over 4 GiB a slice starting at the morsel), which
  *      the string array holds a reference to.  Only ESCAPED fields (and
  *      views the window cannot address) are copied, unescaped, into a block
  *      the array owns.
  *
- * Types (format.h, "restart protocol"): tl_reader_open tokenizes the first
- * batch and infers every column's type from it with tl_infer_widen, starting
- * from the run's hint for that name (or null).  --schema types are fixed.
- * When a later value does not parse as its column's type, a fixed column is
- * a data error; otherwise the widened types of this batch's projected columns
- * go into the hints and the reader returns TL_ERR_RESTART.  Types only widen,
- * so a run restarts at most a few times per column.
+ *   3. Memory: when the input is a read-only mapping of a regular file
+ *      (tl_input_mapped), the pages a decoded morsel fully covers are given
+ *      back (MADV_DONTNEED): a later touch (a long string view) faults them
+ *      in again from the file, so a scan of a big file holds a few morsels of
+ *      it, not all of it.  Heap inputs (standard input, decompressed files)
+ *      are never touched.
  *
- * Small inputs get small arrays: a record takes at least n_cols bytes, so
- * max_rows is capped by the input size (a 10-row file allocates for about
- * its bytes, not for 64K rows).
+ * Types (format.h, "restart protocol"): tl_reader_open infers every column's
+ * type from the first batch (the first max_rows records) with
+ * tl_infer_widen, starting from the run's hint for that name (or null).  It
+ * tokenizes them a chunk of INFER_CHUNK records at a time, storing only the
+ * columns still undecided (a column that reached string, or is fixed by
+ * --schema, is not stored), so inference costs a scan of the first batch,
+ * not a batch of fields.  When a later value does not parse as its column's
+ * type, a --schema column is a data error; otherwise decode hands back the
+ * widened types of the morsel's projected columns (*widen) and returns
+ * TL_ERR_RESTART, and tl_reader_widen (the consumer, in order) puts them into
+ * the hints.  Types only widen, so a run restarts at most a few times per
+ * column.  Decoding writes nothing shared: counters are added by
+ * tl_reader_count.
  *
  * Records end at LF, CRLF or a lone CR (also inside quoted fields, where
  * they are data).  Empty lines are skipped in files with several columns;
@@ -53,6 +92,8 @@
 #include "../lib/core/text.h"
 
 #include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -68,10 +109,18 @@
 
 /* Fields per batch are capped so very wide files keep batches bounded. */
 #define MAX_BATCH_FIELDS ((int64_t)1 << 22)
+/* Morsel target sizes: the first SPLIT_MIN bytes, doubling to SPLIT_MAX. */
+#define SPLIT_MIN ((size_t)16 << 10)
+#define SPLIT_MAX ((size_t)2 << 20)
+/* Records tokenized at a time by the inference pass of open. */
+#define INFER_CHUNK 2048
 
 typedef int (*FlattenFn)(const uint8_t *p, size_t n, uint8_t delim, size_t from,
                          size_t *idx, int have, size_t *nl, int *nl_have,
                          size_t *next);
+typedef size_t (*SplitScanFn)(const uint8_t *p, size_t n, size_t pos,
+                              int64_t want, size_t stop, int64_t *rows,
+                              size_t *quote);
 
 typedef struct CsvField {
     uint64_t off;
@@ -79,20 +128,13 @@ typedef struct CsvField {
     uint32_t flags;
 } CsvField;
 
-typedef struct CsvReader {
-    TlReader base;
-    char *name;              /* for messages: path or "<stdin>" */
-    TlBuf *input;            /* the whole input */
-    const uint8_t *p;        /* input->data */
-    size_t size;
-    size_t start;            /* first byte after the BOM */
+/* Tokenizing state and scratch: one per decoder (see the top). */
+typedef struct CsvCursor {
     size_t pos;              /* where the next record starts */
+    size_t end;              /* tokenizing stops here (a morsel's end) */
     int64_t line;            /* physical line of pos, 1-based */
     size_t blank_until;      /* one-column files: [pos, blank_until) known
                                 not to be only blank lines up to the end */
-    uint8_t delim;
-    uint8_t special[256];    /* 1 for delim, CR, LF */
-    FlattenFn flatten;       /* special-byte lister (SIMD or scalar) */
     size_t *idx;             /* IDX_CAP: listed special-byte positions */
     int idx_t, idx_n;        /* next unused, count */
     size_t *nl;              /* IDX_CAP: the line ends among them */
@@ -100,39 +142,69 @@ typedef struct CsvReader {
     size_t scan_next;        /* first byte not yet listed */
     size_t clean;            /* no '"' from (at most) pos up to here; here
                                 is the end, a quote or a look-ahead limit */
-    char *null_text;         /* --null, or NULL */
-    size_t null_len;
 
-    TlSchema schema;         /* every column, current type */
-    TlSchema dup_bases;      /* header names seen twice, and for each the */
-    int *dup_next;           /* next suffix to try (keeps renaming linear) */
-    bool *fixed;             /* per column: type fixed by --schema */
-    TlTypeHints *hints;
-    int n_cols;
-
-    int *proj;               /* projected column indexes */
-    int n_proj;
-    TlSchema proj_schema;    /* schema of the batches handed out */
-
-    /* the tokenized batch */
-    CsvField *fields;        /* n_cols * max_rows, column-major */
-    CsvField **cols;         /* per column: its fields in the tokenized batch,
-                                NULL when not stored (not projected) */
-    CsvField **next_cols;    /* the same for the next batch (csv_project) */
+    CsvField *fields;        /* n_store * cap, column-major */
+    int64_t cap;             /* rows each stored column can hold */
+    int alloc_store;         /* columns fields has room for */
+    CsvField **cols;         /* per column: its fields, NULL when not stored */
     CsvField *rec;           /* n_cols: one record, for parse_record */
     int *store;              /* the columns with cols[c] set, ascending */
     int n_store;
-    int64_t *row_line;       /* max_rows */
-    int64_t max_rows;
+    int64_t *row_line;       /* cap */
     int64_t n_rows;
-    bool pending;            /* tokenized, not yet converted */
     size_t batch_start, batch_end;
     TlBuf *window;           /* view target for this batch, or NULL */
     size_t window_base;
 
     uint8_t *scratch;        /* unescaping for messages and inference */
     size_t scratch_cap;
+} CsvCursor;
+
+typedef struct CsvReader {
+    TlReader base;
+    /* read-only after open (and tl_reader_project) */
+    char *name;              /* for messages: path or "<stdin>" */
+    TlBuf *input;            /* the whole input */
+    const uint8_t *p;        /* input->data */
+    size_t size;
+    size_t start;            /* first byte after the BOM */
+    size_t data_start;       /* first byte after the header */
+    int64_t data_line;       /* its physical line */
+    uint8_t delim;
+    uint8_t special[256];    /* 1 for delim, CR, LF */
+    FlattenFn flatten;       /* special-byte lister (SIMD or scalar) */
+    SplitScanFn split_scan;  /* the splitter's block scan (SIMD or scalar) */
+    char *null_text;         /* --null, or NULL */
+    size_t null_len;
+    bool mapped;             /* input is a file mapping: drop decoded pages */
+    size_t page;             /* page size */
+
+    TlSchema schema;         /* every column, its type (fixed after open) */
+    TlSchema dup_bases;      /* header names seen twice, and for each the */
+    int *dup_next;           /* next suffix to try (keeps renaming linear) */
+    bool *fixed;             /* per column: type fixed by --schema */
+    TlTypeHints *hints;      /* written only by csv_widen (the consumer) */
+    int n_cols;
+    int64_t max_rows;        /* records per morsel, and in the first batch */
+    size_t morsel_bytes;     /* fixed morsel target (tests), or 0 */
+    int64_t avg_record;      /* bytes per record in the first batch (>= 1) */
+
+    int *proj;               /* projected column indexes */
+    int n_proj;
+    TlSchema proj_schema;    /* schema of the batches handed out */
+
+    /* serial: the splitter (csv_split) */
+    size_t split_pos;        /* where the next morsel starts */
+    int64_t split_line;
+    int64_t split_seq;
+    bool split_poison;       /* the record at split_pos does not parse */
+    struct CsvDecoder *own;  /* tl_reader_next's decoder, made on first use */
 } CsvReader;
+
+typedef struct CsvDecoder {
+    TlDecoder base;
+    CsvCursor cur;
+} CsvDecoder;
 
 /* ------------------------------------------------------------- messages */
 
@@ -148,9 +220,10 @@ static int64_t column_of(const CsvReader *r, size_t at)
     return col;
 }
 
-/* Unescape a field into r->scratch ("" -> "); returns its text and length.
+/* Unescape a field into d->scratch ("" -> "); returns its text and length.
  * NULL on OOM. */
-static const char *field_text(CsvReader *r, const CsvField *f, size_t *len)
+static const char *field_text(const CsvReader *r, CsvCursor *d, const CsvField *f,
+                              size_t *len)
 {
     const uint8_t *s = r->p + f->off;
     size_t n = 0;
@@ -158,18 +231,18 @@ static const char *field_text(CsvReader *r, const CsvField *f, size_t *len)
         *len = f->len;
         return (const char *)s;
     }
-    if (r->scratch_cap < f->len + 1) {
-        uint8_t *g = tl_realloc(r->scratch, (size_t)f->len + 1);
+    if (d->scratch_cap < f->len + 1) {
+        uint8_t *g = tl_realloc(d->scratch, (size_t)f->len + 1);
         if (!g) return NULL;
-        r->scratch = g;
-        r->scratch_cap = (size_t)f->len + 1;
+        d->scratch = g;
+        d->scratch_cap = (size_t)f->len + 1;
     }
     for (uint32_t i = 0; i < f->len; i++) {
-        r->scratch[n++] = s[i];
+        d->scratch[n++] = s[i];
         if (s[i] == '"') i++; /* the second quote of a pair */
     }
     *len = n;
-    return (const char *)r->scratch;
+    return (const char *)d->scratch;
 }
 
 /* ------------------------------------------------------------ tokenizer */
@@ -362,44 +435,175 @@ static FlattenFn flatten_fn(void)
     default: return NULL;
     }
 }
+/* ------------------------------------------------------- the splitter scan
+ *
+ * From pos, a record start, take line ends while no quote is in sight:
+ * 64-byte blocks become masks of LF, CR and '"'; a line end is an LF or a
+ * CR not followed by LF (CRLF ends a line once, at its LF).  Stops after
+ * `want` line ends, at the first one that ends at or past `stop`, or at the
+ * first quote (*quote = its position; else *quote = SIZE_MAX), or at n.
+ * Adds the line ends taken to *rows and returns the position after the
+ * last one (pos when none).  Every line end taken ends a record and a
+ * physical line: no quote lies between pos and it. */
+#define DEFINE_SPLIT_SCAN(NAME, ATTR, MASK)                                    \
+    ATTR static size_t NAME(const uint8_t *p, size_t n, size_t pos,            \
+                            int64_t want, size_t stop, int64_t *rows,          \
+                            size_t *quote)                                     \
+    {                                                                          \
+        size_t b = pos, last = pos;                                            \
+        int64_t got = 0;                                                       \
+        *quote = SIZE_MAX;                                                     \
+        while (b < n) {                                                        \
+            uint64_t lf, cr, q, e;                                             \
+            int cnt;                                                           \
+            if (n - b >= 64) {                                                 \
+                MASK(p + b, &lf, &cr, &q);                                     \
+            } else {                                                           \
+                uint8_t tail[64] = {0};                                        \
+                uint64_t keep = ~(uint64_t)0 >> (64 - (n - b));               \
+                memcpy(tail, p + b, n - b);                                    \
+                MASK(tail, &lf, &cr, &q);                                      \
+                lf &= keep;                                                    \
+                cr &= keep;                                                    \
+                q &= keep;                                                     \
+            }                                                                  \
+            e = lf | (cr & ~(lf >> 1));                                        \
+            if ((cr >> 63) && b + 64 < n && p[b + 64] == '\n')                 \
+                e &= ~((uint64_t)1 << 63); /* CRLF across blocks */           \
+            if (q) e &= (q & (0 - q)) - 1; /* line ends before the quote */   \
+            cnt = __builtin_popcountll(e);                                     \
+            if (got + cnt < want && b + 64 < stop) {                           \
+                if (cnt) last = b + 64 - (size_t)__builtin_clzll(e);           \
+                got += cnt;                                                    \
+            } else {                                                           \
+                while (e) {                                                    \
+                    last = b + (size_t)__builtin_ctzll(e) + 1;                 \
+                    e &= e - 1;                                                \
+                    if (++got == want || last >= stop) goto done;             \
+                }                                                              \
+            }                                                                  \
+            if (q) {                                                           \
+                *quote = b + (size_t)__builtin_ctzll(q);                       \
+                goto done;                                                     \
+            }                                                                  \
+            b += 64;                                                           \
+        }                                                                      \
+    done:                                                                      \
+        *rows += got;                                                          \
+        return last;                                                           \
+    }
 
-/* Tokenize the plain records from r->pos into rows [row, max_rows) of the
- * batch, fields to the columns r->cols (NULL: not stored).  Stops, with
- * r->pos at its start, at the first record that is not plain or that the
- * list cannot show whole (the last of the input); returns the new row
+static inline void split_mask_scalar(const uint8_t *p, uint64_t *lf, uint64_t *cr,
+                                     uint64_t *q)
+{
+    uint64_t a = 0, b = 0, c = 0;
+    for (int k = 0; k < 64; k++) {
+        a |= (uint64_t)(p[k] == '\n') << k;
+        b |= (uint64_t)(p[k] == '\r') << k;
+        c |= (uint64_t)(p[k] == '"') << k;
+    }
+    *lf = a;
+    *cr = b;
+    *q = c;
+}
+DEFINE_SPLIT_SCAN(split_scan_scalar, , split_mask_scalar)
+
+#if CSV_X86
+static inline void split_mask_sse2(const uint8_t *p, uint64_t *lf, uint64_t *cr,
+                                   uint64_t *q)
+{
+    const __m128i l = _mm_set1_epi8('\n'), c = _mm_set1_epi8('\r'),
+                  d = _mm_set1_epi8('"');
+    uint64_t a = 0, b = 0, e = 0;
+    for (int k = 0; k < 4; k++) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k));
+        a |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, l)) << (16 * k);
+        b |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, c)) << (16 * k);
+        e |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, d)) << (16 * k);
+    }
+    *lf = a;
+    *cr = b;
+    *q = e;
+}
+DEFINE_SPLIT_SCAN(split_scan_sse2, , split_mask_sse2)
+
+AVX2_ATTR static inline void split_mask_avx2(const uint8_t *p, uint64_t *lf,
+                                             uint64_t *cr, uint64_t *q)
+{
+    const __m256i l = _mm256_set1_epi8('\n'), c = _mm256_set1_epi8('\r'),
+                  d = _mm256_set1_epi8('"');
+    __m256i x0 = _mm256_loadu_si256((const __m256i *)(const void *)p);
+    __m256i x1 = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
+#define SPLIT_MM(x, v) ((uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, v)))
+    *lf = SPLIT_MM(x0, l) | SPLIT_MM(x1, l) << 32;
+    *cr = SPLIT_MM(x0, c) | SPLIT_MM(x1, c) << 32;
+    *q = SPLIT_MM(x0, d) | SPLIT_MM(x1, d) << 32;
+#undef SPLIT_MM
+}
+DEFINE_SPLIT_SCAN(split_scan_avx2, AVX2_ATTR, split_mask_avx2)
+#endif
+
+static int64_t split_force_rows, split_force_bytes;
+
+/* For tests: readers opened afterwards take rows for tl_batch_rows() (0:
+ * that) -- records per morsel and in the inference batch -- and cut morsels
+ * with a fixed target of bytes (0: the default, growing). */
+void tl_csv_split_force(int64_t rows, int64_t bytes)
+{
+    split_force_rows = rows > 0 ? rows : 0;
+    split_force_bytes = bytes > 0 ? bytes : 0;
+}
+
+/* The splitter scan for the current mode (scalar for modes 0 and 1). */
+static SplitScanFn split_scan_fn(void)
+{
+    switch (tl_csv_scan_mode(-2)) {
+#if CSV_X86
+    case 3: return split_scan_avx2;
+    case 2: return split_scan_sse2;
+#endif
+    default: return split_scan_scalar;
+    }
+}
+
+/* Tokenize the plain records from d->pos into rows [row, max_rows) of the
+ * batch, fields to the columns d->cols (NULL: not stored).  Stops, with
+ * d->pos at its start, at the first record that is not plain or that the
+ * list cannot show whole (the last before d->end); returns the new row
  * count. */
-static int64_t fast_rows(CsvReader *r, int64_t row, int64_t max_rows)
+static int64_t fast_rows(const CsvReader *r, CsvCursor *d, int64_t row,
+                         int64_t max_rows)
 {
     const uint8_t *p = r->p;
-    const size_t n = r->size;
+    const size_t n = d->end;
     const int nc = r->n_cols, last = nc - 1;
-    const int *store = r->store;  /* the stored columns, ascending */
-    const int n_store = r->n_store;
-    CsvField *const *cols = r->cols;
-    size_t *idx = r->idx, *nl = r->nl;
-    int t = r->idx_t, have = r->idx_n, l = r->nl_t, nl_have = r->nl_n;
-    size_t pos = r->pos, clean = r->clean;
-    int64_t line = r->line;
+    const int *store = d->store;  /* the stored columns, ascending */
+    const int n_store = d->n_store;
+    CsvField *const *cols = d->cols;
+    size_t *idx = d->idx, *nl = d->nl;
+    int t = d->idx_t, have = d->idx_n, l = d->nl_t, nl_have = d->nl_n;
+    size_t pos = d->pos, clean = d->clean;
+    int64_t line = d->line;
     if (!r->flatten || nc + 1 > IDX_CAP / 2) return row; /* very wide */
     /* drop positions parse_record went past */
     while (t < have && idx[t] < pos) t++;
     while (l < nl_have && nl[l] < pos) l++;
-    if (t == have && r->scan_next < pos) r->scan_next = pos;
+    if (t == have && d->scan_next < pos) d->scan_next = pos;
     while (row < max_rows) {
         size_t end;
         if (have - t < nc + 1 || nl_have - l < 2) {
             /* refill: keep the unused tails, list more */
-            if (r->scan_next >= n) break;
+            if (d->scan_next >= n) break;
             memmove(idx, idx + t, (size_t)(have - t) * sizeof *idx);
             memmove(nl, nl + l, (size_t)(nl_have - l) * sizeof *nl);
             have -= t;
             nl_have -= l;
             t = l = 0;
             {
-                size_t before = r->scan_next;
-                have = r->flatten(p, n, r->delim, r->scan_next, idx, have, nl,
-                                  &nl_have, &r->scan_next);
-                if (r->scan_next == before) break; /* full: a huge record */
+                size_t before = d->scan_next;
+                have = r->flatten(p, n, r->delim, d->scan_next, idx, have, nl,
+                                  &nl_have, &d->scan_next);
+                if (d->scan_next == before) break; /* full: a huge record */
             }
             continue;
         }
@@ -432,22 +636,23 @@ static int64_t fast_rows(CsvReader *r, int64_t row, int64_t max_rows)
             l++;
             pos++;
         }
-        r->row_line[row++] = line++;
+        d->row_line[row++] = line++;
     }
-    r->idx_t = t;
-    r->idx_n = have;
-    r->nl_t = l;
-    r->nl_n = nl_have;
-    r->clean = clean;
-    r->pos = pos;
-    r->line = line;
+    d->idx_t = t;
+    d->idx_n = have;
+    d->nl_t = l;
+    d->nl_n = nl_have;
+    d->clean = clean;
+    d->pos = pos;
+    d->line = line;
     return row;
 }
 
 /* Parse the record at *pos.  Stores at most max_fields fields in out, field
- * k at out[k * stride], and counts all of them in *n_found.  Advances *pos past the record's line end
- * and *line by the lines it spans. */
-static TlStatus parse_record(CsvReader *r, size_t *pos, int64_t *line,
+ * k at out[k * stride], and counts all of them in *n_found.  Advances *pos
+ * past the record's line end and *line by the lines it spans.  Reads only
+ * r (thread-safe). */
+static TlStatus parse_record(const CsvReader *r, size_t *pos, int64_t *line,
                              CsvField *out, size_t stride, int max_fields,
                              int *n_found, TlError *err)
 {
@@ -519,64 +724,65 @@ static TlStatus parse_record(CsvReader *r, size_t *pos, int64_t *line,
     return TL_OK;
 }
 
-/* Skip any empty lines at r->pos. */
-static void skip_blank_lines(CsvReader *r)
+/* Skip any empty lines at *pos, up to lim. */
+static void skip_blank(const CsvReader *r, size_t *pos, int64_t *line, size_t lim)
 {
-    while (r->pos < r->size && (r->p[r->pos] == '\n' || r->p[r->pos] == '\r')) {
-        if (r->p[r->pos] == '\r' && r->pos + 1 < r->size && r->p[r->pos + 1] == '\n')
-            r->pos++;
-        r->pos++;
-        r->line++;
+    size_t i = *pos;
+    int64_t ln = *line;
+    while (i < lim && (r->p[i] == '\n' || r->p[i] == '\r')) {
+        if (r->p[i] == '\r' && i + 1 < lim && r->p[i + 1] == '\n') i++;
+        i++;
+        ln++;
     }
+    *pos = i;
+    *line = ln;
 }
 
-/* Tokenize the next batch of up to max_rows records into r->fields. */
-static TlStatus tokenize_batch(CsvReader *r, TlError *err)
+/* Tokenize records from d->pos (up to d->end) into rows [d->n_rows,
+ * max_rows) of the cursor's stored columns; max_rows <= d->cap. */
+static TlStatus tokenize(const CsvReader *r, CsvCursor *d, int64_t max_rows,
+                         TlError *err)
 {
     const int nc = r->n_cols;
-    int64_t rows = 0;
-    r->batch_start = r->pos;
-    memcpy(r->cols, r->next_cols, (size_t)nc * sizeof *r->cols);
-    r->n_store = 0;
-    for (int c = 0; c < nc; c++)
-        if (r->cols[c]) r->store[r->n_store++] = c;
-    while (rows < r->max_rows && r->pos < r->size) {
+    int64_t rows = d->n_rows;
+    while (rows < max_rows && d->pos < d->end) {
         uint8_t c;
         int64_t at_line;
         int found;
-        rows = fast_rows(r, rows, r->max_rows);
-        if (rows >= r->max_rows || r->pos >= r->size) break;
-        c = r->p[r->pos];
+        rows = fast_rows(r, d, rows, max_rows);
+        if (rows >= max_rows || d->pos >= d->end) break;
+        c = r->p[d->pos];
         if (c == '\n' || c == '\r') {
             if (nc != 1) {
-                skip_blank_lines(r);
+                skip_blank(r, &d->pos, &d->line, d->end);
                 continue;
             }
-            if (r->pos >= r->blank_until) {
+            if (d->pos >= d->blank_until) {
                 /* A one-column file: empty lines are nulls unless only empty
-                 * lines follow. */
-                size_t j = r->pos;
+                 * lines follow (to the end of the input, not the morsel). */
+                size_t j = d->pos;
                 while (j < r->size && (r->p[j] == '\n' || r->p[j] == '\r')) j++;
                 if (j == r->size) {
-                    skip_blank_lines(r);
+                    skip_blank(r, &d->pos, &d->line, d->end);
                     break;
                 }
-                r->blank_until = j;
+                d->blank_until = j;
             }
         }
-        at_line = r->line;
-        TL_TRY(parse_record(r, &r->pos, &r->line, r->rec, 1, nc, &found, err));
+        at_line = d->line;
+        TL_TRY(parse_record(r, &d->pos, &d->line, d->rec, 1, nc, &found, err));
         if (found != nc)
             return tl_error(err, TL_ERR_DATA, "%s:%lld: expected %d field%s, found %d",
                             r->name, (long long)at_line, nc, nc == 1 ? "" : "s",
                             found);
-        for (int k = 0; k < nc; k++)
-            if (r->cols[k]) r->cols[k][rows] = r->rec[k];
-        r->row_line[rows++] = at_line;
+        for (int s = 0; s < d->n_store; s++) {
+            int k = d->store[s];
+            d->cols[k][rows] = d->rec[k];
+        }
+        d->row_line[rows++] = at_line;
     }
-    r->n_rows = rows;
-    r->batch_end = r->pos;
-    r->pending = rows > 0;
+    d->n_rows = rows;
+    d->batch_end = d->pos;
     return TL_OK;
 }
 
@@ -592,10 +798,10 @@ static inline bool field_null(const CsvReader *r, const CsvField *f)
 
 /* The narrowest type, starting from t, that holds every non-null value of
  * column c in the tokenized batch. */
-static TlType infer_column(const CsvReader *r, int c, TlType t)
+static TlType infer_column(const CsvReader *r, const CsvCursor *d, int c, TlType t)
 {
-    const CsvField *f = r->cols[c];
-    for (int64_t row = 0; row < r->n_rows && t != TL_TSTRING; row++, f++) {
+    const CsvField *f = d->cols[c];
+    for (int64_t row = 0; row < d->n_rows && t != TL_TSTRING; row++, f++) {
         if (field_null(r, f)) continue;
         if (f->flags & F_ESCAPED) return TL_TSTRING; /* holds a quote */
         t = tl_infer_widen(t, (const char *)r->p + f->off, f->len);
@@ -613,41 +819,56 @@ static TlStatus hint_set(TlTypeHints *h, const char *name, TlType t, TlError *er
 }
 
 /* A value of column c at row does not parse as the column's type: a data
- * error for a --schema column; otherwise widen the types of the batch's
- * projected columns in the hints and ask for a restart. */
-static TlStatus value_misfit(CsvReader *r, int c, int64_t row, TlError *err)
+ * error for a --schema column (or without hints); otherwise the widened
+ * types of the batch's projected columns go to *widen (a new schema of
+ * (name, wider type)) and the status is TL_ERR_RESTART.  Writes nothing
+ * shared. */
+static TlStatus value_misfit(const CsvReader *r, CsvCursor *d, int c, int64_t row,
+                             TlSchema **widen, TlError *err)
 {
-    const CsvField *f = r->cols[c] + row;
+    const CsvField *f = d->cols[c] + row;
     const TlField *fld = &r->schema.fields[c];
+    TlSchema *w;
+    TlType to = TL_TSTRING;
     if (r->fixed[c] || !r->hints) {
         size_t len;
-        const char *s = field_text(r, f, &len);
+        const char *s = field_text(r, d, f, &len);
         if (!s) return tl_error_oom(err);
         if (len > 80)
             return tl_error(err, TL_ERR_DATA,
                             "%s:%lld:%d: \"%.*s...\" is not a valid %s (column \"%s\")",
-                            r->name, (long long)r->row_line[row], c + 1, 72, s,
+                            r->name, (long long)d->row_line[row], c + 1, 72, s,
                             tl_type_name(fld->type), fld->name);
         return tl_error(err, TL_ERR_DATA,
                         "%s:%lld:%d: \"%.*s\" is not a valid %s (column \"%s\")",
-                        r->name, (long long)r->row_line[row], c + 1, (int)len, s,
+                        r->name, (long long)d->row_line[row], c + 1, (int)len, s,
                         tl_type_name(fld->type), fld->name);
     }
+    w = tl_calloc(1, sizeof *w);
+    if (!w) return tl_error_oom(err);
     for (int k = 0; k < r->n_proj; k++) {
         int pc = r->proj[k];
         TlType old = r->schema.fields[pc].type, t;
+        int have;
         if (r->fixed[pc]) continue;
-        t = infer_column(r, pc, old);
+        t = infer_column(r, d, pc, old);
         if (pc == c && t == old) t = TL_TSTRING; /* never loop */
-        if (t != old) TL_TRY(hint_set(r->hints, r->schema.fields[pc].name, t, err));
+        if (t == old) continue;
+        have = tl_schema_find(w, r->schema.fields[pc].name);
+        if (have >= 0) {
+            w->fields[have].type = t; /* projected twice: same type */
+        } else if (tl_schema_add(w, r->schema.fields[pc].name, t, err) != TL_OK) {
+            tl_schema_free(w);
+            tl_free(w);
+            return err->code;
+        }
+        if (pc == c) to = t;
     }
-    {
-        int i = tl_schema_find(&r->hints->cols, fld->name);
-        return tl_error(err, TL_ERR_RESTART,
-                        "%s:%lld: column \"%s\" holds a %s value; reading again",
-                        r->name, (long long)r->row_line[row], fld->name,
-                        tl_type_name(r->hints->cols.fields[i].type));
-    }
+    *widen = w;
+    return tl_error(err, TL_ERR_RESTART,
+                    "%s:%lld: column \"%s\" holds a %s value; reading again",
+                    r->name, (long long)d->row_line[row], fld->name,
+                    tl_type_name(to));
 }
 
 /* ----------------------------------------------------------- conversion */
@@ -675,11 +896,11 @@ static bool validity_null(Validity *v, int64_t n_rows, int64_t row)
  * be read from text on (at least len).  On a misfit *bad = row and no
  * array is made. */
 #define DEFINE_CONVERT(NAME, TYPE, CTYPE, PARSE)                               \
-    static TlStatus NAME(CsvReader *r, int c, TlArray **out, int64_t *bad,     \
-                         TlError *err)                                         \
+    static TlStatus NAME(const CsvReader *r, CsvCursor *d, int c,              \
+                         TlArray **out, int64_t *bad, TlError *err)            \
     {                                                                          \
-        const int64_t n = r->n_rows;                                           \
-        const CsvField *f = r->cols[c];                                     \
+        const int64_t n = d->n_rows;                                           \
+        const CsvField *f = d->cols[c];                                     \
         Validity v = {NULL, 0};                                                \
         TlBuf *values = tl_buf_new((size_t)n * sizeof(CTYPE), false);          \
         CTYPE *vals;                                                           \
@@ -841,11 +1062,11 @@ DEFINE_CONVERT(convert_f64, TL_TFLOAT64, double, parse_f64_inline)
 DEFINE_CONVERT(convert_date, TL_TDATE, int32_t, parse_date_any)
 DEFINE_CONVERT(convert_ts, TL_TTIMESTAMP, int64_t, parse_ts_any)
 
-static TlStatus convert_bool(CsvReader *r, int c, TlArray **out, int64_t *bad,
-                             TlError *err)
+static TlStatus convert_bool(const CsvReader *r, CsvCursor *d, int c,
+                             TlArray **out, int64_t *bad, TlError *err)
 {
-    const int64_t n = r->n_rows;
-    const CsvField *f = r->cols[c];
+    const int64_t n = d->n_rows;
+    const CsvField *f = d->cols[c];
     Validity v = {NULL, 0};
     TlBuf *values = tl_buf_new(tl_bitmap_bytes(n), true);
     if (!values) return tl_error_oom(err);
@@ -872,17 +1093,17 @@ oom:
     return tl_error_oom(err);
 }
 
-static TlStatus convert_null(CsvReader *r, int c, TlArray **out, int64_t *bad,
-                             TlError *err)
+static TlStatus convert_null(const CsvReader *r, CsvCursor *d, int c,
+                             TlArray **out, int64_t *bad, TlError *err)
 {
-    const CsvField *f = r->cols[c];
-    for (int64_t row = 0; row < r->n_rows; row++, f++) {
+    const CsvField *f = d->cols[c];
+    for (int64_t row = 0; row < d->n_rows; row++, f++) {
         if (!field_null(r, f)) {
             *bad = row;
             return TL_OK;
         }
     }
-    *out = tl_array_new_null(TL_TNULL, r->n_rows);
+    *out = tl_array_new_null(TL_TNULL, d->n_rows);
     if (!*out) return tl_error_oom(err);
     return TL_OK;
 }
@@ -910,26 +1131,26 @@ static bool block_reserve(CopyBlock *b, size_t more)
 
 /* The buffer long views of this batch point into: the whole input when it
  * is addressable with 32-bit offsets, else a slice from the batch start. */
-static TlStatus ensure_window(CsvReader *r, TlError *err)
+static TlStatus ensure_window(const CsvReader *r, CsvCursor *d, TlError *err)
 {
-    if (r->window) return TL_OK;
+    if (d->window) return TL_OK;
     if (r->size <= UINT32_MAX) {
-        r->window = tl_buf_retain(r->input);
-        r->window_base = 0;
+        d->window = tl_buf_retain(r->input);
+        d->window_base = 0;
     } else {
-        r->window = tl_buf_slice(r->input, r->batch_start,
-                                 r->batch_end - r->batch_start);
-        r->window_base = r->batch_start;
+        d->window = tl_buf_slice(r->input, d->batch_start,
+                                 d->batch_end - d->batch_start);
+        d->window_base = d->batch_start;
     }
-    if (!r->window) return tl_error_oom(err);
+    if (!d->window) return tl_error_oom(err);
     return TL_OK;
 }
 
-static TlStatus convert_str(CsvReader *r, int c, TlArray **out, int64_t *bad,
-                            TlError *err)
+static TlStatus convert_str(const CsvReader *r, CsvCursor *d, int c,
+                            TlArray **out, int64_t *bad, TlError *err)
 {
-    const int64_t n = r->n_rows;
-    const CsvField *f = r->cols[c];
+    const int64_t n = d->n_rows;
+    const CsvField *f = d->cols[c];
     Validity v = {NULL, 0};
     CopyBlock blk = {NULL, 0, 0};
     bool use_window = false;
@@ -944,7 +1165,7 @@ static TlStatus convert_str(CsvReader *r, int c, TlArray **out, int64_t *bad,
      * block is used. */
     win_idx = 0;
     blk_idx = 1;
-    if (ensure_window(r, err) != TL_OK) goto fail;
+    if (ensure_window(r, d, err) != TL_OK) goto fail;
     for (int64_t row = 0; row < n; row++, f++) {
         const uint8_t *s = r->p + f->off;
         uint32_t len = f->len;
@@ -976,10 +1197,10 @@ static TlStatus convert_str(CsvReader *r, int c, TlArray **out, int64_t *bad,
                 }
                 continue;
             }
-            if (f->off - r->window_base + len <= UINT32_MAX) {
+            if (f->off - d->window_base + len <= UINT32_MAX) {
                 memcpy(vw->out.prefix, s, 4);
                 vw->out.buf = win_idx;
-                vw->out.off = (uint32_t)(f->off - r->window_base);
+                vw->out.off = (uint32_t)(f->off - d->window_base);
                 use_window = true;
                 continue;
             }
@@ -1003,7 +1224,7 @@ static TlStatus convert_str(CsvReader *r, int c, TlArray **out, int64_t *bad,
         if (blk.used + len > UINT32_MAX) {
             tl_error(err, TL_ERR_DATA,
                      "%s:%lld: too much quoted text in one batch (over 4 GiB)",
-                     r->name, (long long)r->row_line[row]);
+                     r->name, (long long)d->row_line[row]);
             goto fail;
         }
         memcpy(vw->out.prefix, blk.data + blk.used, 4);
@@ -1014,7 +1235,7 @@ static TlStatus convert_str(CsvReader *r, int c, TlArray **out, int64_t *bad,
     if (use_window || blk.used) {
         data = tl_malloc(2 * sizeof *data);
         if (!data) goto oom;
-        if (use_window) data[n_data++] = tl_buf_retain(r->window);
+        if (use_window) data[n_data++] = tl_buf_retain(d->window);
         if (blk.used) {
             uint8_t *shrunk = tl_realloc(blk.data, blk.used);
             if (shrunk) blk.data = shrunk;
@@ -1047,7 +1268,8 @@ fail:
     return err->code;
 }
 
-typedef TlStatus (*ConvertFn)(CsvReader *, int, TlArray **, int64_t *, TlError *);
+typedef TlStatus (*ConvertFn)(const CsvReader *, CsvCursor *, int, TlArray **,
+                              int64_t *, TlError *);
 
 static ConvertFn converter(TlType t)
 {
@@ -1060,6 +1282,296 @@ static ConvertFn converter(TlType t)
     case TL_TTIMESTAMP: return convert_ts;
     default: return convert_null;
     }
+}
+/* --------------------------------------------------------------- cursors */
+
+/* Allocate a cursor's fixed parts for r (n_cols wide). */
+static TlStatus cursor_init(const CsvReader *r, CsvCursor *d, TlError *err)
+{
+    memset(d, 0, sizeof *d);
+    d->cols = tl_calloc((size_t)r->n_cols + 1, sizeof *d->cols);
+    d->rec = tl_malloc(((size_t)r->n_cols + 1) * sizeof *d->rec);
+    d->store = tl_malloc(((size_t)r->n_cols + 1) * sizeof *d->store);
+    d->idx = tl_malloc(IDX_CAP * sizeof *d->idx);
+    d->nl = tl_malloc(IDX_CAP * sizeof *d->nl);
+    if (!d->cols || !d->rec || !d->store || !d->idx || !d->nl)
+        return tl_error_oom(err);
+    return TL_OK;
+}
+
+static void cursor_free(CsvCursor *d)
+{
+    tl_buf_release(d->window);
+    tl_free(d->cols);
+    tl_free(d->rec);
+    tl_free(d->store);
+    tl_free(d->idx);
+    tl_free(d->nl);
+    tl_free(d->fields);
+    tl_free(d->row_line);
+    tl_free(d->scratch);
+    memset(d, 0, sizeof *d);
+}
+
+/* Store the columns marked in want (n_cols flags; NULL: none) from now on;
+ * clears the tokenized rows.  Fields are laid out cap apart. */
+static void cursor_store(const CsvReader *r, CsvCursor *d, const bool *want)
+{
+    d->n_store = 0;
+    d->n_rows = 0;
+    for (int c = 0; c < r->n_cols; c++) {
+        d->cols[c] = NULL;
+        if (want && want[c]) {
+            d->cols[c] = d->fields + (size_t)d->n_store * (size_t)d->cap;
+            d->store[d->n_store++] = c;
+        }
+    }
+}
+
+/* Make room for cap rows of n_store columns (n_store = how many want marks),
+ * keeping the rows tokenized so far. */
+static TlStatus cursor_reserve(const CsvReader *r, CsvCursor *d, const bool *want,
+                               int64_t cap, TlError *err)
+{
+    int n_store = 0;
+    CsvField *f;
+    int64_t *rl;
+    for (int c = 0; c < r->n_cols; c++) n_store += want && want[c];
+    if (d->fields && cap <= d->cap && n_store <= d->alloc_store) return TL_OK;
+    if (cap < d->cap) cap = d->cap;
+    if (cap < 1) cap = 1;
+    f = tl_malloc(((size_t)n_store + 1) * (size_t)cap * sizeof *f);
+    rl = tl_malloc((size_t)cap * sizeof *rl);
+    if (!f || !rl) {
+        tl_free(f);
+        tl_free(rl);
+        return tl_error_oom(err);
+    }
+    /* move the rows so far (columns stored now are the ones marked) */
+    for (int s = 0; s < d->n_store; s++)
+        memcpy(f + (size_t)s * (size_t)cap, d->cols[d->store[s]],
+               (size_t)d->n_rows * sizeof *f);
+    if (d->n_rows) memcpy(rl, d->row_line, (size_t)d->n_rows * sizeof *rl);
+    tl_free(d->fields);
+    tl_free(d->row_line);
+    d->fields = f;
+    d->row_line = rl;
+    d->cap = cap;
+    d->alloc_store = n_store;
+    for (int s = 0; s < d->n_store; s++)
+        d->cols[d->store[s]] = f + (size_t)s * (size_t)cap;
+    return TL_OK;
+}
+
+/* Start tokenizing at pos (line) and stop at end. */
+static void cursor_seek(CsvCursor *d, size_t pos, size_t end, int64_t line)
+{
+    d->pos = pos;
+    d->end = end;
+    d->line = line;
+    d->blank_until = 0;
+    d->idx_t = d->idx_n = d->nl_t = d->nl_n = 0;
+    d->scan_next = pos;
+    d->clean = pos;
+    d->n_rows = 0;
+    d->batch_start = pos;
+    d->batch_end = pos;
+}
+
+/* ------------------------------------------------------------- morsels */
+
+/* The next morsel: see the top, step 0.  Not thread-safe (the consumer's). */
+static TlStatus csv_split(TlReader *base, TlMorsel *m, bool *got, TlError *err)
+{
+    CsvReader *r = (CsvReader *)base;
+    const size_t begin = r->split_pos;
+    size_t pos = begin, stop;
+    int64_t line = r->split_line, rows = 0, want = r->max_rows;
+    int shift = r->split_seq < 20 ? (int)r->split_seq : 20;
+    (void)err;
+    *got = false;
+    if (r->n_cols == 0 || begin >= r->size) return TL_OK;
+    stop = SPLIT_MIN << shift;
+    if (stop > SPLIT_MAX) stop = SPLIT_MAX;
+    if (r->morsel_bytes) stop = r->morsel_bytes;
+    stop = r->size - begin > stop ? begin + stop : r->size;
+    if (r->split_poison) {
+        /* the record here does not parse: decoding it reports why */
+        pos = r->size;
+    }
+    while (pos < r->size && rows < want && pos < stop) {
+        size_t q, rp;
+        int64_t rl, n0 = rows;
+        int found;
+        TlError perr;
+        pos = r->split_scan(r->p, r->size, pos, want - rows, stop, &rows, &q);
+        line += rows - n0;
+        if (rows >= want || pos >= stop) break;
+        if (q == SIZE_MAX) {
+            /* the end of the input: a last record without a line end */
+            if (pos < r->size) rows++;
+            pos = r->size;
+            break;
+        }
+        /* the record at pos holds a quote: parse it */
+        rp = pos;
+        rl = line;
+        if (parse_record(r, &rp, &rl, NULL, 1, 0, &found, &perr) != TL_OK) {
+            if (rows > 0) {
+                r->split_poison = true; /* the next morsel starts here */
+            } else {
+                pos = r->size;
+            }
+            break;
+        }
+        rows++;
+        pos = rp;
+        line = rl;
+    }
+    m->seq = r->split_seq++;
+    m->begin = begin;
+    m->end = pos;
+    m->line = r->split_line;
+    r->split_pos = pos;
+    r->split_line = line;
+    *got = true;
+    return TL_OK;
+}
+
+/* A decoder: a cursor of its own. */
+static TlStatus csv_decoder_new(TlReader *base, TlDecoder **out, TlError *err)
+{
+    CsvReader *r = (CsvReader *)base;
+    CsvDecoder *d = tl_calloc(1, sizeof *d);
+    *out = NULL;
+    if (!d) return tl_error_oom(err);
+    d->base.ops = r->base.ops;
+    if (cursor_init(r, &d->cur, err) != TL_OK) {
+        cursor_free(&d->cur);
+        tl_free(d);
+        return err->code;
+    }
+    *out = &d->base;
+    return TL_OK;
+}
+
+static void csv_decoder_free(TlDecoder *base)
+{
+    CsvDecoder *d = (CsvDecoder *)base;
+    if (!d) return;
+    cursor_free(&d->cur);
+    tl_free(d);
+}
+
+/* Give the pages [begin, end) fully covers back to the file (see the top,
+ * step 3). */
+static void drop_pages(const CsvReader *r, size_t begin, size_t end)
+{
+    size_t lo, hi;
+    if (!r->mapped || !r->page) return;
+    lo = (begin + r->page - 1) / r->page * r->page;
+    hi = end >= r->size ? end : end / r->page * r->page;
+    if (hi > lo) madvise((void *)(uintptr_t)(r->p + lo), hi - lo, MADV_DONTNEED);
+}
+
+/* Decode one morsel into a batch of the projected columns (steps 1, 2).
+ * Thread-safe for distinct decoders: writes only d and its outputs. */
+static TlStatus csv_decode(TlReader *base, TlDecoder *dbase, const TlMorsel *m,
+                           TlBatch **out, TlSchema **widen, TlError *err)
+{
+    const CsvReader *r = (const CsvReader *)base;
+    CsvCursor *d = &((CsvDecoder *)dbase)->cur;
+    bool want_stack[64], *want = want_stack;
+    int64_t bound, cap;
+    TlBatch *b = NULL;
+    TlStatus st = TL_OK;
+    *out = NULL;
+    *widen = NULL;
+    if (m->end <= m->begin || r->n_cols == 0) return TL_OK;
+    if (r->n_cols > 64) {
+        want = tl_calloc((size_t)r->n_cols, sizeof *want);
+        if (!want) return tl_error_oom(err);
+    } else {
+        memset(want_stack, 0, sizeof want_stack);
+    }
+    for (int k = 0; k < r->n_proj; k++) want[r->proj[k]] = true;
+    /* a record takes at least n_cols bytes but the last: a bound on rows
+     * (the split limit is another, but any range of whole records decodes) */
+    bound = (int64_t)((m->end - m->begin) / (size_t)r->n_cols) + 1;
+    cap = (int64_t)((m->end - m->begin) / (size_t)r->avg_record) * 9 / 8 + 16;
+    if (cap > bound) cap = bound;
+    if (cap < d->cap) cap = d->cap < bound ? d->cap : bound;
+    cursor_seek(d, m->begin, m->end, m->line);
+    d->n_store = 0; /* nothing kept across morsels */
+    if (cursor_reserve(r, d, want, cap, err) != TL_OK) goto fail;
+    cursor_store(r, d, want);
+    for (;;) {
+        int64_t lim = d->cap < bound ? d->cap : bound;
+        if (tokenize(r, d, lim, err) != TL_OK) goto fail;
+        if (d->pos >= d->end || d->n_rows < lim) break;
+        if (lim >= bound) {
+            /* only empty lines can be left (split counts them as records) */
+            size_t j = d->pos;
+            while (j < d->end && (r->p[j] == '\n' || r->p[j] == '\r')) j++;
+            if (j < d->end) {
+                tl_error(err, TL_ERR_DATA, "%s:%lld: internal error: morsel "
+                         "holds more than %lld records", r->name,
+                         (long long)d->line, (long long)bound);
+                goto fail;
+            }
+            break;
+        }
+        cap = d->cap * 2 < bound ? d->cap * 2 : bound;
+        if (cursor_reserve(r, d, want, cap, err) != TL_OK) goto fail;
+    }
+    if (d->n_rows == 0) goto done;
+    b = tl_batch_new(&r->proj_schema, r->n_proj, d->n_rows);
+    if (!b) {
+        tl_error_oom(err);
+        goto fail;
+    }
+    for (int k = 0; k < r->n_proj; k++) {
+        int c = r->proj[k];
+        int64_t bad = -1;
+        st = converter(r->schema.fields[c].type)(r, d, c, &b->cols[k], &bad, err);
+        if (st == TL_OK && bad >= 0) st = value_misfit(r, d, c, bad, widen, err);
+        if (st != TL_OK) goto fail;
+    }
+    *out = b;
+    b = NULL;
+done:
+    tl_buf_release(d->window);
+    d->window = NULL;
+    drop_pages(r, m->begin, m->end);
+    if (want != want_stack) tl_free(want);
+    return TL_OK;
+fail:
+    tl_batch_free(b);
+    tl_buf_release(d->window);
+    d->window = NULL;
+    if (want != want_stack) tl_free(want);
+    return err->code;
+}
+
+/* Record a decode's widened types in the hints (the consumer, in order). */
+static TlStatus csv_widen(TlReader *base, const TlSchema *widen, TlError *err)
+{
+    CsvReader *r = (CsvReader *)base;
+    if (!widen || !r->hints) return TL_OK;
+    for (int i = 0; i < widen->n_fields; i++)
+        TL_TRY(hint_set(r->hints, widen->fields[i].name, widen->fields[i].type, err));
+    return TL_OK;
+}
+
+/* Count a decoded batch (the consumer, in order). */
+static void csv_count(TlReader *base, int64_t rows, int64_t bytes)
+{
+    CsvReader *r = (CsvReader *)base;
+    r->base.stats.bytes += bytes;
+    if (rows <= 0) return;
+    r->base.stats.rows += rows;
+    r->base.stats.batches++;
+    for (int k = 0; k < r->n_proj; k++) r->base.stats.converted[r->proj[k]] += rows;
 }
 
 /* ----------------------------------------------------------- the reader */
@@ -1100,63 +1612,57 @@ static TlStatus csv_project(TlReader *base, const int *cols, int n_cols,
     r->proj = proj;
     r->n_proj = n_cols;
     r->proj_schema = ps;
-    /* later batches store only the projected columns */
-    if (r->next_cols) {
-        memset(r->next_cols, 0, (size_t)r->n_cols * sizeof *r->next_cols);
-        for (int i = 0; i < n_cols; i++)
-            if (!r->next_cols[proj[i]])
-                r->next_cols[proj[i]] = r->fields + (size_t)i * (size_t)r->max_rows;
-    }
     return TL_OK;
 }
 
+/* The next batch: split + decode on the reader's own decoder. */
 static TlStatus csv_next(TlReader *base, TlBatch **out, TlError *err)
 {
     CsvReader *r = (CsvReader *)base;
-    TlBatch *b;
     *out = NULL;
-    if (!r->pending) {
-        if (r->pos >= r->size) {
+    if (!r->own) {
+        TlDecoder *d;
+        TL_TRY(csv_decoder_new(base, &d, err));
+        r->own = (CsvDecoder *)d;
+    }
+    for (;;) {
+        TlMorsel m;
+        bool got;
+        TlBatch *b = NULL;
+        TlSchema *w = NULL;
+        TlStatus st;
+        TL_TRY(csv_split(base, &m, &got, err));
+        if (!got) {
             r->base.stats.bytes = (int64_t)r->size;
             return TL_OK;
         }
-        TL_TRY(tokenize_batch(r, err));
-        if (!r->pending) {
-            r->base.stats.bytes = (int64_t)r->size;
+        st = csv_decode(base, &r->own->base, &m, &b, &w, err);
+        if (st == TL_ERR_RESTART && w) {
+            TlError werr;
+            if (csv_widen(base, w, &werr) != TL_OK) {
+                *err = werr;
+                st = werr.code;
+            }
+        }
+        if (w) {
+            tl_schema_free(w);
+            tl_free(w);
+        }
+        if (st != TL_OK) return st;
+        csv_count(base, b ? b->n_rows : 0, (int64_t)(m.end - m.begin));
+        if (b) {
+            *out = b;
             return TL_OK;
         }
     }
-    b = tl_batch_new(&r->proj_schema, r->n_proj, r->n_rows);
-    if (!b) return tl_error_oom(err);
-    for (int k = 0; k < r->n_proj; k++) {
-        int c = r->proj[k];
-        int64_t bad = -1;
-        TlStatus st = converter(r->schema.fields[c].type)(r, c, &b->cols[k], &bad, err);
-        if (st == TL_OK && bad >= 0) st = value_misfit(r, c, bad, err);
-        if (st != TL_OK) {
-            tl_batch_free(b);
-            tl_buf_release(r->window);
-            r->window = NULL;
-            return st;
-        }
-        r->base.stats.converted[c] += r->n_rows;
-    }
-    tl_buf_release(r->window);
-    r->window = NULL;
-    r->pending = false;
-    r->base.stats.rows += r->n_rows;
-    r->base.stats.batches++;
-    r->base.stats.bytes = (int64_t)r->batch_end;
-    *out = b;
-    return TL_OK;
 }
 
 static void csv_close(TlReader *base)
 {
     CsvReader *r = (CsvReader *)base;
+    if (r->own) csv_decoder_free(&r->own->base);
     tl_free(r->name);
     tl_buf_release(r->input);
-    tl_buf_release(r->window);
     tl_free(r->null_text);
     tl_schema_free(&r->schema);
     tl_schema_free(&r->dup_bases);
@@ -1164,21 +1670,22 @@ static void csv_close(TlReader *base)
     tl_free(r->fixed);
     tl_free(r->proj);
     tl_schema_free(&r->proj_schema);
-    tl_free(r->fields);
-    tl_free(r->cols);
-    tl_free(r->next_cols);
-    tl_free(r->rec);
-    tl_free(r->store);
-    tl_free(r->idx);
-    tl_free(r->nl);
-    tl_free(r->row_line);
-    tl_free(r->scratch);
     tl_free(r->base.stats.converted);
     tl_free(r);
 }
 
 static const TlReaderOps csv_ops = {
-    .schema = csv_schema, .project = csv_project, .next = csv_next, .close = csv_close};
+    .schema = csv_schema,
+    .project = csv_project,
+    .next = csv_next,
+    .close = csv_close,
+    .split = csv_split,
+    .decoder_new = csv_decoder_new,
+    .decoder_free = csv_decoder_free,
+    .decode = csv_decode,
+    .widen = csv_widen,
+    .count = csv_count,
+};
 
 /* Name column i (0-based) from header text, made unique among the first i
  * names: empty -> columnN; a repeat gets _1, _2, ... */
@@ -1233,49 +1740,60 @@ static TlStatus add_column_name(CsvReader *r, const char *text, size_t len,
     tl_free(base_name);
     return st;
 }
-
-/* Read the first record: column count and (unless no_header) names. */
+/* Read the first record: column count and (unless no_header) names; the
+ * data starts after it (or at it with no_header). */
 static TlStatus read_header(CsvReader *r, bool no_header, TlError *err)
 {
-    size_t pos;
-    int64_t line;
+    size_t pos = r->start;
+    int64_t line = 1;
     int found;
     CsvField *hf = NULL;
+    CsvCursor tmp = {0}; /* scratch for unescaping names */
     TlStatus st;
-    skip_blank_lines(r);
-    if (r->pos >= r->size) return TL_OK; /* no columns at all */
-    pos = r->pos;
-    line = r->line;
-    TL_TRY(parse_record(r, &pos, &line, NULL, 1, 0, &found, err));
+    skip_blank(r, &pos, &line, r->size);
+    r->data_start = pos;
+    r->data_line = line;
+    if (pos >= r->size) return TL_OK; /* no columns at all */
+    {
+        size_t p2 = pos;
+        int64_t l2 = line;
+        TL_TRY(parse_record(r, &p2, &l2, NULL, 1, 0, &found, err));
+    }
     hf = tl_malloc((size_t)found * sizeof *hf);
     if (!hf) return tl_error_oom(err);
-    pos = r->pos;
-    line = r->line;
     st = parse_record(r, &pos, &line, hf, 1, found, &found, err);
     for (int i = 0; st == TL_OK && i < found; i++) {
         size_t len = 0;
         const char *s = "";
         if (!no_header) {
-            s = field_text(r, &hf[i], &len);
+            s = field_text(r, &tmp, &hf[i], &len);
             if (!s) st = tl_error_oom(err);
         }
         if (st == TL_OK) st = add_column_name(r, s, len, err);
     }
     tl_free(hf);
+    tl_free(tmp.scratch);
     TL_TRY(st);
     r->n_cols = found;
     if (!no_header) {
-        r->pos = pos;
-        r->line = line;
+        r->data_start = pos;
+        r->data_line = line;
     }
     return TL_OK;
 }
 
 /* Apply --schema (fixed types) and the hints to the columns, then infer the
- * rest from the tokenized first batch. */
+ * rest from the first batch (the first max_rows records), tokenized
+ * INFER_CHUNK records at a time; a column stops being stored once it is a
+ * string.  Data errors in those records are reported here. */
 static TlStatus decide_types(CsvReader *r, const TlSchema *fixed,
                              TlTypeHints *hints, TlError *err)
 {
+    CsvCursor d;
+    bool *open_col = NULL;
+    int64_t total = 0, chunk;
+    TlStatus st = TL_OK;
+    memset(&d, 0, sizeof d);
     if (fixed) {
         for (int i = 0; i < fixed->n_fields; i++) {
             int c = tl_schema_find(&r->schema, fixed->fields[i].name);
@@ -1293,6 +1811,8 @@ static TlStatus decide_types(CsvReader *r, const TlSchema *fixed,
             r->fixed[c] = true;
         }
     }
+    open_col = tl_calloc((size_t)r->n_cols + 1, sizeof *open_col);
+    if (!open_col) return tl_error_oom(err);
     for (int c = 0; c < r->n_cols; c++) {
         TlType t = TL_TNULL;
         if (r->fixed[c]) continue;
@@ -1300,15 +1820,44 @@ static TlStatus decide_types(CsvReader *r, const TlSchema *fixed,
             int h = tl_schema_find(&hints->cols, r->schema.fields[c].name);
             if (h >= 0) t = hints->cols.fields[h].type;
         }
-        r->schema.fields[c].type = infer_column(r, c, t);
+        r->schema.fields[c].type = t;
+        open_col[c] = t != TL_TSTRING;
     }
-    return TL_OK;
+    if (r->n_cols == 0) goto done;
+    if (cursor_init(r, &d, err) != TL_OK) goto fail;
+    chunk = r->max_rows < INFER_CHUNK ? r->max_rows : INFER_CHUNK;
+    if ((int64_t)((r->size - r->data_start) / (size_t)r->n_cols) + 1 < chunk)
+        chunk = (int64_t)((r->size - r->data_start) / (size_t)r->n_cols) + 1;
+    if (cursor_reserve(r, &d, open_col, chunk, err) != TL_OK) goto fail;
+    cursor_seek(&d, r->data_start, r->size, r->data_line);
+    while (total < r->max_rows && d.pos < d.end) {
+        int64_t want = r->max_rows - total < chunk ? r->max_rows - total : chunk;
+        cursor_store(r, &d, open_col);
+        if (tokenize(r, &d, want, err) != TL_OK) goto fail;
+        if (d.n_rows == 0) break;
+        total += d.n_rows;
+        for (int s = 0; s < d.n_store; s++) {
+            int c = d.store[s];
+            TlType t = infer_column(r, &d, c, r->schema.fields[c].type);
+            r->schema.fields[c].type = t;
+            if (t == TL_TSTRING) open_col[c] = false; /* decided */
+        }
+    }
+    r->avg_record = total > 0 ? (int64_t)((d.pos - r->data_start) / (size_t)total) : 1;
+    if (r->avg_record < 1) r->avg_record = 1;
+    goto done;
+fail:
+    st = err->code;
+done:
+    cursor_free(&d);
+    tl_free(open_col);
+    return st;
 }
 
 /* Open the CSV/TSV input at path with the given delimiter: load it, read
- * the header, tokenize the first batch and decide every column's type.
- * Batches then hold all columns until tl_reader_project.  hints (may be
- * NULL) give minimum types by name and receive widened ones on restart. */
+ * the header, infer every column's type from the first batch.  Batches
+ * then hold all columns until tl_reader_project.  hints (may be NULL) give
+ * minimum types by name and receive widened ones on restart. */
 TlStatus tl_csv_reader_open(const char *path, const TlReadOptions *opt,
                             char delimiter, TlTypeHints *hints,
                             TlReader **out, TlError *err)
@@ -1316,6 +1865,7 @@ TlStatus tl_csv_reader_open(const char *path, const TlReadOptions *opt,
     CsvReader *r;
     int *all = NULL;
     int64_t max_rows;
+    long page;
     *out = NULL;
     if (delimiter == '"' || delimiter == '\n' || delimiter == '\r')
         return tl_error(err, TL_ERR_USAGE, "--delimiter cannot be a quote or a newline");
@@ -1328,7 +1878,8 @@ TlStatus tl_csv_reader_open(const char *path, const TlReadOptions *opt,
     r->special['\n'] = 1;
     r->special['\r'] = 1;
     r->flatten = flatten_fn();
-    r->line = 1;
+    r->split_scan = split_scan_fn();
+    r->avg_record = 1;
     r->name = tl_strdup(tl_input_name(path));
     if (!r->name) goto oom;
     if (opt->null_text) {
@@ -1339,39 +1890,25 @@ TlStatus tl_csv_reader_open(const char *path, const TlReadOptions *opt,
     if (tl_input_load(path, &r->input, err) != TL_OK) goto fail;
     r->p = r->input->data;
     r->size = r->input->size;
+    r->mapped = tl_input_mapped(r->input);
+    page = sysconf(_SC_PAGESIZE);
+    r->page = page > 0 ? (size_t)page : 0;
     if (r->size >= 3 && r->p[0] == 0xEF && r->p[1] == 0xBB && r->p[2] == 0xBF)
         r->start = 3;
-    r->pos = r->start;
     if (read_header(r, opt->no_header, err) != TL_OK) goto fail;
 
     r->fixed = tl_calloc((size_t)r->n_cols + 1, sizeof *r->fixed);
     r->base.stats.converted = tl_calloc((size_t)r->n_cols + 1, sizeof(int64_t));
     if (!r->fixed || !r->base.stats.converted) goto oom;
-    max_rows = tl_batch_rows();
+    max_rows = split_force_rows > 0 ? split_force_rows : tl_batch_rows();
     if (r->n_cols > 0 && max_rows > MAX_BATCH_FIELDS / r->n_cols)
         max_rows = MAX_BATCH_FIELDS / r->n_cols;
-    /* a record takes at least n_cols bytes (delimiters and its line end)
-     * but the last: small inputs get small arrays */
-    if (r->n_cols > 0 && (int64_t)((r->size - r->pos) / (size_t)r->n_cols) + 1 < max_rows)
-        max_rows = (int64_t)((r->size - r->pos) / (size_t)r->n_cols) + 1;
     if (max_rows < 1) max_rows = 1;
     r->max_rows = max_rows;
-    r->fields = tl_malloc((size_t)max_rows * ((size_t)r->n_cols + 1) * sizeof *r->fields);
-    r->row_line = tl_malloc((size_t)max_rows * sizeof *r->row_line);
-    r->cols = tl_calloc((size_t)r->n_cols + 1, sizeof *r->cols);
-    r->next_cols = tl_calloc((size_t)r->n_cols + 1, sizeof *r->next_cols);
-    r->rec = tl_malloc(((size_t)r->n_cols + 1) * sizeof *r->rec);
-    r->store = tl_malloc(((size_t)r->n_cols + 1) * sizeof *r->store);
-    r->idx = tl_malloc(IDX_CAP * sizeof *r->idx);
-    r->nl = tl_malloc(IDX_CAP * sizeof *r->nl);
-    if (!r->fields || !r->row_line || !r->cols || !r->next_cols || !r->rec ||
-        !r->store || !r->idx || !r->nl)
-        goto oom;
-    /* the first batch keeps every column, for inference */
-    for (int c = 0; c < r->n_cols; c++)
-        r->next_cols[c] = r->fields + (size_t)c * (size_t)max_rows;
-    if (r->n_cols > 0 && tokenize_batch(r, err) != TL_OK) goto fail;
-    if (r->n_cols == 0) r->pos = r->size;
+    r->morsel_bytes = split_force_bytes > 0 ? (size_t)split_force_bytes : 0;
+    r->split_pos = r->n_cols > 0 ? r->data_start : r->size;
+    r->split_line = r->data_line;
+    r->base.stats.bytes = (int64_t)r->data_start;
     if (decide_types(r, opt->schema, hints, err) != TL_OK) goto fail;
 
     all = tl_malloc(((size_t)r->n_cols + 1) * sizeof *all);

@@ -57,6 +57,9 @@ struct TlWriter {
  * read bytes, or the cached standard input).  Errors are TL_ERR_IO naming
  * path ("cannot open \"x.csv\": No such file or directory"). */
 TlStatus tl_input_load(const char *path, TlBuf **out, TlError *err);
+/* True when b (from tl_input_load) maps a regular file read-only, so its
+ * pages may be dropped (MADV_DONTNEED) and fault in again from the file. */
+bool tl_input_mapped(const TlBuf *b);
 /* The name data errors use for path: "<stdin>" for "-", else path. */
 const char *tl_input_name(const char *path);
 
@@ -69,6 +72,11 @@ TlStatus tl_csv_reader_open(const char *path, const TlReadOptions *opt,
  * readers opened afterwards; returns the mode used.  Every mode gives the
  * same results (tests run each). */
 int tl_csv_scan_mode(int force);
+/* For tests: readers opened afterwards use rows instead of tl_batch_rows()
+ * (0: that), records per morsel and in the inference batch, and aim at
+ * bytes per morsel (0: the default, growing).  Like TALLY_BATCH_ROWS, but
+ * changeable within one process. */
+void tl_csv_split_force(int64_t rows, int64_t bytes);
 TlStatus tl_csv_writer_open(TlSink *sink, char delimiter,
                             const TlSchema *schema, bool header,
                             TlWriter **out, TlError *err);

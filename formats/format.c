@@ -191,6 +191,14 @@ TlStatus tl_input_load(const char *path, TlBuf **out, TlError *err)
     return st_code;
 }
 
+/* True when b is a read-only mapping of a regular file made by
+ * tl_input_load: pages given back with MADV_DONTNEED fault in again from the
+ * file.  False for every heap buffer (standard input, decompressed input). */
+bool tl_input_mapped(const TlBuf *b)
+{
+    return b && b->release == unmap_region;
+}
+
 /* Free the cached standard input (see format.h).  Safe to call when nothing
  * was cached and more than once. */
 void tl_stdin_cache_free(void)
