@@ -796,6 +796,27 @@ static inline bool field_null(const CsvReader *r, const CsvField *f)
            memcmp(r->p + f->off, r->null_text, r->null_len) == 0;
 }
 
+/* tl_infer_widen with the common numeric shapes decided here: from null,
+ * int64 or float64, "[-]digits" (at most 18 bytes) stays int64 (float64
+ * from float64) and "[-]digits.digits" is float64 -- what tl_infer_widen
+ * answers for them, without parsing the number. */
+static inline TlType infer_fast(TlType t, const char *s, size_t len)
+{
+    if (t == TL_TNULL || t == TL_TINT64 || t == TL_TFLOAT64) {
+        size_t i = s[0] == '-', k = i;
+        while (k < len && (unsigned)(unsigned char)s[k] - '0' <= 9) k++;
+        if (k > i) {
+            if (k == len && len <= 18) return t == TL_TFLOAT64 ? t : TL_TINT64;
+            if (k + 1 < len && s[k] == '.') {
+                size_t j = k + 1;
+                while (j < len && (unsigned)(unsigned char)s[j] - '0' <= 9) j++;
+                if (j == len) return TL_TFLOAT64;
+            }
+        }
+    }
+    return tl_infer_widen(t, s, len);
+}
+
 /* The narrowest type, starting from t, that holds every non-null value of
  * column c in the tokenized batch. */
 static TlType infer_column(const CsvReader *r, const CsvCursor *d, int c, TlType t)
@@ -804,7 +825,7 @@ static TlType infer_column(const CsvReader *r, const CsvCursor *d, int c, TlType
     for (int64_t row = 0; row < d->n_rows && t != TL_TSTRING; row++, f++) {
         if (field_null(r, f)) continue;
         if (f->flags & F_ESCAPED) return TL_TSTRING; /* holds a quote */
-        t = tl_infer_widen(t, (const char *)r->p + f->off, f->len);
+        t = infer_fast(t, (const char *)r->p + f->off, f->len);
     }
     return t;
 }

@@ -915,10 +915,42 @@ TL_TEST(test_decode_restart_leaves_hints)
             fprintf(stderr, "%s: %.2f s\n", #name, now_s() - t0_);             \
     } while (0)
 
+/* Inference's shortcuts for numbers answer what tl_infer_widen answers. */
+TL_TEST(test_infer_shapes)
+{
+    static const char *v[] = {"1", "-1", "+5", "1.", ".5", "-.5", "-", "1.5", "-0.25",
+                              "00.10", "1.2.3", "123456789012345678",
+                              "1234567890123456789", "-12345678901234567",
+                              "12345678901234567890.5", "1e5", "x", "true",
+                              "2024-01-02", "2024-01-02 03:04:05", "nan", "0"};
+    const size_t n = sizeof v / sizeof v[0];
+    tl_csv_split_force(0, 0);
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = 0; j < n; j++) {
+            char text[128];
+            TlReader *r = NULL;
+            TlError err = {0};
+            TlType want = tl_infer_widen(tl_infer_widen(TL_TNULL, v[i], strlen(v[i])),
+                                         v[j], strlen(v[j]));
+            const char *path;
+            snprintf(text, sizeof text, "a\n%s\n%s\n", v[i], v[j]);
+            path = tu_file("shape.csv", text, -1);
+            CHECK_EQ_INT(tl_reader_open(path, NULL, NULL, &r, &err), TL_OK);
+            if (r) {
+                if (tl_reader_schema(r)->fields[0].type != want)
+                    fprintf(stderr, "shape %s then %s\n", v[i], v[j]);
+                CHECK_EQ_INT(tl_reader_schema(r)->fields[0].type, want);
+            }
+            tl_reader_close(r);
+        }
+    }
+}
+
 int main(void)
 {
     setvbuf(stderr, NULL, _IONBF, 0);
     tu_init();
+    TIMED(test_infer_shapes);
     TIMED(test_edge_inputs);
     TIMED(test_random_inputs);
     TIMED(test_morsel_shape);
