@@ -153,6 +153,7 @@ typedef struct NdCursor {
     size_t line_start;       /* first byte of the line being tokenized */
 
     TlSchema *schema;        /* &rd->schema */
+    const bool *skip;        /* rd->skip (decoders): columns not stored */
     int n_open;              /* columns known at open (INT32_MAX while open
                                 discovers them) */
     TlSchema late;           /* keys first seen after the first batch */
@@ -205,6 +206,8 @@ typedef struct NdReader {
     int *proj;
     int n_proj;
     TlSchema proj_schema;
+    bool *skip;              /* per column: not projected (decoders do not
+                                store its fields) */
     int64_t max_rows;        /* most records a morsel holds */
 
     /* split: where the next morsel starts */
@@ -820,8 +823,10 @@ static inline TlStatus store(NdCursor *r, int c, int64_t row, size_t off,
                              size_t len, uint32_t kind)
 {
     NdCol *col = &r->cols[c];
-    if (__builtin_expect(c >= r->n_open || row >= col->cap || len > UINT32_MAX, 0))
+    if (__builtin_expect(c >= r->n_open || len > UINT32_MAX, 0))
         return store_slow(r, c, row, off, len, kind);
+    if (r->skip && r->skip[c]) return TL_OK; /* not converted */
+    if (__builtin_expect(row >= col->cap, 0)) return store_slow(r, c, row, off, len, kind);
     col->f[row] = (NdField){off, (uint32_t)len, kind};
     return TL_OK;
 }
@@ -1628,17 +1633,11 @@ static size_t find_end_fast(const uint8_t *p, size_t n, size_t begin, size_t lim
             uint32_t next_lf = (ml >> 1) | ((uint32_t)(p[i + 16] == '\n') << 15);
             if (mc & ~next_lf) break; /* the bytewise loop finds it in order */
         }
-        if (ml) {
-            if (nl + __builtin_popcount(ml) < max_lines && i + 16 < limit) {
-                nl += __builtin_popcount(ml);
-            } else {
-                for (; ml; ml &= ml - 1) {
-                    size_t at = i + (size_t)__builtin_ctz(ml);
-                    if (++nl >= max_lines || at + 1 >= limit) {
-                        *lines = nl;
-                        return at + 1;
-                    }
-                }
+        for (; ml; ml &= ml - 1) { /* lines are long: few bits a block */
+            size_t at = i + (size_t)__builtin_ctz(ml);
+            if (++nl >= max_lines || at + 1 >= limit) {
+                *lines = nl;
+                return at + 1;
             }
         }
         i += 16;
@@ -1729,6 +1728,7 @@ static TlStatus cursor_init(NdReader *r, NdCursor *cu, const NdCursor *proto,
         return TL_OK;
     }
     TL_TRY(ensure_cols(cu, r->n_open));
+    cu->skip = r->skip;
     cu->nodes = tl_calloc((size_t)proto->nodes_cap, sizeof *cu->nodes);
     cu->entries = tl_calloc((size_t)proto->entries_cap + 1, sizeof *cu->entries);
     if (!cu->nodes || !cu->entries) return tl_error_oom(err);
@@ -1813,6 +1813,8 @@ static TlStatus nd_project(TlReader *base, const int *cols, int n_cols, TlError 
     r->proj = proj;
     r->n_proj = n_cols;
     r->proj_schema = ps;
+    for (int c = 0; c < r->n_open; c++) r->skip[c] = true;
+    for (int i = 0; i < n_cols; i++) r->skip[proj[i]] = false;
     return TL_OK;
 }
 
@@ -1936,6 +1938,7 @@ static void nd_close(TlReader *base)
     tl_buf_release(r->input);
     tl_schema_free(&r->schema);
     tl_free(r->fixed);
+    tl_free(r->skip);
     tl_free(r->proj);
     tl_schema_free(&r->proj_schema);
     tl_free(r->base.stats.converted);
@@ -2035,8 +2038,9 @@ TlStatus tl_ndjson_reader_open(const char *path, const TlReadOptions *opt,
     }
     cu->n_rows = cu->n_dirty = 0;
     r->base.stats.converted = tl_calloc((size_t)r->n_open + 1, sizeof(int64_t));
+    r->skip = tl_calloc((size_t)r->n_open + 1, sizeof *r->skip);
     all = tl_malloc(((size_t)r->n_open + 1) * sizeof *all);
-    if (!r->base.stats.converted || !all) goto oom;
+    if (!r->base.stats.converted || !r->skip || !all) goto oom;
     for (int i = 0; i < r->n_open; i++) all[i] = i;
     if (nd_project(&r->base, all, r->n_open, err) != TL_OK) goto fail;
     tl_free(all);
