@@ -11,7 +11,10 @@
  *
  * and every row has next[row], the following row with the same key.  The
  * key values are not copied: a probe compares tag, then the key columns at
- * the slot's row (the build arrays are retained).
+ * the slot's row (the build arrays are retained).  One int64 or timestamp
+ * key (the common case) has 16-byte slots holding the value itself,
+ * | key: int64 | row: uint32 | pad |, and a murmur mix of the value as its
+ * hash instead of XXH3: a probe then touches one cache line.
  *
  * Build, in three parallel passes over fixed chunks of rows (tl_pool_for):
  *   1. hash each chunk's rows, note their partition (0xFF: a null key, never
@@ -46,8 +49,17 @@ typedef struct Slot {
     uint32_t row;
 } Slot;
 
+/* One int64/timestamp key: the value sits in the slot, so a probe touches
+ * one cache line, not the slot and then the key column. */
+typedef struct ISlot {
+    int64_t key;
+    uint32_t row;
+    uint32_t pad;
+} ISlot;
+
 typedef struct Part {
-    Slot *slots;
+    Slot *slots;        /* general keys */
+    ISlot *islots;      /* int_key */
     uint64_t mask;
 } Part;
 
@@ -59,7 +71,7 @@ struct TlJoinTable {
     Part *parts;
     uint32_t *next;     /* n */
     uint32_t *rep;      /* n, or NULL */
-    bool int_key;       /* one int64/timestamp key: compare values inline */
+    bool int_key;       /* one int64/timestamp key: ISlots, values inline */
 };
 
 static inline uint32_t part_of(const TlJoinTable *t, uint64_t h)
@@ -112,9 +124,16 @@ static inline bool has_null(TlArray *const *keys, int n_keys, int64_t i)
     return false;
 }
 
-/* Row hashes of rows [0, n) of keys into h. */
-static void hash_rows(TlArray *const *keys, int n_keys, uint64_t *h)
+/* Row hashes of rows [0, n) of keys into h (int_key: a 64-bit mix of the
+ * value, cheaper than XXH3; both sides of a table hash the same way). */
+static void hash_rows(TlArray *const *keys, int n_keys, bool int_key, uint64_t *h)
 {
+    if (int_key) {
+        const int64_t *v = tl_array_i64(keys[0]);
+        for (int64_t i = 0; i < keys[0]->length; i++)
+            h[i] = tl_k_hash_mix64((uint64_t)v[i]);
+        return;
+    }
     for (int k = 0; k < n_keys; k++) tl_k_hash_array(keys[k], h, k > 0);
 }
 
@@ -146,7 +165,7 @@ static void pass_hash(void *arg, int64_t c)
     if (made < t->n_keys) {
         b->st[c] = TL_ERR_OOM;
     } else {
-        hash_rows(sl, t->n_keys, b->h + off);
+        hash_rows(sl, t->n_keys, t->int_key, b->h + off);
         for (int64_t i = 0; i < len; i++) {
             uint8_t p = has_null(sl, t->n_keys, i)
                             ? NULL_PART
@@ -175,12 +194,42 @@ static void pass_insert(void *arg, int64_t p)
     uint64_t size = 16;
     Part *pt = &t->parts[p];
     while (size < (uint64_t)(hi - lo) * 2) size *= 2;
-    pt->slots = tl_malloc(size * sizeof *pt->slots);
-    if (!pt->slots) {
+    pt->mask = size - 1;
+    if (t->int_key) {
+        const int64_t *v = tl_array_i64(t->keys[0]);
+        if (!(pt->islots = tl_malloc(size * sizeof *pt->islots))) {
+            b->st[p] = TL_ERR_OOM;
+            return;
+        }
+        for (uint64_t s = 0; s < size; s++) pt->islots[s].row = NONE;
+        for (int64_t x = lo; x < hi; x++) {
+            uint32_t r = b->order[x];
+            if (x + PREFETCH < hi)
+                __builtin_prefetch(&pt->islots[b->h[b->order[x + PREFETCH]] & pt->mask]);
+            for (uint64_t s = b->h[r] & pt->mask;; s = (s + 1) & pt->mask) {
+                ISlot *sl = &pt->islots[s];
+                if (sl->row == NONE) {
+                    sl->key = v[r];
+                    sl->row = r;
+                    sl->pad = 0;
+                    b->tail[r] = r;
+                    if (t->rep) t->rep[r] = r;
+                    break;
+                }
+                if (sl->key == v[r]) {
+                    t->next[b->tail[sl->row]] = r;
+                    b->tail[sl->row] = r;
+                    if (t->rep) t->rep[r] = sl->row;
+                    break;
+                }
+            }
+        }
+        return;
+    }
+    if (!(pt->slots = tl_malloc(size * sizeof *pt->slots))) {
         b->st[p] = TL_ERR_OOM;
         return;
     }
-    pt->mask = size - 1;
     for (uint64_t s = 0; s < size; s++) pt->slots[s].row = NONE;
     for (int64_t x = lo; x < hi; x++) {
         uint32_t r = b->order[x];
@@ -317,9 +366,31 @@ TlStatus tl_join_table_probe(const TlJoinTable *t, TlArray *const *keys,
         nulls |= keys[k]->null_count > 0;
     }
     if (!(h = tl_malloc((size_t)n * sizeof *h))) return tl_error_oom(err);
-    hash_rows(keys, t->n_keys, h);
-    const int64_t *pv = t->int_key ? tl_array_i64(keys[0]) : NULL;
-    const int64_t *bv = t->int_key ? tl_array_i64(t->keys[0]) : NULL;
+    hash_rows(keys, t->n_keys, t->int_key, h);
+    if (t->int_key) {
+        const int64_t *v = tl_array_i64(keys[0]);
+        for (int64_t i = 0; i < n; i++) {
+            if (i + PREFETCH < n) {
+                const Part *q = &t->parts[part_of(t, h[i + PREFETCH])];
+                __builtin_prefetch(&q->islots[h[i + PREFETCH] & q->mask]);
+            }
+            uint32_t found = NONE;
+            if (!nulls || tl_array_valid(keys[0], i)) {
+                const Part *pt = &t->parts[part_of(t, h[i])];
+                for (uint64_t s = h[i] & pt->mask;; s = (s + 1) & pt->mask) {
+                    const ISlot *sl = &pt->islots[s];
+                    if (sl->row == NONE) break;
+                    if (sl->key == v[i]) {
+                        found = sl->row;
+                        break;
+                    }
+                }
+            }
+            first[i] = found;
+        }
+        tl_free(h);
+        return TL_OK;
+    }
     for (int64_t i = 0; i < n; i++) {
         if (i + PREFETCH < n) {
             const Part *q = &t->parts[part_of(t, h[i + PREFETCH])];
@@ -333,7 +404,7 @@ TlStatus tl_join_table_probe(const TlJoinTable *t, TlArray *const *keys,
                 const Slot *sl = &pt->slots[s];
                 if (sl->row == NONE) break;
                 if (sl->tag != tag) continue;
-                if (pv ? pv[i] == bv[sl->row] : row_eq(t, keys, i, sl->row)) {
+                if (row_eq(t, keys, i, sl->row)) {
                     found = sl->row;
                     break;
                 }
@@ -363,7 +434,10 @@ void tl_join_table_free(TlJoinTable *t)
     if (!t) return;
     for (int k = 0; t->keys && k < t->n_keys; k++) tl_array_release(t->keys[k]);
     tl_free(t->keys);
-    for (int p = 0; t->parts && p < (1 << t->pbits); p++) tl_free(t->parts[p].slots);
+    for (int p = 0; t->parts && p < (1 << t->pbits); p++) {
+        tl_free(t->parts[p].slots);
+        tl_free(t->parts[p].islots);
+    }
     tl_free(t->parts);
     tl_free(t->next);
     tl_free(t->rep);
