@@ -38,7 +38,8 @@
  *      key), false, true, integer, other number, string, string with
  *      escapes, or raw JSON (an array, an empty object, or an object nested
  *      deeper than MAX_PARTS).  off/len cover a string without its quotes,
- *      or the value's text.
+ *      or the value's text.  Decoders store only the projected columns'
+ *      fields (and late keys'); every value is still validated.
  *
  *   2. Convert only the projected columns, one loop per column and type.
  *      Strings without escapes become views into the input buffer (or are
