@@ -57,8 +57,8 @@
  * bits, but depend only on the morsel boundaries, which depend only on the
  * input: the output is the same for every --threads.
  *
- * Per batch: when local groups are more than half the rows (q10-like keys)
- * pre-aggregation does not pay, so the work function hands over the
+ * Per batch: when nearly every row is a local group of its own (q10-like
+ * keys) pre-aggregation does not pay, so the work function hands over the
  * evaluated arguments and local ids instead and the consumer updates the
  * states row by row (still one lookup per local group); count_distinct
  * always takes that way (it does not merge).  TALLY_AGG_SERIAL in the
@@ -399,9 +399,12 @@ static void stage_drop(void *ctx, void *result)
     part_free(ctx, result);
 }
 
-/* Below this share of distinct keys in a batch (local groups / rows) the
- * batch is pre-aggregated; above it its arguments go to the consumer. */
-#define PARTIAL_MAX_SHARE 2 /* local groups * 2 <= rows */
+/* A batch is pre-aggregated unless nearly every row is a group of its own
+ * (more than 15/16 of the rows): merging a partial state costs the
+ * consumer about what updating one row does, so any repetition pays on
+ * the consumer, which is what limits the speed-up with many groups. */
+#define DIRECT_SHARE_NUM 15
+#define DIRECT_SHARE_DEN 16
 
 /* The stage's work, on any thread: group batch b locally and reduce it to
  * partial states, or to evaluated arguments when nearly every row is a
@@ -445,7 +448,8 @@ static TlStatus stage_work(void *ctx, TlBatch *b, void **result, TlError *err)
         if (st != TL_OK) goto done;
         p->n_local = tl_grouper_count(lg);
     }
-    bool direct = a->n_keys > 0 && (int64_t)p->n_local * PARTIAL_MAX_SHARE > n;
+    bool direct = a->n_keys > 0 &&
+                  (int64_t)p->n_local * DIRECT_SHARE_DEN > n * DIRECT_SHARE_NUM;
     bool rows_needed = false;
     for (int j = 0; j < a->n_aggs; j++) {
         TlArray *x, *y;

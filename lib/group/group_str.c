@@ -41,6 +41,7 @@ typedef struct StrGrouper {
     uint32_t null_gid;
     uint64_t *hashes;   /* per-batch scratch */
     int64_t hashes_cap;
+    uint64_t *ghash;    /* sealed local grouper: each group's key hash */
 } StrGrouper;
 
 static SSlot *alloc_slots(uint64_t cap)
@@ -202,10 +203,59 @@ static void str_free(TlGrouper *gh)
     tl_grouper_fini(gh);
     tl_free(g->slots);
     tl_free(g->hashes);
+    tl_free(g->ghash);
     tl_free(g);
 }
 
-static const TlGrouperVt str_vt = {str_map, str_free, NULL, str_find, NULL, NULL};
+/* tl_grouper_seal_local: the key column of the local groups (the finished
+ * builder) and each key's hash, computed here on the worker. */
+static bool str_seal_local(TlGrouper *gh, TlError *err)
+{
+    StrGrouper *g = (StrGrouper *)gh;
+    uint32_t n = gh->n_groups;
+    if (!gh->keep_keys) return false;
+    gh->sealed = tl_calloc(2, sizeof *gh->sealed);
+    g->ghash = tl_malloc(((size_t)n + 1) * sizeof *g->ghash);
+    if (!gh->sealed || !g->ghash) {
+        tl_error_oom(err);
+        return false;
+    }
+    if (tl_grouper_keys(gh, 0, n, gh->sealed, err) != TL_OK) return false;
+    if (n) tl_k_hash_array(gh->sealed[0], g->ghash, false);
+    tl_free(g->slots);
+    g->slots = NULL;
+    tl_free(g->hashes);
+    g->hashes = NULL;
+    g->hashes_cap = 0;
+    return true;
+}
+
+/* tl_grouper_merge: probe g with the local keys and their hashes (no
+ * hashing on the consumer). */
+static TlStatus str_merge(TlGrouper *gh, TlGrouper *lh, uint32_t *map,
+                          TlError *err)
+{
+    StrGrouper *g = (StrGrouper *)gh, *l = (StrGrouper *)lh;
+    uint32_t n = lh->n_groups;
+    const TlArray *a = lh->sealed ? lh->sealed[0] : NULL;
+    if (!a || !l->ghash || !g->slots)
+        return tl_error(err, TL_ERR_DATA, "internal error: grouper merge");
+    const uint64_t *h = l->ghash;
+    for (uint32_t j = 0; j < n; j++) {
+        if (j + PREFETCH < n) __builtin_prefetch(&g->slots[h[j + PREFETCH] & g->mask]);
+        if (j == l->null_gid) {
+            if (g->null_gid == EMPTY)
+                TL_TRY(tl_grouper_add(gh, &a, j, &g->null_gid, err));
+            map[j] = g->null_gid;
+        } else {
+            TL_TRY(lookup(g, a, j, h[j], &map[j], err));
+        }
+    }
+    return TL_OK;
+}
+
+static const TlGrouperVt str_vt = {str_map, str_free, NULL, str_find,
+                                   str_seal_local, str_merge};
 
 /* Create the grouper for one string key (see group.h).  The key builder is
  * always kept: the table's views point into it. */
