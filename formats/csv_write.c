@@ -28,7 +28,7 @@
 #include "write_common.h"
 #include "../lib/core/text.h"
 
-enum { K_PLAIN = 0, K_NULL = 1, K_QUOTE = 2 };
+enum { K_PLAIN = TL_PIECE_PLAIN, K_NULL = TL_PIECE_NULL, K_QUOTE = 2 };
 
 /* How values are spelled: read only once open returns (shared by tasks). */
 typedef struct CsvSpell {
@@ -100,13 +100,8 @@ static void csv_pieces(const void *ctx, const TlArray *a, int64_t off, int64_t n
                        TlPiece *pc, uint8_t **text, TlWriteBuf *b)
 {
     const CsvSpell *w = ctx;
-    const bool nulls = a->type == TL_TNULL || a->null_count > 0;
-    uint8_t *t = *text;
+    const bool nulls = a->null_count > 0;
     (void)b;
-    if (a->type == TL_TNULL) {
-        for (int64_t i = 0; i < n; i++) pc[i] = (TlPiece){NULL, 0, K_NULL};
-        return;
-    }
     switch (a->type) {
     case TL_TSTRING: {
         const TlView *v = tl_array_views(a) + off;
@@ -123,46 +118,10 @@ static void csv_pieces(const void *ctx, const TlArray *a, int64_t off, int64_t n
         }
         return;
     }
-    case TL_TBOOL:
-        for (int64_t i = 0; i < n; i++) {
-            if (nulls && !tl_array_valid(a, off + i)) {
-                pc[i] = (TlPiece){NULL, 0, K_NULL};
-                continue;
-            }
-            pc[i] = tl_array_bool(a, off + i)
-                        ? (TlPiece){(const uint8_t *)"true", 4, K_PLAIN}
-                        : (TlPiece){(const uint8_t *)"false", 5, K_PLAIN};
-        }
-        break;
-#define FORMAT_LOOP(GET, FMT)                                                  \
-    for (int64_t i = 0; i < n; i++) {                                          \
-        size_t len;                                                            \
-        if (nulls && !tl_array_valid(a, off + i)) {                            \
-            pc[i] = (TlPiece){NULL, 0, K_NULL};                                \
-            continue;                                                          \
-        }                                                                      \
-        len = FMT(GET(a)[off + i], (char *)t);                                 \
-        pc[i] = (TlPiece){t, (uint32_t)len, K_PLAIN};                          \
-        t += len;                                                              \
-    }
-    case TL_TINT64:
-        FORMAT_LOOP(tl_array_i64, tl_fmt_i64)
-        break;
-    case TL_TFLOAT64:
-        FORMAT_LOOP(tl_array_f64, tl_fmt_f64)
-        break;
-    case TL_TDATE:
-        FORMAT_LOOP(tl_array_i32, tl_fmt_date)
-        break;
-    case TL_TTIMESTAMP:
-        FORMAT_LOOP(tl_array_i64, tl_fmt_timestamp)
-        break;
-#undef FORMAT_LOOP
     default:
-        for (int64_t i = 0; i < n; i++) pc[i] = (TlPiece){NULL, 0, K_NULL};
+        tl_write_value_pieces(a, off, n, pc, text, K_PLAIN, false);
         break;
     }
-    *text = t;
     if (w->check_values)
         for (int64_t i = 0; i < n; i++)
             if (pc[i].kind == K_PLAIN) pc[i].kind = kind_of(w, pc[i].p, pc[i].len);

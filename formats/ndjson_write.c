@@ -32,7 +32,7 @@
 
 #include <stdio.h>
 
-enum { K_PLAIN = 0, K_NULL = 1, K_STRING = 2, K_QUOTED = 3 };
+enum { K_PLAIN = TL_PIECE_PLAIN, K_NULL = TL_PIECE_NULL, K_STRING = 2, K_QUOTED = 3 };
 enum { C_NONFINITE = 0, C_BAD_UTF8 = 1 }; /* TlWriteBuf.count[] */
 
 /* The column keys: read only once open returns (shared by tasks). */
@@ -133,8 +133,7 @@ static uint8_t *put_json_string(uint8_t *o, const uint8_t *s, size_t n,
 static void nd_pieces(const void *ctx, const TlArray *a, int64_t off,
                       int64_t n, TlPiece *pc, uint8_t **text, TlWriteBuf *b)
 {
-    const bool nulls = a->type == TL_TNULL || a->null_count > 0;
-    uint8_t *t = *text;
+    const bool nulls = a->null_count > 0;
     (void)ctx;
     switch (a->type) {
     case TL_TSTRING: {
@@ -148,62 +147,10 @@ static void nd_pieces(const void *ctx, const TlArray *a, int64_t off,
         }
         break;
     }
-    case TL_TBOOL:
-        for (int64_t i = 0; i < n; i++) {
-            if (nulls && !tl_array_valid(a, off + i)) {
-                pc[i] = (TlPiece){NULL, 0, K_NULL};
-                continue;
-            }
-            pc[i] = tl_array_bool(a, off + i)
-                        ? (TlPiece){(const uint8_t *)"true", 4, K_PLAIN}
-                        : (TlPiece){(const uint8_t *)"false", 5, K_PLAIN};
-        }
-        break;
-    case TL_TFLOAT64: {
-        const double *d = tl_array_f64(a) + off;
-        for (int64_t i = 0; i < n; i++) {
-            size_t len;
-            if (nulls && !tl_array_valid(a, off + i)) {
-                pc[i] = (TlPiece){NULL, 0, K_NULL};
-                continue;
-            }
-            if (!__builtin_isfinite(d[i])) {
-                b->count[C_NONFINITE]++;
-                pc[i] = (TlPiece){NULL, 0, K_NULL};
-                continue;
-            }
-            len = tl_fmt_f64(d[i], (char *)t);
-            pc[i] = (TlPiece){t, (uint32_t)len, K_PLAIN};
-            t += len;
-        }
-        break;
-    }
-#define FORMAT_LOOP(GET, FMT, KIND)                                            \
-    for (int64_t i = 0; i < n; i++) {                                          \
-        size_t len;                                                            \
-        if (nulls && !tl_array_valid(a, off + i)) {                            \
-            pc[i] = (TlPiece){NULL, 0, K_NULL};                                  \
-            continue;                                                          \
-        }                                                                      \
-        len = FMT(GET(a)[off + i], (char *)t);                                 \
-        pc[i] = (TlPiece){t, (uint32_t)len, KIND};                             \
-        t += len;                                                              \
-    }
-    case TL_TINT64:
-        FORMAT_LOOP(tl_array_i64, tl_fmt_i64, K_PLAIN)
-        break;
-    case TL_TDATE:
-        FORMAT_LOOP(tl_array_i32, tl_fmt_date, K_QUOTED)
-        break;
-    case TL_TTIMESTAMP:
-        FORMAT_LOOP(tl_array_i64, tl_fmt_timestamp, K_QUOTED)
-        break;
-#undef FORMAT_LOOP
     default:
-        for (int64_t i = 0; i < n; i++) pc[i] = (TlPiece){NULL, 0, K_NULL};
+        b->count[C_NONFINITE] += tl_write_value_pieces(a, off, n, pc, text, K_QUOTED, true);
         break;
     }
-    *text = t;
 }
 
 /* Append rows [0, n) of b's pieces as lines to b->out; strings repaired

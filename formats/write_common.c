@@ -120,6 +120,74 @@ bool tl_write_buf_grow(TlWriteBuf *b, size_t need)
 }
 
 /* See write_common.h. */
+int64_t tl_write_value_pieces(const TlArray *a, int64_t off, int64_t n, TlPiece *pc,
+                              uint8_t **text, uint32_t temporal_kind,
+                              bool nonfinite_null)
+{
+    const bool nulls = a->type == TL_TNULL || a->null_count > 0;
+    uint8_t *t = *text;
+    int64_t nonfinite = 0;
+    switch (a->type) {
+    case TL_TBOOL:
+        for (int64_t i = 0; i < n; i++) {
+            if (nulls && !tl_array_valid(a, off + i)) {
+                pc[i] = (TlPiece){NULL, 0, TL_PIECE_NULL};
+                continue;
+            }
+            pc[i] = tl_array_bool(a, off + i)
+                        ? (TlPiece){(const uint8_t *)"true", 4, TL_PIECE_PLAIN}
+                        : (TlPiece){(const uint8_t *)"false", 5, TL_PIECE_PLAIN};
+        }
+        break;
+    case TL_TFLOAT64: {
+        const double *d = tl_array_f64(a) + off;
+        for (int64_t i = 0; i < n; i++) {
+            size_t len;
+            if (nulls && !tl_array_valid(a, off + i)) {
+                pc[i] = (TlPiece){NULL, 0, TL_PIECE_NULL};
+                continue;
+            }
+            if (nonfinite_null && !__builtin_isfinite(d[i])) {
+                nonfinite++;
+                pc[i] = (TlPiece){NULL, 0, TL_PIECE_NULL};
+                continue;
+            }
+            len = tl_fmt_f64(d[i], (char *)t);
+            pc[i] = (TlPiece){t, (uint32_t)len, TL_PIECE_PLAIN};
+            t += len;
+        }
+        break;
+    }
+#define FORMAT_LOOP(GET, FMT, KIND)                                            \
+    for (int64_t i = 0; i < n; i++) {                                          \
+        size_t len;                                                            \
+        if (nulls && !tl_array_valid(a, off + i)) {                            \
+            pc[i] = (TlPiece){NULL, 0, TL_PIECE_NULL};                         \
+            continue;                                                          \
+        }                                                                      \
+        len = FMT(GET(a)[off + i], (char *)t);                                 \
+        pc[i] = (TlPiece){t, (uint32_t)len, KIND};                             \
+        t += len;                                                              \
+    }
+    case TL_TINT64:
+        FORMAT_LOOP(tl_array_i64, tl_fmt_i64, TL_PIECE_PLAIN)
+        break;
+    case TL_TDATE:
+        FORMAT_LOOP(tl_array_i32, tl_fmt_date, temporal_kind)
+        break;
+    case TL_TTIMESTAMP:
+        FORMAT_LOOP(tl_array_i64, tl_fmt_timestamp, temporal_kind)
+        break;
+#undef FORMAT_LOOP
+    default: /* type null (and strings, which callers spell themselves) */
+        for (int64_t i = 0; i < n; i++) pc[i] = (TlPiece){NULL, 0, TL_PIECE_NULL};
+        break;
+    }
+    *text = t;
+    return nonfinite;
+}
+
+/* See write_common.h. */
 TlStatus tl_write_format_rows(const TlWriteFormat *f, const void *ctx,
                               const TlBatch *batch, int n_cols, int64_t off,
                               int64_t n, TlWriteBuf *b, TlError *err)

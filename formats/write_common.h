@@ -22,6 +22,18 @@ typedef struct TlPiece {
     uint32_t kind;
 } TlPiece;
 
+/* Piece kinds both formats use; each adds its own from 2 on. */
+enum { TL_PIECE_PLAIN = 0, TL_PIECE_NULL = 1 };
+
+/* Pieces for rows [off, off+n) of a non-string array a into pc[0..n):
+ * null -> TL_PIECE_NULL; bool -> "true" / "false"; numbers, dates and
+ * timestamps formatted at *text (advanced) by lib/core/text.h, of kind
+ * TL_PIECE_PLAIN, dates and timestamps of kind temporal_kind.  With
+ * nonfinite_null, inf and nan become null pieces.  Returns how many did. */
+int64_t tl_write_value_pieces(const TlArray *a, int64_t off, int64_t n, TlPiece *pc,
+                              uint8_t **text, uint32_t temporal_kind,
+                              bool nonfinite_null);
+
 /* Number of format-specific counters a slice can bump (NDJSON's warnings). */
 #define TL_WRITE_COUNTERS 2
 
