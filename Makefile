@@ -29,7 +29,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
 CMD_OBJ := $(CMD_SRC:%.c=$(B)/obj/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
-.PHONY: all demo check setup install clean unit asan cli fuzz fuzz-smoke faults
+.PHONY: all demo check setup install clean unit asan tsan cli fuzz fuzz-smoke faults
 all: $(B)/tally
 
 $(B)/obj/%.o: %.c
@@ -64,6 +64,13 @@ asan:
 	@$(MAKE) --no-print-directory B=build/asan CFLAGS="$(ASAN_FLAGS)" \
 	    LDFLAGS="-fsanitize=address,undefined" build/asan/tally unit
 
+# The data-race flavour: ThreadSanitizer in build/tsan (scripts/tsan-smoke).
+TSAN_FLAGS := -O1 -g -fsanitize=thread -fno-omit-frame-pointer
+tsan:
+	@$(MAKE) --no-print-directory -j$(JOBS) B=build/tsan CFLAGS="$(TSAN_FLAGS)" \
+	    LDFLAGS="-fsanitize=thread" build/tsan/tally
+	@scripts/tsan-smoke build/tsan/tally
+
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check: setup
 	@$(MAKE) --no-print-directory -j$(JOBS) EXTRA_CFLAGS=-Werror all build/iofail.so
@@ -75,6 +82,7 @@ check: setup
 	@scripts/run-cli build/tally
 	@TALLY_ASAN=1 scripts/run-cli build/asan/tally
 	@scripts/oom-loop build/asan/tally
+	@$(MAKE) --no-print-directory EXTRA_CFLAGS=-Werror tsan
 	@$(MAKE) --no-print-directory fuzz-smoke
 	@scripts/run-corpora build/asan/tally
 

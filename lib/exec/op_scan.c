@@ -264,9 +264,10 @@ static void clear_slot(Scan *s, Slot *sl)
 /* Cut the next morsel into its slot (consumer thread).  *got false at the
  * end of every input.  A read error of a non-split input is stored in the
  * slot (it surfaces in order); only allocation failures return here. */
-static TlStatus cut(Scan *s, bool *got, TlError *err)
+static TlStatus cut(Scan *s, bool *got, bool *pending, TlError *err)
 {
     *got = false;
+    *pending = false;
     while (!s->cut_done) {
         ScanIn *in;
         Slot *sl = &s->slots[s->next_seq % s->n_slots];
@@ -299,9 +300,11 @@ static TlStatus cut(Scan *s, bool *got, TlError *err)
             s->cut_in++;
             continue;
         }
-        /* an old queued task of this slot may look at state: lock */
+        /* once PENDING, an old queued task of this slot may run it: decide
+         * before publishing, and publish under the lock */
+        *pending = sl->st == TL_OK;
         if (s->threads) tl_wait_lock(s->wait);
-        sl->state = sl->st == TL_OK ? SLOT_PENDING : SLOT_DONE;
+        sl->state = *pending ? SLOT_PENDING : SLOT_DONE;
         if (s->threads) tl_wait_unlock(s->wait);
         s->next_seq++;
         *got = true;
@@ -316,12 +319,12 @@ static TlStatus fill(Scan *s, TlError *err)
     int64_t allow = 1 + 2 * s->taken;
     if (allow > s->window) allow = s->window;
     while (s->next_seq - s->head < allow && !s->cut_done) {
-        bool got;
+        bool got, pending;
         Slot *sl;
-        TL_TRY(cut(s, &got, err));
+        TL_TRY(cut(s, &got, &pending, err));
         if (!got) break;
         sl = &s->slots[(s->next_seq - 1) % s->n_slots];
-        if (sl->state != SLOT_PENDING || !s->threads || s->next_seq - 1 == s->head)
+        if (!pending || !s->threads || s->next_seq - 1 == s->head)
             continue; /* run by the consumer when it needs it */
         tl_wait_lock(s->wait);
         s->running++;
