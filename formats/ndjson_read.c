@@ -25,7 +25,7 @@
  * Open's cursor discovers the columns; each decoder starts from a copy of
  * its key tables, which are never changed after open, so decoders share
  * nothing mutable: the reader's schema, types, projection and hints are
- * only read.  A batch is read in two passes:
+ * only read (one atomic aside: late_keys).  A batch is read in two passes:
  *
  *   1. Tokenize the morsel's lines with a hand-written scanner that
  *      validates the JSON fully (strings with every escape and surrogate
@@ -217,6 +217,8 @@ typedef struct NdReader {
     int64_t split_seq;
     size_t split_bytes;      /* its target size */
     TlDecoder *own;          /* next()'s decoder */
+    int64_t late_seq;        /* lowest morsel seq met with a late key
+                                (atomic; INT64_MAX: none) */
 } NdReader;
 
 
@@ -1478,26 +1480,37 @@ static TlStatus value_misfit(const NdReader *r, NdCursor *cu, int c, int64_t row
                     tl_type_name(w->fields[i].type));
 }
 
-/* Keys first seen after the first batch (open's sample): tokenize the rest
- * of the input too (so a file that adds keys in many places restarts once,
- * not once per morsel), put every late key with the type of its values in
- * *widen and ask for a restart (without hints, a data error).  Bad lines
- * further on are passed over here: the restarted run reports the first
- * problem in input order. */
-static TlStatus late_keys(const NdReader *r, NdCursor *cu, TlSchema **widen,
+/* Keys first seen after the first batch (open's sample) in morsel seq:
+ * tokenize the rest of the input too (so a file that adds keys in many
+ * places restarts once, not once per morsel), put every late key with the
+ * type of its values in *widen and ask for a restart (without hints, a
+ * data error).  Bad lines further on are passed over here: the restarted
+ * run reports the first problem in input order.
+ *
+ * Only the first morsel in input order with a late key has its restart
+ * taken, so only its scan matters: morsels note their seq in r->late_seq
+ * (an atomic minimum, the one thing decoders write to the reader), and a
+ * scan stops as soon as an earlier morsel is known to have late keys too
+ * (its result is then never used), so threads do not each scan the rest. */
+static TlStatus late_keys(NdReader *r, NdCursor *cu, int64_t seq, TlSchema **widen,
                           TlError *err)
 {
     TlSchema *w;
     const int n = cu->schema->n_fields;
+    int64_t low = __atomic_load_n(&r->late_seq, __ATOMIC_RELAXED);
     if (!r->hints)
         return tl_error(err, TL_ERR_DATA, "%s: key \"%s\" first appears after the "
                         "first batch", r->name, cu->late.fields[0].name);
+    while (seq < low && !__atomic_compare_exchange_n(&r->late_seq, &low, seq, false,
+                                                     __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
     for (;;) {
         TlStatus st;
         /* the types of the values kept (a duplicate key's last) */
         for (int i = 0; i < cu->late.n_fields; i++)
             cu->cols[n + i].seen = infer_column(cu, n + i, cu->cols[n + i].seen);
-        if (cu->pos >= cu->size) break;
+        if (cu->pos >= cu->size || __atomic_load_n(&r->late_seq, __ATOMIC_RELAXED) < seq)
+            break;
         st = tokenize_batch(cu, cu->size, err);
         if (st == TL_ERR_DATA) {
             /* a bad line: the keys before its error count; go on after
@@ -1568,7 +1581,7 @@ static TlStatus convert_rows(const NdReader *r, NdCursor *cu, TlBatch **out,
  * (whatever else the morsel holds: the next run knows the key and goes on
  * with the rest); then the first problem in input order is reported: a
  * syntax error, unless a value before it does not fit. */
-static TlStatus decode_morsel(const NdReader *r, NdCursor *cu, const TlMorsel *m,
+static TlStatus decode_morsel(NdReader *r, NdCursor *cu, const TlMorsel *m,
                               TlBatch **out, TlSchema **widen, TlError *err)
 {
     TlError terr;
@@ -1584,7 +1597,7 @@ static TlStatus decode_morsel(const NdReader *r, NdCursor *cu, const TlMorsel *m
         *err = terr;
         return tst;
     }
-    if (cu->saw_late) return late_keys(r, cu, widen, err);
+    if (cu->saw_late) return late_keys(r, cu, m->seq, widen, err);
     if (tst != TL_OK && cu->n_rows == 0) {
         *err = terr;
         return tst;
@@ -1873,8 +1886,7 @@ static void nd_decoder_free(TlDecoder *base)
 static TlStatus nd_decode(TlReader *base, TlDecoder *d, const TlMorsel *m,
                           TlBatch **out, TlSchema **widen, TlError *err)
 {
-    return decode_morsel((const NdReader *)base, &((NdDecoder *)d)->cur, m, out,
-                         widen, err);
+    return decode_morsel((NdReader *)base, &((NdDecoder *)d)->cur, m, out, widen, err);
 }
 
 static TlStatus nd_widen(TlReader *base, const TlSchema *widen, TlError *err)
@@ -2013,6 +2025,7 @@ TlStatus tl_ndjson_reader_open(const char *path, const TlReadOptions *opt,
     r->base.ops = &ndjson_ops;
     r->hints = hints;
     r->split_line = 1;
+    r->late_seq = INT64_MAX;
     r->split_bytes = force_bytes ? (size_t)force_bytes : MORSEL_FIRST;
     r->max_rows = force_rows ? force_rows : tl_batch_rows();
     r->name = tl_strdup(tl_input_name(path));
