@@ -21,6 +21,12 @@
  *
  * The merge sort is top-down with a stable insertion sort below 16 rows and
  * one scratch array; it ping-pongs between idx and scratch.
+ *
+ * The parallel versions (tl_k_psort_*, at the end) use the thread pool:
+ * u64 keys as runs sorted apart and merged at merge-path splits, rows and
+ * strings as parallel MSD levels (digits computed in pieces, the level's
+ * radix sort parallel, tie runs finished by the serial code above in
+ * tasks).  Every step is stable, so they give the serial result.
  */
 #include "sort.h"
 

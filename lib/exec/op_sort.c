@@ -11,18 +11,34 @@
  * buffers.  Memory per row: the input once, 4 bytes of permutation, plus
  * the sort's own keys while it runs (see sort_perm).
  *
- * Sorting the permutation (sort_perm):
+ * Sorting the permutation (sort_perm), on the thread pool
+ * (lib/core/pool.h) wherever the work splits; a stable sort has exactly
+ * one result, so the order never depends on --threads:
  *   - one key of a numeric type (int64, timestamp, date, float64, bool):
  *     nulls are split off in input order, the other rows get the unsigned
  *     image of their value (sign-flipped integer, total-order float image,
- *     inverted when descending) and go through the stable radix sort
- *     (8 + 4 bytes per row, twice for the radix scratch);
+ *     inverted when descending), filled chunk by chunk in parallel, and go
+ *     through the stable radix sort (tl_k_psort_u64: runs radix sorted
+ *     apart, then merged at merge-path splits, ties to the left run;
+ *     8 + 4 bytes per row, twice for the scratch);
  *   - one string key: nulls split off, the strings sorted by their views
- *     (tl_k_sort_strs: 8-byte digits read from the strings themselves, no
- *     encoding; 16 bytes of pointer + length per row, plus the radix keys);
+ *     (tl_k_psort_strs: 8-byte digits read from the strings themselves, no
+ *     encoding, a parallel MSD level while tie runs are big; 16 bytes of
+ *     pointer + length per row, plus the radix keys);
  *   - anything else: each chunk's keys become order-preserving byte rows
- *     (kernels/rowenc.c draws the layout), gathered into one row set, and
- *     the stable row sort (kernels/sort.c) orders indexes by memcmp.
+ *     (kernels/rowenc.c draws the layout) written straight into one row
+ *     set, chunks in parallel (lengths, then offsets, then bytes), and the
+ *     stable row sort (tl_k_psort_rows) orders indexes by memcmp order.
+ * The output gather (tl_array_take_multi) runs one column per task.
+ *
+ * Morsels: when the child is a scan (set_stage), the sort installs a stage
+ * whose work runs on the pool per morsel: it evaluates the keys and, for
+ * top-k, keeps only the morsel's own best k rows (a heap over key images
+ * for one numeric key without nulls, else over encoded rows; ties to the
+ * earlier row), in input order.  The consumer receives these chunks in
+ * morsel order and treats them exactly as the batches of the serial path
+ * (TALLY_SORT_SERIAL), so the result is the same: a row that is not among
+ * the best k of its morsel is not among the best k overall.
  *
  * Spilling seam: a sort whose input does not fit in memory would sort
  * chunks as they fill a budget (the same sort_perm over those chunks),

@@ -18,6 +18,11 @@
  * at once (its rows can never come back), so memory is that of the chunks
  * still holding a kept row, and the work one heap step per row instead of a
  * sort of every row.
+ *
+ * When the child is a scan, most of this runs per morsel on the thread pool
+ * (see "the stage" below): each morsel keeps only its own best N rows per
+ * group, and the consumer offers those candidates, in morsel order, to the
+ * heaps above; output is byte-identical for every --threads.
  */
 #include <stdlib.h>
 
