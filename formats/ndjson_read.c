@@ -863,6 +863,34 @@ static inline bool key_eq(const uint8_t *a, const uint8_t *b, size_t n)
     return memcmp(a, b, n) == 0;
 }
 
+/* The common scalars without a call: a string without escapes or
+ * non-ASCII, an integer of up to 18 digits.  Exactly what scan_scalar
+ * would find; false when it must decide. */
+static inline bool fast_scalar(const uint8_t *p, size_t n, size_t *pi, uint32_t *kind)
+{
+    size_t i = *pi, j;
+    if (p[i] == '"') {
+        j = scan_plain(p, i + 1, n);
+        if (j < n && p[j] == '"') {
+            *pi = j + 1;
+            *kind = V_STR;
+            return true;
+        }
+        return false;
+    }
+    j = i + (p[i] == '-');
+    if (j < n && p[j] >= '1' && p[j] <= '9') {
+        size_t d = j;
+        while (j < n && p[j] >= '0' && p[j] <= '9') j++;
+        if (j - d < 19 && (j >= n || (p[j] != '.' && p[j] != 'e' && p[j] != 'E'))) {
+            *pi = j;
+            *kind = V_INT;
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Parse the object whose '{' is at *pi, as node `node`, storing its values
  * at row; *k counts the keys of the line. */
 static TlStatus parse_object(NdCursor *r, size_t *pi, int node, int64_t row, int *k)
@@ -942,7 +970,7 @@ static TlStatus parse_object(NdCursor *r, size_t *pi, int node, int64_t row, int
         if (p[i] == '{' || p[i] == '[') {
             TL_TRY(skip_value(r, &i));
             kind = V_JSON;
-        } else {
+        } else if (!fast_scalar(p, n, &i, &kind)) {
             TL_TRY(scan_scalar(r, &i, &kind));
         }
         {
