@@ -30,7 +30,8 @@
  *   3. Right and full joins: probe_work marks the right rows it matched in
  *      `matched` (relaxed atomic byte stores of 1: the final set is the union,
  *      whatever the order); after the last left morsel the unmatched right
- *      rows are emitted in right order (serially: a gather of rows in order).
+ *      rows are emitted in right order: tail_work gathers those of each range
+ *      of tl_batch_rows() right rows, ranges in windows on the pool.
  *
  * Building on the left (build_left, chosen by the planner when the left
  * input is the smaller file; see physical.c):
@@ -103,14 +104,14 @@ typedef struct Kept {
     int64_t n;
 } Kept;
 
-enum { W_PROBE, W_KEEP, W_RANGE };
+enum { W_PROBE, W_KEEP, W_RANGE, W_TAIL };
 
 /* A window of inputs run on the pool when the child has no stage. */
 typedef struct Win {
     int kind;
     int n, i, cap;
     TlBatch **in;       /* W_PROBE, W_KEEP: the input batches */
-    int64_t *off;       /* W_RANGE: first left row of each range */
+    int64_t *off;       /* W_RANGE, W_TAIL: first row of each range */
     void **res;         /* Res* or Kept* per input */
     TlStatus *st;
     TlError *errs;
@@ -157,8 +158,8 @@ typedef struct Join {
     Win win;
     Res *cur;
     bool probe_done;
-    int64_t tail;          /* right/full: next right row to check */
-    uint32_t *ridx;        /* tail scratch */
+    bool tail_started;
+    int64_t tail;          /* right/full: first right row of the next range */
     int64_t cap;           /* tl_batch_rows() */
 } Join;
 
@@ -443,6 +444,30 @@ static TlStatus range_work(Join *j, int64_t off, void **result, TlError *err)
     return st;
 }
 
+/* Right, full: right rows [off, off + cap) that no left row matched ->
+ * their output (Res, or NULL).  Runs after every probe: `matched` is final. */
+static TlStatus tail_work(Join *j, int64_t off, void **result, TlError *err)
+{
+    int64_t end = j->n_r - off < j->cap ? j->n_r : off + j->cap, n = 0;
+    uint32_t *ridx = tl_malloc((size_t)j->cap * sizeof *ridx);
+    TlBatch *b = NULL;
+    Res *r = NULL;
+    TlStatus st = ridx ? TL_OK : tl_error_oom(err);
+    *result = NULL;
+    for (int64_t i = off; st == TL_OK && i < end; i++)
+        if (!j->matched[i]) ridx[n++] = (uint32_t)i;
+    if (st == TL_OK && n > 0 &&
+        (st = emit(j, NULL, NULL, ridx, n, true, &b, err)) == TL_OK)
+        st = res_add(j, &r, b, err);
+    tl_free(ridx);
+    if (st != TL_OK) {
+        res_free(j, r);
+        r = NULL;
+    }
+    *result = r;
+    return st;
+}
+
 /* ------------------------------------------------ stages and windows */
 
 static TlStatus stage_probe(void *ctx, TlBatch *b, void **result, TlError *err)
@@ -484,6 +509,7 @@ static void win_task(void *arg, int64_t i)
     switch (w->kind) {
     case W_PROBE: w->st[i] = probe_work(j, b, &w->res[i], &w->errs[i]); break;
     case W_KEEP: w->st[i] = keep_work(j, b, &w->res[i], &w->errs[i]); break;
+    case W_TAIL: w->st[i] = tail_work(j, w->off[i], &w->res[i], &w->errs[i]); break;
     default: w->st[i] = range_work(j, w->off[i], &w->res[i], &w->errs[i]); break;
     }
 }
@@ -512,6 +538,12 @@ static TlStatus win_fill(Join *j, TlOperator *src, int kind, TlError *err)
             if (j->range_off >= j->lb->n_rows) break;
             w->off[w->n++] = j->range_off;
             j->range_off += j->cap;
+            continue;
+        }
+        if (kind == W_TAIL) {
+            if (j->tail >= j->n_r) break;
+            w->off[w->n++] = j->tail;
+            j->tail += j->cap;
             continue;
         }
         TlBatch *b = NULL;
@@ -873,16 +905,17 @@ static TlStatus next_item(Join *j, void **item, TlError *err)
             j->cur = r;
             continue;
         }
-        /* right, full: the right rows no left row matched */
-        if (!j->matched || j->tail >= j->n_r) return TL_OK;
-        int64_t n = 0;
-        for (; j->tail < j->n_r && n < j->cap; j->tail++)
-            if (!j->matched[j->tail]) j->ridx[n++] = (uint32_t)j->tail;
-        if (n > 0) {
-            TlBatch *b = NULL;
-            TL_TRY(emit(j, NULL, NULL, j->ridx, n, true, &b, err));
-            TL_TRY(res_add(j, &j->cur, b, err));
+        /* right, full: the right rows no left row matched, by ranges */
+        if (!j->matched) return TL_OK;
+        if (!j->tail_started) {
+            j->tail_started = true;
+            j->staged = false;
+            j->win.end = false;
         }
+        void *r = NULL;
+        TL_TRY(pull(j, NULL, W_TAIL, &r, err));
+        if (!r) return TL_OK;
+        j->cur = r;
     }
 }
 
@@ -974,7 +1007,6 @@ static void join_free(TlOperator *op)
     tl_batch_free(j->lb);
     tl_free(j->rhead);
     tl_free(j->rnext);
-    tl_free(j->ridx);
     tl_free(j->need);
     tl_free(j->lk);
     tl_free(j->rk);
@@ -1029,9 +1061,8 @@ TlStatus tl_op_join_new(TlOperator *left, TlOperator *right, int how,
     j->rk = copy_ints(rk, n_keys);
     j->rcols = copy_ints(rcols, n_rcols);
     j->kt = tl_malloc((size_t)(n_keys ? n_keys : 1) * sizeof *j->kt);
-    j->ridx = tl_malloc((size_t)j->cap * sizeof *j->ridx);
     j->need = tl_calloc((size_t)(j->rn ? j->rn : 1), sizeof *j->need);
-    if (!j->lk || !j->rk || !j->rcols || !j->kt || !j->ridx || !j->need) {
+    if (!j->lk || !j->rk || !j->rcols || !j->kt || !j->need) {
         join_free(&j->base);
         return tl_error_oom(err);
     }
