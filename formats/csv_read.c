@@ -24,12 +24,15 @@
  *      most MAX_BATCH_FIELDS fields): boundaries depend on the bytes and
  *      TALLY_BATCH_ROWS only.  The scan is SIMD over 64-byte blocks (masks
  *      of LF, CR and '"'): with no quote in sight every line end (LF, CRLF,
- *      lone CR) ends a record, so a block costs a few instructions; a
- *      record holding a quote is skipped with parse_record, the general
- *      tokenizer itself, so quoted delimiters and newlines, doubled quotes
- *      and loose quotes inside unquoted fields are judged exactly as when
- *      decoding.  Line ends are counted on the way (physical lines, for
- *      messages): the morsel carries the line where it starts.  Empty lines
+ *      lone CR) ends a record, so a block costs a few instructions; with
+ *      quotes, the quote parity (a prefix XOR) says which line ends are
+ *      inside quoted fields, as long as every quote sits where RFC 4180
+ *      puts it (checked with the delimiter mask).  A quote anywhere else (a
+ *      loose quote inside an unquoted field, "ab"c) hands its record to
+ *      parse_record, the general tokenizer itself, so every record is cut
+ *      exactly where decoding will cut it.  Line ends are counted on the way
+ *      (physical lines, also inside quotes, for messages): the morsel
+ *      carries the line where it starts.  Empty lines
  *      count as records here (the limit is an upper bound; decode skips
  *      them).  A record parse_record rejects ends the morsel before it; the
  *      next morsel is that record to the end of the input, whose decode
@@ -119,9 +122,9 @@
 typedef int (*FlattenFn)(const uint8_t *p, size_t n, uint8_t delim, size_t from,
                          size_t *idx, int have, size_t *nl, int *nl_have,
                          size_t *next);
-typedef size_t (*SplitScanFn)(const uint8_t *p, size_t n, size_t pos,
-                              int64_t want, size_t stop, int64_t *rows,
-                              size_t *quote);
+typedef size_t (*SplitScanFn)(const uint8_t *p, size_t n, uint8_t delim,
+                              size_t pos, int64_t want, size_t stop,
+                              int64_t *rows, int64_t *lines, size_t *bad);
 
 typedef struct CsvField {
     uint64_t off;
@@ -438,59 +441,116 @@ static FlattenFn flatten_fn(void)
 }
 /* ------------------------------------------------------- the splitter scan
  *
- * From pos, a record start, take line ends while no quote is in sight:
- * 64-byte blocks become masks of LF, CR and '"'; a line end is an LF or a
- * CR not followed by LF (CRLF ends a line once, at its LF).  Stops after
- * `want` line ends, at the first one that ends at or past `stop`, or at the
- * first quote (*quote = its position; else *quote = SIZE_MAX), or at n.
- * Adds the line ends taken to *rows and returns the position after the
- * last one (pos when none).  Every line end taken ends a record and a
- * physical line: no quote lies between pos and it. */
-#define DEFINE_SPLIT_SCAN(NAME, ATTR, MASK)                                    \
-    ATTR static size_t NAME(const uint8_t *p, size_t n, size_t pos,            \
-                            int64_t want, size_t stop, int64_t *rows,          \
-                            size_t *quote)                                     \
+ * From pos, a record start, find record ends without the tokenizer.
+ * 64-byte blocks become masks of the delimiter, LF, CR and '"'; the quote
+ * parity (a prefix XOR of the quote mask, carried across blocks) tells
+ * which bytes lie inside quotes, and a line end outside quotes (an LF, or a
+ * CR not followed by LF: CRLF ends a line once, at its LF) ends a record.
+ * That is exactly what parse_record does as long as every quote opens a
+ * field (follows a delimiter, a line end, the record start or a closing
+ * quote: "" inside quotes is a closing and an opening quote) and every
+ * closing quote is followed by a delimiter, line end, quote or the end.
+ * The first quote breaking that (a loose quote inside an unquoted field,
+ * "ab"c) stops the scan: *bad = its position, and the caller parses the
+ * record holding it with parse_record itself.
+ *
+ * Stops after `want` record ends, at the first one that ends at or past
+ * `stop`, at a bad quote, or at n (*bad = SIZE_MAX).  Adds the record ends
+ * taken to *rows and the physical lines up to the last of them (line ends
+ * inside quotes too) to *lines, and returns the position after it (pos
+ * when none). */
+#define DEFINE_SPLIT_SCAN(NAME, ATTR, MASK, DMASK)                             \
+    ATTR static size_t NAME(const uint8_t *p, size_t n, uint8_t delim,         \
+                            size_t pos, int64_t want, size_t stop,             \
+                            int64_t *rows, int64_t *lines, size_t *bad)        \
     {                                                                          \
         size_t b = pos, last = pos;                                            \
-        int64_t got = 0;                                                       \
-        *quote = SIZE_MAX;                                                     \
+        int64_t got = 0, lb = 0, ln = 0; /* lines before b, up to last */     \
+        uint64_t inq = 0, pcl = 0; /* carries */                               \
+        *bad = SIZE_MAX;                                                       \
         while (b < n) {                                                        \
-            uint64_t lf, cr, q, e;                                             \
-            int cnt;                                                           \
-            if (n - b >= 64) {                                                 \
-                MASK(p + b, &lf, &cr, &q);                                     \
-            } else {                                                           \
-                uint8_t tail[64] = {0};                                        \
-                uint64_t keep = ~(uint64_t)0 >> (64 - (n - b));               \
-                memcpy(tail, p + b, n - b);                                    \
-                MASK(tail, &lf, &cr, &q);                                      \
-                lf &= keep;                                                    \
-                cr &= keep;                                                    \
-                q &= keep;                                                     \
+            uint64_t d, lf, cr, q, sp, px, open, close, nx, wrong, e, ea, psp; \
+            uint64_t keep = ~(uint64_t)0;                                      \
+            uint8_t tail[64];                                                  \
+            const uint8_t *src = p + b;                                        \
+            size_t len = n - b >= 64 ? 64 : n - b;                             \
+            if (len < 64) {                                                    \
+                memset(tail, 0, sizeof tail);                                  \
+                memcpy(tail, p + b, len);                                      \
+                src = tail;                                                    \
+                keep >>= 64 - len;                                             \
             }                                                                  \
-            e = lf | (cr & ~(lf >> 1));                                        \
+            MASK(src, &lf, &cr, &q);                                           \
+            lf &= keep;                                                        \
+            cr &= keep;                                                        \
+            q &= keep;                                                         \
+            ea = lf | (cr & ~(lf >> 1));                                       \
             if ((cr >> 63) && b + 64 < n && p[b + 64] == '\n')                 \
-                e &= ~((uint64_t)1 << 63); /* CRLF across blocks */           \
-            if (q) e &= (q & (0 - q)) - 1; /* line ends before the quote */   \
-            cnt = __builtin_popcountll(e);                                     \
-            if (got + cnt < want && b + 64 < stop) {                           \
-                if (cnt) last = b + 64 - (size_t)__builtin_clzll(e);           \
-                got += cnt;                                                    \
+                ea &= ~((uint64_t)1 << 63); /* CRLF across blocks */          \
+            if (!(q | inq)) {                                                  \
+                /* no quote in sight: every line end ends a record */         \
+                e = ea;                                                        \
+                wrong = 0;                                                     \
+                close = 0;                                                     \
+                px = 0;                                                        \
+                goto take;                                                     \
+            }                                                                  \
+            d = DMASK(src, delim) & keep;                                      \
+            psp = b == pos || p[b - 1] == delim || p[b - 1] == '\n' ||         \
+                  p[b - 1] == '\r';                                            \
+            sp = d | lf | cr;                                                  \
+            px = q ^ (q << 1);                                                 \
+            px ^= px << 2;                                                     \
+            px ^= px << 4;                                                     \
+            px ^= px << 8;                                                     \
+            px ^= px << 16;                                                    \
+            px ^= px << 32;                                                    \
+            px ^= 0 - inq;           /* 1: inside quotes (opening included) */ \
+            open = q & px;                                                     \
+            close = q & ~px;                                                   \
+            nx = (sp | q) >> 1;                                                \
+            if (len < 64) {                                                    \
+                nx |= (uint64_t)1 << (len - 1); /* the end follows */         \
+            } else if (b + 64 < n) {                                           \
+                uint8_t c_ = p[b + 64];                                        \
+                nx |= (uint64_t)(c_ == delim || c_ == '\n' || c_ == '\r' ||    \
+                                 c_ == '"') << 63;                             \
+            } else {                                                           \
+                nx |= (uint64_t)1 << 63;                                       \
+            }                                                                  \
+            wrong = (open & ~((sp << 1) | psp) & ~((close << 1) | pcl)) |      \
+                    (close & ~nx);                                             \
+            e = ea & ~px;                                                      \
+            if (wrong) e &= (wrong & (0 - wrong)) - 1;                         \
+        take:                                                                  \
+            if (got + __builtin_popcountll(e) < want && b + 64 < stop) {       \
+                if (e) {                                                       \
+                    int i_ = 63 - __builtin_clzll(e);                          \
+                    last = b + (size_t)i_ + 1;                                 \
+                    ln = lb + __builtin_popcountll(ea & (~(uint64_t)0 >> (63 - i_))); \
+                    got += __builtin_popcountll(e);                            \
+                }                                                              \
             } else {                                                           \
                 while (e) {                                                    \
-                    last = b + (size_t)__builtin_ctzll(e) + 1;                 \
+                    int i_ = __builtin_ctzll(e);                               \
                     e &= e - 1;                                                \
+                    last = b + (size_t)i_ + 1;                                 \
+                    ln = lb + __builtin_popcountll(ea & (~(uint64_t)0 >> (63 - i_))); \
                     if (++got == want || last >= stop) goto done;             \
                 }                                                              \
             }                                                                  \
-            if (q) {                                                           \
-                *quote = b + (size_t)__builtin_ctzll(q);                       \
+            if (wrong) {                                                       \
+                *bad = b + (size_t)__builtin_ctzll(wrong);                     \
                 goto done;                                                     \
             }                                                                  \
+            lb += __builtin_popcountll(ea);                                    \
+            inq = px >> 63;                                                    \
+            pcl = close >> 63;                                                 \
             b += 64;                                                           \
         }                                                                      \
     done:                                                                      \
         *rows += got;                                                          \
+        *lines += ln;                                                          \
         return last;                                                           \
     }
 
@@ -507,41 +567,64 @@ static inline void split_mask_scalar(const uint8_t *p, uint64_t *lf, uint64_t *c
     *cr = b;
     *q = c;
 }
-DEFINE_SPLIT_SCAN(split_scan_scalar, , split_mask_scalar)
+static inline uint64_t split_dmask_scalar(const uint8_t *p, uint8_t delim)
+{
+    uint64_t a = 0;
+    for (int k = 0; k < 64; k++) a |= (uint64_t)(p[k] == delim) << k;
+    return a;
+}
+DEFINE_SPLIT_SCAN(split_scan_scalar, , split_mask_scalar, split_dmask_scalar)
 
 #if CSV_X86
 static inline void split_mask_sse2(const uint8_t *p, uint64_t *lf, uint64_t *cr,
                                    uint64_t *q)
 {
     const __m128i l = _mm_set1_epi8('\n'), c = _mm_set1_epi8('\r'),
-                  d = _mm_set1_epi8('"');
+                  u = _mm_set1_epi8('"');
     uint64_t a = 0, b = 0, e = 0;
     for (int k = 0; k < 4; k++) {
         __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k));
         a |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, l)) << (16 * k);
         b |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, c)) << (16 * k);
-        e |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, d)) << (16 * k);
+        e |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, u)) << (16 * k);
     }
     *lf = a;
     *cr = b;
     *q = e;
 }
-DEFINE_SPLIT_SCAN(split_scan_sse2, , split_mask_sse2)
+static inline uint64_t split_dmask_sse2(const uint8_t *p, uint8_t delim)
+{
+    const __m128i t = _mm_set1_epi8((char)delim);
+    uint64_t a = 0;
+    for (int k = 0; k < 4; k++) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k));
+        a |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, t)) << (16 * k);
+    }
+    return a;
+}
+DEFINE_SPLIT_SCAN(split_scan_sse2, , split_mask_sse2, split_dmask_sse2)
 
+#define SPLIT_MM(x, v) ((uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, v)))
 AVX2_ATTR static inline void split_mask_avx2(const uint8_t *p, uint64_t *lf,
                                              uint64_t *cr, uint64_t *q)
 {
     const __m256i l = _mm256_set1_epi8('\n'), c = _mm256_set1_epi8('\r'),
-                  d = _mm256_set1_epi8('"');
+                  u = _mm256_set1_epi8('"');
     __m256i x0 = _mm256_loadu_si256((const __m256i *)(const void *)p);
     __m256i x1 = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
-#define SPLIT_MM(x, v) ((uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, v)))
     *lf = SPLIT_MM(x0, l) | SPLIT_MM(x1, l) << 32;
     *cr = SPLIT_MM(x0, c) | SPLIT_MM(x1, c) << 32;
-    *q = SPLIT_MM(x0, d) | SPLIT_MM(x1, d) << 32;
-#undef SPLIT_MM
+    *q = SPLIT_MM(x0, u) | SPLIT_MM(x1, u) << 32;
 }
-DEFINE_SPLIT_SCAN(split_scan_avx2, AVX2_ATTR, split_mask_avx2)
+AVX2_ATTR static inline uint64_t split_dmask_avx2(const uint8_t *p, uint8_t delim)
+{
+    const __m256i t = _mm256_set1_epi8((char)delim);
+    __m256i x0 = _mm256_loadu_si256((const __m256i *)(const void *)p);
+    __m256i x1 = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
+    return SPLIT_MM(x0, t) | SPLIT_MM(x1, t) << 32;
+}
+#undef SPLIT_MM
+DEFINE_SPLIT_SCAN(split_scan_avx2, AVX2_ATTR, split_mask_avx2, split_dmask_avx2)
 #endif
 
 static int64_t split_force_rows, split_force_bytes;
@@ -1423,19 +1506,20 @@ static TlStatus csv_split(TlReader *base, TlMorsel *m, bool *got, TlError *err)
     }
     while (pos < r->size && rows < want && pos < stop) {
         size_t q, rp;
-        int64_t rl, n0 = rows;
+        int64_t rl;
         int found;
         TlError perr;
-        pos = r->split_scan(r->p, r->size, pos, want - rows, stop, &rows, &q);
-        line += rows - n0;
+        pos = r->split_scan(r->p, r->size, r->delim, pos, want - rows, stop, &rows,
+                            &line, &q);
         if (rows >= want || pos >= stop) break;
         if (q == SIZE_MAX) {
-            /* the end of the input: a last record without a line end */
+            /* the end of the input: a last record without a line end (or
+             * an unterminated quote, which decoding reports) */
             if (pos < r->size) rows++;
             pos = r->size;
             break;
         }
-        /* the record at pos holds a quote: parse it */
+        /* the record at pos holds a quote the scan cannot judge: parse it */
         rp = pos;
         rl = line;
         if (parse_record(r, &rp, &rl, NULL, 1, 0, &found, &perr) != TL_OK) {

@@ -623,6 +623,15 @@ TL_TEST(test_edge_inputs)
         "x\n\"\"\n\n\"\"\n",
         "a,b\n1,2\n1.5,x\n",                   /* restart */
         "a\n\"q\"\n\"\r\"\n\"\n\"\n",
+        /* quoted fields longer than a 64-byte block, line ends inside */
+        "a,b\n1,\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\naaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\naaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\raaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"\n"
+        "2,x\n3,\"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\n"
+        "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\"\"b\"\n4,y\n",
+        /* a loose quote, then a line end inside what parity calls quotes */
+        "a,b\n1,ab\"c\n2,d\n3,\"e\"\n4,f\n",
+        "a,b\n1,\"x\"y\n2,z\n",
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         TlReadOptions o = {0};
