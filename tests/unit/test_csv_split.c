@@ -929,9 +929,13 @@ TL_TEST(test_decode_restart_leaves_hints)
     tl_csv_split_force(0, 0);
 }
 
+/* TEST_ONLY=name runs one test (e.g. test_two_threads under TSan);
+ * TEST_TIMES=1 prints how long each took. */
 #define TIMED(name)                                                            \
     do {                                                                       \
         double t0_ = now_s();                                                  \
+        if (getenv("TEST_ONLY") && strcmp(getenv("TEST_ONLY"), #name) != 0)    \
+            break;                                                             \
         TL_RUN(name);                                                          \
         if (getenv("TEST_TIMES"))                                              \
             fprintf(stderr, "%s: %.2f s\n", #name, now_s() - t0_);             \
