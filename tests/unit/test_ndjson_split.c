@@ -678,6 +678,24 @@ TL_TEST(test_schema_error_first_in_order)
     }
     tl_ndjson_split_force(0, 0);
     tl_schema_free(&fixed);
+    /* two columns that cannot take a value: the lower row is reported,
+     * not the first column's */
+    path = tu_file("f2.ndjson", "{\"a\":1,\"b\":2}\n{\"a\":1,\"b\":\"x\"}\n"
+                                "{\"a\":\"y\",\"b\":2}\n", -1);
+    memset(&fixed, 0, sizeof fixed);
+    CHECK_EQ_INT(tl_schema_add(&fixed, "a", TL_TINT64, &e), TL_OK);
+    CHECK_EQ_INT(tl_schema_add(&fixed, "b", TL_TINT64, &e), TL_OK);
+    opt.schema = &fixed;
+    snprintf(want, sizeof want, "%s:2:12: \"x\" is not a valid int64 (column \"b\")", path);
+    for (int li = 0; li < N_LIMITS; li++) {
+        Outcome o;
+        tl_ndjson_split_force(limits[li][0], limits[li][1]);
+        run(path, &opt, VIA_SHUFFLED, false, &o);
+        CHECK_EQ_STR(o.msg, want);
+        outcome_free(&o);
+    }
+    tl_ndjson_split_force(0, 0);
+    tl_schema_free(&fixed);
 }
 
 TL_TEST(test_morsel_shape)
