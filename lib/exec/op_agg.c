@@ -18,7 +18,10 @@
  * covers the next tl_batch_rows() group ids: the grouper hands back their
  * key values (the first row's of each group) and every aggregate their
  * results, keys first, then aggregates in order; the whole result never
- * exists at once.  Nothing depends on hash table order.
+ * exists at once.  Output batches are built up to two per thread ahead, in
+ * parallel on the pool (fill_ready: after the grouper's first keys call,
+ * keys and results of a range of groups only read the states).  Nothing
+ * depends on hash table order.
  *
  * Sorted or clustered input (after a sort on the keys, or data written in
  * key order) is grouped by runs: one pass compares each row's keys with the
