@@ -39,14 +39,14 @@
  * nulls with different hidden values); any other id is a key that came back
  * after its run ended, a data error naming the key and the 1-based row.
  *
- * On all cores (morsel parallelism, exec.h).  When the child is a scan
- * (set_stage) and the input is not declared clustered, the first next()
+ * On all cores (morsel parallelism, exec.h).  When the child offers
+ * set_stage (a scan, or a join probing on the pool) and the input is not declared clustered, the first next()
  * installs a stage, and most of the work runs on the pool, per morsel
  * batch, in any order:
  *
  *   stage work (any thread)               consumer (agg next, in morsel order)
- *   keys, args <- tl_eval                 map <- global grouper(local keys):
- *   local ids <- a fresh local grouper                 one lookup per local group
+ *   keys, args <- tl_eval                 map <- tl_grouper_merge(global, local):
+ *   local ids <- a fresh local grouper           one probe per local group
  *   partial states <- tl_agg_update       tl_agg_merge(partial, map)
  *                     (local ids)         or tl_agg_update(map[local id], args)
  *   tl_grouper_seal_local (encoded
