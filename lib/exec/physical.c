@@ -7,6 +7,10 @@
  * handed to tl_reader_project (each once), and pos[] records where each
  * output column lands in that reader's batches.
  *
+ * A join builds its hash table on the right input unless the left one's
+ * files are at most half the size of the right one's (TALLY_JOIN_BUILD=left
+ * or right forces a side, for tests).
+ *
  * An aggregate groups by runs of equal keys, building its table from run
  * heads only, when its input is clustered on the keys: the user says so
  * (--sorted; the operator checks it) or its child is a sort on exactly the
@@ -147,8 +151,11 @@ static TlStatus build(TlPlan *p, TlPlanId id, TlExecStats *stats,
             if (right) right->free(right);
             return st;
         }
-        /* build on the smaller input (by the files' sizes) */
-        bool build_left = est_bytes(p, n.child) < est_bytes(p, n.right);
+        /* build on the right input unless the left one is clearly smaller
+         * (at most half its bytes): the right-built join streams its probe
+         * side without keeping it, so near-equal sizes favour it */
+        int64_t lb = est_bytes(p, n.child), rb = est_bytes(p, n.right);
+        bool build_left = lb < INT64_MAX && lb <= rb / 2;
         if (getenv("TALLY_JOIN_BUILD")) /* tests: force a side */
             build_left = strcmp(getenv("TALLY_JOIN_BUILD"), "left") == 0;
         TL_TRY(tl_op_join_new(child, right, (int)n.how, lk, rk, (int)n.n_cols,
