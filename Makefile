@@ -43,7 +43,7 @@ $(B)/libtally.a: $(LIB_OBJ)
 $(B)/tally: $(CMD_OBJ) $(B)/libtally.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) $(B)/libtally.a $(LDLIBS)
 
-$(B)/tests/%: tests/unit/%.c tests/unit/tl_test.h tests/unit/tl_source.h $(B)/libtally.a
+$(B)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(B)/libtally.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libtally.a $(LDLIBS)
 

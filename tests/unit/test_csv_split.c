@@ -29,6 +29,7 @@
  */
 #include "tl_test.h"
 #include "csv_test_util.h"
+#include "tl_sb.h"
 #include "../../formats/fmt_impl.h"
 
 #include <dirent.h>
@@ -38,71 +39,15 @@
 
 /* ------------------------------------------------------------- rendering */
 
-typedef struct Sb {
-    char *p;
-    size_t n, cap;
-} Sb;
-
-static void sb_put(Sb *s, const void *data, size_t n)
-{
-    if (s->n + n + 1 > s->cap) {
-        size_t cap = s->cap ? s->cap : 256;
-        while (cap < s->n + n + 1) cap *= 2;
-        s->p = realloc(s->p, cap);
-        if (!s->p) abort();
-        s->cap = cap;
-    }
-    memcpy(s->p + s->n, data, n);
-    s->n += n;
-    s->p[s->n] = '\0';
-}
-
-static void sb_str(Sb *s, const char *t)
-{
-    sb_put(s, t, strlen(t));
-}
-
-static void sb_free(Sb *s)
-{
-    free(s->p);
-    memset(s, 0, sizeof *s);
-}
-
-static const char *sb_text(const Sb *s)
-{
-    return s->p ? s->p : "";
-}
-
-static void sb_cell(Sb *s, const TlArray *a, int64_t i)
-{
-    char buf[TL_FMT_MAX];
-    size_t n = 0;
-    if (!tl_array_valid(a, i)) {
-        sb_put(s, "\x01", 1); /* null */
-        return;
-    }
-    switch (a->type) {
-    case TL_TBOOL: n = (size_t)sprintf(buf, "%s", tl_array_bool(a, i) ? "T" : "F"); break;
-    case TL_TINT64: n = tl_fmt_i64(tl_array_i64(a)[i], buf); break;
-    case TL_TFLOAT64: n = tl_fmt_f64(tl_array_f64(a)[i], buf); break;
-    case TL_TDATE: n = tl_fmt_date(tl_array_i32(a)[i], buf); break;
-    case TL_TTIMESTAMP: n = tl_fmt_timestamp(tl_array_i64(a)[i], buf); break;
-    case TL_TSTRING: {
-        const TlView *v = &tl_array_views(a)[i];
-        sb_put(s, tl_view_ptr(v, a->data), tl_view_len(*v));
-        return;
-    }
-    default: break;
-    }
-    sb_put(s, buf, n);
-}
-
+/* Rows as text: cells split by \x1f, rows ended by \x1e\n, \x01 for
+ * null, else the value's text (tl_sb.h). */
 static void sb_batch(Sb *s, const TlBatch *b)
 {
     for (int64_t r = 0; r < b->n_rows; r++) {
         for (int c = 0; c < b->n_cols; c++) {
             if (c) sb_put(s, "\x1f", 1);
-            sb_cell(s, b->cols[c], r);
+            if (!tl_array_valid(b->cols[c], r)) sb_put(s, "\x01", 1);
+            else sb_value(s, b->cols[c], r);
         }
         sb_put(s, "\x1e\n", 2);
     }

@@ -33,53 +33,12 @@
  */
 #include "tl_test.h"
 #include "csv_test_util.h"
+#include "tl_sb.h"
 #include "../../formats/fmt_impl.h"
 
 #include <pthread.h>
 
 /* ------------------------------------------------------------- text */
-
-typedef struct Sb {
-    char *p;
-    size_t n, cap;
-} Sb;
-
-static void sb_put(Sb *s, const void *data, size_t n)
-{
-    if (s->n + n + 1 > s->cap) {
-        size_t cap = s->cap ? s->cap : 256;
-        while (cap < s->n + n + 1) cap *= 2;
-        s->p = realloc(s->p, cap);
-        if (!s->p) abort();
-        s->cap = cap;
-    }
-    memcpy(s->p + s->n, data, n);
-    s->n += n;
-    s->p[s->n] = '\0';
-}
-
-static void sb_str(Sb *s, const char *t)
-{
-    sb_put(s, t, strlen(t));
-}
-
-static void sb_fmt(Sb *s, const char *fmt, long long v)
-{
-    char buf[64];
-    int n = snprintf(buf, sizeof buf, fmt, v);
-    sb_put(s, buf, (size_t)n);
-}
-
-static void sb_free(Sb *s)
-{
-    free(s->p);
-    memset(s, 0, sizeof *s);
-}
-
-static const char *sb_text(const Sb *s)
-{
-    return s->p ? s->p : "";
-}
 
 static void sb_schema(Sb *s, const TlSchema *sc)
 {
@@ -92,34 +51,21 @@ static void sb_schema(Sb *s, const TlSchema *sc)
     sb_str(s, "\n");
 }
 
+/* Rows as text: cells split by |, strings in '', ~ for null. */
 static void sb_batch(Sb *s, const TlBatch *b)
 {
     for (int64_t r = 0; r < b->n_rows; r++) {
         for (int c = 0; c < b->n_cols; c++) {
             const TlArray *a = b->cols[c];
-            char buf[TL_FMT_MAX];
-            size_t n = 0;
+            bool str = a->type == TL_TSTRING;
             if (c) sb_put(s, "|", 1);
             if (!tl_array_valid(a, r)) {
                 sb_put(s, "~", 1);
                 continue;
             }
-            switch (a->type) {
-            case TL_TBOOL: n = (size_t)sprintf(buf, "%s", tl_array_bool(a, r) ? "T" : "F"); break;
-            case TL_TINT64: n = tl_fmt_i64(tl_array_i64(a)[r], buf); break;
-            case TL_TFLOAT64: n = tl_fmt_f64(tl_array_f64(a)[r], buf); break;
-            case TL_TDATE: n = tl_fmt_date(tl_array_i32(a)[r], buf); break;
-            case TL_TTIMESTAMP: n = tl_fmt_timestamp(tl_array_i64(a)[r], buf); break;
-            case TL_TSTRING: {
-                const TlView *v = &tl_array_views(a)[r];
-                sb_put(s, "'", 1);
-                sb_put(s, tl_view_ptr(v, a->data), tl_view_len(*v));
-                sb_put(s, "'", 1);
-                continue;
-            }
-            default: n = (size_t)sprintf(buf, "?"); break;
-            }
-            sb_put(s, buf, n);
+            if (str) sb_put(s, "'", 1);
+            sb_value(s, a, r);
+            if (str) sb_put(s, "'", 1);
         }
         sb_put(s, "\n", 1);
     }

@@ -3,7 +3,7 @@
  * (lib/exec/op_sort.c), distinct and limit-by (lib/exec/op_distinct.c).
  *
  * Operators run over a tiny source operator that hands out prepared
- * batches; keys are TL_X_COL expressions built with tl_ea_push.
+ * batches; keys are column references (source_col, tl_source.h).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -15,49 +15,6 @@
 /* ------------------------------------------------------------ helpers */
 
 #include "tl_source.h"
-
-/* Pull everything from op into one array per column (concatenated). */
-static int64_t drain(TlOperator *op, TlArray **out, int n_cols, TlStatus *st,
-                     TlError *err)
-{
-    TlArray **parts[8] = {0};
-    int n_parts = 0, cap = 0;
-    int64_t rows = 0;
-    *st = TL_OK;
-    for (;;) {
-        TlBatch *b = NULL;
-        *st = op->next(op, &b, err);
-        if (*st != TL_OK || !b) break;
-        if (n_parts == cap) {
-            cap = cap ? cap * 2 : 8;
-            for (int c = 0; c < n_cols; c++)
-                parts[c] = tl_realloc(parts[c], (size_t)cap * sizeof *parts[c]);
-        }
-        for (int c = 0; c < n_cols; c++) parts[c][n_parts] = tl_array_retain(b->cols[c]);
-        n_parts++;
-        rows += b->n_rows;
-        tl_batch_free(b);
-    }
-    for (int c = 0; c < n_cols; c++) {
-        out[c] = tl_array_concat(parts[c], n_parts);
-        for (int i = 0; i < n_parts; i++) tl_array_release(parts[c][i]);
-        tl_free(parts[c]);
-    }
-    return rows;
-}
-
-static TlExprId col_expr(TlExprArena *ea, int col, TlType t)
-{
-    TlExpr e = {0};
-    TlExprId id;
-    TlError err;
-    e.kind = TL_X_COL;
-    e.col = col;
-    e.type = (uint8_t)t;
-    e.name = "c";
-    tl_ea_push(ea, &e, NULL, 0, &id, &err);
-    return id;
-}
 
 static TlArray *ints(const int64_t *v, int n, int64_t nullv)
 {
@@ -191,11 +148,11 @@ static TlArray *sort_op(TlArray *k, bool desc, bool nulls_first, int64_t limit,
     schema2(&sc, (TlType)k->type, TL_TINT64);
     TlArray *cols[2] = {k, seq(k->length)};
     TlOperator *src = source(&sc, cols, k->length, per), *op = NULL;
-    TlExprId key = col_expr(&ea, 0, (TlType)k->type);
+    TlExprId key = source_col(&ea, 0, (TlType)k->type);
     TlArray *out[2] = {NULL, NULL};
     *st = tl_op_sort_new(src, &ea, &key, &desc, &nulls_first, 1, limit, &op, &err);
     if (*st == TL_OK) {
-        drain(op, out, 2, st, &err);
+        source_drain(op, out, 2, st, &err);
         op->free(op);
     }
     tl_array_release(out[0]);
@@ -331,13 +288,13 @@ TL_TEST(sort_two_keys)
     }
     TlArray *cols[3] = {tl_builder_finish(&b), ints(iv, 6, INT64_MIN), seq(6)};
     TlOperator *op = NULL;
-    TlExprId keys[2] = {col_expr(&ea, 0, TL_TSTRING), col_expr(&ea, 1, TL_TINT64)};
+    TlExprId keys[2] = {source_col(&ea, 0, TL_TSTRING), source_col(&ea, 1, TL_TINT64)};
     bool desc[2] = {false, true}, nf[2] = {true, false};
     CHECK(tl_op_sort_new(source(&sc, cols, 6, 4), &ea, keys, desc, nf, 2, -1, &op,
                          &err) == TL_OK);
     TlArray *out[3];
     TlStatus st;
-    drain(op, out, 3, &st, &err);
+    source_drain(op, out, 3, &st, &err);
     check_pos(out[2], (const int64_t[]){3, 0, 5, 2, 1, 4}, 6);
     CHECK_EQ_INT(g_stats.rows_sorted >= 6, 1);
     op->free(op);
@@ -360,7 +317,7 @@ TL_TEST(sort_expression_key)
     schema2(&sc, TL_TINT64, TL_TINT64);
     int64_t v[] = {3, 1, 4, 1, 5, 9, 2, 6, 5, 3};
     TlArray *cols[2] = {ints(v, 10, INT64_MIN), seq(10)};
-    TlExprId k = col_expr(&ea, 0, TL_TINT64), neg;
+    TlExprId k = source_col(&ea, 0, TL_TINT64), neg;
     TlExpr e = {0};
     e.kind = TL_X_CALL;
     e.op = TL_OP_NEG;
@@ -374,7 +331,7 @@ TL_TEST(sort_expression_key)
         CHECK(tl_op_sort_new(source(&sc, cols, 10, 3), &ea, &neg, NULL, NULL, 1, limit,
                              &op, &err) == TL_OK);
         TlArray *out[2];
-        drain(op, out, 2, &st, &err);
+        source_drain(op, out, 2, &st, &err);
         CHECK(st == TL_OK);
         int64_t n = limit < 0 ? 10 : limit;
         CHECK_EQ_INT(out[1]->length, n);
@@ -414,33 +371,33 @@ TL_TEST(distinct_subsets_and_limit_by)
 
     int c0 = 0;
     CHECK(tl_op_distinct_new(source(&sc, cols, 8, 3), &c0, 1, &op, &err) == TL_OK);
-    drain(op, out, 3, &st, &err);
+    source_drain(op, out, 3, &st, &err);
     check_pos(out[2], (const int64_t[]){0, 2, 3}, 3);
     op->free(op);
     for (int c = 0; c < 3; c++) tl_array_release(out[c]);
 
     int c01[2] = {0, 1};
     CHECK(tl_op_distinct_new(source(&sc, cols, 8, 3), c01, 2, &op, &err) == TL_OK);
-    drain(op, out, 3, &st, &err);
+    source_drain(op, out, 3, &st, &err);
     check_pos(out[2], (const int64_t[]){0, 1, 2, 3}, 4);
     op->free(op);
     for (int c = 0; c < 3; c++) tl_array_release(out[c]);
 
     /* all columns: every row is distinct (pos) */
     CHECK(tl_op_distinct_new(source(&sc, cols, 8, 5), NULL, 0, &op, &err) == TL_OK);
-    CHECK_EQ_INT(drain(op, out, 3, &st, &err), 8);
+    CHECK_EQ_INT(source_drain(op, out, 3, &st, &err), 8);
     op->free(op);
     for (int c = 0; c < 3; c++) tl_array_release(out[c]);
 
     int c1 = 1;
     CHECK(tl_op_limit_by_new(source(&sc, cols, 8, 3), 2, &c1, 1, &op, &err) == TL_OK);
-    drain(op, out, 3, &st, &err);
+    source_drain(op, out, 3, &st, &err);
     check_pos(out[2], (const int64_t[]){0, 1, 2, 7}, 4);
     op->free(op);
     for (int c = 0; c < 3; c++) tl_array_release(out[c]);
 
     CHECK(tl_op_limit_by_new(source(&sc, cols, 8, 3), 0, &c1, 1, &op, &err) == TL_OK);
-    CHECK_EQ_INT(drain(op, out, 3, &st, &err), 0);
+    CHECK_EQ_INT(source_drain(op, out, 3, &st, &err), 0);
     op->free(op);
     for (int c = 0; c < 3; c++) tl_array_release(out[c]);
 

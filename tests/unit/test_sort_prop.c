@@ -153,82 +153,7 @@ static int ref_cmp(const void *pa, const void *pb)
     return (i > j) - (i < j);
 }
 
-/* A source with the scan's stage interface: once a stage is set, every
- * batch goes through stage.work on the pool (tl_pool_for, in any order,
- * concurrently), and next_result hands the results out in batch order. */
-typedef struct StagedSource {
-    Source src;
-    TlStage stage;
-    bool staged, ran;
-    void **results;
-    TlStatus *st;
-    int pos;
-} StagedSource;
-
-static void staged_run(void *arg, int64_t i)
-{
-    StagedSource *s = arg;
-    TlError e = {0};
-    s->st[i] = s->stage.work(s->stage.ctx, s->src.batches[i], &s->results[i], &e);
-    s->src.batches[i] = NULL;
-}
-
-static TlStatus staged_set(TlOperator *op, const TlStage *stage, TlError *err)
-{
-    (void)err;
-    StagedSource *s = (StagedSource *)op;
-    s->stage = *stage;
-    s->staged = true;
-    return TL_OK;
-}
-
-static TlStatus staged_next_result(TlOperator *op, void **result, TlError *err)
-{
-    StagedSource *s = (StagedSource *)op;
-    *result = NULL;
-    if (!s->ran) {
-        s->ran = true;
-        int n = s->src.n;
-        s->results = tl_calloc((size_t)n + 1, sizeof *s->results);
-        s->st = tl_calloc((size_t)n + 1, sizeof *s->st);
-        TL_TRY(tl_pool_for(n, staged_run, s, err));
-        s->src.pos = n;
-    }
-    if (s->pos >= s->src.n) return TL_OK;
-    if (s->st[s->pos] != TL_OK) return tl_error(err, s->st[s->pos], "stage failed");
-    *result = s->results[s->pos];
-    s->results[s->pos++] = NULL;
-    return TL_OK;
-}
-
-static void staged_free(TlOperator *op)
-{
-    StagedSource *s = (StagedSource *)op;
-    for (int i = 0; s->results && i < s->src.n; i++)
-        if (s->results[i]) s->stage.drop(s->stage.ctx, s->results[i]);
-    tl_free(s->results);
-    tl_free(s->st);
-    Source *src = &s->src;
-    for (int i = src->pos; i < src->n; i++) tl_batch_free(src->batches[i]);
-    tl_free(src->batches);
-    tl_free(s);
-}
-
-/* source() with the stage interface. */
-static TlOperator *staged_source(const TlSchema *schema, TlArray **cols, int64_t n,
-                                 int64_t per)
-{
-    Source *plain = (Source *)source(schema, cols, n, per);
-    StagedSource *s = tl_calloc(1, sizeof *s);
-    s->src = *plain;
-    tl_free(plain);
-    s->src.base.free = staged_free;
-    s->src.base.set_stage = staged_set;
-    s->src.base.next_result = staged_next_result;
-    return &s->src.base;
-}
-
-static bool g_staged; /* run_sort's child: staged_source */
+static bool g_staged; /* run_sort's child: source_staged (tl_source.h) */
 
 /* ------------------------------------------------------------- cases */
 
@@ -240,26 +165,18 @@ static TlArray *run_sort(TlSchema *schema, TlArray **cols, int n_cols, int64_t n
 {
     TlError err = {0};
     TlOperator *op = NULL;
-    TlOperator *src = g_staged ? staged_source(schema, cols, n, per)
+    TlOperator *src = g_staged ? source_staged(schema, cols, n, per)
                                : source(schema, cols, n, per);
     if (tl_op_sort_new(src, ea, keys, desc, nf, n_keys, limit, &op, &err) != TL_OK)
         return NULL;
-    TlArray **parts = NULL;
-    int np = 0;
-    TlStatus st = TL_OK;
-    for (;;) {
-        TlBatch *b = NULL;
-        st = op->next(op, &b, &err);
-        if (st != TL_OK || !b) break;
-        parts = tl_realloc(parts, (size_t)(np + 1) * sizeof *parts);
-        parts[np++] = tl_array_retain(b->cols[n_cols - 1]);
-        tl_batch_free(b);
-    }
+    TlArray *out[5] = {0};
+    TlStatus st;
+    source_drain(op, out, n_cols, &st, &err);
     op->free(op);
-    TlArray *out = st == TL_OK ? tl_array_concat(parts, np) : NULL;
-    for (int i = 0; i < np; i++) tl_array_release(parts[i]);
-    tl_free(parts);
-    return out;
+    for (int c = 0; c < n_cols - 1; c++) tl_array_release(out[c]);
+    if (st == TL_OK) return out[n_cols - 1];
+    tl_array_release(out[n_cols - 1]);
+    return NULL;
 }
 
 static int g_failed_cases;
@@ -282,12 +199,7 @@ static bool one_case(int64_t n, int n_keys, int dom, bool check_topk)
         char name[16];
         snprintf(name, sizeof name, "k%d", k);
         tl_schema_add(&schema, name, t, &err);
-        TlExpr e = {0};
-        e.kind = TL_X_COL;
-        e.col = k;
-        e.type = (uint8_t)t;
-        e.name = "k";
-        tl_ea_push(&ea, &e, NULL, 0, &keys[k], &err);
+        keys[k] = source_col(&ea, k, t);
         desc[k] = rndn(2);
         nf[k] = rndn(2);
     }
