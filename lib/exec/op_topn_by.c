@@ -2,40 +2,120 @@
  * op_topn_by.c -- sort + first N rows of each group in one pass
  * (`--sort -v3 --head 2 --by id6`, folded by lib/opt/topn_by.c).
  *
- * Every child batch is kept as a chunk (its columns and its sort keys as
- * order-preserving byte rows, kernels/rowenc.h).  The by-columns go through
- * a grouper (ids dense, first appearance); each group owns N slots of one
- * flat array (slot g*N .. g*N+N-1, no per-group allocation) holding a max
- * heap of (encoded key, input position): its root is the group's worst kept
- * row.  A new row enters while the group has fewer than N rows, or when its
- * key is strictly smaller than the root's (an equal key comes later in the
- * input and loses the tie, as in the stable sort), replacing the root.
+ * The answer is defined as that of a stable sort followed by head N by: the
+ * rows kept are, in each group of the by-columns, the N smallest by
+ * (sort key, input position), and they come out ordered by (sort key,
+ * input position) over all groups.  A row's input position is
+ * batch << 32 | row, batch counting the non-empty batches (morsels) the
+ * child delivered in order, so positions depend only on the input.
  *
- * At the end all kept rows are ordered by (key, input position) -- exactly
- * the rows and order of a stable sort followed by head N by -- and gathered
- * batch by batch from the chunks (tl_array_take_multi).  Each chunk counts
- * its rows that sit in some heap; a chunk whose count drops to zero is freed
- * at once (its rows can never come back), so memory is that of the chunks
- * still holding a kept row, and the work one heap step per row instead of a
- * sort of every row.
+ * Partitions.  The groups are split into NPART partitions by a hash of the
+ * by-columns (tl_k_hash_array, top bits), a constant, so nothing depends on
+ * the thread count.  Each partition owns a grouper (ids dense, first
+ * appearance), a bounded max heap per group (limit slots of one flat
+ * array: slot g*N .. g*N+N-1, its root the group's worst kept row) and the
+ * chunks holding its rows.  A row enters while its group has fewer than N
+ * rows, or when it is smaller than the root by (key, position) -- an equal
+ * key comes later in the input and loses the tie -- replacing the root.
  *
- * When the child is a scan, most of this runs per morsel on the thread pool
- * (see "the stage" below): each morsel keeps only its own best N rows per
- * group, and the consumer offers those candidates, in morsel order, to the
- * heaps above; output is byte-identical for every --threads.
+ * The stage (per morsel, on the pool): the morsel's sort keys are
+ * evaluated, its rows hashed and scattered to the partitions: for each
+ * partition a piece holding its rows (all columns, gathered), their
+ * positions and their keys.  The consumer hands each morsel's pieces, in
+ * morsel order, to the partitions, which run in parallel (tl_pool_for over
+ * the partitions, one morsel at a time): partition p sees its rows in input
+ * order, as the serial algorithm would.  A child that is not a scan gets
+ * the same split on the consumer thread.
+ *
+ * Keys.  One sort key of type float64, int64, timestamp or date compares as
+ * (null rank, 64-bit image, position): the image is the order-preserving
+ * unsigned image of the value (tl_k_f64_image: -0.0 = 0.0, NaN after every
+ * number, every NaN equal), inverted when descending; the null rank puts
+ * nulls first or last whatever the direction.  This is exactly the order
+ * of the encoded rows (kernels/rowenc.h), which every other key shape uses:
+ * each chunk then also holds its rows' encoded keys.
+ *
+ * Memory.  A piece's chunk is kept while some row of it sits in a heap and
+ * freed when its count of kept rows drops to zero.  Since with many groups
+ * nearly every chunk keeps a few rows, a partition holding more than twice
+ * its kept rows plus a slack (tl_batch_rows() / 8) compacts: the kept rows
+ * are gathered into one new chunk (strings copied, so no old string block
+ * stays referenced), the entries re-pointed and the old chunks freed.  The
+ * copies are paid for by the rows that arrived since the last compaction,
+ * so the cost is at most one copy per input row, and memory stays within
+ * about twice the kept rows plus NPART * slack rows, plus the morsels in
+ * flight.
+ *
+ * The end.  Each partition (in parallel) compacts to one chunk and sorts
+ * its kept rows by (key, position); a NPART-way merge gives the output
+ * order, and the output batches gather from the partitions' chunks
+ * (tl_array_take_multi).  Since positions are unique, the order is total
+ * and the same for any NPART or thread count.
  */
 #include <stdlib.h>
 
+#include "../../kernels/hash.h"
 #include "../../kernels/rowenc.h"
+#include "../core/pool.h"
 #include "../group/group.h"
 #include "eval.h"
 #include "exec.h"
+#include "partq.h"
 
-typedef struct TopnChunk {
-    TlBatch *b;       /* NULL once no kept row is in it */
-    TlRows keys;
-    int64_t live;     /* its rows in some heap */
-} TopnChunk;
+enum { PART_BITS = 4, NPART = 1 << PART_BITS };
+
+/* A kept row: its order (rank, key, pos) and where it is held. */
+typedef struct Ent {
+    uint64_t key;      /* fast keys: the image (0 for nulls) */
+    uint64_t pos;      /* input position: batch << 32 | row */
+    uint32_t chunk;    /* chunk index in its partition */
+    uint32_t row;      /* row in that chunk */
+    uint32_t rank;     /* fast keys: 0 null first, 1 value, 2 null last */
+} Ent;
+
+typedef struct Chunk {
+    TlBatch *b;        /* NULL once freed */
+    TlRows keys;       /* encoded keys (not fast) */
+} Chunk;
+
+/* Per group: entries used, and (fast keys) a copy of its root's order, so
+ * that most rows are turned away without touching the slots. */
+typedef struct Root {
+    uint64_t key;
+    uint32_t rank;
+    uint32_t fill;
+} Root;
+
+typedef struct Part {
+    TlGrouper *g;
+    Ent *slots;        /* per group limit entries */
+    Root *fill;        /* per group */
+    uint64_t cap_groups;
+    Chunk *chunks;
+    int64_t *live;     /* per chunk: its rows in some heap */
+    uint32_t n_chunks, cap_chunks;
+    int64_t held;      /* rows in chunks not freed */
+    int64_t kept;      /* entries in the heaps */
+    uint32_t *ids;     /* scratch: group ids of a piece */
+    int64_t cap_ids;
+    Ent *sorted;       /* at the end: the kept rows in order */
+    int64_t n_sorted;
+    TlStatus st;
+    TlError err;
+} Part;
+
+/* One partition's rows of a morsel. */
+typedef struct Piece {
+    TlBatch *b;        /* NULL: none */
+    uint32_t *row;     /* their rows in the morsel */
+    uint64_t *u;       /* fast keys: images */
+    uint8_t *rank;     /* fast keys: null ranks, NULL when all are values */
+    TlRows keys;       /* else: encoded keys */
+} Piece;
+
+typedef struct Split {
+    Piece p[NPART];
+} Split;
 
 typedef struct TopnOp {
     TlOperator base;
@@ -46,152 +126,237 @@ typedef struct TopnOp {
     int n_keys;
     const int *by;
     int n_by;
-    TlType *by_types;  /* the by columns' types (local groupers) */
+    TlType *by_types;
     int64_t limit;
-    TlGrouper *grouper;
-    TopnChunk *chunks;
-    int n_chunks, cap_chunks;
-    uint64_t *slots;   /* per group limit entries: chunk << 32 | row */
-    uint32_t *fill;    /* per group: entries used */
-    uint64_t cap_groups;
-    uint64_t *out;     /* the kept rows in output order (part << 32 | row,
-                          part indexing the live chunks) */
-    TlArray **parts;   /* per live chunk: one column, for the gather */
-    int n_live;
+    bool fast;         /* one float64/int64/timestamp/date key */
+    TlType key_type;
+    int64_t slack;
+    Part parts[NPART];
+    /* output */
+    uint32_t *opart, *orow;
     int64_t n_out, emitted;
+    int np;            /* partitions with kept rows */
+    int pidx[NPART];   /* their indexes */
     bool consumed;
 } TopnOp;
 
-/* Order of entries x and y: encoded key, then input position. */
-static int entry_cmp(const TopnOp *t, uint64_t x, uint64_t y)
+/* ------------------------------------------------------------ order */
+
+/* Order of entries a, b of partition p: key, then position. */
+static inline __attribute__((always_inline)) int
+ent_cmp(const Part *p, bool fast, const Ent *a, const Ent *b)
 {
+    if (fast) {
+        if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+        if (a->key != b->key) return a->key < b->key ? -1 : 1;
+    } else {
+        size_t la, lb;
+        const uint8_t *x = tl_rows_at(&p->chunks[a->chunk].keys, a->row, &la);
+        const uint8_t *y = tl_rows_at(&p->chunks[b->chunk].keys, b->row, &lb);
+        int c = tl_rows_cmp(x, la, y, lb);
+        if (c) return c;
+    }
+    return (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+/* Order of entry a of partition pa and entry b of partition pb. */
+static int cross_cmp(const TopnOp *t, const Part *pa, const Ent *a, const Part *pb,
+                     const Ent *b)
+{
+    if (t->fast) return ent_cmp(pa, true, a, b);
     size_t la, lb;
-    const uint8_t *a = tl_rows_at(&t->chunks[x >> 32].keys, (int64_t)(uint32_t)x, &la);
-    const uint8_t *b = tl_rows_at(&t->chunks[y >> 32].keys, (int64_t)(uint32_t)y, &lb);
-    int c = tl_rows_cmp(a, la, b, lb);
+    const uint8_t *x = tl_rows_at(&pa->chunks[a->chunk].keys, a->row, &la);
+    const uint8_t *y = tl_rows_at(&pb->chunks[b->chunk].keys, b->row, &lb);
+    int c = tl_rows_cmp(x, la, y, lb);
     if (c) return c;
-    return (x > y) - (x < y);
+    return (a->pos > b->pos) - (a->pos < b->pos);
 }
 
-/* Restore the max heap h[0..n) from position i down. */
-static void sift_down(const TopnOp *t, uint64_t *h, uint32_t n, uint32_t i)
+/* ------------------------------------------------------ encoded rows */
+
+/* out := rows ri[i] of src[ci[i]] (ci NULL: of src[0]), i < n, with
+ * offsets.  TL_ERR_OOM. */
+static TlStatus rows_gather(const TlRows *src, const uint32_t *ci, const uint32_t *ri,
+                            int64_t n, TlRows *out, TlError *err)
 {
-    for (;;) {
-        uint32_t l = 2 * i + 1, r = l + 1, m = i;
-        if (l < n && entry_cmp(t, h[l], h[m]) > 0) m = l;
-        if (r < n && entry_cmp(t, h[r], h[m]) > 0) m = r;
-        if (m == i) return;
-        uint64_t s = h[i];
-        h[i] = h[m];
-        h[m] = s;
-        i = m;
+    size_t len, total = 0;
+    memset(out, 0, sizeof *out);
+    for (int64_t i = 0; i < n; i++) {
+        (void)tl_rows_at(&src[ci ? ci[i] : 0], ri[i], &len);
+        total += len;
     }
-}
-
-static void sift_up(const TopnOp *t, uint64_t *h, uint32_t i)
-{
-    while (i > 0) {
-        uint32_t p = (i - 1) / 2;
-        if (entry_cmp(t, h[i], h[p]) <= 0) return;
-        uint64_t s = h[i];
-        h[i] = h[p];
-        h[p] = s;
-        i = p;
+    out->offs = tl_malloc((size_t)(n + 1) * sizeof *out->offs);
+    out->bytes = tl_malloc(total ? total : 1);
+    if (!out->offs || !out->bytes) {
+        tl_k_rows_free(out);
+        return tl_error_oom(err);
     }
-}
-
-/* Room for n_groups groups' slots. */
-static TlStatus grow_groups(TopnOp *t, uint64_t n_groups, TlError *err)
-{
-    if (n_groups <= t->cap_groups) return TL_OK;
-    uint64_t cap = t->cap_groups ? t->cap_groups + t->cap_groups / 2 : 1024;
-    if (cap < n_groups) cap = n_groups;
-    if (cap > SIZE_MAX / 8 / (uint64_t)t->limit) return tl_error_oom(err);
-    uint64_t *s = tl_realloc(t->slots, (size_t)(cap * (uint64_t)t->limit) * sizeof *s);
-    if (!s) return tl_error_oom(err);
-    t->slots = s;
-    uint32_t *f = tl_realloc(t->fill, (size_t)cap * sizeof *f);
-    if (!f) return tl_error_oom(err);
-    memset(f + t->cap_groups, 0, (size_t)(cap - t->cap_groups) * sizeof *f);
-    t->fill = f;
-    t->cap_groups = cap;
+    uint64_t o = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const uint8_t *r = tl_rows_at(&src[ci ? ci[i] : 0], ri[i], &len);
+        out->offs[i] = o;
+        memcpy(out->bytes + o, r, len);
+        o += len;
+    }
+    out->offs[n] = o;
+    out->n_rows = n;
     return TL_OK;
 }
 
-/* Free a chunk none of whose rows is kept. */
-static void drop_chunk(TopnChunk *c)
+/* ------------------------------------------------------- partitions */
+
+static void chunk_drop(Part *p, uint32_t ci)
 {
+    Chunk *c = &p->chunks[ci];
+    if (!c->b) return;
+    p->held -= c->b->n_rows;
     tl_batch_free(c->b);
     c->b = NULL;
     tl_k_rows_free(&c->keys);
 }
 
-/* Keep batch b (taken over, n >= 1 rows) with its encoded sort keys (taken
- * over) as a chunk and offer its rows to the heaps of groups ids[]. */
-static TlStatus add_chunk(TopnOp *t, TlBatch *b, TlRows *keys, const uint32_t *ids,
-                          TlError *err)
+static void part_fini(Part *p)
 {
-    int64_t n = b->n_rows;
-    if (t->n_chunks == INT32_MAX) {
-        tl_batch_free(b);
-        tl_k_rows_free(keys);
-        return tl_error(err, TL_ERR_DATA, "too many batches");
-    }
-    if (t->n_chunks == t->cap_chunks) {
-        int cap = t->cap_chunks ? t->cap_chunks * 2 : 16;
-        TopnChunk *c = tl_realloc(t->chunks, (size_t)cap * sizeof *c);
-        if (!c) {
-            tl_batch_free(b);
-            tl_k_rows_free(keys);
-            return tl_error_oom(err);
-        }
-        t->chunks = c;
-        t->cap_chunks = cap;
-    }
-    uint32_t ci = (uint32_t)t->n_chunks;
-    TopnChunk *ch = &t->chunks[ci];
-    memset(ch, 0, sizeof *ch);
-    ch->b = b;
-    ch->keys = *keys;
-    memset(keys, 0, sizeof *keys);
-    t->n_chunks++;
-    TL_TRY(grow_groups(t, tl_grouper_count(t->grouper), err));
-    uint32_t lim = (uint32_t)t->limit;
-    for (int64_t i = 0; i < n; i++) {
-        uint64_t e = (uint64_t)ci << 32 | (uint64_t)i;
-        uint64_t *h = t->slots + (uint64_t)ids[i] * lim;
-        uint32_t *f = &t->fill[ids[i]];
-        if (*f < lim) {
-            h[*f] = e;
-            sift_up(t, h, (*f)++);
-            ch->live++;
-        } else if (entry_cmp(t, e, h[0]) < 0) {
-            uint32_t old = (uint32_t)(h[0] >> 32);
-            h[0] = e;
-            sift_down(t, h, lim, 0);
-            ch->live++;
-            if (--t->chunks[old].live == 0 && old != ci) drop_chunk(&t->chunks[old]);
-        }
-    }
-    if (ch->live == 0) drop_chunk(ch);
+    tl_grouper_free(p->g);
+    for (uint32_t k = 0; k < p->n_chunks; k++) chunk_drop(p, k);
+    tl_free(p->chunks);
+    tl_free(p->live);
+    tl_free(p->slots);
+    tl_free(p->fill);
+    tl_free(p->ids);
+    tl_free(p->sorted);
+    memset(p, 0, sizeof *p);
+}
+
+/* Room for n_groups groups' slots. */
+static TlStatus grow_groups(Part *p, uint64_t n_groups, int64_t limit, TlError *err)
+{
+    if (n_groups <= p->cap_groups) return TL_OK;
+    uint64_t cap = p->cap_groups ? p->cap_groups + p->cap_groups / 2 : 256;
+    if (cap < n_groups) cap = n_groups;
+    if (cap > SIZE_MAX / sizeof(Ent) / (uint64_t)limit) return tl_error_oom(err);
+    Ent *s = tl_realloc(p->slots, (size_t)(cap * (uint64_t)limit) * sizeof *s);
+    if (!s) return tl_error_oom(err);
+    p->slots = s;
+    Root *f = tl_realloc(p->fill, (size_t)cap * sizeof *f);
+    if (!f) return tl_error_oom(err);
+    memset(f + p->cap_groups, 0, (size_t)(cap - p->cap_groups) * sizeof *f);
+    p->fill = f;
+    p->cap_groups = cap;
     return TL_OK;
 }
 
-/* Evaluate and encode the sort keys of batch b. */
-static TlStatus encode_keys(const TopnOp *t, const TlBatch *b, TlRows *out,
-                            TlError *err)
+/* Room for one more chunk. */
+static TlStatus grow_chunks(Part *p, TlError *err)
+{
+    if (p->n_chunks < p->cap_chunks) return TL_OK;
+    if (p->cap_chunks >= UINT32_MAX / 4)
+        return tl_error(err, TL_ERR_DATA, "too many batches");
+    uint32_t cap = p->cap_chunks ? p->cap_chunks * 2 : 16;
+    Chunk *c = tl_realloc(p->chunks, (size_t)cap * sizeof *c);
+    if (!c) return tl_error_oom(err);
+    p->chunks = c;
+    int64_t *l = tl_realloc(p->live, (size_t)cap * sizeof *l);
+    if (!l) return tl_error_oom(err);
+    p->live = l;
+    p->cap_chunks = cap;
+    return TL_OK;
+}
+
+/* Gather the kept rows of p into one new chunk, re-point the entries and
+ * free the old chunks.  On failure p is unchanged. */
+static TlStatus compact(const TopnOp *t, Part *p, TlError *err)
 {
     TlStatus st = TL_OK;
-    memset(out, 0, sizeof *out);
-    TlArray **karr = tl_calloc((size_t)t->n_keys + 1, sizeof *karr);
-    if (!karr) return tl_error_oom(err);
-    for (int k = 0; k < t->n_keys && st == TL_OK; k++)
-        st = tl_eval(t->ea, t->keys[k], b, &karr[k], err);
-    if (st == TL_OK)
-        st = tl_k_rowenc((const TlArray *const *)karr, t->n_keys, b->n_rows, t->desc,
-                         t->nulls_first, out, err);
-    for (int k = 0; k < t->n_keys; k++) tl_array_release(karr[k]);
-    tl_free(karr);
+    uint32_t lim = (uint32_t)t->limit, ng = p->g ? tl_grouper_count(p->g) : 0;
+    int64_t n = p->kept;
+    int nc = t->base.schema->n_fields;
+    uint32_t *ci = tl_malloc((size_t)(n + 1) * sizeof *ci);
+    uint32_t *ri = tl_malloc((size_t)(n + 1) * sizeof *ri);
+    uint32_t *remap = tl_malloc((size_t)(p->n_chunks + 1) * sizeof *remap);
+    TlArray **parts = tl_calloc((size_t)p->n_chunks + 1, sizeof *parts);
+    TlRows *srcs = tl_calloc((size_t)p->n_chunks + 1, sizeof *srcs);
+    TlBatch *nb = tl_batch_new(t->base.schema, nc, n);
+    TlRows nk = {0};
+    TlBuilder bld;
+    tl_builder_init(&bld, TL_TNULL);
+    if (!ci || !ri || !remap || !parts || !srcs || !nb) {
+        st = tl_error_oom(err);
+        goto done;
+    }
+    int np = 0;
+    for (uint32_t k = 0; k < p->n_chunks; k++)
+        if (p->chunks[k].b) {
+            srcs[np] = p->chunks[k].keys;
+            remap[k] = (uint32_t)np++;
+        }
+    int64_t m = 0;
+    for (uint32_t g = 0; g < ng; g++)
+        for (uint32_t j = 0; j < p->fill[g].fill; j++) {
+            const Ent *e = &p->slots[(uint64_t)g * lim + j];
+            ci[m] = remap[e->chunk];
+            ri[m] = e->row;
+            m++;
+        }
+    for (int c = 0; c < nc; c++) {
+        int q = 0;
+        for (uint32_t k = 0; k < p->n_chunks; k++)
+            if (p->chunks[k].b) parts[q++] = p->chunks[k].b->cols[c];
+        TlType ty = t->base.schema->fields[c].type;
+        if (ty == TL_TSTRING && n > 0) {
+            /* copy the bytes: the old chunks' string blocks are let go */
+            tl_builder_free(&bld);
+            tl_builder_init(&bld, TL_TSTRING);
+            bool ok = tl_builder_reserve(&bld, n);
+            for (int64_t i = 0; ok && i < n; i++) {
+                const TlArray *a = parts[ci[i]];
+                ok = a->type == TL_TSTRING ? tl_builder_append_from(&bld, a, ri[i])
+                                           : tl_builder_append_null(&bld);
+            }
+            nb->cols[c] = ok ? tl_builder_finish(&bld) : NULL;
+        } else if (q > 0) {
+            nb->cols[c] = tl_array_take_multi(parts, q, ci, ri, n);
+        } else {
+            nb->cols[c] = tl_array_new_null(ty, 0);
+        }
+        if (!nb->cols[c]) {
+            st = tl_error_oom(err);
+            goto done;
+        }
+    }
+    if (!t->fast && n > 0) {
+        st = rows_gather(srcs, ci, ri, n, &nk, err);
+        if (st != TL_OK) goto done;
+    }
+    /* commit */
+    for (uint32_t k = 0; k < p->n_chunks; k++) chunk_drop(p, k);
+    p->n_chunks = 0;
+    p->held = 0;
+    if (n > 0) {
+        p->chunks[0].b = nb;
+        p->chunks[0].keys = nk;
+        p->live[0] = n;
+        p->n_chunks = 1;
+        p->held = n;
+        nb = NULL;
+        memset(&nk, 0, sizeof nk);
+        m = 0;
+        for (uint32_t g = 0; g < ng; g++)
+            for (uint32_t j = 0; j < p->fill[g].fill; j++) {
+                Ent *e = &p->slots[(uint64_t)g * lim + j];
+                e->chunk = 0;
+                e->row = (uint32_t)m++;
+            }
+    }
+done:
+    tl_builder_free(&bld);
+    tl_batch_free(nb);
+    tl_k_rows_free(&nk);
+    tl_free(ci);
+    tl_free(ri);
+    tl_free(remap);
+    tl_free(parts);
+    tl_free(srcs);
     return st;
 }
 
@@ -199,281 +364,373 @@ static TlStatus encode_keys(const TopnOp *t, const TlBatch *b, TlRows *out,
 static TlStatus map_by(const TopnOp *t, TlGrouper *g, const TlBatch *b, uint32_t *ids,
                        TlError *err)
 {
-    const TlArray **bc = tl_calloc((size_t)t->n_by + 1, sizeof *bc);
-    if (!bc) return tl_error_oom(err);
-    for (int k = 0; k < t->n_by; k++) bc[k] = b->cols[t->by[k]];
-    TlStatus st = tl_grouper_map(g, (const TlArray *const *)bc, b->n_rows, ids, err);
-    tl_free(bc);
-    return st;
-}
-
-/* Keep batch b (taken over) as a chunk and offer its rows to the heaps. */
-static TlStatus consume_batch(TopnOp *t, TlBatch *b, TlError *err)
-{
-    int64_t n = b->n_rows;
-    TlRows keys = {0};
-    TlStatus st;
-    if (n == 0) {
-        tl_batch_free(b);
-        return TL_OK;
-    }
-    uint32_t *ids = tl_malloc((size_t)n * sizeof *ids);
-    if (!ids) {
-        tl_batch_free(b);
+    const TlArray *bc[64];
+    const TlArray **v = bc;
+    if (t->n_by > 64 && !(v = tl_calloc((size_t)t->n_by, sizeof *v)))
         return tl_error_oom(err);
-    }
-    st = encode_keys(t, b, &keys, err);
-    if (st == TL_OK) st = map_by(t, t->grouper, b, ids, err);
-    if (st == TL_OK) {
-        st = add_chunk(t, b, &keys, ids, err);
-        b = NULL;
-    }
-    tl_batch_free(b);
-    tl_k_rows_free(&keys);
-    tl_free(ids);
+    for (int k = 0; k < t->n_by; k++) v[k] = b->cols[t->by[k]];
+    TlStatus st = tl_grouper_map(g, (const TlArray *const *)v, b->n_rows, ids, err);
+    if (v != bc) tl_free(v);
     return st;
 }
 
-/* ------------------------------------------------ the stage (per morsel)
- *
- * A scan child runs stage_work on pool threads: the morsel's keys encoded,
- * its rows grouped by a local grouper, and the same bounded heaps run over
- * the morsel alone.  Its candidates -- the rows in some local heap, in
- * input order, with their encoded keys and local group ids -- are all the
- * morsel can contribute: a row that is not among the best N of its group
- * in its morsel is not among the best N of its group overall.  The
- * consumer merges the local grouper into the global one
- * (tl_grouper_merge) and offers the candidates to the heaps in morsel
- * order, so the heaps see what the serial path would have kept. */
-
-typedef struct Cand {
-    TlBatch *b;          /* the candidate rows, input order */
-    TlRows keys;         /* their encoded sort keys */
-    uint32_t *lid;       /* their local group ids */
-    TlGrouper *local;    /* sealed */
-} Cand;
-
-static void cand_free(Cand *c)
+/* Offer the n rows of chunk ci (just added) to the heaps of groups ids[]. */
+static inline __attribute__((always_inline)) void
+offer(const TopnOp *t, Part *p, const Piece *pc, const uint32_t *ids, uint32_t ci,
+      uint64_t hi, int64_t n, bool fast)
 {
-    if (!c) return;
-    tl_batch_free(c->b);
-    tl_k_rows_free(&c->keys);
-    tl_free(c->lid);
-    tl_grouper_free(c->local);
-    tl_free(c);
+    uint32_t lim = (uint32_t)t->limit;
+    for (int64_t i = 0; i < n; i++) {
+        if (i + 16 < n) __builtin_prefetch(&p->fill[ids[i + 16]]);
+        Root *r = &p->fill[ids[i]];
+        uint64_t key = fast ? pc->u[i] : 0;
+        uint32_t rank = fast ? (pc->rank ? pc->rank[i] : 1) : 0;
+        /* the row comes after every kept row of its partition, so with
+         * fast keys it loses unless its key is strictly smaller than the
+         * root's: decided on the group's Root alone */
+        if (fast && r->fill == lim &&
+            (rank > r->rank || (rank == r->rank && key >= r->key)))
+            continue;
+        Ent e;
+        e.key = key;
+        e.rank = rank;
+        e.pos = hi | pc->row[i];
+        e.chunk = ci;
+        e.row = (uint32_t)i;
+        Ent *h = p->slots + (uint64_t)ids[i] * lim;
+        if (r->fill < lim) { /* sift up */
+            uint32_t c = r->fill++;
+            while (c > 0) {
+                uint32_t par = (c - 1) / 2;
+                if (ent_cmp(p, fast, &h[par], &e) >= 0) break;
+                h[c] = h[par];
+                c = par;
+            }
+            h[c] = e;
+            p->live[ci]++;
+            p->kept++;
+        } else {
+            if (!fast && ent_cmp(p, fast, &e, &h[0]) >= 0) continue;
+            uint32_t old = h[0].chunk, c = 0;
+            for (;;) { /* sift down from the root */
+                uint32_t l = 2 * c + 1, m = l;
+                if (l >= lim) break;
+                if (l + 1 < lim && ent_cmp(p, fast, &h[l + 1], &h[l]) > 0) m = l + 1;
+                if (ent_cmp(p, fast, &h[m], &e) <= 0) break;
+                h[c] = h[m];
+                c = m;
+            }
+            h[c] = e;
+            p->live[ci]++;
+            if (--p->live[old] == 0 && old != ci) chunk_drop(p, old);
+        }
+        r->key = h[0].key;
+        r->rank = h[0].rank;
+    }
+}
+
+/* Partition p takes piece pc of the batch numbered `batch` (its batch and
+ * keys taken over). */
+static TlStatus part_take(const TopnOp *t, Part *p, Piece *pc, uint64_t batch,
+                          TlError *err)
+{
+    int64_t n = pc->b->n_rows;
+    if (n > p->cap_ids) {
+        uint32_t *ids = tl_realloc(p->ids, (size_t)n * sizeof *ids);
+        if (!ids) return tl_error_oom(err);
+        p->ids = ids;
+        p->cap_ids = n;
+    }
+    TL_TRY(map_by(t, p->g, pc->b, p->ids, err));
+    TL_TRY(grow_groups(p, tl_grouper_count(p->g), t->limit, err));
+    TL_TRY(grow_chunks(p, err));
+    uint32_t ci = p->n_chunks++;
+    p->chunks[ci].b = pc->b;
+    p->chunks[ci].keys = pc->keys;
+    p->live[ci] = 0;
+    p->held += n;
+    pc->b = NULL;
+    memset(&pc->keys, 0, sizeof pc->keys);
+    if (t->fast) offer(t, p, pc, p->ids, ci, batch << 32, n, true);
+    else offer(t, p, pc, p->ids, ci, batch << 32, n, false);
+    if (p->live[ci] == 0) chunk_drop(p, ci);
+    if (p->held > 2 * p->kept + t->slack) TL_TRY(compact(t, p, err));
+    return TL_OK;
+}
+
+/* ------------------------------------------------------- the split */
+
+static void split_free(Split *s)
+{
+    if (!s) return;
+    for (int k = 0; k < NPART; k++) {
+        Piece *pc = &s->p[k];
+        tl_batch_free(pc->b);
+        tl_free(pc->row);
+        tl_free(pc->u);
+        tl_free(pc->rank);
+        tl_k_rows_free(&pc->keys);
+    }
+    tl_free(s);
 }
 
 static void stage_drop(void *ctx, void *result)
 {
     (void)ctx;
-    cand_free(result);
+    split_free(result);
 }
 
-/* A morsel's sort keys for its local heaps: the images of one numeric key
- * without nulls (inverted when descending), else the encoded rows. */
-typedef struct LocalKeys {
-    const uint64_t *u;
-    TlRows r;
-} LocalKeys;
-
-/* Row order within one morsel: key, then position. */
-static inline int local_cmp(const LocalKeys *lk, uint32_t x, uint32_t y)
+/* Fast keys: u[i] := the image of k's row i, rank[i] its null rank
+ * (*has_null tells whether any row is null). */
+static TlStatus key_images(const TopnOp *t, const TlArray *k, uint64_t *u,
+                           uint8_t *rank, bool *has_null, TlError *err)
 {
-    int c;
-    if (lk->u) {
-        c = (lk->u[x] > lk->u[y]) - (lk->u[x] < lk->u[y]);
-    } else {
-        size_t la, lb;
-        const uint8_t *a = tl_rows_at(&lk->r, x, &la), *b = tl_rows_at(&lk->r, y, &lb);
-        c = tl_rows_cmp(a, la, b, lb);
-    }
-    return c ? c : (x > y) - (x < y);
-}
-
-/* The morsel's best `limit` rows of each group, ascending: kept[0..*m). */
-static TlStatus local_best(const TopnOp *t, const LocalKeys *lk, const uint32_t *ids,
-                           int64_t n, uint32_t ng, uint32_t *kept, int64_t *m,
-                           TlError *err)
-{
-    uint32_t lim = (uint32_t)t->limit;
-    uint32_t *slots = tl_malloc(((size_t)ng * lim + 1) * sizeof *slots);
-    uint32_t *fill = tl_calloc((size_t)ng + 1, sizeof *fill);
-    uint8_t *mark = tl_calloc((size_t)n + 1, 1);
-    if (!slots || !fill || !mark) {
-        tl_free(slots);
-        tl_free(fill);
-        tl_free(mark);
-        return tl_error_oom(err);
-    }
-    for (int64_t i = 0; i < n; i++) {
-        uint32_t x = (uint32_t)i, *h = slots + (size_t)ids[i] * lim, *f = &fill[ids[i]];
-        if (*f < lim) { /* sift up */
-            uint32_t c = (*f)++;
-            while (c > 0) {
-                uint32_t p = (c - 1) / 2;
-                if (local_cmp(lk, h[p], x) >= 0) break;
-                h[c] = h[p];
-                c = p;
-            }
-            h[c] = x;
-            continue;
-        }
-        /* x comes after every kept row: it enters only when strictly
-         * smaller than the root, and the root then leaves */
-        if (local_cmp(lk, x, h[0]) >= 0) continue;
-        uint32_t c = 0;
-        for (;;) {
-            uint32_t l = 2 * c + 1, mm = c, big = x;
-            if (l < lim && local_cmp(lk, h[l], big) > 0) mm = l, big = h[l];
-            if (l + 1 < lim && local_cmp(lk, h[l + 1], big) > 0) mm = l + 1, big = h[l + 1];
-            if (mm == c) break;
-            h[c] = h[mm];
-            c = mm;
-        }
-        h[c] = x;
-    }
-    for (uint32_t g = 0; g < ng; g++)
-        for (uint32_t j = 0; j < fill[g]; j++) mark[slots[(size_t)g * lim + j]] = 1;
-    int64_t k = 0;
-    for (int64_t i = 0; i < n; i++)
-        if (mark[i]) kept[k++] = (uint32_t)i;
-    *m = k;
-    tl_free(slots);
-    tl_free(fill);
-    tl_free(mark);
-    return TL_OK;
-}
-
-/* Images of one numeric key without nulls, or false. */
-static bool key_images(const TopnOp *t, const TlArray *k, uint64_t *u)
-{
-    if (t->n_keys != 1 || k->null_count) return false;
-    uint64_t flip = t->desc && t->desc[0] ? ~0ull : 0;
     int64_t n = k->length;
+    uint64_t flip = t->desc && t->desc[0] ? ~0ull : 0;
+    uint8_t nullr = t->nulls_first && t->nulls_first[0] ? 0 : 2;
+    *has_null = k->null_count > 0;
+    if (k->type == TL_TNULL || k->null_count == n) {
+        for (int64_t i = 0; i < n; i++) u[i] = 0, rank[i] = nullr;
+        *has_null = n > 0;
+        return TL_OK;
+    }
+    if (k->type != t->key_type)
+        return tl_error(err, TL_ERR_DATA, "internal: top-n by key of an unexpected type");
     switch (k->type) {
     case TL_TFLOAT64: {
         const double *v = tl_array_f64(k);
         for (int64_t i = 0; i < n; i++) u[i] = tl_k_f64_image(v[i]) ^ flip;
-        return true;
-    }
-    case TL_TINT64:
-    case TL_TTIMESTAMP: {
-        const int64_t *v = tl_array_i64(k);
-        for (int64_t i = 0; i < n; i++) u[i] = tl_k_i64_image(v[i]) ^ flip;
-        return true;
+        break;
     }
     case TL_TDATE: {
         const int32_t *v = tl_array_i32(k);
         for (int64_t i = 0; i < n; i++) u[i] = tl_k_i64_image(v[i]) ^ flip;
-        return true;
+        break;
     }
-    default: return false;
+    default: {
+        const int64_t *v = tl_array_i64(k);
+        for (int64_t i = 0; i < n; i++) u[i] = tl_k_i64_image(v[i]) ^ flip;
+        break;
     }
+    }
+    if (*has_null)
+        for (int64_t i = 0; i < n; i++) {
+            bool ok = tl_array_valid(k, i);
+            rank[i] = ok ? 1 : nullr;
+            if (!ok) u[i] = 0;
+        }
+    return TL_OK;
 }
 
 /* The stage's work on a pool thread (reads only read-only operator
- * fields): the morsel's candidates. */
+ * fields): b's rows scattered to the partitions. */
 static TlStatus stage_work(void *ctx, TlBatch *b, void **result, TlError *err)
 {
     TopnOp *t = ctx;
-    int64_t n = b->n_rows, m = 0;
-    LocalKeys lk;
-    uint64_t *u = NULL;
-    uint32_t *ids = NULL, *kept = NULL;
-    TlArray **karr = NULL;
+    int64_t n = b->n_rows;
+    int nc = b->n_cols;
+    bool has_null = false;
     TlStatus st = TL_OK;
-    memset(&lk, 0, sizeof lk);
+    TlRows enc = {0};
     *result = NULL;
-    Cand *c = tl_calloc(1, sizeof *c);
-    ids = tl_malloc((size_t)(n ? n : 1) * sizeof *ids);
-    kept = tl_malloc((size_t)(n ? n : 1) * sizeof *kept);
-    u = tl_malloc((size_t)(n ? n : 1) * sizeof *u);
-    karr = tl_calloc((size_t)t->n_keys + 1, sizeof *karr);
-    if (!c || !ids || !kept || !u || !karr) {
+    Split *s = tl_calloc(1, sizeof *s);
+    uint64_t *h = tl_malloc((size_t)(n ? n : 1) * sizeof *h);
+    uint64_t *u = t->fast ? tl_malloc((size_t)(n ? n : 1) * sizeof *u) : NULL;
+    uint8_t *rank = t->fast ? tl_malloc((size_t)(n ? n : 1)) : NULL;
+    uint32_t *idx = tl_malloc((size_t)(n ? n : 1) * sizeof *idx);
+    TlArray **karr = tl_calloc((size_t)t->n_keys + 1, sizeof *karr);
+    int64_t cnt[NPART + 1] = {0}, off[NPART + 1];
+    if (!s || !h || (t->fast && (!u || !rank)) || !idx || !karr) {
         st = tl_error_oom(err);
         goto done;
     }
     for (int k = 0; k < t->n_keys && st == TL_OK; k++)
         st = tl_eval(t->ea, t->keys[k], b, &karr[k], err);
     if (st != TL_OK) goto done;
-    if (key_images(t, karr[0], u)) {
-        lk.u = u;
-    } else {
-        st = tl_k_rowenc((const TlArray *const *)karr, t->n_keys, n, t->desc,
-                         t->nulls_first, &lk.r, err);
-        if (st != TL_OK) goto done;
-    }
-    st = tl_grouper_new(t->by_types, t->n_by, true, &c->local, err);
-    if (st == TL_OK) st = map_by(t, c->local, b, ids, err);
-    if (st == TL_OK)
-        st = local_best(t, &lk, ids, n, tl_grouper_count(c->local), kept, &m, err);
-    if (st == TL_OK) st = tl_grouper_seal_local(c->local, err);
+    if (t->fast) st = key_images(t, karr[0], u, rank, &has_null, err);
+    else st = tl_k_rowenc((const TlArray *const *)karr, t->n_keys, n, t->desc,
+                          t->nulls_first, &enc, err);
     if (st != TL_OK) goto done;
-    c->b = tl_batch_new(t->base.schema, b->n_cols, m);
-    c->lid = tl_malloc((size_t)(m ? m : 1) * sizeof *c->lid);
-    if (!c->b || !c->lid) {
-        st = tl_error_oom(err);
-        goto done;
-    }
-    for (int k = 0; k < b->n_cols; k++)
-        if (!(c->b->cols[k] = m == n ? tl_array_retain(b->cols[k])
-                                     : tl_array_take(b->cols[k], kept, m))) {
+    for (int k = 0; k < t->n_by; k++) tl_k_hash_array(b->cols[t->by[k]], h, k > 0);
+    for (int64_t i = 0; i < n; i++) cnt[h[i] >> (64 - PART_BITS)]++;
+    off[0] = 0;
+    for (int k = 0; k < NPART; k++) off[k + 1] = off[k] + cnt[k];
+    for (int64_t i = 0; i < n; i++) idx[off[h[i] >> (64 - PART_BITS)]++] = (uint32_t)i;
+    for (int k = 0; k < NPART; k++) {
+        int64_t m = cnt[k];
+        const uint32_t *sel = idx + off[k] - m;
+        Piece *pc = &s->p[k];
+        if (m == 0) continue;
+        pc->b = tl_batch_new(t->base.schema, nc, m);
+        pc->row = tl_malloc((size_t)m * sizeof *pc->row);
+        if (!pc->b || !pc->row) {
             st = tl_error_oom(err);
             goto done;
         }
-    for (int k = 0; k < t->n_keys; k++) {
-        TlArray *x = m == n ? tl_array_retain(karr[k]) : tl_array_take(karr[k], kept, m);
-        if (!x) {
-            st = tl_error_oom(err);
-            goto done;
+        memcpy(pc->row, sel, (size_t)m * sizeof *pc->row);
+        for (int c = 0; c < nc; c++)
+            if (!(pc->b->cols[c] = m == n ? tl_array_retain(b->cols[c])
+                                          : tl_array_take(b->cols[c], sel, m))) {
+                st = tl_error_oom(err);
+                goto done;
+            }
+        if (t->fast) {
+            pc->u = tl_malloc((size_t)m * sizeof *pc->u);
+            if (!pc->u) {
+                st = tl_error_oom(err);
+                goto done;
+            }
+            for (int64_t i = 0; i < m; i++) pc->u[i] = u[sel[i]];
+            if (has_null) {
+                if (!(pc->rank = tl_malloc((size_t)m))) {
+                    st = tl_error_oom(err);
+                    goto done;
+                }
+                for (int64_t i = 0; i < m; i++) pc->rank[i] = rank[sel[i]];
+            }
+        } else {
+            st = rows_gather(&enc, NULL, sel, m, &pc->keys, err);
+            if (st != TL_OK) goto done;
         }
-        tl_array_release(karr[k]);
-        karr[k] = x;
     }
-    for (int64_t i = 0; i < m; i++) c->lid[i] = ids[kept[i]];
-    st = tl_k_rowenc((const TlArray *const *)karr, t->n_keys, m, t->desc,
-                     t->nulls_first, &c->keys, err);
-    if (st != TL_OK) goto done;
-    *result = c;
-    c = NULL;
+    *result = s;
+    s = NULL;
 done:
-    cand_free(c);
+    split_free(s);
     tl_batch_free(b);
-    tl_k_rows_free(&lk.r);
+    tl_k_rows_free(&enc);
     if (karr)
         for (int k = 0; k < t->n_keys; k++) tl_array_release(karr[k]);
     tl_free(karr);
+    tl_free(h);
     tl_free(u);
-    tl_free(ids);
-    tl_free(kept);
+    tl_free(rank);
+    tl_free(idx);
     return st;
 }
 
-/* Merge one morsel's candidates into the heaps (consumer, morsel order). */
-static TlStatus merge_cand(TopnOp *t, Cand *c, TlError *err)
+/* --------------------------------------------------------- consumer */
+
+/* Partition p's work on one morsel's split (partq: in morsel order). */
+static TlStatus part_fn(void *ctx, void *item, int64_t seq, int p, TlError *err)
 {
-    uint32_t nl = tl_grouper_count(c->local);
-    uint32_t *map = tl_malloc(((size_t)nl + 1) * sizeof *map);
-    if (!map) return tl_error_oom(err);
-    TlStatus st = tl_grouper_merge(t->grouper, c->local, map, err);
-    if (st == TL_OK) {
-        for (int64_t i = 0; i < c->b->n_rows; i++) c->lid[i] = map[c->lid[i]];
-        st = add_chunk(t, c->b, &c->keys, c->lid, err);
-        c->b = NULL;
+    TopnOp *t = ctx;
+    Piece *pc = &((Split *)item)->p[p];
+    if (!pc->b) return TL_OK;
+    return part_take(t, &t->parts[p], pc, (uint64_t)seq, err);
+}
+
+/* The first failure of a partition, in partition order. */
+static TlStatus part_status(TopnOp *t, TlError *err)
+{
+    for (int k = 0; k < NPART; k++)
+        if (t->parts[k].st != TL_OK) {
+            *err = t->parts[k].err;
+            return t->parts[k].st;
+        }
+    return TL_OK;
+}
+
+static int sort_cmp_fast(const void *a, const void *b, void *ctx)
+{
+    return ent_cmp(ctx, true, a, b);
+}
+
+static int sort_cmp_enc(const void *a, const void *b, void *ctx)
+{
+    return ent_cmp(ctx, false, a, b);
+}
+
+/* At the end: partition i compacts and sorts its kept rows. */
+static void finish_task(void *arg, int64_t i)
+{
+    TopnOp *t = arg;
+    Part *p = &t->parts[i];
+    if (p->st != TL_OK || p->kept == 0) return;
+    if ((p->st = compact(t, p, &p->err)) != TL_OK) return;
+    uint32_t lim = (uint32_t)t->limit, ng = tl_grouper_count(p->g);
+    if (!(p->sorted = tl_malloc((size_t)p->kept * sizeof *p->sorted))) {
+        p->st = tl_error_oom(&p->err);
+        return;
     }
-    tl_free(map);
-    return st;
+    for (uint32_t g = 0; g < ng; g++) {
+        memcpy(p->sorted + p->n_sorted, p->slots + (uint64_t)g * lim,
+               p->fill[g].fill * sizeof *p->sorted);
+        p->n_sorted += p->fill[g].fill;
+    }
+    qsort_r(p->sorted, (size_t)p->n_sorted, sizeof *p->sorted,
+            t->fast ? sort_cmp_fast : sort_cmp_enc, p);
+    tl_grouper_free(p->g);
+    p->g = NULL;
+    tl_free(p->slots);
+    p->slots = NULL;
+    tl_free(p->fill);
+    p->fill = NULL;
+    p->cap_groups = 0;
+    tl_free(p->ids);
+    p->ids = NULL;
 }
 
-static int qcmp(const void *a, const void *b, void *ctx)
+/* Merge the partitions' sorted rows into the output order. */
+static TlStatus merge_parts(TopnOp *t, TlError *err)
 {
-    return entry_cmp(ctx, *(const uint64_t *)a, *(const uint64_t *)b);
+    int64_t total = 0, at[NPART] = {0};
+    int heap[NPART], nh = 0;
+    for (int k = 0; k < NPART; k++)
+        if (t->parts[k].n_sorted > 0) {
+            t->pidx[t->np] = k;
+            heap[nh++] = t->np++;
+            total += t->parts[k].n_sorted;
+        }
+    t->opart = tl_malloc((size_t)(total + 1) * sizeof *t->opart);
+    t->orow = tl_malloc((size_t)(total + 1) * sizeof *t->orow);
+    if (!t->opart || !t->orow) return tl_error_oom(err);
+#define HEAD(q) (&t->parts[t->pidx[q]].sorted[at[q]])
+#define LESS(x, y) (cross_cmp(t, &t->parts[t->pidx[x]], HEAD(x), &t->parts[t->pidx[y]], \
+                              HEAD(y)) < 0)
+    /* a min heap of the nonempty partitions by their next row */
+    for (int i = nh / 2 - 1; i >= 0; i--)
+        for (int c = i;;) {
+            int l = 2 * c + 1, m = c;
+            if (l < nh && LESS(heap[l], heap[m])) m = l;
+            if (l + 1 < nh && LESS(heap[l + 1], heap[m])) m = l + 1;
+            if (m == c) break;
+            int x = heap[c];
+            heap[c] = heap[m];
+            heap[m] = x;
+            c = m;
+        }
+    while (nh > 0) {
+        int q = heap[0];
+        t->opart[t->n_out] = (uint32_t)q;
+        t->orow[t->n_out++] = HEAD(q)->row;
+        if (++at[q] == t->parts[t->pidx[q]].n_sorted) heap[0] = heap[--nh];
+        for (int c = 0;;) {
+            int l = 2 * c + 1, m = c;
+            if (l < nh && LESS(heap[l], heap[m])) m = l;
+            if (l + 1 < nh && LESS(heap[l + 1], heap[m])) m = l + 1;
+            if (m == c) break;
+            int x = heap[c];
+            heap[c] = heap[m];
+            heap[m] = x;
+            c = m;
+        }
+    }
+#undef LESS
+#undef HEAD
+    for (int k = 0; k < NPART; k++) {
+        tl_free(t->parts[k].sorted);
+        t->parts[k].sorted = NULL;
+    }
+    return TL_OK;
 }
 
-/* Read the whole input (a scan child: candidates per morsel from the
- * stage), then put the kept rows in output order. */
+/* Read the whole input, then put the kept rows in output order. */
 static TlStatus consume(TopnOp *t, TlError *err)
 {
+    TlStatus st = TL_OK, qst;
+    TlPartQ *q = NULL;
+    TlError qerr = {0};
     bool staged = false;
     if (t->child->set_stage && t->child->next_result &&
         getenv("TALLY_SORT_SERIAL") == NULL) {
@@ -481,48 +738,33 @@ static TlStatus consume(TopnOp *t, TlError *err)
         TL_TRY(t->child->set_stage(t->child, &stage, err));
         staged = true;
     }
-    while (staged) {
+    TL_TRY(tl_partq_new(NPART, part_fn, stage_drop, t, 0, &q, err));
+    while (!tl_partq_failed(q)) {
         void *r = NULL;
-        TL_TRY(t->child->next_result(t->child, &r, err));
-        if (!r) break;
-        TlStatus st = merge_cand(t, r, err);
-        cand_free(r);
-        TL_TRY(st);
+        if (staged) {
+            if ((st = t->child->next_result(t->child, &r, err)) != TL_OK || !r) break;
+        } else {
+            TlBatch *b = NULL;
+            if ((st = t->child->next(t->child, &b, err)) != TL_OK || !b) break;
+            if (b->n_rows == 0) {
+                tl_batch_free(b);
+                continue;
+            }
+            if ((st = stage_work(t, b, &r, err)) != TL_OK) break;
+        }
+        if ((st = tl_partq_push(q, r, err)) != TL_OK) break;
     }
-    while (!staged) {
-        TlBatch *b = NULL;
-        TL_TRY(t->child->next(t->child, &b, err));
-        if (!b) break;
-        TL_TRY(consume_batch(t, b, err));
+    /* a partition's failure on an earlier morsel comes first */
+    qst = tl_partq_finish(q, &qerr);
+    tl_partq_free(q);
+    if (qst != TL_OK) {
+        *err = qerr;
+        return qst;
     }
-    uint32_t ng = t->grouper ? tl_grouper_count(t->grouper) : 0;
-    int64_t total = 0;
-    for (uint32_t g = 0; g < ng; g++) total += t->fill[g];
-    t->out = tl_malloc((size_t)(total ? total : 1) * sizeof *t->out);
-    if (!t->out) return tl_error_oom(err);
-    for (uint32_t g = 0; g < ng; g++) {
-        memcpy(t->out + t->n_out, t->slots + (uint64_t)g * (uint64_t)t->limit,
-               t->fill[g] * sizeof *t->out);
-        t->n_out += t->fill[g];
-    }
-    qsort_r(t->out, (size_t)t->n_out, sizeof *t->out, qcmp, (void *)t);
-    tl_free(t->slots);
-    t->slots = NULL;
-    /* renumber the parts: live chunks only (the gather sees no freed one) */
-    uint32_t *remap = tl_malloc((size_t)(t->n_chunks + 1) * sizeof *remap);
-    t->parts = tl_calloc((size_t)t->n_chunks + 1, sizeof *t->parts);
-    if (!remap || !t->parts) {
-        tl_free(remap);
-        return tl_error_oom(err);
-    }
-    for (int k = 0; k < t->n_chunks; k++)
-        if (t->chunks[k].b) remap[k] = (uint32_t)t->n_live++;
-    for (int64_t i = 0; i < t->n_out; i++) {
-        uint64_t e = t->out[i];
-        t->out[i] = (uint64_t)remap[e >> 32] << 32 | (uint32_t)e;
-    }
-    tl_free(remap);
-    return TL_OK;
+    TL_TRY(st);
+    TL_TRY(tl_pool_for(NPART, finish_task, t, err));
+    TL_TRY(part_status(t, err));
+    return merge_parts(t, err);
 }
 
 static TlStatus topn_next(TlOperator *op, TlBatch **out, TlError *err)
@@ -537,38 +779,21 @@ static TlStatus topn_next(TlOperator *op, TlBatch **out, TlError *err)
     int64_t rows = t->n_out - t->emitted;
     if (rows > tl_batch_rows()) rows = tl_batch_rows();
     int nc = op->schema->n_fields;
-    TlStatus st = TL_OK;
-    uint32_t *part = tl_malloc((size_t)rows * sizeof *part);
-    uint32_t *row = tl_malloc((size_t)rows * sizeof *row);
-    TlArray **parts = t->parts;
+    TlArray *parts[NPART];
     TlBatch *b = tl_batch_new(op->schema, nc, rows);
-    if (!part || !row || !b) {
-        st = tl_error_oom(err);
-        goto done;
-    }
-    for (int64_t i = 0; i < rows; i++) {
-        uint64_t e = t->out[t->emitted + i];
-        part[i] = (uint32_t)(e >> 32);
-        row[i] = (uint32_t)e;
-    }
+    if (!b) return tl_error_oom(err);
     for (int c = 0; c < nc; c++) {
-        int np = 0;
-        for (int k = 0; k < t->n_chunks; k++)
-            if (t->chunks[k].b) parts[np++] = t->chunks[k].b->cols[c];
-        b->cols[c] = tl_array_take_multi(parts, np, part, row, rows);
+        for (int q = 0; q < t->np; q++) parts[q] = t->parts[t->pidx[q]].chunks[0].b->cols[c];
+        b->cols[c] = tl_array_take_multi(parts, t->np, t->opart + t->emitted,
+                                         t->orow + t->emitted, rows);
         if (!b->cols[c]) {
-            st = tl_error_oom(err);
-            goto done;
+            tl_batch_free(b);
+            return tl_error_oom(err);
         }
     }
     t->emitted += rows;
     *out = b;
-    b = NULL;
-done:
-    if (b) tl_batch_free(b);
-    tl_free(part);
-    tl_free(row);
-    return st;
+    return TL_OK;
 }
 
 static void topn_free(TlOperator *op)
@@ -576,17 +801,10 @@ static void topn_free(TlOperator *op)
     TopnOp *t = (TopnOp *)op;
     if (!t) return;
     if (t->child) t->child->free(t->child);
-    tl_grouper_free(t->grouper);
+    for (int k = 0; k < NPART; k++) part_fini(&t->parts[k]);
     tl_free(t->by_types);
-    for (int k = 0; k < t->n_chunks; k++) {
-        tl_batch_free(t->chunks[k].b);
-        tl_k_rows_free(&t->chunks[k].keys);
-    }
-    tl_free(t->chunks);
-    tl_free(t->slots);
-    tl_free(t->fill);
-    tl_free(t->out);
-    tl_free(t->parts);
+    tl_free(t->opart);
+    tl_free(t->orow);
     tl_free(t);
 }
 
@@ -598,7 +816,6 @@ TlStatus tl_op_topn_by_new(TlOperator *child, const TlExprArena *ea,
                            TlError *err)
 {
     TlStatus st = TL_OK;
-    TlType *types = NULL;
     *out = NULL;
     TopnOp *t = tl_calloc(1, sizeof *t);
     if (!t) {
@@ -623,19 +840,24 @@ TlStatus tl_op_topn_by_new(TlOperator *child, const TlExprArena *ea,
                       "sort keys and by columns");
         goto fail;
     }
-    types = tl_malloc((size_t)n_by * sizeof *types);
-    if (!types) {
+    if (n_keys == 1) {
+        t->key_type = (TlType)tl_ea_node(ea, keys[0])->type;
+        t->fast = t->key_type == TL_TFLOAT64 || t->key_type == TL_TINT64 ||
+                  t->key_type == TL_TTIMESTAMP || t->key_type == TL_TDATE;
+    }
+    t->slack = tl_batch_rows() / 8;
+    if (t->slack < 1) t->slack = 1;
+    if (!(t->by_types = tl_malloc((size_t)n_by * sizeof *t->by_types))) {
         st = tl_error_oom(err);
         goto fail;
     }
-    for (int k = 0; k < n_by; k++) types[k] = child->schema->fields[by[k]].type;
-    st = tl_grouper_new(types, n_by, false, &t->grouper, err);
+    for (int k = 0; k < n_by; k++) t->by_types[k] = child->schema->fields[by[k]].type;
+    for (int k = 0; k < NPART && st == TL_OK; k++)
+        st = tl_grouper_new(t->by_types, n_by, false, &t->parts[k].g, err);
     if (st != TL_OK) goto fail;
-    t->by_types = types;
     *out = &t->base;
     return TL_OK;
 fail:
-    tl_free(types);
     topn_free(&t->base);
     return st;
 }
