@@ -79,17 +79,35 @@ typedef struct Chunk {
 } Chunk;
 
 /* Per group: entries used, and (fast keys) a copy of its root's order, so
- * that most rows are turned away without touching the slots. */
+ * that most rows are turned away without touching the slots.  rg: the
+ * root's rank in bits 0-1; the int path keeps the group id in bits 2-31. */
 typedef struct Root {
     uint64_t key;
-    uint32_t rank;
     uint32_t fill;
+    uint32_t rg;
 } Root;
 
+#define EMPTY UINT32_MAX /* Ent.chunk of an unused slot, Root.fill of an
+                            unused table slot */
+#define GROUPS_MAX (UINT32_MAX >> 2) /* per partition, the int path */
+
+/* The int path's table (one int64/timestamp/date by-column, fast keys):
+ * open addressing on the value, the group's Root inline, so most rows cost
+ * one probe. */
+typedef struct ISlot {
+    int64_t v;
+    Root r;            /* r.fill == EMPTY: an unused slot */
+} ISlot;
+
 typedef struct Part {
-    TlGrouper *g;
-    Ent *slots;        /* per group limit entries */
-    Root *fill;        /* per group */
+    TlGrouper *g;      /* not the int path */
+    ISlot *tab;        /* the int path */
+    uint64_t tab_cap;  /* a power of two */
+    Root null_root;    /* the int path: the null group's */
+    uint32_t null_gid; /* its id, or EMPTY */
+    uint32_t ng;       /* groups so far */
+    Ent *slots;        /* per group limit entries (chunk EMPTY: unused) */
+    Root *fill;        /* per group, not the int path */
     uint64_t cap_groups;
     Chunk *chunks;
     int64_t *live;     /* per chunk: its rows in some heap */
@@ -129,6 +147,7 @@ typedef struct TopnOp {
     TlType *by_types;
     int64_t limit;
     bool fast;         /* one float64/int64/timestamp/date key */
+    bool int_by;       /* fast, and one int64/timestamp/date by-column */
     TlType key_type;
     int64_t slack;
     Part parts[NPART];
@@ -223,13 +242,15 @@ static void part_fini(Part *p)
     tl_free(p->live);
     tl_free(p->slots);
     tl_free(p->fill);
+    tl_free(p->tab);
     tl_free(p->ids);
     tl_free(p->sorted);
     memset(p, 0, sizeof *p);
 }
 
 /* Room for n_groups groups' slots. */
-static TlStatus grow_groups(Part *p, uint64_t n_groups, int64_t limit, TlError *err)
+static TlStatus grow_groups(Part *p, uint64_t n_groups, int64_t limit, bool roots,
+                            TlError *err)
 {
     if (n_groups <= p->cap_groups) return TL_OK;
     uint64_t cap = p->cap_groups ? p->cap_groups + p->cap_groups / 2 : 256;
@@ -238,10 +259,14 @@ static TlStatus grow_groups(Part *p, uint64_t n_groups, int64_t limit, TlError *
     Ent *s = tl_realloc(p->slots, (size_t)(cap * (uint64_t)limit) * sizeof *s);
     if (!s) return tl_error_oom(err);
     p->slots = s;
-    Root *f = tl_realloc(p->fill, (size_t)cap * sizeof *f);
-    if (!f) return tl_error_oom(err);
-    memset(f + p->cap_groups, 0, (size_t)(cap - p->cap_groups) * sizeof *f);
-    p->fill = f;
+    for (uint64_t k = p->cap_groups * (uint64_t)limit; k < cap * (uint64_t)limit; k++)
+        s[k].chunk = EMPTY;
+    if (roots) {
+        Root *f = tl_realloc(p->fill, (size_t)cap * sizeof *f);
+        if (!f) return tl_error_oom(err);
+        memset(f + p->cap_groups, 0, (size_t)(cap - p->cap_groups) * sizeof *f);
+        p->fill = f;
+    }
     p->cap_groups = cap;
     return TL_OK;
 }
@@ -268,7 +293,7 @@ static TlStatus grow_chunks(Part *p, TlError *err)
 static TlStatus compact(const TopnOp *t, Part *p, TlError *err)
 {
     TlStatus st = TL_OK;
-    uint32_t lim = (uint32_t)t->limit, ng = p->g ? tl_grouper_count(p->g) : 0;
+    uint64_t n_slots = (uint64_t)p->ng * (uint64_t)t->limit;
     int64_t n = p->kept;
     int nc = t->base.schema->n_fields;
     uint32_t *ci = tl_malloc((size_t)(n + 1) * sizeof *ci);
@@ -291,13 +316,13 @@ static TlStatus compact(const TopnOp *t, Part *p, TlError *err)
             remap[k] = (uint32_t)np++;
         }
     int64_t m = 0;
-    for (uint32_t g = 0; g < ng; g++)
-        for (uint32_t j = 0; j < p->fill[g].fill; j++) {
-            const Ent *e = &p->slots[(uint64_t)g * lim + j];
-            ci[m] = remap[e->chunk];
-            ri[m] = e->row;
-            m++;
-        }
+    for (uint64_t k = 0; k < n_slots; k++) {
+        const Ent *e = &p->slots[k];
+        if (e->chunk == EMPTY) continue;
+        ci[m] = remap[e->chunk];
+        ri[m] = e->row;
+        m++;
+    }
     for (int c = 0; c < nc; c++) {
         int q = 0;
         for (uint32_t k = 0; k < p->n_chunks; k++)
@@ -341,12 +366,12 @@ static TlStatus compact(const TopnOp *t, Part *p, TlError *err)
         nb = NULL;
         memset(&nk, 0, sizeof nk);
         m = 0;
-        for (uint32_t g = 0; g < ng; g++)
-            for (uint32_t j = 0; j < p->fill[g].fill; j++) {
-                Ent *e = &p->slots[(uint64_t)g * lim + j];
-                e->chunk = 0;
-                e->row = (uint32_t)m++;
-            }
+        for (uint64_t k = 0; k < n_slots; k++) {
+            Ent *e = &p->slots[k];
+            if (e->chunk == EMPTY) continue;
+            e->chunk = 0;
+            e->row = (uint32_t)m++;
+        }
     }
 done:
     tl_builder_free(&bld);
@@ -374,59 +399,149 @@ static TlStatus map_by(const TopnOp *t, TlGrouper *g, const TlBatch *b, uint32_t
     return st;
 }
 
-/* Offer the n rows of chunk ci (just added) to the heaps of groups ids[]. */
+/* Offer row `row` of chunk ci (just added), of order (key, rank, pos), to
+ * the group whose Root is r and heap h. */
+static inline __attribute__((always_inline)) void
+offer_one(const TopnOp *t, Part *p, Root *r, Ent *h, uint64_t key, uint32_t rank,
+          uint64_t pos, uint32_t ci, uint32_t row, bool fast)
+{
+    uint32_t lim = (uint32_t)t->limit;
+    /* the row comes after every kept row of its partition, so with fast
+     * keys it loses unless its key is strictly smaller than the root's:
+     * decided on the group's Root alone */
+    uint32_t rr = r->rg & 3;
+    if (fast && r->fill == lim && (rank > rr || (rank == rr && key >= r->key))) return;
+    Ent e;
+    e.key = key;
+    e.rank = rank;
+    e.pos = pos;
+    e.chunk = ci;
+    e.row = row;
+    if (r->fill < lim) { /* sift up */
+        uint32_t c = r->fill++;
+        while (c > 0) {
+            uint32_t par = (c - 1) / 2;
+            if (ent_cmp(p, fast, &h[par], &e) >= 0) break;
+            h[c] = h[par];
+            c = par;
+        }
+        h[c] = e;
+        p->live[ci]++;
+        p->kept++;
+    } else {
+        if (!fast && ent_cmp(p, fast, &e, &h[0]) >= 0) return;
+        uint32_t old = h[0].chunk, c = 0;
+        for (;;) { /* sift down from the root */
+            uint32_t l = 2 * c + 1, m = l;
+            if (l >= lim) break;
+            if (l + 1 < lim && ent_cmp(p, fast, &h[l + 1], &h[l]) > 0) m = l + 1;
+            if (ent_cmp(p, fast, &h[m], &e) <= 0) break;
+            h[c] = h[m];
+            c = m;
+        }
+        h[c] = e;
+        p->live[ci]++;
+        if (--p->live[old] == 0 && old != ci) chunk_drop(p, old);
+    }
+    r->key = h[0].key;
+    r->rg = (r->rg & ~3u) | h[0].rank;
+}
+
+/* Offer the n rows of chunk ci to the heaps of groups ids[]. */
 static inline __attribute__((always_inline)) void
 offer(const TopnOp *t, Part *p, const Piece *pc, const uint32_t *ids, uint32_t ci,
       uint64_t hi, int64_t n, bool fast)
 {
-    uint32_t lim = (uint32_t)t->limit;
+    uint64_t lim = (uint64_t)t->limit;
     for (int64_t i = 0; i < n; i++) {
         if (i + 16 < n) __builtin_prefetch(&p->fill[ids[i + 16]]);
-        Root *r = &p->fill[ids[i]];
-        uint64_t key = fast ? pc->u[i] : 0;
-        uint32_t rank = fast ? (pc->rank ? pc->rank[i] : 1) : 0;
-        /* the row comes after every kept row of its partition, so with
-         * fast keys it loses unless its key is strictly smaller than the
-         * root's: decided on the group's Root alone */
-        if (fast && r->fill == lim &&
-            (rank > r->rank || (rank == r->rank && key >= r->key)))
-            continue;
-        Ent e;
-        e.key = key;
-        e.rank = rank;
-        e.pos = hi | pc->row[i];
-        e.chunk = ci;
-        e.row = (uint32_t)i;
-        Ent *h = p->slots + (uint64_t)ids[i] * lim;
-        if (r->fill < lim) { /* sift up */
-            uint32_t c = r->fill++;
-            while (c > 0) {
-                uint32_t par = (c - 1) / 2;
-                if (ent_cmp(p, fast, &h[par], &e) >= 0) break;
-                h[c] = h[par];
-                c = par;
-            }
-            h[c] = e;
-            p->live[ci]++;
-            p->kept++;
-        } else {
-            if (!fast && ent_cmp(p, fast, &e, &h[0]) >= 0) continue;
-            uint32_t old = h[0].chunk, c = 0;
-            for (;;) { /* sift down from the root */
-                uint32_t l = 2 * c + 1, m = l;
-                if (l >= lim) break;
-                if (l + 1 < lim && ent_cmp(p, fast, &h[l + 1], &h[l]) > 0) m = l + 1;
-                if (ent_cmp(p, fast, &h[m], &e) <= 0) break;
-                h[c] = h[m];
-                c = m;
-            }
-            h[c] = e;
-            p->live[ci]++;
-            if (--p->live[old] == 0 && old != ci) chunk_drop(p, old);
-        }
-        r->key = h[0].key;
-        r->rank = h[0].rank;
+        offer_one(t, p, &p->fill[ids[i]], p->slots + ids[i] * lim,
+                  fast ? pc->u[i] : 0, fast ? (pc->rank ? pc->rank[i] : 1) : 0,
+                  hi | pc->row[i], ci, (uint32_t)i, fast);
     }
+}
+
+/* The int path's hash of a value (the stage partitions by its top bits,
+ * the table indexes by its low bits). */
+static inline uint64_t int_hash(int64_t v)
+{
+    return tl_k_hash_mix64((uint64_t)v);
+}
+
+/* Room in p's table for one more group (load at most 5/8). */
+static TlStatus tab_reserve(Part *p, TlError *err)
+{
+    uint64_t need = (uint64_t)p->ng + 1;
+    if (need * 8 <= p->tab_cap * 5) return TL_OK;
+    uint64_t cap = p->tab_cap ? p->tab_cap * 2 : 1024;
+    if (cap > SIZE_MAX / sizeof(ISlot)) return tl_error_oom(err);
+    ISlot *tab = tl_malloc((size_t)cap * sizeof *tab);
+    if (!tab) return tl_error_oom(err);
+    for (uint64_t k = 0; k < cap; k++) tab[k].r.fill = EMPTY;
+    for (uint64_t k = 0; k < p->tab_cap; k++) {
+        const ISlot *o = &p->tab[k];
+        if (o->r.fill == EMPTY) continue;
+        uint64_t j = int_hash(o->v) & (cap - 1);
+        while (tab[j].r.fill != EMPTY) j = (j + 1) & (cap - 1);
+        tab[j] = *o;
+    }
+    tl_free(p->tab);
+    p->tab = tab;
+    p->tab_cap = cap;
+    return TL_OK;
+}
+
+/* The int path: group the n rows of chunk ci by their value of by-column
+ * a (int64, timestamp or date) in p's table and offer them. */
+static TlStatus int_offer(const TopnOp *t, Part *p, const Piece *pc, const TlArray *a,
+                          uint32_t ci, uint64_t hi, int64_t n, TlError *err)
+{
+    uint64_t lim = (uint64_t)t->limit;
+    bool nulls = a->null_count > 0;
+    const int64_t *v64 = a->type == TL_TDATE ? NULL : tl_array_i64(a);
+    const int32_t *v32 = a->type == TL_TDATE ? tl_array_i32(a) : NULL;
+    TL_TRY(tab_reserve(p, err));
+    uint64_t mask = p->tab_cap - 1;
+    ISlot *tab = p->tab;
+    for (int64_t i = 0; i < n; i++) {
+        if (i + 16 < n)
+            __builtin_prefetch(&tab[int_hash(v64 ? v64[i + 16] : v32[i + 16]) & mask]);
+        Root *r;
+        uint32_t gid;
+        if (nulls && !tl_array_valid(a, i)) {
+            if (p->null_gid == EMPTY) {
+                TL_TRY(grow_groups(p, (uint64_t)p->ng + 1, t->limit, false, err));
+                memset(&p->null_root, 0, sizeof p->null_root);
+                p->null_gid = p->ng++;
+            }
+            r = &p->null_root;
+            gid = p->null_gid;
+        } else {
+            int64_t v = v64 ? v64[i] : v32[i];
+            uint64_t j = int_hash(v) & mask;
+            while (tab[j].r.fill != EMPTY && tab[j].v != v) j = (j + 1) & mask;
+            if (tab[j].r.fill == EMPTY) { /* a new group */
+                if (p->ng >= GROUPS_MAX)
+                    return tl_error(err, TL_ERR_DATA, "too many groups");
+                if ((uint64_t)(p->ng + 1) * 8 > p->tab_cap * 5) {
+                    TL_TRY(tab_reserve(p, err));
+                    tab = p->tab;
+                    mask = p->tab_cap - 1;
+                    j = int_hash(v) & mask;
+                    while (tab[j].r.fill != EMPTY) j = (j + 1) & mask;
+                }
+                TL_TRY(grow_groups(p, (uint64_t)p->ng + 1, t->limit, false, err));
+                memset(&tab[j], 0, sizeof tab[j]);
+                tab[j].v = v;
+                tab[j].r.rg = p->ng++ << 2;
+            }
+            r = &tab[j].r;
+            gid = tab[j].r.rg >> 2;
+        }
+        offer_one(t, p, r, p->slots + gid * lim, pc->u[i], pc->rank ? pc->rank[i] : 1,
+                  hi | pc->row[i], ci, (uint32_t)i, true);
+    }
+    return TL_OK;
 }
 
 /* Partition p takes piece pc of the batch numbered `batch` (its batch and
@@ -435,14 +550,17 @@ static TlStatus part_take(const TopnOp *t, Part *p, Piece *pc, uint64_t batch,
                           TlError *err)
 {
     int64_t n = pc->b->n_rows;
-    if (n > p->cap_ids) {
+    if (!t->int_by && n > p->cap_ids) {
         uint32_t *ids = tl_realloc(p->ids, (size_t)n * sizeof *ids);
         if (!ids) return tl_error_oom(err);
         p->ids = ids;
         p->cap_ids = n;
     }
-    TL_TRY(map_by(t, p->g, pc->b, p->ids, err));
-    TL_TRY(grow_groups(p, tl_grouper_count(p->g), t->limit, err));
+    if (!t->int_by) {
+        TL_TRY(map_by(t, p->g, pc->b, p->ids, err));
+        p->ng = tl_grouper_count(p->g);
+        TL_TRY(grow_groups(p, p->ng, t->limit, true, err));
+    }
     TL_TRY(grow_chunks(p, err));
     uint32_t ci = p->n_chunks++;
     p->chunks[ci].b = pc->b;
@@ -451,10 +569,16 @@ static TlStatus part_take(const TopnOp *t, Part *p, Piece *pc, uint64_t batch,
     p->held += n;
     pc->b = NULL;
     memset(&pc->keys, 0, sizeof pc->keys);
-    if (t->fast) offer(t, p, pc, p->ids, ci, batch << 32, n, true);
-    else offer(t, p, pc, p->ids, ci, batch << 32, n, false);
+    TlStatus st = TL_OK;
+    if (t->int_by)
+        st = int_offer(t, p, pc, p->chunks[ci].b->cols[t->by[0]], ci, batch << 32, n, err);
+    else if (t->fast)
+        offer(t, p, pc, p->ids, ci, batch << 32, n, true);
+    else
+        offer(t, p, pc, p->ids, ci, batch << 32, n, false);
     if (p->live[ci] == 0) chunk_drop(p, ci);
-    if (p->held > 2 * p->kept + t->slack) TL_TRY(compact(t, p, err));
+    TL_TRY(st);
+    if (p->held > 4 * p->kept + t->slack) TL_TRY(compact(t, p, err));
     return TL_OK;
 }
 
@@ -551,7 +675,21 @@ static TlStatus stage_work(void *ctx, TlBatch *b, void **result, TlError *err)
     else st = tl_k_rowenc((const TlArray *const *)karr, t->n_keys, n, t->desc,
                           t->nulls_first, &enc, err);
     if (st != TL_OK) goto done;
-    for (int k = 0; k < t->n_by; k++) tl_k_hash_array(b->cols[t->by[k]], h, k > 0);
+    if (t->int_by) {
+        const TlArray *a = b->cols[t->by[0]];
+        if (a->type == TL_TDATE) {
+            const int32_t *v = tl_array_i32(a);
+            for (int64_t i = 0; i < n; i++) h[i] = int_hash(v[i]);
+        } else {
+            const int64_t *v = tl_array_i64(a);
+            for (int64_t i = 0; i < n; i++) h[i] = int_hash(v[i]);
+        }
+        if (a->null_count > 0) /* nulls: partition 0 */
+            for (int64_t i = 0; i < n; i++)
+                if (!tl_array_valid(a, i)) h[i] = 0;
+    } else {
+        for (int k = 0; k < t->n_by; k++) tl_k_hash_array(b->cols[t->by[k]], h, k > 0);
+    }
     for (int64_t i = 0; i < n; i++) cnt[h[i] >> (64 - PART_BITS)]++;
     off[0] = 0;
     for (int k = 0; k < NPART; k++) off[k + 1] = off[k] + cnt[k];
@@ -648,16 +786,13 @@ static void finish_task(void *arg, int64_t i)
     Part *p = &t->parts[i];
     if (p->st != TL_OK || p->kept == 0) return;
     if ((p->st = compact(t, p, &p->err)) != TL_OK) return;
-    uint32_t lim = (uint32_t)t->limit, ng = tl_grouper_count(p->g);
+    uint64_t n_slots = (uint64_t)p->ng * (uint64_t)t->limit;
     if (!(p->sorted = tl_malloc((size_t)p->kept * sizeof *p->sorted))) {
         p->st = tl_error_oom(&p->err);
         return;
     }
-    for (uint32_t g = 0; g < ng; g++) {
-        memcpy(p->sorted + p->n_sorted, p->slots + (uint64_t)g * lim,
-               p->fill[g].fill * sizeof *p->sorted);
-        p->n_sorted += p->fill[g].fill;
-    }
+    for (uint64_t k = 0; k < n_slots; k++)
+        if (p->slots[k].chunk != EMPTY) p->sorted[p->n_sorted++] = p->slots[k];
     qsort_r(p->sorted, (size_t)p->n_sorted, sizeof *p->sorted,
             t->fast ? sort_cmp_fast : sort_cmp_enc, p);
     tl_grouper_free(p->g);
@@ -666,6 +801,8 @@ static void finish_task(void *arg, int64_t i)
     p->slots = NULL;
     tl_free(p->fill);
     p->fill = NULL;
+    tl_free(p->tab);
+    p->tab = NULL;
     p->cap_groups = 0;
     tl_free(p->ids);
     p->ids = NULL;
@@ -852,8 +989,13 @@ TlStatus tl_op_topn_by_new(TlOperator *child, const TlExprArena *ea,
         goto fail;
     }
     for (int k = 0; k < n_by; k++) t->by_types[k] = child->schema->fields[by[k]].type;
-    for (int k = 0; k < NPART && st == TL_OK; k++)
-        st = tl_grouper_new(t->by_types, n_by, false, &t->parts[k].g, err);
+    t->int_by = t->fast && n_by == 1 &&
+                (t->by_types[0] == TL_TINT64 || t->by_types[0] == TL_TTIMESTAMP ||
+                 t->by_types[0] == TL_TDATE) && getenv("TALLY_TOPN_GROUPER") == NULL;
+    for (int k = 0; k < NPART && st == TL_OK; k++) {
+        t->parts[k].null_gid = EMPTY;
+        if (!t->int_by) st = tl_grouper_new(t->by_types, n_by, false, &t->parts[k].g, err);
+    }
     if (st != TL_OK) goto fail;
     *out = &t->base;
     return TL_OK;
