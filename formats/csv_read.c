@@ -162,6 +162,13 @@ typedef struct CsvCursor {
 
     uint8_t *scratch;        /* unescaping for messages and inference */
     size_t scratch_cap;
+
+    /* late materialization (csv_decode_early / csv_decode_rest) */
+    bool late_open;          /* a morsel's fields wait for the rest */
+    size_t late_begin, late_end; /* its byte range (pages to drop) */
+    CsvField *gat;           /* gat_cap: one column's selected fields */
+    int64_t *gat_line;       /* their lines */
+    int64_t gat_cap;
 } CsvCursor;
 
 typedef struct CsvReader {
@@ -1415,6 +1422,8 @@ static void cursor_free(CsvCursor *d)
     tl_free(d->fields);
     tl_free(d->row_line);
     tl_free(d->scratch);
+    tl_free(d->gat);
+    tl_free(d->gat_line);
     memset(d, 0, sizeof *d);
 }
 
@@ -1580,20 +1589,14 @@ static void drop_pages(const CsvReader *r, size_t begin, size_t end)
     if (hi > lo) madvise((void *)(uintptr_t)(r->p + lo), hi - lo, MADV_DONTNEED);
 }
 
-/* Decode one morsel into a batch of the projected columns (steps 1, 2).
- * Thread-safe for distinct decoders: writes only d and its outputs. */
-static TlStatus csv_decode(TlReader *base, TlDecoder *dbase, const TlMorsel *m,
-                           TlBatch **out, TlSchema **widen, TlError *err)
+/* Tokenize morsel m into d: every projected column's fields (step 1).
+ * Thread-safe for distinct decoders: writes only d. */
+static TlStatus tokenize_morsel(const CsvReader *r, CsvCursor *d, const TlMorsel *m,
+                                TlError *err)
 {
-    const CsvReader *r = (const CsvReader *)base;
-    CsvCursor *d = &((CsvDecoder *)dbase)->cur;
     bool want_stack[64], *want = want_stack;
     int64_t bound, cap;
-    TlBatch *b = NULL;
     TlStatus st = TL_OK;
-    *out = NULL;
-    *widen = NULL;
-    if (m->end <= m->begin || r->n_cols == 0) return TL_OK;
     if (r->n_cols > 64) {
         want = tl_calloc((size_t)r->n_cols, sizeof *want);
         if (!want) return tl_error_oom(err);
@@ -1609,54 +1612,382 @@ static TlStatus csv_decode(TlReader *base, TlDecoder *dbase, const TlMorsel *m,
     if (cap < d->cap) cap = d->cap < bound ? d->cap : bound;
     cursor_seek(d, m->begin, m->end, m->line);
     d->n_store = 0; /* nothing kept across morsels */
-    if (cursor_reserve(r, d, want, cap, err) != TL_OK) goto fail;
+    st = cursor_reserve(r, d, want, cap, err);
+    if (st != TL_OK) goto done;
     cursor_store(r, d, want);
     for (;;) {
         int64_t lim = d->cap < bound ? d->cap : bound;
-        if (tokenize(r, d, lim, err) != TL_OK) goto fail;
+        st = tokenize(r, d, lim, err);
+        if (st != TL_OK) goto done;
         if (d->pos >= d->end || d->n_rows < lim) break;
         if (lim >= bound) {
             /* only empty lines can be left (split counts them as records) */
             size_t j = d->pos;
             while (j < d->end && (r->p[j] == '\n' || r->p[j] == '\r')) j++;
-            if (j < d->end) {
-                tl_error(err, TL_ERR_DATA, "%s:%lld: internal error: morsel "
-                         "holds more than %lld records", r->name,
-                         (long long)d->line, (long long)bound);
-                goto fail;
-            }
+            if (j < d->end)
+                st = tl_error(err, TL_ERR_DATA, "%s:%lld: internal error: morsel "
+                              "holds more than %lld records", r->name,
+                              (long long)d->line, (long long)bound);
             break;
         }
         cap = d->cap * 2 < bound ? d->cap * 2 : bound;
-        if (cursor_reserve(r, d, want, cap, err) != TL_OK) goto fail;
+        st = cursor_reserve(r, d, want, cap, err);
+        if (st != TL_OK) goto done;
     }
-    if (d->n_rows == 0) goto done;
-    b = tl_batch_new(&r->proj_schema, r->n_proj, d->n_rows);
-    if (!b) {
-        tl_error_oom(err);
-        goto fail;
-    }
+done:
+    if (want != want_stack) tl_free(want);
+    return st;
+}
+
+/* Convert every projected column of the tokenized rows, in projection
+ * order (step 2): a batch in *out, or the first misfit's error/restart. */
+static TlStatus convert_all(const CsvReader *r, CsvCursor *d, TlBatch **out,
+                            TlSchema **widen, TlError *err)
+{
+    TlBatch *b = tl_batch_new(&r->proj_schema, r->n_proj, d->n_rows);
+    *out = NULL;
+    if (!b) return tl_error_oom(err);
     for (int k = 0; k < r->n_proj; k++) {
         int c = r->proj[k];
         int64_t bad = -1;
-        st = converter(r->schema.fields[c].type)(r, d, c, &b->cols[k], &bad, err);
+        TlStatus st = converter(r->schema.fields[c].type)(r, d, c, &b->cols[k], &bad, err);
         if (st == TL_OK && bad >= 0) st = value_misfit(r, d, c, bad, widen, err);
+        if (st != TL_OK) {
+            tl_batch_free(b);
+            return st;
+        }
+    }
+    *out = b;
+    return TL_OK;
+}
+
+/* The end of a morsel's decoding: its long views hold their own window
+ * reference, so the cursor's goes; the pages it covered go back (step 3). */
+static void morsel_end(const CsvReader *r, CsvCursor *d, bool pages)
+{
+    tl_buf_release(d->window);
+    d->window = NULL;
+    if (pages) drop_pages(r, d->late_begin, d->late_end);
+    d->late_open = false;
+}
+
+/* Decode one morsel into a batch of the projected columns (steps 1, 2).
+ * Thread-safe for distinct decoders: writes only d and its outputs. */
+static TlStatus csv_decode(TlReader *base, TlDecoder *dbase, const TlMorsel *m,
+                           TlBatch **out, TlSchema **widen, TlError *err)
+{
+    const CsvReader *r = (const CsvReader *)base;
+    CsvCursor *d = &((CsvDecoder *)dbase)->cur;
+    TlStatus st;
+    *out = NULL;
+    *widen = NULL;
+    d->late_open = false;
+    if (m->end <= m->begin || r->n_cols == 0) return TL_OK;
+    d->late_begin = m->begin;
+    d->late_end = m->end;
+    st = tokenize_morsel(r, d, m, err);
+    if (st == TL_OK && d->n_rows > 0) st = convert_all(r, d, out, widen, err);
+    morsel_end(r, d, st == TL_OK);
+    return st;
+}
+
+/* ------------------------------------------------ late materialization
+ *
+ * (format.h, "late materialization")  csv_decode_early tokenizes the
+ * morsel as csv_decode does and converts the columns the caller asked for
+ * first, plus every column whose type has no cheap check (bool, date,
+ * timestamp, null); int64, float64 and string columns may wait.  The
+ * fields stay in the cursor.  csv_decode_rest then converts the waiting
+ * columns for the selected rows only, and checks the other rows' fields
+ * of int64 and float64 columns with plain_i64/plain_f64: a field they pass
+ * converts for sure (they accept a subset of what the converters accept),
+ * so the morsel as a whole would have decoded.  Any doubt (a field the
+ * check does not pass, a selected value that misfits) and any misfit of an
+ * early column falls back to convert_all over the whole morsel: it fails
+ * exactly as csv_decode would (same error, same widened types), or, when
+ * the doubt was needless, gives the batch the rows are taken from.  So
+ * results, types, restarts and --schema errors are those of csv_decode;
+ * only the "over 4 GiB of quoted text in one batch" limit is checked on
+ * the rows converted.  Pages are given back once the rest is converted. */
+
+/* [-]digits, 1 to 18 of them: parse_i64_inline takes it. */
+static inline bool plain_i64(const uint8_t *s, uint32_t len)
+{
+    uint32_t i = len > 0 && s[0] == '-';
+    if (len - i - 1 >= 18) return false; /* also len == i */
+    for (; i < len; i++)
+        if ((unsigned)s[i] - '0' > 9) return false;
+    return true;
+}
+
+/* [-]digits[.digits], at most 100 bytes: parse_f64_inline takes it (or
+ * tl_parse_f64 without allocating). */
+static inline bool plain_f64(const uint8_t *s, uint32_t len)
+{
+    uint32_t i = len > 0 && s[0] == '-', k = i;
+    if (len > 100) return false;
+    while (k < len && (unsigned)s[k] - '0' <= 9) k++;
+    if (k == i) return false;
+    if (k == len) return true;
+    if (s[k] != '.' || k + 1 == len) return false;
+    for (k++; k < len; k++)
+        if ((unsigned)s[k] - '0' > 9) return false;
+    return true;
+}
+
+/* Whether column type t may wait for csv_decode_rest. */
+static bool late_type(TlType t)
+{
+    return t == TL_TINT64 || t == TL_TFLOAT64 || t == TL_TSTRING;
+}
+
+/* See format.h: decode morsel m converting the early columns (and those
+ * late_type refuses); the rest are NULL in *out. */
+static TlStatus csv_decode_early(TlReader *base, TlDecoder *dbase,
+                                 const TlMorsel *m, const bool *early, int n_early,
+                                 TlBatch **out, TlSchema **widen, TlError *err)
+{
+    const CsvReader *r = (const CsvReader *)base;
+    CsvCursor *d = &((CsvDecoder *)dbase)->cur;
+    TlBatch *b = NULL;
+    TlStatus st;
+    *out = NULL;
+    *widen = NULL;
+    d->late_open = false;
+    if (m->end <= m->begin || r->n_cols == 0) return TL_OK;
+    d->late_begin = m->begin;
+    d->late_end = m->end;
+    st = tokenize_morsel(r, d, m, err);
+    if (st != TL_OK || d->n_rows == 0) {
+        morsel_end(r, d, st == TL_OK);
+        return st;
+    }
+    b = tl_batch_new(&r->proj_schema, r->n_proj, d->n_rows);
+    if (!b) {
+        morsel_end(r, d, false);
+        return tl_error_oom(err);
+    }
+    for (int k = 0; k < r->n_proj; k++) {
+        int c = r->proj[k];
+        TlType t = r->schema.fields[c].type;
+        int64_t bad = -1;
+        if (k < n_early && !early[k] && late_type(t)) continue;
+        if (k >= n_early && late_type(t)) continue;
+        st = converter(t)(r, d, c, &b->cols[k], &bad, err);
         if (st != TL_OK) goto fail;
+        if (bad >= 0) {
+            /* csv_decode's outcome, whatever it is */
+            tl_batch_free(b);
+            b = NULL;
+            st = convert_all(r, d, &b, widen, err);
+            if (st != TL_OK) goto fail;
+            break;
+        }
+    }
+    d->late_open = true;
+    *out = b;
+    return TL_OK;
+fail:
+    tl_batch_free(b);
+    morsel_end(r, d, false);
+    return st;
+}
+
+/* plain_i64 for a field that can be read 8 bytes at a time (room: input
+ * bytes from s on): one load, the bytes past len made '0', a leading '-'
+ * made '0', then the SWAR digit test of parse_i64_inline. */
+static inline bool plain_i64_fast(const uint8_t *s, uint32_t len, size_t room)
+{
+    if (CSV_LITTLE && len - 1 < 8 && room >= 8) {
+        uint64_t x, km = len == 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * len)) - 1;
+        memcpy(&x, s, 8);
+        x = (x & km) | (0x3030303030303030ULL & ~km);
+        if ((x & 0xff) == '-') {
+            if (len == 1) return false;
+            x = (x & ~(uint64_t)0xff) | 0x30;
+        }
+        return ((x & 0xF0F0F0F0F0F0F0F0ULL) |
+                (((x + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) ==
+               0x3333333333333333ULL;
+    }
+    return plain_i64(s, len);
+}
+
+/* Whether a field of a column of type t (int64 or float64) that is not
+ * converted would convert: null, or passes the check. */
+static inline bool field_plain(const CsvReader *r, const CsvField *f, TlType t)
+{
+    const uint8_t *s = r->p + f->off;
+    if (t == TL_TINT64 ? plain_i64_fast(s, f->len, r->size - f->off)
+                       : plain_f64(s, f->len))
+        return true;
+    return field_null(r, f);
+}
+
+/* Rows sel[0..n) of column c's fields into d->gat (and their lines into
+ * d->gat_line); the other rows' fields are checked when c is an int64 or
+ * float64 column.  false: a field did not pass the check. */
+static bool gather_fields(const CsvReader *r, CsvCursor *d, int c, TlType t,
+                          const uint32_t *sel, int64_t n)
+{
+    const CsvField *f = d->cols[c];
+    const int64_t rows = d->n_rows;
+    int64_t row = 0;
+    if (t == TL_TSTRING) {
+        for (int64_t j = 0; j < n; j++) {
+            d->gat[j] = f[sel[j]];
+            d->gat_line[j] = d->row_line[sel[j]];
+        }
+        return true;
+    }
+    for (int64_t j = 0; j <= n; j++) {
+        int64_t stop = j < n ? (int64_t)sel[j] : rows;
+        if (t == TL_TINT64) {
+            for (; row < stop; row++)
+                if (!plain_i64_fast(r->p + f[row].off, f[row].len,
+                                    r->size - f[row].off) &&
+                    !field_null(r, &f[row]))
+                    return false;
+        } else {
+            for (; row < stop; row++)
+                if (!field_plain(r, &f[row], t)) return false;
+        }
+        if (j < n) {
+            d->gat[j] = f[row];
+            d->gat_line[j] = d->row_line[row];
+            row++;
+        }
+    }
+    return true;
+}
+
+/* See format.h: the morsel decoded early by d, rows sel[0..n) (all when
+ * n < 0), with every projected column. */
+static TlStatus csv_decode_rest(TlReader *base, TlDecoder *dbase,
+                                const TlBatch *early, const uint32_t *sel,
+                                int64_t n, TlBatch **out, TlSchema **widen,
+                                TlError *err)
+{
+    const CsvReader *r = (const CsvReader *)base;
+    CsvCursor *d = &((CsvDecoder *)dbase)->cur;
+    TlBatch *b = NULL, *full = NULL;
+    TlStatus st = TL_OK;
+    bool all;
+    *out = NULL;
+    *widen = NULL;
+    if (!d->late_open || !early || early->n_rows != d->n_rows ||
+        early->n_cols != r->n_proj)
+        return tl_error(err, TL_ERR_DATA,
+                        "internal error: %s: rows converted late without an early decode",
+                        r->name);
+    all = n < 0 || n == d->n_rows;
+    if (all) n = d->n_rows;
+    if (!all && n > 0 && (n > d->n_rows || sel[n - 1] >= (uint64_t)d->n_rows)) {
+        st = tl_error(err, TL_ERR_DATA, "internal error: %s: bad row selection",
+                      r->name);
+        goto done;
+    }
+    if (!all && n > d->gat_cap) {
+        int64_t cap = n > 1024 ? n : 1024;
+        CsvField *g = tl_malloc((size_t)cap * sizeof *g);
+        int64_t *gl = tl_malloc((size_t)cap * sizeof *gl);
+        if (!g || !gl) {
+            tl_free(g);
+            tl_free(gl);
+            st = tl_error_oom(err);
+            goto done;
+        }
+        tl_free(d->gat);
+        tl_free(d->gat_line);
+        d->gat = g;
+        d->gat_line = gl;
+        d->gat_cap = cap;
+    }
+    if (n == 0) {
+        /* no row wanted: only the checks */
+        for (int k = 0; k < r->n_proj; k++)
+            if (!early->cols[k] &&
+                !gather_fields(r, d, r->proj[k], r->schema.fields[r->proj[k]].type,
+                               NULL, 0))
+                goto fallback;
+        goto done;
+    }
+    b = tl_batch_new(&r->proj_schema, r->n_proj, n);
+    if (!b) {
+        st = tl_error_oom(err);
+        goto done;
+    }
+    for (int k = 0; k < r->n_proj; k++) {
+        int c = r->proj[k];
+        TlType t = r->schema.fields[c].type;
+        int64_t bad = -1;
+        if (early->cols[k]) {
+            b->cols[k] = all ? tl_array_retain(early->cols[k])
+                             : tl_array_take(early->cols[k], sel, n);
+            if (!b->cols[k]) {
+                st = tl_error_oom(err);
+                goto done;
+            }
+            continue;
+        }
+        if (all) {
+            st = converter(t)(r, d, c, &b->cols[k], &bad, err);
+        } else {
+            CsvField *keep_f = d->cols[c];
+            int64_t *keep_l = d->row_line, keep_n = d->n_rows;
+            if (!gather_fields(r, d, c, t, sel, n)) goto fallback;
+            d->cols[c] = d->gat;
+            d->row_line = d->gat_line;
+            d->n_rows = n;
+            st = converter(t)(r, d, c, &b->cols[k], &bad, err);
+            d->cols[c] = keep_f;
+            d->row_line = keep_l;
+            d->n_rows = keep_n;
+        }
+        if (st != TL_OK) goto done;
+        if (bad >= 0) goto fallback;
+    }
+    *out = b;
+    b = NULL;
+    goto done;
+fallback:
+    /* csv_decode's outcome over the whole morsel, then the rows */
+    tl_batch_free(b);
+    b = NULL;
+    st = convert_all(r, d, &full, widen, err);
+    if (st != TL_OK) goto done;
+    if (all) {
+        *out = full;
+        full = NULL;
+        goto done;
+    }
+    if (n == 0) goto done;
+    b = tl_batch_new(&r->proj_schema, r->n_proj, n);
+    for (int k = 0; b && k < r->n_proj; k++) {
+        b->cols[k] = tl_array_take(full->cols[k], sel, n);
+        if (!b->cols[k]) {
+            tl_batch_free(b);
+            b = NULL;
+        }
+    }
+    if (!b) {
+        st = tl_error_oom(err);
+        goto done;
     }
     *out = b;
     b = NULL;
 done:
-    tl_buf_release(d->window);
-    d->window = NULL;
-    drop_pages(r, m->begin, m->end);
-    if (want != want_stack) tl_free(want);
-    return TL_OK;
-fail:
     tl_batch_free(b);
-    tl_buf_release(d->window);
-    d->window = NULL;
-    if (want != want_stack) tl_free(want);
-    return err->code;
+    tl_batch_free(full);
+    morsel_end(r, d, st == TL_OK);
+    return st;
+}
+
+/* See format.h: forget the morsel decoded early (no rest wanted). */
+static void csv_decode_end(TlReader *base, TlDecoder *dbase)
+{
+    CsvCursor *d = &((CsvDecoder *)dbase)->cur;
+    if (d->late_open) morsel_end((const CsvReader *)base, d, true);
 }
 
 /* Record a decode's widened types in the hints (the consumer, in order). */
@@ -1791,6 +2122,9 @@ static const TlReaderOps csv_ops = {
     .decode = csv_decode,
     .widen = csv_widen,
     .count = csv_count,
+    .decode_early = csv_decode_early,
+    .decode_rest = csv_decode_rest,
+    .decode_end = csv_decode_end,
 };
 
 /* Name column i (0-based) from header text, made unique among the first i

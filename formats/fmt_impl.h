@@ -30,6 +30,14 @@ typedef struct TlReaderOps {
                        TlBatch **out, TlSchema **widen, TlError *err);
     TlStatus (*widen)(TlReader *r, const TlSchema *widen, TlError *err);
     void (*count)(TlReader *r, int64_t rows, int64_t bytes);
+    /* late materialization (format.h); NULL when the format has none */
+    TlStatus (*decode_early)(TlReader *r, TlDecoder *d, const TlMorsel *m,
+                             const bool *early, int n_early, TlBatch **out,
+                             TlSchema **widen, TlError *err);
+    TlStatus (*decode_rest)(TlReader *r, TlDecoder *d, const TlBatch *early,
+                            const uint32_t *sel, int64_t n, TlBatch **out,
+                            TlSchema **widen, TlError *err);
+    void (*decode_end)(TlReader *r, TlDecoder *d);
 } TlReaderOps;
 
 struct TlReader {

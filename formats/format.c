@@ -308,6 +308,44 @@ void tl_reader_count(TlReader *r, int64_t rows, int64_t bytes)
     r->ops->count(r, rows, bytes);
 }
 
+/* See format.h: late materialization. */
+bool tl_reader_can_late(const TlReader *r)
+{
+    return r->ops->decode_early && r->ops->decode_rest && r->ops->decode_end;
+}
+
+/* See format.h. */
+TlStatus tl_reader_decode_early(TlReader *r, TlDecoder *d, const TlMorsel *m,
+                                const bool *early, int n_early, TlBatch **out,
+                                TlSchema **widen, TlError *err)
+{
+    *out = NULL;
+    *widen = NULL;
+    if (!tl_reader_can_late(r))
+        return tl_error(err, TL_ERR_USAGE,
+                        "internal error: this format cannot convert columns late");
+    return r->ops->decode_early(r, d, m, early, n_early, out, widen, err);
+}
+
+/* See format.h. */
+TlStatus tl_reader_decode_rest(TlReader *r, TlDecoder *d, const TlBatch *early,
+                               const uint32_t *sel, int64_t n, TlBatch **out,
+                               TlSchema **widen, TlError *err)
+{
+    *out = NULL;
+    *widen = NULL;
+    if (!tl_reader_can_late(r))
+        return tl_error(err, TL_ERR_USAGE,
+                        "internal error: this format cannot convert columns late");
+    return r->ops->decode_rest(r, d, early, sel, n, out, widen, err);
+}
+
+/* See format.h. */
+void tl_reader_decode_end(TlReader *r, TlDecoder *d)
+{
+    if (d && tl_reader_can_late(r)) r->ops->decode_end(r, d);
+}
+
 /* Counters of what the reader did; valid until tl_reader_close. */
 const TlReaderStats *tl_reader_stats(const TlReader *r)
 {

@@ -109,6 +109,46 @@ TlStatus tl_reader_widen(TlReader *r, const TlSchema *widen, TlError *err);
  * batches, converted columns) and `bytes` input bytes (consumer, in order). */
 void tl_reader_count(TlReader *r, int64_t rows, int64_t bytes);
 
+/* ------------------------------------------------- late materialization
+ *
+ * A reader that can convert columns late decodes a morsel in two steps, so
+ * a filter (or a top-k) can test its own columns first and have the other
+ * columns converted only for the rows it keeps:
+ *
+ *   tl_reader_decode_early  tokenize the morsel and convert the projected
+ *                           columns flagged in early[] (by position in the
+ *                           batch; the reader may convert more); the others
+ *                           are NULL in the batch.  The decoder keeps the
+ *                           morsel's fields.
+ *   tl_reader_decode_rest   the rows sel[0..n) (ascending, distinct; n < 0:
+ *                           all rows) with every projected column, the
+ *                           early ones taken from that batch.  Ends the
+ *                           morsel.
+ *   tl_reader_decode_end    end the morsel without a rest (NULL-safe d).
+ *
+ * Exactness: decode_early + decode_rest fail exactly when tl_reader_decode
+ * of the morsel would, with the same error or the same TL_ERR_RESTART and
+ * widened types, whichever rows are selected (the CSV reader checks the
+ * fields of rows it does not convert, and converts the whole morsel when in
+ * doubt); the selected rows' values are those tl_reader_decode gives.  So
+ * the output never depends on what was converted late.  Not thread-safe
+ * per decoder; distinct decoders as tl_reader_decode. */
+
+/* True when r implements decode_early/decode_rest (CSV does). */
+bool tl_reader_can_late(const TlReader *r);
+/* See above.  *out NULL when the morsel holds no record (the morsel is then
+ * over).  Errors and restarts as tl_reader_decode. */
+TlStatus tl_reader_decode_early(TlReader *r, TlDecoder *d, const TlMorsel *m,
+                                const bool *early, int n_early, TlBatch **out,
+                                TlSchema **widen, TlError *err);
+/* See above.  *out NULL when n is 0.  early: decode_early's batch
+ * (borrowed). */
+TlStatus tl_reader_decode_rest(TlReader *r, TlDecoder *d, const TlBatch *early,
+                               const uint32_t *sel, int64_t n, TlBatch **out,
+                               TlSchema **widen, TlError *err);
+/* See above. */
+void tl_reader_decode_end(TlReader *r, TlDecoder *d);
+
 /* ------------------------------------------------------------- output */
 
 typedef struct TlSink TlSink;

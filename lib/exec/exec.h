@@ -49,6 +49,27 @@ typedef struct TlOperator TlOperator;
 /* Consumes `in`; *out: the mapped batch, or NULL when no row is left. */
 typedef TlStatus (*TlMapFn)(void *ctx, TlBatch *in, TlBatch **out, TlError *err);
 
+/* Late materialization (op_scan.c).  Over a reader that can convert
+ * columns late (format.h), a scan may run its first map, or with no map its
+ * stage, in two steps: the late function gets `part`, a batch of the map's
+ * input schema with all of the morsel's rows but only the columns it
+ * declared it reads (need[]; the others are NULL), decides which rows it
+ * keeps, and fetches exactly those with every column through
+ * tl_late_fetch (ascending row indexes, distinct; n < 0: all rows),
+ * exactly once.  Its outcome must equal the plain function's on the whole
+ * batch.  Errors: the plain path converts every column before the function
+ * runs, so when the late function fails on `part` it must first fetch all
+ * rows and report the fetch's error if there is one (a conversion error or
+ * a type restart), its own otherwise.  Fetching no row (n 0) still checks
+ * the other rows' fields, so a type restart never depends on the rows
+ * kept; *out is then NULL. */
+typedef struct TlLate TlLate;
+TlStatus tl_late_fetch(TlLate *late, const uint32_t *sel, int64_t n,
+                       TlBatch **out, TlError *err);
+/* A late map: consumes part; *out as a TlMapFn's. */
+typedef TlStatus (*TlLateMapFn)(void *ctx, TlBatch *part, TlLate *late,
+                                TlBatch **out, TlError *err);
+
 typedef struct TlStage {
     void *ctx;
     /* Consumes b (at least one row); *result: anything, handed to the
@@ -58,6 +79,10 @@ typedef struct TlStage {
     /* Free a result that will never be handed out (error, early end). */
     void (*drop)(void *ctx, void *result);
 } TlStage;
+
+/* A stage's late form (see TlLate): consumes part; *result as work's. */
+typedef TlStatus (*TlLateWorkFn)(void *ctx, TlBatch *part, TlLate *late,
+                                 void **result, TlError *err);
 
 struct TlOperator {
     TlStatus (*next)(TlOperator *op, TlBatch **out, TlError *err);
@@ -77,6 +102,16 @@ struct TlOperator {
                         TlError *err);
     TlStatus (*set_stage)(TlOperator *op, const TlStage *stage, TlError *err);
     TlStatus (*next_result)(TlOperator *op, void **result, TlError *err);
+    /* Optional (scan only): give the map just added, when it is the first,
+     * a late form (see TlLate) reading the columns marked in need (one
+     * flag per column of its input schema; copied).  Ignored otherwise. */
+    TlStatus (*set_late_map)(TlOperator *op, TlLateMapFn fn, const bool *need,
+                             TlError *err);
+    /* Optional (scan only): after set_stage, a late form of the stage's
+     * work reading the columns marked in need (one flag per column of the
+     * scan's schema; copied) first.  Used only when the scan has no map. */
+    TlStatus (*set_late_stage)(TlOperator *op, TlLateWorkFn fn, const bool *need,
+                               TlError *err);
 };
 
 /* Group-by: one row per distinct key tuple (all-null keys form one group),

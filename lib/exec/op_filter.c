@@ -11,6 +11,13 @@
  *
  * Over a scan the filter is fused into it as a map (exec.h), so it runs per
  * morsel on the thread pool; elsewhere it is an operator pulling batches.
+ *
+ * Late materialization (exec.h, TlLate): as the scan's first map the filter
+ * also has a late form, filter_late.  The scan converts only the columns
+ * the predicate reads, the predicate picks the rows, and the reader
+ * converts the other columns for those rows alone (all rows: everything;
+ * none: nothing, after the reader checked the skipped fields so a type
+ * restart is the same).  The result is the plain map's, bit for bit.
  */
 #include "ops.h"
 
@@ -70,6 +77,43 @@ static TlStatus filter_map(void *ctx, TlBatch *b, TlBatch **out, TlError *err)
     return TL_OK;
 }
 
+/* The late form (see the top): part holds the predicate's columns. */
+static TlStatus filter_late(void *ctx, TlBatch *part, TlLate *late, TlBatch **out,
+                            TlError *err)
+{
+    const FilterMap *f = ctx;
+    uint32_t *sel = NULL;
+    int64_t n_sel = 0;
+    bool all = false;
+    TlStatus st;
+    TlError perr;
+    *out = NULL;
+    st = tl_eval_filter(f->ea, f->pred, part, &sel, &n_sel, &all, &perr);
+    tl_batch_free(part);
+    if (st != TL_OK) {
+        /* the plain path would have met a conversion error first */
+        TlBatch *b = NULL;
+        TlStatus fst = tl_late_fetch(late, NULL, -1, &b, err);
+        tl_batch_free(b);
+        if (fst != TL_OK) return fst;
+        *err = perr;
+        return st;
+    }
+    st = tl_late_fetch(late, sel, all ? -1 : n_sel, out, err);
+    tl_free(sel);
+    if (st == TL_OK && *out) (*out)->schema = f->schema;
+    return st;
+}
+
+/* Mark the columns expression id reads. */
+static void mark_cols(const TlExprArena *ea, TlExprId id, bool *used, int n_cols)
+{
+    const TlExpr *e = tl_ea_node(ea, id);
+    if (e->kind == TL_X_COL && e->col >= 0 && e->col < n_cols) used[e->col] = true;
+    for (uint32_t i = 0; i < e->n_args; i++)
+        mark_cols(ea, tl_ea_arg(ea, e, i), used, n_cols);
+}
+
 static TlStatus filter_next(TlOperator *op, TlBatch **out, TlError *err)
 {
     Filter *f = (Filter *)op;
@@ -110,6 +154,16 @@ TlStatus tl_op_filter_new(TlOperator *child, const TlExprArena *ea,
         m->pred = pred;
         m->schema = schema;
         st = child->add_map(child, filter_map, m, tl_free, schema, err);
+        if (st == TL_OK && child->set_late_map && schema->n_fields > 0) {
+            bool *need = tl_calloc((size_t)schema->n_fields, sizeof *need);
+            if (!need) {
+                st = tl_error_oom(err);
+            } else {
+                mark_cols(ea, pred, need, schema->n_fields);
+                st = child->set_late_map(child, filter_late, need, err);
+                tl_free(need);
+            }
+        }
         if (st != TL_OK) {
             child->free(child);
             return st;

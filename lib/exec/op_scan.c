@@ -37,6 +37,8 @@
  */
 #include "ops.h"
 
+#include <stdlib.h>
+
 #include "../core/pool.h"
 #include "eval.h"
 
@@ -49,6 +51,9 @@ typedef struct ScanIn {
     bool split;               /* read as morsels (tl_reader_split) */
     TlDecoder **decoders;     /* idle decoders, a stack */
     int n_decoders;
+    bool late;                /* decode in two steps (late materialization) */
+    bool *early;              /* n_early: reader batch columns read first */
+    int n_early;
 } ScanIn;
 
 typedef struct Map {
@@ -82,6 +87,12 @@ typedef struct Scan {
     int n_maps;
     TlStage stage;
     bool has_stage, started;
+    /* late materialization: the first map's late form, or the stage's */
+    TlLateMapFn late_map;
+    TlLateWorkFn late_work;
+    bool *need;               /* n_cols: columns the late form reads first */
+    bool *stage_need;         /* n_cols: the same for late_work */
+    bool late_stage;          /* late_work is used */
     /* morsel state, guarded by wait's lock where tasks touch it */
     int cut_in;               /* input being cut into morsels */
     bool cut_done;
@@ -184,6 +195,80 @@ static void put_decoder(Scan *s, ScanIn *in, TlDecoder *d)
     if (s->threads) tl_wait_unlock(s->wait);
 }
 
+/* See exec.h, "late materialization". */
+struct TlLate {
+    const Scan *s;
+    ScanIn *in;
+    Slot *sl;
+    TlDecoder *d;
+    TlBatch *early;
+    bool fetched;
+};
+
+/* See exec.h: the rows sel[0..n) of the morsel with every column, as a
+ * batch of the scan's schema (before its maps). */
+TlStatus tl_late_fetch(TlLate *late, const uint32_t *sel, int64_t n,
+                       TlBatch **out, TlError *err)
+{
+    TlBatch *rb = NULL;
+    *out = NULL;
+    if (late->fetched)
+        return tl_error(err, TL_ERR_DATA, "internal error: rows fetched twice");
+    late->fetched = true;
+    TL_TRY(tl_reader_decode_rest(late->in->reader, late->d, late->early, sel, n,
+                                 &rb, &late->sl->widen, err));
+    if (!rb) return TL_OK;
+    return fix_batch(late->s, late->in, rb, out, err);
+}
+
+/* A morsel through late materialization: decode the needed columns,
+ * build the part batch, run the first map's (or the stage's) late form.
+ * *out: the first map's output; *staged: the stage ran.  d is held until
+ * the rest is converted. */
+static TlStatus run_late(Scan *s, ScanIn *in, Slot *sl, TlDecoder *d,
+                         TlBatch **out, bool *staged, TlError *err)
+{
+    TlBatch *eb = NULL, *part = NULL;
+    TlLate late = {s, in, sl, d, NULL, false};
+    TlStatus st;
+    *out = NULL;
+    st = tl_reader_decode_early(in->reader, d, &sl->m, in->early, in->n_early,
+                                &eb, &sl->widen, err);
+    if (st != TL_OK || !eb) return st; /* the morsel is over */
+    sl->rows = eb->n_rows;
+    late.early = eb;
+    part = tl_batch_new(s->scan_schema, s->n_cols, eb->n_rows);
+    if (!part) st = tl_error_oom(err);
+    for (int k = 0; st == TL_OK && k < s->n_cols; k++) {
+        TlType want = s->scan_schema->fields[k].type;
+        int p = in->pos[k];
+        if (!s->need[k]) continue;
+        if (p < 0 || p >= eb->n_cols) {
+            part->cols[k] = tl_array_new_null(want, eb->n_rows);
+            if (!part->cols[k]) st = tl_error_oom(err);
+        } else if (!eb->cols[p]) {
+            st = tl_error(err, TL_ERR_DATA,
+                          "internal error: column \"%s\" was not converted early",
+                          s->scan_schema->fields[k].name);
+        } else {
+            st = fix_column(s, eb->cols[p], want, k, &part->cols[k], err);
+        }
+    }
+    if (st == TL_OK) {
+        if (s->late_stage) {
+            *staged = true;
+            st = s->late_work(s->stage.ctx, part, &late, &sl->result, err);
+        } else {
+            st = s->late_map(s->maps[0].ctx, part, &late, out, err);
+        }
+        part = NULL; /* consumed */
+    }
+    tl_batch_free(part);
+    if (!late.fetched) tl_reader_decode_end(in->reader, d);
+    tl_batch_free(eb);
+    return st;
+}
+
 /* The work of one morsel: decode (or take the read batch), fix, maps,
  * stage.  Touches only the slot and read-only scan state. */
 static void run_slot(Slot *sl)
@@ -193,28 +278,36 @@ static void run_slot(Slot *sl)
     TlBatch *b = sl->batch;
     TlError *err = &sl->err;
     TlStatus st = TL_OK;
+    int first_map = 0;
+    bool staged = false;
     sl->batch = NULL;
     if (in->split) {
         TlDecoder *d = NULL;
         st = get_decoder(s, in, &d, err);
-        if (st == TL_OK) {
+        if (st == TL_OK && in->late) {
+            st = run_late(s, in, sl, d, &b, &staged, err);
+            first_map = 1;
+            put_decoder(s, in, d);
+        } else if (st == TL_OK) {
             st = tl_reader_decode(in->reader, d, &sl->m, &b, &sl->widen, err);
+            if (st == TL_OK && b) sl->rows = b->n_rows;
             put_decoder(s, in, d);
         }
+    } else if (b) {
+        sl->rows = b->n_rows;
     }
-    if (st == TL_OK && b) sl->rows = b->n_rows;
     if (st == TL_OK && b && b->n_rows == 0) {
         tl_batch_free(b);
         b = NULL;
     }
-    if (st == TL_OK && b) st = fix_batch(s, in, b, &b, err);
-    for (int i = 0; st == TL_OK && b && i < s->n_maps; i++)
+    if (st == TL_OK && b && !first_map) st = fix_batch(s, in, b, &b, err);
+    for (int i = first_map; st == TL_OK && b && i < s->n_maps; i++)
         st = s->maps[i].fn(s->maps[i].ctx, b, &b, err);
     if (st == TL_OK && b && b->n_rows == 0) {
         tl_batch_free(b);
         b = NULL;
     }
-    if (st == TL_OK && b && s->has_stage) {
+    if (st == TL_OK && b && s->has_stage && !staged) {
         st = s->stage.work(s->stage.ctx, b, &sl->result, err);
         b = NULL;
     }
@@ -376,6 +469,38 @@ static TlStatus wait_head(Scan *s, Slot **out, TlError *err)
     return TL_OK;
 }
 
+/* Before the first morsel: decide which inputs decode in two steps (late
+ * materialization, exec.h): those whose reader can, when the first map
+ * (or, with no map, the stage) has a late form and some projected column
+ * is not among the ones it reads first.  Per scan, so deterministic. */
+static TlStatus prepare_late(Scan *s, TlError *err)
+{
+    if (getenv("TALLY_NO_LATE")) return TL_OK;
+    if (s->n_maps == 0 && s->has_stage && s->late_work && s->stage_need) {
+        s->late_stage = true;
+        s->need = s->stage_need;
+        s->stage_need = NULL;
+    } else if (!(s->n_maps > 0 && s->late_map && s->need)) {
+        return TL_OK;
+    }
+    for (int i = 0; i < s->n_in; i++) {
+        ScanIn *in = &s->in[i];
+        int width = 0;
+        bool waits = false;
+        if (!in->split || !tl_reader_can_late(in->reader)) continue;
+        for (int k = 0; k < s->n_cols; k++)
+            if (in->pos[k] >= width) width = in->pos[k] + 1;
+        in->early = tl_calloc((size_t)(width ? width : 1), sizeof *in->early);
+        if (!in->early) return tl_error_oom(err);
+        in->n_early = width;
+        for (int k = 0; k < s->n_cols; k++)
+            if (in->pos[k] >= 0 && s->need[k]) in->early[in->pos[k]] = true;
+        for (int p = 0; p < width; p++) waits |= !in->early[p];
+        in->late = waits;
+    }
+    return TL_OK;
+}
+
 /* Hand out the head morsel: its status, counters, and its batch or result.
  * *out_b / *out_r NULL with *more true: the morsel left nothing (ask again);
  * *more false: the end. */
@@ -388,6 +513,7 @@ static TlStatus take(Scan *s, TlBatch **out_b, void **out_r, bool *more,
     *out_b = NULL;
     *out_r = NULL;
     *more = false;
+    if (!s->started) TL_TRY(prepare_late(s, err));
     s->started = true;
     TL_TRY(wait_head(s, &sl, err));
     if (!sl) return TL_OK;
@@ -473,6 +599,30 @@ static TlStatus scan_add_map(TlOperator *op, TlMapFn fn, void *ctx,
     return TL_OK;
 }
 
+static TlStatus scan_set_late_map(TlOperator *op, TlLateMapFn fn, const bool *need,
+                                  TlError *err)
+{
+    Scan *s = (Scan *)op;
+    if (s->started || s->has_stage || s->n_maps != 1 || s->need) return TL_OK;
+    s->need = tl_malloc((size_t)(s->n_cols ? s->n_cols : 1) * sizeof *s->need);
+    if (!s->need) return tl_error_oom(err);
+    memcpy(s->need, need, (size_t)s->n_cols * sizeof *s->need);
+    s->late_map = fn;
+    return TL_OK;
+}
+
+static TlStatus scan_set_late_stage(TlOperator *op, TlLateWorkFn fn,
+                                    const bool *need, TlError *err)
+{
+    Scan *s = (Scan *)op;
+    if (s->started || !s->has_stage || s->stage_need) return TL_OK;
+    s->stage_need = tl_malloc((size_t)(s->n_cols ? s->n_cols : 1) * sizeof *s->need);
+    if (!s->stage_need) return tl_error_oom(err);
+    memcpy(s->stage_need, need, (size_t)s->n_cols * sizeof *s->need);
+    s->late_work = fn;
+    return TL_OK;
+}
+
 static TlStatus scan_set_stage(TlOperator *op, const TlStage *stage, TlError *err)
 {
     Scan *s = (Scan *)op;
@@ -503,8 +653,11 @@ static void scan_free(TlOperator *op)
             tl_decoder_free(s->in[i].decoders[d]);
         tl_free(s->in[i].decoders);
         tl_free(s->in[i].pos);
+        tl_free(s->in[i].early);
     }
     tl_free(s->in);
+    tl_free(s->need);
+    tl_free(s->stage_need);
     tl_wait_free(s->wait);
     tl_free(s);
 }
@@ -523,6 +676,8 @@ TlStatus tl_op_scan_new(const TlSchema *schema, const TlScanInput *inputs,
     s->base.add_map = scan_add_map;
     s->base.set_stage = scan_set_stage;
     s->base.next_result = scan_next_result;
+    s->base.set_late_map = scan_set_late_map;
+    s->base.set_late_stage = scan_set_late_stage;
     s->base.schema = schema;
     s->base.stats = stats;
     s->scan_schema = schema;

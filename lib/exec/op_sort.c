@@ -737,15 +737,34 @@ static bool key_images(const SortOp *s, const Chunk *c, uint64_t *u)
     return true;
 }
 
+/* sel[0..limit) := the best `limit` (< n) of the n rows whose evaluated
+ * keys c holds, ascending (see select_best). */
+static TlStatus best_rows(const SortOp *s, const Chunk *c, int64_t n, uint32_t *sel,
+                          TlError *err)
+{
+    TlRows r = {0};
+    TlStatus st = TL_OK;
+    uint64_t *u = tl_malloc((size_t)n * sizeof *u);
+    if (!u) return tl_error_oom(err);
+    if (key_images(s, c, u)) {
+        select_best_u64(u, n, s->limit, sel);
+    } else {
+        st = tl_k_rowenc((const TlArray *const *)c->keys, s->n_keys, n, s->desc,
+                         s->nulls_first, &r, err);
+        if (st == TL_OK) select_best(&r, n, s->limit, sel);
+    }
+    tl_k_rows_free(&r);
+    tl_free(u);
+    return st;
+}
+
 /* A chunk of batch b's rows with their evaluated keys; with `best`, only
  * the batch's best `limit` rows (top-k candidates), in input order.
  * Consumes b's columns. */
 static TlStatus make_chunk(const SortOp *s, TlBatch *b, bool best, Chunk *c,
                            TlError *err)
 {
-    TlRows r = {0};
     uint32_t *sel = NULL;
-    uint64_t *u = NULL;
     TlStatus st = TL_OK;
     int64_t n = b->n_rows;
     memset(c, 0, sizeof *c);
@@ -763,16 +782,9 @@ static TlStatus make_chunk(const SortOp *s, TlBatch *b, bool best, Chunk *c,
     c->n_rows = n;
     if (best && s->limit >= 0 && n > s->limit) {
         sel = tl_malloc((size_t)(s->limit ? s->limit : 1) * sizeof *sel);
-        u = tl_malloc((size_t)n * sizeof *u);
-        if (!sel || !u) goto oom;
-        if (key_images(s, c, u)) {
-            select_best_u64(u, n, s->limit, sel);
-        } else {
-            st = tl_k_rowenc((const TlArray *const *)c->keys, s->n_keys, n, s->desc,
-                             s->nulls_first, &r, err);
-            if (st != TL_OK) goto done;
-            select_best(&r, n, s->limit, sel);
-        }
+        if (!sel) goto oom;
+        st = best_rows(s, c, n, sel, err);
+        if (st != TL_OK) goto done;
         st = chunk_take(s, c, sel, s->limit, err);
     }
     goto done;
@@ -780,9 +792,7 @@ oom:
     st = tl_error_oom(err);
 done:
     if (st != TL_OK) chunk_free(c, s->n_data, s->n_keys);
-    tl_k_rows_free(&r);
     tl_free(sel);
-    tl_free(u);
     return st;
 }
 
@@ -861,6 +871,70 @@ static TlStatus stage_work(void *ctx, TlBatch *b, void **result, TlError *err)
     return TL_OK;
 }
 
+/* The stage's late form (exec.h, TlLate), top-k only: part holds the key
+ * columns; the keys are evaluated on every row, the morsel's best `limit`
+ * rows chosen as stage_work chooses them, and only those rows fetched with
+ * every column; stage_work on them (already at most `limit` rows, in input
+ * order) makes the same chunk the plain path makes. */
+static TlStatus stage_late(void *ctx, TlBatch *part, TlLate *late, void **result,
+                           TlError *err)
+{
+    SortOp *s = ctx;
+    Chunk c;
+    uint32_t *sel = NULL;
+    TlBatch *b = NULL;
+    TlStatus st = TL_OK;
+    TlError kerr;
+    int64_t n = part->n_rows;
+    Cand *cd;
+    *result = NULL;
+    memset(&c, 0, sizeof c);
+    if (s->limit <= 0 || n <= s->limit) {
+        tl_batch_free(part);
+        TL_TRY(tl_late_fetch(late, NULL, -1, &b, err));
+        if (!b) return TL_OK;
+        return stage_work(ctx, b, result, err);
+    }
+    c.keys = tl_calloc((size_t)s->n_keys + 1, sizeof *c.keys);
+    sel = tl_malloc((size_t)s->limit * sizeof *sel);
+    if (!c.keys || !sel) {
+        st = tl_error_oom(err);
+        goto done;
+    }
+    for (int k = 0; k < s->n_keys && st == TL_OK; k++)
+        st = tl_eval(s->ea, s->keys[k], part, &c.keys[k], &kerr);
+    if (st != TL_OK) {
+        /* the plain path would have met a conversion error first */
+        TlStatus fst = tl_late_fetch(late, NULL, -1, &b, err);
+        if (fst == TL_OK) *err = kerr;
+        else st = fst;
+        goto done;
+    }
+    c.n_rows = n;
+    st = best_rows(s, &c, n, sel, err);
+    if (st == TL_OK) st = tl_late_fetch(late, sel, s->limit, &b, err);
+    if (st != TL_OK || !b) goto done;
+    st = stage_work(ctx, b, result, err);
+    b = NULL;
+    cd = *result;
+    if (st == TL_OK && cd) cd->n_in = n;
+done:
+    tl_batch_free(part);
+    tl_batch_free(b);
+    chunk_free(&c, 0, s->n_keys);
+    tl_free(sel);
+    return st;
+}
+
+/* Mark the columns expression id reads. */
+static void mark_cols(const TlExprArena *ea, TlExprId id, bool *used, int n_cols)
+{
+    const TlExpr *e = tl_ea_node(ea, id);
+    if (e->kind == TL_X_COL && e->col >= 0 && e->col < n_cols) used[e->col] = true;
+    for (uint32_t i = 0; i < e->n_args; i++)
+        mark_cols(ea, tl_ea_arg(ea, e, i), used, n_cols);
+}
+
 /* Count n more input rows (sort indexes are 32-bit). */
 static TlStatus count_rows(int64_t *seen, int64_t n, TlError *err)
 {
@@ -883,6 +957,15 @@ static TlStatus consume(SortOp *s, TlError *err)
         TlStage stage = {s, stage_work, stage_drop};
         TL_TRY(s->child->set_stage(s->child, &stage, err));
         staged = true;
+        if (s->limit > 0 && s->child->set_late_stage && s->n_data > 0) {
+            bool *need = tl_calloc((size_t)s->n_data, sizeof *need);
+            TlStatus st;
+            if (!need) return tl_error_oom(err);
+            for (int k = 0; k < s->n_keys; k++) mark_cols(s->ea, s->keys[k], need, s->n_data);
+            st = s->child->set_late_stage(s->child, stage_late, need, err);
+            tl_free(need);
+            TL_TRY(st);
+        }
     }
     for (;;) {
         TlStatus st = TL_OK;
