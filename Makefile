@@ -29,7 +29,9 @@ LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
 CMD_OBJ := $(CMD_SRC:%.c=$(B)/obj/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
-.PHONY: all demo check setup install clean unit asan tsan cli fuzz fuzz-smoke faults
+.PHONY: all demo check setup install clean unit unit-bins asan tsan cli fuzz fuzz-smoke faults \
+        fuzz-build fuzz-bins check-build check-build-release check-build-asan \
+        check-build-tsan check-build-fuzz
 all: $(B)/tally
 
 $(B)/obj/%.o: %.c
@@ -49,6 +51,7 @@ $(B)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(B)/libtally.a
 
 unit: $(UNIT_BIN)
 	@scripts/run-unit $(UNIT_BIN)
+unit-bins: $(UNIT_BIN)
 
 setup:
 	@scripts/setup-deps
@@ -72,19 +75,35 @@ tsan:
 	@scripts/tsan-smoke build/tsan/tally
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# make check: first the four builds (release with the unit tests, ASan+UBSan
+# with the unit tests, TSan, libFuzzer) in one make, so its $(JOBS) job slots
+# are shared and one flavour's serial steps (archive, links) overlap another's
+# compiles; then every test phase, each spreading its independent parts over
+# $(JOBS) processes (unit binaries, bats files, OOM pipelines, fuzz targets,
+# corpus shards; see RELIABILITY.md).  CI's budget is 15 minutes.
 check: setup
-	@$(MAKE) --no-print-directory -j$(JOBS) EXTRA_CFLAGS=-Werror all build/iofail.so
-	@$(MAKE) --no-print-directory EXTRA_CFLAGS=-Werror unit
-	@$(MAKE) --no-print-directory -j$(JOBS) EXTRA_CFLAGS=-Werror B=build/asan \
-	    CFLAGS="$(ASAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" build/asan/tally
-	@$(MAKE) --no-print-directory EXTRA_CFLAGS=-Werror asan
+	@$(MAKE) --no-print-directory -j$(JOBS) check-build
 	@scripts/check-includes
+	@scripts/run-unit $(UNIT_BIN)
+	@scripts/run-unit $(UNIT_BIN:build/%=build/asan/%)
 	@scripts/run-cli build/tally
 	@TALLY_ASAN=1 scripts/run-cli build/asan/tally
 	@scripts/oom-loop build/asan/tally
-	@$(MAKE) --no-print-directory EXTRA_CFLAGS=-Werror tsan
-	@$(MAKE) --no-print-directory fuzz-smoke
+	@scripts/tsan-smoke build/tsan/tally build/tally
+	@scripts/run-fuzz $(FUZZ_SMOKE_SECONDS) $(FUZZ_SRC)
 	@scripts/run-corpora build/asan/tally
+
+# The builds of check (run them with -j: they share the job slots).
+check-build: check-build-release check-build-asan check-build-tsan check-build-fuzz
+check-build-release:
+	@$(MAKE) --no-print-directory EXTRA_CFLAGS=-Werror all build/iofail.so unit-bins
+check-build-asan:
+	@$(MAKE) --no-print-directory EXTRA_CFLAGS=-Werror B=build/asan \
+	    CFLAGS="$(ASAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" build/asan/tally unit-bins
+check-build-tsan:
+	@$(MAKE) --no-print-directory EXTRA_CFLAGS=-Werror B=build/tsan \
+	    CFLAGS="$(TSAN_FLAGS)" LDFLAGS="-fsanitize=thread" build/tsan/tally
+check-build-fuzz: fuzz-bins
 
 # I/O fault injection shim for tests/cli/faults.bats (LD_PRELOAD).
 build/iofail.so: tests/fault/iofail.c
@@ -96,13 +115,16 @@ build/iofail.so: tests/fault/iofail.c
 # FUZZ_SMOKE_SECONDS on its seeds; fuzz runs each for FUZZ_SECONDS.
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_FLAGS := -O1 -g -fsanitize=address,undefined,fuzzer-no-link -fno-omit-frame-pointer -DTL_FAULT
-FUZZ_SMOKE_SECONDS ?= 10
+FUZZ_SMOKE_SECONDS ?= 5
 FUZZ_SECONDS ?= 300
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
 fuzz-build:
-	@$(MAKE) --no-print-directory -j$(JOBS) B=build/fuzz CC=clang CFLAGS="$(FUZZ_FLAGS)" build/fuzz/libtally.a
-	@for f in $(FUZZ_SRC); do t=$$(basename $$f .c); \
-	  clang -std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=address,undefined,fuzzer -I. $(PKG_CFLAGS) \
-	    -o build/fuzz/$$t $$f build/fuzz/libtally.a $(LDLIBS) || exit 1; done
+	@$(MAKE) --no-print-directory -j$(JOBS) fuzz-bins
+fuzz-bins:
+	@$(MAKE) --no-print-directory B=build/fuzz CC=clang CFLAGS="$(FUZZ_FLAGS)" $(FUZZ_BIN)
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) build/fuzz/libtally.a
+	clang -std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=address,undefined,fuzzer -I. $(PKG_CFLAGS) \
+	    -o $@ $< build/fuzz/libtally.a $(LDLIBS)
 fuzz-smoke: fuzz-build
 	@scripts/run-fuzz $(FUZZ_SMOKE_SECONDS) $(FUZZ_SRC)
 fuzz: fuzz-build
