@@ -677,34 +677,45 @@ static inline void welford_merge(int64_t *cnt, double *mean, double *m2,
     *cnt += sc;
 }
 
-/* Merge partial states (see agg.h). */
-TlStatus tl_agg_merge(TlAgg *a, const TlAgg *p, const uint32_t *map,
-                      uint32_t n_src, uint32_t n_groups, TlError *err)
+/* Merge partial states: p's groups src[i] (i when src is NULL) into a's
+ * groups map[i], i < n_src (see agg.h). */
+static TlStatus merge_impl(TlAgg *a, const TlAgg *p, const uint32_t *src,
+                           const uint32_t *map, uint32_t n_src,
+                           uint32_t n_groups, TlError *err)
 {
     TlOp op = a->s.op;
     if (!tl_agg_mergeable(op) || p->s.op != op || p->cls != a->cls || a->sealed)
         return tl_error(err, TL_ERR_USAGE, "internal: aggregate states do not merge");
     TL_TRY(ensure(a, n_groups, err));
     if (n_src == 0) return TL_OK;
-    if (p->cap < n_src)
+    uint32_t top = n_src;
+    if (src) {
+        top = 0;
+        for (uint32_t i = 0; i < n_src; i++)
+            if (src[i] >= top) top = src[i] + 1;
+        if (op == TL_OP_MEDIAN || op == TL_OP_QUANTILE)
+            return tl_error(err, TL_ERR_USAGE, "internal: quantiles do not merge "
+                            "by subsets");
+    }
+    if (p->cap < top)
         return tl_error(err, TL_ERR_USAGE, "internal: partial aggregate too small");
     int64_t *cnt = a->cnt;
     const int64_t *pc = p->cnt;
     switch (op) {
     case TL_OP_COUNT:
-        for (uint32_t g = 0; g < n_src; g++) cnt[map[g]] += pc[g];
+        for (uint32_t i = 0; i < n_src; i++) cnt[map[i]] += pc[src ? src[i] : i];
         return TL_OK;
     case TL_OP_SUM:
     case TL_OP_MEAN:
         if (a->acc) {
-            for (uint32_t g = 0; g < n_src; g++) {
-                uint32_t d = map[g];
+            for (uint32_t i = 0; i < n_src; i++) {
+                uint32_t g = src ? src[i] : i, d = map[i];
                 a->acc[d] += p->acc[g];
                 cnt[d] += pc[g];
             }
         } else if (a->n_f) {
-            for (uint32_t g = 0; g < n_src; g++) {
-                uint32_t d = map[g];
+            for (uint32_t i = 0; i < n_src; i++) {
+                uint32_t g = src ? src[i] : i, d = map[i];
                 if (!pc[g]) continue;
                 a->f[0][d] += p->f[0][g];
                 cnt[d] += pc[g];
@@ -714,8 +725,8 @@ TlStatus tl_agg_merge(TlAgg *a, const TlAgg *p, const uint32_t *map,
     case TL_OP_MIN:
     case TL_OP_MAX: {
         bool is_min = op == TL_OP_MIN;
-        for (uint32_t g = 0; g < n_src; g++) {
-            uint32_t d = map[g];
+        for (uint32_t i = 0; i < n_src; i++) {
+            uint32_t g = src ? src[i] : i, d = map[i];
             if (!pc[g]) continue;
             if (a->cls == C_INT) {
                 int64_t v = p->iv[g];
@@ -739,8 +750,8 @@ TlStatus tl_agg_merge(TlAgg *a, const TlAgg *p, const uint32_t *map,
     case TL_OP_FIRST:
     case TL_OP_LAST: {
         bool last = op == TL_OP_LAST;
-        for (uint32_t g = 0; g < n_src; g++) {
-            uint32_t d = map[g];
+        for (uint32_t i = 0; i < n_src; i++) {
+            uint32_t g = src ? src[i] : i, d = map[i];
             if (!pc[g] || (!last && cnt[d])) continue;
             cnt[d] = 1;
             a->valid[d] = p->valid[g];
@@ -760,12 +771,12 @@ TlStatus tl_agg_merge(TlAgg *a, const TlAgg *p, const uint32_t *map,
             a->qg[a->qn + k] = map[p->qg[k]];
         }
         a->qn += p->qn;
-        for (uint32_t g = 0; g < n_src; g++) cnt[map[g]] += pc[g];
+        for (uint32_t i = 0; i < n_src; i++) cnt[map[i]] += pc[i];
         return TL_OK;
     case TL_OP_STD:
     case TL_OP_VAR:
-        for (uint32_t g = 0; g < n_src; g++) {
-            uint32_t d = map[g];
+        for (uint32_t i = 0; i < n_src; i++) {
+            uint32_t g = src ? src[i] : i, d = map[i];
             welford_merge(&cnt[d], &a->f[0][d], &a->f[1][d], pc[g], p->f[0][g],
                           p->f[1][g]);
         }
@@ -774,8 +785,8 @@ TlStatus tl_agg_merge(TlAgg *a, const TlAgg *p, const uint32_t *map,
     case TL_OP_COVAR: {
         double **f = a->f;
         double *const *q = p->f;
-        for (uint32_t g = 0; g < n_src; g++) {
-            uint32_t d = map[g];
+        for (uint32_t i = 0; i < n_src; i++) {
+            uint32_t g = src ? src[i] : i, d = map[i];
             int64_t sc = pc[g], tc = cnt[d];
             if (sc == 0) continue;
             if (tc == 0) {
@@ -799,8 +810,8 @@ TlStatus tl_agg_merge(TlAgg *a, const TlAgg *p, const uint32_t *map,
         return TL_OK;
     }
     case TL_OP_STRING_AGG:
-        for (uint32_t g = 0; g < n_src; g++) {
-            uint32_t d = map[g];
+        for (uint32_t i = 0; i < n_src; i++) {
+            uint32_t g = src ? src[i] : i, d = map[i];
             if (!pc[g]) continue;
             StrVal *s = &a->sv[d];
             if (cnt[d] && !sv_append(s, a->sep, a->s.sep_len)) return tl_error_oom(err);
@@ -811,8 +822,8 @@ TlStatus tl_agg_merge(TlAgg *a, const TlAgg *p, const uint32_t *map,
     case TL_OP_ANY:
     case TL_OP_ALL: {
         bool any = op == TL_OP_ANY;
-        for (uint32_t g = 0; g < n_src; g++) {
-            uint32_t d = map[g];
+        for (uint32_t i = 0; i < n_src; i++) {
+            uint32_t g = src ? src[i] : i, d = map[i];
             if (!pc[g]) continue;
             int64_t b = p->iv[g];
             if (!cnt[d]) a->iv[d] = b;
@@ -824,6 +835,27 @@ TlStatus tl_agg_merge(TlAgg *a, const TlAgg *p, const uint32_t *map,
     default:
         return tl_error(err, TL_ERR_USAGE, "internal: not an aggregate");
     }
+}
+
+/* See agg.h. */
+TlStatus tl_agg_merge(TlAgg *a, const TlAgg *p, const uint32_t *map,
+                      uint32_t n_src, uint32_t n_groups, TlError *err)
+{
+    return merge_impl(a, p, NULL, map, n_src, n_groups, err);
+}
+
+/* See agg.h. */
+bool tl_agg_merge_some_ok(TlOp op)
+{
+    return tl_agg_mergeable(op) && op != TL_OP_MEDIAN && op != TL_OP_QUANTILE;
+}
+
+/* See agg.h. */
+TlStatus tl_agg_merge_some(TlAgg *a, const TlAgg *p, const uint32_t *src,
+                           const uint32_t *dst, uint32_t n, uint32_t n_groups,
+                           TlError *err)
+{
+    return merge_impl(a, p, src, dst, n, n_groups, err);
 }
 
 /* -------------------------------------------------------------- finish */

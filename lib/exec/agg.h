@@ -65,6 +65,16 @@ bool tl_agg_mergeable(TlOp op);
 TlStatus tl_agg_merge(TlAgg *a, const TlAgg *p, const uint32_t *map,
                       uint32_t n_src, uint32_t n_groups, TlError *err);
 
+/* A subset of a partial (the radix path of op_agg.c, where one batch's
+ * local groups go to several partitions): p's groups src[i] are folded
+ * into a's groups dst[i], i < n, in that order, as tl_agg_merge would.
+ * Every mergeable op but median and quantile (their values are kept per
+ * row, not per group) can: tl_agg_merge_some_ok. */
+bool tl_agg_merge_some_ok(TlOp op);
+TlStatus tl_agg_merge_some(TlAgg *a, const TlAgg *p, const uint32_t *src,
+                           const uint32_t *dst, uint32_t n, uint32_t n_groups,
+                           TlError *err);
+
 /* End the input: n_groups groups in all.  Checks every result (TL_ERR_DATA
  * with an EMPTY message when one does not fit its type, i.e. sum over
  * int64: the caller writes the message with the expression) and prepares

@@ -40,9 +40,59 @@
  * after its run ended, a data error naming the key and the 1-based row.
  *
  * On all cores (morsel parallelism, exec.h).  When the child offers
- * set_stage (a scan, or a join probing on the pool) and the input is not declared clustered, the first next()
- * installs a stage, and most of the work runs on the pool, per morsel
- * batch, in any order:
+ * set_stage (a scan, or a join probing on the pool) and the input is not
+ * declared clustered, the first next() installs a stage, and most of the
+ * work runs on the pool.  With keys, the state is radix-partitioned (as
+ * DuckDB and Polars do): RADIX_P partitions, each with its own grouper, its
+ * own aggregate states and, per group, its first appearance (morsel
+ * sequence << 32 | row in the morsel).  A key's partition is the top bits
+ * of its row hash (tl_k_hash_array: keys equal by the grouper's rules hash
+ * equal), so every group lives in exactly one partition:
+ *
+ *   stage work (any thread, per morsel)   partition p's task (lib/exec/partq:
+ *   keys, args <- tl_eval                 in morsel order per partition,
+ *   row hashes -> partition per row       partitions in parallel)
+ *   rows sorted by partition (stable),    ids <- tl_grouper_map(p's slice of
+ *   keys and args gathered in that          the keys); a new group records
+ *   order (one gather while the column      its first row
+ *   is in cache; tasks take slices)       tl_agg_update(p's states, ids,
+ *                                           p's slice of the arguments)
+ *
+ * The consumer only pushes each morsel result, in morsel order, into the
+ * partition queues (partq.h), which bound the results in flight.  Rows
+ * reach every group's state in input order, so every result, float sums,
+ * means and Welford states included, is exactly the serial path's.
+ *
+ * A morsel with few groups is pre-aggregated instead (q1's 100 groups:
+ * merging 100 local groups costs far less than routing 40K rows):
+ * the work maps a sample of PRE_SAMPLE rows into a local grouper and, when
+ * the sample has at most half as many groups as rows, maps the rest too,
+ * updates partial states with the local ids, takes the local groups' key
+ * values (their first rows') and splits the local groups by the same
+ * hash; partition p maps its local groups' keys and folds their partials
+ * in with tl_agg_merge_some (first appearance: each local group's first
+ * row).  Float sums, means and second moments of such a morsel are
+ * combined per morsel (last-bit differences from the serial path, the same
+ * for every --threads: the choice depends only on the morsel's content).
+ * Median, quantile and count_distinct keep values per row, so queries with
+ * them never pre-aggregate.  TALLY_AGG_PRE=0 never pre-aggregates, =1
+ * always does where the aggregates allow (tests), TALLY_AGG_RADIX=0 keeps
+ * the older staged path below (A/B).
+ *
+ * After the last morsel the partitions are sealed in parallel (each ends
+ * its grouper's input and seals its states; a sum overflow names, of the
+ * first aggregate that overflows, the group that appeared first, as the
+ * serial path does).  Each partition's groups are in increasing first
+ * appearance, so the output order is their merge: per morsel, the groups
+ * that first appeared in it are marked at their rows and read back in row
+ * order (a->order: output position -> partition; a->snap: every
+ * partition's cursor at each output batch start).  An output batch takes
+ * from each partition a contiguous range of groups (keys via
+ * tl_grouper_keys, results via tl_agg_results) and interleaves them with
+ * tl_array_take_multi; fill_ready still builds batches in parallel (they
+ * only read).
+ *
+ * Without keys, or with TALLY_AGG_RADIX=0, the stage is the older one:
  *
  *   stage work (any thread)               consumer (agg next, in morsel order)
  *   keys, args <- tl_eval                 map <- tl_grouper_merge(global, local):
@@ -71,12 +121,35 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../../kernels/hash.h"
 #include "../core/pool.h"
 #include "../core/text.h"
 #include "../group/group.h"
 #include "agg.h"
 #include "eval.h"
 #include "exec.h"
+#include "partq.h"
+
+/* Radix partitions of the staged keyed path (a constant: the output does
+ * not depend on it). */
+#define RADIX_BITS 4
+#define RADIX_P (1 << RADIX_BITS)
+
+/* One partition of the radix state: its groups, their states, and per
+ * group its first appearance (morsel sequence << 32 | row in the morsel). */
+typedef struct RPart {
+    TlGrouper *g;
+    TlAgg **states;           /* n_aggs */
+    uint64_t *first;
+    int64_t first_cap;
+    uint32_t *ids;            /* scratch: the morsel's rows' ids */
+    int64_t ids_cap;
+    uint32_t n;               /* groups, after sealing */
+    TlStatus keys_st;         /* sealing: ending the grouper's input */
+    TlError keys_err;
+    TlStatus *seal_st;        /* sealing: per aggregate */
+    TlError *seal_err;
+} RPart;
 
 typedef struct AggOp {
     TlOperator base;
@@ -110,6 +183,19 @@ typedef struct AggOp {
     TlBatch **ready;          /* output batches built ahead (fill_ready) */
     int64_t n_ready, ready_pos, ready_cap;
     int64_t n_groups, emitted;
+    /* the radix path (staged, with keys) */
+    bool radix;
+    RPart *parts;             /* RADIX_P */
+    TlPartQ *pq;
+    int n_args;               /* distinct argument expressions */
+    TlExprId *arg_ids;
+    int *xi, *yi;             /* per aggregate: index into arg_ids or -1 */
+    bool pre_ok;              /* morsels with few groups may pre-aggregate */
+    int pre_mode;             /* TALLY_AGG_PRE: 0 by sample, 1 always */
+    int64_t *mrows;           /* per morsel: its rows */
+    int64_t n_morsels, mrows_cap;
+    uint8_t *order;           /* output position -> partition */
+    uint32_t *snap;           /* per output batch: RADIX_P partition cursors */
 } AggOp;
 
 /* An argument array of the current batch, shared by equal expression ids. */
@@ -332,15 +418,16 @@ done:
 
 /* " in group k1=v1, k2=v2" for group gid into buf (empty without keys or
  * when the keys cannot be had). */
-static void group_text(AggOp *a, uint32_t gid, char *buf, size_t cap)
+static void group_text_in(AggOp *a, TlGrouper *g, uint32_t gid, char *buf,
+                          size_t cap)
 {
     TlArray *k[8] = {0};
     TlError e2 = {0};
     size_t len = 0;
     int nk = a->n_keys < 8 ? a->n_keys : 8;
     buf[0] = '\0';
-    if (a->n_keys == 0 || a->n_keys > 8 ||
-        tl_grouper_keys(a->grouper, gid, 1, k, &e2) != TL_OK)
+    if (a->n_keys == 0 || a->n_keys > 8 || !g ||
+        tl_grouper_keys(g, gid, 1, k, &e2) != TL_OK)
         return;
     len += (size_t)snprintf(buf, cap, " in group ");
     for (int j = 0; j < nk && len < cap; j++) {
@@ -369,6 +456,11 @@ static void group_text(AggOp *a, uint32_t gid, char *buf, size_t cap)
     for (int j = 0; j < nk; j++) tl_array_release(k[j]);
 }
 
+static void group_text(AggOp *a, uint32_t gid, char *buf, size_t cap)
+{
+    group_text_in(a, a->grouper, gid, buf, cap);
+}
+
 /* ------------------------------------------------------------ the stage */
 
 /* What the stage's work makes of one batch (see the design above). */
@@ -395,11 +487,6 @@ static void part_free(AggOp *a, Part *p)
     tl_free(p->x);
     tl_free(p->y);
     tl_free(p);
-}
-
-static void stage_drop(void *ctx, void *result)
-{
-    part_free(ctx, result);
 }
 
 /* A batch is pre-aggregated unless nearly every row is a group of its own
@@ -538,6 +625,586 @@ static TlStatus merge_part(AggOp *a, Part *p, TlError *err)
     return TL_OK;
 }
 
+/* ------------------------------------------------------ the radix path */
+
+/* A morsel on its way to the partitions: its key and argument arrays, and
+ * its row numbers grouped by partition (ascending within each). */
+typedef struct RItem {
+    int64_t n;
+    TlArray **karr;           /* n_keys */
+    TlArray **args;           /* n_args, NULL entries allowed */
+    uint32_t *rows;           /* rows, or (pre) local groups */
+    uint32_t off[RADIX_P + 1];
+    /* pre-aggregated (few keys): the morsel's local groups instead */
+    bool pre;
+    uint32_t n_local;
+    TlArray **lkeys;          /* n_keys: the local groups' key values */
+    TlAgg **partial;          /* n_aggs: their partial states */
+    uint32_t *first_row;      /* per local group: its first row */
+} RItem;
+
+static void ritem_free(AggOp *a, RItem *it)
+{
+    if (!it) return;
+    if (it->karr)
+        for (int k = 0; k < a->n_keys; k++) tl_array_release(it->karr[k]);
+    if (it->lkeys)
+        for (int k = 0; k < a->n_keys; k++) tl_array_release(it->lkeys[k]);
+    if (it->args)
+        for (int d = 0; d < a->n_args; d++) tl_array_release(it->args[d]);
+    if (it->partial)
+        for (int j = 0; j < a->n_aggs; j++) tl_agg_free(it->partial[j]);
+    tl_free(it->karr);
+    tl_free(it->lkeys);
+    tl_free(it->args);
+    tl_free(it->partial);
+    tl_free(it->first_row);
+    tl_free(it->rows);
+    tl_free(it);
+}
+
+/* Sort 0..n) by partition, the top bits of h (stable): it->rows, it->off. */
+static void radix_split(RItem *it, const uint64_t *h, uint8_t *pp, int64_t n)
+{
+    uint32_t cnt[RADIX_P] = {0}, pos[RADIX_P];
+    for (int64_t i = 0; i < n; i++) {
+        uint8_t p = (uint8_t)(h[i] >> (64 - RADIX_BITS));
+        pp[i] = p;
+        cnt[p]++;
+    }
+    it->off[0] = 0;
+    for (int p = 0; p < RADIX_P; p++) {
+        pos[p] = it->off[p];
+        it->off[p + 1] = it->off[p] + cnt[p];
+    }
+    for (int64_t i = 0; i < n; i++) it->rows[pos[pp[i]]++] = (uint32_t)i;
+}
+
+/* Replace each of arrs[0..n_arrs) (NULL entries skipped) by its rows
+ * rows[0..n): the partitions' rows become contiguous, gathered here in one
+ * go while the column is in cache (the partition tasks take slices). */
+static TlStatus radix_gather(TlArray **arrs, int n_arrs, const uint32_t *rows,
+                             int64_t n, TlError *err)
+{
+    for (int k = 0; k < n_arrs; k++) {
+        if (!arrs[k]) continue;
+        TlArray *g = tl_array_take(arrs[k], rows, n);
+        if (!g) return tl_error_oom(err);
+        tl_array_release(arrs[k]);
+        arrs[k] = g;
+    }
+    return TL_OK;
+}
+
+/* Rows of the sample that decides whether a morsel is pre-aggregated: it
+ * is when the sample has at most half as many groups as rows. */
+#define PRE_SAMPLE 2048
+
+/* Try to pre-aggregate the morsel (see radix_work): *done false when its
+ * sample has too many groups (nothing changed then). */
+static TlStatus radix_pre(AggOp *a, RItem *it, const TlBatch *b, bool *done,
+                          TlError *err)
+{
+    int64_t n = it->n, s = n < PRE_SAMPLE ? n : PRE_SAMPLE;
+    TlStatus st = TL_OK;
+    TlGrouper *lg = NULL;
+    TlArray **sl = NULL;
+    uint32_t *lids = NULL;
+    uint64_t *h = NULL;
+    uint8_t *pp = NULL;
+    *done = false;
+    sl = tl_calloc((size_t)a->n_keys + 1, sizeof *sl);
+    lids = tl_malloc(((size_t)n + 1) * sizeof *lids);
+    if (!sl || !lids) {
+        st = tl_error_oom(err);
+        goto done;
+    }
+    st = tl_grouper_new(a->kt, a->n_keys, true, &lg, err);
+    for (int part = 0; part < 2 && st == TL_OK; part++) {
+        int64_t off = part ? s : 0, len = part ? n - s : s;
+        if (len == 0) break;
+        for (int k = 0; k < a->n_keys; k++) {
+            tl_array_release(sl[k]);
+            sl[k] = tl_array_slice(it->karr[k], off, len);
+            if (!sl[k]) st = tl_error_oom(err);
+        }
+        if (st == TL_OK)
+            st = tl_grouper_map(lg, (const TlArray *const *)sl, len, lids + off, err);
+        if (st == TL_OK && part == 0 && a->pre_mode == 0 &&
+            (int64_t)tl_grouper_count(lg) * 2 > s)
+            goto done; /* many groups: rows go to the partitions */
+    }
+    if (st != TL_OK) goto done;
+    uint32_t nl = it->n_local = tl_grouper_count(lg);
+    it->partial = tl_calloc((size_t)a->n_aggs + 1, sizeof *it->partial);
+    it->lkeys = tl_calloc((size_t)a->n_keys + 1, sizeof *it->lkeys);
+    it->first_row = tl_malloc(((size_t)nl + 1) * sizeof *it->first_row);
+    h = tl_malloc(((size_t)nl + 1) * sizeof *h);
+    pp = tl_malloc((size_t)nl + 1);
+    if (!it->partial || !it->lkeys || !it->first_row || !h || !pp) {
+        st = tl_error_oom(err);
+        goto done;
+    }
+    for (int j = 0; j < a->n_aggs && st == TL_OK; j++) {
+        st = tl_agg_new(&a->specs[j], &it->partial[j], err);
+        if (st == TL_OK)
+            st = tl_agg_update(it->partial[j], lids, n, nl,
+                               a->xi[j] >= 0 ? it->args[a->xi[j]] : NULL,
+                               a->yi[j] >= 0 ? it->args[a->yi[j]] : NULL, err);
+    }
+    if (st == TL_OK) st = tl_grouper_keys(lg, 0, nl, it->lkeys, err);
+    if (st != TL_OK) goto done;
+    uint32_t next = 0;
+    for (int64_t i = 0; i < n && next < nl; i++)
+        if (lids[i] == next) it->first_row[next++] = (uint32_t)i;
+    for (int k = 0; k < a->n_keys; k++) tl_k_hash_array(it->lkeys[k], h, k > 0);
+    radix_split(it, h, pp, nl);
+    st = radix_gather(it->lkeys, a->n_keys, it->rows, nl, err);
+    if (st != TL_OK) goto done;
+    for (int k = 0; k < a->n_keys; k++) tl_array_release(it->karr[k]);
+    for (int d = 0; d < a->n_args; d++) tl_array_release(it->args[d]);
+    memset(it->karr, 0, (size_t)a->n_keys * sizeof *it->karr);
+    memset(it->args, 0, (size_t)a->n_args * sizeof *it->args);
+    it->pre = true;
+    *done = true;
+done:
+    (void)b;
+    if (sl)
+        for (int k = 0; k < a->n_keys; k++) tl_array_release(sl[k]);
+    tl_free(sl);
+    tl_free(lids);
+    tl_free(h);
+    tl_free(pp);
+    tl_grouper_free(lg);
+    return st;
+}
+
+static void ritem_drop(void *ctx, void *item)
+{
+    ritem_free(ctx, item);
+}
+
+/* The radix stage's work, on any thread: evaluate keys and arguments, hash
+ * each row's keys (equal keys by the grouper's rules hash equal), and sort
+ * the row numbers by partition (the hash's top bits), stably. */
+static TlStatus radix_work(AggOp *a, TlBatch *b, void **result, TlError *err)
+{
+    int64_t n = b->n_rows;
+    TlStatus st = TL_OK;
+    uint64_t *h = NULL;
+    uint8_t *pp = NULL;
+    RItem *it = tl_calloc(1, sizeof *it);
+    *result = NULL;
+    if (!it) {
+        st = tl_error_oom(err);
+        goto done;
+    }
+    it->n = n;
+    it->karr = tl_calloc((size_t)a->n_keys + 1, sizeof *it->karr);
+    it->args = tl_calloc((size_t)a->n_args + 1, sizeof *it->args);
+    it->rows = tl_malloc(((size_t)n + 1) * sizeof *it->rows);
+    h = tl_malloc(((size_t)n + 1) * sizeof *h);
+    pp = tl_malloc((size_t)n + 1);
+    if (!it->karr || !it->args || !it->rows || !h || !pp) {
+        st = tl_error_oom(err);
+        goto done;
+    }
+    for (int k = 0; k < a->n_keys; k++) {
+        st = tl_eval(a->ea, a->keys[k], b, &it->karr[k], err);
+        if (st != TL_OK) goto done;
+    }
+    for (int d = 0; d < a->n_args; d++) {
+        st = tl_eval(a->ea, a->arg_ids[d], b, &it->args[d], err);
+        if (st != TL_OK) goto done;
+    }
+    if (a->pre_ok) {
+        bool pre = false;
+        st = radix_pre(a, it, b, &pre, err);
+        if (st != TL_OK || pre) goto done;
+    }
+    for (int k = 0; k < a->n_keys; k++) tl_k_hash_array(it->karr[k], h, k > 0);
+    radix_split(it, h, pp, n);
+    st = radix_gather(it->karr, a->n_keys, it->rows, n, err);
+    if (st == TL_OK) st = radix_gather(it->args, a->n_args, it->rows, n, err);
+done:
+    tl_free(h);
+    tl_free(pp);
+    tl_batch_free(b);
+    if (st != TL_OK) {
+        ritem_free(a, it);
+        return st;
+    }
+    *result = it;
+    return TL_OK;
+}
+
+/* Partition p's part of morsel seq (partq: in morsel order per partition,
+ * partitions in parallel): its rows' keys gathered and mapped in the
+ * partition's grouper (a new group records its first row), then every
+ * aggregate updated with the gathered arguments, rows in input order. */
+static TlStatus radix_part(void *ctx, void *item, int64_t seq, int p, TlError *err)
+{
+    AggOp *a = ctx;
+    RItem *it = item;
+    RPart *rp = &a->parts[p];
+    int64_t cnt = it->off[p + 1] - it->off[p];
+    const uint32_t *rows = it->rows + it->off[p];
+    TlStatus st = TL_OK;
+    TlArray *sk[16] = {0}, **sub = sk, *sa[16] = {0}, **subarg = sa;
+    if (cnt == 0) return TL_OK;
+    if (a->n_keys > 16) sub = tl_calloc((size_t)a->n_keys, sizeof *sub);
+    if (a->n_args > 16) subarg = tl_calloc((size_t)a->n_args, sizeof *subarg);
+    if (!sub || !subarg) {
+        st = tl_error_oom(err);
+        goto done;
+    }
+    if (rp->ids_cap < cnt) {
+        uint32_t *ids = tl_realloc(rp->ids, (size_t)cnt * sizeof *ids);
+        if (!ids) {
+            st = tl_error_oom(err);
+            goto done;
+        }
+        rp->ids = ids;
+        rp->ids_cap = cnt;
+    }
+    for (int k = 0; k < a->n_keys; k++) {
+        sub[k] = tl_array_slice(it->pre ? it->lkeys[k] : it->karr[k],
+                                it->off[p], cnt);
+        if (!sub[k]) {
+            st = tl_error_oom(err);
+            goto done;
+        }
+    }
+    uint32_t before = tl_grouper_count(rp->g);
+    st = tl_grouper_map(rp->g, (const TlArray *const *)sub, cnt, rp->ids, err);
+    if (st != TL_OK) goto done;
+    uint32_t after = tl_grouper_count(rp->g);
+    if (after > before) {
+        if (rp->first_cap < after) {
+            int64_t c = rp->first_cap * 2 > after ? rp->first_cap * 2 : after;
+            uint64_t *f = tl_realloc(rp->first, (size_t)c * sizeof *f);
+            if (!f) {
+                st = tl_error_oom(err);
+                goto done;
+            }
+            rp->first = f;
+            rp->first_cap = c;
+        }
+        /* new ids appear in increasing order, each first at its first row */
+        uint32_t next = before;
+        for (int64_t i = 0; i < cnt && next < after; i++)
+            if (rp->ids[i] == next)
+                rp->first[next++] = (uint64_t)seq << 32 |
+                                    (it->pre ? it->first_row[rows[i]] : rows[i]);
+    }
+    if (it->pre) {
+        for (int j = 0; j < a->n_aggs && st == TL_OK; j++)
+            st = tl_agg_merge_some(rp->states[j], it->partial[j], rows, rp->ids,
+                                   (uint32_t)cnt, after, err);
+        goto done;
+    }
+    for (int d = 0; d < a->n_args; d++) {
+        if (!it->args[d]) continue;
+        subarg[d] = tl_array_slice(it->args[d], it->off[p], cnt);
+        if (!subarg[d]) {
+            st = tl_error_oom(err);
+            goto done;
+        }
+    }
+    for (int j = 0; j < a->n_aggs && st == TL_OK; j++)
+        st = tl_agg_update(rp->states[j], rp->ids, cnt, after,
+                           a->xi[j] >= 0 ? subarg[a->xi[j]] : NULL,
+                           a->yi[j] >= 0 ? subarg[a->yi[j]] : NULL, err);
+done:
+    if (sub)
+        for (int k = 0; k < a->n_keys; k++) tl_array_release(sub[k]);
+    if (subarg)
+        for (int d = 0; d < a->n_args; d++) tl_array_release(subarg[d]);
+    if (sub != sk) tl_free(sub);
+    if (subarg != sa) tl_free(subarg);
+    return st;
+}
+
+/* Set up the radix state: the partitions, the distinct arguments, the
+ * queues. */
+static TlStatus radix_init(AggOp *a, TlError *err)
+{
+    a->parts = tl_calloc(RADIX_P, sizeof *a->parts);
+    a->arg_ids = tl_calloc(2 * (size_t)a->n_aggs + 1, sizeof *a->arg_ids);
+    a->xi = tl_calloc((size_t)a->n_aggs + 1, sizeof *a->xi);
+    a->yi = tl_calloc((size_t)a->n_aggs + 1, sizeof *a->yi);
+    if (!a->parts || !a->arg_ids || !a->xi || !a->yi) return tl_error_oom(err);
+    for (int j = 0; j < a->n_aggs; j++) {
+        TlExprId ids[2] = {a->x_ids[j], a->y_ids[j]};
+        int *slot[2] = {&a->xi[j], &a->yi[j]};
+        for (int t = 0; t < 2; t++) {
+            *slot[t] = -1;
+            if (ids[t] == TL_NO_ID) continue;
+            int d = 0;
+            while (d < a->n_args && a->arg_ids[d] != ids[t]) d++;
+            if (d == a->n_args) a->arg_ids[a->n_args++] = ids[t];
+            *slot[t] = d;
+        }
+    }
+    const char *pe = getenv("TALLY_AGG_PRE");
+    a->pre_ok = !(pe && strcmp(pe, "0") == 0);
+    a->pre_mode = pe && strcmp(pe, "1") == 0;
+    for (int j = 0; j < a->n_aggs; j++)
+        if (!tl_agg_merge_some_ok(a->specs[j].op)) a->pre_ok = false;
+    for (int p = 0; p < RADIX_P; p++) {
+        RPart *rp = &a->parts[p];
+        TL_TRY(tl_grouper_new(a->kt, a->n_keys, true, &rp->g, err));
+        rp->states = tl_calloc((size_t)a->n_aggs + 1, sizeof *rp->states);
+        rp->seal_st = tl_calloc((size_t)a->n_aggs + 1, sizeof *rp->seal_st);
+        rp->seal_err = tl_calloc((size_t)a->n_aggs + 1, sizeof *rp->seal_err);
+        if (!rp->states || !rp->seal_st || !rp->seal_err) return tl_error_oom(err);
+        for (int j = 0; j < a->n_aggs; j++)
+            TL_TRY(tl_agg_new(&a->specs[j], &rp->states[j], err));
+    }
+    return tl_partq_new(RADIX_P, radix_part, ritem_drop, a, 0, &a->pq, err);
+}
+
+static void radix_free(AggOp *a)
+{
+    tl_partq_free(a->pq); /* first: waits for running partition work */
+    a->pq = NULL;
+    if (a->parts)
+        for (int p = 0; p < RADIX_P; p++) {
+            RPart *rp = &a->parts[p];
+            tl_grouper_free(rp->g);
+            if (rp->states)
+                for (int j = 0; j < a->n_aggs; j++) tl_agg_free(rp->states[j]);
+            tl_free(rp->states);
+            tl_free(rp->first);
+            tl_free(rp->ids);
+            tl_free(rp->seal_st);
+            tl_free(rp->seal_err);
+        }
+    tl_free(a->parts);
+    a->parts = NULL;
+    tl_free(a->arg_ids);
+    tl_free(a->xi);
+    tl_free(a->yi);
+    tl_free(a->mrows);
+    tl_free(a->order);
+    tl_free(a->snap);
+}
+
+/* Seal partition i (tl_pool_for): end its grouper's input, seal every
+ * aggregate, keeping each status (the consumer picks the error). */
+static void radix_seal_task(void *arg, int64_t i)
+{
+    AggOp *a = arg;
+    RPart *rp = &a->parts[i];
+    TlArray *none[64] = {0}, **tmp = none;
+    rp->n = tl_grouper_count(rp->g);
+    if (a->n_keys > 64) tmp = tl_calloc((size_t)a->n_keys, sizeof *tmp);
+    if (!tmp) {
+        rp->keys_st = tl_error_oom(&rp->keys_err);
+    } else {
+        rp->keys_st = tl_grouper_keys(rp->g, 0, 0, tmp, &rp->keys_err);
+        for (int k = 0; k < a->n_keys; k++) tl_array_release(tmp[k]);
+        if (tmp != none) tl_free(tmp);
+    }
+    for (int j = 0; j < a->n_aggs; j++) {
+        rp->seal_err[j].msg[0] = '\0';
+        rp->seal_st[j] = tl_agg_seal(rp->states[j], rp->n, &rp->seal_err[j]);
+    }
+}
+
+/* Output order: the partitions' groups merged by first appearance.  Per
+ * morsel, the groups that first appeared in it are marked at their rows
+ * and read back in row order; cursors of every partition are kept at each
+ * output batch start (a->snap). */
+static TlStatus radix_order(AggOp *a, TlError *err)
+{
+    int64_t per = tl_batch_rows(), most = 1, n = 0;
+    for (int p = 0; p < RADIX_P; p++) n += a->parts[p].n;
+    for (int64_t m = 0; m < a->n_morsels; m++)
+        if (a->mrows[m] > most) most = a->mrows[m];
+    int64_t n_out = (n + per - 1) / per;
+    a->order = tl_malloc((size_t)n + 1);
+    a->snap = tl_calloc((size_t)(n_out + 1) * RADIX_P, sizeof *a->snap);
+    uint8_t *mark = tl_calloc((size_t)most, 1);
+    if (!a->order || !a->snap || !mark) {
+        tl_free(mark);
+        return tl_error_oom(err);
+    }
+    uint32_t cur[RADIX_P] = {0};
+    int64_t pos = 0;
+    for (int64_t m = 0; m < a->n_morsels && pos < n; m++) {
+        int64_t fresh = 0;
+        for (int p = 0; p < RADIX_P; p++) {
+            RPart *rp = &a->parts[p];
+            while (cur[p] < rp->n && rp->first[cur[p]] >> 32 == (uint64_t)m) {
+                mark[(uint32_t)rp->first[cur[p]]] = (uint8_t)(p + 1);
+                cur[p]++;
+                fresh++;
+            }
+        }
+        if (!fresh) continue;
+        int64_t end = pos + fresh;
+        for (int64_t r = 0; pos < end; r++) {
+            if (!mark[r]) continue;
+            a->order[pos++] = (uint8_t)(mark[r] - 1);
+            mark[r] = 0;
+        }
+    }
+    tl_free(mark);
+    if (pos != n)
+        return tl_error(err, TL_ERR_USAGE, "internal: radix order lost groups");
+    memset(cur, 0, sizeof cur);
+    for (int64_t i = 0; i < n; i++) {
+        if (i % per == 0) memcpy(a->snap + (i / per) * RADIX_P, cur, sizeof cur);
+        cur[a->order[i]]++;
+    }
+    a->n_groups = n;
+    for (int p = 0; p < RADIX_P; p++) {
+        tl_free(a->parts[p].first);
+        a->parts[p].first = NULL;
+        a->parts[p].first_cap = 0;
+    }
+    return TL_OK;
+}
+
+/* Pull every morsel through the partition queues, then seal the
+ * partitions in parallel and merge their orders.  A sum overflow names the
+ * group the serial path would name: the first aggregate that fails, and
+ * within it the group that appeared first. */
+static TlStatus radix_consume(AggOp *a, TlError *err)
+{
+    for (;;) {
+        void *r = NULL;
+        TL_TRY(a->child->next_result(a->child, &r, err));
+        if (!r) break;
+        if (a->n_morsels == a->mrows_cap) {
+            int64_t c = a->mrows_cap ? 2 * a->mrows_cap : 64;
+            int64_t *m = tl_realloc(a->mrows, (size_t)c * sizeof *m);
+            if (!m) {
+                ritem_free(a, r);
+                return tl_error_oom(err);
+            }
+            a->mrows = m;
+            a->mrows_cap = c;
+        }
+        a->mrows[a->n_morsels++] = ((RItem *)r)->n;
+        a->rows_seen += ((RItem *)r)->n;
+        TL_TRY(tl_partq_push(a->pq, r, err));
+        if (tl_partq_failed(a->pq)) break;
+    }
+    TL_TRY(tl_partq_finish(a->pq, err));
+    TL_TRY(tl_pool_for(RADIX_P, radix_seal_task, a, err));
+    for (int p = 0; p < RADIX_P; p++)
+        if (a->parts[p].keys_st != TL_OK) {
+            *err = a->parts[p].keys_err;
+            return a->parts[p].keys_st;
+        }
+    for (int j = 0; j < a->n_aggs; j++) {
+        int bad = -1;
+        for (int p = 0; p < RADIX_P; p++) {
+            RPart *rp = &a->parts[p];
+            TlStatus st = rp->seal_st[j];
+            if (st == TL_OK) continue;
+            if (st != TL_ERR_DATA || rp->seal_err[j].msg[0] != '\0') {
+                *err = rp->seal_err[j];
+                return st;
+            }
+            uint32_t g = tl_agg_bad_group(rp->states[j]);
+            if (bad < 0 ||
+                rp->first[g] < a->parts[bad].first[tl_agg_bad_group(a->parts[bad].states[j])])
+                bad = p;
+        }
+        if (bad >= 0) {
+            const TlExpr *e = tl_ea_node(a->ea, a->aggs[j]);
+            const TlOpInfo *oi = tl_op_info((TlOp)e->op);
+            char where[400];
+            group_text_in(a, a->parts[bad].g, tl_agg_bad_group(a->parts[bad].states[j]),
+                          where, sizeof where);
+            return tl_error_at(err, TL_ERR_DATA, a->ea, e->src, e->start, e->len,
+                               "%s overflows int64%s", oi ? oi->name : "sum", where);
+        }
+    }
+    TL_TRY(radix_order(a, err));
+    if (a->base.stats) a->base.stats->groups += a->n_groups;
+    return TL_OK;
+}
+
+/* The output batch of output positions [first, first+rows) (first a
+ * multiple of tl_batch_rows()): each partition's contiguous range of
+ * groups, keys and results, interleaved by a->order.  Reads only. */
+static TlStatus radix_batch(AggOp *a, int64_t first, int64_t rows, TlBatch *b,
+                            TlError *err)
+{
+    int64_t per = tl_batch_rows();
+    const uint32_t *s = a->snap + (first / per) * RADIX_P;
+    uint32_t c[RADIX_P] = {0}, slot[RADIX_P];
+    int nc = a->n_keys + a->n_aggs, np = 0;
+    TlStatus st = TL_OK;
+    for (int64_t i = 0; i < rows; i++) c[a->order[first + i]]++;
+    for (int p = 0; p < RADIX_P; p++) slot[p] = c[p] ? (uint32_t)np++ : UINT32_MAX;
+    /* cols[col * np + slot]: the partitions' pieces of every column */
+    TlArray **pieces = tl_calloc((size_t)nc * (size_t)(np ? np : 1), sizeof *pieces);
+    uint32_t *part = tl_malloc(((size_t)rows + 1) * sizeof *part);
+    uint32_t *row = tl_malloc(((size_t)rows + 1) * sizeof *row);
+    TlArray **tmp = tl_calloc((size_t)a->n_keys + 1, sizeof *tmp);
+    if (!pieces || !part || !row || !tmp) {
+        st = tl_error_oom(err);
+        goto done;
+    }
+    for (int p = 0; p < RADIX_P && st == TL_OK; p++) {
+        if (!c[p]) continue;
+        RPart *rp = &a->parts[p];
+        st = tl_grouper_keys(rp->g, s[p], c[p], tmp, err);
+        if (st != TL_OK) break;
+        for (int k = 0; k < a->n_keys; k++) {
+            pieces[(size_t)k * np + slot[p]] = tmp[k];
+            tmp[k] = NULL;
+        }
+        for (int j = 0; j < a->n_aggs && st == TL_OK; j++)
+            st = tl_agg_results(rp->states[j], s[p], c[p],
+                                &pieces[(size_t)(a->n_keys + j) * np + slot[p]], err);
+    }
+    if (st != TL_OK) goto done;
+    uint32_t at[RADIX_P] = {0};
+    for (int64_t i = 0; i < rows; i++) {
+        uint8_t p = a->order[first + i];
+        part[i] = slot[p];
+        row[i] = at[p]++;
+    }
+    for (int col = 0; col < nc; col++) {
+        TlArray **pc = pieces + (size_t)col * np;
+        b->cols[col] = np == 1 ? tl_array_retain(pc[0])
+                               : tl_array_take_multi(pc, np, part, row, rows);
+        if (!b->cols[col]) {
+            st = tl_error_oom(err);
+            goto done;
+        }
+    }
+done:
+    if (pieces)
+        for (int64_t i = 0; i < (int64_t)nc * np; i++) tl_array_release(pieces[i]);
+    if (tmp)
+        for (int k = 0; k < a->n_keys; k++) tl_array_release(tmp[k]);
+    tl_free(pieces);
+    tl_free(part);
+    tl_free(row);
+    tl_free(tmp);
+    return st;
+}
+
+static TlStatus stage_work_any(void *ctx, TlBatch *b, void **result, TlError *err)
+{
+    AggOp *a = ctx;
+    return a->radix ? radix_work(a, b, result, err) : stage_work(ctx, b, result, err);
+}
+
+static void stage_drop_any(void *ctx, void *result)
+{
+    AggOp *a = ctx;
+    if (a->radix) ritem_free(a, result);
+    else part_free(a, result);
+}
+
 /* Install the stage on a scan child (not for clustered input: the run
  * path and its --sorted check stay serial).  TALLY_AGG_SERIAL (set in the
  * environment) keeps the serial path, so tests and benchmarks can compare. */
@@ -546,7 +1213,12 @@ static TlStatus try_stage(AggOp *a, TlError *err)
     if (a->clustered || !a->child->set_stage || !a->child->next_result ||
         getenv("TALLY_AGG_SERIAL") != NULL)
         return TL_OK;
-    TlStage stage = {a, stage_work, stage_drop};
+    const char *rx = getenv("TALLY_AGG_RADIX");
+    if (a->n_keys > 0 && !(rx && strcmp(rx, "0") == 0)) {
+        a->radix = true;
+        TL_TRY(radix_init(a, err));
+    }
+    TlStage stage = {.ctx = a, .work = stage_work_any, .drop = stage_drop_any};
     TL_TRY(a->child->set_stage(a->child, &stage, err));
     a->staged = true;
     return TL_OK;
@@ -557,6 +1229,7 @@ static TlStatus try_stage(AggOp *a, TlError *err)
 static TlStatus consume(AggOp *a, TlError *err)
 {
     TL_TRY(try_stage(a, err));
+    if (a->radix) return radix_consume(a, err);
     while (a->staged) {
         void *r = NULL;
         TL_TRY(a->child->next_result(a->child, &r, err));
@@ -611,9 +1284,11 @@ static TlStatus build_batch(AggOp *a, uint32_t first, int64_t rows, TlBatch **ou
     TlBatch *b = tl_batch_new(a->base.schema, a->n_keys + a->n_aggs, rows);
     if (!b) return tl_error_oom(err);
     TlStatus st = TL_OK;
-    if (a->n_keys > 0)
+    if (a->radix)
+        st = radix_batch(a, first, rows, b, err);
+    else if (a->n_keys > 0)
         st = tl_grouper_keys(a->grouper, first, (uint32_t)rows, b->cols, err);
-    for (int j = 0; st == TL_OK && j < a->n_aggs; j++)
+    for (int j = 0; st == TL_OK && !a->radix && j < a->n_aggs; j++)
         st = tl_agg_results(a->states[j], first, (uint32_t)rows,
                             &b->cols[a->n_keys + j], err);
     if (st != TL_OK) {
@@ -647,7 +1322,7 @@ static TlStatus fill_ready(AggOp *a, TlError *err)
     int64_t per = tl_batch_rows(), left = a->n_groups - a->emitted;
     int64_t k = (left + per - 1) / per, most = 2 * (int64_t)tl_pool_threads();
     if (k > most) k = most;
-    if (!a->keys_ended && a->n_keys > 0) {
+    if (!a->keys_ended && a->n_keys > 0 && !a->radix) {
         TlArray *none[64] = {0}, **tmp = none;
         if (a->n_keys > 64) tmp = tl_calloc((size_t)a->n_keys, sizeof *tmp);
         if (!tmp) return tl_error_oom(err);
@@ -716,6 +1391,7 @@ static void agg_free(TlOperator *op)
     AggOp *a = (AggOp *)op;
     if (!a) return;
     if (a->child) a->child->free(a->child);
+    radix_free(a);
     tl_grouper_free(a->grouper);
     if (a->states)
         for (int j = 0; j < a->n_aggs; j++) tl_agg_free(a->states[j]);

@@ -267,6 +267,26 @@ static const Call calls[] = {
 };
 #define N_CALLS ((int)(sizeof calls / sizeof calls[0]))
 
+/* The calls of the next queries: all of them, or only those a
+ * pre-aggregated morsel of the radix path can take (no quantiles, no
+ * count_distinct: then the radix path pre-aggregates morsels with few
+ * groups). */
+static const Call *g_calls = calls;
+static int g_n_calls = N_CALLS;
+static Call g_merge_calls[N_CALLS];
+
+static void use_calls(bool mergeable_only)
+{
+    g_calls = calls;
+    g_n_calls = N_CALLS;
+    if (!mergeable_only) return;
+    int n = 0;
+    for (int j = 0; j < N_CALLS; j++)
+        if (tl_agg_merge_some_ok(calls[j].op)) g_merge_calls[n++] = calls[j];
+    g_calls = g_merge_calls;
+    g_n_calls = n;
+}
+
 typedef struct Query {
     TlExprArena ea;
     TlSchema in, out;
@@ -292,8 +312,8 @@ static void query_init(Query *q, const int *key_cols, int n_keys)
         snprintf(name, sizeof name, "k%d", k);
         tl_schema_add(&q->out, name, col_types[key_cols[k]], &err);
     }
-    for (int j = 0; j < N_CALLS; j++) {
-        const Call *c = &calls[j];
+    for (int j = 0; j < g_n_calls; j++) {
+        const Call *c = &g_calls[j];
         TlExprId args[2];
         uint32_t na = 0;
         TlType xt = TL_TNULL;
@@ -326,10 +346,10 @@ static int64_t run_query(Query *q, TlArray **cols, int64_t n, int64_t per,
                              : source(&q->in, cols, n, per);
     TlOperator *op = NULL;
     Staged *sg = staged ? (Staged *)src : NULL;
-    *st = tl_op_agg_new(src, &q->ea, q->keys, q->n_keys, q->aggs, N_CALLS, &q->out,
+    *st = tl_op_agg_new(src, &q->ea, q->keys, q->n_keys, q->aggs, g_n_calls, &q->out,
                         &op, err);
     if (*st != TL_OK) return -1;
-    int64_t rows = run_op(op, out, q->n_keys + N_CALLS, st, err);
+    int64_t rows = run_op(op, out, q->n_keys + g_n_calls, st, err);
     if (sg) g_work_calls += sg->work_calls;
     op->free(op);
     return rows;
@@ -372,20 +392,25 @@ static int64_t compare(const Query *q, TlArray **a, TlArray **b, int64_t rows,
                        bool bitwise)
 {
     int64_t bad = 0;
-    for (int c = 0; c < q->n_keys + N_CALLS; c++) {
+    for (int c = 0; c < q->n_keys + g_n_calls; c++) {
         if (!a[c] || !b[c]) {
             bad += rows > 0;
             continue;
         }
-        TlOp op = c < q->n_keys ? TL_OP_COUNT : calls[c - q->n_keys].op;
+        TlOp op = c < q->n_keys ? TL_OP_COUNT : g_calls[c - q->n_keys].op;
         for (int64_t i = 0; i < rows; i++) {
             bool ok = bitwise ? same_value(a[c], b[c], i, TL_OP_MIN)
                               : same_value(a[c], b[c], i, op);
             if (!ok) {
-                if (n_reported++ < 8)
-                    fprintf(stderr, "  column %d (%s) row %lld differs\n", c,
+                if (n_reported++ < 8) {
+                    fprintf(stderr, "  column %d (%s) row %lld differs", c,
                             c < q->n_keys ? "key" : tl_op_info(op)->name,
                             (long long)i);
+                    if (a[c]->type == TL_TFLOAT64)
+                        fprintf(stderr, ": %a vs %a", tl_array_f64(a[c])[i],
+                                tl_array_f64(b[c])[i]);
+                    fprintf(stderr, "\n");
+                }
                 bad++;
                 break;
             }
@@ -409,7 +434,7 @@ static void check_query(const int *key_cols, int n_keys, int64_t n, uint32_t gro
     TlStatus st;
     make_cols(cols, n, groups);
     query_init(&q, key_cols, n_keys);
-    int nc = n_keys + N_CALLS;
+    int nc = n_keys + g_n_calls;
     int64_t r0 = run_query(&q, cols, n, per, false, ser, &st, &err);
     CHECK(st == TL_OK);
     int64_t r1 = run_query(&q, cols, n, per, true, st1, &st, &err);
@@ -422,6 +447,32 @@ static void check_query(const int *key_cols, int n_keys, int64_t n, uint32_t gro
         CHECK_EQ_INT(compare(&q, st1, ser, r0, false), 0);
         CHECK_EQ_INT(compare(&q, st1, st2, r0, true), 0);
     }
+    /* the radix path without pre-aggregation: rows reach every state in
+     * input order, so every result equals the serial one bit for bit
+     * (std, var, corr, covar, float sums and means too) */
+    TlArray *st3[2 + N_CALLS] = {0}, *st4[2 + N_CALLS] = {0}, *st5[2 + N_CALLS] = {0};
+    setenv("TALLY_AGG_PRE", "0", 1);
+    int64_t r3 = run_query(&q, cols, n, per, true, st3, &st, &err);
+    CHECK(st == TL_OK);
+    /* every morsel pre-aggregated (where the calls allow) */
+    setenv("TALLY_AGG_PRE", "1", 1);
+    int64_t r4 = run_query(&q, cols, n, per, true, st4, &st, &err);
+    CHECK(st == TL_OK);
+    int64_t r5 = run_query(&q, cols, n, per, true, st5, &st, &err);
+    CHECK(st == TL_OK);
+    unsetenv("TALLY_AGG_PRE");
+    CHECK_EQ_INT(r3, r0);
+    CHECK_EQ_INT(r4, r0);
+    CHECK_EQ_INT(r5, r0);
+    if (r3 == r0 && r4 == r0 && r5 == r0) {
+        /* (no keys: the staged path combines per-morsel partials) */
+        CHECK_EQ_INT(compare(&q, st3, ser, r0, n_keys > 0), 0);
+        CHECK_EQ_INT(compare(&q, st4, ser, r0, false), 0);
+        CHECK_EQ_INT(compare(&q, st4, st5, r0, true), 0);
+    }
+    release_all(st3, nc);
+    release_all(st4, nc);
+    release_all(st5, nc);
     release_all(ser, nc);
     release_all(st1, nc);
     release_all(st2, nc);
@@ -436,15 +487,19 @@ TL_TEST(staged_equals_serial)
     static const int k_int[] = {K_INT}, k_str[] = {K_STR}, k_two[] = {K_STR, K_INT};
     rng = 11;
     int64_t pers[] = {1, 7, 100, 5000};
-    for (int p = 0; p < 4; p++) {
-        check_query(k_int, 1, 3000, 50, pers[p]);
-        check_query(k_str, 1, 3000, 2000, pers[p]);
-        check_query(k_two, 2, 4000, 300, pers[p]);
-        check_query(NULL, 0, 2000, 1, pers[p]);
+    for (int m = 0; m < 2; m++) {
+        use_calls(m == 1);
+        for (int p = m; p < 4; p++) { /* (1-row batches once) */
+            check_query(k_int, 1, 3000, 50, pers[p]);
+            check_query(k_str, 1, 3000, 2000, pers[p]);
+            check_query(k_two, 2, 4000, 300, pers[p]);
+            check_query(NULL, 0, 2000, 1, pers[p]);
+        }
+        if (m == 0) check_query(k_two, 2, 60000, 40000, 4096); /* mostly direct */
+        check_query(k_int, 1, 0, 1, 10);          /* empty input */
+        check_query(NULL, 0, 0, 1, 10);
     }
-    check_query(k_two, 2, 60000, 40000, 4096); /* mostly direct batches */
-    check_query(k_int, 1, 0, 1, 10);          /* empty input */
-    check_query(NULL, 0, 0, 1, 10);
+    use_calls(false);
     CHECK(g_work_calls > 0);
 }
 
@@ -484,6 +539,150 @@ TL_TEST(staged_sum_overflow)
     tl_schema_free(&in);
     tl_schema_free(&outs);
     tl_ea_free(&ea);
+}
+
+/* Many groups overflow, spread over the radix partitions: the error names
+ * the one the serial path names, the first in output order (key 13, then
+ * keys 0..39 in order, each overflowing). */
+TL_TEST(staged_overflow_first_group)
+{
+    TlError err = {0};
+    TlExprArena ea;
+    tl_ea_init(&ea, &err);
+    TlSchema in = {0}, outs = {0};
+    tl_schema_add(&in, "k", TL_TINT64, &err);
+    tl_schema_add(&in, "v", TL_TINT64, &err);
+    tl_schema_add(&outs, "k", TL_TINT64, &err);
+    tl_schema_add(&outs, "s", TL_TINT64, &err);
+    TlBuilder kb, vb;
+    tl_builder_init(&kb, TL_TINT64);
+    tl_builder_init(&vb, TL_TINT64);
+    tl_builder_append_i64(&kb, 13);
+    tl_builder_append_i64(&vb, 1);
+    for (int r = 0; r < 3; r++)
+        for (int i = 39; i >= 0; i--) {
+            tl_builder_append_i64(&kb, i);
+            tl_builder_append_i64(&vb, INT64_MAX / 2);
+        }
+    TlArray *cols[2] = {tl_builder_finish(&kb), tl_builder_finish(&vb)};
+    TlExprId k = col_expr(&ea, 0, TL_TINT64), v = col_expr(&ea, 1, TL_TINT64);
+    TlExprId s = call_expr(&ea, TL_OP_SUM, TL_TINT64, &v, 1);
+    const char *modes[] = {NULL, "0", "1"};
+    for (int m = 0; m < 3; m++)
+        for (int per = 1; per <= 64; per *= 4) {
+            if (modes[m]) setenv("TALLY_AGG_PRE", modes[m], 1);
+            TlOperator *op = NULL;
+            bool staged = per > 1 || m > 0;
+            TlOperator *src = staged ? staged_source(&in, cols, 121, per)
+                                     : source(&in, cols, 121, per);
+            CHECK(tl_op_agg_new(src, &ea, &k, 1, &s, 1, &outs, &op, &err) == TL_OK);
+            TlArray *out[2] = {0};
+            TlStatus st;
+            run_op(op, out, 2, &st, &err);
+            CHECK(st == TL_ERR_DATA);
+            CHECK(strstr(err.msg, "sum overflows int64 in group k=13") != NULL);
+            op->free(op);
+            release_all(out, 2);
+            unsetenv("TALLY_AGG_PRE");
+        }
+    release_all(cols, 2);
+    tl_schema_free(&in);
+    tl_schema_free(&outs);
+    tl_ea_free(&ea);
+}
+
+/* tl_agg_merge_some: merging a partial's groups in two subsets into two
+ * aggregates gives what merging all of them into one gives; quantiles
+ * refuse (they merge whole). */
+TL_TEST(merge_some)
+{
+    TlError err = {0};
+    TlOp ops[] = {TL_OP_SUM, TL_OP_FIRST, TL_OP_LAST, TL_OP_STRING_AGG, TL_OP_MIN,
+                  TL_OP_COUNT, TL_OP_STD};
+    for (int o = 0; o < (int)(sizeof ops / sizeof ops[0]); o++) {
+        TlAggSpec spec = {0};
+        spec.op = ops[o];
+        spec.x_type = ops[o] == TL_OP_STRING_AGG ? TL_TSTRING : TL_TINT64;
+        spec.out_type = ops[o] == TL_OP_STRING_AGG ? TL_TSTRING
+                        : ops[o] == TL_OP_STD      ? TL_TFLOAT64
+                                                   : TL_TINT64;
+        TlBuilder xb;
+        tl_builder_init(&xb, spec.x_type);
+        uint32_t lids[12];
+        for (int i = 0; i < 12; i++) {
+            lids[i] = (uint32_t)(i * 5 % 4);
+            if (spec.x_type == TL_TSTRING) {
+                char buf[8];
+                snprintf(buf, sizeof buf, "v%d", i);
+                tl_builder_append_str(&xb, buf, strlen(buf));
+            } else {
+                tl_builder_append_i64(&xb, i * 3 - 7);
+            }
+        }
+        TlArray *x = tl_builder_finish(&xb);
+        TlAgg *p = NULL, *whole = NULL, *pa = NULL, *pb = NULL;
+        CHECK(tl_agg_new(&spec, &p, &err) == TL_OK);
+        CHECK(tl_agg_new(&spec, &whole, &err) == TL_OK);
+        CHECK(tl_agg_new(&spec, &pa, &err) == TL_OK);
+        CHECK(tl_agg_new(&spec, &pb, &err) == TL_OK);
+        CHECK(tl_agg_update(p, lids, 12, 4, x, NULL, &err) == TL_OK);
+        /* twice, so the targets hold something already */
+        uint32_t map[4] = {0, 1, 2, 3};
+        uint32_t sa[2] = {0, 2}, da[2] = {0, 1}, sb[2] = {1, 3}, db[2] = {0, 1};
+        for (int t = 0; t < 2; t++) {
+            CHECK(tl_agg_merge(whole, p, map, 4, 4, &err) == TL_OK);
+            CHECK(tl_agg_merge_some(pa, p, sa, da, 2, 2, &err) == TL_OK);
+            CHECK(tl_agg_merge_some(pb, p, sb, db, 2, 2, &err) == TL_OK);
+        }
+        TlArray *rw = NULL, *ra = NULL, *rb = NULL;
+        CHECK(tl_agg_finish(whole, 4, &rw, &err) == TL_OK);
+        CHECK(tl_agg_finish(pa, 2, &ra, &err) == TL_OK);
+        CHECK(tl_agg_finish(pb, 2, &rb, &err) == TL_OK);
+        if (rw && ra && rb) {
+            for (int g = 0; g < 4; g++) {
+                const TlArray *r = g % 2 ? rb : ra;
+                int64_t i = g / 2;
+                bool same = tl_array_valid(rw, g) == tl_array_valid(r, i);
+                if (same && tl_array_valid(rw, g)) {
+                    if (rw->type == TL_TSTRING) {
+                        const TlView *vw = &tl_array_views(rw)[g], *vr = &tl_array_views(r)[i];
+                        same = vw->in.len == vr->in.len &&
+                               memcmp(tl_view_ptr(vw, rw->data), tl_view_ptr(vr, r->data),
+                                      vw->in.len) == 0;
+                    } else if (rw->type == TL_TFLOAT64) {
+                        same = tl_array_f64(rw)[g] == tl_array_f64(r)[i];
+                    } else {
+                        same = tl_array_i64(rw)[g] == tl_array_i64(r)[i];
+                    }
+                }
+                CHECK(same);
+            }
+        }
+        tl_array_release(rw);
+        tl_array_release(ra);
+        tl_array_release(rb);
+        tl_agg_free(p);
+        tl_agg_free(whole);
+        tl_agg_free(pa);
+        tl_agg_free(pb);
+        tl_array_release(x);
+    }
+    CHECK(tl_agg_merge_some_ok(TL_OP_SUM));
+    CHECK(!tl_agg_merge_some_ok(TL_OP_MEDIAN));
+    CHECK(!tl_agg_merge_some_ok(TL_OP_QUANTILE));
+    CHECK(!tl_agg_merge_some_ok(TL_OP_COUNT_DISTINCT));
+    TlAggSpec ms = {0};
+    ms.op = TL_OP_MEDIAN;
+    ms.x_type = TL_TFLOAT64;
+    ms.out_type = TL_TFLOAT64;
+    ms.q = 0.5;
+    TlAgg *m1 = NULL, *m2 = NULL;
+    CHECK(tl_agg_new(&ms, &m1, &err) == TL_OK);
+    CHECK(tl_agg_new(&ms, &m2, &err) == TL_OK);
+    uint32_t z = 0;
+    CHECK(tl_agg_merge_some(m1, m2, &z, &z, 1, 1, &err) == TL_ERR_USAGE);
+    tl_agg_free(m1);
+    tl_agg_free(m2);
 }
 
 /* --sorted keeps the serial run path (no stage) and its error. */
@@ -589,6 +788,8 @@ int main(void)
     tl_pool_configure(4);
     TL_RUN(staged_equals_serial);
     TL_RUN(staged_sum_overflow);
+    TL_RUN(staged_overflow_first_group);
+    TL_RUN(merge_some);
     TL_RUN(sorted_stays_serial);
     TL_RUN(grouper_merge);
     tl_pool_shutdown();
