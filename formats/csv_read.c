@@ -155,6 +155,7 @@ typedef struct CsvCursor {
     int *store;              /* the columns with cols[c] set, ascending */
     int n_store;
     int64_t *row_line;       /* cap */
+    size_t *row_pos;         /* cap: where each record starts */
     int64_t n_rows;
     size_t batch_start, batch_end;
     TlBuf *window;           /* view target for this batch, or NULL */
@@ -165,6 +166,17 @@ typedef struct CsvCursor {
 
     /* late materialization (csv_decode_early / csv_decode_rest) */
     bool late_open;          /* a morsel's fields wait for the rest */
+    uint8_t *chk;            /* n_cols: fields the tokenizer checks (1 int64,
+                                2 float64, 0 none); NULL: none */
+    int *chk_cols;           /* the columns chk marks, n_chk of them */
+    int n_chk;
+    int *runs;               /* n_runs (first, last) pairs: the runs of
+                                adjacent int64 columns chk marks */
+    int n_runs;
+    bool doubt;              /* a checked field did not pass */
+    bool *skip;              /* n_cols: projected columns not stored */
+    bool stored_all;         /* every projected column's fields are here */
+    TlMorsel late_m;         /* the open morsel */
     size_t late_begin, late_end; /* its byte range (pages to drop) */
     CsvField *gat;           /* gat_cap: one column's selected fields */
     int64_t *gat_line;       /* their lines */
@@ -657,6 +669,86 @@ static SplitScanFn split_scan_fn(void)
     }
 }
 
+/* ------------------------------------------- checks (late materialization) */
+
+/* [-]digits, 1 to 18 of them: parse_i64_inline takes it. */
+static inline bool plain_i64(const uint8_t *s, uint32_t len)
+{
+    uint32_t i = len > 0 && s[0] == '-';
+    if (len - i - 1 >= 18) return false; /* also len == i */
+    for (; i < len; i++)
+        if ((unsigned)s[i] - '0' > 9) return false;
+    return true;
+}
+
+/* [-]digits[.digits], at most 100 bytes: parse_f64_inline takes it (or
+ * tl_parse_f64 without allocating). */
+static inline bool plain_f64(const uint8_t *s, uint32_t len)
+{
+    uint32_t i = len > 0 && s[0] == '-', k = i;
+    if (len > 100) return false;
+    while (k < len && (unsigned)s[k] - '0' <= 9) k++;
+    if (k == i) return false;
+    if (k == len) return true;
+    if (s[k] != '.' || k + 1 == len) return false;
+    for (k++; k < len; k++)
+        if ((unsigned)s[k] - '0' > 9) return false;
+    return true;
+}
+
+/* plain_i64 for a field that can be read 8 bytes at a time (room: input
+ * bytes from s on): one load, the bytes past len made '0', a leading '-'
+ * made '0', then the SWAR digit test of parse_i64_inline. */
+static inline bool plain_i64_fast(const uint8_t *s, uint32_t len, size_t room)
+{
+    if (CSV_LITTLE && len - 1 < 8 && room >= 8) {
+        uint64_t x, km = len == 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * len)) - 1;
+        memcpy(&x, s, 8);
+        x = (x & km) | (0x3030303030303030ULL & ~km);
+        if ((x & 0xff) == '-') {
+            if (len == 1) return false;
+            x = (x & ~(uint64_t)0xff) | 0x30;
+        }
+        return ((x & 0xF0F0F0F0F0F0F0F0ULL) |
+                (((x + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) ==
+               0x3333333333333333ULL;
+    }
+    return plain_i64(s, len);
+}
+
+static inline bool field_null(const CsvReader *r, const CsvField *f);
+
+/* True when s[0..n) (n <= 16, 16 bytes readable) holds only digits and
+ * delimiters: adjacent int64 fields that all convert (an empty one is
+ * null: unquoted, as every field of a plain record). */
+static inline bool span_digits(const uint8_t *s, size_t n, uint8_t delim)
+{
+#if CSV_X86
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)s);
+    __m128i dg = _mm_sub_epi8(x, _mm_set1_epi8('0'));
+    __m128i isd = _mm_cmpeq_epi8(_mm_min_epu8(dg, _mm_set1_epi8(9)), dg);
+    __m128i isl = _mm_cmpeq_epi8(x, _mm_set1_epi8((char)delim));
+    unsigned ok = (unsigned)_mm_movemask_epi8(_mm_or_si128(isd, isl));
+    unsigned want = n >= 16 ? 0xFFFFu : (1u << n) - 1;
+    return (ok & want) == want;
+#else
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned)s[i] - '0' > 9 && s[i] != delim) return false;
+    return true;
+#endif
+}
+
+/* The tokenizer's check of a field of a column d->chk marks (1 int64,
+ * 2 float64; see "late materialization"): false when it might not convert
+ * (not null, and not passing plain_i64/plain_f64). */
+static inline bool chk_field(const CsvReader *r, const CsvField *f, uint8_t kind)
+{
+    const uint8_t *s = r->p + f->off;
+    if (kind == 1 ? plain_i64_fast(s, f->len, r->size - f->off) : plain_f64(s, f->len))
+        return true;
+    return field_null(r, f);
+}
+
 /* Tokenize the plain records from d->pos into rows [row, max_rows) of the
  * batch, fields to the columns d->cols (NULL: not stored).  Stops, with
  * d->pos at its start, at the first record that is not plain or that the
@@ -675,6 +767,12 @@ static int64_t fast_rows(const CsvReader *r, CsvCursor *d, int64_t row,
     int t = d->idx_t, have = d->idx_n, l = d->nl_t, nl_have = d->nl_n;
     size_t pos = d->pos, clean = d->clean;
     int64_t line = d->line;
+    const int n_chk = d->n_chk, *chk_cols = d->chk_cols;
+    const int n_runs = d->n_chk ? d->n_runs : 0, *runs = d->runs;
+    const uint8_t *chk = d->chk, delim = r->delim;
+    const size_t size = r->size;
+    bool doubt = false;
+    size_t rec_start = 0;
     if (!r->flatten || nc + 1 > IDX_CAP / 2) return row; /* very wide */
     /* drop positions parse_record went past */
     while (t < have && idx[t] < pos) t++;
@@ -702,6 +800,7 @@ static int64_t fast_rows(const CsvReader *r, CsvCursor *d, int64_t row,
          * delimiters), no quote in between, not a blank line */
         end = nl[l];
         if (idx[t + last] != end || end == pos) break;
+        rec_start = pos;
         if (clean <= end) {
             size_t from = clean > pos ? clean : pos, lim;
             const uint8_t *q;
@@ -719,6 +818,30 @@ static int64_t fast_rows(const CsvReader *r, CsvCursor *d, int64_t row,
             size_t start = k ? idx[t + k - 1] + 1 : pos;
             cols[k][row] = (CsvField){start, (uint32_t)(idx[t + k] - start), 0};
         }
+        for (int g = 0; g < n_runs; g++) {
+            /* a run of adjacent int64 columns: one look at its span */
+            int k0 = runs[2 * g], k1 = runs[2 * g + 1];
+            size_t a = k0 ? idx[t + k0 - 1] + 1 : pos, b = idx[t + k1];
+            if (b - a <= 16 && size - a >= 16 && span_digits(p + a, b - a, delim))
+                continue;
+            for (int k = k0; k <= k1; k++) {
+                size_t start = k ? idx[t + k - 1] + 1 : pos;
+                uint32_t len = (uint32_t)(idx[t + k] - start);
+                if (!plain_i64_fast(p + start, len, size - start)) {
+                    CsvField f = {start, len, 0};
+                    doubt |= !field_null(r, &f);
+                }
+            }
+        }
+        for (int s = 0; s < n_chk; s++) {
+            int k = chk_cols[s];
+            size_t start = k ? idx[t + k - 1] + 1 : pos;
+            uint32_t len = (uint32_t)(idx[t + k] - start);
+            if (chk[k] == 2 && !plain_f64(p + start, len)) {
+                CsvField f = {start, len, 0};
+                doubt |= !field_null(r, &f);
+            }
+        }
         t += nc;
         l++;
         pos = end + 1;
@@ -727,6 +850,7 @@ static int64_t fast_rows(const CsvReader *r, CsvCursor *d, int64_t row,
             l++;
             pos++;
         }
+        d->row_pos[row] = rec_start;
         d->row_line[row++] = line++;
     }
     d->idx_t = t;
@@ -736,6 +860,7 @@ static int64_t fast_rows(const CsvReader *r, CsvCursor *d, int64_t row,
     d->clean = clean;
     d->pos = pos;
     d->line = line;
+    d->doubt |= doubt;
     return row;
 }
 
@@ -839,6 +964,7 @@ static TlStatus tokenize(const CsvReader *r, CsvCursor *d, int64_t max_rows,
     while (rows < max_rows && d->pos < d->end) {
         uint8_t c;
         int64_t at_line;
+        size_t at_pos;
         int found;
         rows = fast_rows(r, d, rows, max_rows);
         if (rows >= max_rows || d->pos >= d->end) break;
@@ -861,6 +987,7 @@ static TlStatus tokenize(const CsvReader *r, CsvCursor *d, int64_t max_rows,
             }
         }
         at_line = d->line;
+        at_pos = d->pos;
         TL_TRY(parse_record(r, &d->pos, &d->line, d->rec, 1, nc, &found, err));
         if (found != nc)
             return tl_error(err, TL_ERR_DATA, "%s:%lld: expected %d field%s, found %d",
@@ -870,6 +997,11 @@ static TlStatus tokenize(const CsvReader *r, CsvCursor *d, int64_t max_rows,
             int k = d->store[s];
             d->cols[k][rows] = d->rec[k];
         }
+        for (int s = 0; s < d->n_chk; s++) {
+            int k = d->chk_cols[s];
+            if (!chk_field(r, &d->rec[k], d->chk[k])) d->doubt = true;
+        }
+        d->row_pos[rows] = at_pos;
         d->row_line[rows++] = at_line;
     }
     d->n_rows = rows;
@@ -1421,9 +1553,14 @@ static void cursor_free(CsvCursor *d)
     tl_free(d->nl);
     tl_free(d->fields);
     tl_free(d->row_line);
+    tl_free(d->row_pos);
     tl_free(d->scratch);
     tl_free(d->gat);
     tl_free(d->gat_line);
+    tl_free(d->chk);
+    tl_free(d->chk_cols);
+    tl_free(d->runs);
+    tl_free(d->skip);
     memset(d, 0, sizeof *d);
 }
 
@@ -1450,15 +1587,18 @@ static TlStatus cursor_reserve(const CsvReader *r, CsvCursor *d, const bool *wan
     int n_store = 0;
     CsvField *f;
     int64_t *rl;
+    size_t *rp;
     for (int c = 0; c < r->n_cols; c++) n_store += want && want[c];
     if (d->fields && cap <= d->cap && n_store <= d->alloc_store) return TL_OK;
     if (cap < d->cap) cap = d->cap;
     if (cap < 1) cap = 1;
     f = tl_malloc(((size_t)n_store + 1) * (size_t)cap * sizeof *f);
     rl = tl_malloc((size_t)cap * sizeof *rl);
-    if (!f || !rl) {
+    rp = tl_malloc((size_t)cap * sizeof *rp);
+    if (!f || !rl || !rp) {
         tl_free(f);
         tl_free(rl);
+        tl_free(rp);
         return tl_error_oom(err);
     }
     /* move the rows so far (columns stored now are the ones marked) */
@@ -1466,10 +1606,13 @@ static TlStatus cursor_reserve(const CsvReader *r, CsvCursor *d, const bool *wan
         memcpy(f + (size_t)s * (size_t)cap, d->cols[d->store[s]],
                (size_t)d->n_rows * sizeof *f);
     if (d->n_rows) memcpy(rl, d->row_line, (size_t)d->n_rows * sizeof *rl);
+    if (d->n_rows) memcpy(rp, d->row_pos, (size_t)d->n_rows * sizeof *rp);
     tl_free(d->fields);
     tl_free(d->row_line);
+    tl_free(d->row_pos);
     d->fields = f;
     d->row_line = rl;
+    d->row_pos = rp;
     d->cap = cap;
     d->alloc_store = n_store;
     for (int s = 0; s < d->n_store; s++)
@@ -1589,10 +1732,11 @@ static void drop_pages(const CsvReader *r, size_t begin, size_t end)
     if (hi > lo) madvise((void *)(uintptr_t)(r->p + lo), hi - lo, MADV_DONTNEED);
 }
 
-/* Tokenize morsel m into d: every projected column's fields (step 1).
+/* Tokenize morsel m into d: every projected column's fields (step 1), or
+ * with skip (n_cols flags) those of the projected columns it does not mark.
  * Thread-safe for distinct decoders: writes only d. */
 static TlStatus tokenize_morsel(const CsvReader *r, CsvCursor *d, const TlMorsel *m,
-                                TlError *err)
+                                const bool *skip, TlError *err)
 {
     bool want_stack[64], *want = want_stack;
     int64_t bound, cap;
@@ -1603,7 +1747,8 @@ static TlStatus tokenize_morsel(const CsvReader *r, CsvCursor *d, const TlMorsel
     } else {
         memset(want_stack, 0, sizeof want_stack);
     }
-    for (int k = 0; k < r->n_proj; k++) want[r->proj[k]] = true;
+    for (int k = 0; k < r->n_proj; k++)
+        if (!skip || !skip[r->proj[k]]) want[r->proj[k]] = true;
     /* a record takes at least n_cols bytes but the last: a bound on rows
      * (the split limit is another, but any range of whole records decodes) */
     bound = (int64_t)((m->end - m->begin) / (size_t)r->n_cols) + 1;
@@ -1685,7 +1830,7 @@ static TlStatus csv_decode(TlReader *base, TlDecoder *dbase, const TlMorsel *m,
     if (m->end <= m->begin || r->n_cols == 0) return TL_OK;
     d->late_begin = m->begin;
     d->late_end = m->end;
-    st = tokenize_morsel(r, d, m, err);
+    st = tokenize_morsel(r, d, m, NULL, err);
     if (st == TL_OK && d->n_rows > 0) st = convert_all(r, d, out, widen, err);
     morsel_end(r, d, st == TL_OK);
     return st;
@@ -1710,31 +1855,6 @@ static TlStatus csv_decode(TlReader *base, TlDecoder *dbase, const TlMorsel *m,
  * only the "over 4 GiB of quoted text in one batch" limit is checked on
  * the rows converted.  Pages are given back once the rest is converted. */
 
-/* [-]digits, 1 to 18 of them: parse_i64_inline takes it. */
-static inline bool plain_i64(const uint8_t *s, uint32_t len)
-{
-    uint32_t i = len > 0 && s[0] == '-';
-    if (len - i - 1 >= 18) return false; /* also len == i */
-    for (; i < len; i++)
-        if ((unsigned)s[i] - '0' > 9) return false;
-    return true;
-}
-
-/* [-]digits[.digits], at most 100 bytes: parse_f64_inline takes it (or
- * tl_parse_f64 without allocating). */
-static inline bool plain_f64(const uint8_t *s, uint32_t len)
-{
-    uint32_t i = len > 0 && s[0] == '-', k = i;
-    if (len > 100) return false;
-    while (k < len && (unsigned)s[k] - '0' <= 9) k++;
-    if (k == i) return false;
-    if (k == len) return true;
-    if (s[k] != '.' || k + 1 == len) return false;
-    for (k++; k < len; k++)
-        if ((unsigned)s[k] - '0' > 9) return false;
-    return true;
-}
-
 /* Whether column type t may wait for csv_decode_rest. */
 static bool late_type(TlType t)
 {
@@ -1743,9 +1863,41 @@ static bool late_type(TlType t)
 
 /* See format.h: decode morsel m converting the early columns (and those
  * late_type refuses); the rest are NULL in *out. */
+/* Tokenize the open morsel again storing every projected column, when
+ * decode_early left some out (the rows come out the same). */
+static TlStatus store_all(const CsvReader *r, CsvCursor *d, TlError *err)
+{
+    if (d->stored_all) return TL_OK;
+    TL_TRY(tokenize_morsel(r, d, &d->late_m, NULL, err));
+    d->stored_all = true;
+    return TL_OK;
+}
+
+/* The fields of column c of rows sel[0..n) into d->gat / d->gat_line, by
+ * parsing those records again (they parsed before: anything else is an
+ * internal error). */
+static TlStatus reparse_fields(const CsvReader *r, CsvCursor *d, int c,
+                               const uint32_t *sel, int64_t n, TlError *err)
+{
+    for (int64_t j = 0; j < n; j++) {
+        size_t pos = d->row_pos[sel[j]];
+        int64_t line = d->row_line[sel[j]];
+        int found = 0;
+        TL_TRY(parse_record(r, &pos, &line, d->rec, 1, r->n_cols, &found, err));
+        if (found != r->n_cols)
+            return tl_error(err, TL_ERR_DATA, "%s:%lld: internal error: record "
+                            "read again differs", r->name,
+                            (long long)d->row_line[sel[j]]);
+        d->gat[j] = d->rec[c];
+        d->gat_line[j] = d->row_line[sel[j]];
+    }
+    return TL_OK;
+}
+
 static TlStatus csv_decode_early(TlReader *base, TlDecoder *dbase,
                                  const TlMorsel *m, const bool *early, int n_early,
-                                 TlBatch **out, TlSchema **widen, TlError *err)
+                                 int64_t few, TlBatch **out, TlSchema **widen,
+                                 TlError *err)
 {
     const CsvReader *r = (const CsvReader *)base;
     CsvCursor *d = &((CsvDecoder *)dbase)->cur;
@@ -1757,7 +1909,60 @@ static TlStatus csv_decode_early(TlReader *base, TlDecoder *dbase,
     if (m->end <= m->begin || r->n_cols == 0) return TL_OK;
     d->late_begin = m->begin;
     d->late_end = m->end;
-    st = tokenize_morsel(r, d, m, err);
+    if (!d->chk) {
+        d->chk = tl_calloc((size_t)r->n_cols + 1, 1);
+        d->skip = tl_calloc((size_t)r->n_cols + 1, sizeof *d->skip);
+        d->chk_cols = tl_malloc(((size_t)r->n_cols + 1) * sizeof *d->chk_cols);
+        if (!d->chk || !d->skip || !d->chk_cols) return tl_error_oom(err);
+    }
+    /* the tokenizer checks the fields of the int64 and float64 columns
+     * that wait (every row: the rest may convert only some) */
+    memset(d->chk, 0, (size_t)r->n_cols);
+    d->n_chk = 0;
+    d->doubt = false;
+    for (int k = 0; k < r->n_proj; k++) {
+        int c = r->proj[k];
+        TlType t = r->schema.fields[c].type;
+        if ((k < n_early && early[k]) || d->chk[c]) continue;
+        if (t == TL_TINT64 || t == TL_TFLOAT64) {
+            d->chk[c] = t == TL_TINT64 ? 1 : 2;
+            d->chk_cols[d->n_chk++] = c;
+        }
+    }
+    if (!d->runs) {
+        d->runs = tl_malloc(((size_t)r->n_cols + 1) * 2 * sizeof *d->runs);
+        if (!d->runs) return tl_error_oom(err);
+    }
+    d->n_runs = 0;
+    for (int c = 0; c < r->n_cols; c++) {
+        if (d->chk[c] != 1) continue;
+        if (d->n_runs && d->runs[2 * d->n_runs - 1] == c - 1) {
+            d->runs[2 * d->n_runs - 1] = c;
+        } else {
+            d->runs[2 * d->n_runs] = c;
+            d->runs[2 * d->n_runs + 1] = c;
+            d->n_runs++;
+        }
+    }
+    /* a column both early and waiting (projected twice) is converted */
+    for (int k = 0; k < r->n_proj && d->n_chk; k++)
+        if (k < n_early && early[k] && d->chk[r->proj[k]]) d->doubt = true;
+    /* with few rows wanted, the waiting columns are not even stored:
+     * decode_rest finds the selected rows' fields again (reparse_fields) */
+    memset(d->skip, 0, (size_t)r->n_cols);
+    d->stored_all = true;
+    if (few >= 0) {
+        for (int k = 0; k < r->n_proj; k++)
+            if (d->chk[r->proj[k]] || r->schema.fields[r->proj[k]].type == TL_TSTRING)
+                d->skip[r->proj[k]] = true;
+        for (int k = 0; k < r->n_proj; k++)
+            if ((k < n_early && early[k]) || !late_type(r->schema.fields[r->proj[k]].type))
+                d->skip[r->proj[k]] = false;
+        for (int c = 0; c < r->n_cols; c++) d->stored_all &= !d->skip[c];
+    }
+    d->late_m = *m;
+    st = tokenize_morsel(r, d, m, d->stored_all ? NULL : d->skip, err);
+    d->n_chk = 0;
     if (st != TL_OK || d->n_rows == 0) {
         morsel_end(r, d, st == TL_OK);
         return st;
@@ -1779,7 +1984,8 @@ static TlStatus csv_decode_early(TlReader *base, TlDecoder *dbase,
             /* csv_decode's outcome, whatever it is */
             tl_batch_free(b);
             b = NULL;
-            st = convert_all(r, d, &b, widen, err);
+            st = store_all(r, d, err);
+            if (st == TL_OK) st = convert_all(r, d, &b, widen, err);
             if (st != TL_OK) goto fail;
             break;
         }
@@ -1791,26 +1997,6 @@ fail:
     tl_batch_free(b);
     morsel_end(r, d, false);
     return st;
-}
-
-/* plain_i64 for a field that can be read 8 bytes at a time (room: input
- * bytes from s on): one load, the bytes past len made '0', a leading '-'
- * made '0', then the SWAR digit test of parse_i64_inline. */
-static inline bool plain_i64_fast(const uint8_t *s, uint32_t len, size_t room)
-{
-    if (CSV_LITTLE && len - 1 < 8 && room >= 8) {
-        uint64_t x, km = len == 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * len)) - 1;
-        memcpy(&x, s, 8);
-        x = (x & km) | (0x3030303030303030ULL & ~km);
-        if ((x & 0xff) == '-') {
-            if (len == 1) return false;
-            x = (x & ~(uint64_t)0xff) | 0x30;
-        }
-        return ((x & 0xF0F0F0F0F0F0F0F0ULL) |
-                (((x + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) ==
-               0x3333333333333333ULL;
-    }
-    return plain_i64(s, len);
 }
 
 /* Whether a field of a column of type t (int64 or float64) that is not
@@ -1834,6 +2020,14 @@ static bool gather_fields(const CsvReader *r, CsvCursor *d, int c, TlType t,
     const int64_t rows = d->n_rows;
     int64_t row = 0;
     if (t == TL_TSTRING) {
+        for (int64_t j = 0; j < n; j++) {
+            d->gat[j] = f[sel[j]];
+            d->gat_line[j] = d->row_line[sel[j]];
+        }
+        return true;
+    }
+    if (!d->doubt) {
+        /* the tokenizer checked the other rows' fields */
         for (int64_t j = 0; j < n; j++) {
             d->gat[j] = f[sel[j]];
             d->gat_line[j] = d->row_line[sel[j]];
@@ -1882,6 +2076,10 @@ static TlStatus csv_decode_rest(TlReader *base, TlDecoder *dbase,
                         r->name);
     all = n < 0 || n == d->n_rows;
     if (all) n = d->n_rows;
+    if (!d->stored_all && (d->doubt || n > d->n_rows / 4)) {
+        st = store_all(r, d, err);
+        if (st != TL_OK) goto done;
+    }
     if (!all && n > 0 && (n > d->n_rows || sel[n - 1] >= (uint64_t)d->n_rows)) {
         st = tl_error(err, TL_ERR_DATA, "internal error: %s: bad row selection",
                       r->name);
@@ -1935,7 +2133,12 @@ static TlStatus csv_decode_rest(TlReader *base, TlDecoder *dbase,
         } else {
             CsvField *keep_f = d->cols[c];
             int64_t *keep_l = d->row_line, keep_n = d->n_rows;
-            if (!gather_fields(r, d, c, t, sel, n)) goto fallback;
+            if (!d->stored_all) {
+                st = reparse_fields(r, d, c, sel, n, err);
+                if (st != TL_OK) goto done;
+            } else if (!gather_fields(r, d, c, t, sel, n)) {
+                goto fallback;
+            }
             d->cols[c] = d->gat;
             d->row_line = d->gat_line;
             d->n_rows = n;
@@ -1954,7 +2157,8 @@ fallback:
     /* csv_decode's outcome over the whole morsel, then the rows */
     tl_batch_free(b);
     b = NULL;
-    st = convert_all(r, d, &full, widen, err);
+    st = store_all(r, d, err);
+    if (st == TL_OK) st = convert_all(r, d, &full, widen, err);
     if (st != TL_OK) goto done;
     if (all) {
         *out = full;

@@ -32,8 +32,8 @@ typedef struct TlReaderOps {
     void (*count)(TlReader *r, int64_t rows, int64_t bytes);
     /* late materialization (format.h); NULL when the format has none */
     TlStatus (*decode_early)(TlReader *r, TlDecoder *d, const TlMorsel *m,
-                             const bool *early, int n_early, TlBatch **out,
-                             TlSchema **widen, TlError *err);
+                             const bool *early, int n_early, int64_t few,
+                             TlBatch **out, TlSchema **widen, TlError *err);
     TlStatus (*decode_rest)(TlReader *r, TlDecoder *d, const TlBatch *early,
                             const uint32_t *sel, int64_t n, TlBatch **out,
                             TlSchema **widen, TlError *err);

@@ -316,15 +316,15 @@ bool tl_reader_can_late(const TlReader *r)
 
 /* See format.h. */
 TlStatus tl_reader_decode_early(TlReader *r, TlDecoder *d, const TlMorsel *m,
-                                const bool *early, int n_early, TlBatch **out,
-                                TlSchema **widen, TlError *err)
+                                const bool *early, int n_early, int64_t few,
+                                TlBatch **out, TlSchema **widen, TlError *err)
 {
     *out = NULL;
     *widen = NULL;
     if (!tl_reader_can_late(r))
         return tl_error(err, TL_ERR_USAGE,
                         "internal error: this format cannot convert columns late");
-    return r->ops->decode_early(r, d, m, early, n_early, out, widen, err);
+    return r->ops->decode_early(r, d, m, early, n_early, few, out, widen, err);
 }
 
 /* See format.h. */

@@ -119,7 +119,10 @@ void tl_reader_count(TlReader *r, int64_t rows, int64_t bytes);
  *                           columns flagged in early[] (by position in the
  *                           batch; the reader may convert more); the others
  *                           are NULL in the batch.  The decoder keeps the
- *                           morsel's fields.
+ *                           morsel's fields.  few >= 0: the caller will
+ *                           want at most about that many rows (a top-k),
+ *                           so the reader may keep less and find the
+ *                           selected rows' fields again; -1: unknown.
  *   tl_reader_decode_rest   the rows sel[0..n) (ascending, distinct; n < 0:
  *                           all rows) with every projected column, the
  *                           early ones taken from that batch.  Ends the
@@ -139,8 +142,8 @@ bool tl_reader_can_late(const TlReader *r);
 /* See above.  *out NULL when the morsel holds no record (the morsel is then
  * over).  Errors and restarts as tl_reader_decode. */
 TlStatus tl_reader_decode_early(TlReader *r, TlDecoder *d, const TlMorsel *m,
-                                const bool *early, int n_early, TlBatch **out,
-                                TlSchema **widen, TlError *err);
+                                const bool *early, int n_early, int64_t few,
+                                TlBatch **out, TlSchema **widen, TlError *err);
 /* See above.  *out NULL when n is 0.  early: decode_early's batch
  * (borrowed). */
 TlStatus tl_reader_decode_rest(TlReader *r, TlDecoder *d, const TlBatch *early,

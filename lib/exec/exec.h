@@ -109,9 +109,11 @@ struct TlOperator {
                              TlError *err);
     /* Optional (scan only): after set_stage, a late form of the stage's
      * work reading the columns marked in need (one flag per column of the
-     * scan's schema; copied) first.  Used only when the scan has no map. */
+     * scan's schema; copied) first; few >= 0: it fetches at most that many
+     * rows of a morsel (a top-k), -1: unknown.  Used only when the scan
+     * has no map. */
     TlStatus (*set_late_stage)(TlOperator *op, TlLateWorkFn fn, const bool *need,
-                               TlError *err);
+                               int64_t few, TlError *err);
 };
 
 /* Group-by: one row per distinct key tuple (all-null keys form one group),

@@ -93,6 +93,7 @@ typedef struct Scan {
     bool *need;               /* n_cols: columns the late form reads first */
     bool *stage_need;         /* n_cols: the same for late_work */
     bool late_stage;          /* late_work is used */
+    int64_t late_few;         /* rows late_work fetches at most, or -1 */
     /* morsel state, guarded by wait's lock where tasks touch it */
     int cut_in;               /* input being cut into morsels */
     bool cut_done;
@@ -233,7 +234,8 @@ static TlStatus run_late(Scan *s, ScanIn *in, Slot *sl, TlDecoder *d,
     TlStatus st;
     *out = NULL;
     st = tl_reader_decode_early(in->reader, d, &sl->m, in->early, in->n_early,
-                                &eb, &sl->widen, err);
+                                s->late_stage ? s->late_few : -1, &eb, &sl->widen,
+                                err);
     if (st != TL_OK || !eb) return st; /* the morsel is over */
     sl->rows = eb->n_rows;
     late.early = eb;
@@ -612,9 +614,10 @@ static TlStatus scan_set_late_map(TlOperator *op, TlLateMapFn fn, const bool *ne
 }
 
 static TlStatus scan_set_late_stage(TlOperator *op, TlLateWorkFn fn,
-                                    const bool *need, TlError *err)
+                                    const bool *need, int64_t few, TlError *err)
 {
     Scan *s = (Scan *)op;
+    s->late_few = few;
     if (s->started || !s->has_stage || s->stage_need) return TL_OK;
     s->stage_need = tl_malloc((size_t)(s->n_cols ? s->n_cols : 1) * sizeof *s->need);
     if (!s->stage_need) return tl_error_oom(err);

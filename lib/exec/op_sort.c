@@ -962,7 +962,7 @@ static TlStatus consume(SortOp *s, TlError *err)
             TlStatus st;
             if (!need) return tl_error_oom(err);
             for (int k = 0; k < s->n_keys; k++) mark_cols(s->ea, s->keys[k], need, s->n_data);
-            st = s->child->set_late_stage(s->child, stage_late, need, err);
+            st = s->child->set_late_stage(s->child, stage_late, need, s->limit, err);
             tl_free(need);
             TL_TRY(st);
         }

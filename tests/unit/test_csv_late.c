@@ -93,13 +93,14 @@ static void check_file(const char *path, const TlReadOptions *o, TlTypeHints *h)
         morsels_checked++;
         ps = tl_reader_decode(r, d1, &m, &pb, &pw, &pe);
         for (int k = 0; k < 16; k++) early[k] = rnd() % 3 == 0;
-        ls = tl_reader_decode_early(r, d2, &m, early, n_proj, &eb, &ew, &le);
+        ls = tl_reader_decode_early(r, d2, &m, early, n_proj, rnd() % 2 ? -1 : 5,
+                                    &eb, &ew, &le);
         if (ls == TL_OK && eb) {
-            int mode = (int)(rnd() % 4);
+            int mode = (int)(rnd() % 5);
             sel = malloc(((size_t)eb->n_rows + 1) * sizeof *sel);
             for (int64_t i = 0; i < eb->n_rows; i++)
                 if (mode == 3 || (mode == 2 && rnd() % 5 == 0) ||
-                    (mode == 1 && rnd() % 2 == 0))
+                    (mode == 1 && rnd() % 2 == 0) || (mode == 4 && rnd() % 40 == 0))
                     sel[n_sel++] = (uint32_t)i;
             if (mode == 3 && rnd() % 2) n_sel = -1;
             for (int k = 0; k < n_proj; k++)
@@ -152,10 +153,11 @@ static void check_file(const char *path, const TlReadOptions *o, TlTypeHints *h)
     tl_reader_close(r);
 }
 
-/* A random CSV: i (int), f (float), s (string), g (small int), t (string). */
+/* A random CSV: i, j (adjacent ints), f (float), s (string), g (small
+ * int), t (string). */
 static void gen(Sb *s, int rows, int bad)
 {
-    sb_str(s, "i,f,s,g,t\n");
+    sb_str(s, "i,j,f,s,g,t\n");
     for (int i = 0; i < rows; i++) {
         char buf[128];
         uint32_t x = rnd();
@@ -164,6 +166,11 @@ static void gen(Sb *s, int rows, int bad)
         if (bad && i > 20 && rnd() % 200 == 0)
             snprintf(buf, sizeof buf, "%s,", rnd() % 2 ? "2.5" : "+5");
         if (x % 13 == 1) snprintf(buf, sizeof buf, "\"%u\",", rnd() % 100);
+        sb_str(s, buf);
+        if (x % 5 == 3) snprintf(buf, sizeof buf, "-%u,", rnd() % 100);
+        else if (x % 17 == 4) snprintf(buf, sizeof buf, ",");
+        else snprintf(buf, sizeof buf, "%u,", rnd() % (x % 3 ? 1000u : 1000000000u));
+        if (bad && i > 20 && rnd() % 300 == 0) snprintf(buf, sizeof buf, "1x,");
         sb_str(s, buf);
         if (x % 7 == 2) buf[0] = 0;
         else snprintf(buf, sizeof buf, "%u.%02u", rnd() % 1000, rnd() % 100);
@@ -254,7 +261,7 @@ TL_TEST(test_misuse)
     {
         TlMorsel m = {0, 0, 1, 1};
         bool early[1] = {true};
-        CHECK_EQ_INT(tl_reader_decode_early(r, NULL, &m, early, 1, &b, &w, &err),
+        CHECK_EQ_INT(tl_reader_decode_early(r, NULL, &m, early, 1, -1, &b, &w, &err),
                      TL_ERR_USAGE);
         CHECK(b == NULL && w == NULL);
     }
