@@ -65,6 +65,14 @@
  *      views the window cannot address) are copied, unescaped, into a block
  *      the array owns.
  *
+ *   2b. Late materialization (format.h; see "late materialization" below):
+ *      decode_early converts only the columns a filter or a top-k reads
+ *      first, the tokenizer checking the other int64/float64 fields on the
+ *      way; decode_rest converts the rest for the rows kept (for a top-k the
+ *      waiting columns are not even stored: the few records are parsed
+ *      again).  Any doubt converts the whole morsel as step 2 does, so
+ *      values, types, restarts and errors never change.
+ *
  *   3. Memory: when the input is a read-only mapping of a regular file
  *      (tl_input_mapped), the pages a decoded morsel fully covers are given
  *      back (MADV_DONTNEED): a later touch (a long string view) faults them

@@ -34,6 +34,15 @@
  * one has started it, and otherwise helps with queued tasks while waiting
  * (tl_wait_step); with --threads 1 every task runs inline on the consumer.
  * Freeing the scan cancels what has not started and waits for what has.
+ *
+ * Late materialization (exec.h, TlLate): when the first map (a filter) or,
+ * with no map, the stage (a top-k) has a late form and reads only some of
+ * the columns, inputs whose reader can (tl_reader_can_late) decode each
+ * morsel in two steps (run_late): the needed columns (part), then the late
+ * form picks rows and fetches them whole (tl_late_fetch ->
+ * tl_reader_decode_rest + fix_batch).  Decided once per scan before the
+ * first morsel (prepare_late); the output is the same either way.
+ * TALLY_NO_LATE turns it off.
  */
 #include "ops.h"
 
