@@ -9,42 +9,61 @@
  * batch << 32 | row, batch counting the non-empty batches (morsels) the
  * child delivered in order, so positions depend only on the input.
  *
- * Partitions.  The groups are split into NPART partitions by a hash of the
- * by-columns (tl_k_hash_array, top bits), a constant, so nothing depends on
- * the thread count.  Each partition owns a grouper (ids dense, first
- * appearance), a bounded max heap per group (limit slots of one flat
- * array: slot g*N .. g*N+N-1, its root the group's worst kept row) and the
- * chunks holding its rows.  A row enters while its group has fewer than N
+ * Partitions.  The groups are split into NPART partitions (a constant, so
+ * nothing depends on the thread count) by the top bits of a hash of the
+ * by-columns (tl_k_hash_array).  Each partition owns its grouping (ids
+ * dense, first appearance), a bounded max heap per group (limit slots of
+ * one flat array: slot g*N .. g*N+N-1, its root the group's worst kept row)
+ * and the chunks holding its rows.  A row enters while its group has fewer than N
  * rows, or when it is smaller than the root by (key, position) -- an equal
  * key comes later in the input and loses the tie -- replacing the root.
  *
  * The stage (per morsel, on the pool): the morsel's sort keys are
  * evaluated, its rows hashed and scattered to the partitions: for each
  * partition a piece holding its rows (all columns, gathered), their
- * positions and their keys.  The consumer hands each morsel's pieces, in
- * morsel order, to the partitions, which run in parallel (tl_pool_for over
- * the partitions, one morsel at a time): partition p sees its rows in input
- * order, as the serial algorithm would.  A child that is not a scan gets
- * the same split on the consumer thread.
+ * positions and their keys.  The consumer pushes each morsel's split, in
+ * morsel order, into ordered partition queues (partq.h): partition p takes
+ * its piece of morsel k after that of morsel k-1, partitions run in
+ * parallel on the pool, so each sees its rows in input order, as the
+ * serial algorithm would; partq's backpressure bounds the splits in
+ * flight, and its first error in (morsel, partition) order comes before an
+ * error of the child on a later morsel.  A child that is not a scan (or
+ * TALLY_SORT_SERIAL) gets the same split on the consumer thread.
  *
- * Keys.  One sort key of type float64, int64, timestamp or date compares as
- * (null rank, 64-bit image, position): the image is the order-preserving
- * unsigned image of the value (tl_k_f64_image: -0.0 = 0.0, NaN after every
- * number, every NaN equal), inverted when descending; the null rank puts
- * nulls first or last whatever the direction.  This is exactly the order
- * of the encoded rows (kernels/rowenc.h), which every other key shape uses:
- * each chunk then also holds its rows' encoded keys.
+ * Keys.  One sort key of type float64, int64, timestamp or date ("fast
+ * keys") compares as (null rank, 64-bit image, position): the image is the
+ * order-preserving unsigned image of the value (tl_k_f64_image: -0.0 =
+ * 0.0, NaN after every number, every NaN equal), inverted when descending;
+ * the null rank puts nulls first or last whatever the direction.  This is
+ * exactly the order of the encoded rows (kernels/rowenc.h), which every
+ * other key shape uses: each chunk then also holds its rows' encoded keys.
+ * With fast keys each group also has a Root: its fill and a copy of its
+ * root's (rank, image).  Since a partition sees its rows in input order, a
+ * new row comes after every kept row, so it enters a full group only when
+ * its (rank, image) is strictly smaller than the root's: most rows are
+ * turned away on the Root alone, without touching the heap.
+ *
+ * Grouping.  By default a partition maps its pieces through a grouper
+ * (lib/group).  With fast keys and one int64, timestamp or date
+ * by-column ("the int path", H2O's `--by id6`), the stage partitions by
+ * tl_k_hash_mix64 of the value and each partition keeps its own open
+ * addressing table of (value, Root): a row costs one probe, prefetched a
+ * few rows ahead.  The int path offers a piece in two passes: the first
+ * finds every row's group and sets aside the rows its Root does not turn
+ * away (a row turned away then would be turned away later too: roots only
+ * get smaller), the second offers those in order, prefetching their heaps.
  *
  * Memory.  A piece's chunk is kept while some row of it sits in a heap and
  * freed when its count of kept rows drops to zero.  Since with many groups
- * nearly every chunk keeps a few rows, a partition holding more than twice
- * its kept rows plus a slack (tl_batch_rows() / 8) compacts: the kept rows
- * are gathered into one new chunk (strings copied, so no old string block
- * stays referenced), the entries re-pointed and the old chunks freed.  The
+ * nearly every chunk keeps a few rows, a partition holding more than four
+ * times its kept rows plus a slack (tl_batch_rows() / 8) compacts: the
+ * kept rows are gathered into one new chunk (strings copied, so no old
+ * string block stays referenced), the entries re-pointed and the old
+ * chunks freed.  The
  * copies are paid for by the rows that arrived since the last compaction,
- * so the cost is at most one copy per input row, and memory stays within
- * about twice the kept rows plus NPART * slack rows, plus the morsels in
- * flight.
+ * so the cost is at most a third of a copy per input row, and memory stays
+ * within about four times the kept rows plus NPART * slack rows, plus the
+ * morsels in flight (partq's backpressure).
  *
  * The end.  Each partition (in parallel) compacts to one chunk and sorts
  * its kept rows by (key, position); a NPART-way merge gives the output
@@ -99,6 +118,12 @@ typedef struct ISlot {
     Root r;            /* r.fill == EMPTY: an unused slot */
 } ISlot;
 
+/* A row the int path's first pass set aside. */
+typedef struct Acc {
+    Root *r;
+    uint32_t i, gid;
+} Acc;
+
 typedef struct Part {
     TlGrouper *g;      /* not the int path */
     ISlot *tab;        /* the int path */
@@ -116,6 +141,8 @@ typedef struct Part {
     int64_t kept;      /* entries in the heaps */
     uint32_t *ids;     /* scratch: group ids of a piece */
     int64_t cap_ids;
+    struct Acc *acc;   /* scratch: the int path's rows set aside */
+    int64_t cap_acc;
     Ent *sorted;       /* at the end: the kept rows in order */
     int64_t n_sorted;
     TlStatus st;
@@ -244,6 +271,7 @@ static void part_fini(Part *p)
     tl_free(p->fill);
     tl_free(p->tab);
     tl_free(p->ids);
+    tl_free(p->acc);
     tl_free(p->sorted);
     memset(p, 0, sizeof *p);
 }
@@ -468,12 +496,13 @@ static inline uint64_t int_hash(int64_t v)
     return tl_k_hash_mix64((uint64_t)v);
 }
 
-/* Room in p's table for one more group (load at most 5/8). */
-static TlStatus tab_reserve(Part *p, TlError *err)
+/* Room in p's table for `more` more groups (load at most 5/8). */
+static TlStatus tab_reserve(Part *p, uint64_t more, TlError *err)
 {
-    uint64_t need = (uint64_t)p->ng + 1;
+    uint64_t need = (uint64_t)p->ng + more;
     if (need * 8 <= p->tab_cap * 5) return TL_OK;
     uint64_t cap = p->tab_cap ? p->tab_cap * 2 : 1024;
+    while (cap * 5 < need * 8) cap *= 2;
     if (cap > SIZE_MAX / sizeof(ISlot)) return tl_error_oom(err);
     ISlot *tab = tl_malloc((size_t)cap * sizeof *tab);
     if (!tab) return tl_error_oom(err);
@@ -492,7 +521,11 @@ static TlStatus tab_reserve(Part *p, TlError *err)
 }
 
 /* The int path: group the n rows of chunk ci by their value of by-column
- * a (int64, timestamp or date) in p's table and offer them. */
+ * a (int64, timestamp or date) in p's table and offer them.  First pass:
+ * look every row's group up (probes prefetched) and set aside the rows its
+ * Root does not turn away; second pass: offer those, in order (slots
+ * prefetched).  A row turned away against a Root of the first pass would
+ * be turned away later too: roots only get smaller. */
 static TlStatus int_offer(const TopnOp *t, Part *p, const Piece *pc, const TlArray *a,
                           uint32_t ci, uint64_t hi, int64_t n, TlError *err)
 {
@@ -500,14 +533,21 @@ static TlStatus int_offer(const TopnOp *t, Part *p, const Piece *pc, const TlArr
     bool nulls = a->null_count > 0;
     const int64_t *v64 = a->type == TL_TDATE ? NULL : tl_array_i64(a);
     const int32_t *v32 = a->type == TL_TDATE ? tl_array_i32(a) : NULL;
-    TL_TRY(tab_reserve(p, err));
+    if (n > p->cap_acc) {
+        Acc *acc = tl_realloc(p->acc, (size_t)n * sizeof *acc);
+        if (!acc) return tl_error_oom(err);
+        p->acc = acc;
+        p->cap_acc = n;
+    }
+    TL_TRY(tab_reserve(p, (uint64_t)n, err)); /* no rehash below */
     uint64_t mask = p->tab_cap - 1;
     ISlot *tab = p->tab;
+    Acc *acc = p->acc;
+    int64_t m = 0;
     for (int64_t i = 0; i < n; i++) {
         if (i + 16 < n)
             __builtin_prefetch(&tab[int_hash(v64 ? v64[i + 16] : v32[i + 16]) & mask]);
         Root *r;
-        uint32_t gid;
         if (nulls && !tl_array_valid(a, i)) {
             if (p->null_gid == EMPTY) {
                 TL_TRY(grow_groups(p, (uint64_t)p->ng + 1, t->limit, false, err));
@@ -515,7 +555,7 @@ static TlStatus int_offer(const TopnOp *t, Part *p, const Piece *pc, const TlArr
                 p->null_gid = p->ng++;
             }
             r = &p->null_root;
-            gid = p->null_gid;
+            acc[m].gid = p->null_gid;
         } else {
             int64_t v = v64 ? v64[i] : v32[i];
             uint64_t j = int_hash(v) & mask;
@@ -523,23 +563,26 @@ static TlStatus int_offer(const TopnOp *t, Part *p, const Piece *pc, const TlArr
             if (tab[j].r.fill == EMPTY) { /* a new group */
                 if (p->ng >= GROUPS_MAX)
                     return tl_error(err, TL_ERR_DATA, "too many groups");
-                if ((uint64_t)(p->ng + 1) * 8 > p->tab_cap * 5) {
-                    TL_TRY(tab_reserve(p, err));
-                    tab = p->tab;
-                    mask = p->tab_cap - 1;
-                    j = int_hash(v) & mask;
-                    while (tab[j].r.fill != EMPTY) j = (j + 1) & mask;
-                }
                 TL_TRY(grow_groups(p, (uint64_t)p->ng + 1, t->limit, false, err));
                 memset(&tab[j], 0, sizeof tab[j]);
                 tab[j].v = v;
                 tab[j].r.rg = p->ng++ << 2;
             }
             r = &tab[j].r;
-            gid = tab[j].r.rg >> 2;
+            acc[m].gid = r->rg >> 2;
         }
-        offer_one(t, p, r, p->slots + gid * lim, pc->u[i], pc->rank ? pc->rank[i] : 1,
-                  hi | pc->row[i], ci, (uint32_t)i, true);
+        uint32_t rank = pc->rank ? pc->rank[i] : 1, rr = r->rg & 3;
+        if (r->fill == lim && (rank > rr || (rank == rr && pc->u[i] >= r->key)))
+            continue;
+        acc[m].r = r;
+        acc[m].i = (uint32_t)i;
+        m++;
+    }
+    for (int64_t k = 0; k < m; k++) {
+        if (k + 4 < m) __builtin_prefetch(p->slots + acc[k + 4].gid * lim);
+        uint32_t i = acc[k].i;
+        offer_one(t, p, acc[k].r, p->slots + acc[k].gid * lim, pc->u[i],
+                  pc->rank ? pc->rank[i] : 1, hi | pc->row[i], ci, i, true);
     }
     return TL_OK;
 }
@@ -806,6 +849,8 @@ static void finish_task(void *arg, int64_t i)
     p->cap_groups = 0;
     tl_free(p->ids);
     p->ids = NULL;
+    tl_free(p->acc);
+    p->acc = NULL;
 }
 
 /* Merge the partitions' sorted rows into the output order. */
@@ -991,7 +1036,7 @@ TlStatus tl_op_topn_by_new(TlOperator *child, const TlExprArena *ea,
     for (int k = 0; k < n_by; k++) t->by_types[k] = child->schema->fields[by[k]].type;
     t->int_by = t->fast && n_by == 1 &&
                 (t->by_types[0] == TL_TINT64 || t->by_types[0] == TL_TTIMESTAMP ||
-                 t->by_types[0] == TL_TDATE) && getenv("TALLY_TOPN_GROUPER") == NULL;
+                 t->by_types[0] == TL_TDATE);
     for (int k = 0; k < NPART && st == TL_OK; k++) {
         t->parts[k].null_gid = EMPTY;
         if (!t->int_by) st = tl_grouper_new(t->by_types, n_by, false, &t->parts[k].g, err);
