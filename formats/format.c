@@ -199,6 +199,19 @@ bool tl_input_mapped(const TlBuf *b)
     return b && b->release == unmap_region;
 }
 
+/* See fmt_impl.h.  Only pages wholly inside [begin, end) go (the last one
+ * too when end is the input's end), so a page shared with a neighbouring
+ * morsel, which another decoder may be reading, is kept. */
+void tl_input_drop(const TlBuf *b, size_t begin, size_t end)
+{
+    long ps = sysconf(_SC_PAGESIZE);
+    uintptr_t page = ps > 0 ? (uintptr_t)ps : 0, base = (uintptr_t)b->data, lo, hi;
+    if (!page || !tl_input_mapped(b)) return;
+    lo = (base + begin + page - 1) / page * page;
+    hi = end >= b->size ? base + end : (base + end) / page * page;
+    if (hi > lo) madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
 /* Free the cached standard input (see format.h).  Safe to call when nothing
  * was cached and more than once. */
 void tl_stdin_cache_free(void)
