@@ -182,6 +182,7 @@ typedef struct CsvCursor {
                                 adjacent int64 columns chk marks */
     int n_runs;
     bool doubt;              /* a checked field did not pass */
+    bool checked;            /* the tokenizer checked the waiting fields */
     bool *skip;              /* n_cols: projected columns not stored */
     bool stored_all;         /* every projected column's fields are here */
     TlMorsel late_m;         /* the open morsel */
@@ -1969,6 +1970,10 @@ static TlStatus csv_decode_early(TlReader *base, TlDecoder *dbase,
         for (int c = 0; c < r->n_cols; c++) d->stored_all &= !d->skip[c];
     }
     d->late_m = *m;
+    /* checking costs every row: worth it when few rows will be converted
+     * (else decode_rest checks only the rows it does not convert) */
+    d->checked = few >= 0;
+    if (!d->checked) d->n_chk = 0;
     st = tokenize_morsel(r, d, m, d->stored_all ? NULL : d->skip, err);
     d->n_chk = 0;
     if (st != TL_OK || d->n_rows == 0) {
@@ -2034,7 +2039,7 @@ static bool gather_fields(const CsvReader *r, CsvCursor *d, int c, TlType t,
         }
         return true;
     }
-    if (!d->doubt) {
+    if (d->checked && !d->doubt) {
         /* the tokenizer checked the other rows' fields */
         for (int64_t j = 0; j < n; j++) {
             d->gat[j] = f[sel[j]];

@@ -85,6 +85,7 @@ typedef struct Slot {
     TlStatus st;
     TlError err;
     TlSchema *widen;          /* TL_ERR_RESTART from a decode */
+    int64_t late_rows, late_kept; /* run_late: rows decoded early, fetched */
 } Slot;
 
 typedef struct Scan {
@@ -103,6 +104,8 @@ typedef struct Scan {
     bool *stage_need;         /* n_cols: the same for late_work */
     bool late_stage;          /* late_work is used */
     int64_t late_few;         /* rows late_work fetches at most, or -1 */
+    int64_t map_few;          /* the same guess for the late map: set from
+                                 the first morsel (see take) */
     /* morsel state, guarded by wait's lock where tasks touch it */
     int cut_in;               /* input being cut into morsels */
     bool cut_done;
@@ -225,6 +228,7 @@ TlStatus tl_late_fetch(TlLate *late, const uint32_t *sel, int64_t n,
     if (late->fetched)
         return tl_error(err, TL_ERR_DATA, "internal error: rows fetched twice");
     late->fetched = true;
+    late->sl->late_kept = n < 0 ? late->early->n_rows : n;
     TL_TRY(tl_reader_decode_rest(late->in->reader, late->d, late->early, sel, n,
                                  &rb, &late->sl->widen, err));
     if (!rb) return TL_OK;
@@ -243,10 +247,11 @@ static TlStatus run_late(Scan *s, ScanIn *in, Slot *sl, TlDecoder *d,
     TlStatus st;
     *out = NULL;
     st = tl_reader_decode_early(in->reader, d, &sl->m, in->early, in->n_early,
-                                s->late_stage ? s->late_few : -1, &eb, &sl->widen,
-                                err);
+                                s->late_stage ? s->late_few : s->map_few, &eb,
+                                &sl->widen, err);
     if (st != TL_OK || !eb) return st; /* the morsel is over */
     sl->rows = eb->n_rows;
+    sl->late_rows = eb->n_rows;
     late.early = eb;
     part = tl_batch_new(s->scan_schema, s->n_cols, eb->n_rows);
     if (!part) st = tl_error_oom(err);
@@ -361,6 +366,7 @@ static void clear_slot(Scan *s, Slot *sl)
     sl->result = NULL;
     sl->widen = NULL;
     sl->rows = 0;
+    sl->late_rows = sl->late_kept = 0;
     sl->st = TL_OK;
     sl->state = SLOT_FREE;
 }
@@ -548,6 +554,15 @@ static TlStatus take(Scan *s, TlBatch **out_b, void **out_r, bool *more,
         return st;
     }
     if (in->split) tl_reader_count(in->reader, sl->rows, (int64_t)(sl->m.end - sl->m.begin));
+    if (s->head == 0 && sl->late_rows > 0 && !s->late_stage) {
+        /* The first morsel ran alone (the window opens after it): when its
+         * filter kept few rows, the next morsels store only the
+         * predicate's fields and find the kept rows' fields again (the
+         * reader re-reads a morsel whole that keeps many).  A guess for
+         * speed only: the output is the same either way.  Set here, on the
+         * consumer, before any other morsel is submitted or run. */
+        s->map_few = sl->late_kept * 16 <= sl->late_rows ? sl->late_kept : -1;
+    }
     if (s->base.stats && sl->rows > 0) {
         s->base.stats->rows_read += sl->rows;
         s->base.stats->batches_read++;
@@ -694,6 +709,7 @@ TlStatus tl_op_scan_new(const TlSchema *schema, const TlScanInput *inputs,
     s->base.stats = stats;
     s->scan_schema = schema;
     s->n_cols = nc;
+    s->map_few = -1;
     s->threads = threads > 1;
     s->window = 2 * threads + 2;
     s->n_slots = s->window + 1;
