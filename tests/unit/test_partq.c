@@ -40,6 +40,7 @@ static TlStatus fn(void *c, void *it, int64_t seq, int p, TlError *err)
     if (x->busy) {
         volatile int s = 0;
         for (int i = 0; i < x->busy; i++) s += i;
+        (void)s;
     }
     __atomic_add_fetch(&item->done, 1, __ATOMIC_RELAXED);
     if ((item->id == x->fail_item && p == x->fail_p) ||
