@@ -44,8 +44,9 @@
  * declared clustered, the first next() installs a stage, and most of the
  * work runs on the pool.  With keys, the state is radix-partitioned (as
  * DuckDB and Polars do): RADIX_P partitions, each with its own grouper, its
- * own aggregate states and, per group, its first appearance (morsel
- * sequence << 32 | row in the morsel).  A key's partition is the top bits
+ * own aggregate states and, per group, its first appearance (the row in
+ * its morsel; the morsel follows from the partition's group count after
+ * each morsel, kept too).  A key's partition is the top bits
  * of its row hash (tl_k_hash_array: keys equal by the grouper's rules hash
  * equal), so every group lives in exactly one partition:
  *
@@ -136,12 +137,16 @@
 #define RADIX_P (1 << RADIX_BITS)
 
 /* One partition of the radix state: its groups, their states, and per
- * group its first appearance (morsel sequence << 32 | row in the morsel). */
+ * group its first appearance: the row in its morsel (first[g]) and, per
+ * morsel, the partition's group count after it (mcount[m]), so group g
+ * first appeared in the first morsel m with mcount[m] > g. */
 typedef struct RPart {
     TlGrouper *g;
     TlAgg **states;           /* n_aggs */
-    uint64_t *first;
+    uint32_t *first;
     int64_t first_cap;
+    uint32_t *mcount;
+    int64_t mcount_cap;
     uint32_t *ids;            /* scratch: the morsel's rows' ids */
     int64_t ids_cap;
     uint32_t n;               /* groups, after sealing */
@@ -851,6 +856,15 @@ static TlStatus radix_part(void *ctx, void *item, int64_t seq, int p, TlError *e
     const uint32_t *rows = it->rows + it->off[p];
     TlStatus st = TL_OK;
     TlArray *sk[16] = {0}, **sub = sk, *sa[16] = {0}, **subarg = sa;
+    if (rp->mcount_cap <= seq) {
+        int64_t c = rp->mcount_cap ? 2 * rp->mcount_cap : 64;
+        if (c <= seq) c = seq + 1;
+        uint32_t *m = tl_realloc(rp->mcount, (size_t)c * sizeof *m);
+        if (!m) return tl_error_oom(err);
+        rp->mcount = m;
+        rp->mcount_cap = c;
+    }
+    rp->mcount[seq] = tl_grouper_count(rp->g); /* updated below */
     if (cnt == 0) return TL_OK;
     if (a->n_keys > 16) sub = tl_calloc((size_t)a->n_keys, sizeof *sub);
     if (a->n_args > 16) subarg = tl_calloc((size_t)a->n_args, sizeof *subarg);
@@ -882,7 +896,7 @@ static TlStatus radix_part(void *ctx, void *item, int64_t seq, int p, TlError *e
     if (after > before) {
         if (rp->first_cap < after) {
             int64_t c = rp->first_cap * 2 > after ? rp->first_cap * 2 : after;
-            uint64_t *f = tl_realloc(rp->first, (size_t)c * sizeof *f);
+            uint32_t *f = tl_realloc(rp->first, (size_t)c * sizeof *f);
             if (!f) {
                 st = tl_error_oom(err);
                 goto done;
@@ -894,8 +908,8 @@ static TlStatus radix_part(void *ctx, void *item, int64_t seq, int p, TlError *e
         uint32_t next = before;
         for (int64_t i = 0; i < cnt && next < after; i++)
             if (rp->ids[i] == next)
-                rp->first[next++] = (uint64_t)seq << 32 |
-                                    (it->pre ? it->first_row[rows[i]] : rows[i]);
+                rp->first[next++] = it->pre ? it->first_row[rows[i]] : rows[i];
+        rp->mcount[seq] = after;
     }
     if (it->pre) {
         for (int j = 0; j < a->n_aggs && st == TL_OK; j++)
@@ -976,6 +990,7 @@ static void radix_free(AggOp *a)
                 for (int j = 0; j < a->n_aggs; j++) tl_agg_free(rp->states[j]);
             tl_free(rp->states);
             tl_free(rp->first);
+            tl_free(rp->mcount);
             tl_free(rp->ids);
             tl_free(rp->seal_st);
             tl_free(rp->seal_err);
@@ -1012,6 +1027,18 @@ static void radix_seal_task(void *arg, int64_t i)
     }
 }
 
+/* Group g's first appearance in partition rp: morsel << 32 | row. */
+static uint64_t first_key(const AggOp *a, const RPart *rp, uint32_t g)
+{
+    int64_t lo = 0, hi = a->n_morsels - 1; /* first m with mcount[m] > g */
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (rp->mcount[mid] > g) hi = mid;
+        else lo = mid + 1;
+    }
+    return (uint64_t)lo << 32 | rp->first[g];
+}
+
 /* Output order: the partitions' groups merged by first appearance.  Per
  * morsel, the groups that first appeared in it are marked at their rows
  * and read back in row order; cursors of every partition are kept at each
@@ -1036,11 +1063,8 @@ static TlStatus radix_order(AggOp *a, TlError *err)
         int64_t fresh = 0;
         for (int p = 0; p < RADIX_P; p++) {
             RPart *rp = &a->parts[p];
-            while (cur[p] < rp->n && rp->first[cur[p]] >> 32 == (uint64_t)m) {
-                mark[(uint32_t)rp->first[cur[p]]] = (uint8_t)(p + 1);
-                cur[p]++;
-                fresh++;
-            }
+            for (; cur[p] < rp->mcount[m]; cur[p]++, fresh++)
+                mark[rp->first[cur[p]]] = (uint8_t)(p + 1);
         }
         if (!fresh) continue;
         int64_t end = pos + fresh;
@@ -1061,8 +1085,9 @@ static TlStatus radix_order(AggOp *a, TlError *err)
     a->n_groups = n;
     for (int p = 0; p < RADIX_P; p++) {
         tl_free(a->parts[p].first);
-        a->parts[p].first = NULL;
-        a->parts[p].first_cap = 0;
+        tl_free(a->parts[p].mcount);
+        a->parts[p].first = a->parts[p].mcount = NULL;
+        a->parts[p].first_cap = a->parts[p].mcount_cap = 0;
     }
     return TL_OK;
 }
@@ -1109,9 +1134,10 @@ static TlStatus radix_consume(AggOp *a, TlError *err)
                 *err = rp->seal_err[j];
                 return st;
             }
-            uint32_t g = tl_agg_bad_group(rp->states[j]);
             if (bad < 0 ||
-                rp->first[g] < a->parts[bad].first[tl_agg_bad_group(a->parts[bad].states[j])])
+                first_key(a, rp, tl_agg_bad_group(rp->states[j])) <
+                    first_key(a, &a->parts[bad],
+                              tl_agg_bad_group(a->parts[bad].states[j])))
                 bad = p;
         }
         if (bad >= 0) {
