@@ -75,7 +75,7 @@
  *
  *   3. Memory: when the input is a read-only mapping of a regular file
  *      (tl_input_mapped), the pages a decoded morsel fully covers are given
- *      back (MADV_DONTNEED): a later touch (a long string view) faults them
+ *      back (tl_input_drop, MADV_DONTNEED): a later touch (a long string view) faults them
  *      in again from the file, so a scan of a big file holds a few morsels of
  *      it, not all of it.  Heap inputs (standard input, decompressed files)
  *      are never touched.
@@ -104,7 +104,6 @@
 #include "../lib/core/text.h"
 
 #include <stdio.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #if defined(__x86_64__)
@@ -208,8 +207,6 @@ typedef struct CsvReader {
     SplitScanFn split_scan;  /* the splitter's block scan (SIMD or scalar) */
     char *null_text;         /* --null, or NULL */
     size_t null_len;
-    bool mapped;             /* input is a file mapping: drop decoded pages */
-    size_t page;             /* page size */
 
     TlSchema schema;         /* every column, its type (fixed after open) */
     TlSchema dup_bases;      /* header names seen twice, and for each the */
@@ -1730,16 +1727,6 @@ static void csv_decoder_free(TlDecoder *base)
     tl_free(d);
 }
 
-/* Give the pages [begin, end) fully covers back to the file (see the top,
- * step 3). */
-static void drop_pages(const CsvReader *r, size_t begin, size_t end)
-{
-    size_t lo, hi;
-    if (!r->mapped || !r->page) return;
-    lo = (begin + r->page - 1) / r->page * r->page;
-    hi = end >= r->size ? end : end / r->page * r->page;
-    if (hi > lo) madvise((void *)(uintptr_t)(r->p + lo), hi - lo, MADV_DONTNEED);
-}
 
 /* Tokenize morsel m into d: every projected column's fields (step 1), or
  * with skip (n_cols flags) those of the projected columns it does not mark.
@@ -1821,7 +1808,7 @@ static void morsel_end(const CsvReader *r, CsvCursor *d, bool pages)
 {
     tl_buf_release(d->window);
     d->window = NULL;
-    if (pages) drop_pages(r, d->late_begin, d->late_end);
+    if (pages) tl_input_drop(r->input, d->late_begin, d->late_end);
     d->late_open = false;
 }
 
@@ -2522,7 +2509,6 @@ TlStatus tl_csv_reader_open(const char *path, const TlReadOptions *opt,
     CsvReader *r;
     int *all = NULL;
     int64_t max_rows;
-    long page;
     *out = NULL;
     if (delimiter == '"' || delimiter == '\n' || delimiter == '\r')
         return tl_error(err, TL_ERR_USAGE, "--delimiter cannot be a quote or a newline");
@@ -2547,9 +2533,6 @@ TlStatus tl_csv_reader_open(const char *path, const TlReadOptions *opt,
     if (tl_input_load(path, &r->input, err) != TL_OK) goto fail;
     r->p = r->input->data;
     r->size = r->input->size;
-    r->mapped = tl_input_mapped(r->input);
-    page = sysconf(_SC_PAGESIZE);
-    r->page = page > 0 ? (size_t)page : 0;
     if (r->size >= 3 && r->p[0] == 0xEF && r->p[1] == 0xBB && r->p[2] == 0xBF)
         r->start = 3;
     if (read_header(r, opt->no_header, err) != TL_OK) goto fail;
