@@ -48,10 +48,17 @@ void tally_free(void *p)
 }
 
 /* Make room for one more element in *list (elem bytes each, n in use).
- * false on OOM (the list is unchanged). */
+ * Lists are only ever built here, so their capacity follows from n: 4, then
+ * the next power of two; growing at powers of two keeps 100,000 steps on a
+ * command line linear (one element at a time, realloc copied the list each
+ * time: 30 s under ASan).  false on OOM (the list is unchanged). */
 static bool list_grow(void **list, int n, size_t elem)
 {
-    void *p = tl_realloc(*list, (size_t)(n + 1) * elem);
+    size_t cap = 4;
+    while (cap < (size_t)n) cap *= 2;
+    if ((size_t)n + 1 <= cap && *list) return true;
+    if ((size_t)n + 1 > cap) cap *= 2;
+    void *p = tl_realloc(*list, cap * elem);
     if (!p) return false;
     *list = p;
     return true;
