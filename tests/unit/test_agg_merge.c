@@ -612,7 +612,7 @@ TL_TEST(merge_some)
         for (int i = 0; i < 12; i++) {
             lids[i] = (uint32_t)(i * 5 % 4);
             if (spec.x_type == TL_TSTRING) {
-                char buf[8];
+                char buf[16];
                 snprintf(buf, sizeof buf, "v%d", i);
                 tl_builder_append_str(&xb, buf, strlen(buf));
             } else {
