@@ -170,16 +170,16 @@ static TlStatus overflow_error(Ev *ev, TlExprId id, const char *what,
 
 /* ------------------------------------------------------- sub-batches */
 
-/* Mark the input columns referenced under id. */
-static void mark_cols(const Ev *ev, TlExprId id, bool *used, int n_cols)
+/* See eval.h. */
+void tl_expr_mark_cols(const TlExprArena *ea, TlExprId id, bool *used, int n_cols)
 {
-    const TlExpr *e = node(ev, id);
-    uint32_t i;
+    const TlExpr *e = tl_ea_node(ea, id);
     if (e->kind == TL_X_COL) {
         if (e->col >= 0 && e->col < n_cols) used[e->col] = true;
         return;
     }
-    for (i = 0; i < e->n_args; i++) mark_cols(ev, arg(ev, id, i), used, n_cols);
+    for (uint32_t i = 0; i < e->n_args; i++)
+        tl_expr_mark_cols(ea, tl_ea_arg(ea, e, i), used, n_cols);
 }
 
 /* Evaluate id over rows[0..m) of `in` (a sorted subset; m == n_rows means
@@ -202,7 +202,7 @@ static TlStatus eval_on(Ev *ev, TlExprId id, const TlBatch *in,
         st = tl_error_oom(ev->err);
         goto done;
     }
-    mark_cols(ev, id, used, in->n_cols);
+    tl_expr_mark_cols(ev->ea, id, used, in->n_cols);
     for (c = 0; c < in->n_cols; c++) {
         if (!used[c] || !in->cols[c]) continue;
         sub.cols[c] = tl_array_take(in->cols[c], rows, m);

@@ -32,6 +32,10 @@ TlStatus tl_resolve_expr(TlExprArena *ea, TlExprId id, const TlSchema *input,
  * last -> arg; string_agg -> string; any/all -> bool. */
 TlType tl_agg_result_type(TlOp op, TlType arg);
 
+/* Set used[c] for every input column c < n_cols that expression id reads
+ * (the scan's late materialization and sub-batch evaluation). */
+void tl_expr_mark_cols(const TlExprArena *ea, TlExprId id, bool *used, int n_cols);
+
 /* Evaluate resolved expression id over batch `in`; *out is an owned array of
  * in->n_rows values of the node's type. */
 TlStatus tl_eval(const TlExprArena *ea, TlExprId id, const TlBatch *in,

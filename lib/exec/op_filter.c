@@ -105,15 +105,6 @@ static TlStatus filter_late(void *ctx, TlBatch *part, TlLate *late, TlBatch **ou
     return st;
 }
 
-/* Mark the columns expression id reads. */
-static void mark_cols(const TlExprArena *ea, TlExprId id, bool *used, int n_cols)
-{
-    const TlExpr *e = tl_ea_node(ea, id);
-    if (e->kind == TL_X_COL && e->col >= 0 && e->col < n_cols) used[e->col] = true;
-    for (uint32_t i = 0; i < e->n_args; i++)
-        mark_cols(ea, tl_ea_arg(ea, e, i), used, n_cols);
-}
-
 static TlStatus filter_next(TlOperator *op, TlBatch **out, TlError *err)
 {
     Filter *f = (Filter *)op;
@@ -159,7 +150,7 @@ TlStatus tl_op_filter_new(TlOperator *child, const TlExprArena *ea,
             if (!need) {
                 st = tl_error_oom(err);
             } else {
-                mark_cols(ea, pred, need, schema->n_fields);
+                tl_expr_mark_cols(ea, pred, need, schema->n_fields);
                 st = child->set_late_map(child, filter_late, need, err);
                 tl_free(need);
             }

@@ -926,15 +926,6 @@ done:
     return st;
 }
 
-/* Mark the columns expression id reads. */
-static void mark_cols(const TlExprArena *ea, TlExprId id, bool *used, int n_cols)
-{
-    const TlExpr *e = tl_ea_node(ea, id);
-    if (e->kind == TL_X_COL && e->col >= 0 && e->col < n_cols) used[e->col] = true;
-    for (uint32_t i = 0; i < e->n_args; i++)
-        mark_cols(ea, tl_ea_arg(ea, e, i), used, n_cols);
-}
-
 /* Count n more input rows (sort indexes are 32-bit). */
 static TlStatus count_rows(int64_t *seen, int64_t n, TlError *err)
 {
@@ -961,7 +952,8 @@ static TlStatus consume(SortOp *s, TlError *err)
             bool *need = tl_calloc((size_t)s->n_data, sizeof *need);
             TlStatus st;
             if (!need) return tl_error_oom(err);
-            for (int k = 0; k < s->n_keys; k++) mark_cols(s->ea, s->keys[k], need, s->n_data);
+            for (int k = 0; k < s->n_keys; k++)
+                tl_expr_mark_cols(s->ea, s->keys[k], need, s->n_data);
             st = s->child->set_late_stage(s->child, stage_late, need, s->limit, err);
             tl_free(need);
             TL_TRY(st);
