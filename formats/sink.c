@@ -12,6 +12,14 @@
  *                temporary file beyond that
  *                commit: copy the spill file, then the memory, to fd 1
  *
+ * Writeback starts while the run goes on: every WRITEBACK_CHUNK bytes
+ * written to the temporary file are handed to the kernel's writeback at
+ * once (sync_file_range(SYNC_FILE_RANGE_WRITE): start the writes, do not
+ * wait), so the disk works while tally still computes, and the fsync at
+ * commit only waits for the last chunk instead of the whole file (a 500 MB
+ * answer on a slow disk otherwise spends seconds in that one fsync).  It
+ * is only a hint: its errors are ignored, and the fsync still decides.
+ *
  * A file sink may compress (tl_sink_set_compression, compress.c): the
  * buffered bytes then pass through a gzip or zstd stream on their way to the
  * temporary file; a reset starts a new stream, commit ends it.
@@ -32,6 +40,7 @@
 
 #define FILE_BUF_SIZE ((size_t)64 << 10)
 #define STDOUT_MEM_MAX ((size_t)64 << 20)
+#define WRITEBACK_CHUNK ((uint64_t)8 << 20)
 
 struct TlSink {
     bool to_stdout;
@@ -44,6 +53,8 @@ struct TlSink {
     TlCompressor *z;     /* file sink: compresses on the way out, or NULL */
     uint8_t *buf;        /* pending bytes */
     size_t len, cap;
+    uint64_t written;    /* file sink: bytes in the temporary file */
+    uint64_t kicked;     /* file sink: writeback started below this offset */
 };
 
 /* write(2) all of data[0..n) to fd, retrying on EINTR and short writes.
@@ -101,6 +112,15 @@ static TlStatus emit_fd(void *ctx, const uint8_t *data, size_t n, TlError *err)
     TlSink *s = ctx;
     int e = write_all(s->fd, data, n);
     if (e) return write_error(s, e, err);
+    s->written += n;
+#ifdef SYNC_FILE_RANGE_WRITE
+    if (s->written - s->kicked >= WRITEBACK_CHUNK) {
+        /* start the writeback of what is complete (see the top) */
+        (void)sync_file_range(s->fd, (off_t)s->kicked, (off_t)(s->written - s->kicked),
+                              SYNC_FILE_RANGE_WRITE);
+        s->kicked = s->written;
+    }
+#endif
     return TL_OK;
 }
 
@@ -261,6 +281,7 @@ TlStatus tl_sink_reset(TlSink *s, TlError *err)
     if (s->committed) return tl_error(err, TL_ERR_IO, "internal: reset after commit");
     if (ftruncate(s->fd, 0) != 0 || lseek(s->fd, 0, SEEK_SET) != 0)
         return write_error(s, errno, err);
+    s->written = s->kicked = 0;
     if (s->z) TL_TRY(tl_compressor_reset(s->z, err));
     return TL_OK;
 }
