@@ -540,6 +540,43 @@ static bool scaled_digits(double v, char *digits, int *nd, int *e10)
     return false;
 }
 
+/* scaled_digits in one step, for what data files mostly hold (a few
+ * decimals, e.g. 18.072681).  If some k passes scaled_digits' test then so
+ * does every larger K with v 10^K < 2^50: the decimal m x 10^-k is the
+ * same number as (m 10^(K-k)) x 10^-K, m 10^(K-k) and 10^K are still exact
+ * doubles, and the K-digit candidate that reads back is unique and found by
+ * round() (the argument above).  Conversely the K candidate with its t
+ * trailing zeros dropped passes at k = K - t, and no smaller k passes (its
+ * candidate times a power of ten would be the K candidate, with more
+ * trailing zeros).  So one test at K = 15 - (digits of the integer part)
+ * (v 10^K < 10^15 < 2^50) gives scaled_digits' answer whenever v has at
+ * most K decimals; false otherwise (the caller falls back to the search).
+ * v is finite, positive and not integral below 2^53 (integral_digits). */
+static bool scaled_digits_once(double v, char *digits, int *nd, int *e10)
+{
+    static const double p10[16] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    char tmp[24];
+    int k = 15, n;
+    double x, m;
+    uint64_t u;
+    if (!(v < 1e14)) return false;
+    for (u = (uint64_t)v; u > 0; u /= 10) k--; /* integer digits */
+    x = v * p10[k];
+    m = __builtin_round(x);
+    if (m == 0 || m / p10[k] != v) return false;
+    u = (uint64_t)m;
+    while (k > 0 && u % 10 == 0) {
+        u /= 10;
+        k--;
+    }
+    n = (int)tl_fmt_i64((int64_t)u, tmp);
+    memcpy(digits, tmp, (size_t)n);
+    *e10 = n - 1 - k;
+    *nd = n;
+    return true;
+}
+
 /* Integral doubles below 2^53 are exact: their digits are the integer's. */
 static bool integral_digits(double v, char *digits, int *nd, int *e10)
 {
@@ -578,6 +615,7 @@ size_t tl_fmt_f64(double v, char *buf)
         return len + 3;
     }
     if (!integral_digits(v, digits, &nd, &e10) &&
+        !scaled_digits_once(v, digits, &nd, &e10) &&
         !scaled_digits(v, digits, &nd, &e10))
         shortest_digits(v, digits, &nd, &e10);
     if (e10 >= 16 || e10 < -4) {

@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 static const char *ff(double v)
 {
@@ -81,6 +82,71 @@ TL_TEST(test_fmt_f64_roundtrip)
         if (!tl_parse_f64(buf, n, &back) || memcmp(&back, &v, 8) != 0) ok = 0;
     }
     CHECK(ok);
+}
+
+/* The significant digits of a formatted double (no sign, point, exponent,
+ * leading or trailing zeros) into d; returns their count. */
+static int sig_digits(const char *s, char *d)
+{
+    int n = 0;
+    for (; *s && *s != 'e'; s++)
+        if (*s >= '0' && *s <= '9' && (n > 0 || *s != '0')) d[n++] = *s;
+    while (n > 0 && d[n - 1] == '0') n--;
+    d[n] = '\0';
+    return n;
+}
+
+/* Reference: the first precision whose correctly rounded %e reads back
+ * (shortest and, away from powers of two, closest). */
+static int ref_digits(double v, char *d)
+{
+    char tmp[48];
+    for (int p = 1; p <= 17; p++) {
+        snprintf(tmp, sizeof tmp, "%.*e", p - 1, v);
+        if (p == 17 || strtod(tmp, NULL) == v) break;
+    }
+    return sig_digits(tmp, d);
+}
+
+TL_TEST(test_fmt_f64_short_decimals)
+{
+    /* values as data files hold them (m / 10^k, a few decimals, also the
+     * neighbouring doubles and random ones in the same ranges): the digits
+     * are exactly the reference's shortest ones */
+    uint64_t x = 0x9E3779B97F4A7C15ULL;
+    int bad = 0;
+    for (int i = 0; i < 40000 && bad < 5; i++) {
+        char buf[TL_FMT_MAX], got[32], want[32];
+        double v;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        switch (i % 4) {
+        case 0: /* m / 10^k */
+            v = (double)(x % 100000000000ULL) / pow(10, (double)((x >> 40) % 16));
+            break;
+        case 1: { /* the next double up or down from one */
+            double w = (double)(x % 10000000ULL) / pow(10, (double)((x >> 40) % 9));
+            v = nextafter(w, (x >> 63) ? 0.0 : INFINITY);
+            break;
+        }
+        case 2: /* random in [0, 1e6) */
+            v = (double)(x >> 11) / 9007199254740992.0 * 1e6;
+            break;
+        default: /* random mantissa, exponent in [2^-60, 2^60) */
+            v = ldexp((double)(x >> 11) / 9007199254740992.0 + 0.5, (int)(x % 120) - 60);
+            break;
+        }
+        if (v == 0) continue;
+        tl_fmt_f64(v, buf);
+        sig_digits(buf, got);
+        ref_digits(v, want);
+        if (strcmp(got, want) != 0 || strtod(buf, NULL) != v) {
+            fprintf(stderr, "  %.17g: got %s, want digits %s\n", v, buf, want);
+            bad++;
+        }
+    }
+    CHECK_EQ_INT(bad, 0);
 }
 
 TL_TEST(test_fmt_other)
@@ -384,6 +450,7 @@ int main(void)
 {
     TL_RUN(test_fmt_f64);
     TL_RUN(test_fmt_f64_roundtrip);
+    TL_RUN(test_fmt_f64_short_decimals);
     TL_RUN(test_fmt_other);
     TL_RUN(test_parse_basic);
     TL_RUN(test_parse_f64);
