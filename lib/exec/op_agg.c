@@ -60,7 +60,12 @@
  *                                           p's slice of the arguments)
  *
  * The consumer only pushes each morsel result, in morsel order, into the
- * partition queues (partq.h), which bound the results in flight.  Rows
+ * partition queues (partq.h), which bound the results in flight.  Small
+ * inputs pay for none of this: a partition makes its grouper and states
+ * at its first rows, the queues are made when a second morsel arrives,
+ * and a one-morsel input runs its partitions and their sealing inline on
+ * the consumer (same calls in the same order, so the same bytes; no pool
+ * thread is started for a 10-row file).  Rows
  * reach every group's state in input order, so every result, float sums,
  * means and Welford states included, is exactly the serial path's.
  *
@@ -150,10 +155,10 @@ typedef struct RPart {
     uint32_t *ids;            /* scratch: the morsel's rows' ids */
     int64_t ids_cap;
     uint32_t n;               /* groups, after sealing */
-    TlStatus keys_st;         /* sealing: ending the grouper's input */
-    TlError keys_err;
-    TlStatus *seal_st;        /* sealing: per aggregate */
-    TlError *seal_err;
+    int bad;                  /* sealing: -2 ok, -1 the keys failed, else
+                               * the first aggregate that failed */
+    TlStatus seal_st;         /* its status */
+    TlError *seal_err;        /* its error (allocated on failure only) */
 } RPart;
 
 typedef struct AggOp {
@@ -191,7 +196,8 @@ typedef struct AggOp {
     /* the radix path (staged, with keys) */
     bool radix;
     RPart *parts;             /* RADIX_P */
-    TlPartQ *pq;
+    TlPartQ *pq;              /* made at the second morsel */
+    void *first_item;         /* the first morsel, until the second comes */
     int n_args;               /* distinct argument expressions */
     TlExprId *arg_ids;
     int *xi, *yi;             /* per aggregate: index into arg_ids or -1 */
@@ -843,6 +849,17 @@ done:
     return TL_OK;
 }
 
+/* Create partition rp's grouper and states, at its first rows (a small
+ * input touches few partitions and sets up nothing for the others). */
+static TlStatus radix_part_init(AggOp *a, RPart *rp, TlError *err)
+{
+    if (!rp->states) rp->states = tl_calloc((size_t)a->n_aggs + 1, sizeof *rp->states);
+    if (!rp->states) return tl_error_oom(err);
+    for (int j = 0; j < a->n_aggs; j++)
+        if (!rp->states[j]) TL_TRY(tl_agg_new(&a->specs[j], &rp->states[j], err));
+    return tl_grouper_new(a->kt, a->n_keys, true, &rp->g, err);
+}
+
 /* Partition p's part of morsel seq (partq: in morsel order per partition,
  * partitions in parallel): its rows' keys gathered and mapped in the
  * partition's grouper (a new group records its first row), then every
@@ -864,8 +881,9 @@ static TlStatus radix_part(void *ctx, void *item, int64_t seq, int p, TlError *e
         rp->mcount = m;
         rp->mcount_cap = c;
     }
-    rp->mcount[seq] = tl_grouper_count(rp->g); /* updated below */
+    rp->mcount[seq] = rp->g ? tl_grouper_count(rp->g) : 0; /* updated below */
     if (cnt == 0) return TL_OK;
+    if (!rp->g) TL_TRY(radix_part_init(a, rp, err));
     if (a->n_keys > 16) sub = tl_calloc((size_t)a->n_keys, sizeof *sub);
     if (a->n_args > 16) subarg = tl_calloc((size_t)a->n_args, sizeof *subarg);
     if (!sub || !subarg) {
@@ -939,8 +957,9 @@ done:
     return st;
 }
 
-/* Set up the radix state: the partitions, the distinct arguments, the
- * queues. */
+/* Set up the radix state: the partitions (their groupers and states are
+ * made at their first rows, radix_part_init; the queues at the second
+ * morsel, radix_consume), the distinct arguments. */
 static TlStatus radix_init(AggOp *a, TlError *err)
 {
     a->parts = tl_calloc(RADIX_P, sizeof *a->parts);
@@ -965,23 +984,15 @@ static TlStatus radix_init(AggOp *a, TlError *err)
     a->pre_mode = pe && strcmp(pe, "1") == 0;
     for (int j = 0; j < a->n_aggs; j++)
         if (!tl_agg_merge_some_ok(a->specs[j].op)) a->pre_ok = false;
-    for (int p = 0; p < RADIX_P; p++) {
-        RPart *rp = &a->parts[p];
-        TL_TRY(tl_grouper_new(a->kt, a->n_keys, true, &rp->g, err));
-        rp->states = tl_calloc((size_t)a->n_aggs + 1, sizeof *rp->states);
-        rp->seal_st = tl_calloc((size_t)a->n_aggs + 1, sizeof *rp->seal_st);
-        rp->seal_err = tl_calloc((size_t)a->n_aggs + 1, sizeof *rp->seal_err);
-        if (!rp->states || !rp->seal_st || !rp->seal_err) return tl_error_oom(err);
-        for (int j = 0; j < a->n_aggs; j++)
-            TL_TRY(tl_agg_new(&a->specs[j], &rp->states[j], err));
-    }
-    return tl_partq_new(RADIX_P, radix_part, ritem_drop, a, 0, &a->pq, err);
+    return TL_OK;
 }
 
 static void radix_free(AggOp *a)
 {
     tl_partq_free(a->pq); /* first: waits for running partition work */
     a->pq = NULL;
+    ritem_free(a, a->first_item);
+    a->first_item = NULL;
     if (a->parts)
         for (int p = 0; p < RADIX_P; p++) {
             RPart *rp = &a->parts[p];
@@ -992,7 +1003,6 @@ static void radix_free(AggOp *a)
             tl_free(rp->first);
             tl_free(rp->mcount);
             tl_free(rp->ids);
-            tl_free(rp->seal_st);
             tl_free(rp->seal_err);
         }
     tl_free(a->parts);
@@ -1005,25 +1015,43 @@ static void radix_free(AggOp *a)
     tl_free(a->snap);
 }
 
-/* Seal partition i (tl_pool_for): end its grouper's input, seal every
- * aggregate, keeping each status (the consumer picks the error). */
+/* Seal partition i (tl_pool_for, or inline): end its grouper's input,
+ * seal every aggregate up to the first that fails (rp->bad, its status and
+ * error; the consumer picks the error).  A partition that never had rows
+ * has no groups. */
 static void radix_seal_task(void *arg, int64_t i)
 {
     AggOp *a = arg;
     RPart *rp = &a->parts[i];
     TlArray *none[64] = {0}, **tmp = none;
-    rp->n = tl_grouper_count(rp->g);
+    TlError e;
+    TlStatus st = TL_OK;
+    rp->bad = -2;
+    rp->n = rp->g ? tl_grouper_count(rp->g) : 0;
+    if (!rp->g) return;
+    e.msg[0] = '\0';
     if (a->n_keys > 64) tmp = tl_calloc((size_t)a->n_keys, sizeof *tmp);
     if (!tmp) {
-        rp->keys_st = tl_error_oom(&rp->keys_err);
+        st = tl_error_oom(&e);
     } else {
-        rp->keys_st = tl_grouper_keys(rp->g, 0, 0, tmp, &rp->keys_err);
+        st = tl_grouper_keys(rp->g, 0, 0, tmp, &e);
         for (int k = 0; k < a->n_keys; k++) tl_array_release(tmp[k]);
         if (tmp != none) tl_free(tmp);
     }
-    for (int j = 0; j < a->n_aggs; j++) {
-        rp->seal_err[j].msg[0] = '\0';
-        rp->seal_st[j] = tl_agg_seal(rp->states[j], rp->n, &rp->seal_err[j]);
+    if (st != TL_OK) rp->bad = -1;
+    for (int j = 0; j < a->n_aggs && st == TL_OK; j++) {
+        e.msg[0] = '\0';
+        st = tl_agg_seal(rp->states[j], rp->n, &e);
+        if (st != TL_OK) rp->bad = j;
+    }
+    if (st == TL_OK) return;
+    rp->seal_st = st;
+    rp->seal_err = tl_malloc(sizeof *rp->seal_err);
+    if (rp->seal_err) {
+        *rp->seal_err = e;
+    } else {
+        rp->seal_st = TL_ERR_OOM; /* reported as out of memory */
+        if (rp->bad >= 0) rp->bad = -1;
     }
 }
 
@@ -1098,41 +1126,70 @@ static TlStatus radix_order(AggOp *a, TlError *err)
  * within it the group that appeared first. */
 static TlStatus radix_consume(AggOp *a, TlError *err)
 {
-    for (;;) {
+    TlStatus st = TL_OK;
+    for (int64_t m = 0;; m++) {
         void *r = NULL;
         TL_TRY(a->child->next_result(a->child, &r, err));
         if (!r) break;
         if (a->n_morsels == a->mrows_cap) {
             int64_t c = a->mrows_cap ? 2 * a->mrows_cap : 64;
-            int64_t *m = tl_realloc(a->mrows, (size_t)c * sizeof *m);
-            if (!m) {
+            int64_t *mr = tl_realloc(a->mrows, (size_t)c * sizeof *mr);
+            if (!mr) {
                 ritem_free(a, r);
                 return tl_error_oom(err);
             }
-            a->mrows = m;
+            a->mrows = mr;
             a->mrows_cap = c;
         }
         a->mrows[a->n_morsels++] = ((RItem *)r)->n;
         a->rows_seen += ((RItem *)r)->n;
+        if (m == 0) {
+            /* the first morsel waits for the second: a one-morsel input
+             * runs its partitions inline, with no queues and no pool */
+            a->first_item = r;
+            continue;
+        }
+        if (!a->pq) {
+            st = tl_partq_new(RADIX_P, radix_part, ritem_drop, a, 0, &a->pq, err);
+            if (st == TL_OK) st = tl_partq_push(a->pq, a->first_item, err);
+            a->first_item = NULL;
+            if (st != TL_OK) {
+                ritem_free(a, r);
+                return st;
+            }
+        }
         TL_TRY(tl_partq_push(a->pq, r, err));
         if (tl_partq_failed(a->pq)) break;
     }
-    TL_TRY(tl_partq_finish(a->pq, err));
-    TL_TRY(tl_pool_for(RADIX_P, radix_seal_task, a, err));
+    if (a->pq) {
+        TL_TRY(tl_partq_finish(a->pq, err));
+        TL_TRY(tl_pool_for(RADIX_P, radix_seal_task, a, err));
+    } else {
+        RItem *it = a->first_item;
+        a->first_item = NULL;
+        for (int p = 0; it && p < RADIX_P && st == TL_OK; p++)
+            st = radix_part(a, it, 0, p, err);
+        ritem_free(a, it);
+        TL_TRY(st);
+        for (int p = 0; p < RADIX_P; p++) radix_seal_task(a, p);
+    }
     for (int p = 0; p < RADIX_P; p++)
-        if (a->parts[p].keys_st != TL_OK) {
-            *err = a->parts[p].keys_err;
-            return a->parts[p].keys_st;
+        if (a->parts[p].bad == -1) {
+            if (!a->parts[p].seal_err) return tl_error_oom(err);
+            *err = *a->parts[p].seal_err;
+            return a->parts[p].seal_st;
         }
-    for (int j = 0; j < a->n_aggs; j++) {
+    int j = -1; /* the first aggregate that failed anywhere */
+    for (int p = 0; p < RADIX_P; p++)
+        if (a->parts[p].bad >= 0 && (j < 0 || a->parts[p].bad < j)) j = a->parts[p].bad;
+    if (j >= 0) {
         int bad = -1;
         for (int p = 0; p < RADIX_P; p++) {
             RPart *rp = &a->parts[p];
-            TlStatus st = rp->seal_st[j];
-            if (st == TL_OK) continue;
-            if (st != TL_ERR_DATA || rp->seal_err[j].msg[0] != '\0') {
-                *err = rp->seal_err[j];
-                return st;
+            if (rp->bad != j) continue;
+            if (rp->seal_st != TL_ERR_DATA || rp->seal_err->msg[0] != '\0') {
+                *err = *rp->seal_err;
+                return rp->seal_st;
             }
             if (bad < 0 ||
                 first_key(a, rp, tl_agg_bad_group(rp->states[j])) <
@@ -1140,15 +1197,13 @@ static TlStatus radix_consume(AggOp *a, TlError *err)
                               tl_agg_bad_group(a->parts[bad].states[j])))
                 bad = p;
         }
-        if (bad >= 0) {
-            const TlExpr *e = tl_ea_node(a->ea, a->aggs[j]);
-            const TlOpInfo *oi = tl_op_info((TlOp)e->op);
-            char where[400];
-            group_text_in(a, a->parts[bad].g, tl_agg_bad_group(a->parts[bad].states[j]),
-                          where, sizeof where);
-            return tl_error_at(err, TL_ERR_DATA, a->ea, e->src, e->start, e->len,
-                               "%s overflows int64%s", oi ? oi->name : "sum", where);
-        }
+        const TlExpr *e = tl_ea_node(a->ea, a->aggs[j]);
+        const TlOpInfo *oi = tl_op_info((TlOp)e->op);
+        char where[400];
+        group_text_in(a, a->parts[bad].g, tl_agg_bad_group(a->parts[bad].states[j]),
+                      where, sizeof where);
+        return tl_error_at(err, TL_ERR_DATA, a->ea, e->src, e->start, e->len,
+                           "%s overflows int64%s", oi ? oi->name : "sum", where);
     }
     TL_TRY(radix_order(a, err));
     if (a->base.stats) a->base.stats->groups += a->n_groups;
