@@ -25,6 +25,9 @@
 #include "core.h"
 
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 static uint64_t n_calls;   /* allocation calls so far */
 static uint64_t fail_at;   /* call number that fails; 0 = none */
@@ -126,6 +129,15 @@ void *tl_realloc(void *p, size_t n)
 void tl_free(void *p)
 {
     free(p);
+}
+
+/* See core.h.  glibc's malloc_trim also returns whole free pages inside the
+ * heaps, not only the top. */
+void tl_alloc_trim(void)
+{
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
 }
 
 /* Copy a NUL-terminated string; NULL on OOM. */

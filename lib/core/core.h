@@ -108,6 +108,10 @@ void *tl_malloc(size_t n);
 void *tl_calloc(size_t count, size_t size);
 void *tl_realloc(void *p, size_t n);
 void tl_free(void *p);
+/* Give freed memory back to the system now (the C library keeps freed blocks
+ * for reuse): after dropping a large amount that later allocations will not
+ * reuse, so the peak resident memory does not count it twice. */
+void tl_alloc_trim(void);
 /* tl_strdup / tl_strndup: NULL on OOM. */
 char *tl_strdup(const char *s);
 char *tl_strndup(const char *s, size_t n);

@@ -659,6 +659,13 @@ static TlStatus build_right(Join *j, TlError *err)
         j->rarr[c] = tl_array_concat(parts, n_b + 1);
         tl_array_release(parts[n_b]);
         if (!j->rarr[c]) { st = tl_error_oom(err); goto done; }
+        /* the parts are copied: give them back now, so the build side is
+         * held about once, not twice (batches plus their concatenation) */
+        for (int i = 0; i < n_b; i++) {
+            tl_array_release(bs[i]->cols[c]);
+            bs[i]->cols[c] = NULL;
+        }
+        tl_alloc_trim();
     }
     for (int i = 0; i < n_b; i++) tl_batch_free(bs[i]);
     n_b = 0;
