@@ -47,15 +47,17 @@
  *      off/len cover the field's text, without the surrounding quotes for a
  *      quoted field.  flags: QUOTED (so "" is an empty string, not null) and
  *      ESCAPED (the text holds doubled quotes and must be unescaped).  Every
- *      field of every record is found, projected or not, so a ragged record
+ *      record's fields are counted, projected or not, so a ragged record
  *      is always an error; but only projected columns are stored.
  *      row_line[row] keeps the physical line where each record starts, for
  *      error messages.
  *
  *      Plain records (no quote, LF/CRLF/CR ends) go through the fast
- *      tokenizer: SIMD compares list the positions of the special bytes,
- *      and a record is the next n_cols of them when the n_cols-th is the
- *      next line end.  Anything else goes to parse_record, record by record.
+ *      tokenizer: SIMD compares turn a window of input into delimiter,
+ *      line-end and quote bit masks; a record runs to the next line end,
+ *      its field count is a popcount, and only the delimiters bounding the
+ *      fields wanted are located.  Anything else goes to parse_record,
+ *      record by record.
  *
  *   2. Convert only the projected columns, one tight loop per column and
  *      type.  Strings of at most 12 bytes are inlined in their views; longer
@@ -127,8 +129,8 @@
 #define INFER_CHUNK 2048
 
 typedef int (*FlattenFn)(const uint8_t *p, size_t n, uint8_t delim, size_t from,
-                         size_t *idx, int have, size_t *nl, int *nl_have,
-                         size_t *next);
+                         int words, uint64_t *dm, uint64_t *em, uint64_t *qm,
+                         uint32_t *nl, int *nl_n);
 typedef size_t (*SplitScanFn)(const uint8_t *p, size_t n, uint8_t delim,
                               size_t pos, int64_t want, size_t stop,
                               int64_t *rows, int64_t *lines, size_t *bad);
@@ -146,13 +148,18 @@ typedef struct CsvCursor {
     int64_t line;            /* physical line of pos, 1-based */
     size_t blank_until;      /* one-column files: [pos, blank_until) known
                                 not to be only blank lines up to the end */
-    size_t *idx;             /* IDX_CAP: listed special-byte positions */
-    int idx_t, idx_n;        /* next unused, count */
-    size_t *nl;              /* IDX_CAP: the line ends among them */
-    int nl_t, nl_n;
-    size_t scan_next;        /* first byte not yet listed */
-    size_t clean;            /* no '"' from (at most) pos up to here; here
-                                is the end, a quote or a look-ahead limit */
+    uint64_t *dm, *em, *qm;  /* WIN_WORDS + 1 each: the window's delimiter,
+                                line-end and quote masks (fast tokenizer),
+                                a zero word after the last one filled */
+    size_t wb, we;           /* the window: bytes [wb, we) */
+    uint32_t *nl;            /* NL_CAP: its line ends (offsets from wb) */
+    int nl_t, nl_n;          /* next unused, count */
+    size_t *dp;              /* n_cols: a record's located delimiters */
+    int *need;               /* n_cols: the delimiter ordinals located */
+    uint8_t *need_mark;      /* n_cols: scratch for need_ordinals */
+    int n_need, n_front;     /* need's count, how many from the start */
+    int need_chk;            /* n_chk when need was computed */
+    bool need_ok;            /* need matches the stored columns */
 
     CsvField *fields;        /* n_store * cap, column-major */
     int64_t cap;             /* rows each stored column can hold */
@@ -203,7 +210,7 @@ typedef struct CsvReader {
     int64_t data_line;       /* its physical line */
     uint8_t delim;
     uint8_t special[256];    /* 1 for delim, CR, LF */
-    FlattenFn flatten;       /* special-byte lister (SIMD or scalar) */
+    FlattenFn flatten;       /* block masks (SIMD or scalar), or NULL */
     SplitScanFn split_scan;  /* the splitter's block scan (SIMD or scalar) */
     char *null_text;         /* --null, or NULL */
     size_t null_len;
@@ -290,143 +297,133 @@ static int64_t count_lines(const uint8_t *s, size_t n)
 /* ------------------------------------------------- the fast tokenizer
  *
  * Most records are plain: unquoted fields, LF or CRLF ends.  For them the
- * reader first lists the positions of every special byte (delimiter, LF,
- * CR) of a stretch of input -- 64-byte blocks turned into bit masks with
- * SIMD compares, the set bits written out as positions ("flattening") --
- * and then takes records straight from that list: a record of n fields is
- * the next n positions, the first n-1 of them delimiters and the last a
- * line end.  Anything else (a quote in the record, a blank line, a ragged
- * record, the last record of the input) goes to parse_record, the general
- * tokenizer, which gives the same fields; then the list skips past it.
+ * reader turns a window of input (WIN_WORDS 64-byte blocks from where it
+ * stands) into three bitmaps with SIMD compares -- delimiters, line ends
+ * (LF, CR) and quotes, one bit a byte -- and takes records straight from
+ * them, without listing every delimiter:
  *
- * Three flatteners with the same results: AVX2 (when the CPU has it), SSE2
- * (every x86-64), scalar; chosen at open, tl_csv_scan_mode forces one (or
- * parse_record alone). */
+ *   - the record ends at the next line-end bit (none in the window: the
+ *     window moves to the record; none up to the morsel's end: the last
+ *     record, for parse_record);
+ *   - it is plain when no quote bit lies before its end, it is not blank,
+ *     and the popcount of its delimiter bits is n_cols - 1 (so a ragged
+ *     record goes to parse_record, which reports it as always);
+ *   - only the delimiters that bound a wanted field are located: the
+ *     stored columns' and the checked ones' (late materialization).  The
+ *     needed delimiter ordinals (d->need, ascending) are found walking the
+ *     record's delimiter bits from its start for the lower half and from
+ *     its end for the upper half, so a scan of the last column costs one
+ *     count-leading-zeros, not a position per field.
+ *
+ * Anything else (a quote in the record, a blank line, a ragged record, the
+ * last record of the input, a record longer than the window) goes to
+ * parse_record, the general tokenizer, which gives the same fields.
+ *
+ * Three mask builders with the same results: AVX2 (when the CPU has it),
+ * SSE2 (every x86-64), scalar; chosen at open (r->flatten), and
+ * tl_csv_scan_mode forces one (or parse_record alone). */
 
-#define IDX_CAP 2048 /* positions listed at a time */
-#define QUOTE_STRETCH ((size_t)1 << 16) /* quote look-ahead */
+#define WIN_WORDS 256 /* window: at most 16 KiB of input */
+#define NL_CAP 4096   /* line ends listed per window */
 
-/* Flatten the special bytes of p[from, n) into idx[0..) -- and the line
- * ends among them (LF, CR) also into nl[0..) -- while fewer than
- * IDX_CAP - 64 positions are listed (at least one block when there is
- * room); returns the count (*nl_have for nl) and sets *next to the first
- * byte not yet scanned. */
-
-/* Write the positions base + (set bits of m) at o.  The first 8 (and 16)
- * are written unconditionally: a block usually holds a dozen, so the loop
- * rarely branches.  ctz of (m | bit 63) is defined for m = 0 and right
- * otherwise; the extra entries are overwritten later. */
-#define FLATTEN_BITS(o, base, m, cnt)                                          \
-    do {                                                                       \
-        const uint64_t hi_ = (uint64_t)1 << 63;                                \
-        _Pragma("GCC unroll 8")                                                \
-        for (int q_ = 0; q_ < 8; q_++) {                                       \
-            (o)[q_] = (base) + (size_t)__builtin_ctzll((m) | hi_);            \
-            (m) &= (m) - 1;                                                    \
-        }                                                                      \
-        if ((cnt) > 8) {                                                       \
-            _Pragma("GCC unroll 8")                                            \
-            for (int q_ = 8; q_ < 16; q_++) {                                  \
-                (o)[q_] = (base) + (size_t)__builtin_ctzll((m) | hi_);        \
-                (m) &= (m) - 1;                                                \
-            }                                                                  \
-            for (int q_ = 16; (m); q_++) {                                     \
-                (o)[q_] = (base) + (size_t)__builtin_ctzll(m);                 \
-                (m) &= (m) - 1;                                                \
-            }                                                                  \
-        }                                                                      \
-    } while (0)
-
-/* The flattening loop around a block-mask function MASK(ptr, delim, &nl)
- * (all special bits returned, line-end bits in nl): full blocks straight
- * from the input, the last partial one from a padded copy (bits past the
- * end cleared). */
-#define DEFINE_FLATTEN(NAME, ATTR, MASK)                                       \
+/* Fill dm/em/qm[0..) with the delimiter, line-end and quote masks of the
+ * blocks p[from + 64 w ..), bits at or past n cleared, and nl[0..*nl_n)
+ * with the line ends' offsets from `from`: at most `words` blocks, while
+ * fewer than NL_CAP - 64 line ends are listed (at least one block).
+ * Returns the blocks done. */
+#define DEFINE_MASKS(NAME, ATTR, MASK)                                         \
     ATTR static int NAME(const uint8_t *p, size_t n, uint8_t delim,            \
-                         size_t from, size_t *idx, int have, size_t *nl,       \
-                         int *nl_have, size_t *next)                           \
+                         size_t from, int words, uint64_t *dm, uint64_t *em,   \
+                         uint64_t *qm, uint32_t *nl, int *nl_n)                \
     {                                                                          \
-        int nh = *nl_have;                                                     \
-        while (from < n && have <= IDX_CAP - 64) {                             \
-            uint64_t m, e;                                                     \
-            int cnt;                                                           \
-            if (n - from >= 64) {                                              \
-                m = MASK(p + from, delim, &e);                                 \
-            } else {                                                           \
+        const uint64_t hi_ = (uint64_t)1 << 63;                                \
+        int w, nh = 0;                                                         \
+        uint32_t off = 0;                                                      \
+        for (w = 0; w < words && nh <= NL_CAP - 64; w++, from += 64, off += 64) { \
+            uint64_t e;                                                        \
+            if (from < n && n - from >= 64) {                                  \
+                MASK(p + from, delim, dm + w, em + w, qm + w);                 \
+            } else if (from < n) {                                             \
                 uint8_t tail[64] = {0};                                        \
                 uint64_t keep = ~(uint64_t)0 >> (64 - (n - from));             \
                 memcpy(tail, p + from, n - from);                              \
-                m = MASK(tail, delim, &e) & keep;                              \
-                e &= keep;                                                     \
+                MASK(tail, delim, dm + w, em + w, qm + w);                     \
+                dm[w] &= keep;                                                 \
+                em[w] &= keep;                                                 \
+                qm[w] &= keep;                                                 \
+            } else {                                                           \
+                dm[w] = em[w] = qm[w] = 0;                                     \
             }                                                                  \
-            cnt = __builtin_popcountll(m);                                     \
-            FLATTEN_BITS(idx + have, from, m, cnt);                            \
-            have += cnt;                                                       \
             /* line ends: usually one or two a block, written blind */     \
-            cnt = __builtin_popcountll(e);                                     \
-            nl[nh] = from + (size_t)__builtin_ctzll(e | ((uint64_t)1 << 63));  \
+            e = em[w];                                                         \
+            nl[nh] = off + (uint32_t)__builtin_ctzll(e | hi_);                 \
+            nl[nh + 1] = off + (uint32_t)__builtin_ctzll((e & (e - 1)) | hi_); \
+            nh += __builtin_popcountll(e);                                     \
             e &= e - 1;                                                        \
-            nl[nh + 1] = from + (size_t)__builtin_ctzll(e | ((uint64_t)1 << 63)); \
-            e &= e - 1;                                                        \
-            for (int q_ = nh + 2; e; q_++) {                                   \
-                nl[q_] = from + (size_t)__builtin_ctzll(e);                    \
+            if (e) {                                                           \
                 e &= e - 1;                                                    \
+                for (int q_ = nh - __builtin_popcountll(e); e; q_++) {         \
+                    nl[q_] = off + (uint32_t)__builtin_ctzll(e);               \
+                    e &= e - 1;                                                \
+                }                                                              \
             }                                                                  \
-            nh += cnt;                                                         \
-            from += 64;                                                        \
         }                                                                      \
-        *nl_have = nh;                                                         \
-        *next = from < n ? from : n;                                           \
-        return have;                                                           \
+        *nl_n = nh;                                                            \
+        return w;                                                              \
     }
 
-static inline uint64_t mask_scalar(const uint8_t *p, uint8_t delim, uint64_t *nl)
+static inline void mask_scalar(const uint8_t *p, uint8_t delim, uint64_t *dm,
+                               uint64_t *em, uint64_t *qm)
 {
-    uint64_t m = 0, e = 0;
+    uint64_t m = 0, e = 0, q = 0;
     for (int k = 0; k < 64; k++) {
         m |= (uint64_t)(p[k] == delim) << k;
         e |= (uint64_t)(p[k] == '\n' || p[k] == '\r') << k;
+        q |= (uint64_t)(p[k] == '"') << k;
     }
-    *nl = e;
-    return m | e;
+    *dm = m;
+    *em = e;
+    *qm = q;
 }
-DEFINE_FLATTEN(flatten_scalar, , mask_scalar)
+DEFINE_MASKS(flatten_scalar, , mask_scalar)
 
 #if CSV_X86
-static inline uint64_t mask_sse2(const uint8_t *p, uint8_t delim, uint64_t *nl)
+static inline void mask_sse2(const uint8_t *p, uint8_t delim, uint64_t *dm,
+                             uint64_t *em, uint64_t *qm)
 {
-    const __m128i d = _mm_set1_epi8((char)delim);
+    const __m128i d = _mm_set1_epi8((char)delim), u = _mm_set1_epi8('"');
     const __m128i lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
-    uint64_t m = 0, e = 0;
+    uint64_t m = 0, e = 0, q = 0;
     for (int k = 0; k < 4; k++) {
         __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k));
         __m128i l = _mm_or_si128(_mm_cmpeq_epi8(x, lf), _mm_cmpeq_epi8(x, cr));
         m |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, d)) << (16 * k);
         e |= (uint64_t)(uint16_t)_mm_movemask_epi8(l) << (16 * k);
+        q |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, u)) << (16 * k);
     }
-    *nl = e;
-    return m | e;
+    *dm = m;
+    *em = e;
+    *qm = q;
 }
-DEFINE_FLATTEN(flatten_sse2, , mask_sse2)
+DEFINE_MASKS(flatten_sse2, , mask_sse2)
 
 #define AVX2_ATTR __attribute__((target("avx2,popcnt,bmi")))
-AVX2_ATTR static inline uint64_t mask_avx2(const uint8_t *p, uint8_t delim,
-                                           uint64_t *nl)
+#define AVX2_MM(x) ((uint64_t)(uint32_t)_mm256_movemask_epi8(x))
+AVX2_ATTR static inline void mask_avx2(const uint8_t *p, uint8_t delim,
+                                       uint64_t *dm, uint64_t *em, uint64_t *qm)
 {
-    const __m256i d = _mm256_set1_epi8((char)delim);
+    const __m256i d = _mm256_set1_epi8((char)delim), u = _mm256_set1_epi8('"');
     const __m256i lf = _mm256_set1_epi8('\n'), cr = _mm256_set1_epi8('\r');
     __m256i x0 = _mm256_loadu_si256((const __m256i *)(const void *)p);
     __m256i x1 = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
     __m256i l0 = _mm256_or_si256(_mm256_cmpeq_epi8(x0, lf), _mm256_cmpeq_epi8(x0, cr));
     __m256i l1 = _mm256_or_si256(_mm256_cmpeq_epi8(x1, lf), _mm256_cmpeq_epi8(x1, cr));
-    uint64_t m = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x0, d)) |
-                 (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x1, d)) << 32;
-    uint64_t e = (uint64_t)(uint32_t)_mm256_movemask_epi8(l0) |
-                 (uint64_t)(uint32_t)_mm256_movemask_epi8(l1) << 32;
-    *nl = e;
-    return m | e;
+    *dm = AVX2_MM(_mm256_cmpeq_epi8(x0, d)) | AVX2_MM(_mm256_cmpeq_epi8(x1, d)) << 32;
+    *em = AVX2_MM(l0) | AVX2_MM(l1) << 32;
+    *qm = AVX2_MM(_mm256_cmpeq_epi8(x0, u)) | AVX2_MM(_mm256_cmpeq_epi8(x1, u)) << 32;
 }
-DEFINE_FLATTEN(flatten_avx2, AVX2_ATTR, mask_avx2)
+#undef AVX2_MM
+DEFINE_MASKS(flatten_avx2, AVX2_ATTR, mask_avx2)
 #endif
 
 static int scan_forced = -1;
@@ -452,7 +449,7 @@ int tl_csv_scan_mode(int force)
     return best;
 }
 
-/* The flattener for the current mode, NULL for parse_record alone. */
+/* The mask builder for the current mode, NULL for parse_record alone. */
 static FlattenFn flatten_fn(void)
 {
     switch (tl_csv_scan_mode(-2)) {
@@ -755,119 +752,254 @@ static inline bool chk_field(const CsvReader *r, const CsvField *f, uint8_t kind
     return field_null(r, f);
 }
 
+/* Mask the window from pos on (see "the fast tokenizer"); pos < d->end. */
+static void window_fill(const CsvReader *r, CsvCursor *d, size_t pos)
+{
+    const size_t n = d->end;
+    size_t words = (n - pos + 63) / 64;
+    if (words > WIN_WORDS) words = WIN_WORDS;
+    words = (size_t)r->flatten(r->p, n, r->delim, pos, (int)words, d->dm, d->em,
+                               d->qm, d->nl, &d->nl_n);
+    d->nl_t = 0;
+    d->dm[words] = d->em[words] = d->qm[words] = 0;
+    d->wb = pos;
+    d->we = n - pos > words * 64 ? pos + words * 64 : n;
+}
+
+/* The delimiter ordinals the fast tokenizer locates (see there) into
+ * d->need: those bounding a stored field, a checked float64 field, or a
+ * run of checked int64 fields; the first d->n_front of them (the lower
+ * ordinals) are found from the record's start, the others from its end. */
+static void need_ordinals(const CsvReader *r, CsvCursor *d)
+{
+    const int nc = r->n_cols, last = nc - 1;
+    uint8_t *mark = d->need_mark;
+    memset(mark, 0, (size_t)nc);
+    for (int s = 0; s < d->n_store; s++) {
+        int k = d->store[s];
+        if (k > 0) mark[k - 1] = 1;
+        if (k < last) mark[k] = 1;
+    }
+    for (int g = 0; d->n_chk && g < d->n_runs; g++) {
+        int k0 = d->runs[2 * g], k1 = d->runs[2 * g + 1];
+        if (k0 > 0) mark[k0 - 1] = 1;
+        if (k1 < last) mark[k1] = 1;
+    }
+    for (int s = 0; s < d->n_chk; s++) {
+        int k = d->chk_cols[s];
+        if (d->chk[k] != 2) continue;
+        if (k > 0) mark[k - 1] = 1;
+        if (k < last) mark[k] = 1;
+    }
+    d->n_need = d->n_front = 0;
+    for (int j = 0; j < last; j++) {
+        if (!mark[j]) continue;
+        if (j <= (last - 1) / 2) d->n_front++;
+        d->need[d->n_need++] = j;
+    }
+    d->need_chk = d->n_chk;
+    d->need_ok = true;
+}
+
+/* Field k of the record [pos, end) whose delimiters are dp[] (ordinals
+ * k - 1 and k located). */
+#define FIELD_START(k) ((k) ? dp[(k) - 1] + 1 : pos)
+#define FIELD_END(k) ((k) < last ? dp[k] : end)
+
 /* Tokenize the plain records from d->pos into rows [row, max_rows) of the
  * batch, fields to the columns d->cols (NULL: not stored).  Stops, with
- * d->pos at its start, at the first record that is not plain or that the
- * list cannot show whole (the last before d->end); returns the new row
- * count. */
-static int64_t fast_rows(const CsvReader *r, CsvCursor *d, int64_t row,
-                         int64_t max_rows)
+ * d->pos at its start, at the first record that is not plain or that
+ * cannot be seen whole (the last before d->end, one longer than the
+ * window); returns the new row count. */
+static inline __attribute__((always_inline)) int64_t
+fast_rows_body(const CsvReader *r, CsvCursor *d, int64_t row, int64_t max_rows)
 {
     const uint8_t *p = r->p;
     const size_t n = d->end;
-    const int nc = r->n_cols, last = nc - 1;
+    const int last = r->n_cols - 1;
     const int *store = d->store;  /* the stored columns, ascending */
     const int n_store = d->n_store;
     CsvField *const *cols = d->cols;
-    size_t *idx = d->idx, *nl = d->nl;
-    int t = d->idx_t, have = d->idx_n, l = d->nl_t, nl_have = d->nl_n;
-    size_t pos = d->pos, clean = d->clean;
+    const uint64_t *dm = d->dm, *qm = d->qm;
+    const uint32_t *nl = d->nl;
+    int l = d->nl_t;
+    size_t pos = d->pos, *dp = d->dp;
     int64_t line = d->line;
     const int n_chk = d->n_chk, *chk_cols = d->chk_cols;
     const int n_runs = d->n_chk ? d->n_runs : 0, *runs = d->runs;
     const uint8_t *chk = d->chk, delim = r->delim;
     const size_t size = r->size;
+    int n_need, n_front;
+    const int *need;
     bool doubt = false;
-    size_t rec_start = 0;
-    if (!r->flatten || nc + 1 > IDX_CAP / 2) return row; /* very wide */
-    /* drop positions parse_record went past */
-    while (t < have && idx[t] < pos) t++;
-    while (l < nl_have && nl[l] < pos) l++;
-    if (t == have && d->scan_next < pos) d->scan_next = pos;
-    while (row < max_rows) {
-        size_t end;
-        if (have - t < nc + 1 || nl_have - l < 2) {
-            /* refill: keep the unused tails, list more */
-            if (d->scan_next >= n) break;
-            memmove(idx, idx + t, (size_t)(have - t) * sizeof *idx);
-            memmove(nl, nl + l, (size_t)(nl_have - l) * sizeof *nl);
-            have -= t;
-            nl_have -= l;
-            t = l = 0;
-            {
-                size_t before = d->scan_next;
-                have = r->flatten(p, n, r->delim, d->scan_next, idx, have, nl,
-                                  &nl_have, &d->scan_next);
-                if (d->scan_next == before) break; /* full: a huge record */
+    if (!r->flatten) return row;
+    if (!d->need_ok || d->need_chk != d->n_chk) need_ordinals(r, d);
+    n_need = d->n_need;
+    n_front = d->n_front;
+    need = d->need;
+    /* the window in locals (the stores below may alias d for the compiler) */
+    size_t wb = d->wb, we = d->we;
+    int nl_n = d->nl_n;
+    size_t *row_pos = d->row_pos;
+    int64_t *row_line = d->row_line;
+    while (row < max_rows && pos < n) {
+        size_t end, rel, w, sh;
+        uint64_t m, q;
+        if (pos < wb || pos >= we) {
+            window_fill(r, d, pos);
+            l = 0;
+            wb = d->wb;
+            we = d->we;
+            nl_n = d->nl_n;
+        }
+        /* the line end: the next one listed */
+        rel = pos - wb;
+        while (l < nl_n && nl[l] < rel) l++;
+        if (l == nl_n) {
+            if (we >= n || wb == pos) break; /* the last record, or huge */
+            window_fill(r, d, pos);
+            l = 0;
+            wb = d->wb;
+            we = d->we;
+            nl_n = d->nl_n;
+            continue;
+        }
+        end = wb + nl[l];
+        w = rel >> 6;
+        sh = rel & 63;
+        if (end - pos < 64) {
+            /* the usual record: the 64 bits from pos on (the window has a
+             * zero word after its last one) */
+#define BITS64(a) (((a)[w] >> sh) | (((a)[w + 1] << 1) << (63 - sh)))
+            int eo = (int)(end - pos);
+            uint64_t below = ((uint64_t)1 << eo) - 1, dd = BITS64(dm) & below;
+            q = BITS64(qm) & below;
+#undef BITS64
+            if (q || eo == 0 || __builtin_popcountll(dd) != last) break;
+            m = dd;
+            for (int i = 0, c = 0; i < n_front; i++) {
+                int j = need[i];
+                for (; c < j; c++) m &= m - 1;
+                dp[j] = pos + (size_t)__builtin_ctzll(m);
             }
-            continue;
+            m = dd;
+            for (int i = n_need - 1, c = last - 1; i >= n_front; i--) {
+                int j = need[i];
+                for (; c > j; c--) m ^= (uint64_t)1 << (63 - __builtin_clzll(m));
+                dp[j] = pos + (size_t)(63 - __builtin_clzll(m));
+            }
+        } else {
+            /* a longer record: the words it spans */
+            size_t rend = end - wb, w1 = rend >> 6;
+            int cnt;
+            m = ~(uint64_t)0 << sh;
+            q = qm[w] & m;
+            cnt = __builtin_popcountll(dm[w] & m);
+            for (size_t v = w + 1; v < w1; v++) {
+                q |= qm[v];
+                cnt += __builtin_popcountll(dm[v]);
+            }
+            m = ((uint64_t)1 << (rend & 63)) - 1;
+            q |= qm[w1] & m;
+            cnt += __builtin_popcountll(dm[w1] & m);
+            if (q || cnt != last) break;
+            /* the delimiters needed: the lower ones from the start ... */
+            if (n_front) {
+                int c = 0; /* ordinal of m's lowest set bit */
+                size_t v = w;
+                m = dm[v] & (~(uint64_t)0 << sh);
+                for (int i = 0; i < n_front; i++) {
+                    int j = need[i], pc;
+                    while ((pc = __builtin_popcountll(m)) <= j - c) {
+                        c += pc;
+                        m = dm[++v];
+                    }
+                    for (; c < j; c++) m &= m - 1;
+                    dp[j] = wb + (v << 6) + (size_t)__builtin_ctzll(m);
+                }
+            }
+            /* ... the upper ones from the end */
+            if (n_need > n_front) {
+                int c = last - 1; /* ordinal of m's highest set bit */
+                size_t v = w1;
+                m = dm[v] & (((uint64_t)1 << (rend & 63)) - 1);
+                for (int i = n_need - 1; i >= n_front; i--) {
+                    int j = need[i], pc;
+                    while ((pc = __builtin_popcountll(m)) <= c - j) {
+                        c -= pc;
+                        m = dm[--v];
+                    }
+                    for (; c > j; c--) m ^= (uint64_t)1 << (63 - __builtin_clzll(m));
+                    dp[j] = wb + (v << 6) + (size_t)(63 - __builtin_clzll(m));
+                }
+            }
         }
-        /* plain: the line end is the nc-th special byte (so the others are
-         * delimiters), no quote in between, not a blank line */
-        end = nl[l];
-        if (idx[t + last] != end || end == pos) break;
-        rec_start = pos;
-        if (clean <= end) {
-            size_t from = clean > pos ? clean : pos, lim;
-            const uint8_t *q;
-            if (clean >= pos && clean < n && p[clean] == '"') break; /* quoted */
-            /* look ahead for the next quote, a stretch at a time */
-            lim = from + QUOTE_STRETCH > end + 1 ? from + QUOTE_STRETCH : end + 1;
-            if (lim > n) lim = n;
-            q = memchr(p + from, '"', lim - from);
-            clean = q ? (size_t)(q - p) : lim;
-            continue;
-        }
-        if (n > UINT32_MAX && end - pos > UINT32_MAX) break; /* huge field */
         for (int s = 0; s < n_store; s++) {
             int k = store[s];
-            size_t start = k ? idx[t + k - 1] + 1 : pos;
-            cols[k][row] = (CsvField){start, (uint32_t)(idx[t + k] - start), 0};
+            size_t start = FIELD_START(k);
+            cols[k][row] = (CsvField){start, (uint32_t)(FIELD_END(k) - start), 0};
         }
         for (int g = 0; g < n_runs; g++) {
             /* a run of adjacent int64 columns: one look at its span */
             int k0 = runs[2 * g], k1 = runs[2 * g + 1];
-            size_t a = k0 ? idx[t + k0 - 1] + 1 : pos, b = idx[t + k1];
+            size_t a = FIELD_START(k0), b = FIELD_END(k1);
             if (b - a <= 16 && size - a >= 16 && span_digits(p + a, b - a, delim))
                 continue;
             for (int k = k0; k <= k1; k++) {
-                size_t start = k ? idx[t + k - 1] + 1 : pos;
-                uint32_t len = (uint32_t)(idx[t + k] - start);
-                if (!plain_i64_fast(p + start, len, size - start)) {
-                    CsvField f = {start, len, 0};
+                /* the run's inner delimiters were not located */
+                const uint8_t *e = memchr(p + a, delim, b - a);
+                size_t fe = e ? (size_t)(e - p) : b;
+                uint32_t len = (uint32_t)(fe - a);
+                if (!plain_i64_fast(p + a, len, size - a)) {
+                    CsvField f = {a, len, 0};
                     doubt |= !field_null(r, &f);
                 }
+                a = fe + 1;
             }
         }
         for (int s = 0; s < n_chk; s++) {
             int k = chk_cols[s];
-            size_t start = k ? idx[t + k - 1] + 1 : pos;
-            uint32_t len = (uint32_t)(idx[t + k] - start);
-            if (chk[k] == 2 && !plain_f64(p + start, len)) {
+            size_t start;
+            uint32_t len;
+            if (chk[k] != 2) continue;
+            start = FIELD_START(k);
+            len = (uint32_t)(FIELD_END(k) - start);
+            if (!plain_f64(p + start, len)) {
                 CsvField f = {start, len, 0};
                 doubt |= !field_null(r, &f);
             }
         }
-        t += nc;
-        l++;
+        row_pos[row] = pos;
+        row_line[row++] = line++;
         pos = end + 1;
-        if (p[end] == '\r' && pos < n && p[pos] == '\n') { /* CRLF */
-            t++;
-            l++;
-            pos++;
-        }
-        d->row_pos[row] = rec_start;
-        d->row_line[row++] = line++;
+        if (p[end] == '\r' && pos < n && p[pos] == '\n') pos++; /* CRLF */
     }
-    d->idx_t = t;
-    d->idx_n = have;
     d->nl_t = l;
-    d->nl_n = nl_have;
-    d->clean = clean;
     d->pos = pos;
     d->line = line;
     d->doubt |= doubt;
     return row;
+}
+#undef FIELD_START
+#undef FIELD_END
+
+#if CSV_X86
+/* fast_rows_body with the CPU's popcount (the AVX2 mode checked for it). */
+AVX2_ATTR static int64_t fast_rows_avx2(const CsvReader *r, CsvCursor *d,
+                                        int64_t row, int64_t max_rows)
+{
+    return fast_rows_body(r, d, row, max_rows);
+}
+#endif
+
+/* See fast_rows_body. */
+static int64_t fast_rows(const CsvReader *r, CsvCursor *d, int64_t row,
+                         int64_t max_rows)
+{
+#if CSV_X86
+    if (r->flatten == flatten_avx2) return fast_rows_avx2(r, d, row, max_rows);
+#endif
+    return fast_rows_body(r, d, row, max_rows);
 }
 
 /* Parse the record at *pos.  Stores at most max_fields fields in out, field
@@ -1542,10 +1674,17 @@ static TlStatus cursor_init(const CsvReader *r, CsvCursor *d, TlError *err)
     d->cols = tl_calloc((size_t)r->n_cols + 1, sizeof *d->cols);
     d->rec = tl_malloc(((size_t)r->n_cols + 1) * sizeof *d->rec);
     d->store = tl_malloc(((size_t)r->n_cols + 1) * sizeof *d->store);
-    d->idx = tl_malloc(IDX_CAP * sizeof *d->idx);
-    d->nl = tl_malloc(IDX_CAP * sizeof *d->nl);
-    if (!d->cols || !d->rec || !d->store || !d->idx || !d->nl)
+    d->dm = tl_malloc(3 * (WIN_WORDS + 1) * sizeof *d->dm);
+    d->dp = tl_malloc(((size_t)r->n_cols + 1) * sizeof *d->dp);
+    d->need = tl_malloc(((size_t)r->n_cols + 1) * sizeof *d->need);
+    d->need_mark = tl_malloc((size_t)r->n_cols + 1);
+    if (!d->cols || !d->rec || !d->store || !d->dm || !d->dp || !d->need ||
+        !d->need_mark)
         return tl_error_oom(err);
+    d->nl = tl_malloc(NL_CAP * sizeof *d->nl);
+    if (!d->nl) return tl_error_oom(err);
+    d->em = d->dm + WIN_WORDS + 1;
+    d->qm = d->em + WIN_WORDS + 1;
     return TL_OK;
 }
 
@@ -1555,8 +1694,11 @@ static void cursor_free(CsvCursor *d)
     tl_free(d->cols);
     tl_free(d->rec);
     tl_free(d->store);
-    tl_free(d->idx);
+    tl_free(d->dm);
     tl_free(d->nl);
+    tl_free(d->dp);
+    tl_free(d->need);
+    tl_free(d->need_mark);
     tl_free(d->fields);
     tl_free(d->row_line);
     tl_free(d->row_pos);
@@ -1576,6 +1718,7 @@ static void cursor_store(const CsvReader *r, CsvCursor *d, const bool *want)
 {
     d->n_store = 0;
     d->n_rows = 0;
+    d->need_ok = false;
     for (int c = 0; c < r->n_cols; c++) {
         d->cols[c] = NULL;
         if (want && want[c]) {
@@ -1633,9 +1776,9 @@ static void cursor_seek(CsvCursor *d, size_t pos, size_t end, int64_t line)
     d->end = end;
     d->line = line;
     d->blank_until = 0;
-    d->idx_t = d->idx_n = d->nl_t = d->nl_n = 0;
-    d->scan_next = pos;
-    d->clean = pos;
+    d->wb = d->we = 0;
+    d->nl_t = d->nl_n = 0;
+    d->need_ok = false;
     d->n_rows = 0;
     d->batch_start = pos;
     d->batch_end = pos;

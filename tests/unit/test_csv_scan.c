@@ -6,7 +6,8 @@
  * path takes or hands back: plain records, quoted fields with delimiters
  * and line ends inside, doubled quotes, LF / CRLF / lone CR line ends,
  * blank lines, ragged records, a missing last line end, long fields across
- * 64-byte blocks, and inputs longer than one position list.  Plus number
+ * 64-byte blocks, records longer than the mask window, and projections
+ * of every shape (the fast path locates only the fields it keeps).  Plus number
  * parsing against strtod/strtoll and integer formatting against printf
  * (lib/core/text.c fast paths).
  */
@@ -196,6 +197,87 @@ TL_TEST(test_random_inputs)
     }
 }
 
+/* Read path with only the columns cols[0..n) (tu_read with a projection). */
+static TlStatus read_proj(const char *path, const int *cols, int n, char *out,
+                          size_t cap)
+{
+    TlReader *r = NULL;
+    TlReadOptions dflt = {0};
+    TlStatus st;
+    out[0] = '\0';
+    err.code = 0;
+    err.msg[0] = '\0';
+    st = tl_reader_open(path, &dflt, NULL, &r, &err);
+    if (st != TL_OK) return st;
+    st = tl_reader_project(r, cols, n, &err);
+    for (; st == TL_OK;) {
+        TlBatch *b = NULL;
+        st = tl_reader_next(r, &b, &err);
+        if (st != TL_OK || !b) break;
+        tu_batch(out, cap, b);
+        tl_batch_free(b);
+    }
+    tl_reader_close(r);
+    return st;
+}
+
+TL_TEST(test_projections_in_every_mode)
+{
+    /* the fast tokenizer locates only the delimiters bounding projected
+     * fields (from a record's start or its end): every subset shape, on
+     * records within one 64-byte word, across several, and longer than
+     * the 16 KiB mask window */
+    char label[96], msg0[sizeof err.msg];
+    int cols[8];
+    for (int it = 0; it < 300; it++) {
+        int nc = 1 + (int)rnd(it % 4 == 0 ? 30 : 9), n = 0;
+        size_t len = random_csv(',', nc, (int)rnd(it % 10 == 0 ? 1500 : 80),
+                                (int)rnd(3));
+        const char *path;
+        TlStatus st0, st;
+        if (it % 25 == 0) {
+            /* a record longer than the window: one huge field */
+            size_t at = len;
+            for (int c = 0; c < nc; c++) {
+                if (c) at = put(at, ",");
+                if (c == nc / 2)
+                    for (int i = 0; i < 20000 && at + 1 < sizeof text; i++)
+                        text[at++] = (char)('a' + i % 26);
+                else
+                    at = put(at, "7");
+            }
+            at = put(at, "\n");
+            at = put(at, "1");
+            for (int c = 1; c < nc; c++) at = put(at, ",2");
+            at = put(at, "\n");
+            len = at;
+        }
+        path = tu_file("proj.csv", text, (long)len);
+        switch (it % 5) {
+        case 0: cols[n++] = nc - 1; break;                 /* the last */
+        case 1: cols[n++] = 0; break;                      /* the first */
+        case 2: cols[n++] = (int)rnd((unsigned)nc); break; /* any one */
+        default:
+            for (int k = 0; k < 1 + (int)rnd(6); k++) cols[n++] = (int)rnd((unsigned)nc);
+        }
+        tl_csv_scan_mode(0);
+        st0 = read_proj(path, cols, n, ref, sizeof ref);
+        snprintf(msg0, sizeof msg0, "%s", err.msg);
+        for (int mode = 1; mode <= 3; mode++) {
+            tl_csv_scan_mode(mode);
+            st = read_proj(path, cols, n, got, sizeof got);
+            snprintf(label, sizeof label, "projection %d (%d cols, mode %d)", it, nc, mode);
+            if (st != st0 || strcmp(got, ref) != 0 || strcmp(err.msg, msg0) != 0) {
+                fprintf(stderr, "%s differs (status %d vs %d, \"%s\" vs \"%s\")\n",
+                        label, (int)st, (int)st0, err.msg, msg0);
+                CHECK(false);
+                break;
+            }
+        }
+    }
+    tl_csv_scan_mode(-1);
+}
+
 TL_TEST(test_parse_numbers_match_libc)
 {
     char s[40];
@@ -341,6 +423,7 @@ int main(void)
     TL_RUN(test_fixed_shapes);
     TL_RUN(test_crlf_at_every_block_offset);
     TL_RUN(test_random_inputs);
+    TL_RUN(test_projections_in_every_mode);
     TL_RUN(test_parse_numbers_match_libc);
     TL_RUN(test_float_column_matches_strtod);
     TL_RUN(test_int_column_matches_strtoll);
