@@ -43,6 +43,10 @@ typedef struct TlReaderOps {
 struct TlReader {
     const TlReaderOps *ops;
     TlReaderStats stats;
+    /* set by tl_reader_open (NULL/zero otherwise): what tl_reader_locate
+     * reopens; loc_opt's pointers are the caller's (they outlive the run) */
+    char *loc_path;
+    TlReadOptions loc_opt;
 };
 
 /* Every format's decoder starts with this (tl_decoder_free dispatches). */

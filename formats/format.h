@@ -109,6 +109,17 @@ TlStatus tl_reader_widen(TlReader *r, const TlSchema *widen, TlError *err);
  * batches, converted columns) and `bytes` input bytes (consumer, in order). */
 void tl_reader_count(TlReader *r, int64_t rows, int64_t bytes);
 
+/* Where record `rec` (0-based, in the order the reader delivers records:
+ * the rows of its batches) of r's input starts: its physical line
+ * (1-based) in *line, and in *name the input's name as data errors give it
+ * ("<stdin>" for "-"; lives as long as r).  When the input has at most rec
+ * records, *line = 0 and *n_records is how many it has.  For error messages only: it reopens
+ * the input (as tl_reader_open did for r) and reads it serially from the
+ * start (formats/locate.c); r itself is not touched.  TL_ERR_USAGE when r
+ * was not made by tl_reader_open or cannot be split into morsels. */
+TlStatus tl_reader_locate(const TlReader *r, int64_t rec, int64_t *line,
+                          int64_t *n_records, const char **name, TlError *err);
+
 /* ------------------------------------------------- late materialization
  *
  * A reader that can convert columns late decodes a morsel in two steps, so

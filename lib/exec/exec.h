@@ -143,6 +143,16 @@ TlStatus tl_op_topn_by_new(TlOperator *child, const TlExprArena *ea,
  * the row (--sorted).  Call before the first next(). */
 void tl_op_agg_set_sorted(TlOperator *op, bool check);
 
+/* For the --sorted check's message: the aggregate's input rows are, one to
+ * one and in order, the records of these readers' inputs (concatenated);
+ * the error then names the file and line of the offending record
+ * (tl_reader_locate).  Without this call (a filter, a join... below) it
+ * names the row number of the aggregate's input.  readers are borrowed
+ * for the operator's life; the array is copied. */
+typedef struct TlReader TlReader;
+TlStatus tl_op_agg_set_source(TlOperator *op, TlReader *const *readers,
+                              int n_readers, TlError *err);
+
 /* Stable sort by keys (expressions over the child schema); desc[i] and
  * nulls_first[i] per key.  Ascending puts nulls last by default; strings by
  * bytes; NaN after every float; -0.0 equals 0.0.  limit >= 0: only the first

@@ -127,6 +127,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../../formats/format.h"
 #include "../../kernels/hash.h"
 #include "../core/pool.h"
 #include "../core/text.h"
@@ -177,6 +178,8 @@ typedef struct AggOp {
     bool check;               /* --sorted: a reappearing key is an error */
     uint32_t prev_id;         /* group of the last run (check) */
     int64_t rows_seen;        /* input rows before this batch (check) */
+    TlReader **src;           /* check: the inputs whose records the rows are */
+    int n_src;
     uint32_t *starts;         /* per batch: first rows of key runs */
     uint32_t *run_ids;
     int64_t starts_cap;
@@ -287,6 +290,29 @@ static void mark_breaks(const TlArray *a, int64_t n, uint8_t *brk)
 
 static void group_text(AggOp *a, uint32_t gid, char *buf, size_t cap);
 
+/* The --sorted violation of key kv at input row `row` (0-based): "FILE:LINE:
+ * --sorted: ..." when the rows are an input's records (tl_op_agg_set_source;
+ * the reader finds the line), else the row number of the aggregate's
+ * input, said as such. */
+static TlStatus sorted_error(AggOp *a, const char *kv, int64_t row, TlError *err)
+{
+    int64_t rec = row;
+    for (int i = 0; i < a->n_src; i++) {
+        int64_t line = 0, n = 0;
+        const char *name = NULL;
+        TlError e2;
+        if (tl_reader_locate(a->src[i], rec, &line, &n, &name, &e2) != TL_OK) break;
+        if (line > 0)
+            return tl_error(err, TL_ERR_DATA, "%s:%lld: --sorted: key %s "
+                            "reappears after its run ended", name,
+                            (long long)line, kv);
+        rec -= n;
+    }
+    return tl_error(err, TL_ERR_DATA, "--sorted: key %s reappears at row %lld "
+                    "of the group-by's input after its run ended", kv,
+                    (long long)row + 1);
+}
+
 /* --sorted: every run head of this batch (a->run_ids[0..r), first rows
  * a->starts) opens the next group or continues the previous run's group;
  * otherwise its key came back after its run ended. */
@@ -307,9 +333,7 @@ static TlStatus check_runs(AggOp *a, int64_t r, TlError *err)
         group_text(a, id, where, sizeof where);
         /* " in group k=v" -> "k=v" */
         const char *kv = strncmp(where, " in group ", 10) == 0 ? where + 10 : where;
-        return tl_error(err, TL_ERR_DATA, "--sorted: key %s reappears at row "
-                        "%lld after its run ended", kv,
-                        (long long)(a->rows_seen + a->starts[j] + 1));
+        return sorted_error(a, kv, a->rows_seen + a->starts[j], err);
     }
     return TL_OK;
 }
@@ -1489,6 +1513,7 @@ static void agg_free(TlOperator *op)
     tl_free(a->specs);
     tl_free(a->starts);
     tl_free(a->run_ids);
+    tl_free(a->src);
     tl_free(a);
 }
 
@@ -1500,6 +1525,20 @@ void tl_op_agg_set_sorted(TlOperator *op, bool check)
     a->clustered = true;
     a->check = check;
     a->prev_id = UINT32_MAX;
+}
+
+/* See exec.h. */
+TlStatus tl_op_agg_set_source(TlOperator *op, TlReader *const *readers,
+                              int n_readers, TlError *err)
+{
+    AggOp *a = (AggOp *)op;
+    TlReader **v = tl_malloc(((size_t)n_readers + 1) * sizeof *v);
+    if (!v) return tl_error_oom(err);
+    for (int i = 0; i < n_readers; i++) v[i] = readers[i];
+    tl_free(a->src);
+    a->src = v;
+    a->n_src = n_readers;
+    return TL_OK;
 }
 
 /* A numeric literal (possibly under casts) at id, into *v. */

@@ -111,6 +111,21 @@ static int64_t est_bytes(const TlPlan *p, TlPlanId id)
     return sum;
 }
 
+/* --sorted: when the aggregate n's input rows are its scan's records one
+ * to one (only projections between), hand the scan's readers to it so the
+ * check's message names file and line (tl_op_agg_set_source). */
+static TlStatus sorted_source(const TlPlan *p, const TlPlanNode *n,
+                              TlOperator *op, TlError *err)
+{
+    const TlPlanNode *c = tl_plan_node(p, n->child);
+    while (c->kind == TL_PLAN_PROJECT) c = tl_plan_node(p, c->child);
+    if (c->kind != TL_PLAN_SCAN || c->n_in == 0) return TL_OK;
+    TlReader *r[64];
+    int k = c->n_in < 64 ? (int)c->n_in : 64;
+    for (int i = 0; i < k; i++) r[i] = p->inputs[c->in0 + (uint32_t)i].reader;
+    return tl_op_agg_set_source(op, r, k, err);
+}
+
 /* The aggregate n's child is a sort on exactly its keys (plain columns, in
  * the same order; directions do not matter: equal keys are adjacent). */
 static bool sorted_on_keys(const TlPlan *p, const TlPlanNode *n)
@@ -179,8 +194,11 @@ static TlStatus build(TlPlan *p, TlPlanId id, TlExecStats *stats,
         st = tl_op_agg_new(child, &p->ea, id_list(p, n.exprs, n.n_exprs),
                            (int)n.n_exprs, id_list(p, n.aggs, n.n_aggs),
                            (int)n.n_aggs, n.schema, &op, err);
-        if (st == TL_OK && n.sorted) tl_op_agg_set_sorted(op, true);
-        else if (st == TL_OK && sorted_on_keys(p, &n))
+        if (st == TL_OK && n.sorted) {
+            tl_op_agg_set_sorted(op, true);
+            st = sorted_source(p, &n, op, err);
+            if (st != TL_OK) op->free(op);
+        } else if (st == TL_OK && sorted_on_keys(p, &n))
             tl_op_agg_set_sorted(op, false);
         break;
     case TL_PLAN_SORT: {

@@ -238,7 +238,7 @@ clustered() {
     [ "$output" = "$want" ] || { show; return 1; }
 }
 
-@test "--sorted: a key that comes back after its run ended is a data error naming the row" {
+@test "--sorted: a key that comes back after its run ended is a data error naming file and line" {
     write sales.csv <<'EOF'
 region,qty
 north,1
@@ -250,14 +250,14 @@ south,6
 north,7
 EOF
     run_tally sales.csv --sorted --group-by region --agg 'n = count()' -o out.csv
-    assert_err 1 'tally: --sorted: key region=south reappears at row 6 after its run ended'
+    assert_err 1 'tally: sales.csv:7: --sorted: key region=south reappears after its run ended'
     assert_only_files sales.csv
     TALLY_BATCH_ROWS=2 run_tally sales.csv --sorted --group-by region --agg 'n = count()'
-    assert_err 1 'tally: --sorted: key region=south reappears at row 6 after its run ended'
+    assert_err 1 'tally: sales.csv:7: --sorted: key region=south reappears after its run ended'
     # two keys: (north, 1) comes back at row 4
     printf 'a,b\nnorth,1\nnorth,2\nnorth,2\nnorth,1\n' > two.csv
     run_tally two.csv --sorted --group-by a,b --agg 'n = count()'
-    assert_err 1 'tally: --sorted: key a=north, b=1 reappears at row 4 after its run ended'
+    assert_err 1 'tally: two.csv:5: --sorted: key a=north, b=1 reappears after its run ended'
     # without --sorted the same input is simply grouped
     assert_run_out sales.csv --group-by region --agg 'n = count()' <<'EOF'
 region,n

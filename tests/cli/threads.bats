@@ -130,6 +130,6 @@ h2o() {
     printf 'k\na\na\nb\na\n' > r.csv
     for t in 1 2 8; do
         TALLY_BATCH_ROWS=2 run_tally r.csv --sorted --group-by k --agg 'n = count()' --threads "$t"
-        assert_err 1 'tally: --sorted: key k=a reappears at row 4 after its run ended'
+        assert_err 1 'tally: r.csv:5: --sorted: key k=a reappears after its run ended'
     done
 }
