@@ -26,6 +26,35 @@
  * file is cached (keyed by path, size and an XXH3 hash of the compressed
  * bytes) so a restart does not decompress it again.
  *
+ * Streaming (zstd whose frames all announce their content size, the
+ * usual case for files the zstd tool wrote): the decompressed size F is
+ * known before a byte is decompressed, so the output buffer is one
+ * anonymous mapping of F bytes (plus slack for a lying frame) whose
+ * address never moves, and a decompressor thread of its own (not a pool
+ * task: readers block on it) fills it while the readers already parse:
+ *
+ *   opener: ZSTD_findDecompressedSize -> mmap F -> first step here (so
+ *           libzstd's allocations happen on the opening thread, which
+ *           keeps TALLY_FAIL_ALLOC deterministic) -> thread
+ *   thread: ZSTD_decompressStream 1 MiB of output at a time; after each
+ *           step `ready` (bytes decompressed) is published under the
+ *           stream's mutex and waiters are woken; the end is DONE or
+ *           FAILED with the same message the whole-buffer path gives
+ *   readers: tl_input_wait(b, want) blocks until `want` bytes are ready
+ *           (or the stream failed); tl_input_finish waits for the end.
+ *
+ * The buffer is a TlBuf of size F from the start (readers see the final
+ * size; they must not read bytes before waiting for them: see fmt_impl.h).
+ * Its last release cancels and joins the thread.  Every live stream is in a
+ * registry so tl_input_check_streams (tl_writer_finish) can report a
+ * stream that fails after a run stopped reading early (--head): the
+ * result is then an error, as when the whole input was decompressed at
+ * open.  Streams whose size is not announced (gzip, zstd written by a
+ * pipe, and anything ZSTD_findDecompressedSize cannot walk: truncated or
+ * corrupt frame headers) are decompressed whole as before.  Inputs under
+ * 1 MiB too.  TALLY_NO_STREAM=1 turns streaming off; TALLY_STREAM_STEP=N
+ * (tests) streams every zstd input in steps of N bytes.
+ *
  * Writing: a TlCompressor wraps deflate (gzip header, level 1-9) or
  * ZSTD_compressStream2 (checksummed frame, level 1-22) and hands the
  * compressed chunks to an emit callback.
@@ -34,7 +63,10 @@
 #include "fmt_impl.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 #include <strings.h>
 #include <xxhash.h>
 #include <zlib.h>
@@ -294,6 +326,307 @@ TlStatus tl_decompress(TlCompression c, const char *name, const uint8_t *src,
     return st;
 }
 
+/* ----------------------------------------------------------- streaming */
+
+#define STREAM_STEP ((size_t)1 << 20)   /* output per decompression step */
+#define STREAM_SLACK ((size_t)1 << 20)  /* room past the announced size */
+#define STREAM_MIN ((size_t)1 << 20)    /* smaller outputs: whole, at once */
+
+enum { ST_RUNNING, ST_DONE, ST_FAILED };
+
+typedef struct Stream {
+    TlBuf *raw;               /* the compressed bytes (a reference) */
+    char *name;               /* for messages */
+    uint8_t *data;            /* map_size bytes mapped; the first size used */
+    size_t size, map_size;
+    size_t step;              /* output per step (STREAM_STEP) */
+    ZSTD_DCtx *dctx;          /* the thread's after the start */
+    ZSTD_inBuffer in;
+    size_t out_pos;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    size_t ready;             /* under mu; also read atomically */
+    int state;                /* under mu; also read atomically */
+    TlError err;              /* ST_FAILED: why (written before state) */
+    int cancel;               /* atomic: the buffer is going away */
+    pthread_t thread;
+    bool started;
+    struct Stream *next;      /* the registry */
+} Stream;
+
+static pthread_mutex_t g_streams_mu = PTHREAD_MUTEX_INITIALIZER;
+static Stream *g_streams;
+
+/* One ZSTD_decompressStream call with at most s->step bytes of output
+ * room: 0 more to do, 1 the stream ended well, -1 failed (*err).  The
+ * messages are unzstd's. */
+static int stream_step(Stream *s, TlError *err)
+{
+    size_t room = s->map_size - s->out_pos, ret;
+    ZSTD_outBuffer out;
+    out.dst = s->data;
+    out.pos = s->out_pos;
+    out.size = s->out_pos + (room < s->step ? room : s->step);
+    ret = ZSTD_decompressStream(s->dctx, &out, &s->in);
+    s->out_pos = out.pos;
+    if (ZSTD_isError(ret)) {
+        if (ZSTD_getErrorCode(ret) == ZSTD_error_memory_allocation) tl_error_oom(err);
+        else
+            tl_error(err, TL_ERR_DATA, "\"%s\": corrupt zstd data in the block "
+                     "or frame at byte %zu: %s", s->name, s->in.pos,
+                     ZSTD_getErrorName(ret));
+        return -1;
+    }
+    if (ret == 0 && s->in.pos == s->in.size) {
+        if (s->out_pos == s->size) return 1;
+        tl_error(err, TL_ERR_DATA, "\"%s\": corrupt zstd data: the frames hold "
+                 "%zu bytes, their headers announce %zu", s->name, s->out_pos, s->size);
+        return -1;
+    }
+    if (ret != 0 && s->in.pos == s->in.size && out.pos < out.size) {
+        tl_error(err, TL_ERR_DATA, "\"%s\": truncated zstd stream: it ends at byte "
+                 "%zu, inside a frame", s->name, s->in.size);
+        return -1;
+    }
+    if (s->out_pos == s->map_size) {
+        tl_error(err, TL_ERR_DATA, "\"%s\": corrupt zstd data in the block or frame "
+                 "at byte %zu: more data than the frame headers announce",
+                 s->name, s->in.pos);
+        return -1;
+    }
+    return 0;
+}
+
+/* The stream failed (err): decompress it whole to get the message the
+ * whole-buffer path gives, which is what users saw before streaming
+ * (libzstd reports a corrupt frame at a different offset when it decodes
+ * it into a small output buffer than into one big enough for the frame). */
+static void stream_error(Stream *s, TlError *err)
+{
+    TlBuf *tmp = NULL;
+    TlError whole;
+    if (err->code == TL_ERR_OOM) return;
+    if (tl_decompress(TL_COMP_ZSTD, s->name, s->raw->data, s->raw->size, &tmp,
+                      &whole) != TL_OK)
+        *err = whole;
+    tl_buf_release(tmp);
+}
+
+/* Publish a step's outcome (rc as stream_step) and wake the waiters. */
+static void stream_publish(Stream *s, int rc, const TlError *err)
+{
+    pthread_mutex_lock(&s->mu);
+    if (rc < 0) s->err = *err;
+    __atomic_store_n(&s->ready, s->out_pos < s->size ? s->out_pos : s->size,
+                     __ATOMIC_RELEASE);
+    if (rc) __atomic_store_n(&s->state, rc > 0 ? ST_DONE : ST_FAILED, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+}
+
+static void *stream_main(void *arg)
+{
+    Stream *s = arg;
+    TlError err;
+    int rc = 0;
+    memset(&err, 0, sizeof err);
+    while (rc == 0) {
+        if (__atomic_load_n(&s->cancel, __ATOMIC_ACQUIRE)) {
+            rc = -1;
+            tl_error(&err, TL_ERR_DATA, "\"%s\": decompression cancelled", s->name);
+        } else {
+            rc = stream_step(s, &err);
+            if (rc < 0) stream_error(s, &err);
+        }
+        stream_publish(s, rc, &err);
+    }
+    return NULL;
+}
+
+static void stream_free(Stream *s)
+{
+    if (s->started) {
+        __atomic_store_n(&s->cancel, 1, __ATOMIC_RELEASE);
+        pthread_join(s->thread, NULL);
+    }
+    pthread_mutex_lock(&g_streams_mu);
+    for (Stream **pp = &g_streams; *pp; pp = &(*pp)->next)
+        if (*pp == s) {
+            *pp = s->next;
+            break;
+        }
+    pthread_mutex_unlock(&g_streams_mu);
+    pthread_cond_destroy(&s->cv);
+    pthread_mutex_destroy(&s->mu);
+    ZSTD_freeDCtx(s->dctx);
+    if (s->data) munmap(s->data, s->map_size);
+    tl_buf_release(s->raw);
+    tl_free(s->name);
+    tl_free(s);
+}
+
+static void stream_release(void *owner, uint8_t *data, size_t size)
+{
+    (void)data;
+    (void)size;
+    stream_free(owner);
+}
+
+/* The stream behind b, or NULL when b is an ordinary buffer. */
+static Stream *stream_of(const TlBuf *b)
+{
+    return b && b->release == stream_release ? b->owner : NULL;
+}
+
+/* Start streaming raw (zstd) when its frames announce their total size;
+ * *out NULL (and TL_OK) when they do not or the input is small, so the
+ * caller decompresses it whole.  raw is retained on success. */
+static TlStatus stream_start(TlCompression c, const char *name, TlBuf *raw,
+                             TlBuf **out, TlError *err)
+{
+    unsigned long long f;
+    Stream *s;
+    const char *env = getenv("TALLY_STREAM_STEP");
+    size_t step = STREAM_STEP, min = STREAM_MIN;
+    int rc;
+    *out = NULL;
+    if (c != TL_COMP_ZSTD || getenv("TALLY_NO_STREAM")) return TL_OK;
+    if (env && atol(env) > 0) {
+        /* tests: stream any size, in steps of this many bytes */
+        step = (size_t)atol(env);
+        min = 1;
+    }
+    if (raw->size < 4 || tl_compression_sniff(raw->data, raw->size) != TL_COMP_ZSTD)
+        return TL_OK;
+    f = ZSTD_findDecompressedSize(raw->data, raw->size);
+    if (f == ZSTD_CONTENTSIZE_UNKNOWN || f == ZSTD_CONTENTSIZE_ERROR ||
+        f < min || f > SIZE_MAX / 2)
+        return TL_OK;
+    s = tl_calloc(1, sizeof *s);
+    if (!s) return tl_error_oom(err);
+    s->size = (size_t)f;
+    s->step = step;
+    s->map_size = s->size + STREAM_SLACK;
+    s->name = tl_strdup(name);
+    s->dctx = ZSTD_createDCtx_advanced(zs_mem);
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->cv, NULL);
+    if (!s->name || !s->dctx) {
+        stream_free(s);
+        return tl_error_oom(err);
+    }
+    s->data = mmap(NULL, s->map_size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (s->data == MAP_FAILED) {
+        s->data = NULL;
+        stream_free(s);
+        return TL_OK; /* no room to map: decompress it whole */
+    }
+    s->raw = tl_buf_retain(raw);
+    s->in.src = raw->data;
+    s->in.size = raw->size;
+    /* the first step here: libzstd allocates its buffers on this thread */
+    rc = stream_step(s, err);
+    if (rc < 0) {
+        TlStatus st;
+        stream_error(s, err);
+        st = err->code;
+        stream_free(s);
+        return st;
+    }
+    s->ready = s->out_pos < s->size ? s->out_pos : s->size;
+    s->state = rc > 0 ? ST_DONE : ST_RUNNING;
+    *out = tl_buf_wrap(s->data, s->size, stream_release, s);
+    if (!*out) {
+        stream_free(s);
+        return tl_error_oom(err);
+    }
+    pthread_mutex_lock(&g_streams_mu);
+    s->next = g_streams;
+    g_streams = s;
+    pthread_mutex_unlock(&g_streams_mu);
+    if (rc == 0) {
+        if (pthread_create(&s->thread, NULL, stream_main, s) == 0) {
+            s->started = true;
+        } else {
+            /* no thread: finish here */
+            TlError e;
+            while (rc == 0) rc = stream_step(s, &e);
+            if (rc < 0) stream_error(s, &e);
+            stream_publish(s, rc, &e);
+        }
+    }
+    return TL_OK;
+}
+
+/* See fmt_impl.h. */
+bool tl_input_streaming(const TlBuf *b)
+{
+    Stream *s = stream_of(b);
+    return s && __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != ST_DONE;
+}
+
+/* See fmt_impl.h. */
+TlStatus tl_input_wait(const TlBuf *b, size_t want, size_t *ready, TlError *err)
+{
+    Stream *s = stream_of(b);
+    size_t got;
+    TlStatus st = TL_OK;
+    if (!s) {
+        if (ready) *ready = b ? b->size : 0;
+        return TL_OK;
+    }
+    if (want > s->size) want = s->size;
+    got = __atomic_load_n(&s->ready, __ATOMIC_ACQUIRE);
+    if (got < want) {
+        pthread_mutex_lock(&s->mu);
+        while (s->ready < want && s->state == ST_RUNNING)
+            pthread_cond_wait(&s->cv, &s->mu);
+        got = s->ready;
+        if (got < want && s->state == ST_FAILED) {
+            *err = s->err;
+            st = err->code;
+        }
+        pthread_mutex_unlock(&s->mu);
+    }
+    if (ready) *ready = got;
+    return st;
+}
+
+/* See fmt_impl.h. */
+TlStatus tl_input_finish(const TlBuf *b, TlError *err)
+{
+    Stream *s = stream_of(b);
+    TlStatus st = TL_OK;
+    if (!s) return TL_OK;
+    pthread_mutex_lock(&s->mu);
+    while (s->state == ST_RUNNING) pthread_cond_wait(&s->cv, &s->mu);
+    if (s->state == ST_FAILED) {
+        *err = s->err;
+        st = err->code;
+    }
+    pthread_mutex_unlock(&s->mu);
+    return st;
+}
+
+/* See compress.h. */
+TlStatus tl_input_check_streams(TlError *err)
+{
+    TlStatus st = TL_OK;
+    pthread_mutex_lock(&g_streams_mu);
+    for (Stream *s = g_streams; s && st == TL_OK; s = s->next) {
+        pthread_mutex_lock(&s->mu);
+        while (s->state == ST_RUNNING) pthread_cond_wait(&s->cv, &s->mu);
+        if (s->state == ST_FAILED) {
+            *err = s->err;
+            st = err->code;
+        }
+        pthread_mutex_unlock(&s->mu);
+    }
+    pthread_mutex_unlock(&g_streams_mu);
+    return st;
+}
+
 /* ------------------------------------------------------- the input hook */
 
 /* The last decompressed file, so a restart does not decompress it again. */
@@ -334,7 +667,9 @@ TlStatus tl_input_decompress(const char *path, TlBuf **buf, TlError *err)
         *buf = tl_buf_retain(g_cache.data);
         return TL_OK;
     }
-    st = tl_decompress(c, tl_input_name(path), raw->data, raw->size, &res, err);
+    st = stream_start(c, tl_input_name(path), raw, &res, err);
+    if (st == TL_OK && !res)
+        st = tl_decompress(c, tl_input_name(path), raw->data, raw->size, &res, err);
     tl_buf_release(raw);
     *buf = NULL;
     if (st != TL_OK) return st;
@@ -357,14 +692,22 @@ TlStatus tl_stdin_sniff(const char **fmt, TlError *err)
 {
     TlBuf *b = NULL;
     size_t i = 0;
-    TL_TRY(tl_input_load("-", &b, err));
-    if (b->size >= 3 && memcmp(b->data, "\xef\xbb\xbf", 3) == 0) i = 3;
-    while (i < b->size && (b->data[i] == ' ' || b->data[i] == '\t' ||
-                           b->data[i] == '\r' || b->data[i] == '\n'))
-        i++;
-    *fmt = i < b->size && b->data[i] == '{' ? "ndjson" : "csv";
+    size_t ready = 0;
+    TlStatus st = TL_OK;
+    TL_TRY(tl_input_load_stream("-", &b, err));
+    /* a streamed input: look only at bytes decompressed already */
+    st = tl_input_wait(b, 4, &ready, err);
+    if (st == TL_OK && ready >= 3 && memcmp(b->data, "\xef\xbb\xbf", 3) == 0) i = 3;
+    for (; st == TL_OK; i++) {
+        if (i >= ready && (st = tl_input_wait(b, i + 4096, &ready, err)) != TL_OK) break;
+        if (i >= ready) break;
+        if (b->data[i] != ' ' && b->data[i] != '\t' && b->data[i] != '\r' &&
+            b->data[i] != '\n')
+            break;
+    }
+    *fmt = st == TL_OK && i < ready && b->data[i] == '{' ? "ndjson" : "csv";
     tl_buf_release(b);
-    return TL_OK;
+    return st;
 }
 
 /* -------------------------------------------------------------- writing */

@@ -3,7 +3,9 @@
  *
  * Reading: tl_decompress turns a whole compressed buffer into one owned
  * buffer of its decompressed bytes (concatenated gzip members and
- * multi-frame zstd are read to the end).  tl_input_decompress is the hook
+ * multi-frame zstd are read to the end).  A zstd input whose frames
+ * announce their sizes is streamed instead: a thread of its own fills the
+ * buffer while readers parse what is ready (fmt_impl.h, tl_input_wait).  tl_input_decompress is the hook
  * tl_input_load calls: it picks the compression by the path's suffix
  * (".gz", ".zst") or, for standard input and unknown suffixes, by magic
  * bytes, and swaps the raw buffer for the decompressed one.
@@ -48,6 +50,11 @@ TlStatus tl_input_decompress(const char *path, TlBuf **buf, TlError *err);
 /* The format of standard input by its first non-blank byte (after
  * decompression): "ndjson" for '{', else "csv".  Loads (and caches) stdin. */
 TlStatus tl_stdin_sniff(const char **fmt, TlError *err);
+/* Wait until every streamed input of the process (formats/compress.c,
+ * "Streaming") is decompressed to its end; the first that failed gives its
+ * error (TL_ERR_DATA "...truncated/corrupt ... at byte N").  For the end of
+ * a run that may have stopped reading early (tl_writer_finish calls it). */
+TlStatus tl_input_check_streams(TlError *err);
 /* Drop the cached last decompressed file (tl_stdin_cache_free calls it). */
 void tl_compress_cache_free(void);
 

@@ -43,10 +43,11 @@ typedef struct TlReaderOps {
 struct TlReader {
     const TlReaderOps *ops;
     TlReaderStats stats;
-    /* set by tl_reader_open (NULL/zero otherwise): what tl_reader_locate
-     * reopens; loc_opt's pointers are the caller's (they outlive the run) */
-    char *loc_path;
-    TlReadOptions loc_opt;
+    /* the reader's input when it may be a stream (tl_input_wait), set by
+     * the format's open; format.c then reports a failed stream in place of
+     * a decode error (the stream's error comes first, as when the input
+     * was decompressed whole at open).  NULL: none. */
+    const TlBuf *input;
 };
 
 /* Every format's decoder starts with this (tl_decoder_free dispatches). */
@@ -78,6 +79,26 @@ bool tl_input_mapped(const TlBuf *b);
  * the input) faults the page in again from the file.  Nothing for heap
  * buffers.  Thread-safe. */
 void tl_input_drop(const TlBuf *b, size_t begin, size_t end);
+/* tl_input_load, except that a compressed input may come back still
+ * streaming (below): for readers that wait for their bytes. */
+TlStatus tl_input_load_stream(const char *path, TlBuf **out, TlError *err);
+/* Streamed inputs (compress.c, "Streaming").  A buffer from
+ * tl_input_load_stream may still be filling: its size is final, but only
+ * bytes reported ready may be read.  A reader's serial parts (open, split) wait for the bytes
+ * they need; a morsel is handed out only when its bytes and
+ * TL_INPUT_AHEAD bytes after it (or the input's end) are ready, so
+ * decoders, which may look a few bytes past a morsel (SIMD loads, a line
+ * end's next byte), never wait.  For ordinary buffers these return at once.
+ *
+ * tl_input_wait: block until at least want bytes (capped at b->size) are
+ * ready; *ready (may be NULL) gets the count.  Errors: the stream's (data
+ * error naming the file and byte offset, or OOM) when it failed before
+ * want.  tl_input_finish: wait for the end; the stream's error if it
+ * failed.  tl_input_streaming: b is a stream still being filled. */
+#define TL_INPUT_AHEAD ((size_t)64 << 10)
+TlStatus tl_input_wait(const TlBuf *b, size_t want, size_t *ready, TlError *err);
+TlStatus tl_input_finish(const TlBuf *b, TlError *err);
+bool tl_input_streaming(const TlBuf *b);
 /* The name data errors use for path: "<stdin>" for "-", else path. */
 const char *tl_input_name(const char *path);
 

@@ -134,8 +134,9 @@ static TlStatus read_all(int fd, const char *path, TlBuf **out, TlError *err)
 /* Load the whole input named path ("-" = standard input) as one buffer; an
  * owned reference is returned in *out.  Standard input is read once per
  * process and served from the cache afterwards.  Errors: TL_ERR_IO naming
- * the path (missing, unreadable, a directory), TL_ERR_OOM. */
-TlStatus tl_input_load(const char *path, TlBuf **out, TlError *err)
+ * the path (missing, unreadable, a directory), TL_ERR_OOM.  A compressed
+ * input may come back still streaming (tl_input_load_stream). */
+static TlStatus input_load(const char *path, TlBuf **out, TlError *err)
 {
     struct stat st;
     int fd;
@@ -189,6 +190,24 @@ TlStatus tl_input_load(const char *path, TlBuf **out, TlError *err)
     close(fd);
     if (st_code == TL_OK) st_code = tl_input_decompress(path, out, err);
     return st_code;
+}
+
+/* See fmt_impl.h: the input complete (a stream is waited for). */
+TlStatus tl_input_load(const char *path, TlBuf **out, TlError *err)
+{
+    TL_TRY(input_load(path, out, err));
+    if (tl_input_finish(*out, err) != TL_OK) {
+        tl_buf_release(*out);
+        *out = NULL;
+        return err->code;
+    }
+    return TL_OK;
+}
+
+/* See fmt_impl.h: the input, maybe still streaming. */
+TlStatus tl_input_load_stream(const char *path, TlBuf **out, TlError *err)
+{
+    return input_load(path, out, err);
 }
 
 /* True when b is a read-only mapping of a regular file made by
@@ -256,15 +275,6 @@ TlStatus tl_reader_open(const char *path, const TlReadOptions *opt,
     }
     if (st == TL_OK && opt->with_filename)
         st = tl_filename_reader_wrap(path, out, err); /* filename.c */
-    if (st == TL_OK) { /* for tl_reader_locate (locate.c) */
-        (*out)->loc_path = tl_strdup(path);
-        (*out)->loc_opt = *opt;
-        if (!(*out)->loc_path) {
-            tl_reader_close(*out);
-            *out = NULL;
-            st = tl_error_oom(err);
-        }
-    }
     return st;
 }
 
@@ -280,10 +290,30 @@ TlStatus tl_reader_project(TlReader *r, const int *cols, int n_cols, TlError *er
     return r->ops->project(r, cols, n_cols, err);
 }
 
+/* A reader's error (st, in err) while its input streams: when the stream
+ * fails anywhere, its error replaces st (an input decompressed whole
+ * failed at open, before any data error or restart).  Waits for the
+ * stream's end; decoders may call it (the decompressor is a thread of its
+ * own, so this always ends).  *widen (may be NULL) is dropped then. */
+static TlStatus stream_first(const TlReader *r, TlStatus st, TlSchema **widen,
+                             TlError *err)
+{
+    TlError serr;
+    if (st == TL_OK || !r->input || !tl_input_streaming(r->input)) return st;
+    if (tl_input_finish(r->input, &serr) == TL_OK) return st;
+    if (widen && *widen) {
+        tl_schema_free(*widen);
+        tl_free(*widen);
+        *widen = NULL;
+    }
+    *err = serr;
+    return serr.code;
+}
+
 /* The next batch, owned by the caller, or *out = NULL at the end. */
 TlStatus tl_reader_next(TlReader *r, TlBatch **out, TlError *err)
 {
-    return r->ops->next(r, out, err);
+    return stream_first(r, r->ops->next(r, out, err), NULL, err);
 }
 
 /* See format.h: morsel reading. */
@@ -315,7 +345,7 @@ TlStatus tl_reader_decode(TlReader *r, TlDecoder *d, const TlMorsel *m,
                           TlBatch **out, TlSchema **widen, TlError *err)
 {
     *widen = NULL;
-    return r->ops->decode(r, d, m, out, widen, err);
+    return stream_first(r, r->ops->decode(r, d, m, out, widen, err), widen, err);
 }
 
 /* See format.h. */
@@ -346,7 +376,9 @@ TlStatus tl_reader_decode_early(TlReader *r, TlDecoder *d, const TlMorsel *m,
     if (!tl_reader_can_late(r))
         return tl_error(err, TL_ERR_USAGE,
                         "internal error: this format cannot convert columns late");
-    return r->ops->decode_early(r, d, m, early, n_early, few, out, widen, err);
+    return stream_first(r, r->ops->decode_early(r, d, m, early, n_early, few, out,
+                                                widen, err),
+                        widen, err);
 }
 
 /* See format.h. */
@@ -359,7 +391,8 @@ TlStatus tl_reader_decode_rest(TlReader *r, TlDecoder *d, const TlBatch *early,
     if (!tl_reader_can_late(r))
         return tl_error(err, TL_ERR_USAGE,
                         "internal error: this format cannot convert columns late");
-    return r->ops->decode_rest(r, d, early, sel, n, out, widen, err);
+    return stream_first(r, r->ops->decode_rest(r, d, early, sel, n, out, widen, err),
+                        widen, err);
 }
 
 /* See format.h. */
@@ -378,9 +411,7 @@ const TlReaderStats *tl_reader_stats(const TlReader *r)
  * valid: they hold their own references).  NULL-safe. */
 void tl_reader_close(TlReader *r)
 {
-    if (!r) return;
-    tl_free(r->loc_path);
-    r->ops->close(r);
+    if (r) r->ops->close(r);
 }
 
 /* ------------------------------------------------------------ writers */
@@ -414,9 +445,12 @@ TlStatus tl_writer_write(TlWriter *w, const TlBatch *b, TlError *err)
 }
 
 /* Flush what the writer buffers into its sink (the sink still needs
- * tl_sink_commit). */
+ * tl_sink_commit).  The run is over: a streamed input it stopped reading
+ * early (--head) must still decompress to its end without error, as when
+ * inputs were decompressed whole at open (compress.c). */
 TlStatus tl_writer_finish(TlWriter *w, TlError *err)
 {
+    TL_TRY(tl_input_check_streams(err));
     return w->ops->finish(w, err);
 }
 

@@ -1534,6 +1534,9 @@ static TlStatus late_keys(NdReader *r, NdCursor *cu, int64_t seq, TlSchema **wid
     if (!r->hints)
         return tl_error(err, TL_ERR_DATA, "%s: key \"%s\" first appears after the "
                         "first batch", r->name, cu->late.fields[0].name);
+    /* the rest of a streamed input must be there (a decoder may wait: the
+     * decompressor is a thread of its own) */
+    TL_TRY(tl_input_finish(r->input, err));
     while (seq < low && !__atomic_compare_exchange_n(&r->late_seq, &low, seq, false,
                                                      __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
     }
@@ -1875,12 +1878,24 @@ static TlStatus nd_split(TlReader *base, TlMorsel *m, bool *got, TlError *err)
     size_t begin = r->split_pos, limit, end;
     int64_t lines = 0;
     bool lone = false;
-    (void)err;
     *got = false;
     if (begin >= r->size) return TL_OK;
     limit = r->size - begin > r->split_bytes ? begin + r->split_bytes : r->size;
-    end = find_end_fast(r->p, r->size, begin, limit, r->max_rows, &lines, &lone);
-    if (lone) end = find_end_careful(r->p, r->size, begin, limit, r->max_rows, &lines);
+    for (size_t want = limit + TL_INPUT_AHEAD;; want += (size_t)1 << 20) {
+        /* a streamed input (fmt_impl.h): cut in the bytes ready, and take
+         * the cut when it lies TL_INPUT_AHEAD before their end (it is
+         * then where the whole input puts it) or they are all */
+        size_t ready;
+        TL_TRY(tl_input_wait(r->input, want, &ready, err));
+        lines = 0;
+        lone = false;
+        end = find_end_fast(r->p, ready, begin, limit < ready ? limit : ready,
+                            r->max_rows, &lines, &lone);
+        if (lone)
+            end = find_end_careful(r->p, ready, begin, limit < ready ? limit : ready,
+                                   r->max_rows, &lines);
+        if (ready == r->size || (end < ready && ready - end >= TL_INPUT_AHEAD)) break;
+    }
     m->seq = r->split_seq++;
     m->begin = begin;
     m->end = end;
@@ -2044,18 +2059,20 @@ static TlStatus decide_types(NdReader *r, NdCursor *cu, const TlSchema *fixed,
     return TL_OK;
 }
 
-/* Open the NDJSON input at path: load it, tokenize the first batch (which
- * discovers the columns) and decide every column's type.  Batches then
- * hold all columns until tl_reader_project.  hints (may be NULL) give
- * minimum types and extra columns by name and receive widened types and
- * late keys on restart. */
-TlStatus tl_ndjson_reader_open(const char *path, const TlReadOptions *opt,
-                               TlTypeHints *hints, TlReader **out, TlError *err)
+/* One attempt of tl_ndjson_reader_open with the first need bytes of a
+ * streamed input (the whole of any other); *sure false: the sample came
+ * too near the end of the bytes it saw, so it may differ from the whole
+ * input's (the reader is returned all the same). */
+static TlStatus nd_open(const char *path, const TlReadOptions *opt, TlTypeHints *hints,
+                        size_t need, bool *sure, TlReader **out, TlError *err)
 {
     NdReader *r;
     NdCursor *cu;
     int *all = NULL;
+    size_t ready, full;
+    TlStatus sample_st;
     *out = NULL;
+    *sure = true;
     r = tl_calloc(1, sizeof *r);
     if (!r) return tl_error_oom(err);
     r->base.ops = &ndjson_ops;
@@ -2066,9 +2083,15 @@ TlStatus tl_ndjson_reader_open(const char *path, const TlReadOptions *opt,
     r->max_rows = force_rows ? force_rows : tl_batch_rows();
     r->name = tl_strdup(tl_input_name(path));
     if (!r->name) goto oom;
-    if (tl_input_load(path, &r->input, err) != TL_OK) goto fail;
+    if (tl_input_load_stream(path, &r->input, err) != TL_OK) goto fail;
+    r->base.input = r->input;
     r->p = r->input->data;
-    r->size = r->input->size;
+    full = r->input->size;
+    /* a streamed input: the sample sees the bytes ready (need); it is
+     * taken when it ends TL_INPUT_AHEAD before their end, else the caller
+     * opens again with more */
+    if (tl_input_wait(r->input, need, &ready, err) != TL_OK) goto fail;
+    r->size = ready;
     if (r->size >= 3 && r->p[0] == 0xEF && r->p[1] == 0xBB && r->p[2] == 0xBF)
         r->start = 3;
     r->keys = cu = tl_malloc(sizeof *cu);
@@ -2076,7 +2099,13 @@ TlStatus tl_ndjson_reader_open(const char *path, const TlReadOptions *opt,
     if (cursor_init(r, cu, NULL, err) != TL_OK) goto fail;
     /* a bad line ends the sample; decoding reports it in its place (so a
      * problem before it in the input comes first whatever the sample) */
-    if (tokenize_batch(cu, r->size, err) != TL_OK && err->code != TL_ERR_DATA) goto fail;
+    sample_st = tokenize_batch(cu, r->size, err);
+    if (sample_st != TL_OK && err->code != TL_ERR_DATA) goto fail;
+    if (ready < full) {
+        *sure = sample_st == TL_OK && cu->n_rows == cu->max_rows &&
+                ready - cu->pos >= TL_INPUT_AHEAD;
+        r->size = cu->size = full;
+    }
     r->max_rows = cu->max_rows; /* fewer for wide input */
     if (decide_types(r, cu, opt ? opt->schema : NULL, hints, err) != TL_OK) goto fail;
     r->n_open = cu->n_open = r->schema.n_fields;
@@ -2102,4 +2131,30 @@ fail:
     tl_free(all);
     nd_close(&r->base);
     return err->code;
+}
+
+/* Open the NDJSON input at path: load it, tokenize the first batch (which
+ * discovers the columns) and decide every column's type.  Batches then
+ * hold all columns until tl_reader_project.  hints (may be NULL) give
+ * minimum types and extra columns by name and receive widened types and
+ * late keys on restart.  A streamed input (fmt_impl.h) is opened on the
+ * bytes ready, and again with more while the sample reaches their end. */
+TlStatus tl_ndjson_reader_open(const char *path, const TlReadOptions *opt,
+                               TlTypeHints *hints, TlReader **out, TlError *err)
+{
+    size_t need = (size_t)4 << 20;
+    for (;;) {
+        bool sure;
+        TlStatus st = nd_open(path, opt, hints, need, &sure, out, err);
+        if (st == TL_OK && sure) return TL_OK;
+        if (st == TL_OK) {
+            tl_reader_close(*out);
+            *out = NULL;
+            need = need > SIZE_MAX / 4 ? SIZE_MAX : need * 4;
+        } else {
+            /* an error from part of the input may not be the whole's */
+            if (st == TL_ERR_OOM || need == SIZE_MAX) return st;
+            need = SIZE_MAX;
+        }
+    }
 }

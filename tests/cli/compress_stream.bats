@@ -1,0 +1,106 @@
+#!/usr/bin/env bats
+# Streamed zstd inputs (formats/compress.c, "Streaming"): a thread
+# decompresses while the readers parse.  TALLY_STREAM_STEP=N streams any
+# zstd input in steps of N bytes, so these small files cross many step and
+# morsel boundaries; every result must equal the uncompressed input's (and
+# TALLY_NO_STREAM=1's, the whole-buffer path), for every --threads, and a
+# stream that fails after some morsels were handed out must give the error
+# the whole-buffer path gives (its own, before any data error).
+
+load helpers
+
+setup() {
+    enter_workdir
+    # one awk: CSV and NDJSON of 6000 rows; v turns float after the first
+    # batch (a restart), s holds quotes, a new key appears late in NDJSON
+    awk 'BEGIN {
+        print "k,v,s" > "t.csv"
+        for (i = 1; i <= 6000; i++) {
+            v = (i == 5000) ? "2.5" : i
+            printf "k%d,%s,\"x,%d \"\"q\"\"\"\n", i % 7, v, i > "t.csv"
+            extra = (i == 5500) ? ",\"late\":true" : ""
+            printf "{\"k\":\"k%d\",\"v\":%s,\"s\":\"x,%d\"%s}\n", i % 7, v, i, extra > "t.ndjson"
+        }
+    }'
+    zstd -q -c t.csv > t.csv.zst
+    zstd -q -c t.ndjson > t.ndjson.zst
+}
+
+same_for_all() { # FILE ARGS...: compare with the plain file, threads 1/2/7
+    local f=$1 plain=${1%.zst}
+    shift
+    "$TALLY" "$plain" "$@" > want.out
+    TALLY_BATCH_ROWS=7 "$TALLY" "$plain" "$@" > want7.out
+    for th in 1 2 7; do
+        TALLY_STREAM_STEP=700 TALLY_BATCH_ROWS=7 "$TALLY" "$f" --threads $th "$@" > got.out
+        cmp want7.out got.out
+        TALLY_STREAM_STEP=4096 "$TALLY" "$f" --threads $th "$@" > got.out
+        cmp want.out got.out
+    done
+}
+
+@test "streamed CSV and NDJSON give the plain results for every --threads" {
+    for f in t.csv.zst t.ndjson.zst; do
+        same_for_all $f
+        same_for_all $f --group-by k --agg 'sum(v),count(),max(s)'
+        same_for_all $f --filter 'v > 100' --select s,v
+        same_for_all $f --head 3
+        same_for_all $f --sort v --head 5
+    done
+}
+
+@test "streamed standard input is sniffed and read as the file" {
+    for f in t.csv.zst t.ndjson.zst; do
+        "$TALLY" "${f%.zst}" --group-by k --agg 'sum(v)' > want.out
+        TALLY_STREAM_STEP=500 "$TALLY" - --group-by k --agg 'sum(v)' < $f > got.out
+        cmp want.out got.out
+    done
+}
+
+# A frame whose header announces its size, with a corrupt byte late in
+# its data: the streamed and the whole-buffer path fail the same way.
+@test "a stream failing after morsels were handed out: its error, as before" {
+    printf 'k,v\nbad\n' > e.csv # a data error at line 2 of the stream
+    printf '{"k":1}\nbad\n' > e.ndjson
+    awk 'BEGIN { for (i = 0; i < 40000; i++) {
+        printf "k%d,%d\n", i % 3, i >> "e.csv"
+        printf "{\"k\":%d}\n", i >> "e.ndjson" } }'
+    for f in e.csv e.ndjson; do
+        zstd -q -c $f > $f.zst
+        local n
+        n=$(stat -c %s $f.zst)
+        # corrupt bytes near the end of the compressed data
+        cp $f.zst bad.$f.zst
+        printf '\xff\xff\xff\xff' | dd of=bad.$f.zst bs=1 seek=$((n - 40)) conv=notrunc status=none
+        for args in "--agg count()" "--head 2" "--threads 1 --agg count()"; do
+            TALLY_NO_STREAM=1 run_tally bad.$f.zst $args -o out.csv
+            local want_status=$status want_err=$stderr
+            [ "$want_status" = 1 ]
+            [[ "$want_err" == *"\"bad.$f.zst\": "*'zstd'* ]]
+            for step in 1000 100000; do
+                TALLY_STREAM_STEP=$step run_tally bad.$f.zst $args -o out.csv
+                [ "$status" = "$want_status" ]
+                [ "$stderr" = "$want_err" ]
+                [ ! -e out.csv ]
+            done
+        done
+    done
+    # uncorrupted: the data errors
+    TALLY_STREAM_STEP=1000 run_tally e.csv.zst --agg 'count()'
+    assert_err 1 'tally: e.csv.zst:2: expected 2 fields, found 1'
+    TALLY_NO_STREAM=1 run_tally e.ndjson.zst --agg 'count()'
+    local want_err=$stderr
+    [[ "$want_err" == *'e.ndjson.zst:2:'* ]]
+    TALLY_STREAM_STEP=1000 run_tally e.ndjson.zst --agg 'count()'
+    [ "$status" = 1 ]
+    [ "$stderr" = "$want_err" ]
+}
+
+@test "a restart re-reads the streamed input from the cache" {
+    for f in t.csv.zst t.ndjson.zst; do
+        TALLY_BATCH_ROWS=1000 TALLY_STREAM_STEP=3000 run_tally $f --stats --agg 'sum(v)'
+        [ "$status" = 0 ]
+        assert_out $'sum_v\n17998002.5'
+        [[ "$stderr" == *"restarts: "[12]* ]]
+    done
+}
