@@ -43,6 +43,10 @@ typedef struct TlReaderOps {
 struct TlReader {
     const TlReaderOps *ops;
     TlReaderStats stats;
+    /* set by tl_reader_open (NULL/zero otherwise): what tl_reader_locate
+     * reopens; loc_opt's pointers are the caller's (they outlive the run) */
+    char *loc_path;
+    TlReadOptions loc_opt;
     /* the reader's input when it may be a stream (tl_input_wait), set by
      * the format's open; format.c then reports a failed stream in place of
      * a decode error (the stream's error comes first, as when the input

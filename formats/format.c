@@ -275,6 +275,15 @@ TlStatus tl_reader_open(const char *path, const TlReadOptions *opt,
     }
     if (st == TL_OK && opt->with_filename)
         st = tl_filename_reader_wrap(path, out, err); /* filename.c */
+    if (st == TL_OK) { /* for tl_reader_locate (locate.c) */
+        (*out)->loc_path = tl_strdup(path);
+        (*out)->loc_opt = *opt;
+        if (!(*out)->loc_path) {
+            tl_reader_close(*out);
+            *out = NULL;
+            st = tl_error_oom(err);
+        }
+    }
     return st;
 }
 
@@ -411,7 +420,9 @@ const TlReaderStats *tl_reader_stats(const TlReader *r)
  * valid: they hold their own references).  NULL-safe. */
 void tl_reader_close(TlReader *r)
 {
-    if (r) r->ops->close(r);
+    if (!r) return;
+    tl_free(r->loc_path);
+    r->ops->close(r);
 }
 
 /* ------------------------------------------------------------ writers */
