@@ -27,11 +27,11 @@
  *                in blocks of >= 1 MiB that never move:
  *   block list:  [ row row row ... ] -> [ ... ] -> ...
  *
- * The low bits of the row's XXH3 pick the slot, the high 32 bits are the
- * tag; a probe compares tag, then length, then bytes (inline, 8 at a time).
- * Growing recomputes each group's hash from its stored row, in id order
- * (the rows sit in the blocks in that order, so the reads are sequential),
- * which is cheaper than keeping 8 more bytes per slot for the whole run.  Hashes of
+ * The high 32 bits of the row's XXH3 are the tag, and the tag's low bits
+ * pick the slot (home()); a probe compares tag, then length, then bytes
+ * (inline, 8 at a time).  So growing needs neither the rows nor their
+ * hashes: one pass over the old slots moves each entry by its tag (a table
+ * over 2^32 slots recomputes the hashes from the stored rows).  Hashes of
  * a batch are computed first, so the probe loop prefetches the slot of the
  * row PREFETCH rows ahead.  Zero keys encode every row to the empty string:
  * one group.
@@ -326,21 +326,42 @@ static inline uint32_t key_len(const uint8_t *k)
     return len;
 }
 
-/* Double the table.  Groups are reinserted in id order, which reads the
- * stored rows sequentially (they sit in the blocks in id order). */
+/* A row hash's home slot: the hash rotated by 32 bits, masked, so while
+ * the table has at most 2^32 slots the home is the tag's low bits (a slot
+ * knows its home without the row). */
+static inline uint64_t home(uint64_t h, uint64_t mask)
+{
+    return (h >> 32 | h << 32) & mask;
+}
+
+/* Double the table.  Up to 2^32 slots every group's home follows from its
+ * slot's tag: one pass over the old slots, whose entries land at their
+ * index or one old capacity above (two sequential streams, no row read, no
+ * hash).  Beyond, groups are reinserted in id order from their stored rows
+ * (which sit in the blocks in id order). */
 static TlStatus grow(RowsGrouper *g, TlError *err)
 {
     uint64_t cap = (g->mask + 1) * 2;
     RSlot *s = alloc_slots(cap);
     if (!s) return tl_error_oom(err);
     uint64_t mask = cap - 1;
-    for (uint32_t gid = 0; gid < g->head.n_groups; gid++) {
-        const uint8_t *k = g->keys[gid];
-        uint64_t h = tl_k_hash_bytes(k + 4, key_len(k));
-        uint64_t p = h & mask;
-        while (s[p].gid != EMPTY) p = (p + 1) & mask;
-        s[p].tag = (uint32_t)(h >> 32);
-        s[p].gid = gid;
+    if (mask <= UINT32_MAX) {
+        for (uint64_t i = 0; i <= g->mask; i++) {
+            const RSlot *o = &g->slots[i];
+            if (o->gid == EMPTY) continue;
+            uint64_t p = o->tag & mask;
+            while (s[p].gid != EMPTY) p = (p + 1) & mask;
+            s[p] = *o;
+        }
+    } else {
+        for (uint32_t gid = 0; gid < g->head.n_groups; gid++) {
+            const uint8_t *k = g->keys[gid];
+            uint64_t h = tl_k_hash_bytes(k + 4, key_len(k));
+            uint64_t p = home(h, mask);
+            while (s[p].gid != EMPTY) p = (p + 1) & mask;
+            s[p].tag = (uint32_t)(h >> 32);
+            s[p].gid = gid;
+        }
     }
     tl_free(g->slots);
     g->slots = s;
@@ -392,7 +413,7 @@ static inline TlStatus lookup(RowsGrouper *g, const TlArray *const *keys,
 {
     uint32_t tag = (uint32_t)(h >> 32);
     for (;;) {
-        uint64_t p = h & g->mask;
+        uint64_t p = home(h, g->mask);
         for (;;) {
             const RSlot *s = &g->slots[p];
             if (s->gid == EMPTY) break;
@@ -454,7 +475,7 @@ static TlStatus rows_map(TlGrouper *gh, const TlArray *const *keys, int64_t n,
         g->hashes[i] = tl_k_hash_bytes(b + off[i], (size_t)(off[i + 1] - off[i]));
     for (int64_t i = 0; i < n; i++) {
         if (i + PREFETCH < n)
-            __builtin_prefetch(&g->slots[g->hashes[i + PREFETCH] & g->mask]);
+            __builtin_prefetch(&g->slots[home(g->hashes[i + PREFETCH], g->mask)]);
         TL_TRY(lookup(g, keys, i, b + off[i], (size_t)(off[i + 1] - off[i]),
                       g->hashes[i], &ids[i], err));
     }
@@ -567,7 +588,7 @@ static TlStatus rows_merge(TlGrouper *gh, TlGrouper *lh, uint32_t *map,
         return tl_error(err, TL_ERR_DATA, "internal error: grouper merge");
     for (uint32_t j = 0; j < n; j++) {
         if (j + PREFETCH < n)
-            __builtin_prefetch(&g->slots[l->ghash[j + PREFETCH] & g->mask]);
+            __builtin_prefetch(&g->slots[home(l->ghash[j + PREFETCH], g->mask)]);
         const uint8_t *k = l->keys[j];
         TL_TRY(lookup(g, NULL, j, k + 4, key_len(k), l->ghash[j], &map[j], err));
     }
