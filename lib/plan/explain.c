@@ -24,6 +24,7 @@
 #include "plan.h"
 
 #include "../dsl/lexer.h"
+#include "../exec/eval.h" /* tl_expr_mark_cols */
 
 #include <stdio.h>
 #include <string.h>
@@ -207,14 +208,49 @@ static void node_line(Out *o, const TlPlan *p, const TlPlanNode *n)
     }
 }
 
-static void tree(Out *o, const TlPlan *p, TlPlanId id, int indent)
+/* A filter right above a scan whose readers can convert columns late runs
+ * in the reader (lib/exec/op_scan.c: the predicate's columns are converted
+ * first, the others only for the rows it keeps); say which, after the scan
+ * line.  Nothing when the predicate reads every column the scan reads. */
+static void late_note(Out *o, const TlPlan *p, const TlPlanNode *scan,
+                      const TlPlanNode *filter)
 {
+    const TlSchema *s = scan->schema;
+    bool *need, rest = false, first = true;
+    if (s->n_fields == 0) return;
+    for (uint32_t i = 0; i < scan->n_in; i++) {
+        TlReader *r = p->inputs[scan->in0 + i].reader;
+        if (!r || !tl_reader_can_split(r) || !tl_reader_can_late(r)) return;
+    }
+    need = tl_calloc((size_t)s->n_fields, sizeof *need);
+    if (!need) { if (o->st == TL_OK) o->st = tl_error_oom(o->err); return; }
+    tl_expr_mark_cols(&p->ea, tl_plan_expr(p, filter->exprs, 0), need, s->n_fields);
+    for (int i = 0; i < s->n_fields; i++) rest |= !need[i];
+    if (rest) {
+        puts_(o, " (");
+        for (int i = 0; i < s->n_fields; i++) {
+            if (!need[i]) continue;
+            if (!first) puts_(o, ", ");
+            put_name(o, s->fields[i].name);
+            first = false;
+        }
+        puts_(o, first ? "columns only for kept rows)" : " first, the rest only for kept rows)");
+    }
+    tl_free(need);
+}
+
+static void tree(Out *o, const TlPlan *p, TlPlanId id, int indent, bool opt)
+{
+    const TlPlanNode *parent = NULL;
     while (id != TL_NO_ID && o->st == TL_OK) {
         const TlPlanNode *n = tl_plan_node(p, id);
         for (int i = 0; i < indent; i++) put(o, " ", 1);
         node_line(o, p, n);
+        if (opt && n->kind == TL_PLAN_SCAN && parent && parent->kind == TL_PLAN_FILTER)
+            late_note(o, p, n, parent);
         put(o, "\n", 1);
-        if (n->right != TL_NO_ID) tree(o, p, n->right, indent + 2);
+        if (n->right != TL_NO_ID) tree(o, p, n->right, indent + 2, opt);
+        parent = n;
         id = n->child;
         indent += 2;
     }
@@ -225,7 +261,7 @@ TlStatus tl_plan_print_tree(const TlPlan *p, TlPlanId root, int indent,
                             char **buf, size_t *len, size_t *cap, TlError *err)
 {
     Out o = {buf, len, cap, err, TL_OK};
-    tree(&o, p, root, indent);
+    tree(&o, p, root, indent, false);
     return o.st;
 }
 
@@ -239,9 +275,9 @@ TlStatus tl_plan_explain(const TlPlan *p, char **out, size_t *len, TlError *err)
     const TlSchema *s = tl_plan_node(p, opt)->schema;
 
     puts_(&o, "logical plan:\n");
-    tree(&o, p, p->root, 2);
+    tree(&o, p, p->root, 2, false);
     puts_(&o, "optimized plan:\n");
-    tree(&o, p, opt, 2);
+    tree(&o, p, opt, 2, true);
     puts_(&o, "output: ");
     for (int i = 0; i < s->n_fields; i++) {
         if (i) puts_(&o, ", ");

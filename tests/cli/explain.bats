@@ -108,3 +108,17 @@ EOF
     run_tally explain small.csv --filter 'qty > 1 or price < 2' --group-by product --agg 'sum(qty)' --sort product
     assert_out "$first"
 }
+
+@test "explain: a filter over a CSV scan is tested in the reader, its columns first" {
+    run_tally explain sales.csv --filter "units > 10" --select region,units,amount
+    assert_ok || return 1
+    [[ "$output" == *"    scan sales.csv columns region, units, amount (units first, the rest only for kept rows)"* ]] || { show; return 1; }
+    # NDJSON converts whole morsels: no note
+    printf '{"units":1,"region":"a"}\n' > s.ndjson
+    run_tally explain s.ndjson --filter "units > 10"
+    assert_ok || return 1
+    [[ "$output" == *"    scan s.ndjson"$'\n'"output:"* ]] || { show; return 1; }
+    # a predicate reading every scanned column: no note
+    run_tally explain sales.csv --filter "units > 10" --select units
+    [[ "$output" == *"    scan sales.csv columns units"$'\n'"output:"* ]] || { show; return 1; }
+}

@@ -23,7 +23,7 @@ opt_explain() {
     assert_out <<'EOF'
 optimized plan:
   filter 7 = qty
-    scan sales.csv
+    scan sales.csv (qty first, the rest only for kept rows)
 output: id int64, region string, product string, qty int64, price float64, day date
 rules:
   fold in filter: 2 * 3 -> 6
@@ -36,7 +36,7 @@ EOF
     assert_out <<'EOF'
 optimized plan:
   filter qty > 0 or 9223372036854775807 + 1 > 0
-    scan sales.csv
+    scan sales.csv (qty first, the rest only for kept rows)
 output: id int64, region string, product string, qty int64, price float64, day date
 rules:
   (none)
@@ -53,7 +53,7 @@ optimized plan:
   project id, qty > 2 as big
     filter price > 1.0
       filter qty > 1
-        scan sales.csv columns id, qty, price
+        scan sales.csv columns id, qty, price (qty first, the rest only for kept rows)
 output: id int64, big bool
 rules:
   and-true in filter: qty > 1 and true -> qty > 1
@@ -70,7 +70,7 @@ optimized plan:
   project id, true and qty > 1 as a, qty > 1 and null as b
     filter false
       filter qty > 1
-        scan sales.csv columns id, qty
+        scan sales.csv columns id, qty (qty first, the rest only for kept rows)
 output: id int64, a bool, b bool
 rules:
   true-and in filter: true and qty > 1 -> qty > 1
@@ -96,7 +96,7 @@ EOF
     assert_out <<'EOF'
 optimized plan:
   filter false
-    scan sales.csv
+    scan sales.csv (columns only for kept rows)
 output: id int64, region string, product string, qty int64, price float64, day date
 rules:
   contradiction in filter: qty > 5 and qty <= 5 -> false
@@ -110,7 +110,7 @@ EOF
     assert_out <<'EOF'
 optimized plan:
   filter false
-    scan sales.csv
+    scan sales.csv (columns only for kept rows)
 output: id int64, region string, product string, qty int64, price float64, day date
 rules:
   not-compare in filter: not price > 2.0 -> price <= 2.0
@@ -126,7 +126,7 @@ optimized plan:
   filter qty not in (1, 2)
     filter contains(region, 'o')
       filter qty >= 2 and region != 'north'
-        scan sales.csv
+        scan sales.csv (region, qty first, the rest only for kept rows)
 output: id int64, region string, product string, qty int64, price float64, day date
 rules:
   de-morgan in filter: not (qty < 2 or region = 'north') -> not qty < 2 and not region = 'north'
@@ -175,7 +175,7 @@ EOF
 optimized plan:
   project id, qty * 2 as v
     filter qty * 2 > 4
-      scan sales.csv columns id, qty
+      scan sales.csv columns id, qty (qty first, the rest only for kept rows)
 output: id int64, v int64
 rules:
   pushdown-filter: v > 4 moved below project
@@ -190,7 +190,7 @@ optimized plan:
   filter id > 2
     sort qty limit 3
       filter qty > 1
-        scan sales.csv
+        scan sales.csv (qty first, the rest only for kept rows)
 output: id int64, region string, product string, qty int64, price float64, day date
 rules:
   pushdown-filter: qty > 1 moved below sort
@@ -225,7 +225,7 @@ optimized plan:
   sort id
     filter 10 // qty > 1
       filter qty > 0
-        scan sales.csv
+        scan sales.csv (qty first, the rest only for kept rows)
 output: id int64, region string, product string, qty int64, price float64, day date
 rules:
   pushdown-filter: 10 // qty > 1 moved below sort
@@ -240,9 +240,9 @@ optimized plan:
   filter qty * 2 > 1
     join inner on region
       filter manager = 'ann'
-        scan regions.csv
+        scan regions.csv (manager first, the rest only for kept rows)
       filter qty > 2
-        scan sales.csv
+        scan sales.csv (qty first, the rest only for kept rows)
 output: id int64, region string, product string, qty int64, price float64, day date, manager string, product_right string
 rules:
   split-filter: 2 of 3 conjuncts move below join
@@ -318,7 +318,7 @@ optimized plan:
   project region, price
     sort price desc limit 2 by region
       filter price is not null
-        scan sales.csv columns region, price
+        scan sales.csv columns region, price (price first, the rest only for kept rows)
 output: region string, price float64
 rules:
   topn-by: limit 2 by over a sort keeps a heap per group
