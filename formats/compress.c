@@ -36,8 +36,8 @@
  *   opener: ZSTD_findDecompressedSize -> mmap F -> first step here (so
  *           libzstd's allocations happen on the opening thread, which
  *           keeps TALLY_FAIL_ALLOC deterministic) -> thread
- *   thread: ZSTD_decompressStream 1 MiB of output at a time; after each
- *           step `ready` (bytes decompressed) is published under the
+ *   thread: ZSTD_decompressStream 256 KiB of input at a time, straight
+ *           into the mapping (ZSTD_d_stableOutBuffer); after each step `ready` (bytes decompressed) is published under the
  *           stream's mutex and waiters are woken; the end is DONE or
  *           FAILED with the same message the whole-buffer path gives
  *   readers: tl_input_wait(b, want) blocks until `want` bytes are ready
@@ -53,7 +53,7 @@
  * pipe, and anything ZSTD_findDecompressedSize cannot walk: truncated or
  * corrupt frame headers) are decompressed whole as before.  Inputs under
  * 1 MiB too.  TALLY_NO_STREAM=1 turns streaming off; TALLY_STREAM_STEP=N
- * (tests) streams every zstd input in steps of N bytes.
+ * (tests) streams every zstd input in steps of N compressed bytes.
  *
  * Writing: a TlCompressor wraps deflate (gzip header, level 1-9) or
  * ZSTD_compressStream2 (checksummed frame, level 1-22) and hands the
@@ -328,7 +328,7 @@ TlStatus tl_decompress(TlCompression c, const char *name, const uint8_t *src,
 
 /* ----------------------------------------------------------- streaming */
 
-#define STREAM_STEP ((size_t)1 << 20)   /* output per decompression step */
+#define STREAM_STEP ((size_t)256 << 10) /* input per decompression step */
 #define STREAM_SLACK ((size_t)1 << 20)  /* room past the announced size */
 #define STREAM_MIN ((size_t)1 << 20)    /* smaller outputs: whole, at once */
 
@@ -339,7 +339,7 @@ typedef struct Stream {
     char *name;               /* for messages */
     uint8_t *data;            /* map_size bytes mapped; the first size used */
     size_t size, map_size;
-    size_t step;              /* output per step (STREAM_STEP) */
+    size_t step;              /* input per step (STREAM_STEP) */
     ZSTD_DCtx *dctx;          /* the thread's after the start */
     ZSTD_inBuffer in;
     size_t out_pos;
@@ -357,17 +357,22 @@ typedef struct Stream {
 static pthread_mutex_t g_streams_mu = PTHREAD_MUTEX_INITIALIZER;
 static Stream *g_streams;
 
-/* One ZSTD_decompressStream call with at most s->step bytes of output
- * room: 0 more to do, 1 the stream ended well, -1 failed (*err).  The
- * messages are unzstd's. */
+/* One ZSTD_decompressStream call on at most s->step more bytes of input:
+ * 0 more to do, 1 the stream ended well, -1 failed (*err; stream_error
+ * then gives the whole-buffer path's message). */
 static int stream_step(Stream *s, TlError *err)
 {
-    size_t room = s->map_size - s->out_pos, ret;
+    size_t left = s->in.size - s->in.pos, ret;
     ZSTD_outBuffer out;
+    ZSTD_inBuffer part = s->in;
+    /* the output buffer is the same at every call (ZSTD_d_stableOutBuffer:
+     * libzstd decodes straight into it); the input comes a step at a time */
     out.dst = s->data;
     out.pos = s->out_pos;
-    out.size = s->out_pos + (room < s->step ? room : s->step);
-    ret = ZSTD_decompressStream(s->dctx, &out, &s->in);
+    out.size = s->map_size;
+    if (left > s->step) part.size = s->in.pos + s->step;
+    ret = ZSTD_decompressStream(s->dctx, &out, &part);
+    s->in.pos = part.pos;
     s->out_pos = out.pos;
     if (ZSTD_isError(ret)) {
         if (ZSTD_getErrorCode(ret) == ZSTD_error_memory_allocation) tl_error_oom(err);
@@ -514,6 +519,10 @@ static TlStatus stream_start(TlCompression c, const char *name, TlBuf *raw,
     if (!s->name || !s->dctx) {
         stream_free(s);
         return tl_error_oom(err);
+    }
+    if (ZSTD_isError(ZSTD_DCtx_setParameter(s->dctx, ZSTD_d_stableOutBuffer, 1))) {
+        stream_free(s);
+        return TL_OK; /* decompress it whole */
     }
     s->data = mmap(NULL, s->map_size, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

@@ -1829,47 +1829,51 @@ static void cursor_seek(CsvCursor *d, size_t pos, size_t end, int64_t line)
 /* ------------------------------------------------------------- morsels */
 
 /* The next morsel: see the top, step 0.  Not thread-safe (the consumer's). */
-static TlStatus csv_split(TlReader *base, TlMorsel *m, bool *got, TlError *err)
+/* Where the next morsel ends (see csv_split), reading the input through v:
+ * r itself, or a copy of r whose size is the bytes of a streamed input
+ * ready so far (fmt_impl.h).  *sure: the cut is the one the whole input
+ * gives (v is r, or the cut lies TL_INPUT_AHEAD before the ready bytes'
+ * end with a byte other than a line end after it, so no look-ahead of the
+ * scan or of a decoder -- a one-column file's blank lines -- passes them). */
+static void split_cut(const CsvReader *r, const CsvReader *v, size_t *end,
+                      int64_t *end_line, bool *poison, bool *sure)
 {
-    CsvReader *r = (CsvReader *)base;
     const size_t begin = r->split_pos;
-    size_t pos = begin, stop;
+    size_t pos = begin, stop, i;
     int64_t line = r->split_line, rows = 0, want = r->max_rows;
     int shift = r->split_seq < 20 ? (int)r->split_seq : 20;
-    (void)err;
-    *got = false;
-    if (r->n_cols == 0 || begin >= r->size) return TL_OK;
+    *poison = false;
     stop = SPLIT_MIN << shift;
     if (stop > SPLIT_MAX) stop = SPLIT_MAX;
     if (r->morsel_bytes) stop = r->morsel_bytes;
     stop = r->size - begin > stop ? begin + stop : r->size;
     if (r->split_poison) {
         /* the record here does not parse: decoding it reports why */
-        pos = r->size;
+        pos = v->size;
     }
-    while (pos < r->size && rows < want && pos < stop) {
+    while (pos < v->size && rows < want && pos < stop) {
         size_t q, rp;
         int64_t rl;
         int found;
         TlError perr;
-        pos = r->split_scan(r->p, r->size, r->delim, pos, want - rows, stop, &rows,
+        pos = v->split_scan(v->p, v->size, v->delim, pos, want - rows, stop, &rows,
                             &line, &q);
         if (rows >= want || pos >= stop) break;
         if (q == SIZE_MAX) {
             /* the end of the input: a last record without a line end (or
              * an unterminated quote, which decoding reports) */
-            if (pos < r->size) rows++;
-            pos = r->size;
+            if (pos < v->size) rows++;
+            pos = v->size;
             break;
         }
         /* the record at pos holds a quote the scan cannot judge: parse it */
         rp = pos;
         rl = line;
-        if (parse_record(r, &rp, &rl, NULL, 1, 0, &found, &perr) != TL_OK) {
+        if (parse_record(v, &rp, &rl, NULL, 1, 0, &found, &perr) != TL_OK) {
             if (rows > 0) {
-                r->split_poison = true; /* the next morsel starts here */
+                *poison = true; /* the next morsel starts here */
             } else {
-                pos = r->size;
+                pos = v->size;
             }
             break;
         }
@@ -1877,11 +1881,42 @@ static TlStatus csv_split(TlReader *base, TlMorsel *m, bool *got, TlError *err)
         pos = rp;
         line = rl;
     }
+    *end = pos;
+    *end_line = line;
+    for (i = pos; i < v->size && (v->p[i] == '\n' || v->p[i] == '\r'); i++) {
+    }
+    *sure = v == r || (!*poison && pos < v->size && v->size - pos >= TL_INPUT_AHEAD &&
+                       i < v->size);
+}
+
+/* The next morsel: see the top (step 0).  A streamed input is cut in the
+ * bytes ready, waiting for more until the cut is sure (split_cut). */
+static TlStatus csv_split(TlReader *base, TlMorsel *m, bool *got, TlError *err)
+{
+    CsvReader *r = (CsvReader *)base;
+    size_t end = 0, want;
+    int64_t line = 0;
+    bool poison = false, sure = false;
+    *got = false;
+    if (r->n_cols == 0 || r->split_pos >= r->size) return TL_OK;
+    want = r->split_pos + SPLIT_MAX + TL_INPUT_AHEAD;
+    while (r->base.input && !sure) {
+        size_t ready;
+        CsvReader v;
+        TL_TRY(tl_input_wait(r->base.input, want, &ready, err));
+        if (ready >= r->size) break;
+        v = *r;
+        v.size = ready;
+        split_cut(r, &v, &end, &line, &poison, &sure);
+        want = ready + ((size_t)1 << 20);
+    }
+    if (!sure) split_cut(r, r, &end, &line, &poison, &sure);
+    if (poison) r->split_poison = true;
     m->seq = r->split_seq++;
-    m->begin = begin;
-    m->end = pos;
+    m->begin = r->split_pos;
+    m->end = end;
     m->line = r->split_line;
-    r->split_pos = pos;
+    r->split_pos = end;
     r->split_line = line;
     *got = true;
     return TL_OK;
@@ -2616,13 +2651,16 @@ static TlStatus read_header(CsvReader *r, bool no_header, TlError *err)
  * INFER_CHUNK records at a time; a column stops being stored once it is a
  * string.  Data errors in those records are reported here. */
 static TlStatus decide_types(CsvReader *r, const TlSchema *fixed,
-                             TlTypeHints *hints, TlError *err)
+                             TlTypeHints *hints, size_t *sample_end,
+                             int64_t *sample_rows, TlError *err)
 {
     CsvCursor d;
     bool *open_col = NULL;
     int64_t total = 0, chunk;
     TlStatus st = TL_OK;
     memset(&d, 0, sizeof d);
+    *sample_end = r->data_start;
+    *sample_rows = 0;
     if (fixed) {
         for (int i = 0; i < fixed->n_fields; i++) {
             int c = tl_schema_find(&r->schema, fixed->fields[i].name);
@@ -2672,6 +2710,8 @@ static TlStatus decide_types(CsvReader *r, const TlSchema *fixed,
             if (t == TL_TSTRING) open_col[c] = false; /* decided */
         }
     }
+    *sample_end = d.pos;
+    *sample_rows = total;
     r->avg_record = total > 0 ? (int64_t)((d.pos - r->data_start) / (size_t)total) : 1;
     if (r->avg_record < 1) r->avg_record = 1;
     goto done;
@@ -2683,18 +2723,20 @@ done:
     return st;
 }
 
-/* Open the CSV/TSV input at path with the given delimiter: load it, read
- * the header, infer every column's type from the first batch.  Batches
- * then hold all columns until tl_reader_project.  hints (may be NULL) give
- * minimum types by name and receive widened ones on restart. */
-TlStatus tl_csv_reader_open(const char *path, const TlReadOptions *opt,
-                            char delimiter, TlTypeHints *hints,
-                            TlReader **out, TlError *err)
+/* One attempt of tl_csv_reader_open with the first need bytes of a
+ * streamed input (the whole of any other); *sure false: the sample came
+ * too near the end of the bytes it saw, so it may differ from the whole
+ * input's (the reader is returned all the same). */
+static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimiter,
+                         TlTypeHints *hints, size_t need, bool *sure,
+                         TlReader **out, TlError *err)
 {
     CsvReader *r;
     int *all = NULL;
-    int64_t max_rows;
+    int64_t max_rows, sample_rows;
+    size_t ready, full, sample_end;
     *out = NULL;
+    *sure = true;
     if (delimiter == '"' || delimiter == '\n' || delimiter == '\r')
         return tl_error(err, TL_ERR_USAGE, "--delimiter cannot be a quote or a newline");
     r = tl_calloc(1, sizeof *r);
@@ -2715,9 +2757,15 @@ TlStatus tl_csv_reader_open(const char *path, const TlReadOptions *opt,
         if (!r->null_text) goto oom;
         r->null_len = strlen(r->null_text);
     }
-    if (tl_input_load(path, &r->input, err) != TL_OK) goto fail;
+    if (tl_input_load_stream(path, &r->input, err) != TL_OK) goto fail;
+    r->base.input = r->input;
     r->p = r->input->data;
-    r->size = r->input->size;
+    full = r->input->size;
+    /* a streamed input (fmt_impl.h): header and sample see the bytes
+     * ready (need); taken when the sample ends TL_INPUT_AHEAD before
+     * their end, else the caller opens again with more */
+    if (tl_input_wait(r->input, need, &ready, err) != TL_OK) goto fail;
+    r->size = ready;
     if (r->size >= 3 && r->p[0] == 0xEF && r->p[1] == 0xBB && r->p[2] == 0xBF)
         r->start = 3;
     if (read_header(r, opt->no_header, err) != TL_OK) goto fail;
@@ -2734,7 +2782,13 @@ TlStatus tl_csv_reader_open(const char *path, const TlReadOptions *opt,
     r->split_pos = r->n_cols > 0 ? r->data_start : r->size;
     r->split_line = r->data_line;
     r->base.stats.bytes = (int64_t)r->data_start;
-    if (decide_types(r, opt->schema, hints, err) != TL_OK) goto fail;
+    if (decide_types(r, opt->schema, hints, &sample_end, &sample_rows, err) != TL_OK)
+        goto fail;
+    if (ready < full) {
+        *sure = r->n_cols > 0 && sample_rows == r->max_rows &&
+                ready - sample_end >= TL_INPUT_AHEAD;
+        r->size = full;
+    }
 
     all = tl_malloc(((size_t)r->n_cols + 1) * sizeof *all);
     if (!all) goto oom;
@@ -2749,4 +2803,31 @@ fail:
     tl_free(all);
     csv_close(&r->base);
     return err->code;
+}
+
+/* Open the CSV/TSV input at path with the given delimiter: load it, read
+ * the header, infer every column's type from the first batch.  Batches
+ * then hold all columns until tl_reader_project.  hints (may be NULL) give
+ * minimum types by name and receive widened ones on restart.  A streamed
+ * input (fmt_impl.h) is opened on the bytes ready, again with more while
+ * the sample reaches their end, and with all of them after an error. */
+TlStatus tl_csv_reader_open(const char *path, const TlReadOptions *opt,
+                            char delimiter, TlTypeHints *hints,
+                            TlReader **out, TlError *err)
+{
+    size_t need = (size_t)4 << 20;
+    for (;;) {
+        bool sure;
+        TlStatus st = csv_open(path, opt, delimiter, hints, need, &sure, out, err);
+        if (st == TL_OK && sure) return TL_OK;
+        if (st == TL_OK) {
+            tl_reader_close(*out);
+            *out = NULL;
+            need = need > SIZE_MAX / 4 ? SIZE_MAX : need * 4;
+        } else {
+            /* an error from part of the input may not be the whole's */
+            if (st == TL_ERR_OOM || need == SIZE_MAX) return st;
+            need = SIZE_MAX;
+        }
+    }
 }
