@@ -152,6 +152,7 @@ typedef struct CsvCursor {
                                 line-end and quote masks (fast tokenizer),
                                 a zero word after the last one filled */
     size_t wb, we;           /* the window: bytes [wb, we) */
+    bool wq;                 /* a quote in it */
     uint32_t *nl;            /* NL_CAP: its line ends (offsets from wb) */
     int nl_t, nl_n;          /* next unused, count */
     size_t *dp;              /* n_cols: a record's located delimiters */
@@ -764,6 +765,8 @@ static void window_fill(const CsvReader *r, CsvCursor *d, size_t pos)
                                d->qm, d->nl, &d->nl_n);
     d->nl_t = 0;
     d->dm[words] = d->em[words] = d->qm[words] = 0;
+    d->wq = false;
+    for (size_t w = 0; w < words; w++) d->wq |= d->qm[w] != 0;
     d->wb = pos;
     d->we = n - pos > words * 64 ? pos + words * 64 : n;
 }
@@ -843,6 +846,7 @@ fast_rows_body(const CsvReader *r, CsvCursor *d, int64_t row, int64_t max_rows,
     /* the window in locals (the stores below may alias d for the compiler) */
     size_t wb = d->wb, we = d->we;
     int nl_n = d->nl_n;
+    bool wq = d->wq;
     size_t *row_pos = d->row_pos;
     int64_t *row_line = d->row_line;
     while (row < max_rows && pos < n) {
@@ -854,6 +858,7 @@ fast_rows_body(const CsvReader *r, CsvCursor *d, int64_t row, int64_t max_rows,
             wb = d->wb;
             we = d->we;
             nl_n = d->nl_n;
+            wq = d->wq;
         }
         /* the line end: the next one listed */
         rel = pos - wb;
@@ -865,6 +870,7 @@ fast_rows_body(const CsvReader *r, CsvCursor *d, int64_t row, int64_t max_rows,
             wb = d->wb;
             we = d->we;
             nl_n = d->nl_n;
+            wq = d->wq;
             continue;
         }
         end = wb + nl[l];
@@ -876,7 +882,7 @@ fast_rows_body(const CsvReader *r, CsvCursor *d, int64_t row, int64_t max_rows,
 #define BITS64(a) (((a)[w] >> sh) | (((a)[w + 1] << 1) << (63 - sh)))
             int eo = (int)(end - pos);
             uint64_t below = ((uint64_t)1 << eo) - 1, dd = BITS64(dm) & below;
-            q = BITS64(qm) & below;
+            q = wq ? BITS64(qm) & below : 0;
 #undef BITS64
             if (q || eo == 0 || __builtin_popcountll(dd) != last) break;
 #if CSV_X86
