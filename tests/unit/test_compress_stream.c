@@ -1,0 +1,190 @@
+/*
+ * test_compress_stream.c -- streamed zstd inputs (formats/compress.c,
+ * "Streaming"): tl_input_load_stream hands out the buffer while a thread
+ * decompresses it; tl_input_wait gives growing prefixes that are the
+ * decompressed bytes; tl_input_finish / tl_input_check_streams report the
+ * end; a corrupt stream fails with the whole-buffer path's message, also
+ * through tl_input_load; the restart cache serves the same stream; frames
+ * without a content size and gzip are decompressed whole (not streamed).
+ */
+#include "tl_test.h"
+
+#include "../../formats/compress.h"
+#include "../../formats/fmt_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#define N_PLAIN ((size_t)3 << 20)
+
+static uint8_t *plain;
+static char dir[] = "/tmp/tl_stream_XXXXXX";
+
+static char *path_of(const char *name)
+{
+    static char buf[256];
+    snprintf(buf, sizeof buf, "%s/%s", dir, name);
+    return buf;
+}
+
+static void write_file(const char *name, const void *p, size_t n)
+{
+    FILE *f = fopen(path_of(name), "wb");
+    CHECK(f != NULL);
+    if (!f) return;
+    CHECK(fwrite(p, 1, n, f) == n);
+    fclose(f);
+}
+
+/* plain compressed with its content size in the frame header */
+static uint8_t *zst;
+static size_t zst_n;
+
+static void setup_files(void)
+{
+    uint64_t x = 88172645463325252ull;
+    plain = malloc(N_PLAIN);
+    for (size_t i = 0; i < N_PLAIN; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        plain[i] = (uint8_t)('a' + (x % 8)); /* compressible, not trivial */
+    }
+    zst = malloc(ZSTD_compressBound(N_PLAIN));
+    zst_n = ZSTD_compress(zst, ZSTD_compressBound(N_PLAIN), plain, N_PLAIN, 3);
+    CHECK(!ZSTD_isError(zst_n));
+    write_file("a.csv.zst", zst, zst_n);
+}
+
+TL_TEST(stream_prefixes_are_the_bytes)
+{
+    TlBuf *b = NULL;
+    TlError err;
+    size_t ready = 0, want = 1;
+    tl_compress_cache_free();
+    setenv("TALLY_STREAM_STEP", "4096", 1);
+    CHECK((tl_input_load_stream(path_of("a.csv.zst"), &b, &err)) == TL_OK);
+    CHECK(b && b->size == N_PLAIN);
+    while (b && want <= N_PLAIN) {
+        CHECK((tl_input_wait(b, want, &ready, &err)) == TL_OK);
+        CHECK(ready >= want && ready <= N_PLAIN);
+        CHECK(memcmp(b->data, plain, ready) == 0);
+        want = ready + 100000;
+    }
+    CHECK((tl_input_finish(b, &err)) == TL_OK);
+    CHECK(!tl_input_streaming(b));
+    CHECK(memcmp(b->data, plain, N_PLAIN) == 0);
+    CHECK((tl_input_check_streams(&err)) == TL_OK);
+    tl_buf_release(b);
+    tl_compress_cache_free();
+    unsetenv("TALLY_STREAM_STEP");
+}
+
+TL_TEST(stream_cache_serves_the_same_buffer)
+{
+    TlBuf *a = NULL, *b = NULL;
+    TlError err;
+    setenv("TALLY_STREAM_STEP", "4096", 1);
+    CHECK((tl_input_load_stream(path_of("a.csv.zst"), &a, &err)) == TL_OK);
+    CHECK((tl_input_load_stream(path_of("a.csv.zst"), &b, &err)) == TL_OK);
+    CHECK(a == b);
+    /* tl_input_load waits for the end */
+    tl_buf_release(b);
+    b = NULL;
+    CHECK((tl_input_load(path_of("a.csv.zst"), &b, &err)) == TL_OK);
+    CHECK(b == a && !tl_input_streaming(b));
+    tl_buf_release(a);
+    tl_buf_release(b);
+    tl_compress_cache_free();
+    unsetenv("TALLY_STREAM_STEP");
+}
+
+TL_TEST(corrupt_stream_fails_as_the_whole_path)
+{
+    uint8_t *bad = malloc(zst_n);
+    TlBuf *b = NULL, *whole = NULL;
+    TlError err, werr;
+    size_t ready = 0;
+    memcpy(bad, zst, zst_n);
+    for (size_t i = zst_n - 200; i < zst_n - 190; i++) bad[i] ^= 0x5a;
+    write_file("bad.csv.zst", bad, zst_n);
+    CHECK(tl_decompress(TL_COMP_ZSTD, path_of("bad.csv.zst"), bad, zst_n, &whole,
+                        &werr) == TL_ERR_DATA);
+    CHECK(whole == NULL);
+    setenv("TALLY_STREAM_STEP", "4096", 1);
+    CHECK((tl_input_load_stream(path_of("bad.csv.zst"), &b, &err)) == TL_OK);
+    if (b) {
+        /* the start is there; the end is the error */
+        CHECK((tl_input_wait(b, 1000, &ready, &err)) == TL_OK);
+        CHECK(tl_input_wait(b, N_PLAIN, &ready, &err) == TL_ERR_DATA);
+        CHECK_EQ_STR(err.msg, werr.msg);
+        CHECK(tl_input_finish(b, &err) == TL_ERR_DATA);
+        CHECK_EQ_STR(err.msg, werr.msg);
+        CHECK(tl_input_check_streams(&err) == TL_ERR_DATA);
+        CHECK_EQ_STR(err.msg, werr.msg);
+        tl_buf_release(b);
+    }
+    tl_compress_cache_free();
+    CHECK(tl_input_check_streams(&err) == TL_OK); /* no live stream left */
+    b = NULL;
+    CHECK(tl_input_load(path_of("bad.csv.zst"), &b, &err) == TL_ERR_DATA);
+    CHECK(b == NULL);
+    CHECK_EQ_STR(err.msg, werr.msg);
+    tl_compress_cache_free();
+    unsetenv("TALLY_STREAM_STEP");
+    free(bad);
+}
+
+TL_TEST(unannounced_size_and_small_inputs_are_whole)
+{
+    ZSTD_CCtx *cc = ZSTD_createCCtx();
+    uint8_t *out = malloc(ZSTD_compressBound(N_PLAIN) + 64);
+    ZSTD_outBuffer o = {out, ZSTD_compressBound(N_PLAIN) + 64, 0};
+    ZSTD_inBuffer in = {plain, N_PLAIN / 2, 0};
+    TlBuf *b = NULL;
+    TlError err;
+    /* streaming compression without a pledged size: no content size */
+    while (in.pos < in.size)
+        CHECK(!ZSTD_isError(ZSTD_compressStream2(cc, &o, &in, ZSTD_e_continue)));
+    in.size = N_PLAIN;
+    while (ZSTD_compressStream2(cc, &o, &in, ZSTD_e_end) != 0) {
+    }
+    write_file("u.csv.zst", out, o.pos);
+    CHECK(ZSTD_getFrameContentSize(out, o.pos) == ZSTD_CONTENTSIZE_UNKNOWN);
+    CHECK((tl_input_load_stream(path_of("u.csv.zst"), &b, &err)) == TL_OK);
+    CHECK(b && !tl_input_streaming(b) && b->size == N_PLAIN);
+    CHECK(b && memcmp(b->data, plain, N_PLAIN) == 0);
+    tl_buf_release(b);
+    tl_compress_cache_free();
+    /* under 1 MiB without TALLY_STREAM_STEP: whole */
+    b = NULL;
+    o.pos = 0;
+    o.pos = ZSTD_compress(out, ZSTD_compressBound(N_PLAIN), plain, 1000, 3);
+    write_file("s.csv.zst", out, o.pos);
+    CHECK((tl_input_load_stream(path_of("s.csv.zst"), &b, &err)) == TL_OK);
+    CHECK(b && !tl_input_streaming(b) && b->size == 1000);
+    tl_buf_release(b);
+    tl_compress_cache_free();
+    ZSTD_freeCCtx(cc);
+    free(out);
+}
+
+int main(void)
+{
+    CHECK(mkdtemp(dir) != NULL);
+    setup_files();
+    TL_RUN(stream_prefixes_are_the_bytes);
+    TL_RUN(stream_cache_serves_the_same_buffer);
+    TL_RUN(corrupt_stream_fails_as_the_whole_path);
+    TL_RUN(unannounced_size_and_small_inputs_are_whole);
+    unlink(path_of("a.csv.zst"));
+    unlink(path_of("bad.csv.zst"));
+    unlink(path_of("u.csv.zst"));
+    unlink(path_of("s.csv.zst"));
+    rmdir(dir);
+    free(plain);
+    free(zst);
+    return tl_test_summary(__FILE__);
+}
