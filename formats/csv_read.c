@@ -2772,6 +2772,7 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
      * their end, else the caller opens again with more */
     if (tl_input_wait(r->input, need, &ready, err) != TL_OK) goto fail;
     r->size = ready;
+    *sure = ready >= full; /* an error from part of the input: try all of it */
     if (r->size >= 3 && r->p[0] == 0xEF && r->p[1] == 0xBB && r->p[2] == 0xBF)
         r->start = 3;
     if (read_header(r, opt->no_header, err) != TL_OK) goto fail;
@@ -2825,14 +2826,14 @@ TlStatus tl_csv_reader_open(const char *path, const TlReadOptions *opt,
     for (;;) {
         bool sure;
         TlStatus st = csv_open(path, opt, delimiter, hints, need, &sure, out, err);
-        if (st == TL_OK && sure) return TL_OK;
+        if (sure) return st;
         if (st == TL_OK) {
             tl_reader_close(*out);
             *out = NULL;
             need = need > SIZE_MAX / 4 ? SIZE_MAX : need * 4;
         } else {
             /* an error from part of the input may not be the whole's */
-            if (st == TL_ERR_OOM || need == SIZE_MAX) return st;
+            if (st == TL_ERR_OOM) return st;
             need = SIZE_MAX;
         }
     }

@@ -2092,6 +2092,7 @@ static TlStatus nd_open(const char *path, const TlReadOptions *opt, TlTypeHints 
      * opens again with more */
     if (tl_input_wait(r->input, need, &ready, err) != TL_OK) goto fail;
     r->size = ready;
+    *sure = ready >= full; /* an error from part of the input: try all of it */
     if (r->size >= 3 && r->p[0] == 0xEF && r->p[1] == 0xBB && r->p[2] == 0xBF)
         r->start = 3;
     r->keys = cu = tl_malloc(sizeof *cu);
@@ -2146,14 +2147,14 @@ TlStatus tl_ndjson_reader_open(const char *path, const TlReadOptions *opt,
     for (;;) {
         bool sure;
         TlStatus st = nd_open(path, opt, hints, need, &sure, out, err);
-        if (st == TL_OK && sure) return TL_OK;
+        if (sure) return st;
         if (st == TL_OK) {
             tl_reader_close(*out);
             *out = NULL;
             need = need > SIZE_MAX / 4 ? SIZE_MAX : need * 4;
         } else {
             /* an error from part of the input may not be the whole's */
-            if (st == TL_ERR_OOM || need == SIZE_MAX) return st;
+            if (st == TL_ERR_OOM) return st;
             need = SIZE_MAX;
         }
     }
