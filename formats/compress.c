@@ -351,6 +351,7 @@ typedef struct Stream {
     int cancel;               /* atomic: the buffer is going away */
     pthread_t thread;
     bool started;
+    TlBuf *buf;               /* the buffer handed out (not a reference) */
     struct Stream *next;      /* the registry */
 } Stream;
 
@@ -550,6 +551,7 @@ static TlStatus stream_start(TlCompression c, const char *name, TlBuf *raw,
         stream_free(s);
         return tl_error_oom(err);
     }
+    s->buf = *out;
     pthread_mutex_lock(&g_streams_mu);
     s->next = g_streams;
     g_streams = s;
@@ -618,12 +620,23 @@ TlStatus tl_input_finish(const TlBuf *b, TlError *err)
     return st;
 }
 
-/* See compress.h. */
+static struct CacheEntry {
+    char *path;
+    size_t raw_size;
+    uint64_t raw_hash;
+    TlBuf *data;
+} g_cache; /* the last decompressed file, so a restart does not decompress it again */
+
+/* See compress.h.  A stream only the restart cache holds belongs to no
+ * reader of this run (an earlier run of the process read it). */
 TlStatus tl_input_check_streams(TlError *err)
 {
     TlStatus st = TL_OK;
     pthread_mutex_lock(&g_streams_mu);
     for (Stream *s = g_streams; s && st == TL_OK; s = s->next) {
+        if (g_cache.data == s->buf &&
+            __atomic_load_n(&s->buf->refcount, __ATOMIC_ACQUIRE) == 1)
+            continue;
         pthread_mutex_lock(&s->mu);
         while (s->state == ST_RUNNING) pthread_cond_wait(&s->cv, &s->mu);
         if (s->state == ST_FAILED) {
@@ -638,13 +651,6 @@ TlStatus tl_input_check_streams(TlError *err)
 
 /* ------------------------------------------------------- the input hook */
 
-/* The last decompressed file, so a restart does not decompress it again. */
-static struct {
-    char *path;
-    size_t raw_size;
-    uint64_t raw_hash;
-    TlBuf *data;
-} g_cache;
 
 /* See compress.h. */
 void tl_compress_cache_free(void)

@@ -125,6 +125,8 @@ TL_TEST(corrupt_stream_fails_as_the_whole_path)
         CHECK(tl_input_check_streams(&err) == TL_ERR_DATA);
         CHECK_EQ_STR(err.msg, werr.msg);
         tl_buf_release(b);
+        /* only the restart cache holds it now: no reader of this run */
+        CHECK(tl_input_check_streams(&err) == TL_OK);
     }
     tl_compress_cache_free();
     CHECK(tl_input_check_streams(&err) == TL_OK); /* no live stream left */
