@@ -79,15 +79,14 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # with the unit tests, TSan, libFuzzer) in one make, so its $(JOBS) job slots
 # are shared and one flavour's serial steps (archive, links) overlap another's
 # compiles; then every test phase, each spreading its independent parts over
-# $(JOBS) processes (unit binaries, bats files, OOM pipelines, fuzz targets,
-# corpus shards; see RELIABILITY.md).  CI's budget is 15 minutes.
+# $(JOBS) processes, the costliest first (unit binaries of both builds,
+# bats files against both binaries, OOM pipelines, fuzz targets, corpus
+# shards; see RELIABILITY.md).  CI's budget is 15 minutes.
 check: setup
 	@$(MAKE) --no-print-directory -j$(JOBS) check-build
 	@scripts/check-includes
-	@scripts/run-unit $(UNIT_BIN)
-	@scripts/run-unit $(UNIT_BIN:build/%=build/asan/%)
-	@scripts/run-cli build/tally
-	@TALLY_ASAN=1 scripts/run-cli build/asan/tally
+	@scripts/run-unit $(UNIT_BIN) $(UNIT_BIN:build/%=build/asan/%)
+	@scripts/run-cli build/tally asan:build/asan/tally
 	@scripts/oom-loop build/asan/tally
 	@scripts/tsan-smoke build/tsan/tally build/tally
 	@scripts/run-fuzz $(FUZZ_SMOKE_SECONDS) $(FUZZ_SRC)

@@ -146,3 +146,53 @@ skip_if_unsupported() {
         skip "engine: ${stderr}"
     fi
 }
+
+# --- large outputs and thread matrices (RELIABILITY.md, "Time budget") ---
+#
+# bats's `run` keeps every output in a variable and splits it into an array
+# of lines, which for outputs of thousands of lines costs more than tally
+# itself: tests that compare many large outputs keep them in files and
+# compare bytes with cmp (tally_files, same_files).
+
+# tally_files PREFIX ARGS...: run tally ARGS with standard output in
+# PREFIX.out and standard error in PREFIX.err; sets $status.
+tally_files() {
+    local p=$1
+    shift
+    status=0
+    "$TALLY" "$@" > "$p.out" 2> "$p.err" || status=$?
+}
+
+# files_ok PREFIX: the run of tally_files PREFIX exited 0 with nothing on
+# standard error (else show what it printed and fail).
+files_ok() {
+    if [ "$status" -ne 0 ] || [ -s "$1.err" ]; then
+        echo "status: $status"
+        echo "--- stderr"
+        head -n 20 "$1.err"
+        return 1
+    fi
+}
+
+# same_files WANT GOT WHAT: the files WANT and GOT hold the same bytes (else
+# print WHAT and the start of the difference, and fail).
+same_files() {
+    cmp -s "$1" "$2" && return 0
+    echo "--- differs: $3"
+    diff "$1" "$2" | head -n 20
+    return 1
+}
+
+# matrix_threads N...: the --threads values a thread-matrix test runs (the
+# files that prove byte-identical output for every --threads): all of them
+# against the release build, the first and the last (1: every task inline
+# on the waiter; the largest: pooled, more threads than cores) under ASan
+# (TALLY_ASAN), where the counts in between reach the same code with other
+# interleavings, which is TSan's field (scripts/tsan-smoke), not ASan's.
+matrix_threads() {
+    if [ -n "${TALLY_ASAN:-}" ] && [ $# -gt 2 ]; then
+        echo "$1 ${!#}"
+    else
+        echo "$*"
+    fi
+}

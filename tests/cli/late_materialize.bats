@@ -12,31 +12,35 @@ load helpers
 
 # same_as_reference ARGS...: tally ARGS gives the same status, stdout and
 # stderr with and without late materialization and under --no-optimize,
-# for --threads 1, 2 and 7 and TALLY_BATCH_ROWS unset, 7 and 2.  Leaves
-# the default run's results in $status/$output/$stderr.
+# for --threads 1, 2 and 7 (1 and 7 under ASan: matrix_threads) and
+# TALLY_BATCH_ROWS unset, 7 and 2 (outputs in files under sr/, compared
+# with cmp).  Leaves the default run's results in $status/$output/$stderr.
 same_as_reference() {
-    local rows t ref_out ref_err ref_st
+    local rows t mode ref_st
+    rm -rf sr && mkdir sr
     for rows in "" 7 2; do
-        TALLY_NO_LATE=1 TALLY_BATCH_ROWS=$rows run_tally "$@" --threads 1
-        ref_out=$output ref_err=$stderr ref_st=$status
-        for t in 1 2 7; do
+        TALLY_NO_LATE=1 TALLY_BATCH_ROWS=$rows tally_files sr/ref "$@" --threads 1
+        ref_st=$status
+        for t in $(matrix_threads 1 2 7); do
             for mode in late no-optimize; do
                 if [ $mode = late ]; then
-                    TALLY_BATCH_ROWS=$rows run_tally "$@" --threads "$t"
+                    TALLY_BATCH_ROWS=$rows tally_files sr/got "$@" --threads "$t"
                 else
-                    TALLY_BATCH_ROWS=$rows run_tally "$@" --threads "$t" --no-optimize
+                    TALLY_BATCH_ROWS=$rows tally_files sr/got "$@" --threads "$t" --no-optimize
                 fi
-                if [ "$output" != "$ref_out" ] || [ "$stderr" != "$ref_err" ] ||
-                    [ "$status" != "$ref_st" ]; then
+                if [ "$status" != "$ref_st" ] || ! cmp -s sr/ref.out sr/got.out ||
+                    ! cmp -s sr/ref.err sr/got.err; then
                     echo "--- differs: $mode --threads $t TALLY_BATCH_ROWS=$rows $*"
                     echo "reference: status $ref_st"
-                    printf '%s\n' "$ref_out" "$ref_err"
-                    show
+                    cat sr/ref.out sr/ref.err
+                    echo "got: status $status"
+                    cat sr/got.out sr/got.err
                     return 1
                 fi
             done
         done
     done
+    rm -rf sr
     run_tally "$@"
 }
 

@@ -6,27 +6,27 @@
 load helpers
 
 # same_for_threads ARGS...: run tally with ARGS under --threads 1, 2, 3 and
-# 8, with the default batch size and with TALLY_BATCH_ROWS=7 (many
-# morsels); every run succeeds and, per batch size, prints the same bytes.
-# The --threads 1 output of the default batch size is left in $output.
+# 8 (1 and 8 under ASan: matrix_threads, helpers.bash), with the default
+# batch size and with TALLY_BATCH_ROWS=7 (many morsels); every run succeeds
+# and, per batch size, prints the same bytes (outputs in files, compared
+# with cmp).  The --threads 1 output of the default batch size is left in
+# $output.
 same_for_threads() {
-    local rows t base
+    local rows t
     for rows in "" 7; do
-        base=
-        for t in 1 2 3 8; do
-            TALLY_BATCH_ROWS=$rows run_tally "$@" --threads "$t"
-            assert_ok || return 1
+        for t in $(matrix_threads 1 2 3 8); do
+            TALLY_BATCH_ROWS=$rows tally_files got "$@" --threads "$t"
+            files_ok got || return 1
             if [ "$t" = 1 ]; then
-                base=$output
-                [ -n "$rows" ] || printf '%s\n' "$output" > base.out
-            elif [ "$output" != "$base" ]; then
-                echo "--- differs: --threads $t TALLY_BATCH_ROWS=$rows $*"
-                diff <(printf '%s\n' "$base") <(printf '%s\n' "$output") | head -20
-                return 1
+                mv got.out "base$rows.out"
+            else
+                same_files "base$rows.out" got.out "--threads $t TALLY_BATCH_ROWS=$rows $*" ||
+                    return 1
             fi
         done
     done
     output=$(cat base.out)
+    stderr=
 }
 
 # ===================================================================
