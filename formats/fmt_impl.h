@@ -11,6 +11,9 @@
  * Input bytes: tl_input_load maps a regular file, reads anything else fully,
  * and serves "-" from a process-wide cache of standard input (read once, so
  * a restarted run sees the same bytes; tl_stdin_cache_free drops it).
+ * A compressed input is decompressed by compress.c; readers that load it
+ * with tl_input_load_stream may get it while a thread still fills it, and
+ * wait for the bytes they read (tl_input_wait, below).
  */
 #ifndef TL_FMT_IMPL_H
 #define TL_FMT_IMPL_H

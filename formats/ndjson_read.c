@@ -46,6 +46,13 @@
  *      inlined when short); escaped strings are decoded and raw JSON is
  *      compacted into a block the array owns.
  *
+ * Streamed input (a zstd file decompressed by a thread while it is read,
+ * fmt_impl.h): open samples the bytes ready (opening again with more when
+ * the sample reaches their end), the splitter cuts in the bytes ready and
+ * takes a cut TL_INPUT_AHEAD before their end (decoders read a line and a
+ * byte past it, never further), and late_keys waits for the whole input
+ * before scanning the rest of it.
+ *
  * Memory: once a morsel of a mapped file is decoded, the pages it wholly
  * covers are given back (tl_input_drop), as the CSV reader does: a scan of a
  * 1 GB file holds a few morsels of it (peak RSS 1 GB -> 25 MB on the 1e7-row
