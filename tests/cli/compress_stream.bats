@@ -104,3 +104,34 @@ same_for_all() { # FILE ARGS...: compare with the plain file, threads 1/2/7
         [[ "$stderr" == *"restarts: "[12]* ]]
     done
 }
+
+@test "streamed edge cases: blank lines of a one-column file, CRLF in quotes, lone CR, multi-frame" {
+    awk 'BEGIN {
+        print "a" > "one.csv"
+        for (i = 0; i < 3000; i++) print (i % 5 ? i : "") > "one.csv"
+        for (i = 0; i < 50; i++) print "" > "one.csv"
+        printf "k,v,t\r\n" > "crlf.csv"
+        for (i = 0; i < 3000; i++)
+            printf "k%d,%d,\"l1\r\nl2 %d, \"\"q\"\"\"\r\n", i % 5, i, i > "crlf.csv"
+        printf "k,v\r" > "cr.csv"
+        for (i = 0; i < 3000; i++) printf "x%d,%d\r", i % 3, i > "cr.csv"
+        for (i = 0; i < 3000; i++)
+            printf "{\"a\":%d,\"b\":\"s%d\"}%s", i, i,
+                   (i % 3 == 0 ? "\r\n" : (i % 3 == 1 ? "\n" : "\r")) > "mix.ndjson"
+        print "a,b" > "multi.csv"
+        for (i = 0; i < 40000; i++) print i "," 2 * i > (i < 20000 ? "multi.csv" : "part2")
+    }'
+    zstd -q -c multi.csv > multi.csv.zst
+    zstd -q -c part2 >> multi.csv.zst # a second frame
+    cat part2 >> multi.csv
+    for f in one.csv crlf.csv cr.csv mix.ndjson; do zstd -q -c $f > $f.zst; done
+    for f in one.csv crlf.csv cr.csv mix.ndjson multi.csv; do
+        for th in 1 2; do
+            TALLY_BATCH_ROWS=7 "$TALLY" $f --threads $th > want.out
+            TALLY_BATCH_ROWS=7 TALLY_STREAM_STEP=50 "$TALLY" $f.zst --threads $th > got.out
+            cmp want.out got.out
+        done
+    done
+    run_tally multi.csv.zst --agg 'count(),sum(b)'
+    assert_out $'count,sum_b\n40000,1599960000'
+}
