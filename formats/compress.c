@@ -351,6 +351,10 @@ typedef struct Stream {
     int cancel;               /* atomic: the buffer is going away */
     pthread_t thread;
     bool started;
+    int holed;                /* atomic: pages were dropped (tl_input_drop_read) */
+    uint64_t *decoded;        /* atomic bits: pages readers are done with */
+    size_t n_pages, page, window; /* window: the largest frame window */
+    int shared;               /* atomic: more than one reader: never drop */
     TlBuf *buf;               /* the buffer handed out (not a reference) */
     struct Stream *next;      /* the registry */
 } Stream;
@@ -430,6 +434,8 @@ static void stream_publish(Stream *s, int rc, const TlError *err)
     pthread_mutex_unlock(&s->mu);
 }
 
+static void stream_drop_marked(Stream *s, size_t limit);
+
 static void *stream_main(void *arg)
 {
     Stream *s = arg;
@@ -444,6 +450,9 @@ static void *stream_main(void *arg)
             rc = stream_step(s, &err);
             if (rc < 0) stream_error(s, &err);
         }
+        if (rc == 0 && s->decoded && s->out_pos > s->window &&
+            !__atomic_load_n(&s->shared, __ATOMIC_ACQUIRE))
+            stream_drop_marked(s, s->out_pos - s->window);
         stream_publish(s, rc, &err);
     }
     return NULL;
@@ -465,6 +474,7 @@ static void stream_free(Stream *s)
     pthread_cond_destroy(&s->cv);
     pthread_mutex_destroy(&s->mu);
     ZSTD_freeDCtx(s->dctx);
+    tl_free(s->decoded);
     if (s->data) munmap(s->data, s->map_size);
     tl_buf_release(s->raw);
     tl_free(s->name);
@@ -533,6 +543,34 @@ static TlStatus stream_start(TlCompression c, const char *name, TlBuf *raw,
         return TL_OK; /* no room to map: decompress it whole */
     }
     s->raw = tl_buf_retain(raw);
+    /* pages readers are done with (tl_input_drop_read), and the largest
+     * window any frame's matches reach back */
+    {
+        long ps = sysconf(_SC_PAGESIZE);
+        size_t pos = 0;
+        s->page = ps > 0 ? (size_t)ps : 4096;
+        s->n_pages = s->map_size / s->page + 1;
+        while (pos < raw->size) {
+            ZSTD_frameHeader zfh;
+            size_t fc = ZSTD_findFrameCompressedSize(raw->data + pos, raw->size - pos);
+            if (ZSTD_isError(fc) || fc == 0 ||
+                ZSTD_getFrameHeader(&zfh, raw->data + pos, raw->size - pos) != 0) {
+                s->window = SIZE_MAX;
+                break;
+            }
+            if (zfh.frameType == ZSTD_frame && zfh.windowSize > s->window)
+                s->window = zfh.windowSize > SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)zfh.windowSize;
+            pos += fc;
+        }
+        if (s->window != SIZE_MAX) {
+            s->window += (size_t)64 << 10; /* drops run between steps: margin only */
+            s->decoded = tl_calloc(s->n_pages / 64 + 1, sizeof *s->decoded);
+            if (!s->decoded) {
+                stream_free(s);
+                return tl_error_oom(err);
+            }
+        }
+    }
     s->in.src = raw->data;
     s->in.size = raw->size;
     /* the first step here: libzstd allocates its buffers on this thread */
@@ -568,6 +606,83 @@ static TlStatus stream_start(TlCompression c, const char *name, TlBuf *raw,
         }
     }
     return TL_OK;
+}
+
+/* Give back the pages marked decoded that lie wholly before limit
+ * (libzstd still reads the last window of output for its matches). */
+static void stream_drop_marked(Stream *s, size_t limit)
+{
+    size_t words = (limit / s->page) / 64;
+    for (size_t w = 0; w < words; w++) {
+        uint64_t bits;
+        if (!__atomic_load_n(&s->decoded[w], __ATOMIC_RELAXED)) continue;
+        bits = __atomic_exchange_n(&s->decoded[w], 0, __ATOMIC_ACQ_REL);
+        while (bits) {
+            int b = __builtin_ctzll(bits), e = b;
+            while (e < 64 && (bits >> e & 1)) e++;
+            __atomic_store_n(&s->holed, 1, __ATOMIC_RELEASE);
+            madvise(s->data + (w * 64 + (size_t)b) * s->page, (size_t)(e - b) * s->page,
+                    MADV_DONTNEED);
+            bits &= e == 64 ? 0 : ~(uint64_t)0 << e;
+        }
+    }
+}
+
+/* See fmt_impl.h.  The whole pages of [begin, end) are marked, except the
+ * one holding byte end - 1 (a message about the next morsel's first record
+ * may look back to its line's start); the decompressor gives them back
+ * once they are a window behind it (stream_drop_marked). */
+void tl_input_drop_read(const TlBuf *b, size_t begin, size_t end)
+{
+    Stream *s = stream_of(b);
+    size_t lo, hi;
+    if (!s || !s->decoded || __atomic_load_n(&s->shared, __ATOMIC_ACQUIRE)) return;
+    if (end > __atomic_load_n(&s->ready, __ATOMIC_ACQUIRE)) return;
+    lo = (begin + s->page - 1) / s->page;
+    hi = end / s->page;
+    if (hi > lo) hi--;
+    if (hi > s->n_pages) hi = s->n_pages;
+    if (hi <= lo) return;
+    if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == ST_DONE) {
+        /* the decompressor is gone: nothing reads the window any more */
+        __atomic_store_n(&s->holed, 1, __ATOMIC_RELEASE);
+        madvise(s->data + lo * s->page, (hi - lo) * s->page, MADV_DONTNEED);
+        return;
+    }
+    for (size_t p = lo; p < hi; p++)
+        __atomic_fetch_or(&s->decoded[p / 64], (uint64_t)1 << (p % 64), __ATOMIC_RELEASE);
+}
+
+/* See fmt_impl.h. */
+void tl_input_share(const TlBuf *b)
+{
+    Stream *s = stream_of(b);
+    if (s) __atomic_store_n(&s->shared, 1, __ATOMIC_RELEASE);
+}
+
+static bool stream_holed(const TlBuf *b)
+{
+    Stream *s = stream_of(b);
+    return s && __atomic_load_n(&s->holed, __ATOMIC_ACQUIRE);
+}
+
+/* See fmt_impl.h. */
+TlStatus tl_input_restream(const char *path, TlBuf **b, TlError *err)
+{
+    Stream *s = stream_of(*b);
+    TlBuf *raw, *res = NULL;
+    TlStatus st;
+    if (!s || !stream_holed(*b)) return TL_OK;
+    raw = tl_buf_retain(s->raw);
+    tl_buf_release(*b);
+    *b = NULL;
+    st = stream_start(TL_COMP_ZSTD, tl_input_name(path), raw, &res, err);
+    if (st == TL_OK && !res)
+        st = tl_decompress(TL_COMP_ZSTD, tl_input_name(path), raw->data, raw->size,
+                           &res, err);
+    tl_buf_release(raw);
+    *b = res;
+    return st;
 }
 
 /* See fmt_impl.h. */
@@ -677,8 +792,13 @@ TlStatus tl_input_decompress(const char *path, TlBuf **buf, TlError *err)
     if (c == TL_COMP_NONE) return TL_OK;
     hash = is_stdin ? 0 : XXH3_64bits(raw->data, raw->size);
     if (!is_stdin && g_cache.data && strcmp(g_cache.path, path) == 0 &&
-        g_cache.raw_size == raw->size && g_cache.raw_hash == hash) {
+        g_cache.raw_size == raw->size && g_cache.raw_hash == hash &&
+        !stream_holed(g_cache.data)) {
         tl_buf_release(raw);
+        /* a reader still holds it: two readers of one stream, whose pages
+         * therefore stay (tl_input_drop_read) */
+        if (__atomic_load_n(&g_cache.data->refcount, __ATOMIC_ACQUIRE) > 1)
+            tl_input_share(g_cache.data);
         *buf = tl_buf_retain(g_cache.data);
         return TL_OK;
     }

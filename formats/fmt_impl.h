@@ -103,6 +103,16 @@ TlStatus tl_input_load_stream(const char *path, TlBuf **out, TlError *err);
  * want.  tl_input_finish: wait for the end; the stream's error if it
  * failed.  tl_input_streaming: b is a stream still being filled. */
 #define TL_INPUT_AHEAD ((size_t)64 << 10)
+/* Give back the memory of a streamed input's decoded bytes [begin, end)
+ * (format.c calls it for a morsel whose batch holds no view into the
+ * input): they read as zeros afterwards, so the stream is marked and a
+ * reopen (restart) decompresses again (tl_input_restream).  Nothing when
+ * b is not a stream or is shared by two readers (tl_input_share). */
+void tl_input_drop_read(const TlBuf *b, size_t begin, size_t end);
+void tl_input_share(const TlBuf *b);
+/* *b (path's buffer) again, decompressed anew when pages of it were
+ * dropped (standard input's cache: its compressed bytes are kept). */
+TlStatus tl_input_restream(const char *path, TlBuf **b, TlError *err);
 TlStatus tl_input_wait(const TlBuf *b, size_t want, size_t *ready, TlError *err);
 TlStatus tl_input_finish(const TlBuf *b, TlError *err);
 bool tl_input_streaming(const TlBuf *b);

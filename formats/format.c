@@ -150,6 +150,11 @@ static TlStatus input_load(const char *path, TlBuf **out, TlError *err)
             TL_TRY(read_all(0, path, &g_stdin, err));
             TL_TRY(tl_input_decompress(path, &g_stdin, err)); /* compress.c */
         }
+        /* decompressed anew when a reader dropped decoded pages; shared
+         * (no more dropping) while another reader holds it */
+        TL_TRY(tl_input_restream(path, &g_stdin, err));
+        if (__atomic_load_n(&g_stdin->refcount, __ATOMIC_ACQUIRE) > 1)
+            tl_input_share(g_stdin);
         *out = tl_buf_retain(g_stdin);
         return TL_OK;
     }
@@ -319,6 +324,19 @@ static TlStatus stream_first(const TlReader *r, TlStatus st, TlSchema **widen,
     return serr.code;
 }
 
+/* True when a string column of b points into input (views reference it or
+ * a slice of it). */
+static bool batch_views(const TlBatch *b, const TlBuf *input)
+{
+    for (int c = 0; c < b->n_cols; c++) {
+        const TlArray *a = b->cols[c];
+        for (uint32_t i = 0; a && i < a->n_data; i++)
+            if (a->data[i] == input || (a->data[i] && a->data[i]->parent == input))
+                return true;
+    }
+    return false;
+}
+
 /* The next batch, owned by the caller, or *out = NULL at the end. */
 TlStatus tl_reader_next(TlReader *r, TlBatch **out, TlError *err)
 {
@@ -353,8 +371,12 @@ void tl_decoder_free(TlDecoder *d)
 TlStatus tl_reader_decode(TlReader *r, TlDecoder *d, const TlMorsel *m,
                           TlBatch **out, TlSchema **widen, TlError *err)
 {
+    TlStatus st;
     *widen = NULL;
-    return stream_first(r, r->ops->decode(r, d, m, out, widen, err), widen, err);
+    st = stream_first(r, r->ops->decode(r, d, m, out, widen, err), widen, err);
+    if (st == TL_OK && *out && r->input && !batch_views(*out, r->input))
+        tl_input_drop_read(r->input, m->begin, m->end);
+    return st;
 }
 
 /* See format.h. */
