@@ -45,6 +45,13 @@
  *
  * The buffer is a TlBuf of size F from the start (readers see the final
  * size; they must not read bytes before waiting for them: see fmt_impl.h).
+ * Memory: format.c marks the whole pages of a decoded morsel whose batch
+ * holds no view into the input (tl_input_drop_read); the thread gives
+ * marked pages back (MADV_DONTNEED) once they lie a frame window behind
+ * its output (libzstd reads that window for matches), readers directly
+ * once it is done.  Such a stream is "holed": a reopen (a restart, another
+ * reader) decompresses it anew, and a stream two readers hold at once
+ * drops nothing.
  * Its last release cancels and joins the thread.  Every live stream is in a
  * registry so tl_input_check_streams (tl_writer_finish) can report a
  * stream that fails after a run stopped reading early (--head): the
