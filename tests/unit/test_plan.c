@@ -353,7 +353,7 @@ TL_TEST(test_projection_pushdown)
                  "optimized plan:\n"
                  "  project region\n"
                  "    filter note != 'b'\n"
-                 "      scan sales.csv columns region, note\n"
+                 "      scan sales.csv columns region, note (note first, the rest only for kept rows)\n"
                  "output: region string\n");
     tl_free(ex);
     tally_spec_free(&s);
