@@ -8,9 +8,10 @@
  *   validity   absent until the first null; then allocated with the same
  *              capacity and back-filled with 1s for the rows before it.
  *              Bytes past the last element are kept zero (deterministic).
- *   data       string bytes longer than 12 go into blocks of at least
- *              1 MiB (bigger when one string is bigger), appended and never
- *              moved; views address them by (block index, offset).
+ *   data       string bytes longer than 12 go into blocks of 16 KiB,
+ *              doubling up to 1 MiB (bigger when one string is bigger),
+ *              appended and never moved; views address them by (block
+ *              index, offset).
  *
  *   views:  [len|bytes....] [len|pfx|0|0] [len|pfx|0|17] [len|bytes....] ...
  *                                  |             |
@@ -23,7 +24,8 @@
  */
 #include "core.h"
 
-#define BLOCK_MIN ((size_t)1 << 20) /* bytes of one string data block */
+#define BLOCK_MIN ((size_t)1 << 20) /* bytes of a string data block ... */
+#define BLOCK_FIRST ((size_t)1 << 14) /* ... after the first ones: 16 KiB, doubling */
 #define MIN_ELEMS 64                /* first allocation, in elements */
 
 /* Initialise an empty builder of type t. */
@@ -206,8 +208,10 @@ bool tl_builder_append_i32(TlBuilder *b, int32_t v)
     return true;
 }
 
-/* Room for len more bytes in the current block, starting a new block (of
- * max(BLOCK_MIN, len) bytes) when needed. */
+/* Room for len more bytes in the current block, starting a new block when
+ * needed: at least len bytes, and BLOCK_FIRST doubling with each block up to
+ * BLOCK_MIN, so a builder of a few strings (a small morsel) does not take
+ * 1 MiB, and a big one still has few blocks. */
 static bool block_room(TlBuilder *b, size_t len)
 {
     uint8_t *mem;
@@ -225,7 +229,8 @@ static bool block_room(TlBuilder *b, size_t len)
         b->data = d;
         b->data_cap = cap;
     }
-    size = len > BLOCK_MIN ? len : BLOCK_MIN;
+    size = b->n_data >= 6 ? BLOCK_MIN : BLOCK_FIRST << b->n_data;
+    if (size < len) size = len;
     mem = tl_malloc(size);
     if (!mem) return false;
     blk = tl_buf_adopt(mem, size);

@@ -288,8 +288,8 @@ TlArray *tl_array_take_multi(TlArray *const *parts, int n_parts,
 /* --------------------------------------------------------------- builders */
 
 /* A growable array under construction.  Append values, then finish to get
- * an immutable TlArray.  Strings: bytes longer than 12 go into data blocks of
- * at least 1 MiB that never move.  All appends return false on OOM (the
+ * an immutable TlArray.  Strings: bytes longer than 12 go into data blocks
+ * (16 KiB doubling up to 1 MiB, or one string's size) that never move.  All appends return false on OOM (the
  * builder stays valid and must still be released with tl_builder_free). */
 typedef struct TlBuilder {
     TlType type;
