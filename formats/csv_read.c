@@ -849,28 +849,25 @@ fast_rows_body(const CsvReader *r, CsvCursor *d, int64_t row, int64_t max_rows,
     bool wq = d->wq;
     size_t *row_pos = d->row_pos;
     int64_t *row_line = d->row_line;
+    bool refill = false; /* the window holds no line end after pos */
     while (row < max_rows && pos < n) {
         size_t end, rel, w, sh;
         uint64_t m, q;
-        if (pos < wb || pos >= we) {
+        if (refill || pos < wb || pos >= we) {
             window_fill(r, d, pos);
             l = 0;
             wb = d->wb;
             we = d->we;
             nl_n = d->nl_n;
             wq = d->wq;
+            refill = false;
         }
         /* the line end: the next one listed */
         rel = pos - wb;
         while (l < nl_n && nl[l] < rel) l++;
         if (l == nl_n) {
             if (we >= n || wb == pos) break; /* the last record, or huge */
-            window_fill(r, d, pos);
-            l = 0;
-            wb = d->wb;
-            we = d->we;
-            nl_n = d->nl_n;
-            wq = d->wq;
+            refill = true;
             continue;
         }
         end = wb + nl[l];
@@ -2818,23 +2815,24 @@ fail:
  * minimum types by name and receive widened ones on restart.  A streamed
  * input (fmt_impl.h) is opened on the bytes ready, again with more while
  * the sample reaches their end, and with all of them after an error. */
+typedef struct CsvOpenArgs {
+    const char *path;
+    const TlReadOptions *opt;
+    char delimiter;
+    TlTypeHints *hints;
+} CsvOpenArgs;
+
+static TlStatus csv_open_try(void *ctx, size_t need, bool *sure, TlReader **out,
+                             TlError *err)
+{
+    const CsvOpenArgs *a = ctx;
+    return csv_open(a->path, a->opt, a->delimiter, a->hints, need, sure, out, err);
+}
+
 TlStatus tl_csv_reader_open(const char *path, const TlReadOptions *opt,
                             char delimiter, TlTypeHints *hints,
                             TlReader **out, TlError *err)
 {
-    size_t need = (size_t)4 << 20;
-    for (;;) {
-        bool sure;
-        TlStatus st = csv_open(path, opt, delimiter, hints, need, &sure, out, err);
-        if (sure) return st;
-        if (st == TL_OK) {
-            tl_reader_close(*out);
-            *out = NULL;
-            need = need > SIZE_MAX / 4 ? SIZE_MAX : need * 4;
-        } else {
-            /* an error from part of the input may not be the whole's */
-            if (st == TL_ERR_OOM) return st;
-            need = SIZE_MAX;
-        }
-    }
+    CsvOpenArgs a = {path, opt, delimiter, hints};
+    return tl_reader_open_ready(csv_open_try, &a, out, err);
 }

@@ -52,36 +52,12 @@ static inline uint32_t kind_of(const CsvSpell *w, const uint8_t *s, size_t n)
     return K_PLAIN;
 }
 
-/* Copy n bytes from s to o.  Fields are mostly short: up to 16 bytes are
- * two loads and two stores that may overlap (never reading or writing
- * outside [s, s+n) and [o, o+n)), not a call into the C library. */
-static inline void copy_short(uint8_t *o, const uint8_t *s, size_t n)
-{
-    uint64_t a, b;
-    uint32_t c, d;
-    if (n >= 8 && n <= 16) {
-        memcpy(&a, s, 8);
-        memcpy(&b, s + n - 8, 8);
-        memcpy(o, &a, 8);
-        memcpy(o + n - 8, &b, 8);
-    } else if (n >= 4 && n < 8) {
-        memcpy(&c, s, 4);
-        memcpy(&d, s + n - 4, 4);
-        memcpy(o, &c, 4);
-        memcpy(o + n - 4, &d, 4);
-    } else if (n < 4) {
-        for (size_t i = 0; i < n; i++) o[i] = s[i];
-    } else {
-        memcpy(o, s, n);
-    }
-}
-
 /* Copy one piece (quoted and escaped if its kind says so) to o, which has
  * room for 2 * len + 3 bytes; returns the end. */
 static inline uint8_t *put_piece(uint8_t *o, const TlPiece *pc)
 {
     if (pc->kind == K_PLAIN) {
-        copy_short(o, pc->p, pc->len);
+        tl_copy_short(o, pc->p, pc->len);
         o += pc->len;
     } else if (pc->kind == K_QUOTE) {
         const uint8_t *s = pc->p, *end = pc->p + pc->len;

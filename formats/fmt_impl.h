@@ -116,6 +116,14 @@ TlStatus tl_input_restream(const char *path, TlBuf **b, TlError *err);
 TlStatus tl_input_wait(const TlBuf *b, size_t want, size_t *ready, TlError *err);
 TlStatus tl_input_finish(const TlBuf *b, TlError *err);
 bool tl_input_streaming(const TlBuf *b);
+/* Open a reader from the bytes of its input ready so far (format.c).  try
+ * opens with a schema sample from the first `need` bytes and sets *sure
+ * when its result (reader or error) would be the same with the whole
+ * input; otherwise the reader is closed and tried again with 4 times the
+ * bytes, or, after an error from part of a stream, with all of them. */
+typedef TlStatus (*TlOpenTry)(void *ctx, size_t need, bool *sure, TlReader **out,
+                              TlError *err);
+TlStatus tl_reader_open_ready(TlOpenTry try, void *ctx, TlReader **out, TlError *err);
 /* The name data errors use for path: "<stdin>" for "-", else path. */
 const char *tl_input_name(const char *path);
 

@@ -247,6 +247,26 @@ void tl_stdin_cache_free(void)
 
 /* ------------------------------------------------------------ readers */
 
+/* See fmt_impl.h. */
+TlStatus tl_reader_open_ready(TlOpenTry try, void *ctx, TlReader **out, TlError *err)
+{
+    size_t need = (size_t)4 << 20;
+    for (;;) {
+        bool sure;
+        TlStatus st = try(ctx, need, &sure, out, err);
+        if (sure) return st;
+        if (st == TL_OK) {
+            tl_reader_close(*out);
+            *out = NULL;
+            need = need > SIZE_MAX / 4 ? SIZE_MAX : need * 4;
+        } else {
+            /* an error from part of the input may not be the whole's */
+            if (st == TL_ERR_OOM) return st;
+            need = SIZE_MAX;
+        }
+    }
+}
+
 /* Open a reader for path: the format comes from opt->from, else the suffix,
  * else (standard input) sniffing, else CSV.  Compressed inputs are
  * decompressed by tl_input_load (compress.c).  See format.h. */

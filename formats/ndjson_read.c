@@ -2147,22 +2147,22 @@ fail:
  * minimum types and extra columns by name and receive widened types and
  * late keys on restart.  A streamed input (fmt_impl.h) is opened on the
  * bytes ready, and again with more while the sample reaches their end. */
+typedef struct NdOpenArgs {
+    const char *path;
+    const TlReadOptions *opt;
+    TlTypeHints *hints;
+} NdOpenArgs;
+
+static TlStatus nd_open_try(void *ctx, size_t need, bool *sure, TlReader **out,
+                            TlError *err)
+{
+    const NdOpenArgs *a = ctx;
+    return nd_open(a->path, a->opt, a->hints, need, sure, out, err);
+}
+
 TlStatus tl_ndjson_reader_open(const char *path, const TlReadOptions *opt,
                                TlTypeHints *hints, TlReader **out, TlError *err)
 {
-    size_t need = (size_t)4 << 20;
-    for (;;) {
-        bool sure;
-        TlStatus st = nd_open(path, opt, hints, need, &sure, out, err);
-        if (sure) return st;
-        if (st == TL_OK) {
-            tl_reader_close(*out);
-            *out = NULL;
-            need = need > SIZE_MAX / 4 ? SIZE_MAX : need * 4;
-        } else {
-            /* an error from part of the input may not be the whole's */
-            if (st == TL_ERR_OOM) return st;
-            need = SIZE_MAX;
-        }
-    }
+    NdOpenArgs a = {path, opt, hints};
+    return tl_reader_open_ready(nd_open_try, &a, out, err);
 }

@@ -151,6 +151,31 @@ TlBuf *tl_buf_slice(TlBuf *b, size_t off, size_t len);
 TlBuf *tl_buf_retain(TlBuf *b);  /* NULL-safe */
 void tl_buf_release(TlBuf *b);   /* NULL-safe */
 
+/* memcpy of n bytes without a C library call for the short fields and keys
+ * that writers and groupers copy per value: up to 16 bytes are two
+ * overlapping fixed-size moves; longer ones call memcpy.  Reads exactly
+ * [src, src + n), writes exactly [dst, dst + n). */
+static inline void tl_copy_short(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    if (n >= 8 && n <= 16) {
+        uint64_t a, b;
+        memcpy(&a, src, 8);
+        memcpy(&b, src + n - 8, 8);
+        memcpy(dst, &a, 8);
+        memcpy(dst + n - 8, &b, 8);
+    } else if (n >= 4 && n < 8) {
+        uint32_t a, b;
+        memcpy(&a, src, 4);
+        memcpy(&b, src + n - 4, 4);
+        memcpy(dst, &a, 4);
+        memcpy(dst + n - 4, &b, 4);
+    } else if (n < 4) {
+        for (size_t i = 0; i < n; i++) dst[i] = src[i];
+    } else {
+        memcpy(dst, src, n);
+    }
+}
+
 /* ---------------------------------------------------------------- bitmaps */
 
 static inline bool tl_bit_get(const uint8_t *bits, int64_t i)

@@ -128,30 +128,6 @@ static inline bool is_null(const TlArray *a, int64_t i)
     return a->type == TL_TNULL || !tl_array_valid(a, i);
 }
 
-/* memcpy of n bytes without a libc call for the short keys grouping sees
- * (up to 16 bytes: two overlapping fixed-size moves); longer ones call
- * memcpy.  Writes exactly [dst, dst + n). */
-static inline void copy_bytes(uint8_t *dst, const uint8_t *src, size_t n)
-{
-    if (n >= 8 && n <= 16) {
-        uint64_t a, b;
-        memcpy(&a, src, 8);
-        memcpy(&b, src + n - 8, 8);
-        memcpy(dst, &a, 8);
-        memcpy(dst + n - 8, &b, 8);
-    } else if (n >= 4 && n < 8) {
-        uint32_t a, b;
-        memcpy(&a, src, 4);
-        memcpy(&b, src + n - 4, 4);
-        memcpy(dst, &a, 4);
-        memcpy(dst + n - 4, &b, 4);
-    } else if (n < 4) {
-        for (size_t i = 0; i < n; i++) dst[i] = src[i];
-    } else {
-        memcpy(dst, src, n);
-    }
-}
-
 static inline int64_t int_at(const TlArray *a, int64_t i)
 {
     return a->type == TL_TDATE ? tl_array_i32(a)[i] : tl_array_i64(a)[i];
@@ -249,7 +225,7 @@ static TlStatus encode_rows(Enc *e, const TlArray *const *keys, int nk,
                 if (!nulls || tl_array_valid(a, i)) {
                     uint32_t len = v[i].in.len;
                     uint8_t *p = put_varint(b + off[i], len);
-                    copy_bytes(p, tl_view_ptr(&v[i], a->data), len);
+                    tl_copy_short(p, tl_view_ptr(&v[i], a->data), len);
                     off[i] = (p - b) + len;
                 }
             break;
@@ -411,10 +387,10 @@ static const uint8_t *keep(RowsGrouper *g, const uint8_t *p, uint32_t len)
     memcpy(dst, &len, 4);
     if (len <= 32) {
         if (len > 16) {
-            copy_bytes(dst + 4, p, 16);
-            copy_bytes(dst + 20, p + 16, len - 16);
+            tl_copy_short(dst + 4, p, 16);
+            tl_copy_short(dst + 20, p + 16, len - 16);
         } else {
-            copy_bytes(dst + 4, p, len);
+            tl_copy_short(dst + 4, p, len);
         }
     } else {
         memcpy(dst + 4, p, len);
