@@ -18,10 +18,11 @@
  * covers the next tl_batch_rows() group ids: the grouper hands back their
  * key values (the first row's of each group) and every aggregate their
  * results, keys first, then aggregates in order; the whole result never
- * exists at once.  Output batches are built up to two per thread ahead, in
- * parallel on the pool (fill_ready: after the grouper's first keys call,
- * keys and results of a range of groups only read the states).  Nothing
- * depends on hash table order.
+ * exists at once.  Output batches are built up to two per thread ahead on
+ * the pool (out_submit: a window of build tasks that runs ahead while the
+ * consumer takes the batches in order, so no batch waits for a round of
+ * others; after the grouper's first keys call, keys and results of a range
+ * of groups only read the states).  Nothing depends on hash table order.
  *
  * Sorted or clustered input (after a sort on the keys, or data written in
  * key order) is grouped by runs: one pass compares each row's keys with the
@@ -48,7 +49,9 @@
  * its morsel; the morsel follows from the partition's group count after
  * each morsel, kept too).  A key's partition is the top bits
  * of its row hash (tl_k_hash_array: keys equal by the grouper's rules hash
- * equal), so every group lives in exactly one partition:
+ * equal), so every group lives in exactly one partition, and the same hash
+ * goes with the row to its partition's grouper (tl_grouper_map_hashed: the
+ * row grouper does not hash the keys again):
  *
  *   stage work (any thread, per morsel)   partition p's task (lib/exec/partq:
  *   keys, args <- tl_eval                 in morsel order per partition,
@@ -93,10 +96,12 @@
  * that first appeared in it are marked at their rows and read back in row
  * order (a->order: output position -> partition; a->snap: every
  * partition's cursor at each output batch start).  An output batch takes
- * from each partition a contiguous range of groups (keys via
- * tl_grouper_keys, results via tl_agg_results) and interleaves them with
- * tl_array_take_multi; fill_ready still builds batches in parallel (they
- * only read).
+ * from each partition a contiguous range of groups: the keys are decoded
+ * straight into their output positions (tl_grouper_keys_multi: the row
+ * grouper decodes each output row's stored key from its partition, no
+ * per-partition columns to interleave), the results come per partition
+ * (tl_agg_results) and are interleaved with tl_array_take_multi; the
+ * builds run ahead on the pool (they only read).
  *
  * Without keys, or with TALLY_AGG_RADIX=0, the stage is the older one:
  *
@@ -193,9 +198,12 @@ typedef struct AggOp {
     int64_t map_cap;
     bool consumed;
     bool keys_ended;          /* output: the grouper's first keys call made */
-    TlBatch **ready;          /* output batches built ahead (fill_ready) */
-    int64_t n_ready, ready_pos, ready_cap;
-    int64_t n_groups, emitted;
+    struct OutSlot *win;      /* output batches built ahead (out_submit) */
+    int n_win;                /* its slots: two per thread */
+    TlWait *ow;               /* their completion */
+    int64_t out_total;        /* output batches */
+    int64_t out_next, out_take; /* the next to queue, to hand out */
+    int64_t n_groups;
     /* the radix path (staged, with keys) */
     bool radix;
     RPart *parts;             /* RADIX_P */
@@ -669,6 +677,7 @@ typedef struct RItem {
     TlArray **karr;           /* n_keys */
     TlArray **args;           /* n_args, NULL entries allowed */
     uint32_t *rows;           /* rows, or (pre) local groups */
+    uint64_t *hash;           /* their key hashes, in the same order */
     uint32_t off[RADIX_P + 1];
     /* pre-aggregated (few keys): the morsel's local groups instead */
     bool pre;
@@ -695,10 +704,13 @@ static void ritem_free(AggOp *a, RItem *it)
     tl_free(it->partial);
     tl_free(it->first_row);
     tl_free(it->rows);
+    tl_free(it->hash);
     tl_free(it);
 }
 
-/* Sort 0..n) by partition, the top bits of h (stable): it->rows, it->off. */
+/* Sort 0..n) by partition, the top bits of h (stable): it->rows, it->off,
+ * and the hashes in that order, it->hash (the partitions' groupers use
+ * them instead of hashing the keys again). */
 static void radix_split(RItem *it, const uint64_t *h, uint8_t *pp, int64_t n)
 {
     uint32_t cnt[RADIX_P] = {0}, pos[RADIX_P];
@@ -712,7 +724,11 @@ static void radix_split(RItem *it, const uint64_t *h, uint8_t *pp, int64_t n)
         pos[p] = it->off[p];
         it->off[p + 1] = it->off[p] + cnt[p];
     }
-    for (int64_t i = 0; i < n; i++) it->rows[pos[pp[i]]++] = (uint32_t)i;
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t at = pos[pp[i]]++;
+        it->rows[at] = (uint32_t)i;
+        it->hash[at] = h[i];
+    }
 }
 
 /* Replace each of arrs[0..n_arrs) (NULL entries skipped) by its rows
@@ -776,7 +792,9 @@ static TlStatus radix_pre(AggOp *a, RItem *it, const TlBatch *b, bool *done,
     it->first_row = tl_malloc(((size_t)nl + 1) * sizeof *it->first_row);
     h = tl_malloc(((size_t)nl + 1) * sizeof *h);
     pp = tl_malloc((size_t)nl + 1);
-    if (!it->partial || !it->lkeys || !it->first_row || !h || !pp) {
+    tl_free(it->hash);
+    it->hash = tl_malloc(((size_t)nl + 1) * sizeof *it->hash);
+    if (!it->partial || !it->lkeys || !it->first_row || !h || !pp || !it->hash) {
         st = tl_error_oom(err);
         goto done;
     }
@@ -838,9 +856,10 @@ static TlStatus radix_work(AggOp *a, TlBatch *b, void **result, TlError *err)
     it->karr = tl_calloc((size_t)a->n_keys + 1, sizeof *it->karr);
     it->args = tl_calloc((size_t)a->n_args + 1, sizeof *it->args);
     it->rows = tl_malloc(((size_t)n + 1) * sizeof *it->rows);
+    it->hash = tl_malloc(((size_t)n + 1) * sizeof *it->hash);
     h = tl_malloc(((size_t)n + 1) * sizeof *h);
     pp = tl_malloc((size_t)n + 1);
-    if (!it->karr || !it->args || !it->rows || !h || !pp) {
+    if (!it->karr || !it->args || !it->rows || !it->hash || !h || !pp) {
         st = tl_error_oom(err);
         goto done;
     }
@@ -932,7 +951,8 @@ static TlStatus radix_part(void *ctx, void *item, int64_t seq, int p, TlError *e
         }
     }
     uint32_t before = tl_grouper_count(rp->g);
-    st = tl_grouper_map(rp->g, (const TlArray *const *)sub, cnt, rp->ids, err);
+    st = tl_grouper_map_hashed(rp->g, (const TlArray *const *)sub, cnt,
+                               it->hash + it->off[p], rp->ids, err);
     if (st != TL_OK) goto done;
     uint32_t after = tl_grouper_count(rp->g);
     if (after > before) {
@@ -1235,49 +1255,56 @@ static TlStatus radix_consume(AggOp *a, TlError *err)
 }
 
 /* The output batch of output positions [first, first+rows) (first a
- * multiple of tl_batch_rows()): each partition's contiguous range of
- * groups, keys and results, interleaved by a->order.  Reads only. */
+ * multiple of tl_batch_rows()): row i is group gid[i] of partition pv[i]
+ * (each partition's groups in id order from its cursor a->snap).  Keys
+ * are decoded straight into their output positions
+ * (tl_grouper_keys_multi); each aggregate's results come per partition, a
+ * contiguous range of groups, and are interleaved (tl_array_take_multi).
+ * Reads only. */
 static TlStatus radix_batch(AggOp *a, int64_t first, int64_t rows, TlBatch *b,
                             TlError *err)
 {
     int64_t per = tl_batch_rows();
     const uint32_t *s = a->snap + (first / per) * RADIX_P;
-    uint32_t c[RADIX_P] = {0}, slot[RADIX_P];
-    int nc = a->n_keys + a->n_aggs, np = 0;
+    uint32_t c[RADIX_P] = {0}, slot[RADIX_P], at[RADIX_P];
+    int np = 0;
     TlStatus st = TL_OK;
-    for (int64_t i = 0; i < rows; i++) c[a->order[first + i]]++;
-    for (int p = 0; p < RADIX_P; p++) slot[p] = c[p] ? (uint32_t)np++ : UINT32_MAX;
-    /* cols[col * np + slot]: the partitions' pieces of every column */
-    TlArray **pieces = tl_calloc((size_t)nc * (size_t)(np ? np : 1), sizeof *pieces);
+    TlGrouper *gs[RADIX_P];
+    const uint8_t *pv = a->order + first;
+    for (int64_t i = 0; i < rows; i++) c[pv[i]]++;
+    for (int p = 0; p < RADIX_P; p++) {
+        slot[p] = c[p] ? (uint32_t)np++ : UINT32_MAX;
+        gs[p] = a->parts[p].g;
+        at[p] = s[p];
+    }
+    /* pieces[j * np + slot]: the partitions' pieces of aggregate j */
+    TlArray **pieces = tl_calloc((size_t)a->n_aggs * (size_t)(np ? np : 1) + 1,
+                                 sizeof *pieces);
     uint32_t *part = tl_malloc(((size_t)rows + 1) * sizeof *part);
+    uint32_t *gid = tl_malloc(((size_t)rows + 1) * sizeof *gid);
     uint32_t *row = tl_malloc(((size_t)rows + 1) * sizeof *row);
-    TlArray **tmp = tl_calloc((size_t)a->n_keys + 1, sizeof *tmp);
-    if (!pieces || !part || !row || !tmp) {
+    if (!pieces || !part || !gid || !row) {
         st = tl_error_oom(err);
         goto done;
     }
+    for (int64_t i = 0; i < rows; i++) {
+        uint8_t p = pv[i];
+        part[i] = slot[p];
+        row[i] = at[p] - s[p];
+        gid[i] = at[p]++;
+    }
+    st = tl_grouper_keys_multi(gs, RADIX_P, pv, gid, rows, b->cols, err);
     for (int p = 0; p < RADIX_P && st == TL_OK; p++) {
         if (!c[p]) continue;
         RPart *rp = &a->parts[p];
-        st = tl_grouper_keys(rp->g, s[p], c[p], tmp, err);
-        if (st != TL_OK) break;
-        for (int k = 0; k < a->n_keys; k++) {
-            pieces[(size_t)k * np + slot[p]] = tmp[k];
-            tmp[k] = NULL;
-        }
         for (int j = 0; j < a->n_aggs && st == TL_OK; j++)
             st = tl_agg_results(rp->states[j], s[p], c[p],
-                                &pieces[(size_t)(a->n_keys + j) * np + slot[p]], err);
+                                &pieces[(size_t)j * np + slot[p]], err);
     }
     if (st != TL_OK) goto done;
-    uint32_t at[RADIX_P] = {0};
-    for (int64_t i = 0; i < rows; i++) {
-        uint8_t p = a->order[first + i];
-        part[i] = slot[p];
-        row[i] = at[p]++;
-    }
-    for (int col = 0; col < nc; col++) {
-        TlArray **pc = pieces + (size_t)col * np;
+    for (int j = 0; j < a->n_aggs; j++) {
+        TlArray **pc = pieces + (size_t)j * np;
+        int col = a->n_keys + j;
         b->cols[col] = np == 1 ? tl_array_retain(pc[0])
                                : tl_array_take_multi(pc, np, part, row, rows);
         if (!b->cols[col]) {
@@ -1287,13 +1314,11 @@ static TlStatus radix_batch(AggOp *a, int64_t first, int64_t rows, TlBatch *b,
     }
 done:
     if (pieces)
-        for (int64_t i = 0; i < (int64_t)nc * np; i++) tl_array_release(pieces[i]);
-    if (tmp)
-        for (int k = 0; k < a->n_keys; k++) tl_array_release(tmp[k]);
+        for (int64_t i = 0; i < (int64_t)a->n_aggs * np; i++) tl_array_release(pieces[i]);
     tl_free(pieces);
     tl_free(part);
+    tl_free(gid);
     tl_free(row);
-    tl_free(tmp);
     return st;
 }
 
@@ -1404,29 +1429,33 @@ static TlStatus build_batch(AggOp *a, uint32_t first, int64_t rows, TlBatch **ou
     return TL_OK;
 }
 
-typedef struct OutSlice {
+/* One output batch being built on the pool (a slot of the window). */
+typedef struct OutSlot {
     AggOp *a;
-    uint32_t first;
-    int64_t rows;
+    int64_t first, rows;
     TlBatch *b;
+    int state;                /* OUT_FREE, OUT_BUSY, OUT_DONE (under a->ow) */
     TlStatus st;
     TlError err;
-} OutSlice;
+} OutSlot;
 
-static void build_task(void *arg, int64_t i)
+enum { OUT_FREE = 0, OUT_BUSY, OUT_DONE };
+
+static void out_task(void *arg)
 {
-    OutSlice *s = (OutSlice *)arg + i;
+    OutSlot *s = arg;
+    TlWait *w = s->a->ow;
     s->st = build_batch(s->a, s->first, s->rows, &s->b, &s->err);
+    tl_wait_lock(w);
+    s->state = OUT_DONE;
+    tl_wait_signal(w);
+    tl_wait_unlock(w);
 }
 
-/* Build the next output batches, up to two per thread, on the pool; they
- * wait in a->ready.  The first keys call (which ends the grouper's input)
- * is made here, alone, so the parallel ones only read. */
-static TlStatus fill_ready(AggOp *a, TlError *err)
+/* End the grouper's input (its first keys call, alone), so the builds
+ * that follow only read. */
+static TlStatus end_keys(AggOp *a, TlError *err)
 {
-    int64_t per = tl_batch_rows(), left = a->n_groups - a->emitted;
-    int64_t k = (left + per - 1) / per, most = 2 * (int64_t)tl_pool_threads();
-    if (k > most) k = most;
     if (!a->keys_ended && a->n_keys > 0 && !a->radix) {
         TlArray *none[64] = {0}, **tmp = none;
         if (a->n_keys > 64) tmp = tl_calloc((size_t)a->n_keys, sizeof *tmp);
@@ -1437,64 +1466,112 @@ static TlStatus fill_ready(AggOp *a, TlError *err)
         TL_TRY(st);
     }
     a->keys_ended = true;
-    if (k > a->ready_cap) {
-        TlBatch **r = tl_realloc(a->ready, (size_t)k * sizeof *r);
-        if (!r) return tl_error_oom(err);
-        a->ready = r;
-        a->ready_cap = k;
-    }
-    OutSlice *sl = tl_calloc((size_t)k, sizeof *sl);
-    if (!sl) return tl_error_oom(err);
-    for (int64_t i = 0; i < k; i++) {
-        sl[i].a = a;
-        sl[i].first = (uint32_t)(a->emitted + i * per);
-        sl[i].rows = left - i * per < per ? left - i * per : per;
-    }
-    TlStatus st = k == 1 ? (build_task(sl, 0), TL_OK)
-                         : tl_pool_for(k, build_task, sl, err);
-    for (int64_t i = 0; st == TL_OK && i < k; i++)
-        if (sl[i].st != TL_OK) {
-            *err = sl[i].err;
-            st = sl[i].st;
-        }
-    if (st != TL_OK) {
-        for (int64_t i = 0; i < k; i++) tl_batch_free(sl[i].b);
-        tl_free(sl);
-        return st;
-    }
-    for (int64_t i = 0; i < k; i++) {
-        a->ready[i] = sl[i].b;
-        a->emitted += sl[i].rows;
-    }
-    a->n_ready = k;
-    a->ready_pos = 0;
-    tl_free(sl);
     return TL_OK;
 }
 
+/* Queue the builds of the next output batches until the window (two per
+ * thread) is full: they run ahead on the pool while the consumer takes
+ * the batches in order, so no batch waits for a whole round of them. */
+static TlStatus out_submit(AggOp *a, TlError *err)
+{
+    int64_t per = tl_batch_rows();
+    while (a->out_next < a->out_total && a->out_next < a->out_take + a->n_win) {
+        OutSlot *s = &a->win[a->out_next % a->n_win];
+        int64_t first = a->out_next * per;
+        s->a = a;
+        s->first = first;
+        s->rows = a->n_groups - first < per ? a->n_groups - first : per;
+        s->b = NULL;
+        s->st = TL_OK;
+        s->state = OUT_BUSY;
+        TlStatus st = tl_pool_submit(out_task, s, err);
+        if (st != TL_OK) {
+            s->state = OUT_FREE;
+            return st;
+        }
+        a->out_next++;
+    }
+    return TL_OK;
+}
+
+/* Wait for every queued build (agg_free, and before an error return). */
+static void out_drain(AggOp *a)
+{
+    if (!a->ow) return;
+    tl_wait_lock(a->ow);
+    for (int i = 0; i < a->n_win; i++)
+        while (a->win[i].state == OUT_BUSY) tl_wait_step(a->ow);
+    tl_wait_unlock(a->ow);
+    for (int i = 0; i < a->n_win; i++) {
+        tl_batch_free(a->win[i].b);
+        a->win[i].b = NULL;
+        a->win[i].state = OUT_FREE;
+    }
+}
+
 /* The next slice of groups (tl_batch_rows at a time), built a few batches
- * ahead on the pool (fill_ready); the whole output never exists at once. */
+ * ahead on the pool (out_submit); the whole output never exists at once.
+ * A one-batch output is built inline (no thread started). */
 static TlStatus agg_next(TlOperator *op, TlBatch **out, TlError *err)
 {
     AggOp *a = (AggOp *)op;
+    int64_t per = tl_batch_rows();
     *out = NULL;
     if (!a->consumed) {
         a->consumed = true;
         TL_TRY(consume(a, err));
+        a->out_total = (a->n_groups + per - 1) / per;
     }
-    if (a->ready_pos >= a->n_ready) {
-        if (a->emitted >= a->n_groups) return TL_OK;
-        TL_TRY(fill_ready(a, err));
+    if (a->out_take >= a->out_total) return TL_OK;
+    if (!a->keys_ended) TL_TRY(end_keys(a, err));
+    if (a->out_total == 1) {
+        a->out_take++;
+        return build_batch(a, 0, a->n_groups, out, err);
     }
-    *out = a->ready[a->ready_pos];
-    a->ready[a->ready_pos++] = NULL;
-    return TL_OK;
+    if (!a->win) {
+        int64_t w = 2 * (int64_t)tl_pool_threads();
+        if (w > a->out_total) w = a->out_total;
+        a->ow = tl_wait_new();
+        a->win = tl_calloc((size_t)w, sizeof *a->win);
+        if (!a->ow || !a->win) return tl_error_oom(err);
+        a->n_win = (int)w;
+    }
+    TlStatus st = out_submit(a, err);
+    if (st != TL_OK) {
+        out_drain(a);
+        return st;
+    }
+    OutSlot *s = &a->win[a->out_take % a->n_win];
+    tl_wait_lock(a->ow);
+    while (s->state == OUT_BUSY) tl_wait_step(a->ow);
+    tl_wait_unlock(a->ow);
+    if (s->st != TL_OK) {
+        *err = s->err;
+        st = s->st;
+        out_drain(a);
+        a->out_take = a->out_total; /* nothing more after an error */
+        return st;
+    }
+    *out = s->b;
+    s->b = NULL;
+    s->state = OUT_FREE;
+    a->out_take++;
+    st = out_submit(a, err);
+    if (st != TL_OK) {
+        tl_batch_free(*out);
+        *out = NULL;
+        out_drain(a);
+    }
+    return st;
 }
 
 static void agg_free(TlOperator *op)
 {
     AggOp *a = (AggOp *)op;
     if (!a) return;
+    out_drain(a); /* first: queued builds read the groups and states */
+    tl_wait_free(a->ow);
+    tl_free(a->win);
     if (a->child) a->child->free(a->child);
     radix_free(a);
     tl_grouper_free(a->grouper);
@@ -1505,8 +1582,6 @@ static void agg_free(TlOperator *op)
     tl_free(a->aggs);
     tl_free(a->x_ids);
     tl_free(a->y_ids);
-    for (int64_t i = a->ready_pos; i < a->n_ready; i++) tl_batch_free(a->ready[i]);
-    tl_free(a->ready);
     tl_free(a->ids);
     tl_free(a->map);
     tl_free(a->kt);

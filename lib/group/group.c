@@ -111,6 +111,115 @@ TlStatus tl_grouper_keys(TlGrouper *g, uint32_t first, uint32_t n,
     return TL_OK;
 }
 
+/* Key values of groups picked across groupers (see group.h).  The generic
+ * way: per grouper, the keys of the range of ids it contributes (one
+ * tl_grouper_keys call), interleaved with tl_array_take_multi. */
+TlStatus tl_grouper_keys_multi(TlGrouper *const *gs, int n_gs,
+                               const uint8_t *part, const uint32_t *gid,
+                               int64_t n, TlArray **out, TlError *err)
+{
+    TlGrouper *g0 = NULL;
+    bool same = true;
+    int nk;
+    if (n_gs > 256) return tl_error(err, TL_ERR_DATA, "internal error: keys_multi");
+    uint32_t lo[256], hi[256];
+    for (int p = 0; p < n_gs; p++) {
+        lo[p] = UINT32_MAX;
+        hi[p] = 0;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        uint8_t p = part[i];
+        if (p >= n_gs || !gs[p] || gid[i] >= gs[p]->n_groups)
+            return tl_error(err, TL_ERR_DATA, "internal error: no such group keys");
+        if (gid[i] < lo[p]) lo[p] = gid[i];
+        if (gid[i] > hi[p]) hi[p] = gid[i];
+    }
+    for (int p = 0; p < n_gs; p++) {
+        if (lo[p] == UINT32_MAX) continue;
+        if (!g0) g0 = gs[p];
+        else if (gs[p]->vt != g0->vt) same = false;
+    }
+    if (!g0) {
+        /* no rows: empty columns of the types the caller knows nothing
+         * about are not needed; n == 0 callers pass a grouper anyway */
+        for (int p = 0; p < n_gs && !g0; p++) g0 = gs[p];
+        if (!g0) return tl_error(err, TL_ERR_DATA, "internal error: keys_multi");
+        return tl_grouper_keys(g0, 0, 0, out, err);
+    }
+    nk = g0->n_keys;
+    for (int k = 0; k < nk; k++) out[k] = NULL;
+    if (same && g0->vt->keys_multi) {
+        err->msg[0] = '\0';
+        TlStatus st = g0->vt->keys_multi(gs, part, gid, n, out, err);
+        if (st != TL_ERR_USAGE || err->msg[0] != '\0') return st;
+    }
+    /* the generic way */
+    TlStatus st = TL_OK;
+    int np = 0;
+    int slot[256];
+    for (int p = 0; p < n_gs; p++) slot[p] = lo[p] == UINT32_MAX ? -1 : np++;
+    TlArray **pieces = tl_calloc((size_t)nk * (size_t)np + 1, sizeof *pieces);
+    TlArray **tmp = tl_calloc((size_t)nk + 1, sizeof *tmp);
+    uint32_t *ps = tl_malloc(((size_t)n + 1) * sizeof *ps);
+    uint32_t *rs = tl_malloc(((size_t)n + 1) * sizeof *rs);
+    if (!pieces || !tmp || !ps || !rs) {
+        st = tl_error_oom(err);
+        goto done;
+    }
+    for (int p = 0; p < n_gs && st == TL_OK; p++) {
+        if (slot[p] < 0) continue;
+        st = tl_grouper_keys(gs[p], lo[p], hi[p] - lo[p] + 1, tmp, err);
+        for (int k = 0; k < nk; k++) {
+            pieces[(size_t)k * np + slot[p]] = tmp[k];
+            tmp[k] = NULL;
+        }
+    }
+    if (st != TL_OK) goto done;
+    bool ident = np == 1; /* one grouper's range, in id order */
+    for (int64_t i = 0; i < n; i++) {
+        ps[i] = (uint32_t)slot[part[i]];
+        rs[i] = gid[i] - lo[part[i]];
+        ident &= rs[i] == (uint32_t)i;
+    }
+    for (int k = 0; k < nk; k++) {
+        TlArray **pc = pieces + (size_t)k * np;
+        out[k] = ident ? tl_array_retain(pc[0])
+                       : tl_array_take_multi(pc, np, ps, rs, n);
+        if (!out[k]) {
+            st = tl_error_oom(err);
+            break;
+        }
+    }
+done:
+    if (pieces)
+        for (size_t i = 0; i < (size_t)nk * (size_t)np; i++) tl_array_release(pieces[i]);
+    tl_free(pieces);
+    tl_free(tmp);
+    tl_free(ps);
+    tl_free(rs);
+    if (st != TL_OK)
+        for (int k = 0; k < nk; k++) {
+            tl_array_release(out[k]);
+            out[k] = NULL;
+        }
+    return st;
+}
+
+/* Map with the caller's row hashes (see group.h). */
+TlStatus tl_grouper_map_hashed(TlGrouper *g, const TlArray *const *keys,
+                               int64_t n_rows, const uint64_t *hashes,
+                               uint32_t *ids, TlError *err)
+{
+    if (!g->vt->map_hashed) return tl_grouper_map(g, keys, n_rows, ids, err);
+    if (n_rows == 0) return TL_OK;
+    for (int k = 0; k < g->n_keys; k++)
+        if (keys[k]->type != g->types[k] && keys[k]->type != TL_TNULL)
+            return tl_error(err, TL_ERR_DATA,
+                            "internal error: group key %d is %s, expected %s", k + 1,
+                            tl_type_name(keys[k]->type), tl_type_name(g->types[k]));
+    return g->vt->map_hashed(g, keys, n_rows, hashes, ids, err);
+}
+
 /* End a local grouper's input and prepare its merge (see group.h). */
 TlStatus tl_grouper_seal_local(TlGrouper *local, TlError *err)
 {

@@ -62,6 +62,28 @@ uint32_t tl_grouper_count(const TlGrouper *g);
 TlStatus tl_grouper_keys(TlGrouper *g, uint32_t first, uint32_t n,
                          TlArray **out, TlError *err);
 
+/* The key values of groups gid[i] of groupers gs[part[i]], i < n, in that
+ * order (a radix-partitioned group-by's output, whose partitions' groups
+ * interleave by first appearance): out[0..n_keys), owned by the caller.
+ * Every referenced grouper has the same key types and keep_keys, and its
+ * input has been ended (a tl_grouper_keys call); this only reads, so calls
+ * may run concurrently.  Groupers that can (encoded rows) decode straight
+ * into the output positions; others take their keys per grouper and
+ * interleave them (tl_array_take_multi). */
+TlStatus tl_grouper_keys_multi(TlGrouper *const *gs, int n_gs,
+                               const uint8_t *part, const uint32_t *gid,
+                               int64_t n, TlArray **out, TlError *err);
+
+/* Map with the caller's row hashes (op_agg's radix partitions hash each
+ * row once to pick the partition): as tl_grouper_map, with hashes[i] the
+ * hash of row i's key tuple by kernels/hash.h's rules (tl_k_hash_array
+ * over the key columns in order: equal keys hash equal).  Groupers that
+ * hash whole rows themselves (encoded rows) use them instead of hashing
+ * again; others ignore them.  A grouper is fed either way, never both. */
+TlStatus tl_grouper_map_hashed(TlGrouper *g, const TlArray *const *keys,
+                               int64_t n_rows, const uint64_t *hashes,
+                               uint32_t *ids, TlError *err);
+
 void tl_grouper_free(TlGrouper *g); /* NULL-safe */
 
 /* Morsel parallelism (lib/exec/op_agg.c): a worker groups one batch with a
@@ -99,6 +121,16 @@ typedef struct TlGrouperVt {
     bool (*seal_local)(TlGrouper *local, TlError *err);
     TlStatus (*merge)(TlGrouper *g, TlGrouper *local, uint32_t *map,
                       TlError *err);
+    /* tl_grouper_keys_multi over groupers of this kind, or NULL (the
+     * generic way); may return TL_ERR_USAGE with err->msg empty to ask
+     * for the generic way. */
+    TlStatus (*keys_multi)(TlGrouper *const *gs, const uint8_t *part,
+                           const uint32_t *gid, int64_t n, TlArray **out,
+                           TlError *err);
+    /* tl_grouper_map_hashed, or NULL (plain map). */
+    TlStatus (*map_hashed)(TlGrouper *g, const TlArray *const *keys,
+                           int64_t n_rows, const uint64_t *hashes,
+                           uint32_t *ids, TlError *err);
 } TlGrouperVt;
 
 /* The common head of every grouper. */

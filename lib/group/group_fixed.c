@@ -264,7 +264,8 @@ static void fixed_free(TlGrouper *gh)
     tl_free(g);
 }
 
-static const TlGrouperVt fixed_vt = {fixed_map, fixed_free, NULL, fixed_find, NULL, NULL};
+static const TlGrouperVt fixed_vt = {fixed_map, fixed_free, NULL, fixed_find,
+                                     NULL, NULL, NULL, NULL};
 
 /* Create the grouper on fixed-width key rows (see group.h). */
 TlStatus tl_group_fixed_new(const TlType *types, int n_keys, bool keep_keys,

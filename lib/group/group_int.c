@@ -221,7 +221,8 @@ static void int_free(TlGrouper *gh)
     tl_free(g);
 }
 
-static const TlGrouperVt int_vt = {int_map, int_free, NULL, int_find, NULL, NULL};
+static const TlGrouperVt int_vt = {int_map, int_free, NULL, int_find,
+                                   NULL, NULL, NULL, NULL};
 
 /* Create the grouper for one integer-like key types[0] (see group.h). */
 TlStatus tl_group_int_new(const TlType *types, bool keep_keys, TlGrouper **out,

@@ -37,8 +37,16 @@
  * one group.
  *
  * The key columns are not kept in builders while grouping: at the end the
- * stored rows are decoded (decode_rows), range by range as the output
- * batches are built, after the table is freed, so the keys live once.
+ * stored rows are decoded (decode_rows: values written in place into
+ * arrays of the batch's size, long strings into blocks), range by range as
+ * the output batches are built, after the table is freed, so the keys
+ * live once.  tl_grouper_keys_multi decodes the rows of several groupers
+ * (op_agg's radix partitions) straight into output order.
+ *
+ * Hashes: XXH3 of the encoded row, or the caller's row hashes
+ * (tl_grouper_map_hashed: op_agg's radix path hashes the key columns once
+ * to pick the partition, kernels/hash.h, and passes them on); a grouper is
+ * fed one way only (hash_kind), since its slots keep the hashes' tags.
  * Float keys are the exception: the encoding folds -0.0 into 0.0, so their
  * first-row values are kept in builders.
  */
@@ -82,6 +90,8 @@ typedef struct RowsGrouper {
     TlArray **fdone;       /* the finished fkb, after the first keys call */
     uint64_t *ghash;       /* sealed local grouper: each group's row hash */
     bool ended;            /* rows_keys called: the table is gone */
+    int8_t hash_kind;      /* 0 none yet, 1 own XXH3 of the encoded rows,
+                            * 2 the caller's (tl_grouper_map_hashed) */
 } RowsGrouper;
 
 /* ------------------------------------------------- the compact encoding */
@@ -245,64 +255,199 @@ static void enc_free(Enc *e)
     memset(e, 0, sizeof *e);
 }
 
-/* Decode rows[0..n) (encoded keys of types[0..nk)) into out[0..nk). */
+/* A key column being decoded: values written in place, the validity
+ * bitmap made at the first null, long string bytes in blocks (16 KiB
+ * doubling up to 1 MiB, or one string's size) that never move. */
+typedef struct DCol {
+    TlBuf *vals;
+    TlBuf *valid;      /* NULL until the first null */
+    int64_t nulls;
+    TlBuf **data;      /* finished string blocks */
+    uint32_t n_data, data_cap;
+    uint8_t *blk;      /* the block being filled (index n_data), or NULL */
+    size_t blk_used, blk_cap;
+} DCol;
+
+#define DBLOCK_FIRST ((size_t)1 << 14)
+#define DBLOCK_MAX ((size_t)1 << 20)
+
+/* Move the block being filled to c->data (shrunk to its bytes). */
+static bool dcol_close_block(DCol *c)
+{
+    if (!c->blk) return true;
+    if (c->n_data == c->data_cap) {
+        uint32_t cap = c->data_cap ? 2 * c->data_cap : 4;
+        TlBuf **d = tl_realloc(c->data, (size_t)cap * sizeof *d);
+        if (!d) return false;
+        c->data = d;
+        c->data_cap = cap;
+    }
+    uint8_t *m = c->blk_used < c->blk_cap ? tl_realloc(c->blk, c->blk_used ? c->blk_used : 1)
+                                          : c->blk;
+    if (!m) m = c->blk; /* keep the larger block */
+    c->blk = NULL;
+    TlBuf *b = tl_buf_adopt(m, c->blk_used);
+    if (!b) return false;
+    c->data[c->n_data++] = b;
+    return true;
+}
+
+/* A long string's view, its bytes copied into c's blocks. */
+static bool dcol_long(DCol *c, const uint8_t *s, uint32_t len, TlView *v)
+{
+    if (!c->blk || c->blk_cap - c->blk_used < len) {
+        size_t cap = c->blk ? 2 * c->blk_cap : DBLOCK_FIRST;
+        if (!dcol_close_block(c)) return false;
+        if (c->n_data == UINT32_MAX) return false;
+        if (cap > DBLOCK_MAX) cap = DBLOCK_MAX;
+        if (cap < len) cap = len;
+        c->blk = tl_malloc(cap);
+        if (!c->blk) return false;
+        c->blk_cap = cap;
+        c->blk_used = 0;
+    }
+    memcpy(c->blk + c->blk_used, s, len);
+    v->out.len = len;
+    memcpy(v->out.prefix, s, 4);
+    v->out.buf = c->n_data;
+    v->out.off = (uint32_t)c->blk_used;
+    c->blk_used += len;
+    return true;
+}
+
+/* Row i of c is null: its value stays zero, its validity bit 0. */
+static bool dcol_null(DCol *c, int64_t i, int64_t n)
+{
+    if (!c->valid) {
+        c->valid = tl_buf_new(tl_bitmap_bytes(n), true);
+        if (!c->valid) return false;
+        tl_bitmap_fill(c->valid->data, 0, n, true);
+    }
+    tl_bit_clear(c->valid->data, i);
+    c->nulls++;
+    return true;
+}
+
+static void dcol_free(DCol *c)
+{
+    tl_buf_release(c->vals);
+    tl_buf_release(c->valid);
+    for (uint32_t j = 0; j < c->n_data; j++) tl_buf_release(c->data[j]);
+    tl_free(c->data);
+    tl_free(c->blk);
+    memset(c, 0, sizeof *c);
+}
+
+/* Decode rows[0..n) (encoded keys of types[0..nk)) into out[0..nk): each
+ * column's values written straight into an array of n elements (the
+ * encoding is trusted: the grouper wrote it). */
 static TlStatus decode_rows(const uint8_t *const *rows, int64_t n,
                             const TlType *types, int nk, TlArray **out,
                             TlError *err)
 {
     int nb = (nk + 7) / 8;
-    TlBuilder *b = tl_calloc((size_t)nk + 1, sizeof *b);
-    if (!b) return tl_error_oom(err);
-    for (int k = 0; k < nk; k++)
-        tl_builder_init(&b[k], types[k] == TL_TNULL ? TL_TINT64 : types[k]);
-    bool ok = true;
-    for (int64_t i = 0; ok && i < n; i++) {
+    TlStatus st = TL_OK;
+    DCol *c = tl_calloc((size_t)nk + 1, sizeof *c);
+    if (!c) return tl_error_oom(err);
+    for (int k = 0; k < nk; k++) {
+        out[k] = NULL;
+        size_t bytes;
+        switch (types[k]) {
+        case TL_TNULL: continue;
+        case TL_TBOOL: bytes = tl_bitmap_bytes(n); break;
+        case TL_TDATE: bytes = (size_t)n * 4; break;
+        case TL_TSTRING: bytes = (size_t)n * sizeof(TlView); break;
+        default: bytes = (size_t)n * 8; break;
+        }
+        /* bool bits and null slots rely on zeroed values */
+        c[k].vals = tl_buf_new(bytes, types[k] == TL_TBOOL);
+        if (!c[k].vals) {
+            st = tl_error_oom(err);
+            goto done;
+        }
+    }
+    for (int64_t i = 0; i < n; i++) {
         const uint8_t *p = rows[i], *bits = p;
         p += nb;
-        for (int k = 0; ok && k < nk; k++) {
-            if (types[k] == TL_TNULL) continue;
+        for (int k = 0; k < nk; k++) {
+            TlType t = types[k];
+            if (t == TL_TNULL) continue;
+            uint8_t *vals = c[k].vals->data;
             if (bits[k / 8] & (1u << (k % 8))) {
-                ok = tl_builder_append_null(&b[k]);
+                if (!dcol_null(&c[k], i, n)) {
+                    st = tl_error_oom(err);
+                    goto done;
+                }
+                switch (t) {
+                case TL_TBOOL: break;
+                case TL_TDATE: memset(vals + (size_t)i * 4, 0, 4); break;
+                case TL_TSTRING: memset(vals + (size_t)i * 16, 0, 16); break;
+                default: memset(vals + (size_t)i * 8, 0, 8); break;
+                }
                 continue;
             }
             uint64_t u;
-            switch (types[k]) {
-            case TL_TINT64: case TL_TTIMESTAMP: case TL_TDATE: {
+            switch (t) {
+            case TL_TINT64: case TL_TTIMESTAMP: {
                 p = get_varint(p, &u);
                 int64_t v = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
-                ok = types[k] == TL_TDATE ? tl_builder_append_i32(&b[k], (int32_t)v)
-                                          : tl_builder_append_i64(&b[k], v);
+                memcpy(vals + (size_t)i * 8, &v, 8);
+                break;
+            }
+            case TL_TDATE: {
+                p = get_varint(p, &u);
+                int32_t v = (int32_t)((int64_t)(u >> 1) ^ -(int64_t)(u & 1));
+                memcpy(vals + (size_t)i * 4, &v, 4);
                 break;
             }
             case TL_TBOOL:
-                ok = tl_builder_append_bool(&b[k], *p++ != 0);
+                if (*p++) tl_bit_set(vals, i);
                 break;
-            case TL_TFLOAT64: {
-                double d;
-                memcpy(&d, p, 8);
+            case TL_TFLOAT64:
+                memcpy(vals + (size_t)i * 8, p, 8);
                 p += 8;
-                ok = tl_builder_append_f64(&b[k], d);
                 break;
-            }
-            default:
+            default: {
                 p = get_varint(p, &u);
-                ok = tl_builder_append_str(&b[k], p, (size_t)u);
-                p += u;
+                uint32_t len = (uint32_t)u;
+                TlView v;
+                if (len <= TL_VIEW_INLINE) {
+                    v.w[0] = v.w[1] = 0;
+                    v.in.len = len;
+                    tl_copy_short(v.in.data, p, len);
+                } else if (!dcol_long(&c[k], p, len, &v)) {
+                    st = tl_error_oom(err);
+                    goto done;
+                }
+                memcpy(vals + (size_t)i * 16, &v, 16);
+                p += len;
                 break;
+            }
             }
         }
     }
-    TlStatus st = ok ? TL_OK : tl_error_oom(err);
     for (int k = 0; k < nk; k++) {
-        out[k] = NULL;
-        if (st == TL_OK) {
-            out[k] = types[k] == TL_TNULL ? tl_array_new_null(TL_TNULL, n)
-                                          : tl_builder_finish(&b[k]);
-            if (!out[k]) st = tl_error_oom(err);
+        if (types[k] == TL_TNULL) {
+            out[k] = tl_array_new_null(TL_TNULL, n);
+        } else {
+            if (!dcol_close_block(&c[k])) {
+                st = tl_error_oom(err);
+                goto done;
+            }
+            out[k] = tl_array_new(types[k], n, c[k].vals, c[k].valid, c[k].nulls,
+                                  c[k].data, c[k].n_data);
+            c[k].vals = c[k].valid = NULL; /* taken over, also on failure */
+            c[k].data = NULL;
+            c[k].n_data = 0;
+        }
+        if (!out[k]) {
+            st = tl_error_oom(err);
+            goto done;
         }
     }
-    for (int k = 0; k < nk; k++) tl_builder_free(&b[k]);
-    tl_free(b);
+done:
+    for (int k = 0; k < nk; k++) dcol_free(&c[k]);
+    tl_free(c);
     if (st != TL_OK)
         for (int k = 0; k < nk; k++) {
             tl_array_release(out[k]);
@@ -354,6 +499,13 @@ static TlStatus grow(RowsGrouper *g, TlError *err)
             s[p] = *o;
         }
     } else {
+        /* the caller's hashes cannot be recomputed from the rows (2^32
+         * slots would take 32 GiB: a limit, not a case that happens) */
+        if (g->hash_kind == 2) {
+            tl_free(s);
+            return tl_error(err, TL_ERR_DATA, "too many groups (more than %u "
+                            "in one partition)", (unsigned)(UINT32_MAX / 2));
+        }
         for (uint32_t gid = 0; gid < g->head.n_groups; gid++) {
             const uint8_t *k = g->keys[gid];
             uint64_t h = tl_k_hash_bytes(k + 4, key_len(k));
@@ -465,30 +617,56 @@ static inline TlStatus lookup(RowsGrouper *g, const TlArray *const *keys,
     }
 }
 
+/* Map a batch: encode its rows, hash them (XXH3 of the encoded bytes)
+ * unless the caller's hashes hv are given, probe.  One grouper is fed one
+ * way only: a table's entries must all hash alike. */
+static TlStatus rows_map_with(RowsGrouper *g, const TlArray *const *keys,
+                              int64_t n, const uint64_t *hv, uint32_t *ids,
+                              TlError *err)
+{
+    int8_t kind = hv ? 2 : 1;
+    if (g->hash_kind != 0 && g->hash_kind != kind)
+        return tl_error(err, TL_ERR_DATA, "internal error: a grouper fed with "
+                        "and without row hashes");
+    if (g->ended || !g->slots)
+        return tl_error(err, TL_ERR_DATA, "internal error: map after keys");
+    g->hash_kind = kind;
+    /* A key column of the null type encodes as nulls of the key's type
+     * (encode_rows sets its null bits), equal to the nulls of other batches. */
+    TL_TRY(encode_rows(&g->enc, keys, g->head.n_keys, n, err));
+    const uint8_t *b = g->enc.bytes;
+    const int64_t *off = g->enc.off;
+    if (!hv) {
+        if (g->hashes_cap < n) {
+            uint64_t *h = tl_realloc(g->hashes, (size_t)n * sizeof *h);
+            if (!h) return tl_error_oom(err);
+            g->hashes = h;
+            g->hashes_cap = n;
+        }
+        for (int64_t i = 0; i < n; i++)
+            g->hashes[i] = tl_k_hash_bytes(b + off[i], (size_t)(off[i + 1] - off[i]));
+        hv = g->hashes;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        if (i + PREFETCH < n)
+            __builtin_prefetch(&g->slots[home(hv[i + PREFETCH], g->mask)]);
+        TL_TRY(lookup(g, keys, i, b + off[i], (size_t)(off[i + 1] - off[i]),
+                      hv[i], &ids[i], err));
+    }
+    return TL_OK;
+}
+
 static TlStatus rows_map(TlGrouper *gh, const TlArray *const *keys, int64_t n,
                          uint32_t *ids, TlError *err)
 {
-    RowsGrouper *g = (RowsGrouper *)gh;
-    /* A key column of the null type encodes as nulls of the key's type
-     * (encode_rows sets its null bits), equal to the nulls of other batches. */
-    TL_TRY(encode_rows(&g->enc, keys, gh->n_keys, n, err));
-    if (g->hashes_cap < n) {
-        uint64_t *h = tl_realloc(g->hashes, (size_t)n * sizeof *h);
-        if (!h) return tl_error_oom(err);
-        g->hashes = h;
-        g->hashes_cap = n;
-    }
-    const uint8_t *b = g->enc.bytes;
-    const int64_t *off = g->enc.off;
-    for (int64_t i = 0; i < n; i++)
-        g->hashes[i] = tl_k_hash_bytes(b + off[i], (size_t)(off[i + 1] - off[i]));
-    for (int64_t i = 0; i < n; i++) {
-        if (i + PREFETCH < n)
-            __builtin_prefetch(&g->slots[home(g->hashes[i + PREFETCH], g->mask)]);
-        TL_TRY(lookup(g, keys, i, b + off[i], (size_t)(off[i + 1] - off[i]),
-                      g->hashes[i], &ids[i], err));
-    }
-    return TL_OK;
+    return rows_map_with((RowsGrouper *)gh, keys, n, NULL, ids, err);
+}
+
+static TlStatus rows_map_hashed(TlGrouper *gh, const TlArray *const *keys,
+                                int64_t n, const uint64_t *hashes, uint32_t *ids,
+                                TlError *err)
+{
+    return rows_map_with((RowsGrouper *)gh, keys, n, hashes, ids, err);
 }
 
 /* Decode the stored rows of a range of groups into key columns (see
@@ -534,6 +712,32 @@ static TlStatus rows_keys(TlGrouper *gh, uint32_t first, uint32_t n,
             tl_array_release(out[k]);
             out[k] = NULL;
         }
+    return st;
+}
+
+/* tl_grouper_keys_multi over row groupers (see group.h): the picked
+ * groups' stored rows decoded straight into the output order.  With float
+ * keys (their first-row values live in builders) the generic way. */
+static TlStatus rows_keys_multi(TlGrouper *const *gs, const uint8_t *part,
+                                const uint32_t *gid, int64_t n, TlArray **out,
+                                TlError *err)
+{
+    const RowsGrouper *g0 = NULL;
+    for (int64_t i = 0; i < n && !g0; i++) g0 = (const RowsGrouper *)gs[part[i]];
+    if (!g0) return tl_error(err, TL_ERR_DATA, "internal error: keys_multi");
+    const uint8_t **rows = tl_malloc(((size_t)n + 1) * sizeof *rows);
+    if (!rows) return tl_error_oom(err);
+    for (int64_t i = 0; i < n; i++) {
+        const RowsGrouper *g = (const RowsGrouper *)gs[part[i]];
+        if (g->fkb || !g->ended || g->head.n_keys != g0->head.n_keys) {
+            tl_free(rows);
+            err->msg[0] = '\0';
+            return TL_ERR_USAGE; /* the generic way */
+        }
+        rows[i] = g->keys[gid[i]] + 4;
+    }
+    TlStatus st = decode_rows(rows, n, g0->head.types, g0->head.n_keys, out, err);
+    tl_free(rows);
     return st;
 }
 
@@ -593,8 +797,9 @@ static TlStatus rows_merge(TlGrouper *gh, TlGrouper *lh, uint32_t *map,
 {
     RowsGrouper *g = (RowsGrouper *)gh, *l = (RowsGrouper *)lh;
     uint32_t n = lh->n_groups;
-    if (g->fkb || !l->ghash || !g->slots)
+    if (g->fkb || !l->ghash || !g->slots || g->hash_kind == 2)
         return tl_error(err, TL_ERR_DATA, "internal error: grouper merge");
+    g->hash_kind = 1;
     for (uint32_t j = 0; j < n; j++) {
         if (j + PREFETCH < n)
             __builtin_prefetch(&g->slots[home(l->ghash[j + PREFETCH], g->mask)]);
@@ -605,7 +810,8 @@ static TlStatus rows_merge(TlGrouper *gh, TlGrouper *lh, uint32_t *map,
 }
 
 static const TlGrouperVt rows_vt = {rows_map, rows_free, rows_keys, NULL,
-                                    rows_seal_local, rows_merge};
+                                    rows_seal_local, rows_merge,
+                                    rows_keys_multi, rows_map_hashed};
 
 /* Create the grouper on encoded rows (see group.h). */
 TlStatus tl_group_rows_new(const TlType *types, int n_keys, bool keep_keys,

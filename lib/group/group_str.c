@@ -255,7 +255,7 @@ static TlStatus str_merge(TlGrouper *gh, TlGrouper *lh, uint32_t *map,
 }
 
 static const TlGrouperVt str_vt = {str_map, str_free, NULL, str_find,
-                                   str_seal_local, str_merge};
+                                   str_seal_local, str_merge, NULL, NULL};
 
 /* Create the grouper for one string key (see group.h).  The key builder is
  * always kept: the table's views point into it. */
