@@ -66,12 +66,24 @@
 #include "eval.h"
 #include "exec.h"
 
-/* Rows in columns: data columns of the child schema plus evaluated keys. */
+/* Rows in columns: data columns of the child schema plus evaluated keys.
+ * A full sort's chunk keeps its data columns packed as rows instead (see
+ * pack_chunk): data[] is then all NULL and rows != NULL. */
 typedef struct Chunk {
     TlArray **data;  /* n_data */
     TlArray **keys;  /* n_keys */
     int64_t n_rows;
+    uint8_t *rows;   /* packed: n_rows rows of pk_row bytes, or NULL */
+    uint8_t *rows_mem; /* the allocation rows lies in */
+    uint8_t *nulls;  /* packed: pk_mask bytes a row, bit i = column i is
+                        null; NULL when no column has a null here */
+    uint8_t *info;   /* packed: per column PK_NULLS | PK_TNULL */
+    TlBuf **bufs;    /* packed: the string columns' data blocks, in column
+                        order (views' block numbers are rebased to it) */
+    uint32_t n_bufs;
 } Chunk;
+
+enum { PK_NULLS = 1, PK_TNULL = 2, PK_BLOCK = 256 };
 
 typedef struct SortOp {
     TlOperator base;
@@ -92,7 +104,31 @@ typedef struct SortOp {
     /* output */
     uint32_t *perm;          /* global row indexes; NULL: chunks in order */
     int64_t n_out, emitted;
+    /* output batches gathered ahead on the pool (full sort, > 1 thread) */
+    TlWait *wait;
+    struct OutSlot *slots;   /* ring of n_slots */
+    int n_slots, head, inflight;
+    int64_t submitted;       /* rows of perm handed to slots so far */
+    /* packed rows (pack_chunk): column i at byte pk_off[i] of a row */
+    int pack;                /* 0 off, 1 every chunk, 2 chunks of even length */
+    int *pk_off;
+    size_t pk_row, pk_mask;  /* bytes of a row, of a row's null mask */
+    int64_t *starts;         /* packed output: chunk c's first global row */
+    int *first;              /* chunk of global row b << LOC_SHIFT */
 } SortOp;
+
+enum { LOC_SHIFT = 12 };
+
+/* One output batch being gathered by a pool task: rows perm[off, off+n). */
+typedef struct OutSlot {
+    SortOp *s;
+    int64_t off, n;
+    TlArray **cols;          /* n_data gathered columns (the task fills) */
+    int state;               /* OUT_*; BUSY -> DONE under s->wait */
+    TlStatus st;             /* the task's result */
+} OutSlot;
+
+enum { OUT_FREE = 0, OUT_BUSY, OUT_DONE };
 
 static void chunk_free(Chunk *c, int n_data, int n_keys)
 {
@@ -102,7 +138,136 @@ static void chunk_free(Chunk *c, int n_data, int n_keys)
         for (int i = 0; i < n_keys; i++) tl_array_release(c->keys[i]);
     tl_free(c->data);
     tl_free(c->keys);
+    tl_free(c->rows_mem);
+    tl_free(c->nulls);
+    tl_free(c->info);
+    for (uint32_t k = 0; k < c->n_bufs; k++) tl_buf_release(c->bufs[k]);
+    tl_free(c->bufs);
     memset(c, 0, sizeof *c);
+}
+
+/* n bytes for a chunk's packed rows, starting on a cache line (a 96-byte
+ * row then always spans two lines, never three); *mem: the allocation to
+ * free.  (Transparent huge pages for these blocks were tried: the gather's
+ * page walks got cheaper, but faulting them in cost more system time than
+ * that saved.) */
+static uint8_t *rows_alloc(size_t n, uint8_t **mem)
+{
+    uint8_t *m = tl_malloc(n + 64);
+    if (!m) return NULL;
+    *mem = m;
+    return (uint8_t *)(((uintptr_t)m + 63) & ~(uintptr_t)63);
+}
+
+/* Bytes a packed row gives a column of type t. */
+static size_t pk_width(TlType t)
+{
+    switch (t) {
+    case TL_TNULL: return 0;
+    case TL_TBOOL: return 1;
+    case TL_TDATE: return 4;
+    case TL_TSTRING: return 16;
+    default: return 8;
+    }
+}
+
+/* A full sort's chunk: its data columns become rows of pk_row bytes (the
+ * output gather then reads one or two cache lines per row instead of one
+ * per column: each row is a random read, and the gather was a quarter of
+ * a big sort's time).  Column i's value at byte pk_off[i] (an int64,
+ * float64 or timestamp 8 bytes, a date 4, a bool 1, a string its 16-byte
+ * view with the block number rebased to c->bufs, type null nothing); nulls
+ * in a separate mask, only when the chunk has some.  The columns are
+ * released: memory stays about what the columns held.  A chunk with a
+ * column whose type is neither the schema's nor null stays in columns. */
+static TlStatus pack_chunk(const SortOp *s, Chunk *c, TlError *err)
+{
+    const TlField *f = s->base.schema->fields;
+    int nd = s->n_data;
+    int64_t n = c->n_rows;
+    size_t W = s->pk_row, mb = s->pk_mask;
+    uint32_t nb = 0;
+    if (s->pack == 0 || (s->pack == 2 && n % 2)) return TL_OK;
+    for (int i = 0; i < nd; i++) {
+        TlType t = c->data[i]->type;
+        if (t != f[i].type && t != TL_TNULL) return TL_OK;
+        if (t == TL_TSTRING) nb += c->data[i]->n_data;
+    }
+    c->info = tl_calloc((size_t)nd + 1, 1);
+    c->rows = rows_alloc((size_t)n * W, &c->rows_mem);
+    c->bufs = nb ? tl_malloc(nb * sizeof *c->bufs) : NULL;
+    if (!c->info || !c->rows || (nb && !c->bufs)) goto oom;
+    /* nulls and string blocks first, then the values a block of rows at a
+     * time (all columns of a block while it is in the cache) */
+    for (int i = 0; i < nd; i++) {
+        const TlArray *a = c->data[i];
+        if (a->type == TL_TNULL || a->null_count > 0) {
+            uint8_t bit = (uint8_t)(1u << (i % 8));
+            uint8_t *m = NULL;
+            c->info[i] = a->type == TL_TNULL ? PK_NULLS | PK_TNULL : PK_NULLS;
+            if (!c->nulls && !(c->nulls = tl_calloc(n ? (size_t)n * mb : 1, 1))) goto oom;
+            m = c->nulls + i / 8;
+            for (int64_t r = 0; r < n; r++)
+                if (!tl_array_valid(a, r)) m[(size_t)r * mb] |= bit;
+        }
+    }
+    for (int64_t r0 = 0; r0 < n; r0 += PK_BLOCK) {
+        int64_t r1 = n - r0 < PK_BLOCK ? n : r0 + PK_BLOCK;
+        uint32_t base = 0;
+        for (int i = 0; i < nd; i++) {
+            const TlArray *a = c->data[i];
+            uint8_t *d = c->rows + s->pk_off[i];
+            if (a->type == TL_TNULL) {
+                size_t w = pk_width(f[i].type);
+                for (int64_t r = r0; r < r1 && w; r++) memset(d + (size_t)r * W, 0, w);
+                continue;
+            }
+            switch (f[i].type) {
+            case TL_TBOOL:
+                for (int64_t r = r0; r < r1; r++) d[(size_t)r * W] = tl_array_bool(a, r);
+                break;
+            case TL_TDATE: {
+                const int32_t *v = tl_array_i32(a);
+                for (int64_t r = r0; r < r1; r++) memcpy(d + (size_t)r * W, &v[r], 4);
+                break;
+            }
+            case TL_TSTRING: {
+                const TlView *v = tl_array_views(a);
+                for (int64_t r = r0; r < r1; r++) {
+                    TlView x = v[r];
+                    if (x.in.len > TL_VIEW_INLINE) x.out.buf += base;
+                    memcpy(d + (size_t)r * W, &x, 16);
+                }
+                base += a->n_data;
+                break;
+            }
+            default: { /* int64, float64, timestamp */
+                const int64_t *v = tl_array_i64(a);
+                for (int64_t r = r0; r < r1; r++) memcpy(d + (size_t)r * W, &v[r], 8);
+                break;
+            }
+            }
+        }
+    }
+    for (int i = 0; i < nd; i++)
+        if (c->data[i]->type == TL_TSTRING)
+            for (uint32_t k = 0; k < c->data[i]->n_data; k++)
+                c->bufs[c->n_bufs++] = tl_buf_retain(c->data[i]->data[k]);
+    for (int i = 0; i < nd; i++) {
+        tl_array_release(c->data[i]);
+        c->data[i] = NULL;
+    }
+    return TL_OK;
+oom:
+    tl_free(c->info);
+    tl_free(c->rows_mem);
+    tl_free(c->nulls);
+    for (uint32_t k = 0; k < c->n_bufs; k++) tl_buf_release(c->bufs[k]);
+    tl_free(c->bufs);
+    c->info = c->rows = c->rows_mem = c->nulls = NULL;
+    c->bufs = NULL;
+    c->n_bufs = 0;
+    return tl_error_oom(err);
 }
 
 static void free_chunks(SortOp *s)
@@ -465,9 +630,10 @@ static void gather_col(void *arg, int64_t c)
 }
 
 /* Gather global rows g[0..n) of every data column (and key column when
- * keys != NULL) from the chunks into out_data[] / keys[]. */
+ * keys != NULL) from the chunks into out_data[] / keys[]; with par, a
+ * column per pool task (big n), else all on the calling thread. */
 static TlStatus gather(SortOp *s, const uint32_t *g, int64_t n, TlArray **out_data,
-                       TlArray **out_keys, TlError *err)
+                       TlArray **out_keys, bool par, TlError *err)
 {
     TlStatus st = TL_OK;
     int nc = s->n_chunks;
@@ -506,7 +672,7 @@ static TlStatus gather(SortOp *s, const uint32_t *g, int64_t n, TlArray **out_da
     int cols = s->n_data + (out_keys ? s->n_keys : 0);
     j.parts = tl_malloc(((size_t)cols * (size_t)nc + 1) * sizeof *j.parts);
     if (!j.parts) goto oom;
-    if (n >= 4096) { /* a column per task */
+    if (par && n >= 4096) { /* a column per task */
         st = tl_pool_for(cols, gather_col, &j, err);
     } else {
         for (int c = 0; c < cols; c++) gather_col(&j, c);
@@ -528,6 +694,165 @@ done:
     tl_free(starts);
     tl_free(part);
     tl_free(row);
+    return st;
+}
+
+/* Rows per tile of the packed gather: a tile's rows are located and
+ * prefetched while the previous tile is copied out. */
+enum { PK_TILE = 32 };
+
+typedef struct PkTile {
+    const uint8_t *src[PK_TILE];  /* the packed rows */
+    uint32_t part[PK_TILE], row[PK_TILE];
+} PkTile;
+
+/* Locate global rows g[0..m) in the chunks and prefetch their rows (and
+ * null masks when there are any). */
+static void pk_locate(const SortOp *s, const uint32_t *g, int m, bool masks, PkTile *t)
+{
+    size_t W = s->pk_row;
+    for (int j = 0; j < m; j++) {
+        int64_t x = g[j];
+        size_t b = (size_t)(x >> LOC_SHIFT);
+        int lo = s->first[b], hi = s->first[b + 1];
+        while (lo < hi) { /* the last chunk starting at or before x */
+            int mid = (lo + hi + 1) / 2;
+            if (s->starts[mid] <= x) lo = mid;
+            else hi = mid - 1;
+        }
+        const Chunk *c = &s->chunks[lo];
+        uint32_t r = (uint32_t)(x - s->starts[lo]);
+        const uint8_t *p = c->rows + (size_t)r * W;
+        t->part[j] = (uint32_t)lo;
+        t->row[j] = r;
+        t->src[j] = p;
+        __builtin_prefetch(p);
+        __builtin_prefetch(p + (W ? W - 1 : 0));
+        if (masks && c->nulls) __builtin_prefetch(c->nulls + (size_t)r * s->pk_mask);
+    }
+}
+
+/* Gather global rows g[0..n) of every data column from packed chunks into
+ * out[] (the same arrays tl_array_take_multi makes from the columns: a
+ * column of type null in every chunk of [c0, c1) gives type null; string
+ * columns list the data blocks of chunks [c0, c1), chunk after chunk).
+ * Rows must lie in chunks [c0, c1).  On failure out[] may hold some
+ * arrays (the caller releases them). */
+static TlStatus gather_packed(const SortOp *s, const uint32_t *g, int64_t n, int c0, int c1,
+                              TlArray **out, TlError *err)
+{
+    const TlField *f = s->base.schema->fields;
+    int nd = s->n_data;
+    size_t mb = s->pk_mask;
+    uint32_t n_bufs = 0, *bbase = NULL;
+    bool masks = false;
+    TlBuf **vals = tl_calloc((size_t)nd * 2 + 1, sizeof *vals), **valid = vals + nd;
+    int64_t *nullc = tl_calloc((size_t)nd + 1, sizeof *nullc);
+    PkTile *tiles = tl_malloc(2 * sizeof *tiles);
+    TlStatus st = TL_OK;
+    bbase = tl_malloc(((size_t)s->n_chunks + 1) * sizeof *bbase);
+    if (!vals || !nullc || !tiles || !bbase) goto oom;
+    for (int c = c0; c < c1; c++) {
+        bbase[c] = n_bufs;
+        n_bufs += s->chunks[c].n_bufs;
+    }
+    for (int i = 0; i < nd; i++) {
+        bool tnull = true, nulls = false;
+        for (int c = c0; c < c1; c++) {
+            tnull = tnull && (s->chunks[c].info[i] & PK_TNULL);
+            nulls = nulls || (s->chunks[c].info[i] & PK_NULLS);
+        }
+        if (tnull) {
+            if (!(out[i] = tl_array_new_null(TL_TNULL, n))) goto oom;
+            continue;
+        }
+        TlType t = f[i].type;
+        vals[i] = tl_buf_new(t == TL_TBOOL ? tl_bitmap_bytes(n) : pk_width(t) * (size_t)n,
+                             t == TL_TBOOL);
+        if (!vals[i]) goto oom;
+        if (nulls && n > 0) {
+            if (!(valid[i] = tl_buf_new(tl_bitmap_bytes(n), true))) goto oom;
+            masks = true;
+        }
+    }
+    PkTile *cur = &tiles[0], *nxt = &tiles[1];
+    if (n > 0) pk_locate(s, g, n < PK_TILE ? (int)n : PK_TILE, masks, cur);
+    for (int64_t t0 = 0; t0 < n; t0 += PK_TILE) {
+        int m = n - t0 < PK_TILE ? (int)(n - t0) : PK_TILE;
+        if (t0 + PK_TILE < n)
+            pk_locate(s, g + t0 + PK_TILE,
+                      n - t0 - PK_TILE < PK_TILE ? (int)(n - t0 - PK_TILE) : PK_TILE, masks,
+                      nxt);
+        for (int i = 0; i < nd; i++) {
+            if (!vals[i]) continue;
+            size_t off = (size_t)s->pk_off[i];
+            uint8_t *d = vals[i]->data;
+            switch (f[i].type) {
+            case TL_TBOOL:
+                for (int j = 0; j < m; j++)
+                    if (cur->src[j][off]) tl_bit_set(d, t0 + j);
+                break;
+            case TL_TDATE:
+                d += (size_t)t0 * 4;
+                for (int j = 0; j < m; j++) memcpy(d + (size_t)j * 4, cur->src[j] + off, 4);
+                break;
+            case TL_TSTRING: {
+                TlView *v = (TlView *)d + t0;
+                for (int j = 0; j < m; j++) {
+                    TlView x;
+                    memcpy(&x, cur->src[j] + off, 16);
+                    if (x.in.len > TL_VIEW_INLINE) x.out.buf += bbase[cur->part[j]];
+                    v[j] = x;
+                }
+                break;
+            }
+            default:
+                d += (size_t)t0 * 8;
+                for (int j = 0; j < m; j++) memcpy(d + (size_t)j * 8, cur->src[j] + off, 8);
+                break;
+            }
+            if (valid[i]) {
+                uint8_t bit = (uint8_t)(1u << (i % 8));
+                for (int j = 0; j < m; j++) {
+                    const uint8_t *mk = s->chunks[cur->part[j]].nulls;
+                    if (mk && (mk[(size_t)cur->row[j] * mb + (size_t)i / 8] & bit))
+                        nullc[i]++;
+                    else
+                        tl_bit_set(valid[i]->data, t0 + j);
+                }
+            }
+        }
+        PkTile *tmp = cur;
+        cur = nxt;
+        nxt = tmp;
+    }
+    for (int i = 0; i < nd; i++) {
+        TlBuf **data = NULL;
+        if (!vals[i]) continue;
+        if (f[i].type == TL_TSTRING && n_bufs > 0) {
+            uint32_t k = 0;
+            if (!(data = tl_malloc(n_bufs * sizeof *data))) goto oom;
+            for (int c = c0; c < c1; c++)
+                for (uint32_t b = 0; b < s->chunks[c].n_bufs; b++)
+                    data[k++] = tl_buf_retain(s->chunks[c].bufs[b]);
+        }
+        out[i] = tl_array_new(f[i].type, n, vals[i], valid[i], nullc[i], data,
+                              data ? n_bufs : 0);
+        vals[i] = valid[i] = NULL; /* taken over, also on failure */
+        if (!out[i]) goto oom;
+    }
+    goto done;
+oom:
+    st = tl_error_oom(err);
+done:
+    for (int i = 0; vals && i < nd; i++) {
+        tl_buf_release(vals[i]);
+        tl_buf_release(valid[i]);
+    }
+    tl_free(vals);
+    tl_free(nullc);
+    tl_free(tiles);
+    tl_free(bbase);
     return st;
 }
 
@@ -571,7 +896,7 @@ static TlStatus compact(SortOp *s, TlError *err)
     }
     st = sort_perm(s, perm, &r, err);
     if (st != TL_OK) goto done;
-    st = gather(s, perm, k, kept.data, kept.keys, err);
+    st = gather(s, perm, k, kept.data, kept.keys, true, err);
     if (st != TL_OK) goto done;
     kept.n_rows = k;
     if (k == s->limit && k > 0) {
@@ -780,6 +1105,7 @@ static TlStatus make_chunk(const SortOp *s, TlBatch *b, bool best, Chunk *c,
         b->cols[i] = NULL;
     }
     c->n_rows = n;
+    if (s->limit < 0) st = pack_chunk(s, c, err);
     if (best && s->limit >= 0 && n > s->limit) {
         sel = tl_malloc((size_t)(s->limit ? s->limit : 1) * sizeof *sel);
         if (!sel) goto oom;
@@ -1010,6 +1336,173 @@ static TlStatus consume(SortOp *s, TlError *err)
     return TL_OK;
 }
 
+/* Chunk c of a mixed output (some chunks packed, some not) back into
+ * columns (a pool task). */
+static void unpack_task(void *arg, int64_t ci)
+{
+    SortOp *s = arg;
+    Chunk *c = &s->chunks[ci];
+    TlError e;
+    uint32_t *g;
+    if (!c->rows) return;
+    g = tl_malloc((size_t)(c->n_rows ? c->n_rows : 1) * sizeof *g);
+    if (!g) return; /* rows stay: out_prepare sees it */
+    for (int64_t r = 0; r < c->n_rows; r++) g[r] = (uint32_t)(s->starts[ci] + r);
+    if (gather_packed(s, g, c->n_rows, (int)ci, (int)ci + 1, c->data, &e) == TL_OK) {
+        tl_free(c->rows_mem);
+        c->rows_mem = NULL;
+        tl_free(c->nulls);
+        tl_free(c->info);
+        for (uint32_t k = 0; k < c->n_bufs; k++) tl_buf_release(c->bufs[k]);
+        tl_free(c->bufs);
+        c->rows = c->nulls = c->info = NULL;
+        c->bufs = NULL;
+        c->n_bufs = 0;
+    }
+    tl_free(g);
+}
+
+/* After the sort: the chunk lookup of the packed gather, or, when only
+ * some chunks are packed, those chunks back into columns (the column
+ * gather then serves all). */
+static TlStatus out_prepare(SortOp *s, TlError *err)
+{
+    int nc = s->n_chunks, packed = 0;
+    if (!s->perm || nc == 0) return TL_OK;
+    for (int c = 0; c < nc; c++) packed += s->chunks[c].rows != NULL;
+    if (packed == 0) return TL_OK;
+    int64_t total = s->pool_rows;
+    size_t n_blocks = (size_t)(total >> LOC_SHIFT) + 2;
+    s->starts = tl_malloc(((size_t)nc + 1) * sizeof *s->starts);
+    s->first = tl_malloc(n_blocks * sizeof *s->first);
+    if (!s->starts || !s->first) return tl_error_oom(err);
+    s->starts[0] = 0;
+    for (int c = 0; c < nc; c++) s->starts[c + 1] = s->starts[c] + s->chunks[c].n_rows;
+    for (size_t b = 0, c = 0; b < n_blocks; b++) {
+        int64_t x = (int64_t)b << LOC_SHIFT;
+        while ((int)c + 1 < nc && s->starts[c + 1] <= x) c++;
+        s->first[b] = (int)c;
+    }
+    if (packed == nc) return TL_OK;
+    TL_TRY(tl_pool_for(nc, unpack_task, s, err));
+    for (int c = 0; c < nc; c++)
+        if (s->chunks[c].rows) return tl_error_oom(err);
+    return TL_OK;
+}
+
+/* Output rows perm[off, off + n) of every data column into cols[]: from
+ * the packed rows, or by the column gather (with par, a column per task). */
+static TlStatus out_gather(SortOp *s, int64_t off, int64_t n, TlArray **cols, bool par,
+                           TlError *err)
+{
+    if (s->n_chunks > 0 && s->chunks[0].rows)
+        return gather_packed(s, s->perm + off, n, 0, s->n_chunks, cols, err);
+    return gather(s, s->perm + off, n, cols, NULL, par, err);
+}
+
+/* A pool task: gather slot o's rows (every data column, on this thread). */
+static void out_task(void *arg)
+{
+    OutSlot *o = arg;
+    SortOp *s = o->s;
+    TlError e;
+    TlStatus st = out_gather(s, o->off, o->n, o->cols, false, &e);
+    tl_wait_lock(s->wait);
+    o->st = st;
+    o->state = OUT_DONE;
+    tl_wait_signal(s->wait);
+    tl_wait_unlock(s->wait);
+}
+
+/* Release the columns a slot holds. */
+static void out_clear(SortOp *s, OutSlot *o)
+{
+    for (int c = 0; c < s->n_data; c++) {
+        tl_array_release(o->cols[c]);
+        o->cols[c] = NULL;
+    }
+}
+
+/* Start the pipeline of output batches (full sort with more than one
+ * thread): a ring of slots, each an output batch gathered by a pool task,
+ * so the gathering of later batches runs on the workers while the caller
+ * writes earlier ones.  Batch boundaries are those of the serial path. */
+static TlStatus out_start(SortOp *s, TlError *err)
+{
+    int threads = tl_pool_threads();
+    if (threads <= 1 || !s->perm || s->n_out <= tl_batch_rows()) return TL_OK;
+    s->n_slots = threads * 2 > 16 ? 16 : threads * 2;
+    s->wait = tl_wait_new();
+    s->slots = tl_calloc((size_t)s->n_slots, sizeof *s->slots);
+    if (!s->wait || !s->slots) return tl_error_oom(err);
+    for (int i = 0; i < s->n_slots; i++) {
+        s->slots[i].s = s;
+        s->slots[i].cols = tl_calloc((size_t)s->n_data + 1, sizeof *s->slots[i].cols);
+        if (!s->slots[i].cols) return tl_error_oom(err);
+    }
+    return TL_OK;
+}
+
+/* Hand the next batches to free slots (in order) until the ring is full. */
+static void out_fill(SortOp *s)
+{
+    while (s->inflight < s->n_slots && s->submitted < s->n_out) {
+        OutSlot *o = &s->slots[(s->head + s->inflight) % s->n_slots];
+        TlError e;
+        o->off = s->submitted;
+        o->n = s->n_out - s->submitted;
+        if (o->n > tl_batch_rows()) o->n = tl_batch_rows();
+        o->st = TL_OK;
+        o->state = OUT_BUSY;
+        s->submitted += o->n;
+        s->inflight++;
+        if (tl_pool_submit(out_task, o, &e) != TL_OK) out_task(o); /* OOM: here */
+    }
+}
+
+/* Wait for every slot in flight (before freeing what tasks read). */
+static void out_stop(SortOp *s)
+{
+    if (!s->wait) return;
+    tl_wait_lock(s->wait);
+    for (int i = 0; s->slots && i < s->n_slots; i++)
+        while (s->slots[i].state == OUT_BUSY) tl_wait_step(s->wait);
+    tl_wait_unlock(s->wait);
+    for (int i = 0; s->slots && i < s->n_slots; i++)
+        if (s->slots[i].cols) {
+            out_clear(s, &s->slots[i]);
+            tl_free(s->slots[i].cols);
+        }
+    tl_free(s->slots);
+    s->slots = NULL;
+    tl_wait_free(s->wait);
+    s->wait = NULL;
+}
+
+/* The next output batch from the pipeline into b (rows columns). */
+static TlStatus out_next(SortOp *s, TlBatch *b, TlError *err)
+{
+    OutSlot *o;
+    out_fill(s);
+    o = &s->slots[s->head];
+    tl_wait_lock(s->wait);
+    while (o->state == OUT_BUSY) tl_wait_step(s->wait);
+    tl_wait_unlock(s->wait);
+    s->head = (s->head + 1) % s->n_slots;
+    s->inflight--;
+    o->state = OUT_FREE;
+    if (o->st != TL_OK) {
+        out_clear(s, o);
+        return tl_error_oom(err); /* gather fails only out of memory */
+    }
+    for (int c = 0; c < s->n_data; c++) {
+        b->cols[c] = o->cols[c];
+        o->cols[c] = NULL;
+    }
+    out_fill(s); /* the workers go on while the caller uses b */
+    return TL_OK;
+}
+
 static TlStatus sort_next(TlOperator *op, TlBatch **out, TlError *err)
 {
     SortOp *s = (SortOp *)op;
@@ -1018,8 +1511,11 @@ static TlStatus sort_next(TlOperator *op, TlBatch **out, TlError *err)
         s->consumed = true;
         if (s->limit == 0) return TL_OK;
         TL_TRY(consume(s, err));
+        TL_TRY(out_prepare(s, err));
+        TL_TRY(out_start(s, err));
     }
     if (s->emitted >= s->n_out) {
+        out_stop(s);
         free_chunks(s); /* done: drop the input early */
         return TL_OK;
     }
@@ -1028,7 +1524,8 @@ static TlStatus sort_next(TlOperator *op, TlBatch **out, TlError *err)
     TlBatch *b = tl_batch_new(op->schema, s->n_data, rows);
     if (!b) return tl_error_oom(err);
     if (s->perm) {
-        TlStatus st = gather(s, s->perm + s->emitted, rows, b->cols, NULL, err);
+        TlStatus st = s->slots ? out_next(s, b, err)
+                               : out_gather(s, s->emitted, rows, b->cols, true, err);
         if (st != TL_OK) {
             tl_batch_free(b);
             return st;
@@ -1051,10 +1548,14 @@ static void sort_free(TlOperator *op)
 {
     SortOp *s = (SortOp *)op;
     if (!s) return;
+    out_stop(s); /* tasks read the chunks and perm */
     if (s->child) s->child->free(s->child);
     free_chunks(s);
     tl_free(s->chunks);
     tl_free(s->perm);
+    tl_free(s->pk_off);
+    tl_free(s->starts);
+    tl_free(s->first);
     tl_free(s->thr);
     tl_free(s->keys);
     tl_free(s->key_col);
@@ -1093,6 +1594,20 @@ TlStatus tl_op_sort_new(TlOperator *child, const TlExprArena *ea,
         sort_free(&s->base);
         return tl_error_oom(err);
     }
+    /* packed rows: a full sort's data columns, each at a fixed offset */
+    const char *pk = getenv("TALLY_SORT_PACK");
+    s->pack = pk && strcmp(pk, "0") == 0 ? 0 : pk && strcmp(pk, "2") == 0 ? 2 : 1;
+    s->pk_off = tl_malloc(((size_t)s->n_data + 1) * sizeof *s->pk_off);
+    if (!s->pk_off) {
+        sort_free(&s->base);
+        return tl_error_oom(err);
+    }
+    for (int i = 0; i < s->n_data; i++) {
+        s->pk_off[i] = (int)s->pk_row;
+        s->pk_row += pk_width(child->schema->fields[i].type);
+    }
+    s->pk_row = (s->pk_row + 7) / 8 * 8;
+    s->pk_mask = ((size_t)s->n_data + 7) / 8;
     for (int k = 0; k < n_keys; k++) {
         s->keys[k] = keys[k];
         const TlExpr *e = tl_ea_node(ea, keys[k]);
