@@ -72,6 +72,7 @@ struct TlJoinTable {
     int64_t n;
     int pbits;          /* partitions: 1 << pbits */
     Part *parts;
+    void *slab;         /* every partition's slots */
     uint32_t *next;     /* n */
     uint32_t *rep;      /* n, or NULL */
     bool int_key;       /* one int64/timestamp key: ISlots, values inline */
@@ -194,16 +195,10 @@ static void pass_insert(void *arg, int64_t p)
     Build *b = arg;
     TlJoinTable *t = b->t;
     int64_t lo = b->pstart[p], hi = b->pstart[p + 1];
-    uint64_t size = 16;
     Part *pt = &t->parts[p];
-    while (size * 3 < (uint64_t)(hi - lo) * 4) size *= 2; /* <= 3/4 full */
-    pt->mask = size - 1;
+    uint64_t size = pt->mask + 1;
     if (t->int_key) {
         const int64_t *v = tl_array_i64(t->keys[0]);
-        if (!(pt->islots = tl_malloc(size * sizeof *pt->islots))) {
-            b->st[p] = TL_ERR_OOM;
-            return;
-        }
         for (uint64_t s = 0; s < size; s++) pt->islots[s].row = NONE;
         for (int64_t x = lo; x < hi; x++) {
             uint32_t r = b->order[x];
@@ -227,10 +222,6 @@ static void pass_insert(void *arg, int64_t p)
                 }
             }
         }
-        return;
-    }
-    if (!(pt->slots = tl_malloc(size * sizeof *pt->slots))) {
-        b->st[p] = TL_ERR_OOM;
         return;
     }
     for (uint64_t s = 0; s < size; s++) pt->slots[s].row = NONE;
@@ -321,7 +312,25 @@ TlStatus tl_join_table_build(TlArray *const *keys, int n_keys, int64_t n,
         b.pstart[b.n_parts] = pos;
     }
     if ((st = tl_pool_for(b.n_chunks, pass_scatter, &b, err)) != TL_OK) goto done;
-    /* 3. insert, one task per partition */
+    /* 3. every partition's slots in one slab, then insert, one task per
+     * partition (each initializes its own slots) */
+    {
+        size_t w = t->int_key ? sizeof(ISlot) : sizeof(Slot), total = 0;
+        uint8_t *slab;
+        for (int p = 0; p < b.n_parts; p++) {
+            uint64_t size = 16, rows = (uint64_t)(b.pstart[p + 1] - b.pstart[p]);
+            while (size * 3 < rows * 4) size *= 2; /* <= 3/4 full */
+            t->parts[p].mask = size - 1;
+            total += size * w;
+        }
+        if (!(t->slab = tl_malloc(total))) goto oom;
+        slab = t->slab;
+        for (int p = 0; p < b.n_parts; p++) {
+            if (t->int_key) t->parts[p].islots = (ISlot *)(void *)slab;
+            else t->parts[p].slots = (Slot *)(void *)slab;
+            slab += (t->parts[p].mask + 1) * w;
+        }
+    }
     if ((st = tl_pool_for(b.n_parts, pass_insert, &b, err)) != TL_OK) goto done;
     for (int p = 0; p < b.n_parts; p++)
         if (b.st[p] != TL_OK) goto oom;
@@ -437,10 +446,7 @@ void tl_join_table_free(TlJoinTable *t)
     if (!t) return;
     for (int k = 0; t->keys && k < t->n_keys; k++) tl_array_release(t->keys[k]);
     tl_free(t->keys);
-    for (int p = 0; t->parts && p < (1 << t->pbits); p++) {
-        tl_free(t->parts[p].slots);
-        tl_free(t->parts[p].islots);
-    }
+    tl_free(t->slab);
     tl_free(t->parts);
     tl_free(t->next);
     tl_free(t->rep);

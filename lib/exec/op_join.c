@@ -15,10 +15,12 @@
  *
  * Building on the right (the default):
  *   1. The right input is read whole (its scan is parallel).  Only the
- *      columns the plan needs (keys and output columns) are kept, each
- *      concatenated into one array with one extra all-null row at index n_r,
- *      so a left row without a match takes row n_r ("null-padded") through
- *      the same gather as a match.  The keys, cast to the compared types, go
+ *      columns the plan needs (keys and output columns) are kept, as the
+ *      batches came (parts; rows are numbered across them and locate finds
+ *      a row's part through a small block index), plus one extra part of
+ *      one all-null row, row n_r, so a left row without a match takes row
+ *      n_r ("null-padded") through the same gather as a match.  Nothing is
+ *      concatenated but the keys, which, cast to the compared types, go
  *      into the table.
  *   2. The left streams in morsels.  probe_work turns one left batch into
  *      its output batches: probe, walk each row's chain, gather.  When the
@@ -137,8 +139,14 @@ typedef struct Join {
     int nl;                /* left schema width */
     int rn;                /* right schema width */
     bool *need;            /* per right column: kept */
-    /* the right table (built, or the kept rows when build_left) */
-    TlArray **rarr;        /* per right column: n_r + 1 rows, or NULL */
+    TlType *rtype;         /* per right column: its type */
+    /* the right table (built, or the kept rows when build_left): per
+     * needed right column its parts, rows numbered across them in order */
+    TlArray ***rparts;     /* per right column: n_rp + 1 parts, or NULL */
+    int n_rp;              /* parts before the null row part rparts[c][n_rp] */
+    int64_t *rstart;       /* n_rp + 2: first row of each part; [n_rp] = n_r */
+    uint32_t *rblk;        /* per block of 1 << rshift rows: its first row's part */
+    int rshift;
     int64_t n_r;
     TlJoinTable *t;
     const uint32_t *nxt;   /* chains over the right table's rows */
@@ -218,6 +226,34 @@ static TlStatus find_first(Join *j, TlArray *const *cols, const int *kc,
     return st;
 }
 
+/* Where right rows ridx[0..n) are: part[i] and row[i] within it.  Returns
+ * whether some row is the null row n_r.  Any thread: reads only. */
+static bool locate(const Join *j, const uint32_t *ridx, int64_t n,
+                   uint32_t *part, uint32_t *row)
+{
+    const int64_t *start = j->rstart;
+    uint32_t null_row = (uint32_t)j->n_r;
+    bool padded = false;
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t r = ridx[i], p = j->rblk[r >> j->rshift];
+        while (start[p + 1] <= (int64_t)r) p++;
+        part[i] = p;
+        row[i] = (uint32_t)(r - start[p]);
+        padded |= r == null_row;
+    }
+    return padded;
+}
+
+/* Right column c at the rows located by part/row (n of them); padded: the
+ * null row is among them (only then is its part passed, so a right side
+ * without nulls gathers no validity).  NULL on OOM. */
+static TlArray *rtake(const Join *j, int c, const uint32_t *part,
+                      const uint32_t *row, int64_t n, bool padded)
+{
+    int np = j->n_rp + (padded || j->n_rp == 0 ? 1 : 0);
+    return tl_array_take_multi(j->rparts[c], np, part, row, n);
+}
+
 /* A batch of n rows: left columns of lb gathered by lidx (or, for the
  * unmatched right rows, nulls with the key columns from the right), then
  * the right columns gathered by ridx.  Any thread: reads only. */
@@ -227,10 +263,20 @@ static TlStatus emit(const Join *j, TlBatch *lb, const uint32_t *lidx,
 {
     const TlSchema *s = j->join_schema;
     int nl = j->nl;
-    bool narrow = j->how == TL_JOIN_SEMI || j->how == TL_JOIN_ANTI;
+    bool narrow = j->how == TL_JOIN_SEMI || j->how == TL_JOIN_ANTI, padded = false;
     TlBatch *b = tl_batch_new(s, s->n_fields, n);
+    uint32_t *part = NULL, *row = NULL;
     TlStatus st = TL_OK;
     if (!b) return tl_error_oom(err);
+    if (tail || (!narrow && j->n_rcols > 0)) {
+        part = tl_malloc((size_t)(n ? n : 1) * sizeof *part);
+        row = tl_malloc((size_t)(n ? n : 1) * sizeof *row);
+        if (!part || !row) {
+            st = tl_error_oom(err);
+            goto done;
+        }
+        padded = locate(j, ridx, n, part, row);
+    }
     for (int c = 0; c < nl && st == TL_OK; c++) {
         TlType t = s->fields[c].type;
         TlArray *a = NULL;
@@ -240,7 +286,7 @@ static TlStatus emit(const Join *j, TlBatch *lb, const uint32_t *lidx,
             int key = -1;
             for (int k = 0; k < j->n_keys && key < 0; k++)
                 if (j->lk[k] == c) key = k;
-            a = key >= 0 ? tl_array_take(j->rarr[j->rk[key]], ridx, n)
+            a = key >= 0 ? rtake(j, j->rk[key], part, row, n, padded)
                          : tl_array_new_null(t, n);
         }
         if (!a) { st = tl_error_oom(err); break; }
@@ -253,9 +299,12 @@ static TlStatus emit(const Join *j, TlBatch *lb, const uint32_t *lidx,
         b->cols[c] = a;
     }
     for (int k = 0; !narrow && k < j->n_rcols && st == TL_OK; k++) {
-        b->cols[nl + k] = tl_array_take(j->rarr[j->rcols[k]], ridx, n);
+        b->cols[nl + k] = rtake(j, j->rcols[k], part, row, n, padded);
         if (!b->cols[nl + k]) st = tl_error_oom(err);
     }
+done:
+    tl_free(part);
+    tl_free(row);
     if (st != TL_OK) {
         tl_batch_free(b);
         return st;
@@ -607,14 +656,50 @@ static TlStatus try_stage(Join *j, TlOperator *op, bool keep, TlError *err)
 
 /* ---------------------------------------------------------- building */
 
-/* Read the right input whole and index it. */
+/* The right table's parts j->rparts[c][0..j->n_rp) are in place (per
+ * needed column; room for one more): add the null row part and number the
+ * rows across the parts (j->n_r: their total). */
+static TlStatus rtab_index(Join *j, TlError *err)
+{
+    int np = j->n_rp, any = -1;
+    int64_t avg, nblk;
+    for (int c = 0; c < j->rn; c++) {
+        if (!j->need[c]) continue;
+        if (any < 0) any = c;
+        j->rparts[c][np] = tl_array_new_null(j->rtype[c], 1);
+        if (!j->rparts[c][np]) return tl_error_oom(err);
+    }
+    j->rstart = tl_malloc((size_t)(np + 2) * sizeof *j->rstart);
+    if (!j->rstart) return tl_error_oom(err);
+    j->rstart[0] = 0;
+    for (int p = 0; p < np; p++)
+        j->rstart[p + 1] = j->rstart[p] + (any >= 0 ? j->rparts[any][p]->length : 0);
+    j->n_r = j->rstart[np];
+    j->rstart[np + 1] = j->n_r + 1;
+    /* blocks about as long as an average part: a lookup steps over few parts */
+    avg = np > 0 ? j->n_r / np : 1;
+    j->rshift = 0;
+    while (j->rshift < 30 && ((int64_t)2 << j->rshift) <= avg) j->rshift++;
+    nblk = (j->n_r >> j->rshift) + 1;
+    j->rblk = tl_malloc((size_t)nblk * sizeof *j->rblk);
+    if (!j->rblk) return tl_error_oom(err);
+    for (int64_t k = 0, p = 0; k < nblk; k++) {
+        while (j->rstart[p + 1] <= k << j->rshift) p++;
+        j->rblk[k] = (uint32_t)p;
+    }
+    return TL_OK;
+}
+
+/* Read the right input whole and index it.  Its batches' columns stay as
+ * they are, parts of the right table (no concatenation: rows are found by
+ * locate); only the key columns are concatenated, for the table. */
 static TlStatus build_right(Join *j, TlError *err)
 {
     TlBatch **bs = NULL;
     int n_b = 0, cap_b = 0;
-    TlArray **parts = NULL, **rkey = NULL;
+    TlArray **rkey = NULL;
     TlStatus st = TL_OK;
-    const TlSchema *rs = j->right->schema;
+    int64_t n_r = 0;
 
     for (;;) {
         TlBatch *b = NULL;
@@ -636,8 +721,8 @@ static TlStatus build_right(Join *j, TlError *err)
             cap_b = nc;
         }
         bs[n_b++] = b;
-        j->n_r += b->n_rows;
-        if (j->n_r >= (int64_t)NONE - 1) {
+        n_r += b->n_rows;
+        if (n_r >= (int64_t)NONE - 1) {
             st = tl_error(err, TL_ERR_DATA, "join: the right input has too many "
                           "rows (more than %u)", NONE - 2);
             goto done;
@@ -647,28 +732,22 @@ static TlStatus build_right(Join *j, TlError *err)
     j->right->free(j->right);
     j->right = NULL;
 
-    parts = tl_malloc((size_t)(n_b + 1) * sizeof *parts);
-    j->rarr = tl_calloc((size_t)(j->rn ? j->rn : 1), sizeof *j->rarr);
+    j->rparts = tl_calloc((size_t)(j->rn ? j->rn : 1), sizeof *j->rparts);
     rkey = tl_calloc((size_t)j->n_keys, sizeof *rkey);
-    if (!parts || !j->rarr || !rkey) { st = tl_error_oom(err); goto done; }
+    if (!j->rparts || !rkey) { st = tl_error_oom(err); goto done; }
+    j->n_rp = n_b;
     for (int c = 0; c < j->rn; c++) {
         if (!j->need[c]) continue;
-        for (int i = 0; i < n_b; i++) parts[i] = bs[i]->cols[c];
-        parts[n_b] = tl_array_new_null(rs->fields[c].type, 1);
-        if (!parts[n_b]) { st = tl_error_oom(err); goto done; }
-        j->rarr[c] = tl_array_concat(parts, n_b + 1);
-        tl_array_release(parts[n_b]);
-        if (!j->rarr[c]) { st = tl_error_oom(err); goto done; }
-        /* the parts are copied: give them back now, so the build side is
-         * held about once, not twice (batches plus their concatenation) */
+        j->rparts[c] = tl_calloc((size_t)n_b + 1, sizeof *j->rparts[c]);
+        if (!j->rparts[c]) { st = tl_error_oom(err); goto done; }
         for (int i = 0; i < n_b; i++) {
-            tl_array_release(bs[i]->cols[c]);
+            j->rparts[c][i] = bs[i]->cols[c];
             bs[i]->cols[c] = NULL;
         }
-        tl_alloc_trim();
     }
     for (int i = 0; i < n_b; i++) tl_batch_free(bs[i]);
     n_b = 0;
+    if ((st = rtab_index(j, err)) != TL_OK) goto done;
 
     if (j->keep_unmatched_right) {
         j->matched = tl_calloc((size_t)(j->n_r ? j->n_r : 1), 1);
@@ -677,7 +756,7 @@ static TlStatus build_right(Join *j, TlError *err)
     if (j->never || j->n_r == 0) goto done;
 
     for (int k = 0; k < j->n_keys; k++) {
-        TlArray *s = tl_array_slice(j->rarr[j->rk[k]], 0, j->n_r);
+        TlArray *s = tl_array_concat(j->rparts[j->rk[k]], j->n_rp);
         if (!s) { st = tl_error_oom(err); goto done; }
         st = as_type(s, j->kt[k], &rkey[k], err);
         tl_array_release(s);
@@ -689,7 +768,6 @@ static TlStatus build_right(Join *j, TlError *err)
 done:
     for (int i = 0; i < n_b; i++) tl_batch_free(bs[i]);
     tl_free(bs);
-    tl_free(parts);
     for (int k = 0; rkey && k < j->n_keys; k++) tl_array_release(rkey[k]);
     tl_free(rkey);
     j->built = st == TL_OK;
@@ -791,7 +869,6 @@ static TlStatus keep_append(Join *j, Kept *k, TlArray ***kparts, int *n_parts,
 /* build_left: index the left, stream the right keeping its matching rows. */
 static TlStatus build_on_left(Join *j, TlError *err)
 {
-    const TlSchema *rs = j->right->schema;
     int64_t nl = 0, cap_kept = 0;
     TlArray **lcols = tl_calloc((size_t)(j->nl ? j->nl : 1), sizeof *lcols);
     TlArray ***kp = tl_calloc((size_t)(j->rn ? j->rn : 1), sizeof *kp);
@@ -843,21 +920,19 @@ static TlStatus build_on_left(Join *j, TlError *err)
     j->staged = false;
     j->win.end = false;
 
-    /* the kept rows, plus one null row, are the right table */
-    j->rarr = tl_calloc((size_t)(j->rn ? j->rn : 1), sizeof *j->rarr);
-    if (!j->rarr) { st = tl_error_oom(err); goto done; }
+    /* the kept rows' parts, plus one null row, are the right table */
     for (int c = 0; c < j->rn; c++) {
         if (!j->need[c]) continue;
-        if (!kp[c]) {
-            kp[c] = tl_malloc(sizeof *kp[c]);
-            if (!kp[c]) { st = tl_error_oom(err); goto done; }
+        if (!kp[c] && !(kp[c] = tl_malloc(sizeof *kp[c]))) {
+            st = tl_error_oom(err);
+            goto done;
         }
-        kp[c][n_parts] = tl_array_new_null(rs->fields[c].type, 1);
-        if (!kp[c][n_parts]) { st = tl_error_oom(err); goto done; }
-        j->rarr[c] = tl_array_concat(kp[c], n_parts + 1);
-        tl_array_release(kp[c][n_parts]);
-        if (!j->rarr[c]) { st = tl_error_oom(err); goto done; }
+        kp[c][n_parts] = NULL;
     }
+    j->rparts = kp;
+    j->n_rp = n_parts;
+    kp = NULL;
+    if ((st = rtab_index(j, err)) != TL_OK) goto done;
     if (!j->keep_unmatched_right) {
         tl_free(j->matched);
         j->matched = NULL;
@@ -1007,14 +1082,21 @@ static void join_free(TlOperator *op)
     for (int m = 0; m < j->n_maps; m++)
         if (j->maps[m].ctx_free) j->maps[m].ctx_free(j->maps[m].ctx);
     tl_free(j->maps);
-    for (int c = 0; j->rarr && c < j->rn; c++) tl_array_release(j->rarr[c]);
-    tl_free(j->rarr);
+    for (int c = 0; j->rparts && c < j->rn; c++) {
+        for (int i = 0; j->rparts[c] && i <= j->n_rp; i++)
+            tl_array_release(j->rparts[c][i]);
+        tl_free(j->rparts[c]);
+    }
+    tl_free(j->rparts);
+    tl_free(j->rstart);
+    tl_free(j->rblk);
     tl_join_table_free(j->t);
     tl_free(j->matched);
     tl_batch_free(j->lb);
     tl_free(j->rhead);
     tl_free(j->rnext);
     tl_free(j->need);
+    tl_free(j->rtype);
     tl_free(j->lk);
     tl_free(j->rk);
     tl_free(j->rcols);
@@ -1069,7 +1151,8 @@ TlStatus tl_op_join_new(TlOperator *left, TlOperator *right, int how,
     j->rcols = copy_ints(rcols, n_rcols);
     j->kt = tl_malloc((size_t)(n_keys ? n_keys : 1) * sizeof *j->kt);
     j->need = tl_calloc((size_t)(j->rn ? j->rn : 1), sizeof *j->need);
-    if (!j->lk || !j->rk || !j->rcols || !j->kt || !j->need) {
+    j->rtype = tl_malloc((size_t)(j->rn ? j->rn : 1) * sizeof *j->rtype);
+    if (!j->lk || !j->rk || !j->rcols || !j->kt || !j->need || !j->rtype) {
         join_free(&j->base);
         return tl_error_oom(err);
     }
@@ -1078,6 +1161,7 @@ TlStatus tl_op_join_new(TlOperator *left, TlOperator *right, int how,
         return tl_error(err, TL_ERR_USAGE, n_keys < 1 ? "a join needs key columns"
                                                       : "a join takes at most 64 keys");
     }
+    for (int c = 0; c < j->rn; c++) j->rtype[c] = rs->fields[c].type;
     for (int k = 0; k < n_keys; k++) j->need[rk[k]] = true;
     for (int k = 0; k < j->n_rcols; k++) j->need[rcols[k]] = true;
     for (int k = 0; k < n_keys; k++) {
