@@ -41,6 +41,19 @@
  *      or the value's text.  Decoders store only the projected columns'
  *      fields (and late keys'); every value is still validated.
  *
+ *      Lines that repeat the previous line's keys (nearly all, in such
+ *      files) take a shorter road, parse_shaped: the line's shape is the
+ *      list of its keys (when flat, plain and known), each as the bytes
+ *      `"key":` to compare as two masked words; a value is read from one
+ *      16-byte SSE2 load when it is a plain string or a number without
+ *      exponent that ends within it (the next position then waits for no
+ *      byte loads), else by the ordinary scanners.  Values of unprojected
+ *      columns are validated the same way, just not stored.  A line that
+ *      does not fit the shape (another key, a nested value, anything
+ *      invalid) is read again from its start by parse_object, which makes
+ *      the shape anew and reports the errors: both roads store the same
+ *      fields, and every message comes from parse_object.
+ *
  *   2. Convert only the projected columns, one loop per column and type.
  *      Strings without escapes become views into the input buffer (or are
  *      inlined when short); escaped strings are decoded and raw JSON is
@@ -144,6 +157,17 @@ typedef struct Node {
     int parts;         /* parts in the names of its columns */
 } Node;
 
+/* One key of the line shape (parse_shaped): the text `"key":` as it must
+ * appear, its first 16 bytes as two masked words. */
+typedef struct NdSlot {
+    uint64_t w[2], m[2];
+    const uint8_t *key;  /* the entry's key bytes (keys over 13 bytes) */
+    uint32_t key_len;
+    int32_t col;         /* its column (known at open) */
+} NdSlot;
+
+#define MAX_SHAPE 64    /* most keys in a line shape */
+
 
 struct NdReader;
 
@@ -184,6 +208,11 @@ typedef struct NdCursor {
     uint8_t *keybuf;         /* a decoded escaped key */
     size_t keybuf_cap;
     uint8_t nest[MAX_NEST];  /* skip_value's stack of open brackets */
+    NdSlot shape[MAX_SHAPE]; /* the keys of the last line parse_object read
+                                (when flat and known), for parse_shaped */
+    int shape_len;           /* 0: no shape */
+    int shape_miss;          /* lines in a row the shape did not fit */
+    int shape_wait;          /* lines to read before trying it again */
 
     int64_t max_rows;
     int64_t n_rows;          /* records tokenized */
@@ -281,10 +310,25 @@ static const uint8_t str_stop[256] = {
 };
 
 /* The first byte at or after i that stops a string's plain run (or n):
- * eight bytes at a time, the lowest flagged byte being always a true stop. */
+ * sixteen bytes at a time with SSE2 (a signed compare below 0x20 flags
+ * control characters and non-ASCII at once), else eight, the lowest
+ * flagged byte being always a true stop. */
 static inline size_t scan_plain(const uint8_t *p, size_t i, size_t n)
 {
     const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'),
+                  space = _mm_set1_epi8(0x20);
+    while (i + 16 <= n) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote),
+                                              _mm_cmpeq_epi8(x, bslash)),
+                                 _mm_cmplt_epi8(x, space));
+        uint32_t bits = (uint32_t)_mm_movemask_epi8(m);
+        if (bits) return i + (size_t)__builtin_ctz(bits);
+        i += 16;
+    }
+#endif
     while (i + 8 <= n) {
         uint64_t x, q, b, m;
         memcpy(&x, p + i, 8);
@@ -1006,6 +1050,213 @@ static TlStatus parse_object(NdCursor *r, size_t *pi, int node, int64_t row, int
     return TL_OK;
 }
 
+/* --------------------------------------------------------- line shapes */
+
+/* The first byte at or after i that is not an ASCII digit (or n): eight
+ * bytes at a time. */
+static inline size_t scan_digits(const uint8_t *p, size_t i, size_t n)
+{
+    const uint64_t low = 0x7f7f7f7f7f7f7f7full, high = 0x8080808080808080ull;
+    while (i + 8 <= n) {
+        uint64_t x, t, m;
+        memcpy(&x, p + i, 8);
+        t = x ^ 0x3030303030303030ull; /* a digit becomes 0..9 */
+        m = (((t & low) + 0x7676767676767676ull) | t) & high; /* >= 10 */
+        if (m) return i + ((size_t)__builtin_ctzll(m) >> 3);
+        i += 8;
+    }
+    while (i < n && p[i] >= '0' && p[i] <= '9') i++;
+    return i;
+}
+
+/* The number at *pi when it is an integer of up to 18 digits or has a
+ * fraction but no exponent (exactly what scan_number would find); false
+ * when scan_number must decide. */
+static inline bool fast_number(const uint8_t *p, size_t n, size_t *pi, uint32_t *kind)
+{
+    size_t i = *pi + (p[*pi] == '-'), d = i;
+    if (i >= n || p[i] < '0' || p[i] > '9') return false;
+    i = p[i] == '0' ? i + 1 : scan_digits(p, i + 1, n);
+    if (i - d >= 19 || (i < n && p[i] >= '0' && p[i] <= '9')) return false;
+    *kind = V_INT;
+    if (i < n && p[i] == '.') {
+        size_t f = i + 1;
+        i = scan_digits(p, f, n);
+        if (i == f) return false;
+        *kind = V_FLOAT;
+    }
+    if (i < n && (p[i] == 'e' || p[i] == 'E')) return false;
+    *pi = i;
+    return true;
+}
+
+#ifdef __SSE2__
+/* The value at vs (16 bytes readable there) when it is a string without
+ * escapes, control characters or non-ASCII whose closing quote is among
+ * those 16 bytes, or a number without exponent within them (exactly what
+ * scan_scalar would find): *end after it and *kind.  Everything from one
+ * load, so the next value's position waits for no byte loads in between;
+ * false when the caller must decide. */
+static inline bool fast_value(const uint8_t *p, size_t vs, size_t *end, uint32_t *kind)
+{
+    const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + vs));
+    const uint8_t c0 = p[vs];
+    if (c0 == '"') {
+        uint32_t q = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')));
+        uint32_t stop = (uint32_t)_mm_movemask_epi8(
+            _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\\')),
+                         _mm_cmplt_epi8(x, _mm_set1_epi8(0x20))));
+        uint32_t j;
+        stop = (stop | q) & ~1u;
+        if (!stop) return false;
+        j = (uint32_t)__builtin_ctz(stop);
+        if (!((q >> j) & 1)) return false;
+        *end = vs + j + 1;
+        *kind = V_STR;
+        return true;
+    }
+    if (c0 == '-' || (c0 >= '0' && c0 <= '9')) {
+        /* non-digits (bytes from 0x80 compare below '0'), dots, exponents */
+        const uint32_t s = c0 == '-';
+        uint32_t nd = (uint32_t)_mm_movemask_epi8(
+            _mm_or_si128(_mm_cmplt_epi8(x, _mm_set1_epi8('0')),
+                         _mm_cmpgt_epi8(x, _mm_set1_epi8('9'))));
+        uint32_t dot = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('.')));
+        uint32_t ex = (uint32_t)_mm_movemask_epi8(
+            _mm_cmpeq_epi8(_mm_or_si128(x, _mm_set1_epi8(0x20)), _mm_set1_epi8('e')));
+        uint32_t e;
+        nd = (nd & ~s) | 0x10000u;
+        e = (uint32_t)__builtin_ctz(nd);
+        if (e == s || e >= 16) return false;              /* no digit; long */
+        if (p[vs + s] == '0' && e > s + 1) return false;  /* a leading zero */
+        *kind = V_INT;
+        if ((dot >> e) & 1) {
+            uint32_t f = (uint32_t)__builtin_ctz(nd & ~((2u << e) - 1));
+            if (f == e + 1 || f >= 16) return false;
+            e = f;
+            *kind = V_FLOAT;
+        }
+        if ((ex >> e) & 1) return false;
+        *end = vs + e;
+        return true;
+    }
+    return false;
+}
+#endif
+
+/* Make the line just read by parse_object (k keys) the shape, when every
+ * key is plain, belongs to the line's object (nothing nested) and names a
+ * column known at open; else no shape. */
+static void build_shape(NdCursor *r, int k)
+{
+    r->shape_len = 0;
+    if (k < 1 || k > MAX_SHAPE || k > r->seq_cap) return;
+    for (int q = 0; q < k; q++) {
+        const Entry *e;
+        NdSlot *s = &r->shape[q];
+        uint8_t b[16] = {0};
+        size_t len;
+        if (r->seq[q] < 0) return;
+        e = &r->entries[r->seq[q]];
+        if (e->parent != 0 || !e->plain || e->col < 0 || e->col >= r->n_open) return;
+        len = (size_t)e->key_len + 3;
+        b[0] = '"';
+        memcpy(b + 1, e->key, e->key_len < 15 ? e->key_len : 15);
+        if (e->key_len + 1 < 16) b[e->key_len + 1] = '"';
+        if (e->key_len + 2 < 16) b[e->key_len + 2] = ':';
+        memcpy(&s->w[0], b, 8);
+        memcpy(&s->w[1], b + 8, 8);
+        s->m[0] = len >= 8 ? ~0ull : (1ull << (8 * len)) - 1;
+        s->m[1] = len >= 16 ? ~0ull : len <= 8 ? 0 : (1ull << (8 * (len - 8))) - 1;
+        s->key = e->key;
+        s->key_len = e->key_len;
+        s->col = e->col;
+    }
+    r->shape_len = k;
+}
+
+/* Read the line's object at *pi (its '{') when it has the shape's keys in
+ * the shape's order and every value is a scalar: its fields are stored as
+ * parse_object stores them, *done is set and *pi is left after the '}'.
+ * Any other line -- another key or order, a nested value, a bad value --
+ * leaves *done false, having stored only fields of keys the line does hold
+ * (their values again): parse_object then reads the line and reports its
+ * errors.  Values are validated fully either way. */
+static TlStatus parse_shaped(NdCursor *r, size_t *pi, int64_t row, bool *done)
+{
+    const uint8_t *p = r->p;
+    const size_t n = r->size;
+    const NdSlot *s = r->shape, *last = r->shape + r->shape_len - 1;
+    size_t i = *pi + 1;
+    *done = false;
+    for (;; s++) {
+        uint64_t x0, x1;
+        size_t vs;
+        uint32_t kind;
+        if (i < n && p[i] != '"') i = skip_ws(p, i, n);
+        if (i + 16 > n) return TL_OK;
+        memcpy(&x0, p + i, 8);
+        memcpy(&x1, p + i + 8, 8);
+        if (((x0 ^ s->w[0]) & s->m[0]) | ((x1 ^ s->w[1]) & s->m[1])) return TL_OK;
+        if (s->key_len > 13) { /* the rest of a long key */
+            size_t kl = s->key_len;
+            if (i + kl + 3 > n || (kl > 15 && memcmp(p + i + 16, s->key + 15, kl - 15)) ||
+                p[i + kl + 1] != '"' || p[i + kl + 2] != ':')
+                return TL_OK;
+        }
+        i += (size_t)s->key_len + 3;
+        if (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r')) i = skip_ws(p, i, n);
+        if (i >= n) return TL_OK;
+        vs = i;
+#ifdef __SSE2__
+        if (i + 16 <= n && fast_value(p, i, &i, &kind)) {
+            /* the common scalars */
+        } else
+#endif
+        if (p[i] == '"') {
+            size_t j = scan_plain(p, i + 1, n);
+            if (j < n && p[j] == '"') {
+                i = j + 1;
+                kind = V_STR;
+            } else {
+                bool esc;
+                if (scan_string(r, &i, &esc) != TL_OK) return TL_OK;
+                kind = esc ? V_STRESC : V_STR;
+            }
+        } else if (!fast_number(p, n, &i, &kind)) {
+            if (p[i] == '{' || p[i] == '[' || scan_scalar(r, &i, &kind) != TL_OK)
+                return TL_OK;
+        }
+        {
+            const int c = s->col;
+            NdCol *col = &r->cols[c];
+            size_t off = vs, len = i - vs;
+            if (kind == V_STR || kind == V_STRESC) {
+                off++;
+                len -= 2;
+            }
+            if (len > UINT32_MAX) return TL_OK;
+            if (!(r->skip && r->skip[c])) {
+                if (__builtin_expect(row >= col->cap, 0))
+                    TL_TRY(store_slow(r, c, row, off, len, kind));
+                else
+                    col->f[row] = (NdField){off, (uint32_t)len, kind};
+            }
+        }
+        if (i < n && p[i] != ',' && p[i] != '}') i = skip_ws(p, i, n);
+        if (i >= n) return TL_OK;
+        if (s == last) {
+            if (p[i] != '}') return TL_OK;
+            break;
+        }
+        if (p[i] != ',') return TL_OK;
+        i++;
+    }
+    *pi = i + 1;
+    *done = true;
+    return TL_OK;
+}
+
 /* Zero the fields the previous tokenization wrote. */
 static void clear_fields(NdCursor *r)
 {
@@ -1055,7 +1306,27 @@ static TlStatus tokenize_batch(NdCursor *r, size_t end, TlError *err)
                                         "object per line)");
             break;
         }
+        /* a line with the previous line's keys: parse_shaped; else (or
+         * when lines keep changing shape, now and then) parse_object */
+        if (r->shape_len && r->shape_wait == 0) {
+            size_t j = i;
+            bool done;
+            if ((st = parse_shaped(r, &j, rows, &done)) != TL_OK) break;
+            if (done) {
+                i = j;
+                r->shape_miss = 0;
+                goto parsed;
+            }
+            if (++r->shape_miss >= 8) {
+                r->shape_miss = 0;
+                r->shape_wait = 256;
+            }
+        } else if (r->shape_wait) {
+            r->shape_wait--;
+        }
         if ((st = parse_object(r, &i, 0, rows, &k)) != TL_OK) break;
+        build_shape(r, k);
+    parsed:
         while (i < n && (p[i] == ' ' || p[i] == '\t')) i++;
         if (i < n && p[i] == '\r' && i + 1 < n && p[i + 1] == '\n') i++;
         if (i < n && p[i] != '\n' && p[i] != '\r') {
