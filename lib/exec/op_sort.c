@@ -406,6 +406,20 @@ static void put_nulls(uint32_t *perm, const uint32_t *vidx, int64_t m,
     }
 }
 
+/* A full sort's keys once the sort has what it needs from them (images
+ * or encoded rows): released before the sort's scratch is allocated, so a
+ * key column, which the packed rows hold too, is not held twice at the
+ * peak.  Top-k gathers its keys, it keeps them. */
+static void drop_keys(SortOp *s)
+{
+    if (s->limit >= 0) return;
+    for (int c = 0; c < s->n_chunks; c++)
+        for (int k = 0; k < s->n_keys; k++) {
+            tl_array_release(s->chunks[c].keys[k]);
+            s->chunks[c].keys[k] = NULL;
+        }
+}
+
 /* Single numeric key over all chunks: nulls split off in order, images
  * filled per chunk and radix sorted, both on the pool. */
 static TlStatus sort_native(SortOp *s, uint32_t *perm, TlError *err)
@@ -423,6 +437,7 @@ static TlStatus sort_native(SortOp *s, uint32_t *perm, TlError *err)
         goto done;
     }
     st = tl_pool_for(s->n_chunks, fill_native, &f, err);
+    if (st == TL_OK) drop_keys(s);
     if (st == TL_OK) st = tl_k_psort_u64(f.img, f.vidx, m, 0, err);
     if (st == TL_OK) put_nulls(perm, f.vidx, m, f.nidx, nn, s->nulls_first[0]);
 done:
@@ -592,6 +607,7 @@ static TlStatus sort_perm(SortOp *s, uint32_t *perm, TlRows *rows_out, TlError *
         return sort_strings(s, perm, err);
     TlRows r;
     TL_TRY(encode_all(s, &r, err));
+    if (!rows_out) drop_keys(s);
     int64_t n = s->pool_rows;
     for (int64_t i = 0; i < n; i++) perm[i] = (uint32_t)i;
     TlStatus st = tl_k_psort_rows(&r, perm, n, 0, err);
@@ -1322,6 +1338,9 @@ static TlStatus consume(SortOp *s, TlError *err)
         return TL_OK;
     }
     if (s->n_chunks == 0) return TL_OK;
+    /* Packing freed every chunk's columns: give the free pages they left
+     * inside the heaps back before the sort's scratch comes on top. */
+    tl_alloc_trim();
     int64_t n = s->pool_rows;
     s->perm = tl_malloc((size_t)(n ? n : 1) * sizeof *s->perm);
     if (!s->perm) return tl_error_oom(err);
@@ -1423,6 +1442,27 @@ static void out_clear(SortOp *s, OutSlot *o)
     }
 }
 
+/* Wait for every slot in flight (before freeing what tasks read), then
+ * free the ring. */
+static void out_stop(SortOp *s)
+{
+    if (s->wait && s->inflight > 0) {
+        tl_wait_lock(s->wait);
+        for (int i = 0; s->slots && i < s->n_slots; i++)
+            while (s->slots[i].state == OUT_BUSY) tl_wait_step(s->wait);
+        tl_wait_unlock(s->wait);
+    }
+    for (int i = 0; s->slots && i < s->n_slots; i++)
+        if (s->slots[i].cols) {
+            out_clear(s, &s->slots[i]);
+            tl_free(s->slots[i].cols);
+        }
+    tl_free(s->slots);
+    s->slots = NULL;
+    tl_wait_free(s->wait);
+    s->wait = NULL;
+}
+
 /* Start the pipeline of output batches (full sort with more than one
  * thread): a ring of slots, each an output batch gathered by a pool task,
  * so the gathering of later batches runs on the workers while the caller
@@ -1434,13 +1474,16 @@ static TlStatus out_start(SortOp *s, TlError *err)
     s->n_slots = threads * 2 > 16 ? 16 : threads * 2;
     s->wait = tl_wait_new();
     s->slots = tl_calloc((size_t)s->n_slots, sizeof *s->slots);
-    if (!s->wait || !s->slots) return tl_error_oom(err);
+    if (!s->wait || !s->slots) goto oom;
     for (int i = 0; i < s->n_slots; i++) {
         s->slots[i].s = s;
         s->slots[i].cols = tl_calloc((size_t)s->n_data + 1, sizeof *s->slots[i].cols);
-        if (!s->slots[i].cols) return tl_error_oom(err);
+        if (!s->slots[i].cols) goto oom;
     }
     return TL_OK;
+oom:
+    out_stop(s); /* nothing in flight yet */
+    return tl_error_oom(err);
 }
 
 /* Hand the next batches to free slots (in order) until the ring is full. */
@@ -1458,25 +1501,6 @@ static void out_fill(SortOp *s)
         s->inflight++;
         if (tl_pool_submit(out_task, o, &e) != TL_OK) out_task(o); /* OOM: here */
     }
-}
-
-/* Wait for every slot in flight (before freeing what tasks read). */
-static void out_stop(SortOp *s)
-{
-    if (!s->wait) return;
-    tl_wait_lock(s->wait);
-    for (int i = 0; s->slots && i < s->n_slots; i++)
-        while (s->slots[i].state == OUT_BUSY) tl_wait_step(s->wait);
-    tl_wait_unlock(s->wait);
-    for (int i = 0; s->slots && i < s->n_slots; i++)
-        if (s->slots[i].cols) {
-            out_clear(s, &s->slots[i]);
-            tl_free(s->slots[i].cols);
-        }
-    tl_free(s->slots);
-    s->slots = NULL;
-    tl_wait_free(s->wait);
-    s->wait = NULL;
 }
 
 /* The next output batch from the pipeline into b (rows columns). */
