@@ -25,6 +25,7 @@
 #include "core.h"
 
 #include <stdlib.h>
+#include <sys/mman.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -129,6 +130,63 @@ void *tl_realloc(void *p, size_t n)
 void tl_free(void *p)
 {
     free(p);
+}
+
+/* tl_realloc_big's header, right before the array: the bytes in use, and
+ * the mapping's length (0: a malloc'd block, below TL_BIG_BYTES). */
+typedef struct BigHead {
+    size_t used;
+    size_t mapped;
+    size_t pad[2];            /* 32 bytes: the array stays 32-byte aligned */
+} BigHead;
+
+/* See core.h. */
+void *tl_realloc_big(void *p, size_t n)
+{
+    BigHead *h = p ? (BigHead *)p - 1 : NULL;
+    size_t used = h ? h->used : 0, page = 4096;
+    if (n > SIZE_MAX / 2) return NULL;
+    if (count_and_check()) return NULL;
+    size_t total = sizeof(BigHead) + (n ? n : 1);
+    if (total < TL_BIG_BYTES && (!h || h->mapped == 0)) {
+        BigHead *q = realloc(h, total);
+        if (!q) return NULL;
+        if (n > used) memset((uint8_t *)(q + 1) + used, 0, n - used);
+        q->used = n;
+        q->mapped = 0;
+        return q + 1;
+    }
+    size_t len = (total + page - 1) & ~(page - 1);
+    BigHead *q;
+    if (h && h->mapped) {
+        if (len == h->mapped) {
+            q = h;
+        } else {
+            q = mremap(h, h->mapped, len, MREMAP_MAYMOVE);
+            if (q == MAP_FAILED) return NULL;
+        }
+        /* shrunk then grown in place: the bytes past n must read zero */
+        if (n < used) memset((uint8_t *)(q + 1) + n, 0, (len < used + sizeof *q ? len - sizeof *q : used) - n);
+    } else {
+        q = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (q == MAP_FAILED) return NULL;
+        if (h) {
+            memcpy(q + 1, h + 1, used < n ? used : n);
+            free(h);
+        }
+    }
+    q->used = n;
+    q->mapped = len;
+    return q + 1;
+}
+
+/* See core.h. */
+void tl_free_big(void *p)
+{
+    if (!p) return;
+    BigHead *h = (BigHead *)p - 1;
+    if (h->mapped) munmap(h, h->mapped);
+    else free(h);
 }
 
 /* See core.h.  glibc's malloc_trim also returns whole free pages inside the

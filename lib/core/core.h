@@ -108,6 +108,16 @@ void *tl_malloc(size_t n);
 void *tl_calloc(size_t count, size_t size);
 void *tl_realloc(void *p, size_t n);
 void tl_free(void *p);
+/* Arrays that grow to many MiB (group-by states, a grouper's key list):
+ * from TL_BIG_BYTES on they live in their own mapping, so growing is a
+ * remap (no copy, no second touch of the pages already written) and the
+ * new bytes come zeroed from the system.  tl_realloc_big(NULL, n) or
+ * (p, n) returns an array of n bytes whose bytes past the old size are
+ * zero (NULL on failure, p untouched; counted and injectable like
+ * tl_realloc); free with tl_free_big only (NULL is fine). */
+#define TL_BIG_BYTES ((size_t)1 << 20)
+void *tl_realloc_big(void *p, size_t n);
+void tl_free_big(void *p);
 /* Give freed memory back to the system now (the C library keeps freed blocks
  * for reuse): after dropping a large amount that later allocations will not
  * reuse, so the peak resident memory does not count it twice. */
