@@ -176,14 +176,14 @@ void tl_agg_free(TlAgg *a)
     if (!a) return;
     if (a->sv) {
         for (uint32_t g = 0; g < a->cap; g++) tl_free(a->sv[g].p);
-        tl_free(a->sv);
+        tl_free_big(a->sv);
     }
     tl_free(a->sep);
-    tl_free(a->cnt);
-    tl_free(a->acc);
-    tl_free(a->iv);
-    for (int k = 0; k < 5; k++) tl_free(a->f[k]);
-    tl_free(a->valid);
+    tl_free_big(a->cnt);
+    tl_free_big(a->acc);
+    tl_free_big(a->iv);
+    for (int k = 0; k < 5; k++) tl_free_big(a->f[k]);
+    tl_free_big(a->valid);
     tl_free(a->qv);
     tl_free(a->qg);
     tl_free(a->qkey);
@@ -196,11 +196,14 @@ void tl_agg_free(TlAgg *a)
     tl_free(a);
 }
 
+/* Per-group state arrays grow by remapping once large (tl_realloc_big: no
+ * copy, new bytes zeroed), so 1e7 groups' states are written once, not
+ * copied at every growth step. */
 static bool grow_arr(void **p, size_t elem, uint32_t old, uint32_t cap)
 {
-    uint8_t *q = tl_realloc(*p, (size_t)cap * elem);
+    (void)old;
+    uint8_t *q = tl_realloc_big(*p, (size_t)cap * elem);
     if (!q) return false;
-    memset(q + (size_t)old * elem, 0, (size_t)(cap - old) * elem);
     *p = q;
     return true;
 }

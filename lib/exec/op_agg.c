@@ -1111,57 +1111,114 @@ static uint64_t first_key(const AggOp *a, const RPart *rp, uint32_t g)
     return (uint64_t)lo << 32 | rp->first[g];
 }
 
+/* What the order tasks share (radix_order). */
+typedef struct OrderCtx {
+    AggOp *a;
+    int64_t *pos;             /* per morsel: its first output position */
+    int64_t per, n_out;
+    uint32_t *cnt;            /* per output batch: RADIX_P group counts */
+    TlStatus *st;             /* per morsel: out of memory or not */
+} OrderCtx;
+
+/* Morsel m's part of the order: the groups that first appeared in it
+ * (partition p's ids [mcount[m-1], mcount[m])) marked at their rows and
+ * read back in row order, into a->order from the morsel's first output
+ * position.  Morsels are independent: tl_pool_for. */
+static void order_task(void *arg, int64_t m)
+{
+    OrderCtx *o = arg;
+    AggOp *a = o->a;
+    int64_t pos = o->pos[m], fresh = o->pos[m + 1] - pos;
+    o->st[m] = TL_OK;
+    if (fresh == 0) return;
+    uint8_t *mark = tl_calloc((size_t)a->mrows[m] + 1, 1);
+    if (!mark) {
+        o->st[m] = TL_ERR_OOM;
+        return;
+    }
+    for (int p = 0; p < RADIX_P; p++) {
+        const RPart *rp = &a->parts[p];
+        if (!rp->mcount) continue;
+        uint32_t g = m > 0 ? rp->mcount[m - 1] : 0;
+        for (; g < rp->mcount[m]; g++) mark[rp->first[g]] = (uint8_t)(p + 1);
+    }
+    int64_t end = pos + fresh;
+    for (int64_t r = 0; pos < end && r < a->mrows[m]; r++)
+        if (mark[r]) a->order[pos++] = (uint8_t)(mark[r] - 1);
+    if (pos != end) o->st[m] = TL_ERR_DATA;
+    tl_free(mark);
+}
+
+/* Output batch b's groups per partition (snapshots are their sums). */
+static void count_task(void *arg, int64_t b)
+{
+    OrderCtx *o = arg;
+    const AggOp *a = o->a;
+    uint32_t *c = o->cnt + b * RADIX_P;
+    int64_t i = b * o->per, e = i + o->per < a->n_groups ? i + o->per : a->n_groups;
+    memset(c, 0, RADIX_P * sizeof *c);
+    for (; i < e; i++) c[a->order[i]]++;
+}
+
 /* Output order: the partitions' groups merged by first appearance.  Per
  * morsel, the groups that first appeared in it are marked at their rows
- * and read back in row order; cursors of every partition are kept at each
- * output batch start (a->snap). */
+ * and read back in row order, morsels in parallel (each knows its first
+ * output position from the partitions' group counts before it); cursors of
+ * every partition are kept at each output batch start (a->snap), counted
+ * per batch in parallel and summed. */
 static TlStatus radix_order(AggOp *a, TlError *err)
 {
-    int64_t per = tl_batch_rows(), most = 1, n = 0;
+    int64_t per = tl_batch_rows(), n = 0;
+    TlStatus st = TL_OK;
     for (int p = 0; p < RADIX_P; p++) n += a->parts[p].n;
-    for (int64_t m = 0; m < a->n_morsels; m++)
-        if (a->mrows[m] > most) most = a->mrows[m];
-    int64_t n_out = (n + per - 1) / per;
+    int64_t n_out = (n + per - 1) / per, nm = a->n_morsels;
+    OrderCtx o = {.a = a, .per = per, .n_out = n_out};
+    a->n_groups = n;
     a->order = tl_malloc((size_t)n + 1);
     a->snap = tl_calloc((size_t)(n_out + 1) * RADIX_P, sizeof *a->snap);
-    uint8_t *mark = tl_calloc((size_t)most, 1);
-    if (!a->order || !a->snap || !mark) {
-        tl_free(mark);
-        return tl_error_oom(err);
+    o.pos = tl_malloc(((size_t)nm + 1) * sizeof *o.pos);
+    o.st = tl_calloc((size_t)nm + 1, sizeof *o.st);
+    o.cnt = tl_calloc((size_t)(n_out + 1) * RADIX_P, sizeof *o.cnt);
+    if (!a->order || !a->snap || !o.pos || !o.st || !o.cnt) {
+        st = tl_error_oom(err);
+        goto done;
     }
-    uint32_t cur[RADIX_P] = {0};
-    int64_t pos = 0;
-    for (int64_t m = 0; m < a->n_morsels && pos < n; m++) {
-        int64_t fresh = 0;
-        for (int p = 0; p < RADIX_P; p++) {
-            RPart *rp = &a->parts[p];
-            for (; cur[p] < rp->mcount[m]; cur[p]++, fresh++)
-                mark[rp->first[cur[p]]] = (uint8_t)(p + 1);
-        }
-        if (!fresh) continue;
-        int64_t end = pos + fresh;
-        for (int64_t r = 0; pos < end; r++) {
-            if (!mark[r]) continue;
-            a->order[pos++] = (uint8_t)(mark[r] - 1);
-            mark[r] = 0;
-        }
+    o.pos[0] = 0;
+    for (int64_t m = 0; m < nm; m++) {
+        int64_t c = 0;
+        for (int p = 0; p < RADIX_P; p++)
+            if (a->parts[p].mcount) c += a->parts[p].mcount[m];
+        o.pos[m + 1] = c;
     }
-    tl_free(mark);
-    if (pos != n)
-        return tl_error(err, TL_ERR_USAGE, "internal: radix order lost groups");
-    memset(cur, 0, sizeof cur);
-    for (int64_t i = 0; i < n; i++) {
-        if (i % per == 0) memcpy(a->snap + (i / per) * RADIX_P, cur, sizeof cur);
-        cur[a->order[i]]++;
+    if (o.pos[nm] != n) {
+        st = tl_error(err, TL_ERR_USAGE, "internal: radix order lost groups");
+        goto done;
     }
-    a->n_groups = n;
+    st = nm > 1 ? tl_pool_for(nm, order_task, &o, err) : TL_OK;
+    if (nm == 1) order_task(&o, 0);
+    for (int64_t m = 0; st == TL_OK && m < nm; m++)
+        if (o.st[m] == TL_ERR_OOM) st = tl_error_oom(err);
+        else if (o.st[m] != TL_OK)
+            st = tl_error(err, TL_ERR_USAGE, "internal: radix order lost groups");
+    if (st != TL_OK) goto done;
+    if (n_out > 1) st = tl_pool_for(n_out, count_task, &o, err);
+    else if (n_out == 1) count_task(&o, 0);
+    if (st != TL_OK) goto done;
+    for (int64_t b = 1; b <= n_out; b++)
+        for (int p = 0; p < RADIX_P; p++)
+            a->snap[b * RADIX_P + p] = a->snap[(b - 1) * RADIX_P + p] +
+                                       o.cnt[(b - 1) * RADIX_P + p];
     for (int p = 0; p < RADIX_P; p++) {
         tl_free(a->parts[p].first);
         tl_free(a->parts[p].mcount);
         a->parts[p].first = a->parts[p].mcount = NULL;
         a->parts[p].first_cap = a->parts[p].mcount_cap = 0;
     }
-    return TL_OK;
+done:
+    tl_free(o.pos);
+    tl_free(o.st);
+    tl_free(o.cnt);
+    return st;
 }
 
 /* Pull every morsel through the partition queues, then seal the

@@ -500,6 +500,159 @@ TL_TEST(fixed_grouper_matches_rows)
     tl_grouper_free(gr);
 }
 
+/* Two row groupers (a radix group-by's partitions): keys picked across
+ * them in any interleaving decode to the keys each grouper gives alone;
+ * int groupers take the generic way; with float keys too. */
+TL_TEST(keys_multi_interleaves)
+{
+    TlError err = {0};
+    TlType t[3] = {TL_TSTRING, TL_TINT64, TL_TBOOL};
+    TlGrouper *g[2] = {NULL, NULL};
+    const char *s0[4] = {"a", "a string longer than twelve", NULL, "b"};
+    const char *s1[3] = {"another string longer than 12", "c", "a"};
+    int64_t i0[4] = {1, -5, 7, INT64_MIN}, i1[3] = {INT64_MIN, 300000, 1};
+    for (int j = 0; j < 2; j++) CHECK(tl_grouper_new(t, 3, true, &g[j], &err) == TL_OK);
+    TlBuilder bb;
+    tl_builder_init(&bb, TL_TBOOL);
+    for (int i = 0; i < 4; i++) tl_builder_append_bool(&bb, i % 2);
+    TlArray *b0 = tl_builder_finish(&bb);
+    tl_builder_init(&bb, TL_TBOOL);
+    tl_builder_append_null(&bb);
+    tl_builder_append_bool(&bb, true);
+    tl_builder_append_bool(&bb, false);
+    TlArray *b1 = tl_builder_finish(&bb);
+    TlArray *c0[3] = {strs(s0, 4), ints(i0, 4, INT64_MIN), b0};
+    TlArray *c1[3] = {strs(s1, 3), ints(i1, 3, INT64_MIN), b1};
+    uint32_t ids[4];
+    CHECK(tl_grouper_map(g[0], (const TlArray *const *)c0, 4, ids, &err) == TL_OK);
+    /* the second is fed its rows' hashes (tl_k_hash_array over the keys) */
+    uint64_t h[3];
+    for (int k = 0; k < 3; k++) tl_k_hash_array(c1[k], h, k > 0);
+    CHECK(tl_grouper_map_hashed(g[1], (const TlArray *const *)c1, 3, h, ids, &err) == TL_OK);
+    CHECK(tl_grouper_map_hashed(g[1], (const TlArray *const *)c1, 3, h, ids, &err) == TL_OK);
+    CHECK_EQ_INT(tl_grouper_count(g[1]), 3);
+    CHECK(ids[0] == 0 && ids[1] == 1 && ids[2] == 2);
+    /* a grouper is fed one way only */
+    CHECK(tl_grouper_map(g[1], (const TlArray *const *)c1, 3, ids, &err) == TL_ERR_DATA);
+    TlArray *k0[3], *k1[3], *m[3];
+    CHECK(tl_grouper_keys(g[0], 0, 4, k0, &err) == TL_OK);
+    CHECK(tl_grouper_keys(g[1], 0, 3, k1, &err) == TL_OK);
+    uint8_t part[6] = {1, 0, 0, 1, 0, 1};
+    uint32_t gid[6] = {2, 3, 1, 0, 2, 1};
+    CHECK(tl_grouper_keys_multi(g, 2, part, gid, 6, m, &err) == TL_OK);
+    for (int i = 0; i < 6; i++) {
+        TlArray *const *src = part[i] ? k1 : k0;
+        const char *const *sv = part[i] ? s1 : s0;
+        CHECK(str_at(m[0], i, sv[gid[i]]));
+        CHECK(str_at(src[0], gid[i], sv[gid[i]]));
+        CHECK_EQ_INT(tl_array_valid(m[1], i), tl_array_valid(src[1], gid[i]));
+        if (tl_array_valid(m[1], i))
+            CHECK(tl_array_i64(m[1])[i] == tl_array_i64(src[1])[gid[i]]);
+        CHECK_EQ_INT(tl_array_valid(m[2], i), tl_array_valid(src[2], gid[i]));
+        if (tl_array_valid(m[2], i))
+            CHECK_EQ_INT(tl_array_bool(m[2], i), tl_array_bool(src[2], gid[i]));
+    }
+    CHECK_EQ_INT(m[1]->null_count, 2);
+    /* a group that does not exist is refused */
+    gid[0] = 9;
+    TlArray *bad[3] = {NULL, NULL, NULL};
+    CHECK(tl_grouper_keys_multi(g, 2, part, gid, 6, bad, &err) == TL_ERR_DATA);
+    CHECK(bad[0] == NULL);
+    for (int k = 0; k < 3; k++) {
+        tl_array_release(k0[k]);
+        tl_array_release(k1[k]);
+        tl_array_release(m[k]);
+        tl_array_release(c0[k]);
+        tl_array_release(c1[k]);
+    }
+    tl_grouper_free(g[0]);
+    tl_grouper_free(g[1]);
+
+    /* int groupers and a row grouper with a float key: the generic way */
+    TlType ti = TL_TINT64, tf[2] = {TL_TFLOAT64, TL_TINT64};
+    TlGrouper *gi[2] = {NULL, NULL}, *gf[2] = {NULL, NULL};
+    int64_t a0[3] = {5, 6, 7}, a1[2] = {8, 9};
+    double f0[3] = {-0.0, 1.5, 2.5}, f1[2] = {0.0, 3.5};
+    TlArray *x0 = ints(a0, 3, INT64_MIN), *x1 = ints(a1, 2, INT64_MIN);
+    TlArray *y0 = flts(f0, 3), *y1 = flts(f1, 2);
+    TlArray *r0[2] = {y0, x0}, *r1[2] = {y1, x1};
+    for (int j = 0; j < 2; j++) {
+        CHECK(tl_grouper_new(&ti, 1, true, &gi[j], &err) == TL_OK);
+        CHECK(tl_grouper_new(tf, 2, true, &gf[j], &err) == TL_OK);
+    }
+    CHECK(tl_grouper_map(gi[0], (const TlArray *const *)&x0, 3, ids, &err) == TL_OK);
+    CHECK(tl_grouper_map(gi[1], (const TlArray *const *)&x1, 2, ids, &err) == TL_OK);
+    CHECK(tl_grouper_map(gf[0], (const TlArray *const *)r0, 3, ids, &err) == TL_OK);
+    CHECK(tl_grouper_map(gf[1], (const TlArray *const *)r1, 2, ids, &err) == TL_OK);
+    for (int j = 0; j < 2; j++) {
+        CHECK(tl_grouper_keys(gi[j], 0, 0, k0, &err) == TL_OK);
+        tl_array_release(k0[0]);
+        CHECK(tl_grouper_keys(gf[j], 0, 0, k0, &err) == TL_OK);
+        tl_array_release(k0[0]);
+        tl_array_release(k0[1]);
+    }
+    uint8_t p2[4] = {1, 0, 1, 0};
+    uint32_t g2[4] = {1, 0, 0, 2};
+    CHECK(tl_grouper_keys_multi(gi, 2, p2, g2, 4, m, &err) == TL_OK);
+    CHECK(tl_array_i64(m[0])[0] == 9 && tl_array_i64(m[0])[1] == 5);
+    CHECK(tl_array_i64(m[0])[2] == 8 && tl_array_i64(m[0])[3] == 7);
+    tl_array_release(m[0]);
+    CHECK(tl_grouper_keys_multi(gf, 2, p2, g2, 4, m, &err) == TL_OK);
+    CHECK(tl_array_f64(m[0])[0] == 3.5 && signbit(tl_array_f64(m[0])[1]));
+    CHECK(tl_array_f64(m[0])[2] == 0.0 && !signbit(tl_array_f64(m[0])[2]));
+    CHECK(tl_array_i64(m[1])[3] == 7);
+    tl_array_release(m[0]);
+    tl_array_release(m[1]);
+    tl_array_release(x0);
+    tl_array_release(x1);
+    tl_array_release(y0);
+    tl_array_release(y1);
+    for (int j = 0; j < 2; j++) {
+        tl_grouper_free(gi[j]);
+        tl_grouper_free(gf[j]);
+    }
+}
+
+/* tl_realloc_big: grows past TL_BIG_BYTES keeping the bytes, new bytes
+ * zero (also after shrinking), a failed call leaves the array alone. */
+TL_TEST(realloc_big_grows_zeroed)
+{
+    uint8_t *p = tl_realloc_big(NULL, 100);
+    CHECK(p != NULL);
+    for (int i = 0; i < 100; i++) CHECK_EQ_INT(p[i], 0);
+    memset(p, 7, 100);
+    size_t sizes[3] = {TL_BIG_BYTES / 2, 3 * TL_BIG_BYTES, 9 * TL_BIG_BYTES + 5};
+    size_t had = 100;
+    for (int s = 0; s < 3; s++) {
+        p = tl_realloc_big(p, sizes[s]);
+        CHECK(p != NULL);
+        CHECK(p[0] == 7 && p[99] == 7 && p[100] == 0 && p[sizes[s] - 1] == 0);
+        CHECK(p[had - 1] == (had == 100 ? 7 : 9));
+        memset(p + 100, 0, sizes[s] - 100);
+        p[sizes[s] - 1] = 9;
+        had = sizes[s];
+    }
+    /* shrink, then grow again: the dropped bytes come back zero */
+    p = tl_realloc_big(p, 4 * TL_BIG_BYTES);
+    CHECK(p != NULL && p[99] == 7);
+    p[4 * TL_BIG_BYTES - 1] = 5;
+    p = tl_realloc_big(p, 4 * TL_BIG_BYTES - 10);
+    p = tl_realloc_big(p, 5 * TL_BIG_BYTES);
+    CHECK(p != NULL && p[4 * TL_BIG_BYTES - 1] == 0 && p[5 * TL_BIG_BYTES - 1] == 0);
+    tl_alloc_fail_at(1);
+    uint8_t *q = tl_realloc_big(p, 20 * TL_BIG_BYTES);
+    tl_alloc_fail_at(0);
+    CHECK(q == NULL && p[0] == 7 && p[99] == 7);
+    tl_free_big(p);
+    tl_free_big(NULL);
+    uint8_t *small = tl_realloc_big(NULL, 10);
+    CHECK(small != NULL);
+    small = tl_realloc_big(small, 5);
+    small = tl_realloc_big(small, 20);
+    CHECK(small != NULL && small[19] == 0 && small[5] == 0);
+    tl_free_big(small);
+}
+
 TL_TEST(grouper_oom_is_clean)
 {
     /* An error path: a failing allocation reports TL_ERR_OOM, no crash.
@@ -530,5 +683,7 @@ int main(void)
     TL_RUN(rowenc_order);
     TL_RUN(fixed_grouper_matches_rows);
     TL_RUN(grouper_oom_is_clean);
+    TL_RUN(keys_multi_interleaves);
+    TL_RUN(realloc_big_grows_zeroed);
     return tl_test_summary(__FILE__);
 }
