@@ -19,9 +19,11 @@
  * key comes later in the input and loses the tie -- replacing the root.
  *
  * The stage (per morsel, on the pool): the morsel's sort keys are
- * evaluated, its rows hashed and scattered to the partitions: for each
- * partition a piece holding its rows (all columns, gathered), their
- * positions and their keys.  The consumer pushes each morsel's split, in
+ * evaluated, its rows hashed and scattered to the partitions (row numbers
+ * by partition, then key images and by-values gathered in that order into
+ * arrays shared by the pieces): for each partition a piece holding its
+ * rows (all columns gathered; on the int path the morsel's columns shared
+ * instead), their positions and their keys.  The consumer pushes each morsel's split, in
  * morsel order, into ordered partition queues (partq.h): partition p takes
  * its piece of morsel k after that of morsel k-1, partitions run in
  * parallel on the pool, so each sees its rows in input order, as the
@@ -51,7 +53,10 @@
  * few rows ahead.  The int path offers a piece in two passes: the first
  * finds every row's group and sets aside the rows its Root does not turn
  * away (a row turned away then would be turned away later too: roots only
- * get smaller), the second offers those in order, prefetching their heaps.
+ * get smaller), gathers only those rows from the shared morsel into its
+ * chunk (with 1e5 groups of ~100 rows and N = 2, about one row in ten
+ * after the first morsels), and the second pass offers them in order,
+ * prefetching their heaps.
  *
  * Memory.  A piece's chunk is kept while some row of it sits in a heap and
  * freed when its count of kept rows drops to zero.  Since with many groups
@@ -66,15 +71,20 @@
  * morsels in flight (partq's backpressure).
  *
  * The end.  Each partition (in parallel) compacts to one chunk and sorts
- * its kept rows by (key, position); a NPART-way merge gives the output
- * order, and the output batches gather from the partitions' chunks
+ * its kept rows by (key, position) with stable radix sorts (kernels/sort.h:
+ * by position, then by image and null rank, or by encoded key).  The
+ * NPART-way merge that gives the output order runs in ranges on the pool:
+ * the largest partition's quantiles cut every partition (binary search),
+ * each range merges its parts into its own slice of the output order.
+ * The output batches gather from the partitions' chunks
  * (tl_array_take_multi).  Since positions are unique, the order is total
- * and the same for any NPART or thread count.
+ * and the same for any NPART, range cuts or thread count.
  */
 #include <stdlib.h>
 
 #include "../../kernels/hash.h"
 #include "../../kernels/rowenc.h"
+#include "../../kernels/sort.h"
 #include "../core/pool.h"
 #include "../group/group.h"
 #include "eval.h"
@@ -149,17 +159,29 @@ typedef struct Part {
     TlError err;
 } Part;
 
-/* One partition's rows of a morsel. */
+/* One partition's rows of a morsel.  row, u, rank, v and vnull point
+ * into the split's arrays. */
 typedef struct Piece {
-    TlBatch *b;        /* NULL: none */
+    TlBatch *b;        /* NULL: none.  The int path: the whole morsel
+                          (shared columns), else its rows gathered */
+    int64_t n;         /* rows of the partition */
     uint32_t *row;     /* their rows in the morsel */
     uint64_t *u;       /* fast keys: images */
     uint8_t *rank;     /* fast keys: null ranks, NULL when all are values */
+    int64_t *v;        /* the int path: by-values */
+    uint8_t *vnull;    /* the int path: 1 for a null by-value, NULL: none */
     TlRows keys;       /* else: encoded keys */
 } Piece;
 
+/* A morsel's rows by partition: partition k's rows are [off[k], off[k+1])
+ * of each array. */
 typedef struct Split {
     Piece p[NPART];
+    uint32_t *row;
+    uint64_t *u;
+    uint8_t *rank;
+    int64_t *v;
+    uint8_t *vnull;
 } Split;
 
 typedef struct TopnOp {
@@ -206,8 +228,8 @@ ent_cmp(const Part *p, bool fast, const Ent *a, const Ent *b)
 }
 
 /* Order of entry a of partition pa and entry b of partition pb. */
-static int cross_cmp(const TopnOp *t, const Part *pa, const Ent *a, const Part *pb,
-                     const Ent *b)
+static inline __attribute__((always_inline)) int
+cross_cmp(const TopnOp *t, const Part *pa, const Ent *a, const Part *pb, const Ent *b)
 {
     if (t->fast) return ent_cmp(pa, true, a, b);
     size_t la, lb;
@@ -520,23 +542,26 @@ static TlStatus tab_reserve(Part *p, uint64_t more, TlError *err)
     return TL_OK;
 }
 
-/* The int path: group the n rows of chunk ci by their value of by-column
- * a (int64, timestamp or date) in p's table and offer them.  First pass:
- * look every row's group up (probes prefetched) and set aside the rows its
- * Root does not turn away; second pass: offer those, in order (slots
- * prefetched).  A row turned away against a Root of the first pass would
- * be turned away later too: roots only get smaller. */
-static TlStatus int_offer(const TopnOp *t, Part *p, const Piece *pc, const TlArray *a,
-                          uint32_t ci, uint64_t hi, int64_t n, TlError *err)
+/* The int path: group piece pc's rows by their by-values (pc->v) in p's
+ * table and offer them.  First pass: look every row's group up (probes
+ * prefetched) and set aside the rows its Root does not turn away; only
+ * those are gathered from the morsel (pc->b) into a new chunk.  Second
+ * pass: offer them, in order (slots prefetched).  A row turned away
+ * against a Root of the first pass would be turned away later too: roots
+ * only get smaller. */
+static TlStatus int_offer(const TopnOp *t, Part *p, const Piece *pc, uint64_t hi,
+                          TlError *err)
 {
     uint64_t lim = (uint64_t)t->limit;
-    bool nulls = a->null_count > 0;
-    const int64_t *v64 = a->type == TL_TDATE ? NULL : tl_array_i64(a);
-    const int32_t *v32 = a->type == TL_TDATE ? tl_array_i32(a) : NULL;
+    int64_t n = pc->n;
+    const int64_t *vv = pc->v;
+    const uint8_t *vnull = pc->vnull;
     if (n > p->cap_acc) {
         Acc *acc = tl_realloc(p->acc, (size_t)n * sizeof *acc);
-        if (!acc) return tl_error_oom(err);
-        p->acc = acc;
+        uint32_t *ids = tl_realloc(p->ids, (size_t)n * sizeof *ids);
+        if (acc) p->acc = acc;
+        if (ids) p->ids = ids;
+        if (!acc || !ids) return tl_error_oom(err);
         p->cap_acc = n;
     }
     TL_TRY(tab_reserve(p, (uint64_t)n, err)); /* no rehash below */
@@ -545,10 +570,9 @@ static TlStatus int_offer(const TopnOp *t, Part *p, const Piece *pc, const TlArr
     Acc *acc = p->acc;
     int64_t m = 0;
     for (int64_t i = 0; i < n; i++) {
-        if (i + 16 < n)
-            __builtin_prefetch(&tab[int_hash(v64 ? v64[i + 16] : v32[i + 16]) & mask]);
+        if (i + 16 < n) __builtin_prefetch(&tab[int_hash(vv[i + 16]) & mask]);
         Root *r;
-        if (nulls && !tl_array_valid(a, i)) {
+        if (vnull && vnull[i]) {
             if (p->null_gid == EMPTY) {
                 TL_TRY(grow_groups(p, (uint64_t)p->ng + 1, t->limit, false, err));
                 memset(&p->null_root, 0, sizeof p->null_root);
@@ -557,7 +581,7 @@ static TlStatus int_offer(const TopnOp *t, Part *p, const Piece *pc, const TlArr
             r = &p->null_root;
             acc[m].gid = p->null_gid;
         } else {
-            int64_t v = v64 ? v64[i] : v32[i];
+            int64_t v = vv[i];
             uint64_t j = int_hash(v) & mask;
             while (tab[j].r.fill != EMPTY && tab[j].v != v) j = (j + 1) & mask;
             if (tab[j].r.fill == EMPTY) { /* a new group */
@@ -578,49 +602,66 @@ static TlStatus int_offer(const TopnOp *t, Part *p, const Piece *pc, const TlArr
         acc[m].i = (uint32_t)i;
         m++;
     }
+    if (m == 0) return TL_OK;
+    /* the chunk: the rows set aside, gathered from the morsel */
+    TL_TRY(grow_chunks(p, err));
+    int nc = t->base.schema->n_fields;
+    uint32_t *sel = p->ids;
+    for (int64_t k = 0; k < m; k++) sel[k] = pc->row[acc[k].i];
+    TlBatch *cb = tl_batch_new(t->base.schema, nc, m);
+    if (!cb) return tl_error_oom(err);
+    for (int c = 0; c < nc; c++)
+        if (!(cb->cols[c] = tl_array_take(pc->b->cols[c], sel, m))) {
+            tl_batch_free(cb);
+            return tl_error_oom(err);
+        }
+    uint32_t ci = p->n_chunks++;
+    p->chunks[ci].b = cb;
+    memset(&p->chunks[ci].keys, 0, sizeof p->chunks[ci].keys);
+    p->live[ci] = 0;
+    p->held += m;
     for (int64_t k = 0; k < m; k++) {
         if (k + 4 < m) __builtin_prefetch(p->slots + acc[k + 4].gid * lim);
         uint32_t i = acc[k].i;
         offer_one(t, p, acc[k].r, p->slots + acc[k].gid * lim, pc->u[i],
-                  pc->rank ? pc->rank[i] : 1, hi | pc->row[i], ci, i, true);
+                  pc->rank ? pc->rank[i] : 1, hi | pc->row[i], ci, (uint32_t)k, true);
     }
+    if (p->live[ci] == 0) chunk_drop(p, ci);
     return TL_OK;
 }
 
 /* Partition p takes piece pc of the batch numbered `batch` (its batch and
- * keys taken over). */
+ * keys taken over; the int path only reads them). */
 static TlStatus part_take(const TopnOp *t, Part *p, Piece *pc, uint64_t batch,
                           TlError *err)
 {
-    int64_t n = pc->b->n_rows;
-    if (!t->int_by && n > p->cap_ids) {
-        uint32_t *ids = tl_realloc(p->ids, (size_t)n * sizeof *ids);
-        if (!ids) return tl_error_oom(err);
-        p->ids = ids;
-        p->cap_ids = n;
-    }
-    if (!t->int_by) {
+    int64_t n = pc->n;
+    if (t->int_by) {
+        TL_TRY(int_offer(t, p, pc, batch << 32, err));
+    } else {
+        if (n > p->cap_ids) {
+            uint32_t *ids = tl_realloc(p->ids, (size_t)n * sizeof *ids);
+            if (!ids) return tl_error_oom(err);
+            p->ids = ids;
+            p->cap_ids = n;
+        }
         TL_TRY(map_by(t, p->g, pc->b, p->ids, err));
         p->ng = tl_grouper_count(p->g);
         TL_TRY(grow_groups(p, p->ng, t->limit, true, err));
+        TL_TRY(grow_chunks(p, err));
+        uint32_t ci = p->n_chunks++;
+        p->chunks[ci].b = pc->b;
+        p->chunks[ci].keys = pc->keys;
+        p->live[ci] = 0;
+        p->held += n;
+        pc->b = NULL;
+        memset(&pc->keys, 0, sizeof pc->keys);
+        if (t->fast)
+            offer(t, p, pc, p->ids, ci, batch << 32, n, true);
+        else
+            offer(t, p, pc, p->ids, ci, batch << 32, n, false);
+        if (p->live[ci] == 0) chunk_drop(p, ci);
     }
-    TL_TRY(grow_chunks(p, err));
-    uint32_t ci = p->n_chunks++;
-    p->chunks[ci].b = pc->b;
-    p->chunks[ci].keys = pc->keys;
-    p->live[ci] = 0;
-    p->held += n;
-    pc->b = NULL;
-    memset(&pc->keys, 0, sizeof pc->keys);
-    TlStatus st = TL_OK;
-    if (t->int_by)
-        st = int_offer(t, p, pc, p->chunks[ci].b->cols[t->by[0]], ci, batch << 32, n, err);
-    else if (t->fast)
-        offer(t, p, pc, p->ids, ci, batch << 32, n, true);
-    else
-        offer(t, p, pc, p->ids, ci, batch << 32, n, false);
-    if (p->live[ci] == 0) chunk_drop(p, ci);
-    TL_TRY(st);
     if (p->held > 4 * p->kept + t->slack) TL_TRY(compact(t, p, err));
     return TL_OK;
 }
@@ -633,11 +674,13 @@ static void split_free(Split *s)
     for (int k = 0; k < NPART; k++) {
         Piece *pc = &s->p[k];
         tl_batch_free(pc->b);
-        tl_free(pc->row);
-        tl_free(pc->u);
-        tl_free(pc->rank);
         tl_k_rows_free(&pc->keys);
     }
+    tl_free(s->row);
+    tl_free(s->u);
+    tl_free(s->rank);
+    tl_free(s->v);
+    tl_free(s->vnull);
     tl_free(s);
 }
 
@@ -690,24 +733,31 @@ static TlStatus key_images(const TopnOp *t, const TlArray *k, uint64_t *u,
 }
 
 /* The stage's work on a pool thread (reads only read-only operator
- * fields): b's rows scattered to the partitions. */
+ * fields): b's rows scattered to the partitions: row numbers by
+ * partition (a counting sort), then images and by-values gathered in that
+ * order into arrays the pieces share. */
 static TlStatus stage_work(void *ctx, TlBatch *b, void **result, TlError *err)
 {
     TopnOp *t = ctx;
     int64_t n = b->n_rows;
+    size_t n1 = (size_t)(n ? n : 1);
     int nc = b->n_cols;
     bool has_null = false;
     TlStatus st = TL_OK;
     TlRows enc = {0};
     *result = NULL;
+    const TlArray *ba = t->int_by ? b->cols[t->by[0]] : NULL;
+    bool by_null = ba && ba->null_count > 0;
     Split *s = tl_calloc(1, sizeof *s);
-    uint64_t *h = tl_malloc((size_t)(n ? n : 1) * sizeof *h);
-    uint64_t *u = t->fast ? tl_malloc((size_t)(n ? n : 1) * sizeof *u) : NULL;
-    uint8_t *rank = t->fast ? tl_malloc((size_t)(n ? n : 1)) : NULL;
-    uint32_t *idx = tl_malloc((size_t)(n ? n : 1) * sizeof *idx);
+    uint64_t *h = tl_malloc(n1 * sizeof *h);
+    uint64_t *u = t->fast ? tl_malloc(n1 * sizeof *u) : NULL;
+    uint8_t *rank = t->fast ? tl_malloc(n1) : NULL;
+    int64_t *bv = t->int_by ? tl_malloc(n1 * sizeof *bv) : NULL;
+    uint8_t *bn = by_null ? tl_malloc(n1) : NULL;
     TlArray **karr = tl_calloc((size_t)t->n_keys + 1, sizeof *karr);
-    int64_t cnt[NPART + 1] = {0}, off[NPART + 1];
-    if (!s || !h || (t->fast && (!u || !rank)) || !idx || !karr) {
+    int64_t cnt[NPART] = {0}, off[NPART + 1], at[NPART];
+    if (!s || !h || (t->fast && (!u || !rank)) || (t->int_by && !bv) || (by_null && !bn) ||
+        !karr) {
         st = tl_error_oom(err);
         goto done;
     }
@@ -719,58 +769,79 @@ static TlStatus stage_work(void *ctx, TlBatch *b, void **result, TlError *err)
                           t->nulls_first, &enc, err);
     if (st != TL_OK) goto done;
     if (t->int_by) {
-        const TlArray *a = b->cols[t->by[0]];
-        if (a->type == TL_TDATE) {
-            const int32_t *v = tl_array_i32(a);
-            for (int64_t i = 0; i < n; i++) h[i] = int_hash(v[i]);
+        if (ba->type == TL_TDATE) {
+            const int32_t *v = tl_array_i32(ba);
+            for (int64_t i = 0; i < n; i++) bv[i] = v[i];
         } else {
-            const int64_t *v = tl_array_i64(a);
-            for (int64_t i = 0; i < n; i++) h[i] = int_hash(v[i]);
+            memcpy(bv, tl_array_i64(ba), (size_t)n * sizeof *bv);
         }
-        if (a->null_count > 0) /* nulls: partition 0 */
+        for (int64_t i = 0; i < n; i++) h[i] = int_hash(bv[i]);
+        if (by_null) /* nulls: partition 0 */
             for (int64_t i = 0; i < n; i++)
-                if (!tl_array_valid(a, i)) h[i] = 0;
+                if ((bn[i] = !tl_array_valid(ba, i))) h[i] = 0;
     } else {
         for (int k = 0; k < t->n_by; k++) tl_k_hash_array(b->cols[t->by[k]], h, k > 0);
     }
     for (int64_t i = 0; i < n; i++) cnt[h[i] >> (64 - PART_BITS)]++;
     off[0] = 0;
-    for (int k = 0; k < NPART; k++) off[k + 1] = off[k] + cnt[k];
-    for (int64_t i = 0; i < n; i++) idx[off[h[i] >> (64 - PART_BITS)]++] = (uint32_t)i;
+    for (int k = 0; k < NPART; k++) off[k + 1] = off[k] + cnt[k], at[k] = off[k];
+    s->row = tl_malloc(n1 * sizeof *s->row);
+    if (t->fast) s->u = tl_malloc(n1 * sizeof *s->u);
+    if (has_null) s->rank = tl_malloc(n1);
+    if (t->int_by) s->v = tl_malloc(n1 * sizeof *s->v);
+    if (by_null) s->vnull = tl_malloc(n1);
+    if (!s->row || (t->fast && !s->u) || (has_null && !s->rank) || (t->int_by && !s->v) ||
+        (by_null && !s->vnull)) {
+        st = tl_error_oom(err);
+        goto done;
+    }
+    {
+        uint32_t *restrict row = s->row;
+        uint64_t *restrict su = s->u;
+        int64_t *restrict sv = s->v;
+        if (t->int_by && !has_null && !by_null) { /* H2O's q8 */
+            for (int64_t i = 0; i < n; i++) row[at[h[i] >> (64 - PART_BITS)]++] = (uint32_t)i;
+            for (int64_t o = 0; o < n; o++) {
+                uint32_t i = row[o];
+                su[o] = u[i];
+                sv[o] = bv[i];
+            }
+        } else {
+            for (int64_t i = 0; i < n; i++) {
+                int64_t o = at[h[i] >> (64 - PART_BITS)]++;
+                row[o] = (uint32_t)i;
+                if (su) su[o] = u[i];
+                if (s->rank) s->rank[o] = rank[i];
+                if (sv) sv[o] = bv[i];
+                if (s->vnull) s->vnull[o] = bn[i];
+            }
+        }
+    }
     for (int k = 0; k < NPART; k++) {
         int64_t m = cnt[k];
-        const uint32_t *sel = idx + off[k] - m;
         Piece *pc = &s->p[k];
         if (m == 0) continue;
-        pc->b = tl_batch_new(t->base.schema, nc, m);
-        pc->row = tl_malloc((size_t)m * sizeof *pc->row);
-        if (!pc->b || !pc->row) {
+        pc->n = m;
+        pc->row = s->row + off[k];
+        pc->u = s->u ? s->u + off[k] : NULL;
+        pc->rank = s->rank ? s->rank + off[k] : NULL;
+        pc->v = s->v ? s->v + off[k] : NULL;
+        pc->vnull = s->vnull ? s->vnull + off[k] : NULL;
+        /* the int path gathers from the morsel only the rows it keeps */
+        pc->b = tl_batch_new(t->base.schema, nc, t->int_by ? n : m);
+        if (!pc->b) {
             st = tl_error_oom(err);
             goto done;
         }
-        memcpy(pc->row, sel, (size_t)m * sizeof *pc->row);
         for (int c = 0; c < nc; c++)
-            if (!(pc->b->cols[c] = m == n ? tl_array_retain(b->cols[c])
-                                          : tl_array_take(b->cols[c], sel, m))) {
+            if (!(pc->b->cols[c] = m == n || t->int_by
+                                       ? tl_array_retain(b->cols[c])
+                                       : tl_array_take(b->cols[c], pc->row, m))) {
                 st = tl_error_oom(err);
                 goto done;
             }
-        if (t->fast) {
-            pc->u = tl_malloc((size_t)m * sizeof *pc->u);
-            if (!pc->u) {
-                st = tl_error_oom(err);
-                goto done;
-            }
-            for (int64_t i = 0; i < m; i++) pc->u[i] = u[sel[i]];
-            if (has_null) {
-                if (!(pc->rank = tl_malloc((size_t)m))) {
-                    st = tl_error_oom(err);
-                    goto done;
-                }
-                for (int64_t i = 0; i < m; i++) pc->rank[i] = rank[sel[i]];
-            }
-        } else {
-            st = rows_gather(&enc, NULL, sel, m, &pc->keys, err);
+        if (!t->fast) {
+            st = rows_gather(&enc, NULL, pc->row, m, &pc->keys, err);
             if (st != TL_OK) goto done;
         }
     }
@@ -786,7 +857,8 @@ done:
     tl_free(h);
     tl_free(u);
     tl_free(rank);
-    tl_free(idx);
+    tl_free(bv);
+    tl_free(bn);
     return st;
 }
 
@@ -812,14 +884,49 @@ static TlStatus part_status(TopnOp *t, TlError *err)
     return TL_OK;
 }
 
-static int sort_cmp_fast(const void *a, const void *b, void *ctx)
+/* Partition p's kept rows e[0..n) (e[i].row == i: just compacted, in slot
+ * order) into output order: stable radix sorts by position, then by key
+ * (fast keys: the image, then the null rank if any row has another; else
+ * the encoded rows), so ties on the key keep position order.  *sorted
+ * takes over or frees e.  TL_ERR_OOM. */
+static TlStatus sort_kept(const TopnOp *t, const Part *p, Ent *e, int64_t n,
+                          Ent **sorted, TlError *err)
 {
-    return ent_cmp(ctx, true, a, b);
-}
-
-static int sort_cmp_enc(const void *a, const void *b, void *ctx)
-{
-    return ent_cmp(ctx, false, a, b);
+    TlStatus st = TL_OK;
+    uint64_t *k = tl_malloc((size_t)(n ? n : 1) * sizeof *k);
+    uint32_t *idx = tl_malloc((size_t)(n ? n : 1) * sizeof *idx);
+    Ent *out = tl_malloc((size_t)(n ? n : 1) * sizeof *out);
+    *sorted = NULL;
+    if (!k || !idx || !out) {
+        st = tl_error_oom(err);
+        goto done;
+    }
+    bool ranks = false;
+    for (int64_t i = 0; i < n; i++) {
+        idx[i] = (uint32_t)i;
+        k[i] = e[i].pos;
+        ranks |= e[i].rank != 1;
+    }
+    if ((st = tl_k_sort_u64(k, idx, n, err)) != TL_OK) goto done;
+    if (t->fast) {
+        for (int64_t i = 0; i < n; i++) k[i] = e[idx[i]].key;
+        if ((st = tl_k_sort_u64(k, idx, n, err)) != TL_OK) goto done;
+        if (ranks) {
+            for (int64_t i = 0; i < n; i++) k[i] = e[idx[i]].rank;
+            if ((st = tl_k_sort_u64(k, idx, n, err)) != TL_OK) goto done;
+        }
+    } else {
+        if ((st = tl_k_sort_rows(&p->chunks[0].keys, idx, n, err)) != TL_OK) goto done;
+    }
+    for (int64_t i = 0; i < n; i++) out[i] = e[idx[i]];
+    *sorted = out;
+    out = NULL;
+done:
+    tl_free(out);
+    tl_free(k);
+    tl_free(idx);
+    tl_free(e);
+    return st;
 }
 
 /* At the end: partition i compacts and sorts its kept rows. */
@@ -830,14 +937,16 @@ static void finish_task(void *arg, int64_t i)
     if (p->st != TL_OK || p->kept == 0) return;
     if ((p->st = compact(t, p, &p->err)) != TL_OK) return;
     uint64_t n_slots = (uint64_t)p->ng * (uint64_t)t->limit;
-    if (!(p->sorted = tl_malloc((size_t)p->kept * sizeof *p->sorted))) {
+    Ent *e = tl_malloc((size_t)p->kept * sizeof *e);
+    if (!e) {
         p->st = tl_error_oom(&p->err);
         return;
     }
+    int64_t n = 0;
     for (uint64_t k = 0; k < n_slots; k++)
-        if (p->slots[k].chunk != EMPTY) p->sorted[p->n_sorted++] = p->slots[k];
-    qsort_r(p->sorted, (size_t)p->n_sorted, sizeof *p->sorted,
-            t->fast ? sort_cmp_fast : sort_cmp_enc, p);
+        if (p->slots[k].chunk != EMPTY) e[n++] = p->slots[k];
+    if ((p->st = sort_kept(t, p, e, n, &p->sorted, &p->err)) != TL_OK) return;
+    p->n_sorted = n;
     tl_grouper_free(p->g);
     p->g = NULL;
     tl_free(p->slots);
@@ -853,24 +962,47 @@ static void finish_task(void *arg, int64_t i)
     p->acc = NULL;
 }
 
-/* Merge the partitions' sorted rows into the output order. */
-static TlStatus merge_parts(TopnOp *t, TlError *err)
+/* The output order is merged in ranges, in parallel: range r takes, of
+ * each partition q, its sorted rows [cut[r][q], cut[r+1][q]) and writes
+ * them from output index base[r] on. */
+enum { MERGE_RANGES_MAX = 64, MERGE_RANGE_MIN = 16384 };
+
+typedef struct MergeJob {
+    TopnOp *t;
+    int nr;                                   /* ranges */
+    int64_t cut[MERGE_RANGES_MAX + 1][NPART]; /* by pidx index */
+    int64_t base[MERGE_RANGES_MAX + 1];
+} MergeJob;
+
+/* Rows of partition pidx[q] before entry x of partition pidx[qx]: the
+ * first of its sorted rows that is not smaller (positions are unique). */
+static int64_t lower_cut(const TopnOp *t, int q, int qx, const Ent *x)
 {
-    int64_t total = 0, at[NPART] = {0};
+    const Part *p = &t->parts[t->pidx[q]], *px = &t->parts[t->pidx[qx]];
+    int64_t lo = 0, hi = p->n_sorted;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (cross_cmp(t, p, &p->sorted[mid], px, x) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Merge range r of job j: a min heap of the partitions by their next row. */
+static void merge_range(void *arg, int64_t r)
+{
+    MergeJob *j = arg;
+    TopnOp *t = j->t;
+    int64_t at[NPART], end[NPART], o = j->base[r];
     int heap[NPART], nh = 0;
-    for (int k = 0; k < NPART; k++)
-        if (t->parts[k].n_sorted > 0) {
-            t->pidx[t->np] = k;
-            heap[nh++] = t->np++;
-            total += t->parts[k].n_sorted;
-        }
-    t->opart = tl_malloc((size_t)(total + 1) * sizeof *t->opart);
-    t->orow = tl_malloc((size_t)(total + 1) * sizeof *t->orow);
-    if (!t->opart || !t->orow) return tl_error_oom(err);
+    for (int q = 0; q < t->np; q++) {
+        at[q] = j->cut[r][q];
+        end[q] = j->cut[r + 1][q];
+        if (at[q] < end[q]) heap[nh++] = q;
+    }
 #define HEAD(q) (&t->parts[t->pidx[q]].sorted[at[q]])
 #define LESS(x, y) (cross_cmp(t, &t->parts[t->pidx[x]], HEAD(x), &t->parts[t->pidx[y]], \
                               HEAD(y)) < 0)
-    /* a min heap of the nonempty partitions by their next row */
     for (int i = nh / 2 - 1; i >= 0; i--)
         for (int c = i;;) {
             int l = 2 * c + 1, m = c;
@@ -884,9 +1016,9 @@ static TlStatus merge_parts(TopnOp *t, TlError *err)
         }
     while (nh > 0) {
         int q = heap[0];
-        t->opart[t->n_out] = (uint32_t)q;
-        t->orow[t->n_out++] = HEAD(q)->row;
-        if (++at[q] == t->parts[t->pidx[q]].n_sorted) heap[0] = heap[--nh];
+        t->opart[o] = (uint32_t)q;
+        t->orow[o++] = HEAD(q)->row;
+        if (++at[q] == end[q]) heap[0] = heap[--nh];
         for (int c = 0;;) {
             int l = 2 * c + 1, m = c;
             if (l < nh && LESS(heap[l], heap[m])) m = l;
@@ -900,11 +1032,58 @@ static TlStatus merge_parts(TopnOp *t, TlError *err)
     }
 #undef LESS
 #undef HEAD
+}
+
+/* Merge the partitions' sorted rows into the output order: cut into
+ * ranges at entries of the largest partition (its quantiles), the other
+ * partitions cut there by binary search, ranges merged on the pool.  The
+ * order is total, so the result is the same for any cuts. */
+static TlStatus merge_parts(TopnOp *t, TlError *err)
+{
+    TlStatus st = TL_OK;
+    int64_t total = 0;
+    int big = 0;
+    for (int k = 0; k < NPART; k++)
+        if (t->parts[k].n_sorted > 0) {
+            t->pidx[t->np++] = k;
+            total += t->parts[k].n_sorted;
+        }
+    for (int q = 1; q < t->np; q++)
+        if (t->parts[t->pidx[q]].n_sorted > t->parts[t->pidx[big]].n_sorted) big = q;
+    t->opart = tl_malloc((size_t)(total + 1) * sizeof *t->opart);
+    t->orow = tl_malloc((size_t)(total + 1) * sizeof *t->orow);
+    MergeJob *j = tl_calloc(1, sizeof *j);
+    if (!t->opart || !t->orow || !j) {
+        tl_free(j);
+        return tl_error_oom(err);
+    }
+    j->t = t;
+    int nr = 1;
+    if (t->np > 0 && tl_pool_threads() > 1) {
+        nr = 4 * tl_pool_threads();
+        if (nr > MERGE_RANGES_MAX) nr = MERGE_RANGES_MAX;
+        if (nr > total / MERGE_RANGE_MIN) nr = (int)(total / MERGE_RANGE_MIN);
+        if (nr < 1) nr = 1;
+    }
+    const Part *pb = t->np > 0 ? &t->parts[t->pidx[big]] : NULL;
+    for (int q = 0; q < t->np; q++) j->cut[nr][q] = t->parts[t->pidx[q]].n_sorted;
+    for (int r = 1; r < nr; r++) {
+        const Ent *x = &pb->sorted[pb->n_sorted * r / nr];
+        for (int q = 0; q < t->np; q++)
+            j->cut[r][q] = q == big ? pb->n_sorted * r / nr : lower_cut(t, q, big, x);
+    }
+    for (int r = 0; r <= nr; r++)
+        for (int q = 0; q < t->np; q++) j->base[r] += j->cut[r][q];
+    j->nr = nr;
+    if (nr == 1) merge_range(j, 0);
+    else st = tl_pool_for(nr, merge_range, j, err);
+    t->n_out = st == TL_OK ? total : 0;
+    tl_free(j);
     for (int k = 0; k < NPART; k++) {
         tl_free(t->parts[k].sorted);
         t->parts[k].sorted = NULL;
     }
-    return TL_OK;
+    return st;
 }
 
 /* Read the whole input, then put the kept rows in output order. */
