@@ -37,6 +37,12 @@ TlStatus tl_join_table_build(TlArray *const *keys, int n_keys, int64_t n,
 TlStatus tl_join_table_probe(const TlJoinTable *t, TlArray *const *keys,
                              int64_t n, uint32_t *first, TlError *err);
 
+/* tl_join_table_probe, and more[i] (when more is not NULL): 0 when the
+ * chain of first[i] is that one row (next need not be read), else 1. */
+TlStatus tl_join_table_probe_more(const TlJoinTable *t, TlArray *const *keys,
+                                  int64_t n, uint32_t *first, uint8_t *more,
+                                  TlError *err);
+
 /* next[row]: the next build row with the same key, or TL_JT_NONE. */
 const uint32_t *tl_join_table_next(const TlJoinTable *t);
 

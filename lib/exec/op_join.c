@@ -14,14 +14,18 @@
  * morsels run at once.
  *
  * Building on the right (the default):
- *   1. The right input is read whole (its scan is parallel).  Only the
- *      columns the plan needs (keys and output columns) are kept, as the
- *      batches came (parts; rows are numbered across them and locate finds
- *      a row's part through a small block index), plus one extra part of
- *      one all-null row, row n_r, so a left row without a match takes row
- *      n_r ("null-padded") through the same gather as a match.  Nothing is
- *      concatenated but the keys, which, cast to the compared types, go
- *      into the table.
+ *   1. The right input is read whole.  Each morsel is packed where it is
+ *      decoded (pack_work: the scan's stage, or windows on the pool) into a
+ *      block of row-major rows holding only the columns the output takes
+ *      from the right ("slots": fixed-width values, 16-byte string views,
+ *      then one null bit per slot), so a match costs one or two cache lines
+ *      to gather instead of one miss per column (gather_rows).  The blocks
+ *      in morsel order are the right table; rows are numbered across them
+ *      and locate finds a row's block through a small block index.  One
+ *      more block holds one all-null row, row n_r, so a left row without a
+ *      match takes row n_r ("null-padded") through the same gather as a
+ *      match.  The key columns are kept aside per morsel and concatenated,
+ *      cast to the compared types, for the table.
  *   2. The left streams in morsels.  probe_work turns one left batch into
  *      its output batches: probe, walk each row's chain, gather.  When the
  *      left child is a scan (set_stage), probe_work runs as the scan's stage,
@@ -40,13 +44,13 @@
  *   1. The left is read whole as one batch and its keys go into the table,
  *      with rep[row] (the first left row of the row's key).
  *   2. The right streams in morsels; keep_work probes each right batch and
- *      keeps the rows that match a left key (right, full: every row), only
- *      the columns the output needs, each with its left key's first row.  As
- *      a scan stage or in windows, like probe_work.  The consumer appends
- *      the kept rows in morsel order to one chain per left key (rhead/rnext),
- *      so each chain is in right input order -- matches depend only on the
- *      key, so every left row of a key shares one chain.
- *   3. The kept rows plus a null row then play the part of the right table
+ *      packs the rows that match a left key (right, full: every row) into a
+ *      block, each with its left key's first row.  As a scan stage or in
+ *      windows, like probe_work.  The consumer appends the kept rows in
+ *      morsel order to one chain per left key (rhead/rnext), so each chain
+ *      is in right input order -- matches depend only on the key, so every
+ *      left row of a key shares one chain.
+ *   3. The kept blocks plus a null row then play the part of the right table
  *      above and the left, cut in ranges of tl_batch_rows() rows, that of
  *      the left morsels: range_work (tl_pool_for over a window of ranges)
  *      produces each range's output with the same code as probe_work, and
@@ -99,22 +103,27 @@ typedef struct Map {
     void (*ctx_free)(void *ctx);
 } Map;
 
-/* build_left: one right morsel's kept rows. */
-typedef struct Kept {
-    TlArray **cols;     /* per right column (rn): the kept rows, need[c] only */
-    uint32_t *lh;       /* per kept row: the first left row of its key, or NONE */
+/* A block of the right table: one right morsel's rows (build right) or the
+ * rows kept from one (build left), packed row-major (see pack). */
+typedef struct RBlock {
+    uint8_t *rows;      /* n rows of j->rw bytes, or NULL (no slots) */
     int64_t n;
-} Kept;
+    TlBuf ***data;      /* per slot: the data buffers of its long views, or NULL */
+    uint32_t *n_data;   /* per slot */
+    bool *nulls;        /* per slot: some row is null */
+    TlArray **keys;     /* build right: the morsel's key columns, for the table */
+    uint32_t *lh;       /* build left: per row, the first left row of its key, or NONE */
+} RBlock;
 
-enum { W_PROBE, W_KEEP, W_RANGE, W_TAIL };
+enum { W_PROBE, W_KEEP, W_PACK, W_RANGE, W_TAIL };
 
 /* A window of inputs run on the pool when the child has no stage. */
 typedef struct Win {
     int kind;
     int n, i, cap;
-    TlBatch **in;       /* W_PROBE, W_KEEP: the input batches */
+    TlBatch **in;       /* W_PROBE, W_KEEP, W_PACK: the input batches */
     int64_t *off;       /* W_RANGE, W_TAIL: first row of each range */
-    void **res;         /* Res* or Kept* per input */
+    void **res;         /* Res* or RBlock* per input */
     TlStatus *st;
     TlError *errs;
     bool end;           /* the source is exhausted */
@@ -138,12 +147,24 @@ typedef struct Join {
     const TlSchema *join_schema; /* the join's own output (base.schema: after maps) */
     int nl;                /* left schema width */
     int rn;                /* right schema width */
-    bool *need;            /* per right column: kept */
     TlType *rtype;         /* per right column: its type */
-    /* the right table (built, or the kept rows when build_left): per
-     * needed right column its parts, rows numbered across them in order */
-    TlArray ***rparts;     /* per right column: n_rp + 1 parts, or NULL */
-    int n_rp;              /* parts before the null row part rparts[c][n_rp] */
+    /* the right table (built, or the kept rows when build_left): blocks of
+     * packed rows, rows numbered across them in order.  A row holds the
+     * slots (the right columns the output takes) at slot_off[s], then one
+     * null bit per slot from null_off on. */
+    int n_slots;
+    int *slot_col;         /* per slot: its right column */
+    int *col_slot;         /* per right column: its slot, or -1 */
+    size_t *slot_off;      /* per slot: byte offset in a row */
+    size_t rw;             /* row width */
+    size_t null_off;
+    RBlock **blk;          /* n_rp + 1 blocks: the last holds the null row */
+    uint8_t **brows;       /* n_rp + 1: each block's rows */
+    bool *slot_nulls;      /* per slot: some block has a null in it */
+    TlBuf ***sdata;        /* per slot: every block's data buffers, in order */
+    uint32_t *sn_data;     /* per slot */
+    uint32_t **sbase;      /* per slot with data: each block's first index */
+    int n_rp;              /* blocks before the null row's */
     int64_t *rstart;       /* n_rp + 2: first row of each part; [n_rp] = n_r */
     uint32_t *rblk;        /* per block of 1 << rshift rows: its first row's part */
     int rshift;
@@ -182,13 +203,107 @@ static void res_free(const Join *j, Res *r)
     tl_free(r);
 }
 
-static void kept_free(Join *j, Kept *k)
+static void rblock_free(const Join *j, RBlock *k)
 {
     if (!k) return;
-    for (int c = 0; k->cols && c < j->rn; c++) tl_array_release(k->cols[c]);
-    tl_free(k->cols);
+    for (int s = 0; k->data && s < j->n_slots; s++) {
+        for (uint32_t d = 0; k->data[s] && d < k->n_data[s]; d++)
+            tl_buf_release(k->data[s][d]);
+        tl_free(k->data[s]);
+    }
+    for (int q = 0; k->keys && q < j->n_keys; q++) tl_array_release(k->keys[q]);
+    tl_free(k->keys);
+    tl_free(k->data);
+    tl_free(k->n_data);
+    tl_free(k->nulls);
+    tl_free(k->rows);
     tl_free(k->lh);
     tl_free(k);
+}
+
+/* Bytes a value of type t takes in a packed row. */
+static size_t slot_width(TlType t)
+{
+    return t == TL_TBOOL ? 1 : tl_type_width(t);
+}
+
+/* Pack rows idx[0..n) of b (idx NULL: rows 0..n) into a new block: the
+ * slots' values and null bits, row after row, and the data buffers of the
+ * string slots.  Any thread: reads b only. */
+static TlStatus pack(const Join *j, const TlBatch *b, const uint32_t *idx,
+                     int64_t n, RBlock **out, TlError *err)
+{
+    RBlock *k = tl_calloc(1, sizeof *k);
+    size_t rw = j->rw, nb = ((size_t)j->n_slots + 7) / 8;
+    *out = NULL;
+    if (!k) return tl_error_oom(err);
+    k->n = n;
+    if (j->n_slots == 0) {
+        *out = k;
+        return TL_OK;
+    }
+    k->rows = tl_malloc((size_t)(n ? n : 1) * rw);
+    k->data = tl_calloc((size_t)j->n_slots, sizeof *k->data);
+    k->n_data = tl_calloc((size_t)j->n_slots, sizeof *k->n_data);
+    k->nulls = tl_calloc((size_t)j->n_slots, sizeof *k->nulls);
+    if (!k->rows || !k->data || !k->n_data || !k->nulls) goto oom;
+    for (int64_t i = 0; i < n; i++) memset(k->rows + (size_t)i * rw + j->null_off, 0, nb);
+    for (int s = 0; s < j->n_slots; s++) {
+        const TlArray *a = b->cols[j->slot_col[s]];
+        uint8_t *dst = k->rows + j->slot_off[s];
+        uint8_t *nul = k->rows + j->null_off + (size_t)(s >> 3), bit = (uint8_t)(1u << (s & 7));
+        size_t w = slot_width(j->rtype[j->slot_col[s]]);
+        if (a->type == TL_TNULL) {
+            for (int64_t i = 0; i < n; i++) {
+                memset(dst + (size_t)i * rw, 0, w);
+                nul[(size_t)i * rw] |= bit;
+            }
+            k->nulls[s] = n > 0;
+            continue;
+        }
+        if (a->type != j->rtype[j->slot_col[s]]) {
+            TlStatus st = tl_error(err, TL_ERR_DATA, "internal error: a right "
+                                   "batch's column is %s, expected %s",
+                                   tl_type_name(a->type),
+                                   tl_type_name(j->rtype[j->slot_col[s]]));
+            rblock_free(j, k);
+            return st;
+        }
+        if (a->type == TL_TBOOL) {
+            for (int64_t i = 0; i < n; i++)
+                dst[(size_t)i * rw] = tl_array_bool(a, idx ? idx[i] : i);
+        } else if (w == 8) {
+            const uint8_t *v = a->values->data + (size_t)a->offset * 8;
+            for (int64_t i = 0; i < n; i++)
+                memcpy(dst + (size_t)i * rw, v + (size_t)(idx ? idx[i] : i) * 8, 8);
+        } else if (w == 16) {
+            const uint8_t *v = a->values->data + (size_t)a->offset * 16;
+            for (int64_t i = 0; i < n; i++)
+                memcpy(dst + (size_t)i * rw, v + (size_t)(idx ? idx[i] : i) * 16, 16);
+            if (a->n_data > 0) {
+                if (!(k->data[s] = tl_malloc(a->n_data * sizeof *k->data[s]))) goto oom;
+                for (uint32_t d = 0; d < a->n_data; d++)
+                    k->data[s][d] = tl_buf_retain(a->data[d]);
+                k->n_data[s] = a->n_data;
+            }
+        } else {
+            const uint8_t *v = a->values->data + (size_t)a->offset * w;
+            for (int64_t i = 0; i < n; i++)
+                memcpy(dst + (size_t)i * rw, v + (size_t)(idx ? idx[i] : i) * w, w);
+        }
+        if (a->null_count > 0) {
+            for (int64_t i = 0; i < n; i++)
+                if (!tl_array_valid(a, idx ? idx[i] : i)) {
+                    nul[(size_t)i * rw] |= bit;
+                    k->nulls[s] = true;
+                }
+        }
+    }
+    *out = k;
+    return TL_OK;
+oom:
+    rblock_free(j, k);
+    return tl_error_oom(err);
 }
 
 /* Cast a to type t when it differs (a new reference either way). */
@@ -207,9 +322,11 @@ static TlStatus as_type(TlArray *a, TlType t, TlArray **out, TlError *err)
 }
 
 /* first[i] for rows [0, n) of columns cols (key columns kc): the first row
- * of the table with row i's key, or NONE. */
+ * of the table with row i's key, or NONE; more (or NULL): see
+ * tl_join_table_probe_more. */
 static TlStatus find_first(Join *j, TlArray *const *cols, const int *kc,
-                           int64_t n, uint32_t *first, TlError *err)
+                           int64_t n, uint32_t *first, uint8_t *more,
+                           TlError *err)
 {
     TlArray *keys[64];
     int made = 0;
@@ -221,7 +338,7 @@ static TlStatus find_first(Join *j, TlArray *const *cols, const int *kc,
     for (; made < j->n_keys; made++)
         if ((st = as_type(cols[kc[made]], j->kt[made], &keys[made], err)) != TL_OK)
             break;
-    if (st == TL_OK) st = tl_join_table_probe(j->t, keys, n, first, err);
+    if (st == TL_OK) st = tl_join_table_probe_more(j->t, keys, n, first, more, err);
     for (int k = 0; k < made; k++) tl_array_release(keys[k]);
     return st;
 }
@@ -244,14 +361,113 @@ static bool locate(const Join *j, const uint32_t *ridx, int64_t n,
     return padded;
 }
 
-/* Right column c at the rows located by part/row (n of them); padded: the
- * null row is among them (only then is its part passed, so a right side
- * without nulls gathers no validity).  NULL on OOM. */
-static TlArray *rtake(const Join *j, int c, const uint32_t *part,
-                      const uint32_t *row, int64_t n, bool padded)
+/* The right table's rows located by part/row (n of them) as one array per
+ * slot s with want[s] into out[s] (others NULL).  padded: the null row is
+ * among them (a slot that never has a null otherwise gets no validity).
+ * Rows are copied in chunks into a small scratch area first (one or two
+ * cache lines each, prefetched ahead), the slots' columns then taken from
+ * there.  Any thread: reads only. */
+static TlStatus gather_rows(const Join *j, const uint32_t *part,
+                            const uint32_t *row, int64_t n, bool padded,
+                            const bool *want, TlArray **out, TlError *err)
 {
-    int np = j->n_rp + (padded || j->n_rp == 0 ? 1 : 0);
-    return tl_array_take_multi(j->rparts[c], np, part, row, n);
+    enum { CH = 64, PF = 12 };
+    size_t rw = j->rw;
+    uint8_t *tmp = tl_malloc(CH * (rw ? rw : 1));
+    TlBuf **vals = tl_calloc((size_t)j->n_slots, sizeof *vals);
+    TlBuf **valid = tl_calloc((size_t)j->n_slots, sizeof *valid);
+    int64_t *nulls = tl_calloc((size_t)j->n_slots, sizeof *nulls);
+    TlStatus st = TL_OK;
+    for (int s = 0; s < j->n_slots; s++) out[s] = NULL;
+    if (!tmp || !vals || !valid || !nulls) { st = tl_error_oom(err); goto done; }
+    for (int s = 0; s < j->n_slots; s++) {
+        TlType t = j->rtype[j->slot_col[s]];
+        if (!want[s] || t == TL_TNULL) continue;
+        vals[s] = tl_buf_new(t == TL_TBOOL ? tl_bitmap_bytes(n) : tl_type_width(t) * (size_t)n,
+                             t == TL_TBOOL);
+        if (!vals[s]) { st = tl_error_oom(err); goto done; }
+        if ((padded || j->slot_nulls[s]) &&
+            !(valid[s] = tl_buf_new(tl_bitmap_bytes(n), true))) {
+            st = tl_error_oom(err);
+            goto done;
+        }
+    }
+    for (int64_t i0 = 0; i0 < n; i0 += CH) {
+        int64_t m = n - i0 < CH ? n - i0 : CH;
+        for (int64_t k = 0; k < m; k++) {
+            int64_t i = i0 + k;
+            if (i + PF < n) {
+                const uint8_t *q = j->brows[part[i + PF]] + (size_t)row[i + PF] * rw;
+                for (size_t o = 0; o < rw; o += 64) __builtin_prefetch(q + o);
+                __builtin_prefetch(q + rw - 1);
+            }
+            memcpy(tmp + (size_t)k * rw, j->brows[part[i]] + (size_t)row[i] * rw, rw);
+        }
+        for (int s = 0; s < j->n_slots; s++) {
+            const uint8_t *src = tmp + j->slot_off[s];
+            TlType t = j->rtype[j->slot_col[s]];
+            if (!vals[s]) continue;
+            if (t == TL_TBOOL) {
+                for (int64_t k = 0; k < m; k++)
+                    if (src[(size_t)k * rw]) tl_bit_set(vals[s]->data, i0 + k);
+            } else if (t == TL_TSTRING) {
+                TlView *d = (TlView *)(void *)vals[s]->data + i0;
+                const uint32_t *base = j->sbase[s];
+                for (int64_t k = 0; k < m; k++) {
+                    TlView v;
+                    memcpy(&v, src + (size_t)k * rw, sizeof v);
+                    if (base && v.in.len > TL_VIEW_INLINE) v.out.buf += base[part[i0 + k]];
+                    d[k] = v;
+                }
+            } else if (tl_type_width(t) == 8) {
+                uint8_t *d = vals[s]->data + (size_t)i0 * 8;
+                for (int64_t k = 0; k < m; k++) memcpy(d + k * 8, src + (size_t)k * rw, 8);
+            } else {
+                size_t w = tl_type_width(t);
+                uint8_t *d = vals[s]->data + (size_t)i0 * w;
+                for (int64_t k = 0; k < m; k++) memcpy(d + (size_t)k * w, src + (size_t)k * rw, w);
+            }
+            if (valid[s]) {
+                const uint8_t *nb = tmp + j->null_off + (size_t)(s >> 3);
+                uint8_t bit = (uint8_t)(1u << (s & 7));
+                for (int64_t k = 0; k < m; k++) {
+                    if (nb[(size_t)k * rw] & bit) nulls[s]++;
+                    else tl_bit_set(valid[s]->data, i0 + k);
+                }
+            }
+        }
+    }
+    for (int s = 0; s < j->n_slots; s++) {
+        TlType t = j->rtype[j->slot_col[s]];
+        TlBuf **data = NULL;
+        if (!want[s]) continue;
+        if (t == TL_TNULL) {
+            if (!(out[s] = tl_array_new_null(TL_TNULL, n))) { st = tl_error_oom(err); goto done; }
+            continue;
+        }
+        if (j->sn_data[s] > 0) {
+            if (!(data = tl_malloc(j->sn_data[s] * sizeof *data))) { st = tl_error_oom(err); goto done; }
+            for (uint32_t d = 0; d < j->sn_data[s]; d++) data[d] = tl_buf_retain(j->sdata[s][d]);
+        }
+        out[s] = tl_array_new(t, n, vals[s], valid[s], valid[s] ? nulls[s] : 0, data,
+                              data ? j->sn_data[s] : 0);
+        vals[s] = valid[s] = NULL;
+        if (!out[s]) { st = tl_error_oom(err); goto done; }
+    }
+done:
+    for (int s = 0; s < j->n_slots; s++) {
+        if (vals) tl_buf_release(vals[s]);
+        if (valid) tl_buf_release(valid[s]);
+        if (st != TL_OK && out[s]) {
+            tl_array_release(out[s]);
+            out[s] = NULL;
+        }
+    }
+    tl_free(tmp);
+    tl_free(vals);
+    tl_free(valid);
+    tl_free(nulls);
+    return st;
 }
 
 /* A batch of n rows: left columns of lb gathered by lidx (or, for the
@@ -262,20 +478,29 @@ static TlStatus emit(const Join *j, TlBatch *lb, const uint32_t *lidx,
                      TlError *err)
 {
     const TlSchema *s = j->join_schema;
-    int nl = j->nl;
-    bool narrow = j->how == TL_JOIN_SEMI || j->how == TL_JOIN_ANTI, padded = false;
+    int nl = j->nl, ns = j->n_slots;
+    bool narrow = j->how == TL_JOIN_SEMI || j->how == TL_JOIN_ANTI, any = false;
     TlBatch *b = tl_batch_new(s, s->n_fields, n);
     uint32_t *part = NULL, *row = NULL;
+    bool *want = tl_calloc((size_t)(ns ? ns : 1), sizeof *want);
+    TlArray **sc = tl_calloc((size_t)(ns ? ns : 1), sizeof *sc);
     TlStatus st = TL_OK;
-    if (!b) return tl_error_oom(err);
-    if (tail || (!narrow && j->n_rcols > 0)) {
+    if (!b || !want || !sc) { st = tl_error_oom(err); goto done; }
+    /* the slots this batch takes */
+    for (int k = 0; !narrow && k < j->n_rcols; k++) want[j->col_slot[j->rcols[k]]] = true;
+    for (int c = 0; tail && c < nl; c++)
+        for (int k = 0; k < j->n_keys; k++)
+            if (j->lk[k] == c) {
+                want[j->col_slot[j->rk[k]]] = true;
+                break;
+            }
+    for (int q = 0; q < ns; q++) any |= want[q];
+    if (any) {
         part = tl_malloc((size_t)(n ? n : 1) * sizeof *part);
         row = tl_malloc((size_t)(n ? n : 1) * sizeof *row);
-        if (!part || !row) {
-            st = tl_error_oom(err);
-            goto done;
-        }
-        padded = locate(j, ridx, n, part, row);
+        if (!part || !row) { st = tl_error_oom(err); goto done; }
+        st = gather_rows(j, part, row, n, locate(j, ridx, n, part, row), want, sc, err);
+        if (st != TL_OK) goto done;
     }
     for (int c = 0; c < nl && st == TL_OK; c++) {
         TlType t = s->fields[c].type;
@@ -286,7 +511,7 @@ static TlStatus emit(const Join *j, TlBatch *lb, const uint32_t *lidx,
             int key = -1;
             for (int k = 0; k < j->n_keys && key < 0; k++)
                 if (j->lk[k] == c) key = k;
-            a = key >= 0 ? rtake(j, j->rk[key], part, row, n, padded)
+            a = key >= 0 ? tl_array_retain(sc[j->col_slot[j->rk[key]]])
                          : tl_array_new_null(t, n);
         }
         if (!a) { st = tl_error_oom(err); break; }
@@ -298,11 +523,12 @@ static TlStatus emit(const Join *j, TlBatch *lb, const uint32_t *lidx,
         }
         b->cols[c] = a;
     }
-    for (int k = 0; !narrow && k < j->n_rcols && st == TL_OK; k++) {
-        b->cols[nl + k] = rtake(j, j->rcols[k], part, row, n, padded);
-        if (!b->cols[nl + k]) st = tl_error_oom(err);
-    }
+    for (int k = 0; !narrow && k < j->n_rcols && st == TL_OK; k++)
+        b->cols[nl + k] = tl_array_retain(sc[j->col_slot[j->rcols[k]]]);
 done:
+    for (int q = 0; sc && q < ns; q++) tl_array_release(sc[q]);
+    tl_free(sc);
+    tl_free(want);
     tl_free(part);
     tl_free(row);
     if (st != TL_OK) {
@@ -347,12 +573,13 @@ oom:
 }
 
 /* The output of left rows lb (in order), row i's matches being the chain
- * first[i] -> nxt[...] of the right table: batches of at most cap rows into
- * *out (NULL when there is no output row).  mark (or NULL): matched right
- * rows get 1.  Any thread: reads the table, writes only mark. */
+ * first[i] -> nxt[...] of the right table (more, or NULL: more[i] 0 when
+ * that chain is one row): batches of at most cap rows into *out (NULL when
+ * there is no output row).  mark (or NULL): matched right rows get 1.  Any
+ * thread: reads the table, writes only mark. */
 static TlStatus produce(const Join *j, TlBatch *lb, const uint32_t *first,
-                        const uint32_t *nxt, uint8_t *mark, Res **out,
-                        TlError *err)
+                        const uint8_t *more, const uint32_t *nxt, uint8_t *mark,
+                        Res **out, TlError *err)
 {
     int64_t cap = j->cap, n = 0, rows = lb->n_rows;
     uint32_t null_row = (uint32_t)j->n_r;
@@ -386,6 +613,13 @@ static TlStatus produce(const Join *j, TlBatch *lb, const uint32_t *first,
                 if (n == cap) FLUSH();
                 continue;
             }
+            if (more && !more[li]) {
+                lidx[n] = (uint32_t)li;
+                ridx[n++] = r;
+                if (mark) __atomic_store_n(&mark[r], (uint8_t)1, __ATOMIC_RELAXED);
+                if (n == cap) FLUSH();
+                continue;
+            }
             for (; r != NONE; r = nxt[r]) {
                 lidx[n] = (uint32_t)li;
                 ridx[n++] = r;
@@ -410,28 +644,30 @@ done:
 static TlStatus probe_work(Join *j, TlBatch *b, void **result, TlError *err)
 {
     uint32_t *first = tl_malloc((size_t)(b->n_rows ? b->n_rows : 1) * sizeof *first);
+    uint8_t *more = tl_malloc((size_t)(b->n_rows ? b->n_rows : 1));
     Res *r = NULL;
-    TlStatus st = first ? TL_OK : tl_error_oom(err);
+    TlStatus st = first && more ? TL_OK : tl_error_oom(err);
     *result = NULL;
-    if (st == TL_OK) st = find_first(j, b->cols, j->lk, b->n_rows, first, err);
-    if (st == TL_OK) st = produce(j, b, first, j->nxt, j->matched, &r, err);
+    if (st == TL_OK) st = find_first(j, b->cols, j->lk, b->n_rows, first, more, err);
+    if (st == TL_OK) st = produce(j, b, first, more, j->nxt, j->matched, &r, err);
     tl_free(first);
+    tl_free(more);
     tl_batch_free(b);
     *result = r;
     return st;
 }
 
-/* Build left: one right morsel (consumed) -> the rows to keep (Kept, or
- * NULL), with their left keys' first rows. */
+/* Build left: one right morsel (consumed) -> the rows to keep, packed
+ * (RBlock, or NULL), with their left keys' first rows. */
 static TlStatus keep_work(Join *j, TlBatch *b, void **result, TlError *err)
 {
     int64_t n = b->n_rows, nk = 0;
     uint32_t *first = tl_malloc((size_t)(n ? n : 1) * sizeof *first);
     uint32_t *kidx = tl_malloc((size_t)(n ? n : 1) * sizeof *kidx);
-    Kept *k = NULL;
+    RBlock *k = NULL;
     TlStatus st = first && kidx ? TL_OK : tl_error_oom(err);
     *result = NULL;
-    if (st == TL_OK) st = find_first(j, b->cols, j->rk, n, first, err);
+    if (st == TL_OK) st = find_first(j, b->cols, j->rk, n, first, NULL, err);
     if (st != TL_OK) goto done;
     for (int64_t i = 0; i < n; i++) {
         /* first[i]: the first left row of the key, the head of its chain */
@@ -440,29 +676,35 @@ static TlStatus keep_work(Join *j, TlBatch *b, void **result, TlError *err)
         first[nk++] = first[i];
     }
     if (nk == 0) goto done;
-    k = tl_calloc(1, sizeof *k);
-    if (!k || !(k->cols = tl_calloc((size_t)j->rn, sizeof *k->cols))) {
-        st = tl_error_oom(err);
-        goto done;
-    }
-    k->n = nk;
+    if ((st = pack(j, b, kidx, nk, &k, err)) != TL_OK) goto done;
     k->lh = first;
     first = NULL;
-    for (int c = 0; c < j->rn; c++) {
-        if (!j->need[c]) continue;
-        if (!(k->cols[c] = tl_array_take(b->cols[c], kidx, nk))) {
-            st = tl_error_oom(err);
-            goto done;
-        }
-    }
 done:
     tl_free(first);
     tl_free(kidx);
     tl_batch_free(b);
-    if (st != TL_OK) {
-        kept_free(j, k);
+    *result = k;
+    return st;
+}
+
+/* Build right: one right morsel (consumed) -> its rows packed, with its
+ * key columns (RBlock, or NULL for no rows). */
+static TlStatus pack_work(Join *j, TlBatch *b, void **result, TlError *err)
+{
+    RBlock *k = NULL;
+    TlStatus st = TL_OK;
+    *result = NULL;
+    if (b->n_rows == 0) goto done;
+    if ((st = pack(j, b, NULL, b->n_rows, &k, err)) != TL_OK) goto done;
+    if (!(k->keys = tl_calloc((size_t)j->n_keys, sizeof *k->keys))) {
+        rblock_free(j, k);
         k = NULL;
+        st = tl_error_oom(err);
+        goto done;
     }
+    for (int q = 0; q < j->n_keys; q++) k->keys[q] = tl_array_retain(b->cols[j->rk[q]]);
+done:
+    tl_batch_free(b);
     *result = k;
     return st;
 }
@@ -485,7 +727,7 @@ static TlStatus range_work(Join *j, int64_t off, void **result, TlError *err)
             uint32_t g = rep ? rep[off + i] : NONE;
             first[i] = g != NONE ? j->rhead[g] : NONE;
         }
-        st = produce(j, b, first, j->rnext, NULL, &r, err);
+        st = produce(j, b, first, NULL, j->rnext, NULL, &r, err);
     }
     tl_free(first);
     tl_batch_free(b);
@@ -529,20 +771,25 @@ static TlStatus stage_keep(void *ctx, TlBatch *b, void **result, TlError *err)
     return keep_work(ctx, b, result, err);
 }
 
+static TlStatus stage_pack(void *ctx, TlBatch *b, void **result, TlError *err)
+{
+    return pack_work(ctx, b, result, err);
+}
+
 static void drop_res(void *ctx, void *result)
 {
     res_free(ctx, result);
 }
 
-static void drop_kept(void *ctx, void *result)
+static void drop_block(void *ctx, void *result)
 {
-    kept_free(ctx, result);
+    rblock_free(ctx, result);
 }
 
 static void win_drop(Join *j, Win *w)
 {
     for (int i = w->i; i < w->n; i++) {
-        if (w->kind == W_KEEP) kept_free(j, w->res[i]);
+        if (w->kind == W_KEEP || w->kind == W_PACK) rblock_free(j, w->res[i]);
         else res_free(j, w->res[i]);
         w->res[i] = NULL;
     }
@@ -558,6 +805,7 @@ static void win_task(void *arg, int64_t i)
     switch (w->kind) {
     case W_PROBE: w->st[i] = probe_work(j, b, &w->res[i], &w->errs[i]); break;
     case W_KEEP: w->st[i] = keep_work(j, b, &w->res[i], &w->errs[i]); break;
+    case W_PACK: w->st[i] = pack_work(j, b, &w->res[i], &w->errs[i]); break;
     case W_TAIL: w->st[i] = tail_work(j, w->off[i], &w->res[i], &w->errs[i]); break;
     default: w->st[i] = range_work(j, w->off[i], &w->res[i], &w->errs[i]); break;
     }
@@ -623,7 +871,7 @@ static TlStatus win_fill(Join *j, TlOperator *src, int kind, TlError *err)
     return TL_OK;
 }
 
-/* The next result (Res or Kept by kind) from src's stage, or from windows;
+/* The next result (Res or RBlock by kind) from src's stage, or from windows;
  * *r NULL at the end. */
 static TlStatus pull(Join *j, TlOperator *src, int kind, void **r, TlError *err)
 {
@@ -643,9 +891,10 @@ static TlStatus pull(Join *j, TlOperator *src, int kind, void **r, TlError *err)
 }
 
 /* Install a stage on op when it takes one (before its first pull). */
-static TlStatus try_stage(Join *j, TlOperator *op, bool keep, TlError *err)
+static TlStatus try_stage(Join *j, TlOperator *op, int kind, TlError *err)
 {
-    TlStage s = {j, keep ? stage_keep : stage_probe, keep ? drop_kept : drop_res};
+    TlStage s = {j, kind == W_KEEP ? stage_keep : kind == W_PACK ? stage_pack : stage_probe,
+                 kind == W_PROBE ? drop_res : drop_block};
     j->staged = false;
     j->win.end = false;
     if (!op->set_stage || !op->next_result) return TL_OK;
@@ -656,26 +905,78 @@ static TlStatus try_stage(Join *j, TlOperator *op, bool keep, TlError *err)
 
 /* ---------------------------------------------------------- building */
 
-/* The right table's parts j->rparts[c][0..j->n_rp) are in place (per
- * needed column; room for one more): add the null row part and number the
- * rows across the parts (j->n_r: their total). */
+/* Append block k (taken over) to the right table's blocks (*cap: room). */
+static TlStatus add_block(Join *j, RBlock *k, int *cap, TlError *err)
+{
+    if (j->n_rp + 1 >= *cap) {
+        int nc = *cap ? *cap * 2 : 16;
+        RBlock **v = tl_realloc(j->blk, (size_t)nc * sizeof *v);
+        if (!v) {
+            rblock_free(j, k);
+            return tl_error_oom(err);
+        }
+        j->blk = v;
+        *cap = nc;
+    }
+    j->blk[j->n_rp++] = k;
+    j->blk[j->n_rp] = NULL;
+    if (j->n_r + k->n >= (int64_t)NONE - 1)
+        return tl_error(err, TL_ERR_DATA, "join: the right input has too many "
+                        "rows (more than %u)", NONE - 2);
+    j->n_r += k->n;
+    return TL_OK;
+}
+
+/* The right table's blocks j->blk[0..j->n_rp) are in place (room for one
+ * more): add the null row's block and index the rows across the blocks
+ * (starts, a block index for locate, the string slots' data buffers). */
 static TlStatus rtab_index(Join *j, TlError *err)
 {
-    int np = j->n_rp, any = -1;
+    int np = j->n_rp, ns = j->n_slots;
     int64_t avg, nblk;
-    for (int c = 0; c < j->rn; c++) {
-        if (!j->need[c]) continue;
-        if (any < 0) any = c;
-        j->rparts[c][np] = tl_array_new_null(j->rtype[c], 1);
-        if (!j->rparts[c][np]) return tl_error_oom(err);
+    RBlock *z = tl_calloc(1, sizeof *z);
+    if (!z) return tl_error_oom(err);
+    j->blk[np] = z;
+    z->n = 1;
+    if (ns > 0) {
+        if (!(z->rows = tl_calloc(1, j->rw))) return tl_error_oom(err);
+        for (int q = 0; q < ns; q++) z->rows[j->null_off + (size_t)(q >> 3)] |= (uint8_t)(1u << (q & 7));
     }
     j->rstart = tl_malloc((size_t)(np + 2) * sizeof *j->rstart);
-    if (!j->rstart) return tl_error_oom(err);
+    j->brows = tl_malloc((size_t)(np + 1) * sizeof *j->brows);
+    j->slot_nulls = tl_calloc((size_t)(ns ? ns : 1), sizeof *j->slot_nulls);
+    j->sdata = tl_calloc((size_t)(ns ? ns : 1), sizeof *j->sdata);
+    j->sn_data = tl_calloc((size_t)(ns ? ns : 1), sizeof *j->sn_data);
+    j->sbase = tl_calloc((size_t)(ns ? ns : 1), sizeof *j->sbase);
+    if (!j->rstart || !j->brows || !j->slot_nulls || !j->sdata || !j->sn_data || !j->sbase)
+        return tl_error_oom(err);
     j->rstart[0] = 0;
-    for (int p = 0; p < np; p++)
-        j->rstart[p + 1] = j->rstart[p] + (any >= 0 ? j->rparts[any][p]->length : 0);
+    for (int p = 0; p <= np; p++) {
+        j->rstart[p + 1] = j->rstart[p] + j->blk[p]->n;
+        j->brows[p] = j->blk[p]->rows;
+    }
     j->n_r = j->rstart[np];
-    j->rstart[np + 1] = j->n_r + 1;
+    /* per slot: nulls anywhere, every block's data buffers in block order */
+    for (int q = 0; q < ns; q++) {
+        uint64_t nd = 0;
+        for (int p = 0; p < np; p++) {
+            j->slot_nulls[q] |= j->blk[p]->nulls[q];
+            nd += j->blk[p]->n_data[q];
+        }
+        if (nd == 0) continue;
+        if (nd >= UINT32_MAX)
+            return tl_error(err, TL_ERR_DATA, "join: the right input has too many "
+                            "string blocks");
+        j->sdata[q] = tl_malloc((size_t)nd * sizeof *j->sdata[q]);
+        j->sbase[q] = tl_malloc((size_t)(np + 1) * sizeof *j->sbase[q]);
+        if (!j->sdata[q] || !j->sbase[q]) return tl_error_oom(err);
+        for (int p = 0; p < np; p++) {
+            j->sbase[q][p] = j->sn_data[q];
+            for (uint32_t d = 0; d < j->blk[p]->n_data[q]; d++)
+                j->sdata[q][j->sn_data[q]++] = tl_buf_retain(j->blk[p]->data[q][d]);
+        }
+        j->sbase[q][np] = 0;
+    }
     /* blocks about as long as an average part: a lookup steps over few parts */
     avg = np > 0 ? j->n_r / np : 1;
     j->rshift = 0;
@@ -690,63 +991,33 @@ static TlStatus rtab_index(Join *j, TlError *err)
     return TL_OK;
 }
 
-/* Read the right input whole and index it.  Its batches' columns stay as
- * they are, parts of the right table (no concatenation: rows are found by
- * locate); only the key columns are concatenated, for the table. */
+/* Read the right input whole and index it.  Each morsel's rows are packed
+ * where it is decoded (pack_work, the scan's stage or windows on the pool):
+ * the blocks are the right table; the key columns, kept aside, are
+ * concatenated for the table and then dropped. */
 static TlStatus build_right(Join *j, TlError *err)
 {
-    TlBatch **bs = NULL;
-    int n_b = 0, cap_b = 0;
-    TlArray **rkey = NULL;
+    TlArray **rkey = NULL, **parts = NULL;
     TlStatus st = TL_OK;
-    int64_t n_r = 0;
+    int cap = 0;
 
+    if ((st = try_stage(j, j->right, W_PACK, err)) != TL_OK) goto done;
     for (;;) {
-        TlBatch *b = NULL;
-        if ((st = j->right->next(j->right, &b, err)) != TL_OK) goto done;
-        if (!b) break;
-        if (b->n_rows == 0) {
-            tl_batch_free(b);
-            continue;
-        }
-        if (n_b == cap_b) {
-            int nc = cap_b ? cap_b * 2 : 16;
-            TlBatch **v = tl_realloc(bs, (size_t)nc * sizeof *v);
-            if (!v) {
-                tl_batch_free(b);
-                st = tl_error_oom(err);
-                goto done;
-            }
-            bs = v;
-            cap_b = nc;
-        }
-        bs[n_b++] = b;
-        n_r += b->n_rows;
-        if (n_r >= (int64_t)NONE - 1) {
-            st = tl_error(err, TL_ERR_DATA, "join: the right input has too many "
-                          "rows (more than %u)", NONE - 2);
-            goto done;
-        }
+        void *r = NULL;
+        if ((st = pull(j, j->right, W_PACK, &r, err)) != TL_OK) goto done;
+        if (!r) break;
+        if ((st = add_block(j, r, &cap, err)) != TL_OK) goto done;
     }
     /* the right's operators are no longer needed: free them early */
+    win_drop(j, &j->win);
     j->right->free(j->right);
     j->right = NULL;
-
-    j->rparts = tl_calloc((size_t)(j->rn ? j->rn : 1), sizeof *j->rparts);
-    rkey = tl_calloc((size_t)j->n_keys, sizeof *rkey);
-    if (!j->rparts || !rkey) { st = tl_error_oom(err); goto done; }
-    j->n_rp = n_b;
-    for (int c = 0; c < j->rn; c++) {
-        if (!j->need[c]) continue;
-        j->rparts[c] = tl_calloc((size_t)n_b + 1, sizeof *j->rparts[c]);
-        if (!j->rparts[c]) { st = tl_error_oom(err); goto done; }
-        for (int i = 0; i < n_b; i++) {
-            j->rparts[c][i] = bs[i]->cols[c];
-            bs[i]->cols[c] = NULL;
-        }
+    j->staged = false;
+    j->win.end = false;
+    if (cap == 0 && !(j->blk = tl_calloc(1, sizeof *j->blk))) {
+        st = tl_error_oom(err);
+        goto done;
     }
-    for (int i = 0; i < n_b; i++) tl_batch_free(bs[i]);
-    n_b = 0;
     if ((st = rtab_index(j, err)) != TL_OK) goto done;
 
     if (j->keep_unmatched_right) {
@@ -755,9 +1026,20 @@ static TlStatus build_right(Join *j, TlError *err)
     }
     if (j->never || j->n_r == 0) goto done;
 
+    rkey = tl_calloc((size_t)j->n_keys, sizeof *rkey);
+    parts = tl_malloc((size_t)j->n_rp * sizeof *parts);
+    if (!rkey || !parts) { st = tl_error_oom(err); goto done; }
     for (int k = 0; k < j->n_keys; k++) {
-        TlArray *s = tl_array_concat(j->rparts[j->rk[k]], j->n_rp);
-        if (!s) { st = tl_error_oom(err); goto done; }
+        TlArray *s;
+        for (int p = 0; p < j->n_rp; p++) parts[p] = j->blk[p]->keys[k];
+        if (!(s = tl_array_concat(parts, j->n_rp))) { st = tl_error_oom(err); goto done; }
+        /* the morsels' key columns are copied: give them back (and their
+         * memory to the system, so the table's build does not add to it) */
+        for (int p = 0; p < j->n_rp; p++) {
+            tl_array_release(j->blk[p]->keys[k]);
+            j->blk[p]->keys[k] = NULL;
+        }
+        tl_alloc_trim();
         st = as_type(s, j->kt[k], &rkey[k], err);
         tl_array_release(s);
         if (st != TL_OK) goto done;
@@ -766,8 +1048,7 @@ static TlStatus build_right(Join *j, TlError *err)
         goto done;
     j->nxt = tl_join_table_next(j->t);
 done:
-    for (int i = 0; i < n_b; i++) tl_batch_free(bs[i]);
-    tl_free(bs);
+    tl_free(parts);
     for (int k = 0; rkey && k < j->n_keys; k++) tl_array_release(rkey[k]);
     tl_free(rkey);
     j->built = st == TL_OK;
@@ -821,15 +1102,17 @@ done:
     return st;
 }
 
-/* build_left: append one morsel's kept rows to the chains and the parts. */
-static TlStatus keep_append(Join *j, Kept *k, TlArray ***kparts, int *n_parts,
-                            int *cap_parts, int64_t *cap_kept, uint32_t *rtail,
-                            TlError *err)
+/* build_left: append one morsel's kept rows (k, taken over) to the chains
+ * and the blocks. */
+static TlStatus keep_append(Join *j, RBlock *k, int *cap_blk, int64_t *cap_kept,
+                            uint32_t *rtail, TlError *err)
 {
     int64_t base = j->n_r;
-    if (base + k->n >= (int64_t)NONE - 1)
+    if (base + k->n >= (int64_t)NONE - 1) {
+        rblock_free(j, k);
         return tl_error(err, TL_ERR_DATA, "join: the right input has too many "
                         "rows (more than %u)", NONE - 2);
+    }
     if (base + k->n > *cap_kept) {
         int64_t nc = *cap_kept ? *cap_kept : 1024;
         while (nc < base + k->n) nc *= 2;
@@ -837,22 +1120,12 @@ static TlStatus keep_append(Join *j, Kept *k, TlArray ***kparts, int *n_parts,
         if (nx) j->rnext = nx;
         uint8_t *mt = nx ? tl_realloc(j->matched, (size_t)nc) : NULL;
         if (mt) j->matched = mt;
-        if (!nx || !mt) return tl_error_oom(err);
+        if (!nx || !mt) {
+            rblock_free(j, k);
+            return tl_error_oom(err);
+        }
         *cap_kept = nc;
     }
-    if (*n_parts == *cap_parts) {
-        int nc = *cap_parts ? *cap_parts * 2 : 16;
-        for (int c = 0; c < j->rn; c++) {
-            if (!j->need[c]) continue;
-            TlArray **pv = tl_realloc(kparts[c], (size_t)(nc + 1) * sizeof *pv);
-            if (!pv) return tl_error_oom(err);
-            kparts[c] = pv;
-        }
-        *cap_parts = nc;
-    }
-    for (int c = 0; c < j->rn; c++)
-        if (j->need[c]) kparts[c][*n_parts] = tl_array_retain(k->cols[c]);
-    (*n_parts)++;
     for (int64_t i = 0; i < k->n; i++) {
         uint32_t kr = (uint32_t)(base + i), g = k->lh[i];
         j->rnext[kr] = NONE;
@@ -862,8 +1135,9 @@ static TlStatus keep_append(Join *j, Kept *k, TlArray ***kparts, int *n_parts,
         else j->rnext[rtail[g]] = kr;
         rtail[g] = kr;
     }
-    j->n_r = base + k->n;
-    return TL_OK;
+    tl_free(k->lh);
+    k->lh = NULL;
+    return add_block(j, k, cap_blk, err);
 }
 
 /* build_left: index the left, stream the right keeping its matching rows. */
@@ -871,13 +1145,12 @@ static TlStatus build_on_left(Join *j, TlError *err)
 {
     int64_t nl = 0, cap_kept = 0;
     TlArray **lcols = tl_calloc((size_t)(j->nl ? j->nl : 1), sizeof *lcols);
-    TlArray ***kp = tl_calloc((size_t)(j->rn ? j->rn : 1), sizeof *kp);
     TlArray *keys[64];
-    int n_parts = 0, cap_parts = 0, made = 0;
+    int cap_blk = 0, made = 0;
     uint32_t *rtail = NULL;
     TlStatus st = TL_OK;
 
-    if (!lcols || !kp) { st = tl_error_oom(err); goto done; }
+    if (!lcols) { st = tl_error_oom(err); goto done; }
 
     /* the left, whole, as one batch */
     if ((st = drain(j->left, lcols, &nl, err)) != TL_OK) goto done;
@@ -905,14 +1178,13 @@ static TlStatus build_on_left(Join *j, TlError *err)
     for (int64_t i = 0; i < nl; i++) j->rhead[i] = NONE;
 
     /* the right, streaming: keep what matches (right, full: everything) */
-    if ((st = try_stage(j, j->right, true, err)) != TL_OK) goto done;
+    if ((st = try_stage(j, j->right, W_KEEP, err)) != TL_OK) goto done;
     for (;;) {
         void *r = NULL;
         if ((st = pull(j, j->right, W_KEEP, &r, err)) != TL_OK) goto done;
         if (!r) break;
-        st = keep_append(j, r, kp, &n_parts, &cap_parts, &cap_kept, rtail, err);
-        kept_free(j, r);
-        if (st != TL_OK) goto done;
+        if ((st = keep_append(j, r, &cap_blk, &cap_kept, rtail, err)) != TL_OK)
+            goto done;
     }
     win_drop(j, &j->win);
     j->right->free(j->right);
@@ -920,18 +1192,11 @@ static TlStatus build_on_left(Join *j, TlError *err)
     j->staged = false;
     j->win.end = false;
 
-    /* the kept rows' parts, plus one null row, are the right table */
-    for (int c = 0; c < j->rn; c++) {
-        if (!j->need[c]) continue;
-        if (!kp[c] && !(kp[c] = tl_malloc(sizeof *kp[c]))) {
-            st = tl_error_oom(err);
-            goto done;
-        }
-        kp[c][n_parts] = NULL;
+    /* the kept rows' blocks, plus the null row's, are the right table */
+    if (cap_blk == 0 && !(j->blk = tl_calloc(1, sizeof *j->blk))) {
+        st = tl_error_oom(err);
+        goto done;
     }
-    j->rparts = kp;
-    j->n_rp = n_parts;
-    kp = NULL;
     if ((st = rtab_index(j, err)) != TL_OK) goto done;
     if (!j->keep_unmatched_right) {
         tl_free(j->matched);
@@ -948,11 +1213,6 @@ static TlStatus build_on_left(Join *j, TlError *err)
 done:
     for (int c = 0; lcols && c < j->nl; c++) tl_array_release(lcols[c]);
     tl_free(lcols);
-    for (int c = 0; kp && c < j->rn; c++) {
-        for (int i = 0; kp[c] && i < n_parts; i++) tl_array_release(kp[c][i]);
-        tl_free(kp[c]);
-    }
-    tl_free(kp);
     tl_free(rtail);
     j->built = st == TL_OK;
     return st;
@@ -968,7 +1228,7 @@ static TlStatus next_item(Join *j, void **item, TlError *err)
             TL_TRY(build_on_left(j, err));
         } else {
             TL_TRY(build_right(j, err));
-            TL_TRY(try_stage(j, j->left, false, err));
+            TL_TRY(try_stage(j, j->left, W_PROBE, err));
         }
     }
     for (;;) {
@@ -1082,12 +1342,22 @@ static void join_free(TlOperator *op)
     for (int m = 0; m < j->n_maps; m++)
         if (j->maps[m].ctx_free) j->maps[m].ctx_free(j->maps[m].ctx);
     tl_free(j->maps);
-    for (int c = 0; j->rparts && c < j->rn; c++) {
-        for (int i = 0; j->rparts[c] && i <= j->n_rp; i++)
-            tl_array_release(j->rparts[c][i]);
-        tl_free(j->rparts[c]);
+    for (int p = 0; j->blk && p <= j->n_rp; p++) rblock_free(j, j->blk[p]);
+    tl_free(j->blk);
+    tl_free(j->brows);
+    for (int q = 0; q < j->n_slots; q++) {
+        for (uint32_t d = 0; j->sdata && j->sdata[q] && d < j->sn_data[q]; d++)
+            tl_buf_release(j->sdata[q][d]);
+        if (j->sdata) tl_free(j->sdata[q]);
+        if (j->sbase) tl_free(j->sbase[q]);
     }
-    tl_free(j->rparts);
+    tl_free(j->sdata);
+    tl_free(j->sn_data);
+    tl_free(j->sbase);
+    tl_free(j->slot_nulls);
+    tl_free(j->slot_col);
+    tl_free(j->col_slot);
+    tl_free(j->slot_off);
     tl_free(j->rstart);
     tl_free(j->rblk);
     tl_join_table_free(j->t);
@@ -1095,7 +1365,6 @@ static void join_free(TlOperator *op)
     tl_batch_free(j->lb);
     tl_free(j->rhead);
     tl_free(j->rnext);
-    tl_free(j->need);
     tl_free(j->rtype);
     tl_free(j->lk);
     tl_free(j->rk);
@@ -1150,9 +1419,12 @@ TlStatus tl_op_join_new(TlOperator *left, TlOperator *right, int how,
     j->rk = copy_ints(rk, n_keys);
     j->rcols = copy_ints(rcols, n_rcols);
     j->kt = tl_malloc((size_t)(n_keys ? n_keys : 1) * sizeof *j->kt);
-    j->need = tl_calloc((size_t)(j->rn ? j->rn : 1), sizeof *j->need);
     j->rtype = tl_malloc((size_t)(j->rn ? j->rn : 1) * sizeof *j->rtype);
-    if (!j->lk || !j->rk || !j->rcols || !j->kt || !j->need || !j->rtype) {
+    j->col_slot = tl_malloc((size_t)(j->rn ? j->rn : 1) * sizeof *j->col_slot);
+    j->slot_col = tl_malloc((size_t)(j->rn ? j->rn : 1) * sizeof *j->slot_col);
+    j->slot_off = tl_malloc((size_t)(j->rn ? j->rn : 1) * sizeof *j->slot_off);
+    if (!j->lk || !j->rk || !j->rcols || !j->kt || !j->rtype || !j->col_slot ||
+        !j->slot_col || !j->slot_off) {
         join_free(&j->base);
         return tl_error_oom(err);
     }
@@ -1161,9 +1433,23 @@ TlStatus tl_op_join_new(TlOperator *left, TlOperator *right, int how,
         return tl_error(err, TL_ERR_USAGE, n_keys < 1 ? "a join needs key columns"
                                                       : "a join takes at most 64 keys");
     }
-    for (int c = 0; c < j->rn; c++) j->rtype[c] = rs->fields[c].type;
-    for (int k = 0; k < n_keys; k++) j->need[rk[k]] = true;
-    for (int k = 0; k < j->n_rcols; k++) j->need[rcols[k]] = true;
+    /* the slots of a packed right row: the output's right columns, and the
+     * keys when unmatched right rows fill them in; then the null bits */
+    for (int c = 0; c < j->rn; c++) {
+        j->rtype[c] = rs->fields[c].type;
+        j->col_slot[c] = -1;
+    }
+    for (int k = 0; k < j->n_rcols + n_keys; k++) {
+        int c = k < j->n_rcols ? rcols[k] : rk[k - j->n_rcols];
+        if (k >= j->n_rcols && !j->keep_unmatched_right) break;
+        if (j->col_slot[c] >= 0) continue;
+        j->col_slot[c] = j->n_slots;
+        j->slot_col[j->n_slots] = c;
+        j->slot_off[j->n_slots++] = j->rw;
+        j->rw += slot_width(j->rtype[c]);
+    }
+    j->null_off = j->rw;
+    if (j->n_slots > 0) j->rw += ((size_t)j->n_slots + 7) / 8;
     for (int k = 0; k < n_keys; k++) {
         TlType a = ls->fields[lk[k]].type, b = rs->fields[rk[k]].type;
         if (a == TL_TNULL || b == TL_TNULL) {
