@@ -38,6 +38,22 @@
  *      next morsel is that record to the end of the input, whose decode
  *      reports the error with the same words as always.
  *
+ *   0b. Guessed cuts (format.h, tl_reader_guess; the scan of one complete
+ *      input of several columns asks for them): the split reads only the
+ *      bytes from the target size to the next line end (guess_cut) and
+ *      hands out the morsel with line -1, so the consumer no longer reads
+ *      (and faults in) every byte of the input before the decoders do.
+ *      Without a quote in the morsel every line end ends a record, so the
+ *      guess is the careful cut unless the morsel holds max_rows line ends
+ *      or more: tokenize_morsel checks both (parse_record's records for
+ *      quotes; the fast tokenizer takes none with a quote) and fails the
+ *      morsel otherwise.  The consumer answers any failure of a guessed
+ *      morsel (this one, or a data error, whose message needs the line) by
+ *      dropping it and every later morsel and calling csv_resplit: the
+ *      careful split goes on from that morsel, its line counted from the
+ *      data's start (count_lines_fast), and never guesses again.  Morsels,
+ *      values, errors and counters are thus those of the careful split.
+ *
  *   1. Tokenize (decode, tokenize()) the morsel's records into a flat,
  *      column-major array of fields (so the per-column conversion reads
  *      memory in order); nothing is copied:
@@ -172,6 +188,7 @@ typedef struct CsvCursor {
     int64_t *row_line;       /* cap */
     size_t *row_pos;         /* cap: where each record starts */
     int64_t n_rows;
+    bool saw_quote;          /* a record tokenized since cursor_seek has '"' */
     size_t batch_start, batch_end;
     TlBuf *window;           /* view target for this batch, or NULL */
     size_t window_base;
@@ -235,6 +252,8 @@ typedef struct CsvReader {
     int64_t split_line;
     int64_t split_seq;
     bool split_poison;       /* the record at split_pos does not parse */
+    bool guess;              /* cut at the first line end past the target
+                                (tl_reader_guess; see guess_cut) */
     struct CsvDecoder *own;  /* tl_reader_next's decoder, made on first use */
 } CsvReader;
 
@@ -1172,6 +1191,9 @@ static TlStatus tokenize(const CsvReader *r, CsvCursor *d, int64_t max_rows,
         at_line = d->line;
         at_pos = d->pos;
         TL_TRY(parse_record(r, &d->pos, &d->line, d->rec, 1, nc, &found, err));
+        /* (the fast tokenizer takes no record with a quote) */
+        if (!d->saw_quote && memchr(r->p + at_pos, '"', d->pos - at_pos))
+            d->saw_quote = true;
         if (found != nc)
             return tl_error(err, TL_ERR_DATA, "%s:%lld: expected %d field%s, found %d",
                             r->name, (long long)at_line, nc, nc == 1 ? "" : "s",
@@ -1825,6 +1847,7 @@ static void cursor_seek(CsvCursor *d, size_t pos, size_t end, int64_t line)
     d->nl_t = d->nl_n = 0;
     d->need_ok = false;
     d->n_rows = 0;
+    d->saw_quote = false;
     d->batch_start = pos;
     d->batch_end = pos;
 }
@@ -1838,18 +1861,45 @@ static void cursor_seek(CsvCursor *d, size_t pos, size_t end, int64_t line)
  * gives (v is r, or the cut lies TL_INPUT_AHEAD before the ready bytes'
  * end with a byte other than a line end after it, so no look-ahead of the
  * scan or of a decoder -- a one-column file's blank lines -- passes them). */
+/* The next morsel's target end: it ends with the first record that ends
+ * at or past it (or earlier, after max_rows records). */
+static size_t split_stop(const CsvReader *r)
+{
+    const size_t begin = r->split_pos;
+    int shift = r->split_seq < 20 ? (int)r->split_seq : 20;
+    size_t stop = SPLIT_MIN << shift;
+    if (stop > SPLIT_MAX) stop = SPLIT_MAX;
+    if (r->morsel_bytes) stop = r->morsel_bytes;
+    return r->size - begin > stop ? begin + stop : r->size;
+}
+
+/* A guess of where the next morsel ends (tl_reader_guess): after the first
+ * line end (LF, the LF of CRLF, a lone CR) at or past split_stop - 1, or at
+ * the end of the input; only those bytes are read.  It is split_cut's end
+ * when no quote lies in the morsel and it holds fewer than max_rows line
+ * ends: tokenize_morsel checks both, and the consumer splits again from a
+ * morsel that fails (csv_resplit). */
+static size_t guess_cut(const CsvReader *r)
+{
+    const uint8_t *p = r->p;
+    size_t i = split_stop(r) - 1, e;
+    const uint8_t *lf = memchr(p + i, '\n', r->size - i), *cr;
+    e = lf ? (size_t)(lf - p) : r->size;
+    cr = memchr(p + i, '\r', e - i);
+    if (cr) {
+        size_t c = (size_t)(cr - p);
+        return c + 1 < r->size && p[c + 1] == '\n' ? c + 2 : c + 1;
+    }
+    return lf ? e + 1 : r->size;
+}
+
 static void split_cut(const CsvReader *r, const CsvReader *v, size_t *end,
                       int64_t *end_line, bool *poison, bool *sure)
 {
     const size_t begin = r->split_pos;
-    size_t pos = begin, stop, i;
+    size_t pos = begin, stop = split_stop(r), i;
     int64_t line = r->split_line, rows = 0, want = r->max_rows;
-    int shift = r->split_seq < 20 ? (int)r->split_seq : 20;
     *poison = false;
-    stop = SPLIT_MIN << shift;
-    if (stop > SPLIT_MAX) stop = SPLIT_MAX;
-    if (r->morsel_bytes) stop = r->morsel_bytes;
-    stop = r->size - begin > stop ? begin + stop : r->size;
     if (r->split_poison) {
         /* the record here does not parse: decoding it reports why */
         pos = v->size;
@@ -1902,6 +1952,16 @@ static TlStatus csv_split(TlReader *base, TlMorsel *m, bool *got, TlError *err)
     bool poison = false, sure = false;
     *got = false;
     if (r->n_cols == 0 || r->split_pos >= r->size) return TL_OK;
+    if (r->guess) {
+        /* no line count: the line is known only when split again */
+        m->end = guess_cut(r);
+        m->seq = r->split_seq++;
+        m->begin = r->split_pos;
+        m->line = -1;
+        r->split_pos = m->end;
+        *got = true;
+        return TL_OK;
+    }
     want = r->split_pos + SPLIT_MAX + TL_INPUT_AHEAD;
     while (r->base.input && !sure) {
         size_t ready;
@@ -1922,6 +1982,48 @@ static TlStatus csv_split(TlReader *base, TlMorsel *m, bool *got, TlError *err)
     r->split_pos = end;
     r->split_line = line;
     *got = true;
+    return TL_OK;
+}
+
+/* See format.h: guess morsel ends from now on (a complete input of
+ * several columns only: a streamed one is cut in the bytes ready). */
+static void csv_guess(TlReader *base)
+{
+    CsvReader *r = (CsvReader *)base;
+    if (r->n_cols >= 2 && !tl_input_streaming(r->input) && !r->split_poison &&
+        r->split_seq == 0)
+        r->guess = true;
+}
+
+/* Physical lines that s[0..n) adds (count_lines), quickly when it holds no
+ * CR. */
+static int64_t count_lines_fast(const uint8_t *s, size_t n)
+{
+    int64_t lines = 0;
+    const uint8_t *e = s + n, *q;
+    if (memchr(s, '\r', n)) return count_lines(s, n);
+    while (s < e && (q = memchr(s, '\n', (size_t)(e - s))) != NULL) {
+        lines++;
+        s = q + 1;
+    }
+    return lines;
+}
+
+/* See format.h: the next split starts at guessed morsel m, which began at
+ * a record start (the morsels before it were checked), and reads every
+ * byte from now on. */
+static TlStatus csv_resplit(TlReader *base, const TlMorsel *m, TlError *err)
+{
+    CsvReader *r = (CsvReader *)base;
+    if (m->line >= 0 || m->begin < r->data_start || m->begin > r->size)
+        return tl_error(err, TL_ERR_DATA, "%s: internal error: split again "
+                        "from a morsel not guessed", r->name);
+    r->guess = false;
+    r->split_poison = false;
+    r->split_pos = m->begin;
+    r->split_seq = m->seq;
+    r->split_line = r->data_line + count_lines_fast(r->p + r->data_start,
+                                                    m->begin - r->data_start);
     return TL_OK;
 }
 
@@ -1998,6 +2100,12 @@ static TlStatus tokenize_morsel(const CsvReader *r, CsvCursor *d, const TlMorsel
         st = cursor_reserve(r, d, want, cap, err);
         if (st != TL_OK) goto done;
     }
+    /* A guessed end (guess_cut) is the careful one when no quote lies in
+     * the morsel (every line end then ends a record) and it has fewer line
+     * ends, so records, than a morsel may hold. */
+    if (m->line < 0 && (d->saw_quote || d->line - m->line >= r->max_rows))
+        st = tl_error(err, TL_ERR_DATA, "%s: internal error: a guessed morsel end "
+                      "was not split again", r->name);
 done:
     if (want != want_stack) tl_free(want);
     return st;
@@ -2552,6 +2660,8 @@ static const TlReaderOps csv_ops = {
     .decode_early = csv_decode_early,
     .decode_rest = csv_decode_rest,
     .decode_end = csv_decode_end,
+    .guess = csv_guess,
+    .resplit = csv_resplit,
 };
 
 /* Name column i (0-based) from header text, made unique among the first i

@@ -41,6 +41,9 @@ typedef struct TlReaderOps {
                             const uint32_t *sel, int64_t n, TlBatch **out,
                             TlSchema **widen, TlError *err);
     void (*decode_end)(TlReader *r, TlDecoder *d);
+    /* guessed morsel ends (format.h); NULL when the format never guesses */
+    void (*guess)(TlReader *r);
+    TlStatus (*resplit)(TlReader *r, const TlMorsel *m, TlError *err);
 } TlReaderOps;
 
 struct TlReader {

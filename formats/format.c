@@ -376,6 +376,21 @@ TlStatus tl_reader_split(TlReader *r, TlMorsel *m, bool *got, TlError *err)
 }
 
 /* See format.h. */
+void tl_reader_guess(TlReader *r)
+{
+    if (r->ops->guess) r->ops->guess(r);
+}
+
+/* See format.h. */
+TlStatus tl_reader_resplit(TlReader *r, const TlMorsel *m, TlError *err)
+{
+    if (!r->ops->resplit)
+        return tl_error(err, TL_ERR_DATA, "internal error: a morsel to split again "
+                        "from a reader that does not guess");
+    return r->ops->resplit(r, m, err);
+}
+
+/* See format.h. */
 TlStatus tl_decoder_new(TlReader *r, TlDecoder **out, TlError *err)
 {
     return r->ops->decoder_new(r, out, err);

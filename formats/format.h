@@ -83,7 +83,8 @@ void tl_reader_close(TlReader *r); /* NULL-safe */
 typedef struct TlMorsel {
     int64_t seq;          /* 0, 1, 2, ...: input order */
     uint64_t begin, end;  /* byte range of the morsel's records */
-    int64_t line;         /* physical line (1-based) where begin lies */
+    int64_t line;         /* physical line (1-based) where begin lies; -1:
+                             unknown, the end was guessed (tl_reader_guess) */
 } TlMorsel;
 
 typedef struct TlDecoder TlDecoder;
@@ -93,6 +94,20 @@ bool tl_reader_can_split(const TlReader *r);
 /* The next morsel (after the previous one) in *m; *got = false at the end
  * of input.  Not thread-safe. */
 TlStatus tl_reader_split(TlReader *r, TlMorsel *m, bool *got, TlError *err);
+/* Let tl_reader_split guess where morsels end instead of reading every
+ * byte (the CSV reader: the first line end past the target size), for a
+ * consumer that handles failures as follows.  Such a morsel has line -1
+ * (unknown); its decoder checks the guess (no quote in it, fewer
+ * records than a morsel may hold).  ANY failure of a guessed morsel (a
+ * wrong guess, or a data error whose message needs the line) means: drop
+ * it and every later morsel, call tl_reader_resplit, and split again.  A
+ * reader that cannot guess (or whose input is still streaming) ignores
+ * this.  Call before the first split. */
+void tl_reader_guess(TlReader *r);
+/* Split again from guessed morsel m (see tl_reader_guess): the next
+ * tl_reader_split returns m's seq and begin, cut by reading every byte
+ * (from then on the reader no longer guesses). */
+TlStatus tl_reader_resplit(TlReader *r, const TlMorsel *m, TlError *err);
 /* A decoder for r (thread-private scratch).  Free it before r. */
 TlStatus tl_decoder_new(TlReader *r, TlDecoder **out, TlError *err);
 void tl_decoder_free(TlDecoder *d); /* NULL-safe */

@@ -43,6 +43,16 @@
  * tl_reader_decode_rest + fix_batch).  Decided once per scan before the
  * first morsel (prepare_late); the output is the same either way.
  * TALLY_NO_LATE turns it off.
+ *
+ * Guessed cuts (format.h, tl_reader_guess): a scan of one input lets its
+ * reader guess where morsels end (the CSV reader then reads only a few
+ * bytes per morsel on the consumer instead of all of them; the decoder
+ * checks the guess).  When the head morsel was guessed and failed, for
+ * whatever reason, every later morsel is dropped (waiting for those that
+ * run), the reader splits again from the head morsel reading every byte,
+ * and the scan goes on: the morsels, and so the output, errors and
+ * counters, are those of a scan that never guessed.  TALLY_NO_GUESS turns
+ * it off.
  */
 #include "ops.h"
 
@@ -518,6 +528,30 @@ static TlStatus prepare_late(Scan *s, TlError *err)
     return TL_OK;
 }
 
+/* The head morsel was guessed and failed (see the top): drop it and every
+ * later morsel, and split again from it. */
+static TlStatus resplit(Scan *s, Slot *head, TlError *err)
+{
+    TlMorsel m = head->m;
+    int input = head->input;
+    for (int64_t q = s->next_seq - 1; q >= s->head; q--) {
+        Slot *sl = &s->slots[q % s->n_slots];
+        if (s->threads) {
+            tl_wait_lock(s->wait);
+            if (sl->state == SLOT_PENDING) sl->state = SLOT_FREE; /* its task skips */
+            while (sl->state == SLOT_RUNNING) tl_wait_step(s->wait);
+            clear_slot(s, sl);
+            tl_wait_unlock(s->wait);
+        } else {
+            clear_slot(s, sl);
+        }
+    }
+    s->next_seq = s->head;
+    s->cut_in = input;
+    s->cut_done = false;
+    return tl_reader_resplit(s->in[input].reader, &m, err);
+}
+
 /* Hand out the head morsel: its status, counters, and its batch or result.
  * *out_b / *out_r NULL with *more true: the morsel left nothing (ask again);
  * *more false: the end. */
@@ -537,6 +571,7 @@ static TlStatus take(Scan *s, TlBatch **out_b, void **out_r, bool *more,
     *more = true;
     in = &s->in[sl->input];
     st = sl->st;
+    if (st != TL_OK && in->split && sl->m.line < 0) return resplit(s, sl, err);
     if (st == TL_ERR_RESTART && sl->widen) {
         TlError werr;
         if (tl_reader_widen(in->reader, sl->widen, &werr) != TL_OK) {
@@ -733,6 +768,8 @@ TlStatus tl_op_scan_new(const TlSchema *schema, const TlScanInput *inputs,
             if (in->pos[k] != k) in->identity = false;
         }
     }
+    if (n_inputs == 1 && s->in[0].split && !getenv("TALLY_NO_GUESS"))
+        tl_reader_guess(s->in[0].reader);
     *out = &s->base;
     return TL_OK;
 oom:
