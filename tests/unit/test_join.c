@@ -603,6 +603,60 @@ TL_TEST(table_float_keys)
     tl_array_release(k);
 }
 
+/* tl_join_table_probe_more: an int key's probe says which chains are one
+ * row (more 0: next need not be read); other keys always say 1; a miss or
+ * a null key gives NONE. */
+TL_TEST(table_probe_more)
+{
+    int64_t v[] = {5, 7, 5, 9, 11};
+    const char *sv[] = {"a", "b", "a"};
+    uint32_t first[6];
+    uint8_t more[6];
+    TlBuilder b;
+    TlArray *k, *p, *s;
+    TlJoinTable *t = NULL, *ts = NULL;
+    TlError err;
+    tl_builder_init(&b, TL_TINT64);
+    for (int i = 0; i < 5; i++) tl_builder_append_i64(&b, v[i]);
+    k = tl_builder_finish(&b);
+    tl_builder_init(&b, TL_TINT64);
+    tl_builder_append_i64(&b, 5);
+    tl_builder_append_i64(&b, 7);
+    tl_builder_append_i64(&b, 9);
+    tl_builder_append_i64(&b, 4);
+    tl_builder_append_null(&b);
+    tl_builder_append_i64(&b, 11);
+    p = tl_builder_finish(&b);
+    CHECK_EQ_INT(tl_join_table_build(&k, 1, 5, false, &t, &err), TL_OK);
+    if (t) {
+        uint32_t want_first[] = {0, 1, 3, TL_JT_NONE, TL_JT_NONE, 4};
+        uint8_t want_more[] = {1, 0, 0, 1, 1, 0};
+        CHECK_EQ_INT(tl_join_table_probe_more(t, &p, 6, first, more, &err), TL_OK);
+        for (int i = 0; i < 6; i++) {
+            CHECK_EQ_INT(first[i], want_first[i]);
+            if (first[i] != TL_JT_NONE) CHECK_EQ_INT(more[i], want_more[i]);
+        }
+        CHECK_EQ_INT(tl_join_table_next(t)[0], 2);
+        CHECK_EQ_INT(tl_join_table_next(t)[1], TL_JT_NONE);
+    }
+    tl_builder_init(&b, TL_TSTRING);
+    for (int i = 0; i < 3; i++) tl_builder_append_str(&b, sv[i], strlen(sv[i]));
+    s = tl_builder_finish(&b);
+    CHECK_EQ_INT(tl_join_table_build(&s, 1, 3, false, &ts, &err), TL_OK);
+    if (ts) {
+        CHECK_EQ_INT(tl_join_table_probe_more(ts, &s, 3, first, more, &err), TL_OK);
+        for (int i = 0; i < 3; i++) {
+            CHECK_EQ_INT(first[i], i == 1 ? 1 : 0);
+            CHECK_EQ_INT(more[i], 1);
+        }
+    }
+    tl_join_table_free(t);
+    tl_join_table_free(ts);
+    tl_array_release(k);
+    tl_array_release(p);
+    tl_array_release(s);
+}
+
 /* Every test, both build sides, plain and staged sources. */
 static int run_all(void)
 {
@@ -620,6 +674,7 @@ static int run_all(void)
     }
     TL_RUN(table_partitioned);
     TL_RUN(table_float_keys);
+    TL_RUN(table_probe_more);
     printf("test_join (%d threads): %lld random cases\n", tl_pool_threads(),
            (long long)cases_run);
     return tl_test_summary(__FILE__);
