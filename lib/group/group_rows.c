@@ -432,16 +432,23 @@ static TlStatus decode_rows(const uint8_t *const *rows, int64_t n,
             default: {
                 p = get_varint(p, &u);
                 uint32_t len = (uint32_t)u;
-                TlView v;
+                uint8_t *dst = vals + (size_t)i * 16;
                 if (len <= TL_VIEW_INLINE) {
-                    v.w[0] = v.w[1] = 0;
-                    v.in.len = len;
-                    tl_copy_short(v.in.data, p, len);
-                } else if (!dcol_long(&c[k], p, len, &v)) {
-                    st = tl_error_oom(err);
-                    goto done;
+                    /* written in place (a view built aside and copied
+                     * stalls on store forwarding) */
+                    uint64_t z = 0;
+                    memcpy(dst, &z, 8);
+                    memcpy(dst + 8, &z, 8);
+                    memcpy(dst, &len, 4);
+                    tl_copy_short(dst + 4, p, len);
+                } else {
+                    TlView v;
+                    if (!dcol_long(&c[k], p, len, &v)) {
+                        st = tl_error_oom(err);
+                        goto done;
+                    }
+                    memcpy(dst, &v, 16);
                 }
-                memcpy(vals + (size_t)i * 16, &v, 16);
                 p += len;
                 break;
             }
