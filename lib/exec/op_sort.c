@@ -3,13 +3,32 @@
  * wanted.
  *
  * Full sort: every child batch is kept as a chunk with its evaluated key
- * arrays (a key that is a plain column is that column, no copy).  At the
+ * arrays (a key that is a plain column is that column, no copy), and its
+ * other data columns packed into rows (pack_chunk, on the pool per morsel
+ * when the child is a scan): fixed offsets, 8 bytes a number, 16 a string
+ * view (block numbers rebased to the chunk's list of data blocks), 4 a
+ * date, 1 a bool, nulls in a separate per-row mask only where a chunk has
+ * nulls; the columns are released, so memory stays what they held.  At the
  * end a permutation of global row indexes (chunk after chunk) is sorted and
  * the output is gathered per output batch of tl_batch_rows() rows straight
- * from the chunks by (chunk, row) pairs (tl_array_take_multi): nothing is
- * concatenated, strings copy their views and share the chunks' data
- * buffers.  Memory per row: the input once, 4 bytes of permutation, plus
- * the sort's own keys while it runs (see sort_perm).
+ * from the chunks (gather_packed): each output row is one random read of
+ * one or two cache lines (a tile of rows located and prefetched while the
+ * previous tile is copied out) instead of one per column, which made the
+ * gather a quarter of a big sort's time; the key columns by (chunk, row)
+ * pairs (tl_array_take_multi).  Nothing is concatenated; strings share the
+ * chunks' data buffers.  Memory per row: the input once, 4 bytes of
+ * permutation, plus the sort's own keys while it runs (see sort_perm).
+ * TALLY_SORT_PACK=0 keeps every column (the column gather, for tests);
+ * =2 packs only chunks of even length, and a mixed set is unpacked again
+ * after the sort (out_prepare), which tests that path.
+ *
+ * Output pipeline (more than one thread): output batches are gathered
+ * ahead by pool tasks, a ring of 2 x threads batches (out_start / out_fill
+ * / out_next), so the gathering runs on the workers while the caller
+ * formats and writes earlier batches; before, the writer's thread gathered
+ * most columns itself while the worker formatted, and the output phase ran
+ * at the pace of that one thread.  The batches are cut exactly as the
+ * serial path cuts them.
  *
  * Sorting the permutation (sort_perm), on the thread pool
  * (lib/core/pool.h) wherever the work splits; a stable sort has exactly
@@ -29,7 +48,8 @@
  *     (kernels/rowenc.c draws the layout) written straight into one row
  *     set, chunks in parallel (lengths, then offsets, then bytes), and the
  *     stable row sort (tl_k_psort_rows) orders indexes by memcmp order.
- * The output gather (tl_array_take_multi) runs one column per task.
+ * The column gather (tl_array_take_multi; top-k, and unpacked chunks)
+ * runs one column per task.
  *
  * Morsels: when the child is a scan (set_stage), the sort installs a stage
  * whose work runs on the pool per morsel: it evaluates the keys and, for
@@ -177,9 +197,11 @@ static size_t pk_width(TlType t)
  * a big sort's time).  Column i's value at byte pk_off[i] (an int64,
  * float64 or timestamp 8 bytes, a date 4, a bool 1, a string its 16-byte
  * view with the block number rebased to c->bufs, type null nothing); nulls
- * in a separate mask, only when the chunk has some.  The columns are
- * released: memory stays about what the columns held.  A chunk with a
- * column whose type is neither the schema's nor null stays in columns. */
+ * in a separate mask, only when the chunk has some.  The packed columns
+ * are released: memory stays what the columns held.  A column that is a
+ * sort key (pk_off -1) stays a column: the sort reads it, and packing it
+ * too would hold it twice until the sort is done.  A chunk with a column
+ * whose type is neither the schema's nor null stays in columns. */
 static TlStatus pack_chunk(const SortOp *s, Chunk *c, TlError *err)
 {
     const TlField *f = s->base.schema->fields;
@@ -190,6 +212,7 @@ static TlStatus pack_chunk(const SortOp *s, Chunk *c, TlError *err)
     if (s->pack == 0 || (s->pack == 2 && n % 2)) return TL_OK;
     for (int i = 0; i < nd; i++) {
         TlType t = c->data[i]->type;
+        if (s->pk_off[i] < 0) continue; /* a key column stays */
         if (t != f[i].type && t != TL_TNULL) return TL_OK;
         if (t == TL_TSTRING) nb += c->data[i]->n_data;
     }
@@ -201,6 +224,7 @@ static TlStatus pack_chunk(const SortOp *s, Chunk *c, TlError *err)
      * time (all columns of a block while it is in the cache) */
     for (int i = 0; i < nd; i++) {
         const TlArray *a = c->data[i];
+        if (s->pk_off[i] < 0) continue;
         if (a->type == TL_TNULL || a->null_count > 0) {
             uint8_t bit = (uint8_t)(1u << (i % 8));
             uint8_t *m = NULL;
@@ -216,6 +240,7 @@ static TlStatus pack_chunk(const SortOp *s, Chunk *c, TlError *err)
         uint32_t base = 0;
         for (int i = 0; i < nd; i++) {
             const TlArray *a = c->data[i];
+            if (s->pk_off[i] < 0) continue;
             uint8_t *d = c->rows + s->pk_off[i];
             if (a->type == TL_TNULL) {
                 size_t w = pk_width(f[i].type);
@@ -250,10 +275,11 @@ static TlStatus pack_chunk(const SortOp *s, Chunk *c, TlError *err)
         }
     }
     for (int i = 0; i < nd; i++)
-        if (c->data[i]->type == TL_TSTRING)
+        if (s->pk_off[i] >= 0 && c->data[i]->type == TL_TSTRING)
             for (uint32_t k = 0; k < c->data[i]->n_data; k++)
                 c->bufs[c->n_bufs++] = tl_buf_retain(c->data[i]->data[k]);
     for (int i = 0; i < nd; i++) {
+        if (s->pk_off[i] < 0) continue;
         tl_array_release(c->data[i]);
         c->data[i] = NULL;
     }
@@ -742,8 +768,8 @@ static void pk_locate(const SortOp *s, const uint32_t *g, int m, bool masks, PkT
         t->part[j] = (uint32_t)lo;
         t->row[j] = r;
         t->src[j] = p;
-        __builtin_prefetch(p);
-        __builtin_prefetch(p + (W ? W - 1 : 0));
+        for (size_t q = 0; q < W; q += 64) __builtin_prefetch(p + q);
+        if (W) __builtin_prefetch(p + W - 1); /* a row across three lines */
         if (masks && c->nulls) __builtin_prefetch(c->nulls + (size_t)r * s->pk_mask);
     }
 }
@@ -755,7 +781,7 @@ static void pk_locate(const SortOp *s, const uint32_t *g, int m, bool masks, PkT
  * Rows must lie in chunks [c0, c1).  On failure out[] may hold some
  * arrays (the caller releases them). */
 static TlStatus gather_packed(const SortOp *s, const uint32_t *g, int64_t n, int c0, int c1,
-                              TlArray **out, TlError *err)
+                              bool keys, TlArray **out, TlError *err)
 {
     const TlField *f = s->base.schema->fields;
     int nd = s->n_data;
@@ -765,6 +791,7 @@ static TlStatus gather_packed(const SortOp *s, const uint32_t *g, int64_t n, int
     TlBuf **vals = tl_calloc((size_t)nd * 2 + 1, sizeof *vals), **valid = vals + nd;
     int64_t *nullc = tl_calloc((size_t)nd + 1, sizeof *nullc);
     PkTile *tiles = tl_malloc(2 * sizeof *tiles);
+    uint32_t *kpart = NULL, *krow = NULL; /* for the key columns */
     TlStatus st = TL_OK;
     bbase = tl_malloc(((size_t)s->n_chunks + 1) * sizeof *bbase);
     if (!vals || !nullc || !tiles || !bbase) goto oom;
@@ -774,6 +801,14 @@ static TlStatus gather_packed(const SortOp *s, const uint32_t *g, int64_t n, int
     }
     for (int i = 0; i < nd; i++) {
         bool tnull = true, nulls = false;
+        if (s->pk_off[i] < 0) {
+            if (keys && !kpart) {
+                kpart = tl_malloc((size_t)(n ? n : 1) * sizeof *kpart);
+                krow = tl_malloc((size_t)(n ? n : 1) * sizeof *krow);
+                if (!kpart || !krow) goto oom;
+            }
+            continue;
+        }
         for (int c = c0; c < c1; c++) {
             tnull = tnull && (s->chunks[c].info[i] & PK_TNULL);
             nulls = nulls || (s->chunks[c].info[i] & PK_NULLS);
@@ -795,6 +830,10 @@ static TlStatus gather_packed(const SortOp *s, const uint32_t *g, int64_t n, int
     if (n > 0) pk_locate(s, g, n < PK_TILE ? (int)n : PK_TILE, masks, cur);
     for (int64_t t0 = 0; t0 < n; t0 += PK_TILE) {
         int m = n - t0 < PK_TILE ? (int)(n - t0) : PK_TILE;
+        for (int j = 0; kpart && j < m; j++) {
+            kpart[t0 + j] = cur->part[j] - (uint32_t)c0;
+            krow[t0 + j] = cur->row[j];
+        }
         if (t0 + PK_TILE < n)
             pk_locate(s, g + t0 + PK_TILE,
                       n - t0 - PK_TILE < PK_TILE ? (int)(n - t0 - PK_TILE) : PK_TILE, masks,
@@ -842,6 +881,15 @@ static TlStatus gather_packed(const SortOp *s, const uint32_t *g, int64_t n, int
         cur = nxt;
         nxt = tmp;
     }
+    for (int i = 0; kpart && i < nd; i++) {
+        if (s->pk_off[i] >= 0) continue;
+        TlArray **parts = tl_malloc(((size_t)(c1 - c0) + 1) * sizeof *parts);
+        if (!parts) goto oom;
+        for (int c = c0; c < c1; c++) parts[c - c0] = s->chunks[c].data[i];
+        out[i] = tl_array_take_multi(parts, c1 - c0, kpart, krow, n);
+        tl_free(parts);
+        if (!out[i]) goto oom;
+    }
     for (int i = 0; i < nd; i++) {
         TlBuf **data = NULL;
         if (!vals[i]) continue;
@@ -869,6 +917,8 @@ done:
     tl_free(nullc);
     tl_free(tiles);
     tl_free(bbase);
+    tl_free(kpart);
+    tl_free(krow);
     return st;
 }
 
@@ -1367,7 +1417,7 @@ static void unpack_task(void *arg, int64_t ci)
     g = tl_malloc((size_t)(c->n_rows ? c->n_rows : 1) * sizeof *g);
     if (!g) return; /* rows stay: out_prepare sees it */
     for (int64_t r = 0; r < c->n_rows; r++) g[r] = (uint32_t)(s->starts[ci] + r);
-    if (gather_packed(s, g, c->n_rows, (int)ci, (int)ci + 1, c->data, &e) == TL_OK) {
+    if (gather_packed(s, g, c->n_rows, (int)ci, (int)ci + 1, false, c->data, &e) == TL_OK) {
         tl_free(c->rows_mem);
         c->rows_mem = NULL;
         tl_free(c->nulls);
@@ -1415,7 +1465,7 @@ static TlStatus out_gather(SortOp *s, int64_t off, int64_t n, TlArray **cols, bo
                            TlError *err)
 {
     if (s->n_chunks > 0 && s->chunks[0].rows)
-        return gather_packed(s, s->perm + off, n, 0, s->n_chunks, cols, err);
+        return gather_packed(s, s->perm + off, n, 0, s->n_chunks, true, cols, err);
     return gather(s, s->perm + off, n, cols, NULL, par, err);
 }
 
@@ -1618,20 +1668,6 @@ TlStatus tl_op_sort_new(TlOperator *child, const TlExprArena *ea,
         sort_free(&s->base);
         return tl_error_oom(err);
     }
-    /* packed rows: a full sort's data columns, each at a fixed offset */
-    const char *pk = getenv("TALLY_SORT_PACK");
-    s->pack = pk && strcmp(pk, "0") == 0 ? 0 : pk && strcmp(pk, "2") == 0 ? 2 : 1;
-    s->pk_off = tl_malloc(((size_t)s->n_data + 1) * sizeof *s->pk_off);
-    if (!s->pk_off) {
-        sort_free(&s->base);
-        return tl_error_oom(err);
-    }
-    for (int i = 0; i < s->n_data; i++) {
-        s->pk_off[i] = (int)s->pk_row;
-        s->pk_row += pk_width(child->schema->fields[i].type);
-    }
-    s->pk_row = (s->pk_row + 7) / 8 * 8;
-    s->pk_mask = ((size_t)s->n_data + 7) / 8;
     for (int k = 0; k < n_keys; k++) {
         s->keys[k] = keys[k];
         const TlExpr *e = tl_ea_node(ea, keys[k]);
@@ -1640,6 +1676,25 @@ TlStatus tl_op_sort_new(TlOperator *child, const TlExprArena *ea,
         s->desc[k] = desc ? desc[k] : false;
         s->nulls_first[k] = nulls_first ? nulls_first[k] : false;
     }
+    /* packed rows: a full sort's data columns, each at a fixed offset;
+     * key columns stay columns (-1) */
+    const char *pk = getenv("TALLY_SORT_PACK");
+    s->pack = pk && strcmp(pk, "0") == 0 ? 0 : pk && strcmp(pk, "2") == 0 ? 2 : 1;
+    s->pk_off = tl_malloc(((size_t)s->n_data + 1) * sizeof *s->pk_off);
+    if (!s->pk_off) {
+        sort_free(&s->base);
+        return tl_error_oom(err);
+    }
+    for (int i = 0; i < s->n_data; i++) s->pk_off[i] = 0;
+    for (int k = 0; k < n_keys; k++)
+        if (s->key_col[k] >= 0) s->pk_off[s->key_col[k]] = -1;
+    for (int i = 0; i < s->n_data; i++) {
+        if (s->pk_off[i] < 0) continue;
+        s->pk_off[i] = (int)s->pk_row;
+        s->pk_row += pk_width(child->schema->fields[i].type);
+    }
+    s->pk_row = (s->pk_row + 7) / 8 * 8;
+    s->pk_mask = ((size_t)s->n_data + 7) / 8;
     *out = &s->base;
     return TL_OK;
 }

@@ -38,6 +38,7 @@ SHAPES=(
     "--sort s"
     "--sort 'k, s desc'"
     "--sort l,i --select l,k,b"
+    "--sort 'i * 2',k"
     "--with 'y = null' --with 'z = if(i > 2, k, null)' --sort d,t"
 )
 
