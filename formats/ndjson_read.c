@@ -211,6 +211,8 @@ typedef struct NdCursor {
     NdSlot shape[MAX_SHAPE]; /* the keys of the last line parse_object read
                                 (when flat and known), for parse_shaped */
     int shape_len;           /* 0: no shape */
+    int shape_keys;          /* keys of the line parse_object read last,
+                                when its shape is still to be made */
     int shape_miss;          /* lines in a row the shape did not fit */
     int shape_wait;          /* lines to read before trying it again */
 
@@ -1144,12 +1146,15 @@ static inline bool fast_value(const uint8_t *p, size_t vs, size_t *end, uint32_t
 }
 #endif
 
-/* Make the line just read by parse_object (k keys) the shape, when every
- * key is plain, belongs to the line's object (nothing nested) and names a
- * column known at open; else no shape. */
-static void build_shape(NdCursor *r, int k)
+/* Make the line parse_object read last (shape_keys keys) the shape, when
+ * every key is plain, belongs to the line's object (nothing nested) and
+ * names a column known at open; else no shape.  Made only when it is to
+ * be tried, so lines that keep changing their keys do not pay for it. */
+static void build_shape(NdCursor *r)
 {
+    const int k = r->shape_keys;
     r->shape_len = 0;
+    r->shape_keys = 0;
     if (k < 1 || k > MAX_SHAPE || k > r->seq_cap) return;
     for (int q = 0; q < k; q++) {
         const Entry *e;
@@ -1308,6 +1313,8 @@ static TlStatus tokenize_batch(NdCursor *r, size_t end, TlError *err)
         }
         /* a line with the previous line's keys: parse_shaped; else (or
          * when lines keep changing shape, now and then) parse_object */
+        if (r->shape_keys && r->shape_wait == 0)
+            build_shape(r); /* from the line parse_object read last */
         if (r->shape_len && r->shape_wait == 0) {
             size_t j = i;
             bool done;
@@ -1325,7 +1332,8 @@ static TlStatus tokenize_batch(NdCursor *r, size_t end, TlError *err)
             r->shape_wait--;
         }
         if ((st = parse_object(r, &i, 0, rows, &k)) != TL_OK) break;
-        build_shape(r, k);
+        r->shape_len = 0;
+        r->shape_keys = k;
     parsed:
         while (i < n && (p[i] == ' ' || p[i] == '\t')) i++;
         if (i < n && p[i] == '\r' && i + 1 < n && p[i + 1] == '\n') i++;
