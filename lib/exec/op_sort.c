@@ -133,6 +133,11 @@ typedef struct SortOp {
     int pack;                /* 0 off, 1 every chunk, 2 chunks of even length */
     int *pk_off;
     size_t pk_row, pk_mask;  /* bytes of a row, of a row's null mask */
+    uint64_t *kimg;          /* packed output of a single numeric key column:
+                                its sorted images (see sort_native), or NULL */
+    int64_t kimg_m, kimg_nn; /* values, nulls */
+    TlType kimg_type;
+    bool kimg_on;            /* the key column is made from kimg */
     int64_t *starts;         /* packed output: chunk c's first global row */
     int *first;              /* chunk of global row b << LOC_SHIFT */
 } SortOp;
@@ -345,6 +350,8 @@ typedef struct Fill {
     uint32_t *vidx, *nidx;           /* non-null rows, null rows */
     TlRows *rows;                    /* encoded rows */
     uint64_t *tot;                   /* encode: bytes per chunk */
+    uint8_t *inexact;                /* native: a chunk has a float whose
+                                        image loses its bits (-0.0, NaN) */
     int failed;                      /* a task ran out of memory */
 } Fill;
 
@@ -368,6 +375,14 @@ static bool fill_init(Fill *f, SortOp *s)
     return true;
 }
 
+/* Whether v comes back bit for bit from its image u (not -0.0, not a NaN
+ * of another payload). */
+static inline bool f64_exact(double v, uint64_t u)
+{
+    double back = tl_k_f64_from_image(u);
+    return memcmp(&v, &back, 8) == 0;
+}
+
 /* Chunk c of a single numeric key: images and indexes (a pool task). */
 static void fill_native(void *arg, int64_t c)
 {
@@ -385,7 +400,10 @@ static void fill_native(void *arg, int64_t c)
             }
             uint64_t u;
             switch (k->type) {
-            case TL_TFLOAT64: u = tl_k_f64_image(tl_array_f64(k)[i]); break;
+            case TL_TFLOAT64:
+                u = tl_k_f64_image(tl_array_f64(k)[i]);
+                if (f->inexact && !f64_exact(tl_array_f64(k)[i], u)) f->inexact[c] = 1;
+                break;
             case TL_TDATE: u = tl_k_i64_image(tl_array_i32(k)[i]); break;
             case TL_TBOOL: u = tl_array_bool(k, i); break;
             default: u = tl_k_i64_image(tl_array_i64(k)[i]); break;
@@ -399,7 +417,16 @@ static void fill_native(void *arg, int64_t c)
     switch (k->type) {
     case TL_TFLOAT64: {
         const double *v = tl_array_f64(k);
-        for (int64_t i = 0; i < len; i++) img[m + i] = tl_k_f64_image(v[i]) ^ flip;
+        uint64_t diff = 0;
+        for (int64_t i = 0; i < len; i++) {
+            uint64_t u = tl_k_f64_image(v[i]), a, b;
+            double back = tl_k_f64_from_image(u);
+            memcpy(&a, &v[i], 8);
+            memcpy(&b, &back, 8);
+            diff |= a ^ b;
+            img[m + i] = u ^ flip;
+        }
+        if (f->inexact && diff) f->inexact[c] = 1;
         break;
     }
     case TL_TDATE: {
@@ -454,7 +481,16 @@ static TlStatus sort_native(SortOp *s, uint32_t *perm, TlError *err)
     TlStatus st = TL_OK;
     if (!fill_init(&f, s)) return tl_error_oom(err);
     int64_t n = s->pool_rows, m = f.voff[s->n_chunks], nn = f.noff[s->n_chunks];
+    TlType t = s->chunks[0].keys[0]->type;
+    /* A full sort on a data column of int64, timestamp, date or float64
+     * keeps the sorted images: the output makes that column from them in
+     * order instead of gathering it (out_prepare decides). */
+    bool keep = s->limit < 0 && s->key_col[0] >= 0 && s->pack != 0 && t != TL_TBOOL;
     f.flip = s->desc[0] ? ~0ull : 0;
+    if (keep && !(f.inexact = tl_calloc((size_t)s->n_chunks + 1, 1))) {
+        tl_free(f.goff);
+        return tl_error_oom(err);
+    }
     f.img = tl_malloc((size_t)(n ? n : 1) * sizeof *f.img);
     f.vidx = tl_malloc((size_t)(n ? n : 1) * sizeof *f.vidx);
     f.nidx = nn ? tl_malloc((size_t)nn * sizeof *f.nidx) : NULL;
@@ -466,8 +502,18 @@ static TlStatus sort_native(SortOp *s, uint32_t *perm, TlError *err)
     if (st == TL_OK) drop_keys(s);
     if (st == TL_OK) st = tl_k_psort_u64(f.img, f.vidx, m, 0, err);
     if (st == TL_OK) put_nulls(perm, f.vidx, m, f.nidx, nn, s->nulls_first[0]);
+    for (int c = 0; keep && c < s->n_chunks; c++)
+        if (f.inexact[c]) keep = false;
+    if (st == TL_OK && keep) {
+        s->kimg = f.img;
+        f.img = NULL;
+        s->kimg_m = m;
+        s->kimg_nn = nn;
+        s->kimg_type = t;
+    }
 done:
     tl_free(f.goff);
+    tl_free(f.inexact);
     tl_free(f.img);
     tl_free(f.vidx);
     tl_free(f.nidx);
@@ -882,7 +928,7 @@ static TlStatus gather_packed(const SortOp *s, const uint32_t *g, int64_t n, int
         nxt = tmp;
     }
     for (int i = 0; kpart && i < nd; i++) {
-        if (s->pk_off[i] >= 0) continue;
+        if (s->pk_off[i] >= 0 || (s->kimg_on && i == s->key_col[0])) continue;
         TlArray **parts = tl_malloc(((size_t)(c1 - c0) + 1) * sizeof *parts);
         if (!parts) goto oom;
         for (int c = c0; c < c1; c++) parts[c - c0] = s->chunks[c].data[i];
@@ -1439,7 +1485,11 @@ static TlStatus out_prepare(SortOp *s, TlError *err)
     int nc = s->n_chunks, packed = 0;
     if (!s->perm || nc == 0) return TL_OK;
     for (int c = 0; c < nc; c++) packed += s->chunks[c].rows != NULL;
-    if (packed == 0) return TL_OK;
+    if (packed == 0) {
+        tl_free(s->kimg);
+        s->kimg = NULL;
+        return TL_OK;
+    }
     int64_t total = s->pool_rows;
     size_t n_blocks = (size_t)(total >> LOC_SHIFT) + 2;
     s->starts = tl_malloc(((size_t)nc + 1) * sizeof *s->starts);
@@ -1452,11 +1502,61 @@ static TlStatus out_prepare(SortOp *s, TlError *err)
         while ((int)c + 1 < nc && s->starts[c + 1] <= x) c++;
         s->first[b] = (int)c;
     }
-    if (packed == nc) return TL_OK;
+    if (packed == nc) {
+        if (s->kimg) { /* the key column comes from the images */
+            int kc = s->key_col[0];
+            for (int c = 0; c < nc; c++) {
+                tl_array_release(s->chunks[c].data[kc]);
+                s->chunks[c].data[kc] = NULL;
+            }
+            s->kimg_on = true;
+        }
+        return TL_OK;
+    }
+    tl_free(s->kimg);
+    s->kimg = NULL;
     TL_TRY(tl_pool_for(nc, unpack_task, s, err));
     for (int c = 0; c < nc; c++)
         if (s->chunks[c].rows) return tl_error_oom(err);
     return TL_OK;
+}
+
+/* The key column (single numeric key) at output rows [off, off + n) from
+ * the sorted images: values in order, nulls before or after them, as
+ * put_nulls placed them.  Only when every image gives its value back bit
+ * for bit (sort_native checked).  NULL on OOM. */
+static TlArray *key_from_images(const SortOp *s, int64_t off, int64_t n)
+{
+    TlType t = s->kimg_type;
+    /* values at output rows [v0, v1) are kimg[p - v0]; the batch's values
+     * are rows [a, b) */
+    int64_t v0 = s->nulls_first[0] ? s->kimg_nn : 0, v1 = v0 + s->kimg_m;
+    int64_t a = off > v0 ? off : v0, b = off + n < v1 ? off + n : v1;
+    uint64_t flip = s->desc[0] ? ~0ull : 0, sign = 1ull << 63;
+    if (b < a) b = a;
+    const uint64_t *img = s->kimg + (a - v0); /* img[i]: output row a + i */
+    int64_t k = b - a, j0 = a - off;          /* at batch row j0 + i */
+    TlBuf *vals = tl_buf_new((t == TL_TDATE ? 4 : 8) * (size_t)(n ? n : 1), true);
+    TlBuf *valid = NULL;
+    if (!vals) return NULL;
+    if (b - a < n) {
+        if (!(valid = tl_buf_new(tl_bitmap_bytes(n), true))) {
+            tl_buf_release(vals);
+            return NULL;
+        }
+        for (int64_t j = a - off; j < b - off; j++) tl_bit_set(valid->data, j);
+    }
+    if (t == TL_TFLOAT64) {
+        double *d = (double *)vals->data + j0;
+        for (int64_t i = 0; i < k; i++) d[i] = tl_k_f64_from_image(img[i] ^ flip);
+    } else if (t == TL_TDATE) {
+        int32_t *d = (int32_t *)vals->data + j0;
+        for (int64_t i = 0; i < k; i++) d[i] = (int32_t)(int64_t)(img[i] ^ flip ^ sign);
+    } else {
+        int64_t *d = (int64_t *)vals->data + j0;
+        for (int64_t i = 0; i < k; i++) d[i] = (int64_t)(img[i] ^ flip ^ sign);
+    }
+    return tl_array_new(t, n, vals, valid, n - (b - a), NULL, 0);
 }
 
 /* Output rows perm[off, off + n) of every data column into cols[]: from
@@ -1464,8 +1564,12 @@ static TlStatus out_prepare(SortOp *s, TlError *err)
 static TlStatus out_gather(SortOp *s, int64_t off, int64_t n, TlArray **cols, bool par,
                            TlError *err)
 {
-    if (s->n_chunks > 0 && s->chunks[0].rows)
-        return gather_packed(s, s->perm + off, n, 0, s->n_chunks, true, cols, err);
+    if (s->n_chunks > 0 && s->chunks[0].rows) {
+        TL_TRY(gather_packed(s, s->perm + off, n, 0, s->n_chunks, true, cols, err));
+        if (s->kimg_on && !(cols[s->key_col[0]] = key_from_images(s, off, n)))
+            return tl_error_oom(err);
+        return TL_OK;
+    }
     return gather(s, s->perm + off, n, cols, NULL, par, err);
 }
 
@@ -1628,6 +1732,7 @@ static void sort_free(TlOperator *op)
     tl_free(s->chunks);
     tl_free(s->perm);
     tl_free(s->pk_off);
+    tl_free(s->kimg);
     tl_free(s->starts);
     tl_free(s->first);
     tl_free(s->thr);

@@ -7,7 +7,9 @@
 # null-typed columns, nulls everywhere), every --threads and batch size, and
 # when only some chunks are packed (TALLY_SORT_PACK=2: chunks of even length;
 # the others stay in columns and the packed ones are unpacked again; the
-# 30,000-row file is cut into morsels of both parities).
+# 30,000-row file is cut into morsels of both parities).  A single int64,
+# date, timestamp or float64 key column is made from the sorted images
+# (floats only when no -0.0 or NaN loses its bits: -f takes the gather).
 
 load helpers
 
@@ -39,6 +41,10 @@ SHAPES=(
     "--sort 'k, s desc'"
     "--sort l,i --select l,k,b"
     "--sort 'i * 2',k"
+    "--sort 'd desc nulls first'"
+    "--sort t --select t,k"
+    "--with 'g = k * 0.5' --sort 'g desc nulls first'"
+    "--with 'g = k * 0.5' --sort g"
     "--with 'y = null' --with 'z = if(i > 2, k, null)' --sort d,t"
 )
 
