@@ -70,15 +70,17 @@
  * within about four times the kept rows plus NPART * slack rows, plus the
  * morsels in flight (partq's backpressure).
  *
- * The end.  Each partition (in parallel) compacts to one chunk and sorts
- * its kept rows by (key, position) with stable radix sorts (kernels/sort.h:
- * by position, then by image and null rank, or by encoded key).  The
- * NPART-way merge that gives the output order runs in ranges on the pool:
- * the largest partition's quantiles cut every partition (binary search),
- * each range merges its parts into its own slice of the output order.
- * The output batches gather from the partitions' chunks
- * (tl_array_take_multi).  Since positions are unique, the order is total
- * and the same for any NPART, range cuts or thread count.
+ * The end.  Each partition (in parallel) compacts to one chunk.  With
+ * fast keys every kept row goes into one array, ordered at once by stable
+ * parallel radix sorts (kernels/sort.h, tl_k_psort_u64): by position, then
+ * by image, then by null rank.  Otherwise each partition sorts its rows
+ * (position, then tl_k_sort_rows on the encoded keys) and the NPART-way
+ * merge runs in ranges on the pool: the largest partition's quantiles cut
+ * every partition (binary search), each range merges its parts into its
+ * own slice of the output order.  The output batches gather from the
+ * partitions' chunks (tl_array_take_multi).  Since positions are unique,
+ * the order is total and the same for any NPART, range cuts or thread
+ * count.
  */
 #include <stdlib.h>
 
@@ -205,6 +207,10 @@ typedef struct TopnOp {
     int64_t n_out, emitted;
     int np;            /* partitions with kept rows */
     int pidx[NPART];   /* their indexes */
+    int qof[NPART];    /* partition -> its index in pidx */
+    Ent *all;          /* fast keys, at the end: the kept rows of pidx[q]
+                          at all_off[q].., Ent.chunk := q */
+    int64_t all_off[NPART + 1];
     bool consumed;
 } TopnOp;
 
@@ -885,12 +891,11 @@ static TlStatus part_status(TopnOp *t, TlError *err)
 }
 
 /* Partition p's kept rows e[0..n) (e[i].row == i: just compacted, in slot
- * order) into output order: stable radix sorts by position, then by key
- * (fast keys: the image, then the null rank if any row has another; else
- * the encoded rows), so ties on the key keep position order.  *sorted
- * takes over or frees e.  TL_ERR_OOM. */
-static TlStatus sort_kept(const TopnOp *t, const Part *p, Ent *e, int64_t n,
-                          Ent **sorted, TlError *err)
+ * order; encoded keys, not fast) into output order: a stable radix sort by
+ * position, then tl_k_sort_rows by the encoded keys, so ties on the key
+ * keep position order.  *sorted takes over or frees e.  TL_ERR_OOM. */
+static TlStatus sort_kept(const Part *p, Ent *e, int64_t n, Ent **sorted,
+                          TlError *err)
 {
     TlStatus st = TL_OK;
     uint64_t *k = tl_malloc((size_t)(n ? n : 1) * sizeof *k);
@@ -901,23 +906,12 @@ static TlStatus sort_kept(const TopnOp *t, const Part *p, Ent *e, int64_t n,
         st = tl_error_oom(err);
         goto done;
     }
-    bool ranks = false;
     for (int64_t i = 0; i < n; i++) {
         idx[i] = (uint32_t)i;
         k[i] = e[i].pos;
-        ranks |= e[i].rank != 1;
     }
     if ((st = tl_k_sort_u64(k, idx, n, err)) != TL_OK) goto done;
-    if (t->fast) {
-        for (int64_t i = 0; i < n; i++) k[i] = e[idx[i]].key;
-        if ((st = tl_k_sort_u64(k, idx, n, err)) != TL_OK) goto done;
-        if (ranks) {
-            for (int64_t i = 0; i < n; i++) k[i] = e[idx[i]].rank;
-            if ((st = tl_k_sort_u64(k, idx, n, err)) != TL_OK) goto done;
-        }
-    } else {
-        if ((st = tl_k_sort_rows(&p->chunks[0].keys, idx, n, err)) != TL_OK) goto done;
-    }
+    if ((st = tl_k_sort_rows(&p->chunks[0].keys, idx, n, err)) != TL_OK) goto done;
     for (int64_t i = 0; i < n; i++) out[i] = e[idx[i]];
     *sorted = out;
     out = NULL;
@@ -937,15 +931,24 @@ static void finish_task(void *arg, int64_t i)
     if (p->st != TL_OK || p->kept == 0) return;
     if ((p->st = compact(t, p, &p->err)) != TL_OK) return;
     uint64_t n_slots = (uint64_t)p->ng * (uint64_t)t->limit;
-    Ent *e = tl_malloc((size_t)p->kept * sizeof *e);
-    if (!e) {
-        p->st = tl_error_oom(&p->err);
-        return;
-    }
     int64_t n = 0;
-    for (uint64_t k = 0; k < n_slots; k++)
-        if (p->slots[k].chunk != EMPTY) e[n++] = p->slots[k];
-    if ((p->st = sort_kept(t, p, e, n, &p->sorted, &p->err)) != TL_OK) return;
+    if (t->all) { /* fast keys: into the shared array, sorted there */
+        Ent *e = t->all + t->all_off[t->qof[i]];
+        for (uint64_t k = 0; k < n_slots; k++)
+            if (p->slots[k].chunk != EMPTY) {
+                e[n] = p->slots[k];
+                e[n++].chunk = (uint32_t)t->qof[i];
+            }
+    } else {
+        Ent *e = tl_malloc((size_t)p->kept * sizeof *e);
+        if (!e) {
+            p->st = tl_error_oom(&p->err);
+            return;
+        }
+        for (uint64_t k = 0; k < n_slots; k++)
+            if (p->slots[k].chunk != EMPTY) e[n++] = p->slots[k];
+        if ((p->st = sort_kept(p, e, n, &p->sorted, &p->err)) != TL_OK) return;
+    }
     p->n_sorted = n;
     tl_grouper_free(p->g);
     p->g = NULL;
@@ -1041,13 +1044,8 @@ static void merge_range(void *arg, int64_t r)
 static TlStatus merge_parts(TopnOp *t, TlError *err)
 {
     TlStatus st = TL_OK;
-    int64_t total = 0;
+    int64_t total = t->all_off[t->np];
     int big = 0;
-    for (int k = 0; k < NPART; k++)
-        if (t->parts[k].n_sorted > 0) {
-            t->pidx[t->np++] = k;
-            total += t->parts[k].n_sorted;
-        }
     for (int q = 1; q < t->np; q++)
         if (t->parts[t->pidx[q]].n_sorted > t->parts[t->pidx[big]].n_sorted) big = q;
     t->opart = tl_malloc((size_t)(total + 1) * sizeof *t->opart);
@@ -1083,6 +1081,48 @@ static TlStatus merge_parts(TopnOp *t, TlError *err)
         tl_free(t->parts[k].sorted);
         t->parts[k].sorted = NULL;
     }
+    return st;
+}
+
+/* Fast keys: the output order of every kept row (t->all) at once, by
+ * stable radix sorts on the pool (tl_k_psort_u64): by position, then by
+ * image, then by null rank if some row has another. */
+static TlStatus order_all(TopnOp *t, TlError *err)
+{
+    TlStatus st = TL_OK;
+    int64_t n = t->all_off[t->np];
+    const Ent *e = t->all;
+    uint64_t *k = tl_malloc((size_t)(n + 1) * sizeof *k);
+    uint32_t *idx = tl_malloc((size_t)(n + 1) * sizeof *idx);
+    t->opart = tl_malloc((size_t)(n + 1) * sizeof *t->opart);
+    t->orow = tl_malloc((size_t)(n + 1) * sizeof *t->orow);
+    if (!k || !idx || !t->opart || !t->orow) {
+        st = tl_error_oom(err);
+        goto done;
+    }
+    bool ranks = false;
+    for (int64_t i = 0; i < n; i++) {
+        idx[i] = (uint32_t)i;
+        k[i] = e[i].pos;
+        ranks |= e[i].rank != 1;
+    }
+    if ((st = tl_k_psort_u64(k, idx, n, 0, err)) != TL_OK) goto done;
+    for (int64_t i = 0; i < n; i++) k[i] = e[idx[i]].key;
+    if ((st = tl_k_psort_u64(k, idx, n, 0, err)) != TL_OK) goto done;
+    if (ranks) {
+        for (int64_t i = 0; i < n; i++) k[i] = e[idx[i]].rank;
+        if ((st = tl_k_psort_u64(k, idx, n, 0, err)) != TL_OK) goto done;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        t->opart[i] = e[idx[i]].chunk;
+        t->orow[i] = e[idx[i]].row;
+    }
+    t->n_out = n;
+done:
+    tl_free(k);
+    tl_free(idx);
+    tl_free(t->all);
+    t->all = NULL;
     return st;
 }
 
@@ -1123,9 +1163,18 @@ static TlStatus consume(TopnOp *t, TlError *err)
         return qst;
     }
     TL_TRY(st);
+    for (int k = 0; k < NPART; k++)
+        if (t->parts[k].kept > 0) {
+            t->qof[k] = t->np;
+            t->all_off[t->np + 1] = t->all_off[t->np] + t->parts[k].kept;
+            t->pidx[t->np++] = k;
+        }
+    if (t->fast && t->np > 0 &&
+        !(t->all = tl_malloc((size_t)t->all_off[t->np] * sizeof *t->all)))
+        return tl_error_oom(err);
     TL_TRY(tl_pool_for(NPART, finish_task, t, err));
     TL_TRY(part_status(t, err));
-    return merge_parts(t, err);
+    return t->fast ? order_all(t, err) : merge_parts(t, err);
 }
 
 static TlStatus topn_next(TlOperator *op, TlBatch **out, TlError *err)
@@ -1166,6 +1215,7 @@ static void topn_free(TlOperator *op)
     tl_free(t->by_types);
     tl_free(t->opart);
     tl_free(t->orow);
+    tl_free(t->all);
     tl_free(t);
 }
 
