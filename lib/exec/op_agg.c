@@ -771,9 +771,15 @@ static TlStatus radix_pre(AggOp *a, RItem *it, const TlBatch *b, bool *done,
         goto done;
     }
     st = tl_grouper_new(a->kt, a->n_keys, true, &lg, err);
-    for (int part = 0; part < 2 && st == TL_OK; part++) {
-        int64_t off = part ? s : 0, len = part ? n - s : s;
-        if (len == 0) break;
+    /* the sample in two steps: once its first half and one rows hold more
+     * than half the sample's rows in groups, the answer is known (q10's
+     * near-unique keys stop there); then the rest of the sample, then the
+     * rest of the morsel */
+    int64_t half = s / 2 + 1 < s ? s / 2 + 1 : s;
+    int64_t cut[4] = {0, half, s, n};
+    for (int part = 0; part < 3 && st == TL_OK; part++) {
+        int64_t off = cut[part], len = cut[part + 1] - cut[part];
+        if (len == 0) continue;
         for (int k = 0; k < a->n_keys; k++) {
             tl_array_release(sl[k]);
             sl[k] = tl_array_slice(it->karr[k], off, len);
@@ -781,7 +787,7 @@ static TlStatus radix_pre(AggOp *a, RItem *it, const TlBatch *b, bool *done,
         }
         if (st == TL_OK)
             st = tl_grouper_map(lg, (const TlArray *const *)sl, len, lids + off, err);
-        if (st == TL_OK && part == 0 && a->pre_mode == 0 &&
+        if (st == TL_OK && part < 2 && a->pre_mode == 0 &&
             (int64_t)tl_grouper_count(lg) * 2 > s)
             goto done; /* many groups: rows go to the partitions */
     }
