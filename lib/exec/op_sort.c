@@ -834,13 +834,14 @@ static TlStatus gather_packed(const SortOp *s, const uint32_t *g, int64_t n, int
     size_t mb = s->pk_mask;
     uint32_t n_bufs = 0, *bbase = NULL;
     bool masks = false;
-    TlBuf **vals = tl_calloc((size_t)nd * 2 + 1, sizeof *vals), **valid = vals + nd;
+    TlBuf **vals = tl_calloc((size_t)nd * 2 + 1, sizeof *vals), **valid = NULL;
     int64_t *nullc = tl_calloc((size_t)nd + 1, sizeof *nullc);
     PkTile *tiles = tl_malloc(2 * sizeof *tiles);
     uint32_t *kpart = NULL, *krow = NULL; /* for the key columns */
     TlStatus st = TL_OK;
     bbase = tl_malloc(((size_t)s->n_chunks + 1) * sizeof *bbase);
     if (!vals || !nullc || !tiles || !bbase) goto oom;
+    valid = vals + nd;
     for (int c = c0; c < c1; c++) {
         bbase[c] = n_bufs;
         n_bufs += s->chunks[c].n_bufs;
@@ -955,10 +956,7 @@ static TlStatus gather_packed(const SortOp *s, const uint32_t *g, int64_t n, int
 oom:
     st = tl_error_oom(err);
 done:
-    for (int i = 0; vals && i < nd; i++) {
-        tl_buf_release(vals[i]);
-        tl_buf_release(valid[i]);
-    }
+    for (int i = 0; vals && i < 2 * nd; i++) tl_buf_release(vals[i]); /* and valid[] */
     tl_free(vals);
     tl_free(nullc);
     tl_free(tiles);
