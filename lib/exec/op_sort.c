@@ -15,8 +15,11 @@
  * one or two cache lines (a tile of rows located and prefetched while the
  * previous tile is copied out) instead of one per column, which made the
  * gather a quarter of a big sort's time; the key columns by (chunk, row)
- * pairs (tl_array_take_multi).  Nothing is concatenated; strings share the
- * chunks' data buffers.  Memory per row: the input once, 4 bytes of
+ * pairs (tl_array_take_multi), except a single int64, timestamp, date or
+ * float64 key column, which is made in order from the sort's own sorted
+ * images (key_from_images; floats only when each image gives its value
+ * back bit for bit, so -0.0 and NaN payloads take the gather).  Nothing is
+ * concatenated; strings share the chunks' data buffers.  Memory per row: the input once, 4 bytes of
  * permutation, plus the sort's own keys while it runs (see sort_perm).
  * TALLY_SORT_PACK=0 keeps every column (the column gather, for tests);
  * =2 packs only chunks of even length, and a mixed set is unpacked again
