@@ -20,6 +20,18 @@
  * morsel starts at byte 0 (a BOM is skipped when decoding), so the morsels'
  * sizes add up to the input's.
  *
+ * Guessed ends (format.h, tl_reader_guess: a scan of one complete input):
+ * the split reads only the bytes from the target size to the next LF and
+ * hands the morsel out with line -1, so the consumer no longer reads (and
+ * faults in) every byte before the decoders do.  Every LF ends a line, so
+ * the guess is the careful cut unless the morsel holds a record ended by a
+ * lone CR or max_rows line ends: decode_morsel checks both and fails such
+ * a morsel, and any other failure of a guessed morsel (an error, whose
+ * message needs the line; a late key) too.  The consumer then drops it and
+ * the later ones and calls nd_resplit, which counts the lines before it
+ * from the input's start and splits carefully from then on: morsels,
+ * values, errors and counters are the careful split's.
+ *
  * Decoding a morsel goes through a cursor (NdCursor): everything mutable
  * while tokenizing -- position, line, the key tables, the fields, scratch.
  * Open's cursor discovers the columns; each decoder starts from a copy of
@@ -221,6 +233,7 @@ typedef struct NdCursor {
     int64_t n_dirty;         /* rows whose fields may be set */
     int64_t *row_line;       /* max_rows */
     bool saw_late;           /* a key not known at open was met */
+    bool saw_lone_cr;        /* a record ended at a lone CR */
     size_t batch_start, batch_end;
     TlBuf *window;
     size_t window_base;
@@ -259,6 +272,8 @@ typedef struct NdReader {
     int64_t split_line;
     int64_t split_seq;
     size_t split_bytes;      /* its target size */
+    bool guess;              /* cut at the first LF past the target
+                                (tl_reader_guess; see nd_split) */
     TlDecoder *own;          /* next()'s decoder */
     int64_t late_seq;        /* lowest morsel seq met with a late key
                                 (atomic; INT64_MAX: none) */
@@ -1337,6 +1352,7 @@ static TlStatus tokenize_batch(NdCursor *r, size_t end, TlError *err)
     parsed:
         while (i < n && (p[i] == ' ' || p[i] == '\t')) i++;
         if (i < n && p[i] == '\r' && i + 1 < n && p[i + 1] == '\n') i++;
+        if (i < n && p[i] == '\r') r->saw_lone_cr = true;
         if (i < n && p[i] != '\n' && p[i] != '\r') {
             st = syntax_error(r, i, "unexpected text after the object (one object "
                                     "per line)");
@@ -1912,6 +1928,7 @@ static TlStatus decode_morsel(NdReader *r, NdCursor *cu, const TlMorsel *m,
     *widen = NULL;
     if (cu->late.n_fields) forget_late(cu);
     cu->saw_late = false;
+    cu->saw_lone_cr = false;
     cu->pos = m->begin < cu->start ? cu->start : (size_t)m->begin;
     cu->line = m->line;
     tst = tokenize_batch(cu, (size_t)m->end, &terr);
@@ -1919,6 +1936,15 @@ static TlStatus decode_morsel(NdReader *r, NdCursor *cu, const TlMorsel *m,
         *err = terr;
         return tst;
     }
+    /* A guessed end (nd_split) is the careful one when no lone CR ended a
+     * record in the morsel and it has fewer line ends than a morsel may
+     * hold; anything else in a guessed morsel (an error, whose message
+     * needs the line; a late key) fails it, and the consumer splits again
+     * from it (tl_reader_resplit). */
+    if (m->line < 0 && (tst != TL_OK || cu->saw_late || cu->saw_lone_cr ||
+                        cu->line - m->line >= r->max_rows || cu->pos < (size_t)m->end))
+        return tl_error(err, TL_ERR_DATA, "%s: internal error: a guessed morsel end "
+                        "was not split again", r->name);
     if (cu->saw_late) return late_keys(r, cu, m->seq, widen, err);
     if (tst != TL_OK && cu->n_rows == 0) {
         *err = terr;
@@ -2167,6 +2193,14 @@ static TlStatus nd_split(TlReader *base, TlMorsel *m, bool *got, TlError *err)
     *got = false;
     if (begin >= r->size) return TL_OK;
     limit = r->size - begin > r->split_bytes ? begin + r->split_bytes : r->size;
+    if (r->guess) {
+        /* only the bytes from the target to the next LF are read; the
+         * line is known only when split again */
+        const uint8_t *lf = memchr(r->p + limit - 1, '\n', r->size - (limit - 1));
+        end = lf ? (size_t)(lf - r->p) + 1 : r->size;
+        m->line = -1;
+        goto cut;
+    }
     for (size_t want = limit + TL_INPUT_AHEAD;; want += (size_t)1 << 20) {
         /* a streamed input (fmt_impl.h): cut in the bytes ready, and take
          * the cut when it lies TL_INPUT_AHEAD before their end (it is
@@ -2182,15 +2216,55 @@ static TlStatus nd_split(TlReader *base, TlMorsel *m, bool *got, TlError *err)
                                    r->max_rows, &lines);
         if (ready == r->size || (end < ready && ready - end >= TL_INPUT_AHEAD)) break;
     }
+    m->line = r->split_line;
+    r->split_line += lines;
+cut:
     m->seq = r->split_seq++;
     m->begin = begin;
     m->end = end;
-    m->line = r->split_line;
     r->split_pos = end;
-    r->split_line += lines;
     if (r->split_bytes < MORSEL_MOST && !force_bytes)
         r->split_bytes = r->split_bytes * 2 < MORSEL_MOST ? r->split_bytes * 2 : MORSEL_MOST;
     *got = true;
+    return TL_OK;
+}
+
+/* See format.h: guess morsel ends from now on (a complete input only: a
+ * streamed one is cut in the bytes ready).  JSON strings hold no raw LF,
+ * so every LF ends a line. */
+static void nd_guess(TlReader *base)
+{
+    NdReader *r = (NdReader *)base;
+    if (!tl_input_streaming(r->input) && r->split_seq == 0) r->guess = true;
+}
+
+/* See format.h: the next split starts at guessed morsel m, which began at
+ * a line start (the morsels before it were checked), and reads every byte
+ * from now on; m's line is counted from the input's start (careful about
+ * lone CRs only when the bytes hold a CR). */
+static TlStatus nd_resplit(TlReader *base, const TlMorsel *m, TlError *err)
+{
+    NdReader *r = (NdReader *)base;
+    int64_t lines = 0;
+    if (m->line >= 0 || m->begin > r->size)
+        return tl_error(err, TL_ERR_DATA, "%s: internal error: split again "
+                        "from a morsel not guessed", r->name);
+    if (memchr(r->p, '\r', (size_t)m->begin)) {
+        find_end_careful(r->p, (size_t)m->begin, 0, SIZE_MAX, INT64_MAX, &lines);
+    } else {
+        const uint8_t *s = r->p, *e = r->p + m->begin, *q;
+        while (s < e && (q = memchr(s, '\n', (size_t)(e - s))) != NULL) {
+            lines++;
+            s = q + 1;
+        }
+    }
+    r->guess = false;
+    r->split_pos = (size_t)m->begin;
+    r->split_seq = m->seq;
+    r->split_line = 1 + lines;
+    r->split_bytes = force_bytes ? (size_t)force_bytes : MORSEL_FIRST;
+    for (int64_t k = 0; k < m->seq && r->split_bytes < MORSEL_MOST && !force_bytes; k++)
+        r->split_bytes = r->split_bytes * 2 < MORSEL_MOST ? r->split_bytes * 2 : MORSEL_MOST;
     return TL_OK;
 }
 
@@ -2298,7 +2372,8 @@ static void nd_close(TlReader *base)
 static const TlReaderOps ndjson_ops = {
     .schema = nd_schema, .project = nd_project, .next = nd_next, .close = nd_close,
     .split = nd_split, .decoder_new = nd_decoder_new, .decoder_free = nd_decoder_free,
-    .decode = nd_decode, .widen = nd_widen, .count = nd_count};
+    .decode = nd_decode, .widen = nd_widen, .count = nd_count,
+    .guess = nd_guess, .resplit = nd_resplit};
 
 /* Add column name (type null) unless present; its index in *c. */
 static TlStatus add_column(NdReader *r, NdCursor *cu, const char *name, int *c,
