@@ -297,7 +297,7 @@ static void outcome_free(Outcome *o)
     sb_free(&o->counts);
 }
 
-enum { VIA_NEXT, VIA_SHUFFLED, VIA_TWO };
+enum { VIA_NEXT, VIA_SHUFFLED, VIA_TWO, VIA_GUESS };
 
 typedef struct Piece {
     TlMorsel m;
@@ -317,13 +317,22 @@ static void shuffle(int *order, int n)
 }
 
 /* One attempt through morsels: split all, decode in some order, consume
- * in order as op_scan does. */
+ * in order as op_scan does.  VIA_GUESS: with guessed morsel ends
+ * (tl_reader_guess), a failed guessed morsel dropped with every later one
+ * and the input split again from it (tl_reader_resplit), as op_scan does. */
 static TlStatus read_morsels(TlReader *r, int how, Outcome *o, TlError *e)
 {
     Piece *pc = NULL;
     int n = 0, cap = 0, *order;
     TlDecoder *two[2] = {NULL, NULL};
     TlStatus st = TL_OK;
+    int64_t seq0 = 0; /* seq of the first morsel of this round */
+    TlMorsel again;
+    bool resplit;
+    if (how == VIA_GUESS) tl_reader_guess(r);
+round:
+    resplit = false;
+    n = 0;
     for (;;) {
         TlMorsel m;
         bool got = false;
@@ -361,7 +370,13 @@ static TlStatus read_morsels(TlReader *r, int how, Outcome *o, TlError *e)
     tl_decoder_free(two[1]);
     for (int i = 0; i < n && st == TL_OK; i++) {
         Piece *p = &pc[i];
-        CHECK_EQ_INT(p->m.seq, i);
+        CHECK_EQ_INT(p->m.seq, seq0 + i);
+        CHECK(how == VIA_GUESS || p->m.line >= 1);
+        if (p->st != TL_OK && p->m.line < 0) {
+            again = p->m;
+            resplit = true;
+            break;
+        }
         if (p->st != TL_OK) {
             *e = p->err;
             st = p->st;
@@ -380,6 +395,15 @@ static TlStatus read_morsels(TlReader *r, int how, Outcome *o, TlError *e)
         }
     }
     free(order);
+    if (resplit) {
+        st = tl_reader_resplit(r, &again, e);
+        if (st != TL_OK) {
+            free(pc);
+            return st;
+        }
+        seq0 = again.seq;
+        goto round;
+    }
     free(pc);
     return st;
 }
@@ -514,17 +538,19 @@ TL_TEST(test_random_inputs)
         }
         memset(&first, 0, sizeof first);
         for (int li = 0; li < N_LIMITS; li++) {
-            Outcome o[3];
+            Outcome o[4];
             rng = seed * 7919 + (uint64_t)li;
             tl_ndjson_split_force(limits[li][0], limits[li][1]);
             run(path, &opt, VIA_NEXT, project, &o[0]);
             run(path, &opt, VIA_SHUFFLED, project, &o[1]);
             run(path, &opt, VIA_TWO, project, &o[2]);
-            for (int k = 1; k < 3; k++)
+            run(path, &opt, VIA_GUESS, project, &o[3]);
+            for (int k = 1; k < 4; k++)
                 if (!same_attempts(&o[0], &o[k])) {
                     CHECK(!"next == morsels");
-                    report(k == 1 ? "next vs shuffled" : "next vs two decoders", seed, li,
-                           &o[0], &o[k]);
+                    report(k == 1 ? "next vs shuffled" : k == 2 ? "next vs two decoders"
+                                                              : "next vs guessed ends",
+                           seed, li, &o[0], &o[k]);
                 }
             if (li == 0) {
                 first = o[0];
@@ -540,7 +566,7 @@ TL_TEST(test_random_inputs)
                 CHECK(!"the outcome does not depend on the cuts");
                 report("limits 0 vs", seed, li, &first, &o[0]);
             }
-            for (int k = 0; k < 3; k++) outcome_free(&o[k]);
+            for (int k = 0; k < 4; k++) outcome_free(&o[k]);
         }
         outcome_free(&first);
         tl_schema_free(&fixed);
