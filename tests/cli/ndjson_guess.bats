@@ -46,23 +46,23 @@ same_as_careful() {
 }
 
 @test "ndjson guess: plain lines, lone CRs and blank lines read as the careful split reads them" {
-    gen 20000 plain
+    gen 12000 plain
     same_as_careful in.ndjson --group-by g --agg 'n = count(), s = sum(v)' --sort g -o -
-    gen 20000 lonecr
+    gen 12000 lonecr
     same_as_careful in.ndjson --select 'id, v' -o -
     same_as_careful in.ndjson --stats --group-by g --agg 'n = count()' -o -
 }
 
 @test "ndjson guess: an error late in the input names the careful split's line" {
-    gen 20000 bad
+    gen 12000 bad
     same_as_careful in.ndjson --select id -o -
     run_tally in.ndjson --select id -o out.csv
-    assert_err 1 "tally: in.ndjson:19781:22: ',' or '}' expected"
+    assert_err 1 "tally: in.ndjson:11749:22: ',' or '}' expected"
     assert_only_files in.ndjson want.out want.err got.out got.err
 }
 
 @test "ndjson guess: a new key and a wider type late in the input restart as before" {
-    gen 20000 late
+    gen 12000 late
     same_as_careful in.ndjson --group-by g --agg 'n = count(), s = sum(v)' --sort g -o -
     same_as_careful in.ndjson --select 'id, v' -o -
 }
