@@ -39,17 +39,25 @@ TlStatus tl_grouper_new(const TlType *types, int n_keys, bool keep_keys,
     return tl_group_rows_new(types, n_keys, keep_keys, out, err);
 }
 
+/* Every key must have the grouper's type or be of the null type (an
+ * all-null column). */
+static TlStatus check_keys(const TlGrouper *g, const TlArray *const *keys, TlError *err)
+{
+    for (int k = 0; k < g->n_keys; k++)
+        if (keys[k]->type != g->types[k] && keys[k]->type != TL_TNULL)
+            return tl_error(err, TL_ERR_DATA,
+                            "internal error: group key %d is %s, expected %s", k + 1,
+                            tl_type_name(keys[k]->type), tl_type_name(g->types[k]));
+    return TL_OK;
+}
+
 /* Map a batch's keys to ids (see group.h).  Every key must have the
  * grouper's type or be of the null type (an all-null column). */
 TlStatus tl_grouper_map(TlGrouper *g, const TlArray *const *keys,
                         int64_t n_rows, uint32_t *ids, TlError *err)
 {
     if (n_rows == 0) return TL_OK;
-    for (int k = 0; k < g->n_keys; k++)
-        if (keys[k]->type != g->types[k] && keys[k]->type != TL_TNULL)
-            return tl_error(err, TL_ERR_DATA,
-                            "internal error: group key %d is %s, expected %s", k + 1,
-                            tl_type_name(keys[k]->type), tl_type_name(g->types[k]));
+    TL_TRY(check_keys(g, keys, err));
     return g->vt->map(g, keys, n_rows, ids, err);
 }
 
@@ -59,11 +67,7 @@ TlStatus tl_grouper_find(TlGrouper *g, const TlArray *const *keys,
 {
     uint32_t before = g->n_groups;
     if (n_rows == 0) return TL_OK;
-    for (int k = 0; k < g->n_keys; k++)
-        if (keys[k]->type != g->types[k] && keys[k]->type != TL_TNULL)
-            return tl_error(err, TL_ERR_DATA,
-                            "internal error: group key %d is %s, expected %s", k + 1,
-                            tl_type_name(keys[k]->type), tl_type_name(g->types[k]));
+    TL_TRY(check_keys(g, keys, err));
     if (g->vt->find) return g->vt->find(g, keys, n_rows, ids, err);
     TL_TRY(g->vt->map(g, keys, n_rows, ids, err));
     for (int64_t i = 0; i < n_rows; i++)
@@ -212,11 +216,7 @@ TlStatus tl_grouper_map_hashed(TlGrouper *g, const TlArray *const *keys,
 {
     if (!g->vt->map_hashed) return tl_grouper_map(g, keys, n_rows, ids, err);
     if (n_rows == 0) return TL_OK;
-    for (int k = 0; k < g->n_keys; k++)
-        if (keys[k]->type != g->types[k] && keys[k]->type != TL_TNULL)
-            return tl_error(err, TL_ERR_DATA,
-                            "internal error: group key %d is %s, expected %s", k + 1,
-                            tl_type_name(keys[k]->type), tl_type_name(g->types[k]));
+    TL_TRY(check_keys(g, keys, err));
     return g->vt->map_hashed(g, keys, n_rows, hashes, ids, err);
 }
 
