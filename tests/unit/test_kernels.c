@@ -370,6 +370,35 @@ TL_TEST(test_compare_strings_bools)
     tl_array_release(a); tl_array_release(b);
 }
 
+/* String = and <> a scalar (the view-word path) against the same scalar
+ * spread into an array (the row-by-row path): 130 rows (three words, the
+ * last partial) of strings that share lengths and prefixes with the
+ * scalars, nulls, inline and long scalars on either side. */
+TL_TEST(test_compare_string_scalar)
+{
+    static const char *pool[] = {"", "a", "ab", "abc", "abd", "abcdefghijkl", "abcdefghijkm",
+                                 "abcdefghijklm", "abcdefghijkln", "abce", "id042", "id043",
+                                 "a long string number one", NULL};
+    const int npool = (int)(sizeof pool / sizeof pool[0]);
+    const char *rows[130], *same[130];
+    for (int i = 0; i < 130; i++) rows[i] = pool[(i * 7 + i / 13) % npool];
+    for (int k = 0; k < npool - 1; k++) {
+        TlArray *a = strs(130, rows), *s, *b;
+        const char *one[1] = {pool[k]};
+        char want[4096];
+        for (int i = 0; i < 130; i++) same[i] = pool[k];
+        s = strs(1, one);
+        b = strs(130, same);
+        for (int ne = 0; ne < 2; ne++) {
+            TlKCmp op = ne ? TL_K_NE : TL_K_EQ;
+            snprintf(want, sizeof want, "%s", cmp(op, A(a), A(b), 130));
+            CHECK_EQ_STR(cmp(op, A(a), S(s), 130), want);
+            CHECK_EQ_STR(cmp(op, S(s), A(a), 130), want);
+        }
+        tl_array_release(a); tl_array_release(s); tl_array_release(b);
+    }
+}
+
 /* ------------------------------------------------------------- logic */
 
 TL_TEST(test_kleene)
@@ -729,6 +758,7 @@ int main(void)
     TL_RUN(test_compare_ints);
     TL_RUN(test_compare_floats);
     TL_RUN(test_compare_strings_bools);
+    TL_RUN(test_compare_string_scalar);
     TL_RUN(test_kleene);
     TL_RUN(test_is_null);
     TL_RUN(test_in_list);
