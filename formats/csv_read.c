@@ -145,8 +145,7 @@
 #define INFER_CHUNK 2048
 
 typedef int (*FlattenFn)(const uint8_t *p, size_t n, uint8_t delim, size_t from,
-                         int words, uint64_t *dm, uint64_t *em, uint64_t *qm,
-                         uint32_t *nl, int *nl_n);
+                         int words, uint64_t *dm, uint64_t *em, uint64_t *qm);
 typedef size_t (*SplitScanFn)(const uint8_t *p, size_t n, uint8_t delim,
                               size_t pos, int64_t want, size_t stop,
                               int64_t *rows, int64_t *lines, size_t *bad);
@@ -169,8 +168,7 @@ typedef struct CsvCursor {
                                 a zero word after the last one filled */
     size_t wb, we;           /* the window: bytes [wb, we) */
     bool wq;                 /* a quote in it */
-    uint32_t *nl;            /* NL_CAP: its line ends (offsets from wb) */
-    int nl_t, nl_n;          /* next unused, count */
+    size_t nw;               /* words of the window filled */
     size_t *dp;              /* n_cols: a record's located delimiters */
     int *need;               /* n_cols: the delimiter ordinals located */
     uint8_t *need_mark;      /* n_cols: scratch for need_ordinals */
@@ -346,23 +344,16 @@ static int64_t count_lines(const uint8_t *s, size_t n)
  * tl_csv_scan_mode forces one (or parse_record alone). */
 
 #define WIN_WORDS 256 /* window: at most 16 KiB of input */
-#define NL_CAP 4096   /* line ends listed per window */
 
-/* Fill dm/em/qm[0..) with the delimiter, line-end and quote masks of the
- * blocks p[from + 64 w ..), bits at or past n cleared, and nl[0..*nl_n)
- * with the line ends' offsets from `from`: at most `words` blocks, while
- * fewer than NL_CAP - 64 line ends are listed (at least one block).
- * Returns the blocks done. */
+/* Fill dm/em/qm[0..words) with the delimiter, line-end and quote masks of
+ * the blocks p[from + 64 w ..), bits at or past n cleared. */
 #define DEFINE_MASKS(NAME, ATTR, MASK)                                         \
     ATTR static int NAME(const uint8_t *p, size_t n, uint8_t delim,            \
                          size_t from, int words, uint64_t *dm, uint64_t *em,   \
-                         uint64_t *qm, uint32_t *nl, int *nl_n)                \
+                         uint64_t *qm)                                         \
     {                                                                          \
-        const uint64_t hi_ = (uint64_t)1 << 63;                                \
-        int w, nh = 0;                                                         \
-        uint32_t off = 0;                                                      \
-        for (w = 0; w < words && nh <= NL_CAP - 64; w++, from += 64, off += 64) { \
-            uint64_t e;                                                        \
+        int w;                                                                 \
+        for (w = 0; w < words; w++, from += 64) {                              \
             if (from < n && n - from >= 64) {                                  \
                 MASK(p + from, delim, dm + w, em + w, qm + w);                 \
             } else if (from < n) {                                             \
@@ -376,21 +367,7 @@ static int64_t count_lines(const uint8_t *s, size_t n)
             } else {                                                           \
                 dm[w] = em[w] = qm[w] = 0;                                     \
             }                                                                  \
-            /* line ends: usually one or two a block, written blind */     \
-            e = em[w];                                                         \
-            nl[nh] = off + (uint32_t)__builtin_ctzll(e | hi_);                 \
-            nl[nh + 1] = off + (uint32_t)__builtin_ctzll((e & (e - 1)) | hi_); \
-            nh += __builtin_popcountll(e);                                     \
-            e &= e - 1;                                                        \
-            if (e) {                                                           \
-                e &= e - 1;                                                    \
-                for (int q_ = nh - __builtin_popcountll(e); e; q_++) {         \
-                    nl[q_] = off + (uint32_t)__builtin_ctzll(e);               \
-                    e &= e - 1;                                                \
-                }                                                              \
-            }                                                                  \
         }                                                                      \
-        *nl_n = nh;                                                            \
         return w;                                                              \
     }
 
@@ -781,8 +758,8 @@ static void window_fill(const CsvReader *r, CsvCursor *d, size_t pos)
     size_t words = (n - pos + 63) / 64;
     if (words > WIN_WORDS) words = WIN_WORDS;
     words = (size_t)r->flatten(r->p, n, r->delim, pos, (int)words, d->dm, d->em,
-                               d->qm, d->nl, &d->nl_n);
-    d->nl_t = 0;
+                               d->qm);
+    d->nw = words;
     d->dm[words] = d->em[words] = d->qm[words] = 0;
     d->wq = false;
     for (size_t w = 0; w < words; w++) d->wq |= d->qm[w] != 0;
@@ -846,10 +823,10 @@ fast_rows_body(const CsvReader *r, CsvCursor *d, int64_t row, int64_t max_rows,
     const int n_store = d->n_store;
     CsvField *const *cols = d->cols;
     const uint64_t *dm = d->dm, *qm = d->qm;
-    const uint32_t *nl = d->nl;
-    int l = d->nl_t;
+    /* em[w] is dm[w + EM]: one register less in the loop */
+#define EM (WIN_WORDS + 1)
     size_t pos = d->pos, *dp = d->dp;
-    int64_t line = d->line;
+    const int64_t line0 = d->line - row; /* row's line: line0 + row */
     const int n_chk = d->n_chk, *chk_cols = d->chk_cols;
     const int n_runs = d->n_chk ? d->n_runs : 0, *runs = d->runs;
     const uint8_t *chk = d->chk, delim = r->delim;
@@ -864,40 +841,34 @@ fast_rows_body(const CsvReader *r, CsvCursor *d, int64_t row, int64_t max_rows,
     need = d->need;
     /* the window in locals (the stores below may alias d for the compiler) */
     size_t wb = d->wb, we = d->we;
-    int nl_n = d->nl_n;
+    size_t nw = d->nw;
     bool wq = d->wq;
     size_t *row_pos = d->row_pos;
     int64_t *row_line = d->row_line;
-    bool refill = false; /* the window holds no line end after pos */
+    if (pos < wb) we = 0; /* not the window's (cursor_seek clears it) */
     while (row < max_rows && pos < n) {
         size_t end, rel, w, sh;
         uint64_t m, q;
-        if (refill || pos < wb || pos >= we) {
+        if (pos >= we) {
+        fill:
             window_fill(r, d, pos);
-            l = 0;
             wb = d->wb;
             we = d->we;
-            nl_n = d->nl_n;
+            nw = d->nw;
             wq = d->wq;
-            refill = false;
         }
-        /* the line end: the next one listed */
+        /* the line end: the first line-end bit from pos on, in the 64
+         * bits from pos (the window has a zero word after its last one) */
         rel = pos - wb;
-        while (l < nl_n && nl[l] < rel) l++;
-        if (l == nl_n) {
-            if (we >= n || wb == pos) break; /* the last record, or huge */
-            refill = true;
-            continue;
-        }
-        end = wb + nl[l];
         w = rel >> 6;
         sh = rel & 63;
-        if (end - pos < 64) {
-            /* the usual record: the 64 bits from pos on (the window has a
-             * zero word after its last one) */
 #define BITS64(a) (((a)[w] >> sh) | (((a)[w + 1] << 1) << (63 - sh)))
-            int eo = (int)(end - pos);
+        m = BITS64(dm + EM);
+        if (m) {
+            /* the usual record, shorter than 64 bytes */
+            int eo = __builtin_ctzll(m);
             uint64_t below = ((uint64_t)1 << eo) - 1, dd = BITS64(dm) & below;
+            end = pos + (size_t)eo;
             q = wq ? BITS64(qm) & below : 0;
 #undef BITS64
             if (q || eo == 0 || __builtin_popcountll(dd) != last) break;
@@ -928,8 +899,15 @@ fast_rows_body(const CsvReader *r, CsvCursor *d, int64_t row, int64_t max_rows,
             }
         } else {
             /* a longer record: the words it spans */
-            size_t rend = end - wb, w1 = rend >> 6;
+            size_t rend, w1 = w + 1;
             int cnt;
+            while (w1 < nw && !dm[w1 + EM]) w1++;
+            if (w1 >= nw) {
+                if (we >= n || wb == pos) break; /* the last record, or huge */
+                goto fill; /* the window moves to the record */
+            }
+            rend = (w1 << 6) + (size_t)__builtin_ctzll(dm[w1 + EM]);
+            end = wb + rend;
             m = ~(uint64_t)0 << sh;
             q = qm[w] & m;
             cnt = __builtin_popcountll(dm[w] & m);
@@ -1011,16 +989,17 @@ fast_rows_body(const CsvReader *r, CsvCursor *d, int64_t row, int64_t max_rows,
             }
         }
         row_pos[row] = pos;
-        row_line[row++] = line++;
+        row_line[row] = line0 + row;
+        row++;
         pos = end + 1;
         if (p[end] == '\r' && pos < n && p[pos] == '\n') pos++; /* CRLF */
     }
-    d->nl_t = l;
     d->pos = pos;
-    d->line = line;
+    d->line = line0 + row;
     d->doubt |= doubt;
     return row;
 }
+#undef EM
 #undef FIELD_START
 #undef FIELD_END
 
@@ -1748,8 +1727,6 @@ static TlStatus cursor_init(const CsvReader *r, CsvCursor *d, TlError *err)
     if (!d->cols || !d->rec || !d->store || !d->dm || !d->dp || !d->need ||
         !d->need_mark)
         return tl_error_oom(err);
-    d->nl = tl_malloc(NL_CAP * sizeof *d->nl);
-    if (!d->nl) return tl_error_oom(err);
     d->em = d->dm + WIN_WORDS + 1;
     d->qm = d->em + WIN_WORDS + 1;
     return TL_OK;
@@ -1762,7 +1739,6 @@ static void cursor_free(CsvCursor *d)
     tl_free(d->rec);
     tl_free(d->store);
     tl_free(d->dm);
-    tl_free(d->nl);
     tl_free(d->dp);
     tl_free(d->need);
     tl_free(d->need_mark);
@@ -1844,7 +1820,7 @@ static void cursor_seek(CsvCursor *d, size_t pos, size_t end, int64_t line)
     d->line = line;
     d->blank_until = 0;
     d->wb = d->we = 0;
-    d->nl_t = d->nl_n = 0;
+    d->nw = 0;
     d->need_ok = false;
     d->n_rows = 0;
     d->saw_quote = false;
