@@ -40,6 +40,7 @@
 
 #define FILE_BUF_SIZE ((size_t)64 << 10)
 #define STDOUT_MEM_MAX ((size_t)64 << 20)
+#define STDOUT_FIRST ((size_t)4 << 10)
 #define WRITEBACK_CHUNK ((uint64_t)8 << 20)
 
 struct TlSink {
@@ -174,7 +175,7 @@ TlStatus tl_sink_open(const char *path, TlSink **out, TlError *err)
     s->fd = -1;
     if (!path || strcmp(path, "-") == 0) {
         s->to_stdout = true;
-        s->cap = FILE_BUF_SIZE;
+        s->cap = STDOUT_FIRST; /* doubles as needed: a small answer, few pages */
         s->buf = tl_malloc(s->cap);
         if (!s->buf) goto oom;
         *out = s;

@@ -36,6 +36,13 @@
  *
  * Counters (NDJSON's warnings) are per slot and summed when the slot is
  * written, so they are the same for every thread count.
+ *
+ * Sized by the output, not for the largest one: a buffer's scratch starts
+ * at FIRST_CHUNK rows per chunk and grows (up to tl_write_chunk_rows) when
+ * a slice needs more, its bytes start at 4 KiB and double, and the ring's
+ * slots past the first are allocated when a batch first goes to the pool.
+ * A ten-row output so touches a few pages, not ~300 KB (start-up time:
+ * every fresh page costs a fault).  Chunk sizes never change the bytes.
  */
 #include "write_common.h"
 #include "../lib/core/pool.h"
@@ -47,6 +54,8 @@
 #define MAX_SLOTS 64
 #define SLICE_BYTES ((size_t)2 << 20) /* aimed-at output bytes per slice */
 #define MAX_CHUNKS 64                 /* slice rows <= 64 chunks */
+#define FIRST_CHUNK 16                /* rows per chunk of a new buffer */
+#define FIRST_OUT ((size_t)4 << 10)   /* first capacity of a buffer's bytes */
 
 enum { SLOT_FREE = 0, SLOT_BUSY, SLOT_DONE };
 
@@ -67,6 +76,7 @@ struct TlWritePipe {
     const TlWriteFormat *f;
     const void *ctx;
     int n_slots, head, inflight;
+    int n_alloc;         /* slots allocated: 1, or n_slots once parallel */
     Slot *slots;
     TlWait *wait;        /* NULL: one thread, everything inline */
     int64_t chunk;       /* rows per chunk */
@@ -85,15 +95,43 @@ int64_t tl_write_chunk_rows(int n_cols)
     return 16384 / n_cols < 16 ? 16 : 16384 / n_cols;
 }
 
-/* See write_common.h. */
-bool tl_write_buf_init(TlWriteBuf *b, int n_cols)
+/* Give b scratch (pieces, text) for chunks of `chunk` rows, replacing
+ * what it had (its contents are scratch).  false on OOM, b unchanged. */
+static bool buf_scratch(TlWriteBuf *b, int n_cols, int64_t chunk)
 {
     size_t cols = (size_t)(n_cols > 0 ? n_cols : 0) + 1;
+    TlPiece *pc = tl_malloc(cols * (size_t)chunk * sizeof *pc);
+    uint8_t *t = pc ? tl_malloc(cols * (size_t)chunk * TL_FMT_MAX) : NULL;
+    if (!t) {
+        tl_free(pc);
+        return false;
+    }
+    tl_free(b->pieces);
+    tl_free(b->text);
+    b->pieces = pc;
+    b->text = t;
+    b->chunk = chunk;
+    return true;
+}
+
+/* See write_common.h.  The first scratch is small (FIRST_CHUNK rows, a
+ * header needs one); buf_fit grows it for the slices that need more. */
+bool tl_write_buf_init(TlWriteBuf *b, int n_cols)
+{
+    int64_t full = tl_write_chunk_rows(n_cols);
     memset(b, 0, sizeof *b);
-    b->chunk = tl_write_chunk_rows(n_cols);
-    b->pieces = tl_malloc(cols * (size_t)b->chunk * sizeof *b->pieces);
-    b->text = tl_malloc(cols * (size_t)b->chunk * TL_FMT_MAX);
-    return b->pieces && b->text;
+    return buf_scratch(b, n_cols, full < FIRST_CHUNK ? full : FIRST_CHUNK);
+}
+
+/* Make b's chunks hold a slice of `rows` rows in one chunk, up to the full
+ * tl_write_chunk_rows (at least doubling, so a run of growing slices
+ * reallocates a few times only).  false on OOM, b unchanged. */
+static bool buf_fit(TlWriteBuf *b, int n_cols, int64_t rows)
+{
+    int64_t full = tl_write_chunk_rows(n_cols), want = rows < full ? rows : full;
+    if (b->chunk >= want) return true;
+    if (want < 2 * b->chunk) want = 2 * b->chunk < full ? 2 * b->chunk : full;
+    return buf_scratch(b, n_cols, want);
 }
 
 /* See write_common.h. */
@@ -109,7 +147,7 @@ void tl_write_buf_free(TlWriteBuf *b)
 /* See write_common.h. */
 bool tl_write_buf_grow(TlWriteBuf *b, size_t need)
 {
-    size_t cap = b->cap ? b->cap : (size_t)64 << 10;
+    size_t cap = b->cap ? b->cap : FIRST_OUT;
     uint8_t *g;
     while (cap < b->len + need) cap *= 2;
     g = tl_realloc(b->out, cap);
@@ -241,9 +279,11 @@ TlStatus tl_write_pipe_new(TlSink *sink, int n_cols, const TlWriteFormat *f,
     p->n_slots = threads <= 1 ? 1 : threads * 2 > MAX_SLOTS ? MAX_SLOTS : threads * 2;
     p->chunk = tl_write_chunk_rows(n_cols);
     p->row_bytes = 16 * ((size_t)n_cols + 1);
-    p->slots = tl_calloc((size_t)p->n_slots, sizeof *p->slots);
+    /* one slot until a batch goes to the pool (slots_all) */
+    p->slots = tl_calloc(1, sizeof *p->slots);
     if (!p->slots) goto oom;
-    for (int i = 0; i < p->n_slots; i++) p->slots[i].pipe = p;
+    p->n_alloc = 1;
+    p->slots[0].pipe = p;
     if (threads > 1 && !(p->wait = tl_wait_new())) goto oom;
     *out = p;
     return TL_OK;
@@ -252,16 +292,32 @@ oom:
     return tl_error_oom(err);
 }
 
-/* Allocate s's buffer on first use. */
-static TlStatus slot_ready(TlWritePipe *p, Slot *s, TlError *err)
+/* Allocate the whole ring before the first batch goes to the pool (only
+ * slot 0 exists before, and nothing is in flight). */
+static TlStatus slots_all(TlWritePipe *p, TlError *err)
 {
-    if (s->ready) return TL_OK;
-    if (!tl_write_buf_init(&s->buf, p->n_cols)) {
-        tl_write_buf_free(&s->buf);
-        return tl_error_oom(err);
-    }
-    s->ready = true;
+    Slot *s;
+    if (p->n_alloc == p->n_slots) return TL_OK;
+    s = tl_realloc(p->slots, (size_t)p->n_slots * sizeof *s);
+    if (!s) return tl_error_oom(err);
+    memset(s + p->n_alloc, 0, (size_t)(p->n_slots - p->n_alloc) * sizeof *s);
+    for (int i = p->n_alloc; i < p->n_slots; i++) s[i].pipe = p;
+    p->slots = s;
+    p->n_alloc = p->n_slots;
     return TL_OK;
+}
+
+/* Allocate s's buffer on first use, with chunks fit for `rows` rows. */
+static TlStatus slot_ready(TlWritePipe *p, Slot *s, int64_t rows, TlError *err)
+{
+    if (!s->ready) {
+        if (!tl_write_buf_init(&s->buf, p->n_cols)) {
+            tl_write_buf_free(&s->buf);
+            return tl_error_oom(err);
+        }
+        s->ready = true;
+    }
+    return buf_fit(&s->buf, p->n_cols, rows) ? TL_OK : tl_error_oom(err);
 }
 
 /* Rows of the next slice of a batch with `left` rows to go: about
@@ -350,9 +406,9 @@ static void format_task(void *arg)
 static TlStatus put_inline(TlWritePipe *p, const TlBatch *b, TlError *err)
 {
     Slot *s = &p->slots[p->head];
-    if (slot_ready(p, s, err) != TL_OK) return stick(p, err, err);
     for (int64_t off = 0, n; off < b->n_rows; off += n) {
         n = slice_rows(p, b->n_rows - off);
+        if (slot_ready(p, s, n, err) != TL_OK) return stick(p, err, err);
         s->buf.len = 0;
         if (tl_write_format_rows(p->f, p->ctx, b, p->n_cols, off, n, &s->buf, err) !=
             TL_OK)
@@ -369,13 +425,15 @@ TlStatus tl_write_pipe_put(TlWritePipe *p, const TlBatch *b, TlError *err)
     if (b->n_rows <= 0) return TL_OK;
     if (!p->wait || (p->inflight == 0 && b->n_rows < SMALL_ROWS))
         return put_inline(p, b, err);
+    if (slots_all(p, err) != TL_OK) return stick(p, err, err);
     for (int64_t off = 0, n = 0; off < b->n_rows; off += n) {
         Slot *s;
         TlBatch *copy;
         TlError serr;
         TL_TRY(drain(p, p->n_slots - 1, err));
         s = &p->slots[(p->head + p->inflight) % p->n_slots];
-        if (slot_ready(p, s, err) != TL_OK) return fail_ordered(p, err);
+        n = slice_rows(p, b->n_rows - off);
+        if (slot_ready(p, s, n, err) != TL_OK) return fail_ordered(p, err);
         copy = tl_batch_new(NULL, b->n_cols, b->n_rows);
         if (!copy) {
             tl_error_oom(err);
@@ -384,7 +442,7 @@ TlStatus tl_write_pipe_put(TlWritePipe *p, const TlBatch *b, TlError *err)
         for (int c = 0; c < b->n_cols; c++) copy->cols[c] = tl_array_retain(b->cols[c]);
         s->batch = copy;
         s->off = off;
-        s->n = n = slice_rows(p, b->n_rows - off);
+        s->n = n;
         s->buf.len = 0;
         s->st = TL_OK;
         s->state = SLOT_BUSY;
@@ -415,12 +473,12 @@ void tl_write_pipe_free(TlWritePipe *p)
     if (!p) return;
     if (p->wait && p->slots) {
         tl_wait_lock(p->wait);
-        for (int i = 0; i < p->n_slots; i++)
+        for (int i = 0; i < p->n_alloc; i++)
             while (p->slots[i].state == SLOT_BUSY) tl_wait_step(p->wait);
         tl_wait_unlock(p->wait);
     }
     if (p->slots)
-        for (int i = 0; i < p->n_slots; i++) {
+        for (int i = 0; i < p->n_alloc; i++) {
             tl_batch_free(p->slots[i].batch);
             tl_write_buf_free(&p->slots[i].buf);
         }
