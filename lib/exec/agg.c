@@ -215,7 +215,7 @@ static TlStatus ensure(TlAgg *a, uint32_t n_groups, TlError *err)
     /* 1.5x: the states of many groups are most of group-by's memory */
     uint64_t want = (uint64_t)a->cap + a->cap / 2;
     if (want < n_groups) want = n_groups;
-    if (want < 64) want = 64;
+    if (want < 16) want = 16; /* a small input stays small */
     if (want > UINT32_MAX) want = UINT32_MAX;
     uint32_t cap = (uint32_t)want, old = a->cap;
     TlOp op = a->s.op;

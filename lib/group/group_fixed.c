@@ -284,7 +284,7 @@ TlStatus tl_group_fixed_new(const TlType *types, int n_keys, bool keep_keys,
         return st;
     }
     g->w = n_keys + 1;
-    g->mask = 63; /* grows by doubling: a small input stays small */
+    g->mask = 15; /* grows by doubling: a small input stays small */
     g->slots = alloc_slots(g->mask + 1);
     if (!g->slots) {
         fixed_free(&g->head);

@@ -855,7 +855,7 @@ TlStatus tl_group_rows_new(const TlType *types, int n_keys, bool keep_keys,
         tl_free(g);
         return st;
     }
-    g->mask = 63; /* grows by doubling: a small input stays small */
+    g->mask = 15; /* grows by doubling: a small input stays small */
     g->slots = alloc_slots(g->mask + 1);
     if (!g->slots) {
         rows_free(&g->head);

@@ -271,7 +271,7 @@ TlStatus tl_group_str_new(const TlType *types, bool keep_keys, TlGrouper **out,
         return st;
     }
     g->null_gid = EMPTY;
-    g->mask = 63; /* grows by doubling: a small input stays small */
+    g->mask = 15; /* grows by doubling: a small input stays small */
     g->slots = alloc_slots(g->mask + 1);
     if (!g->slots) {
         str_free(&g->head);
