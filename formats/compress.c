@@ -338,6 +338,8 @@ TlStatus tl_decompress(TlCompression c, const char *name, const uint8_t *src,
 #define STREAM_STEP ((size_t)256 << 10) /* input per decompression step */
 #define STREAM_SLACK ((size_t)1 << 20)  /* room past the announced size */
 #define STREAM_MIN ((size_t)1 << 20)    /* smaller outputs: whole, at once */
+#define RECYCLE_AHEAD ((size_t)16 << 20) /* recycled pages waiting ahead */
+#define RECYCLE_LAG ((size_t)4 << 20)    /* partial chunks wait this long */
 
 enum { ST_RUNNING, ST_DONE, ST_FAILED };
 
@@ -362,6 +364,8 @@ typedef struct Stream {
     uint64_t *decoded;        /* atomic bits: pages readers are done with */
     size_t n_pages, page, window; /* window: the largest frame window */
     int shared;               /* atomic: more than one reader: never drop */
+    size_t fill;              /* the decompressor's: next recycling target chunk */
+    bool no_recycle;          /* the decompressor's: drop pages, never move them */
     TlBuf *buf;               /* the buffer handed out (not a reference) */
     struct Stream *next;      /* the registry */
 } Stream;
@@ -572,6 +576,7 @@ static TlStatus stream_start(TlCompression c, const char *name, TlBuf *raw,
         if (s->window != SIZE_MAX) {
             s->window += (size_t)64 << 10; /* drops run between steps: margin only */
             s->decoded = tl_calloc(s->n_pages / 64 + 1, sizeof *s->decoded);
+            s->no_recycle = getenv("TALLY_NO_RECYCLE") != NULL;
             if (!s->decoded) {
                 stream_free(s);
                 return tl_error_oom(err);
@@ -615,14 +620,61 @@ static TlStatus stream_start(TlCompression c, const char *name, TlBuf *raw,
     return TL_OK;
 }
 
+/* Recycling.  A chunk is the 64 pages of one word of the decoded bitmap.
+ * A chunk readers are done with wholly is moved (mremap, MREMAP_DONTUNMAP:
+ * its old place stays mapped and reads as zeros, as after MADV_DONTNEED)
+ * to the first chunk wholly ahead of the output, where libzstd writes into
+ * it next: the pages keep their physical memory, so the decompressor
+ * neither faults on fresh memory (zeroing, cgroup charge: expensive on a
+ * VM that gives freed pages back to the host) nor pays for giving pages
+ * back.  Moves are whole aligned chunks, so a mapping (a moved chunk is a
+ * mapping of its own) never straddles one and every move is one mremap.
+ * Targets lie wholly before the announced size (readers may rely on zeros
+ * past it), and at most RECYCLE_AHEAD bytes wait ahead of the output, so
+ * memory stays bounded.  A chunk with pages readers keep (the page holding
+ * a morsel's last byte) is dropped (MADV_DONTNEED) page run by page run
+ * once it lies RECYCLE_LAG behind the window; until then the rest of its
+ * pages may still come. */
+static bool stream_recycle(Stream *s, size_t w)
+{
+    size_t chunk = 64 * s->page;
+    size_t out_chunk = (s->out_pos + chunk - 1) / chunk;
+    void *to;
+    if (s->no_recycle) return false;
+    if (s->fill < out_chunk) s->fill = out_chunk;
+    if ((s->fill + 1) * chunk > s->size / s->page * s->page ||
+        (s->fill - out_chunk) * chunk >= RECYCLE_AHEAD)
+        return false;
+    to = mremap(s->data + w * chunk, chunk, chunk,
+                MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP,
+                s->data + s->fill * chunk);
+    if (to == MAP_FAILED) {
+        s->no_recycle = true; /* no DONTUNMAP (an old kernel), too many maps */
+        return false;
+    }
+    s->fill++;
+    return true;
+}
+
 /* Give back the pages marked decoded that lie wholly before limit
- * (libzstd still reads the last window of output for its matches). */
+ * (libzstd still reads the last window of output for its matches):
+ * whole chunks are recycled, partial ones dropped once they lie
+ * RECYCLE_LAG further behind (at once when not recycling). */
 static void stream_drop_marked(Stream *s, size_t limit)
 {
-    size_t words = (limit / s->page) / 64;
+    size_t words = (limit / s->page) / 64, late = 0;
+    if (limit > RECYCLE_LAG) late = ((limit - RECYCLE_LAG) / s->page) / 64;
     for (size_t w = 0; w < words; w++) {
-        uint64_t bits;
-        if (!__atomic_load_n(&s->decoded[w], __ATOMIC_RELAXED)) continue;
+        uint64_t bits = __atomic_load_n(&s->decoded[w], __ATOMIC_RELAXED);
+        if (!bits) continue;
+        if (bits == ~(uint64_t)0) {
+            __atomic_store_n(&s->decoded[w], 0, __ATOMIC_RELAXED);
+            __atomic_store_n(&s->holed, 1, __ATOMIC_RELEASE);
+            if (!stream_recycle(s, w))
+                madvise(s->data + w * 64 * s->page, 64 * s->page, MADV_DONTNEED);
+            continue;
+        }
+        if (w >= late && !s->no_recycle) continue; /* the rest may come */
         bits = __atomic_exchange_n(&s->decoded[w], 0, __ATOMIC_ACQ_REL);
         while (bits) {
             int b = __builtin_ctzll(bits), e = b;
