@@ -46,12 +46,15 @@
  * The buffer is a TlBuf of size F from the start (readers see the final
  * size; they must not read bytes before waiting for them: see fmt_impl.h).
  * Memory: format.c marks the whole pages of a decoded morsel whose batch
- * holds no view into the input (tl_input_drop_read); the thread gives
- * marked pages back (MADV_DONTNEED) once they lie a frame window behind
- * its output (libzstd reads that window for matches), readers directly
- * once it is done.  Such a stream is "holed": a reopen (a restart, another
- * reader) decompresses it anew, and a stream two readers hold at once
- * drops nothing.
+ * holds no view into the input (tl_input_drop_read); once they lie a
+ * frame window behind its output (libzstd reads that window for matches)
+ * the thread moves whole marked 64-page chunks ahead of its output
+ * (mremap MREMAP_DONTUNMAP: recycled, so it writes into pages that need
+ * no fault, zeroing or cgroup charge) and gives the rest back
+ * (MADV_DONTNEED), readers directly once it is done; either way a given
+ * back page reads as zeros.  Such a stream is "holed": a reopen (a
+ * restart, another reader) decompresses it anew, and a stream two readers
+ * hold at once drops nothing.
  * Its last release cancels and joins the thread.  Every live stream is in a
  * registry so tl_input_check_streams (tl_writer_finish) can report a
  * stream that fails after a run stopped reading early (--head): the
@@ -59,8 +62,9 @@
  * open.  Streams whose size is not announced (gzip, zstd written by a
  * pipe, and anything ZSTD_findDecompressedSize cannot walk: truncated or
  * corrupt frame headers) are decompressed whole as before.  Inputs under
- * 1 MiB too.  TALLY_NO_STREAM=1 turns streaming off; TALLY_STREAM_STEP=N
- * (tests) streams every zstd input in steps of N compressed bytes.
+ * 1 MiB too.  TALLY_NO_STREAM=1 turns streaming off, TALLY_NO_RECYCLE=1
+ * the moving of pages (they are only dropped); TALLY_STREAM_STEP=N (tests)
+ * streams every zstd input in steps of N compressed bytes.
  *
  * Writing: a TlCompressor wraps deflate (gzip header, level 1-9) or
  * ZSTD_compressStream2 (checksummed frame, level 1-22) and hands the
