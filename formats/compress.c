@@ -73,6 +73,7 @@
 #include "compress.h"
 #include "fmt_impl.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -639,25 +640,41 @@ static TlStatus stream_start(TlCompression c, const char *name, TlBuf *raw,
  * a morsel's last byte) is dropped (MADV_DONTNEED) page run by page run
  * once it lies RECYCLE_LAG behind the window; until then the rest of its
  * pages may still come. */
-static bool stream_recycle(Stream *s, size_t w)
+static bool stream_move(Stream *s, size_t w, size_t n)
+{
+    size_t chunk = 64 * s->page;
+    return mremap(s->data + w * chunk, n * chunk, n * chunk,
+                  MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP,
+                  s->data + s->fill * chunk) != MAP_FAILED;
+}
+
+/* Recycle or drop the n whole chunks from chunk w on.  Consecutive chunks
+ * that were moved together lie in one mapping and move in one mremap; a
+ * run that spans mappings (EFAULT) moves a chunk at a time. */
+static void stream_recycle(Stream *s, size_t w, size_t n)
 {
     size_t chunk = 64 * s->page;
     size_t out_chunk = (s->out_pos + chunk - 1) / chunk;
-    void *to;
-    if (s->no_recycle) return false;
+    size_t last = s->size / chunk; /* targets lie below this chunk */
+    __atomic_store_n(&s->holed, 1, __ATOMIC_RELEASE);
     if (s->fill < out_chunk) s->fill = out_chunk;
-    if ((s->fill + 1) * chunk > s->size / s->page * s->page ||
-        (s->fill - out_chunk) * chunk >= RECYCLE_AHEAD)
-        return false;
-    to = mremap(s->data + w * chunk, chunk, chunk,
-                MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP,
-                s->data + s->fill * chunk);
-    if (to == MAP_FAILED) {
-        s->no_recycle = true; /* no DONTUNMAP (an old kernel), too many maps */
-        return false;
+    while (n && !s->no_recycle && s->fill < last &&
+           (s->fill - out_chunk) * chunk < RECYCLE_AHEAD) {
+        size_t k = n;
+        if (k > last - s->fill) k = last - s->fill;
+        if (k > RECYCLE_AHEAD / chunk - (s->fill - out_chunk))
+            k = RECYCLE_AHEAD / chunk - (s->fill - out_chunk);
+        if (!stream_move(s, w, k)) {
+            if (k == 1 || errno != EFAULT || !stream_move(s, w, k = 1)) {
+                s->no_recycle = true; /* no DONTUNMAP (old kernel), too many maps */
+                break;
+            }
+        }
+        s->fill += k;
+        w += k;
+        n -= k;
     }
-    s->fill++;
-    return true;
+    if (n) madvise(s->data + w * chunk, n * chunk, MADV_DONTNEED);
 }
 
 /* Give back the pages marked decoded that lie wholly before limit
@@ -666,16 +683,19 @@ static bool stream_recycle(Stream *s, size_t w)
  * RECYCLE_LAG further behind (at once when not recycling). */
 static void stream_drop_marked(Stream *s, size_t limit)
 {
-    size_t words = (limit / s->page) / 64, late = 0;
+    size_t words = (limit / s->page) / 64, late = 0, run = 0, n = 0;
     if (limit > RECYCLE_LAG) late = ((limit - RECYCLE_LAG) / s->page) / 64;
     for (size_t w = 0; w < words; w++) {
         uint64_t bits = __atomic_load_n(&s->decoded[w], __ATOMIC_RELAXED);
         if (!bits) continue;
         if (bits == ~(uint64_t)0) {
             __atomic_store_n(&s->decoded[w], 0, __ATOMIC_RELAXED);
-            __atomic_store_n(&s->holed, 1, __ATOMIC_RELEASE);
-            if (!stream_recycle(s, w))
-                madvise(s->data + w * 64 * s->page, 64 * s->page, MADV_DONTNEED);
+            if (n && run + n != w) {
+                stream_recycle(s, run, n);
+                n = 0;
+            }
+            if (!n) run = w;
+            n++;
             continue;
         }
         if (w >= late && !s->no_recycle) continue; /* the rest may come */
@@ -689,6 +709,7 @@ static void stream_drop_marked(Stream *s, size_t limit)
             bits &= e == 64 ? 0 : ~(uint64_t)0 << e;
         }
     }
+    if (n) stream_recycle(s, run, n);
 }
 
 /* See fmt_impl.h.  The whole pages of [begin, end) are marked, except the
