@@ -174,6 +174,8 @@ typedef struct CsvCursor {
     uint8_t *need_mark;      /* n_cols: scratch for need_ordinals */
     int n_need, n_front;     /* need's count, how many from the start */
     int need_chk;            /* n_chk when need was computed */
+    int *fchk;               /* n_cols: the float64 columns checked */
+    int n_fchk;
     bool need_ok;            /* need matches the stored columns */
 
     CsvField *fields;        /* n_store * cap, column-major */
@@ -320,9 +322,11 @@ static int64_t count_lines(const uint8_t *s, size_t n)
  * (LF, CR) and quotes, one bit a byte -- and takes records straight from
  * them, without listing every delimiter:
  *
- *   - the record ends at the next line-end bit (none in the window: the
- *     window moves to the record; none up to the morsel's end: the last
- *     record, for parse_record);
+ *   - the record ends at the next line-end bit: the lowest set bit of the
+ *     64 mask bits from its start (one count-trailing-zeros), else the
+ *     first nonzero mask word after them (none in the window: the window
+ *     moves to the record; none up to the morsel's end: the last record,
+ *     for parse_record);
  *   - it is plain when no quote bit lies before its end, it is not blank,
  *     and the popcount of its delimiter bits is n_cols - 1 (so a ragged
  *     record goes to parse_record, which reports it as always);
@@ -786,9 +790,11 @@ static void need_ordinals(const CsvReader *r, CsvCursor *d)
         if (k0 > 0) mark[k0 - 1] = 1;
         if (k1 < last) mark[k1] = 1;
     }
+    d->n_fchk = 0;
     for (int s = 0; s < d->n_chk; s++) {
         int k = d->chk_cols[s];
         if (d->chk[k] != 2) continue;
+        d->fchk[d->n_fchk++] = k;
         if (k > 0) mark[k - 1] = 1;
         if (k < last) mark[k] = 1;
     }
@@ -827,18 +833,18 @@ fast_rows_body(const CsvReader *r, CsvCursor *d, int64_t row, int64_t max_rows,
 #define EM (WIN_WORDS + 1)
     size_t pos = d->pos, *dp = d->dp;
     const int64_t line0 = d->line - row; /* row's line: line0 + row */
-    const int n_chk = d->n_chk, *chk_cols = d->chk_cols;
     const int n_runs = d->n_chk ? d->n_runs : 0, *runs = d->runs;
-    const uint8_t *chk = d->chk, delim = r->delim;
+    const uint8_t delim = r->delim;
     const size_t size = r->size;
-    int n_need, n_front;
-    const int *need;
+    int n_need, n_front, n_fchk;
+    const int *need, *fchk = d->fchk;
     bool doubt = false;
     if (!r->flatten) return row;
     if (!d->need_ok || d->need_chk != d->n_chk) need_ordinals(r, d);
     n_need = d->n_need;
     n_front = d->n_front;
     need = d->need;
+    n_fchk = d->n_fchk; /* the checked float64 fields (int64: runs) */
     /* the window in locals (the stores below may alias d for the compiler) */
     size_t wb = d->wb, we = d->we;
     size_t nw = d->nw;
@@ -976,13 +982,10 @@ fast_rows_body(const CsvReader *r, CsvCursor *d, int64_t row, int64_t max_rows,
                 a = fe + 1;
             }
         }
-        for (int s = 0; s < n_chk; s++) {
-            int k = chk_cols[s];
-            size_t start;
-            uint32_t len;
-            if (chk[k] != 2) continue;
-            start = FIELD_START(k);
-            len = (uint32_t)(FIELD_END(k) - start);
+        for (int s = 0; s < n_fchk; s++) {
+            int k = fchk[s];
+            size_t start = FIELD_START(k);
+            uint32_t len = (uint32_t)(FIELD_END(k) - start);
             if (!plain_f64(p + start, len)) {
                 CsvField f = {start, len, 0};
                 doubt |= !field_null(r, &f);
@@ -1724,8 +1727,9 @@ static TlStatus cursor_init(const CsvReader *r, CsvCursor *d, TlError *err)
     d->dp = tl_malloc(((size_t)r->n_cols + 1) * sizeof *d->dp);
     d->need = tl_malloc(((size_t)r->n_cols + 1) * sizeof *d->need);
     d->need_mark = tl_malloc((size_t)r->n_cols + 1);
+    d->fchk = tl_malloc(((size_t)r->n_cols + 1) * sizeof *d->fchk);
     if (!d->cols || !d->rec || !d->store || !d->dm || !d->dp || !d->need ||
-        !d->need_mark)
+        !d->need_mark || !d->fchk)
         return tl_error_oom(err);
     d->em = d->dm + WIN_WORDS + 1;
     d->qm = d->em + WIN_WORDS + 1;
@@ -1742,6 +1746,7 @@ static void cursor_free(CsvCursor *d)
     tl_free(d->dp);
     tl_free(d->need);
     tl_free(d->need_mark);
+    tl_free(d->fchk);
     tl_free(d->fields);
     tl_free(d->row_line);
     tl_free(d->row_pos);
