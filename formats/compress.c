@@ -689,7 +689,8 @@ static void stream_drop_marked(Stream *s, size_t limit)
         uint64_t bits = __atomic_load_n(&s->decoded[w], __ATOMIC_RELAXED);
         if (!bits) continue;
         if (bits == ~(uint64_t)0) {
-            __atomic_store_n(&s->decoded[w], 0, __ATOMIC_RELAXED);
+            /* acquire: the readers' last reads of the chunk come first */
+            __atomic_exchange_n(&s->decoded[w], 0, __ATOMIC_ACQ_REL);
             if (n && run + n != w) {
                 stream_recycle(s, run, n);
                 n = 0;
