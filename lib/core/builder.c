@@ -26,7 +26,7 @@
 
 #define BLOCK_MIN ((size_t)1 << 20) /* bytes of a string data block ... */
 #define BLOCK_FIRST ((size_t)1 << 14) /* ... after the first ones: 16 KiB, doubling */
-#define MIN_ELEMS 64                /* first allocation, in elements */
+#define MIN_ELEMS 16                /* first allocation, in elements (doubles) */
 
 /* Initialise an empty builder of type t. */
 void tl_builder_init(TlBuilder *b, TlType type)
