@@ -52,10 +52,12 @@
  * (mremap MREMAP_DONTUNMAP: recycled, so it writes into pages that need
  * no fault, zeroing or cgroup charge) and gives the rest back
  * (MADV_DONTNEED), readers directly once it is done; either way a given
- * back page reads as zeros.  Such a stream is "holed": a reopen (a
- * restart, another reader) decompresses it anew, and a stream two readers
- * hold at once drops nothing.
- * Its last release cancels and joins the thread.  Every live stream is in a
+ * back page reads as zeros.  A filler thread prefaults the fresh chunks
+ * ahead that recycling does not cover and drops the partly given back
+ * ones, so that kernel work stays off the decompressor (the critical
+ * path).  Such a stream is "holed": a reopen (a restart, another reader)
+ * decompresses it anew, and a stream two readers hold at once drops
+ * nothing.  Its last release cancels and joins the threads.  Every live stream is in a
  * registry so tl_input_check_streams (tl_writer_finish) can report a
  * stream that fails after a run stopped reading early (--head): the
  * result is then an error, as when the whole input was decompressed at
@@ -63,8 +65,9 @@
  * pipe, and anything ZSTD_findDecompressedSize cannot walk: truncated or
  * corrupt frame headers) are decompressed whole as before.  Inputs under
  * 1 MiB too.  TALLY_NO_STREAM=1 turns streaming off, TALLY_NO_RECYCLE=1
- * the moving of pages (they are only dropped); TALLY_STREAM_STEP=N (tests)
- * streams every zstd input in steps of N compressed bytes.
+ * the moving of pages (they are only dropped), TALLY_NO_PREFILL=1 the
+ * filler thread; TALLY_STREAM_STEP=N (tests) streams every zstd input in
+ * steps of N compressed bytes.
  *
  * Writing: a TlCompressor wraps deflate (gzip header, level 1-9) or
  * ZSTD_compressStream2 (checksummed frame, level 1-22) and hands the
@@ -345,6 +348,8 @@ TlStatus tl_decompress(TlCompression c, const char *name, const uint8_t *src,
 #define STREAM_MIN ((size_t)1 << 20)    /* smaller outputs: whole, at once */
 #define RECYCLE_AHEAD ((size_t)16 << 20) /* recycled pages waiting ahead */
 #define RECYCLE_LAG ((size_t)4 << 20)    /* partial chunks wait this long */
+#define PREFILL_LOW 8                     /* chunks kept populated ahead */
+#define PREFILL_STEP 8                    /* chunks prefaulted at a time */
 
 enum { ST_RUNNING, ST_DONE, ST_FAILED };
 
@@ -370,6 +375,9 @@ typedef struct Stream {
     size_t n_pages, page, window; /* window: the largest frame window */
     int shared;               /* atomic: more than one reader: never drop */
     size_t fill;              /* the decompressor's: next recycling target chunk */
+    pthread_t filler;         /* prefaults fresh chunks ahead (stream_fill_main) */
+    bool filler_started;
+    size_t pop_lo, pop_hi;    /* under mu: chunks the filler is to prefault */
     bool no_recycle;          /* the decompressor's: drop pages, never move them */
     TlBuf *buf;               /* the buffer handed out (not a reference) */
     struct Stream *next;      /* the registry */
@@ -452,6 +460,69 @@ static void stream_publish(Stream *s, int rc, const TlError *err)
 
 static void stream_drop_marked(Stream *s, size_t limit);
 
+static void stream_drop_partial(Stream *s, size_t late, bool whole);
+
+/* The filler thread, woken with the readers at every step
+ * (stream_publish): prefault (MADV_POPULATE_WRITE) the fresh chunks the
+ * decompressor will write into (stream_prefill), and drop the pages of
+ * chunks readers are done with in part (stream_drop_partial), so that
+ * kernel work (page allocation, zeroing, cgroup charge; unmapping) runs on
+ * another core, not on the decompressor's, which is the critical path.  A
+ * chunk it has not prefaulted in time the decompressor faults in itself,
+ * as without it; without MADV_POPULATE_WRITE (kernels before 5.14) it
+ * only drops. */
+static void *stream_fill_main(void *arg)
+{
+    Stream *s = arg;
+    size_t chunk = 64 * s->page, late = 0;
+    bool populate = true;
+    pthread_mutex_lock(&s->mu);
+    while (!__atomic_load_n(&s->cancel, __ATOMIC_ACQUIRE)) {
+        size_t limit = s->ready > s->window ? s->ready - s->window : 0;
+        size_t want = limit > RECYCLE_LAG ? ((limit - RECYCLE_LAG) / s->page) / 64 : 0;
+        if (s->pop_lo < s->pop_hi) {
+            size_t lo = s->pop_lo, hi = s->pop_hi;
+            s->pop_lo = hi;
+            pthread_mutex_unlock(&s->mu);
+            if (populate &&
+                madvise(s->data + lo * chunk, (hi - lo) * chunk, MADV_POPULATE_WRITE) != 0 &&
+                errno == EINVAL)
+                populate = false;
+            pthread_mutex_lock(&s->mu);
+            continue;
+        }
+        if (s->decoded && want > late && !__atomic_load_n(&s->shared, __ATOMIC_ACQUIRE)) {
+            late = want;
+            pthread_mutex_unlock(&s->mu);
+            stream_drop_partial(s, late, false);
+            pthread_mutex_lock(&s->mu);
+            continue;
+        }
+        pthread_cond_wait(&s->cv, &s->mu);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+/* Keep PREFILL_LOW chunks ahead of the output populated: when fewer
+ * (recycled or prefaulted) wait there, hand the filler the next
+ * PREFILL_STEP fresh chunks (recycled chunks then go after them). */
+static void stream_prefill(Stream *s)
+{
+    size_t chunk = 64 * s->page;
+    size_t out_chunk = (s->out_pos + chunk - 1) / chunk;
+    size_t last = s->size / chunk, hi;
+    if (!s->filler_started) return;
+    if (s->fill < out_chunk) s->fill = out_chunk;
+    if (s->fill - out_chunk >= PREFILL_LOW || s->fill >= last) return;
+    hi = s->fill + PREFILL_STEP < last ? s->fill + PREFILL_STEP : last;
+    pthread_mutex_lock(&s->mu); /* the filler wakes at stream_publish */
+    if (s->pop_lo < s->fill) s->pop_lo = s->fill;
+    s->pop_hi = hi;
+    pthread_mutex_unlock(&s->mu);
+    s->fill = hi;
+}
+
 static void *stream_main(void *arg)
 {
     Stream *s = arg;
@@ -469,6 +540,7 @@ static void *stream_main(void *arg)
         if (rc == 0 && s->decoded && s->out_pos > s->window &&
             !__atomic_load_n(&s->shared, __ATOMIC_ACQUIRE))
             stream_drop_marked(s, s->out_pos - s->window);
+        if (rc == 0) stream_prefill(s);
         stream_publish(s, rc, &err);
     }
     return NULL;
@@ -479,6 +551,13 @@ static void stream_free(Stream *s)
     if (s->started) {
         __atomic_store_n(&s->cancel, 1, __ATOMIC_RELEASE);
         pthread_join(s->thread, NULL);
+    }
+    if (s->filler_started) {
+        pthread_mutex_lock(&s->mu);
+        __atomic_store_n(&s->cancel, 1, __ATOMIC_RELEASE);
+        pthread_cond_broadcast(&s->cv);
+        pthread_mutex_unlock(&s->mu);
+        pthread_join(s->filler, NULL);
     }
     pthread_mutex_lock(&g_streams_mu);
     for (Stream **pp = &g_streams; *pp; pp = &(*pp)->next)
@@ -612,6 +691,10 @@ static TlStatus stream_start(TlCompression c, const char *name, TlBuf *raw,
     g_streams = s;
     pthread_mutex_unlock(&g_streams_mu);
     if (rc == 0) {
+        /* the filler first: stream_main reads filler_started */
+        if (!getenv("TALLY_NO_PREFILL") &&
+            pthread_create(&s->filler, NULL, stream_fill_main, s) == 0)
+            s->filler_started = true;
         if (pthread_create(&s->thread, NULL, stream_main, s) == 0) {
             s->started = true;
         } else {
@@ -677,29 +760,14 @@ static void stream_recycle(Stream *s, size_t w, size_t n)
     if (n) madvise(s->data + w * chunk, n * chunk, MADV_DONTNEED);
 }
 
-/* Give back the pages marked decoded that lie wholly before limit
- * (libzstd still reads the last window of output for its matches):
- * whole chunks are recycled, partial ones dropped once they lie
- * RECYCLE_LAG further behind (at once when not recycling). */
-static void stream_drop_marked(Stream *s, size_t limit)
+/* Drop the marked pages of the chunks before chunk late that readers are
+ * done with in part (whole ones are the decompressor's to recycle, unless
+ * whole is set). */
+static void stream_drop_partial(Stream *s, size_t late, bool whole)
 {
-    size_t words = (limit / s->page) / 64, late = 0, run = 0, n = 0;
-    if (limit > RECYCLE_LAG) late = ((limit - RECYCLE_LAG) / s->page) / 64;
-    for (size_t w = 0; w < words; w++) {
+    for (size_t w = 0; w < late; w++) {
         uint64_t bits = __atomic_load_n(&s->decoded[w], __ATOMIC_RELAXED);
-        if (!bits) continue;
-        if (bits == ~(uint64_t)0) {
-            /* acquire: the readers' last reads of the chunk come first */
-            __atomic_exchange_n(&s->decoded[w], 0, __ATOMIC_ACQ_REL);
-            if (n && run + n != w) {
-                stream_recycle(s, run, n);
-                n = 0;
-            }
-            if (!n) run = w;
-            n++;
-            continue;
-        }
-        if (w >= late && !s->no_recycle) continue; /* the rest may come */
+        if (!bits || (bits == ~(uint64_t)0 && !whole)) continue;
         bits = __atomic_exchange_n(&s->decoded[w], 0, __ATOMIC_ACQ_REL);
         while (bits) {
             int b = __builtin_ctzll(bits), e = b;
@@ -710,7 +778,38 @@ static void stream_drop_marked(Stream *s, size_t limit)
             bits &= e == 64 ? 0 : ~(uint64_t)0 << e;
         }
     }
+}
+
+/* Give back the pages marked decoded that lie wholly before limit
+ * (libzstd still reads the last window of output for its matches):
+ * whole chunks are recycled; partial ones are dropped once they lie
+ * RECYCLE_LAG further behind (the rest of their pages may still come), by
+ * the filler thread when there is one, at once when not recycling. */
+static void stream_drop_marked(Stream *s, size_t limit)
+{
+    size_t words = (limit / s->page) / 64, late = 0, run = 0, n = 0;
+    if (s->no_recycle) {
+        stream_drop_partial(s, words, true);
+        return;
+    }
+    for (size_t w = 0; w < words; w++) {
+        uint64_t bits = __atomic_load_n(&s->decoded[w], __ATOMIC_RELAXED);
+        if (bits != ~(uint64_t)0) continue;
+        /* acquire: the readers' last reads of the chunk come first; the
+         * filler may have taken it meanwhile (when it filled up late) */
+        if (__atomic_exchange_n(&s->decoded[w], 0, __ATOMIC_ACQ_REL) != ~(uint64_t)0)
+            continue;
+        if (n && run + n != w) {
+            stream_recycle(s, run, n);
+            n = 0;
+        }
+        if (!n) run = w;
+        n++;
+    }
     if (n) stream_recycle(s, run, n);
+    if (!s->filler_started && limit > RECYCLE_LAG)
+        late = ((limit - RECYCLE_LAG) / s->page) / 64;
+    if (late) stream_drop_partial(s, late, false);
 }
 
 /* See fmt_impl.h.  The whole pages of [begin, end) are marked, except the

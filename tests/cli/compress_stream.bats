@@ -177,6 +177,8 @@ same_for_all() { # FILE ARGS...: compare with the plain file, threads 1/2/7
     done
     TALLY_NO_RECYCLE=1 TALLY_STREAM_STEP=1024 "$TALLY" r.csv.zst --threads 2 "${args[@]}" > got.out
     cmp want.out got.out
+    TALLY_NO_PREFILL=1 TALLY_STREAM_STEP=1024 "$TALLY" r.csv.zst --threads 2 "${args[@]}" > got.out
+    cmp want.out got.out
     "$TALLY" r.csv.zst "${args[@]}" -o got.csv
     "$TALLY" r.csv "${args[@]}" -o want.csv
     cmp want.csv got.csv
