@@ -118,6 +118,7 @@
  * in a one-column file an empty line is a null, except trailing empty lines
  * at the end of the input.  A UTF-8 BOM is skipped.
  */
+#include "../lib/core/cpu.h"
 #include "fmt_impl.h"
 #include "../lib/core/text.h"
 
@@ -441,11 +442,8 @@ int tl_csv_scan_mode(int force)
 {
     int best = 1;
 #if CSV_X86
-    __builtin_cpu_init();
-    best = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt") &&
-                   __builtin_cpu_supports("bmi")
-               ? 3
-               : 2;
+    const unsigned need = TL_CPU_AVX2 | TL_CPU_POPCNT | TL_CPU_BMI1;
+    best = (tl_cpu_features() & need) == need ? 3 : 2;
 #endif
     if (force >= -1 && force <= 3) scan_forced = force;
     if (scan_forced >= 0 && scan_forced < best) return scan_forced;
@@ -1027,9 +1025,7 @@ static bool fast_pdep(void)
     static int known = -1; /* every thread computes the same */
     int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
     if (k < 0) {
-        __builtin_cpu_init();
-        k = __builtin_cpu_supports("bmi2") &&
-            !__builtin_cpu_is("amdfam15h") && !__builtin_cpu_is("amdfam17h");
+        k = (tl_cpu_features() & (TL_CPU_BMI2 | TL_CPU_SLOW_PDEP)) == TL_CPU_BMI2;
         __atomic_store_n(&known, k, __ATOMIC_RELAXED);
     }
     return k;

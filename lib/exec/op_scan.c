@@ -93,7 +93,7 @@ typedef struct Slot {
     void *result;             /* stage result */
     int64_t rows;             /* records the morsel held */
     TlStatus st;
-    TlError err;
+    TlError *err;             /* errs[slot]: written only on failure */
     TlSchema *widen;          /* TL_ERR_RESTART from a decode */
     int64_t late_rows, late_kept; /* run_late: rows decoded early, fetched */
 } Slot;
@@ -123,6 +123,8 @@ typedef struct Scan {
     int64_t head;             /* next morsel to hand out */
     int64_t taken;
     Slot *slots;
+    TlError *errs;            /* n_slots, tl_malloc'd: pages untouched
+                                 unless a morsel fails (start-up) */
     int n_slots, window;
     int running;              /* tasks submitted, not finished */
     bool cancel;
@@ -302,7 +304,7 @@ static void run_slot(Slot *sl)
     Scan *s = sl->scan;
     ScanIn *in = &s->in[sl->input];
     TlBatch *b = sl->batch;
-    TlError *err = &sl->err;
+    TlError *err = sl->err;
     TlStatus st = TL_OK;
     int first_map = 0;
     bool staged = false;
@@ -402,12 +404,12 @@ static TlStatus cut(Scan *s, bool *got, bool *pending, TlError *err)
             TlStatus st = tl_reader_split(in->reader, &sl->m, &more, err);
             if (st != TL_OK) {
                 sl->st = st;
-                sl->err = *err;
+                *sl->err = *err;
                 more = true;
                 s->cut_done = true; /* nothing after an error */
             }
         } else {
-            TlStatus st = tl_reader_next(in->reader, &sl->batch, &sl->err);
+            TlStatus st = tl_reader_next(in->reader, &sl->batch, sl->err);
             if (st != TL_OK) {
                 sl->st = st;
                 more = true;
@@ -578,10 +580,10 @@ static TlStatus take(Scan *s, TlBatch **out_b, void **out_r, bool *more,
             *err = werr;
             st = werr.code;
         } else {
-            *err = sl->err;
+            *err = *sl->err;
         }
     } else if (st != TL_OK) {
-        *err = sl->err;
+        *err = *sl->err;
     }
     if (st != TL_OK) {
         /* stop here: later morsels are dropped at free */
@@ -717,6 +719,7 @@ static void scan_free(TlOperator *op)
         tl_free(s->in[i].pos);
         tl_free(s->in[i].early);
     }
+    tl_free(s->errs);
     tl_free(s->in);
     tl_free(s->need);
     tl_free(s->stage_need);
@@ -749,8 +752,12 @@ TlStatus tl_op_scan_new(const TlSchema *schema, const TlScanInput *inputs,
     s->window = 2 * threads + 2;
     s->n_slots = s->window + 1;
     s->slots = tl_calloc((size_t)s->n_slots, sizeof *s->slots);
-    if (!s->slots) goto oom;
-    for (int i = 0; i < s->n_slots; i++) s->slots[i].scan = s;
+    s->errs = tl_malloc((size_t)s->n_slots * sizeof *s->errs);
+    if (!s->slots || !s->errs) goto oom;
+    for (int i = 0; i < s->n_slots; i++) {
+        s->slots[i].scan = s;
+        s->slots[i].err = &s->errs[i];
+    }
     if (s->threads && !(s->wait = tl_wait_new())) goto oom;
     s->in = tl_calloc((size_t)(n_inputs ? n_inputs : 1), sizeof *s->in);
     if (!s->in) goto oom;
