@@ -363,6 +363,16 @@ TlStatus tl_reader_next(TlReader *r, TlBatch **out, TlError *err)
     return stream_first(r, r->ops->next(r, out, err), NULL, err);
 }
 
+/* See format.h. */
+uint64_t tl_reader_lead(const TlReader *r, uint64_t pos)
+{
+    size_t ready = 0;
+    TlError e; /* not written: waiting for 0 bytes cannot fail */
+    if (!r->input || !tl_input_streaming(r->input)) return UINT64_MAX;
+    tl_input_wait(r->input, 0, &ready, &e);
+    return ready > pos ? ready - pos : 0;
+}
+
 /* See format.h: morsel reading. */
 bool tl_reader_can_split(const TlReader *r)
 {

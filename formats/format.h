@@ -91,6 +91,12 @@ typedef struct TlDecoder TlDecoder;
 
 /* True when r can be read as morsels (else use tl_reader_next). */
 bool tl_reader_can_split(const TlReader *r);
+/* How many bytes of r's input past offset pos are ready while a thread is
+ * still decompressing it (a zstd stream, formats/compress.c); UINT64_MAX
+ * when the input is whole.  Never waits.  For scheduling only: a scan
+ * leaves a morsel the decompressor has only just reached to its consumer
+ * instead of another core, which the decompressor needs. */
+uint64_t tl_reader_lead(const TlReader *r, uint64_t pos);
 /* The next morsel (after the previous one) in *m; *got = false at the end
  * of input.  Not thread-safe. */
 TlStatus tl_reader_split(TlReader *r, TlMorsel *m, bool *got, TlError *err);

@@ -53,10 +53,22 @@
  * and the scan goes on: the morsels, and so the output, errors and
  * counters, are those of a scan that never guessed.  TALLY_NO_GUESS turns
  * it off.
+ *
+ * Streams (a zstd input decompressed by its own thread while it is read,
+ * formats/compress.c): the decompressor is the critical path and needs a
+ * core of its own, so a morsel it has only just produced is left to the
+ * consumer (run when it becomes the head) instead of going to the pool;
+ * once the decompressor is STREAM_LEAD_MORSELS morsels ahead (the parsing
+ * is then what lags) or done, morsels go to the pool again.  Only who runs
+ * a morsel changes, never the morsels.
  */
 #include "ops.h"
 
 #include <stdlib.h>
+
+/* A morsel of a stream still being decompressed goes to the pool only when
+ * the decompressor is this many morsels' worth ahead of its end. */
+#define STREAM_LEAD_MORSELS 4
 
 #include "../core/pool.h"
 #include "eval.h"
@@ -448,6 +460,10 @@ static TlStatus fill(Scan *s, TlError *err)
         sl = &s->slots[(s->next_seq - 1) % s->n_slots];
         if (!pending || !s->threads || s->next_seq - 1 == s->head)
             continue; /* run by the consumer when it needs it */
+        if (s->in[sl->input].split &&
+            tl_reader_lead(s->in[sl->input].reader, sl->m.end) <
+                STREAM_LEAD_MORSELS * (sl->m.end - sl->m.begin))
+            continue; /* a stream's decompressor has only just got here: see the top */
         tl_wait_lock(s->wait);
         s->running++;
         tl_wait_unlock(s->wait);
