@@ -105,29 +105,15 @@ static void cmp_f64(TlKCmp op, const double *pa, const double *pb, bool b_s,
  * bytes) a row equals it exactly when both view words do: no call, no
  * branch.  A longer scalar sends only the rows whose length+prefix word
  * matches to tl_view_eq. */
-static void eq_str_scalar(const TlView *pa, TlBuf *const *da, const TlView *s,
-                          TlBuf *const *ds, bool ne, int64_t n, uint64_t *w)
+static void eq_str_scalar(const TlView *pa, TlBuf *const *da, const TlView *pb,
+                          TlBuf *const *db, bool ne, int64_t n, uint64_t *w)
 {
-    const uint64_t s0 = s->w[0], s1 = s->w[1];
-    const uint64_t flip = ne ? ~(uint64_t)0 : 0;
-    if (s->in.len <= TL_VIEW_INLINE) {
-        for (int64_t i = 0; i < n; i += 64) {
-            int64_t m = n - i < 64 ? n - i : 64;
-            uint64_t acc = 0;
-            for (int64_t j = 0; j < m; j++)
-                acc |= (uint64_t)((pa[i + j].w[0] == s0) & (pa[i + j].w[1] == s1)) << j;
-            w[i >> 6] = acc ^ (flip >> (64 - m));
-        }
-        return;
-    }
-    for (int64_t i = 0; i < n; i += 64) {
-        int64_t m = n - i < 64 ? n - i : 64;
-        uint64_t acc = 0;
-        for (int64_t j = 0; j < m; j++)
-            if (pa[i + j].w[0] == s0 && tl_view_eq(&pa[i + j], da, s, ds))
-                acc |= (uint64_t)1 << j;
-        w[i >> 6] = acc ^ (flip >> (64 - m));
-    }
+    if (pb->in.len <= TL_VIEW_INLINE)
+        CMP_LOOP(TlView, pa, pb, true, n, w,
+                 ((x.w[0] == y.w[0]) & (x.w[1] == y.w[1])) != ne);
+    else
+        CMP_LOOP(TlView, pa, pb, true, n, w,
+                 (x.w[0] == y.w[0] && tl_view_eq(&x, da, &y, db)) != ne);
 }
 
 /* Strings: equality on views, order through tl_view_cmp. */
