@@ -1976,14 +1976,7 @@ static void csv_guess(TlReader *base)
  * CR. */
 static int64_t count_lines_fast(const uint8_t *s, size_t n)
 {
-    int64_t lines = 0;
-    const uint8_t *e = s + n, *q;
-    if (memchr(s, '\r', n)) return count_lines(s, n);
-    while (s < e && (q = memchr(s, '\n', (size_t)(e - s))) != NULL) {
-        lines++;
-        s = q + 1;
-    }
-    return lines;
+    return memchr(s, '\r', n) ? count_lines(s, n) : tl_count_lf(s, n);
 }
 
 /* See format.h: the next split starts at guessed morsel m, which began at

@@ -89,6 +89,10 @@ bool tl_input_mapped(const TlBuf *b);
  * the input) faults the page in again from the file.  Nothing for heap
  * buffers.  Thread-safe. */
 void tl_input_drop(const TlBuf *b, size_t begin, size_t end);
+/* How many LF bytes s[0..n) holds (memchr from one to the next): the line
+ * count of text without CR, which a reader that splits again from a
+ * guessed morsel needs (CSV and NDJSON count CRs their own ways). */
+int64_t tl_count_lf(const uint8_t *s, size_t n);
 /* tl_input_load, except that a compressed input may come back still
  * streaming (below): for readers that wait for their bytes. */
 TlStatus tl_input_load_stream(const char *path, TlBuf **out, TlError *err);

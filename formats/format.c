@@ -236,6 +236,18 @@ void tl_input_drop(const TlBuf *b, size_t begin, size_t end)
     if (hi > lo) madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
+/* See fmt_impl.h. */
+int64_t tl_count_lf(const uint8_t *s, size_t n)
+{
+    int64_t lines = 0;
+    const uint8_t *e = s + n, *q;
+    while (s < e && (q = memchr(s, '\n', (size_t)(e - s))) != NULL) {
+        lines++;
+        s = q + 1;
+    }
+    return lines;
+}
+
 /* Free the cached standard input (see format.h).  Safe to call when nothing
  * was cached and more than once. */
 void tl_stdin_cache_free(void)

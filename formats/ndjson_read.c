@@ -1975,6 +1975,14 @@ void tl_ndjson_split_force(int64_t rows, int64_t bytes)
     force_bytes = bytes > 0 ? bytes : 0;
 }
 
+/* The target size of the morsel after one of b bytes: doubling up to
+ * MORSEL_MOST (a forced size stays). */
+static size_t morsel_next(size_t b)
+{
+    if (force_bytes || b >= MORSEL_MOST) return b;
+    return b * 2 < MORSEL_MOST ? b * 2 : MORSEL_MOST;
+}
+
 /* The end of the morsel starting at begin, for input whose lines end at
  * LF (or CRLF): after the line end that is the max_lines-th, or lies at or
  * after byte limit - 1, or at the input's end; *lines = line ends in it.
@@ -2223,8 +2231,7 @@ cut:
     m->begin = begin;
     m->end = end;
     r->split_pos = end;
-    if (r->split_bytes < MORSEL_MOST && !force_bytes)
-        r->split_bytes = r->split_bytes * 2 < MORSEL_MOST ? r->split_bytes * 2 : MORSEL_MOST;
+    r->split_bytes = morsel_next(r->split_bytes);
     *got = true;
     return TL_OK;
 }
@@ -2249,22 +2256,17 @@ static TlStatus nd_resplit(TlReader *base, const TlMorsel *m, TlError *err)
     if (m->line >= 0 || m->begin > r->size)
         return tl_error(err, TL_ERR_DATA, "%s: internal error: split again "
                         "from a morsel not guessed", r->name);
-    if (memchr(r->p, '\r', (size_t)m->begin)) {
+    if (memchr(r->p, '\r', (size_t)m->begin))
         find_end_careful(r->p, (size_t)m->begin, 0, SIZE_MAX, INT64_MAX, &lines);
-    } else {
-        const uint8_t *s = r->p, *e = r->p + m->begin, *q;
-        while (s < e && (q = memchr(s, '\n', (size_t)(e - s))) != NULL) {
-            lines++;
-            s = q + 1;
-        }
-    }
+    else
+        lines = tl_count_lf(r->p, (size_t)m->begin);
     r->guess = false;
     r->split_pos = (size_t)m->begin;
     r->split_seq = m->seq;
     r->split_line = 1 + lines;
     r->split_bytes = force_bytes ? (size_t)force_bytes : MORSEL_FIRST;
-    for (int64_t k = 0; k < m->seq && r->split_bytes < MORSEL_MOST && !force_bytes; k++)
-        r->split_bytes = r->split_bytes * 2 < MORSEL_MOST ? r->split_bytes * 2 : MORSEL_MOST;
+    for (int64_t k = 0; k < m->seq && r->split_bytes < MORSEL_MOST; k++)
+        r->split_bytes = morsel_next(r->split_bytes);
     return TL_OK;
 }
 
