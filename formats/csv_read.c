@@ -81,7 +81,10 @@
  *      file, or for inputs over 4 GiB a slice starting at the morsel), which
  *      the string array holds a reference to.  Only ESCAPED fields (and
  *      views the window cannot address) are copied, unescaped, into a block
- *      the array owns.
+ *      the array owns.  float64 in the AVX2 mode (convert_f64_sse): SSE
+ *      digit masks and multiply-adds give each field's digits and its
+ *      power of ten, and the divisions (Clinger: exact operands, so the
+ *      quotient rounds as strtod's) run four at a time in a second pass.
  *
  *   2b. Late materialization (format.h; see "late materialization" below):
  *      decode_early converts only the columns a filter or a top-k reads
@@ -215,6 +218,8 @@ typedef struct CsvCursor {
     CsvField *gat;           /* gat_cap: one column's selected fields */
     int64_t *gat_line;       /* their lines */
     int64_t gat_cap;
+    double *fdiv;            /* fdiv_cap: convert_f64_sse's divisors */
+    int64_t fdiv_cap;
 } CsvCursor;
 
 typedef struct CsvReader {
@@ -1323,8 +1328,10 @@ static bool validity_null(Validity *v, int64_t n_rows, int64_t row)
  * be read from text on (at least len).  On a misfit *bad = row and no
  * array is made. */
 #define DEFINE_CONVERT(NAME, TYPE, CTYPE, PARSE)                               \
-    static TlStatus NAME(const CsvReader *r, CsvCursor *d, int c,              \
-                         TlArray **out, int64_t *bad, TlError *err)            \
+    DEFINE_CONVERT_A(, NAME, TYPE, CTYPE, PARSE)
+#define DEFINE_CONVERT_A(ATTR, NAME, TYPE, CTYPE, PARSE)                       \
+    ATTR static TlStatus NAME(const CsvReader *r, CsvCursor *d, int c,         \
+                              TlArray **out, int64_t *bad, TlError *err)       \
     {                                                                          \
         const int64_t n = d->n_rows;                                           \
         const CsvField *f = d->cols[c];                                     \
@@ -1472,6 +1479,129 @@ static inline bool parse_f64_inline(const char *s, size_t len, size_t room,
     return true;
 }
 
+#if CSV_X86
+/* Bytes 0..15 0xFF, then 16 zero bytes: a 16-byte load at 16 - k gives a
+ * mask of the first k bytes (0 <= k <= 16). */
+static const uint8_t f64_ones[32] = {
+    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255};
+
+/* [-]digits[.digits] in len <= 16 bytes, the 16 bytes ending at s + len
+ * readable, parsed with SSE: one load ending with the field (so its last
+ * byte is lane 15), byte masks of the digits and the dot check the shape
+ * (one dot at most, neither first nor last: ".5" and "5." go to the general
+ * path, which decides them), the bytes before the dot move up one lane,
+ * the lanes before the first digit become 0, and four multiply-adds make
+ * the integer m of the digits (Lemire's SIMD digit combination).  True
+ * with *m < 2^52 and *div = 10^frac, negated for a leading '-': then
+ * m / div (both exact) is the correctly rounded value, as strtod's
+ * (Clinger's fast path), "-0" giving -0.0.  False: not this shape (the
+ * caller tries the others). */
+AVX2_ATTR static inline bool f64_sse(const char *s, size_t len, double *m_out,
+                                     double *div)
+{
+    static const double p10[2][16] = {
+        {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13,
+         1e14, 1e15},
+        {-1e0, -1e1, -1e2, -1e3, -1e4, -1e5, -1e6, -1e7, -1e8, -1e9, -1e10, -1e11,
+         -1e12, -1e13, -1e14, -1e15}};
+    const unsigned neg = s[0] == '-';
+    const unsigned first = 16 - (unsigned)len; /* the field's first lane */
+    const unsigned fm = 0xFFFFu << first & 0xFFFFu;
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + len - 16));
+    __m128i t = _mm_sub_epi8(x, _mm_set1_epi8('0'));
+    __m128i below, lead;
+    unsigned dig = (unsigned)_mm_movemask_epi8(
+        _mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(9)), t));
+    unsigned dot = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('.')));
+    unsigned nd, frac, q;
+    uint64_t m, e;
+    dot &= fm;
+    if (((dig | dot | neg << first) & fm) != fm || (dot & (dot - 1)) ||
+        (dot & (1u << (first + neg) | 0x8000u)))
+        return false;
+    nd = (unsigned)len - neg - (dot != 0);
+    if (nd == 0) return false; /* "-" */
+    q = dot ? (unsigned)__builtin_ctz(dot) + 1 : 0; /* lanes to move up */
+    frac = dot ? 16 - q : 0;
+    below = _mm_loadu_si128((const __m128i *)(const void *)(f64_ones + 16 - q));
+    lead = _mm_loadu_si128((const __m128i *)(const void *)(f64_ones + nd));
+    t = _mm_or_si128(_mm_andnot_si128(below, t), _mm_and_si128(below, _mm_slli_si128(t, 1)));
+    t = _mm_andnot_si128(lead, t); /* lead: the first 16 - nd lanes */
+    t = _mm_maddubs_epi16(t, _mm_setr_epi8(10, 1, 10, 1, 10, 1, 10, 1, 10, 1, 10, 1,
+                                           10, 1, 10, 1));
+    t = _mm_madd_epi16(t, _mm_setr_epi16(100, 1, 100, 1, 100, 1, 100, 1));
+    t = _mm_packus_epi32(t, t);
+    t = _mm_madd_epi16(t, _mm_setr_epi16(10000, 1, 10000, 1, 10000, 1, 10000, 1));
+    e = (uint64_t)_mm_cvtsi128_si64(t);
+    m = (e & 0xFFFFFFFFu) * 100000000u + (e >> 32);
+    if (m >= ((uint64_t)1 << 52)) return false;
+    *m_out = (double)(int64_t)m;
+    *div = p10[neg][frac];
+    return true;
+}
+
+/* convert_f64 in the AVX2 mode, in two passes so that no division waits in
+ * the parsing loop: the first parses each field, f64_sse's shape as m and
+ * a divisor (m into the values, the divisor into d->fdiv), anything else
+ * with parse_f64_inline (its value, divisor 1; a null: 0 and 1); the
+ * second divides four values at a time.  x / 1 is x, so the values are
+ * parse_f64_inline's bit for bit. */
+AVX2_ATTR static TlStatus convert_f64_sse(const CsvReader *r, CsvCursor *d, int c,
+                                          TlArray **out, int64_t *bad, TlError *err)
+{
+    const int64_t n = d->n_rows;
+    const CsvField *f = d->cols[c];
+    Validity v = {NULL, 0};
+    TlBuf *values;
+    double *vals, *dv;
+    int64_t row;
+    size_t null_len;
+    if (d->fdiv_cap < n) {
+        tl_free(d->fdiv);
+        d->fdiv_cap = 0;
+        d->fdiv = tl_malloc((size_t)n * sizeof *d->fdiv);
+        if (!d->fdiv) return tl_error_oom(err);
+        d->fdiv_cap = n;
+    }
+    dv = d->fdiv;
+    values = tl_buf_new((size_t)n * sizeof(double), false);
+    if (!values) return tl_error_oom(err);
+    vals = (double *)values->data;
+    /* the null text's length: such a field goes the field_null way */
+    null_len = r->null_text ? r->null_len : SIZE_MAX;
+    for (row = 0; row < n; row++, f++) {
+        const char *s = (const char *)r->p + f->off;
+        const uint32_t len = f->len;
+        if (len - 1 < 16 && f->off + len >= 16 && len != null_len &&
+            f64_sse(s, len, &vals[row], &dv[row]))
+            continue;
+        dv[row] = 1.0;
+        if (field_null(r, f)) {
+            vals[row] = 0;
+            if (!validity_null(&v, n, row)) goto oom;
+            continue;
+        }
+        if (!parse_f64_inline(s, len, r->size - f->off, &vals[row])) {
+            *bad = row;
+            tl_buf_release(values);
+            tl_buf_release(v.buf);
+            return TL_OK;
+        }
+    }
+    for (row = 0; row + 4 <= n; row += 4)
+        _mm256_storeu_pd(vals + row, _mm256_div_pd(_mm256_loadu_pd(vals + row),
+                                                   _mm256_loadu_pd(dv + row)));
+    for (; row < n; row++) vals[row] /= dv[row];
+    *out = tl_array_new(TL_TFLOAT64, n, values, v.buf, v.null_count, NULL, 0);
+    if (!*out) return tl_error_oom(err);
+    return TL_OK;
+oom:
+    tl_buf_release(values);
+    tl_buf_release(v.buf);
+    return tl_error_oom(err);
+}
+#endif
+
 /* The general parsers, in the converters' shape. */
 static inline bool parse_date_any(const char *s, size_t len, size_t room, int32_t *out)
 {
@@ -1485,7 +1615,19 @@ static inline bool parse_ts_any(const char *s, size_t len, size_t room, int64_t 
     return tl_parse_timestamp(s, len, out);
 }
 
-DEFINE_CONVERT(convert_f64, TL_TFLOAT64, double, parse_f64_inline)
+DEFINE_CONVERT(convert_f64_base, TL_TFLOAT64, double, parse_f64_inline)
+
+/* The float64 converter: f64_sse first in the AVX2 mode (see
+ * tl_csv_scan_mode; the other modes keep the scalar path, and the tests
+ * compare them). */
+static TlStatus convert_f64(const CsvReader *r, CsvCursor *d, int c, TlArray **out,
+                            int64_t *bad, TlError *err)
+{
+#if CSV_X86
+    if (r->flatten == flatten_avx2) return convert_f64_sse(r, d, c, out, bad, err);
+#endif
+    return convert_f64_base(r, d, c, out, bad, err);
+}
 DEFINE_CONVERT(convert_date, TL_TDATE, int32_t, parse_date_any)
 DEFINE_CONVERT(convert_ts, TL_TTIMESTAMP, int64_t, parse_ts_any)
 
@@ -1749,6 +1891,7 @@ static void cursor_free(CsvCursor *d)
     tl_free(d->scratch);
     tl_free(d->gat);
     tl_free(d->gat_line);
+    tl_free(d->fdiv);
     tl_free(d->chk);
     tl_free(d->chk_cols);
     tl_free(d->runs);

@@ -386,6 +386,70 @@ TL_TEST(test_float_column_matches_strtod)
     tl_csv_scan_mode(-1);
 }
 
+TL_TEST(test_float_sse_shapes)
+{
+    /* the AVX2 mode's SSE float path (f64_sse): its shape's edges, and the
+     * ones it hands to the general path, equal strtod bit for bit in every
+     * mode; fields at every distance from the input's start (the load ends
+     * at the field's end) and the null text taking precedence */
+    static const char *edge[] = {
+        "0", "-0", "0.0", "-0.0", "-0.000000", "00000000000000.5", "0.000000000000001",
+        "-0.00000000000001", "9", "-9", "1.5", "-1.5", "83.6498", "100.0000",
+        "123456789012345", "1234567890123456", "-123456789012345", "4503599627370495",
+        "4503599627370496", "4503599627370497", "9007199254740992", "9007199254740993",
+        "999999999999999.9", "99999999999999.99", "0.1", "0.2", "0.3", "2.2250738585072014",
+        "1.7976931348623157", "1e22", "1E5", "-1e-5", "5.", "-5.", ".5", "-.5", "+5",
+        "+5.5", "12345678901234567", "1.00000000000000000001", "00000000000000001",
+        "0000000000000000", "1.234567890123456", "3.14159265358979", "-2.5e+3",
+        "91399620.84340797", "-944608837.2433843", "986.5452293525111"};
+    const int n_edge = (int)(sizeof edge / sizeof *edge);
+    char want[1 << 15], buf[TL_FMT_MAX];
+    for (int pad = 0; pad < 20; pad++) {
+        size_t at = put(0, "f"), wn;
+        for (int k = 0; k < pad; k++) at = put(at, "g"); /* the header's length */
+        at = put(at, "\n");
+        wn = (size_t)snprintf(want, sizeof want, "f");
+        for (int k = 0; k < pad; k++) want[wn++] = 'g';
+        wn += (size_t)snprintf(want + wn, sizeof want - wn, ":float64\n");
+        for (int i = 0; i < n_edge; i++) {
+            const char *s = edge[(i + pad) % n_edge];
+            size_t n = tl_fmt_f64(strtod(s, NULL), buf);
+            at = put(at, s);
+            at = put(at, "\n");
+            memcpy(want + wn, buf, n);
+            wn += n;
+            want[wn++] = '\n';
+        }
+        want[wn] = '\0';
+        for (int mode = 0; mode <= 3; mode++) {
+            tl_csv_scan_mode(mode);
+            CHECK_EQ_INT(tu_read(tu_file("edges.csv", text, (long)at), NULL, NULL, got,
+                                 sizeof got, &err),
+                         TL_OK);
+            if (strcmp(got, want) != 0) {
+                fprintf(stderr, "pad %d mode %d:\n%s\nwant:\n%s\n", pad, mode, got, want);
+                CHECK(false);
+                pad = 20;
+                break;
+            }
+        }
+    }
+    {
+        /* a null text that is a number: null, in every mode */
+        TlReadOptions opt = {0};
+        static const char csv[] = "longer_header_name\n1.25\n-1.5\n12345.678\n-1.5\n";
+        opt.null_text = "-1.5";
+        for (int mode = 0; mode <= 3; mode++) {
+            tl_csv_scan_mode(mode);
+            CHECK_EQ_INT(tu_read(tu_file("nullnum.csv", csv, (long)strlen(csv)), &opt,
+                                 NULL, got, sizeof got, &err),
+                         TL_OK);
+            CHECK_EQ_STR(got, "longer_header_name:float64\n1.25\n~\n12345.678\n~\n");
+        }
+    }
+    tl_csv_scan_mode(-1);
+}
+
 TL_TEST(test_int_column_matches_strtoll)
 {
     /* the reader's inline integer conversion (SWAR up to 8 digits) */
@@ -446,6 +510,7 @@ int main(void)
     TL_RUN(test_projections_in_every_mode);
     TL_RUN(test_parse_numbers_match_libc);
     TL_RUN(test_float_column_matches_strtod);
+    TL_RUN(test_float_sse_shapes);
     TL_RUN(test_int_column_matches_strtoll);
     TL_RUN(test_fmt_i64_matches_printf);
     tu_cleanup();
