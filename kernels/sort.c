@@ -17,7 +17,16 @@
  * and rows that tie on every digit up to their ends are equal.  Every step
  * is stable, so the whole sort is.  Shared leading bytes (a common string
  * prefix, a key's high bytes) cost one histogram pass per digit and no
- * scatter, thanks to the constant-byte skip.
+ * scatter, thanks to the constant-byte skip.  The top level also starts
+ * past the bytes that every row shares: the first digit pass ORs each
+ * digit XOR the first one, and when the c > 0 leading bytes agree for all
+ * rows the level is redone at byte c (rows that agree on bytes [0, c) may
+ * start there; padded rows agree with real zero bytes only where the
+ * prefix-free encoding makes them equal rows anyway).  "id0000001905"
+ * keys share 7 bytes with their sentinel, so one level of digits then
+ * tells all their values apart instead of two levels over all rows.
+ * Below the top level the rows are read in sorted order, i.e. at random:
+ * row_digits prefetches offsets and bytes a few rows ahead.
  *
  * The merge sort is top-down with a stable insertion sort below 16 rows and
  * one scratch array; it ping-pongs between idx and scratch.
@@ -26,7 +35,11 @@
  * u64 keys as runs sorted apart and merged at merge-path splits, rows and
  * strings as parallel MSD levels (digits computed in pieces, the level's
  * radix sort parallel, tie runs finished by the serial code above in
- * tasks).  Every step is stable, so they give the serial result.
+ * tasks).  Every step is stable, so they give the serial result.  One
+ * scratch of n keys + n indexes serves the runs' radix passes and then the
+ * merges, and an MSD sort allocates it once for all its levels: big
+ * scratch is fresh memory, and faulting it in again per run, merge and
+ * level cost a 1e7-row sort more system time than the sorting.
  */
 #include "sort.h"
 
@@ -212,6 +225,49 @@ static inline uint64_t chunk8(const TlRows *r, uint32_t i, size_t d, bool *more)
     return __builtin_bswap64(v);
 }
 
+/* Leading bytes that every digit shares, given the OR of each digit XOR
+ * one of them (8: all equal). */
+static inline size_t shared_bytes(uint64_t diff)
+{
+    return diff ? (size_t)__builtin_clzll(diff) / 8 : 8;
+}
+
+/* key[i] := digit d of row idx[i] for i in [0, n) (chunk8), *more as
+ * chunk8 sets it; returns the OR of every digit XOR key[0].  The rows are
+ * read in idx order, which is random below the top level: their offsets
+ * and bytes are prefetched a few rows ahead (two dependent cache misses
+ * per row otherwise, the bulk of a big sort's tie-run levels). */
+static uint64_t row_digits(const TlRows *r, const uint32_t *idx, uint64_t *key, int64_t n,
+                           size_t d, bool *more)
+{
+    enum { AHEAD = 8 };
+    uint64_t diff = 0;
+    if (n <= 0) return 0;
+    if (r->offs) {
+        for (int64_t i = 0; i < n; i++) {
+            if (i + 2 * AHEAD < n) __builtin_prefetch(&r->offs[idx[i + 2 * AHEAD]]);
+            if (i + AHEAD < n) {
+                const uint8_t *p = r->bytes + r->offs[idx[i + AHEAD]] + d;
+                __builtin_prefetch(p);
+                __builtin_prefetch(p + 7);
+            }
+            key[i] = chunk8(r, idx[i], d, more);
+            diff |= key[i] ^ key[0];
+        }
+    } else {
+        for (int64_t i = 0; i < n; i++) {
+            if (i + AHEAD < n) {
+                const uint8_t *p = r->bytes + (size_t)idx[i + AHEAD] * r->width + d;
+                __builtin_prefetch(p);
+                __builtin_prefetch(p + 7);
+            }
+            key[i] = chunk8(r, idx[i], d, more);
+            diff |= key[i] ^ key[0];
+        }
+    }
+    return diff;
+}
+
 typedef struct RowSort {
     const TlRows *r;
     uint64_t *key, *key2;   /* n each */
@@ -305,7 +361,14 @@ static void sort_level(RowSort *s, uint32_t *idx, uint64_t *key, int64_t n,
     const TlRows *r = s->r;
     if (n < 2) return;
     bool more = false;
-    for (int64_t i = 0; i < n; i++) key[i] = chunk8(r, idx[i], d, &more);
+    uint64_t diff = row_digits(r, idx, key, n, d, &more);
+    /* The top level starts past the bytes every row shares (see the
+     * design comment): the digits then cover bytes that tell rows apart. */
+    size_t c = shared_bytes(diff);
+    if (d == 0 && c > 0 && n > SMALL_RUN) {
+        sort_level(s, idx, key, n, c);
+        return;
+    }
     if (n > SMALL_RUN) radix(s, key, idx, n);
     else pair_sort(key, idx, s->key2, s->idx2, n);
     /* No row goes past d + 8: equal digits mean equal rows (the encoding
@@ -379,7 +442,16 @@ static void str_level(StrSort *s, uint32_t *idx, uint64_t *key, int64_t n, size_
 {
     if (n < 2) return;
     bool more = false;
-    for (int64_t i = 0; i < n; i++) key[i] = str_digit(s, idx[i], d, &more) ^ s->flip;
+    uint64_t diff = 0;
+    for (int64_t i = 0; i < n; i++) {
+        key[i] = str_digit(s, idx[i], d, &more) ^ s->flip;
+        diff |= key[i] ^ key[0];
+    }
+    size_t c = shared_bytes(diff); /* as in sort_level */
+    if (d == 0 && c > 0 && n > SMALL_RUN) {
+        str_level(s, idx, key, n, c);
+        return;
+    }
     if (n > SMALL_RUN) str_radix(s, key, idx, n);
     else pair_sort(key, idx, s->key2, s->idx2, n);
     for (int64_t i = 0; i < n;) {
@@ -437,12 +509,21 @@ typedef struct PSort {
     int64_t n;
     int runs;
     int64_t *bound;                 /* runs + 1 block boundaries */
-    int failed;                     /* a run's sort ran out of memory */
     /* the merge level being run */
     uint64_t *ks, *kd;
     uint32_t *is, *id;
+    uint64_t *k2;                   /* scratch: n keys, n indexes, shared */
+    uint32_t *i2;                   /* by the runs' radix sorts and merges */
     MergeTask *tasks;
 } PSort;
+
+/* Radix sort of keys with payload idx in the given scratch (n each). */
+static void radix_in(uint64_t *keys, uint32_t *idx, uint64_t *k2, uint32_t *i2, int64_t n)
+{
+    size_t hist[8][256];
+    RowSort rs = {NULL, NULL, k2, i2, hist};
+    if (n >= 2) radix(&rs, keys, idx, n);
+}
 
 /* Whether element y of the right run goes before element x of the left
  * run: strictly smaller (ties go left, which keeps the merge stable). */
@@ -495,10 +576,7 @@ static void sort_run(void *arg, int64_t i)
 {
     PSort *p = arg;
     int64_t lo = p->bound[i], m = p->bound[i + 1] - lo;
-    TlError e = {0};
-    TlStatus st;
-    st = tl_k_sort_u64(p->keys + lo, p->idx + lo, m, &e);
-    if (st != TL_OK) __atomic_store_n(&p->failed, 1, __ATOMIC_RELAXED);
+    radix_in(p->keys + lo, p->idx + lo, p->k2 + lo, p->i2 + lo, m);
 }
 
 /* Sort runs in parallel, then merge them level by level. */
@@ -508,38 +586,53 @@ static TlStatus psort(PSort *p, TlError *err)
     int threads = tl_pool_threads();
     int runs = p->runs;
     TlStatus st = TL_OK;
-    uint64_t *k2 = NULL;
+    uint64_t *k2 = NULL; /* scratch allocated here (none given) */
     uint32_t *i2 = NULL;
     if (runs <= 0) {
         int64_t most = n / PAR_MIN_RUN;
         runs = threads < most ? threads : (int)most;
     }
     if (runs > n / 2) runs = (int)(n / 2);
-    if (runs <= 1) return tl_k_sort_u64(p->keys, p->idx, n, err);
+    if (!p->k2) {
+        /* One scratch for the runs' radix passes and then the merges: a
+         * fresh one for each would be faulted in twice (see sort.h). */
+        k2 = tl_malloc((size_t)n * sizeof *k2);
+        i2 = tl_malloc((size_t)n * sizeof *i2);
+        if (!k2 || !i2) {
+            st = tl_error_oom(err);
+            goto done;
+        }
+        p->k2 = k2;
+        p->i2 = i2;
+    }
+    if (runs <= 1) {
+        radix_in(p->keys, p->idx, p->k2, p->i2, n);
+        goto done;
+    }
     p->bound = tl_malloc(((size_t)runs + 1) * sizeof *p->bound);
-    if (!p->bound) return tl_error_oom(err);
+    if (!p->bound) {
+        st = tl_error_oom(err);
+        goto done;
+    }
     for (int i = 0; i <= runs; i++) p->bound[i] = n * i / runs;
     p->runs = runs;
     st = tl_pool_for(runs, sort_run, p, err);
-    if (st == TL_OK && p->failed) st = tl_error_oom(err);
     if (st != TL_OK) goto done;
 
     /* Merge levels: blocks [bound[b], bound[b + 1]) pair up. */
-    i2 = tl_malloc((size_t)n * sizeof *i2);
-    k2 = tl_malloc((size_t)n * sizeof *k2);
     int64_t piece = n / (2 * (int64_t)threads);
     if (piece < PAR_MIN_PIECE) piece = PAR_MIN_PIECE;
     /* at most runs / 2 pairs, each cut into <= n / piece + 1 pieces */
     size_t max_tasks = (size_t)runs + (size_t)(n / piece) + 1;
     p->tasks = tl_malloc(max_tasks * sizeof *p->tasks);
-    if (!i2 || !k2 || !p->tasks) {
+    if (!p->tasks) {
         st = tl_error_oom(err);
         goto done;
     }
     p->ks = p->keys;
-    p->kd = k2;
+    p->kd = p->k2;
     p->is = p->idx;
-    p->id = i2;
+    p->id = p->i2;
     int nb = runs;
     while (nb > 1) {
         int nt = 0, out = 0;
@@ -577,9 +670,9 @@ done:
     return st;
 }
 
-/* Parallel radix sort of keys with payload idx (see sort.h). */
-TlStatus tl_k_psort_u64(uint64_t *keys, uint32_t *idx, int64_t n, int runs,
-                        TlError *err)
+/* tl_k_psort_u64 with the scratch k2 / i2 (n each), or NULL: its own. */
+static TlStatus psort_with(uint64_t *keys, uint32_t *idx, int64_t n, int runs, uint64_t *k2,
+                           uint32_t *i2, TlError *err)
 {
     PSort p;
     memset(&p, 0, sizeof p);
@@ -587,7 +680,16 @@ TlStatus tl_k_psort_u64(uint64_t *keys, uint32_t *idx, int64_t n, int runs,
     p.idx = idx;
     p.n = n;
     p.runs = runs;
+    p.k2 = k2;
+    p.i2 = i2;
     return n < 2 ? TL_OK : psort(&p, err);
+}
+
+/* Parallel radix sort of keys with payload idx (see sort.h). */
+TlStatus tl_k_psort_u64(uint64_t *keys, uint32_t *idx, int64_t n, int runs,
+                        TlError *err)
+{
+    return psort_with(keys, idx, n, runs, NULL, NULL, err);
 }
 
 /* ------------------------------------- parallel MSD: rows and strings
@@ -619,6 +721,9 @@ typedef struct PMsd {
     int64_t *run;             /* lo, len pairs */
     int64_t *grp;             /* first run of each group, + the end */
     int final_len;            /* strings with no byte past d + 8: by length */
+    uint64_t ref, diff;       /* one digit of the level; OR of digit ^ ref */
+    uint64_t *k2;             /* the u64 sort's scratch, n keys + n indexes, */
+    uint32_t *i2;             /* shared by every level */
     int failed;
 } PMsd;
 
@@ -627,12 +732,17 @@ static void msd_digits(void *arg, int64_t k)
     PMsd *p = arg;
     int64_t lo = k * p->piece, hi = lo + p->piece < p->n ? lo + p->piece : p->n;
     bool more = false;
+    uint64_t ref = p->ref, diff = 0;
     if (p->kind == PS_ROWS)
-        for (int64_t i = lo; i < hi; i++) p->key[i] = chunk8(p->rs.r, p->idx[i], p->d, &more);
+        diff = row_digits(p->rs.r, p->idx + lo, p->key + lo, hi - lo, p->d, &more) |
+               (hi > lo ? p->key[lo] ^ ref : 0);
     else
-        for (int64_t i = lo; i < hi; i++)
+        for (int64_t i = lo; i < hi; i++) {
             p->key[i] = str_digit(&p->ss, p->idx[i], p->d, &more) ^ p->ss.flip;
+            diff |= p->key[i] ^ ref;
+        }
     if (more) __atomic_store_n(&p->more, 1, __ATOMIC_RELAXED);
+    if (diff) __atomic_fetch_or(&p->diff, diff, __ATOMIC_RELAXED);
 }
 
 /* Group g of small runs, with the serial kernels and scratch of its own. */
@@ -682,10 +792,22 @@ static TlStatus msd_level(PMsd *p, uint32_t *idx, uint64_t *key, int64_t n,
     p->n = n;
     p->d = d;
     p->more = 0;
+    p->diff = 0;
+    if (p->kind == PS_ROWS) {
+        bool m = false;
+        p->ref = chunk8(p->rs.r, idx[0], d, &m);
+    } else {
+        bool m = false;
+        p->ref = str_digit(&p->ss, idx[0], d, &m) ^ p->ss.flip;
+    }
     st = tl_pool_for((n + p->piece - 1) / p->piece, msd_digits, p, err);
     if (st != TL_OK) return st;
     bool more = p->more;
-    st = tl_k_psort_u64(key, idx, n, p->runs, err);
+    /* The top level starts past the bytes every row shares, as the serial
+     * kernels do (same digits from there on, so the same order). */
+    size_t c = shared_bytes(p->diff);
+    if (d == 0 && c > 0) return msd_level(p, idx, key, n, c, err);
+    st = psort_with(key, idx, n, p->runs, p->k2, p->i2, err);
     if (st != TL_OK) return st;
     if (!more && p->kind == PS_ROWS) return TL_OK; /* ties are equal rows */
     bool final_len = !more;
@@ -752,9 +874,13 @@ static TlStatus msd(PMsd *p, uint32_t *idx, int64_t n, TlError *err)
     if (p->runs <= 0 && p->piece > PAR_MIN_RUN) p->piece = PAR_MIN_RUN;
     p->big = (n + runs - 1) / runs;
     uint64_t *key = tl_malloc((size_t)n * sizeof *key);
-    if (!key) return tl_error_oom(err);
-    TlStatus st = msd_level(p, idx, key, n, 0, err);
+    p->k2 = tl_malloc((size_t)n * sizeof *p->k2);
+    p->i2 = tl_malloc((size_t)n * sizeof *p->i2);
+    TlStatus st = key && p->k2 && p->i2 ? msd_level(p, idx, key, n, 0, err)
+                                        : tl_error_oom(err);
     tl_free(key);
+    tl_free(p->k2);
+    tl_free(p->i2);
     return st;
 }
 

@@ -44,8 +44,9 @@ TlStatus tl_k_sort_strs(const uint8_t *const *ptr, const uint32_t *len, bool des
  * into pieces at merge-path split points so every thread works on every
  * level; a tie goes to the left run.  A stable sort has exactly one result,
  * so the output never depends on runs or threads.  runs <= 0: one run per
- * pool thread when n is large enough, else the serial kernel.  Scratch: the
- * serial kernel's, plus n indexes (and n keys for u64) for the merges.
+ * pool thread when n is large enough, else the serial kernel.  Scratch: n
+ * keys + n indexes, shared by the runs and the merges (rows and strings:
+ * plus the n digits of the MSD levels, allocated once for all levels).
  * TL_ERR_OOM. */
 TlStatus tl_k_psort_u64(uint64_t *keys, uint32_t *idx, int64_t n, int runs,
                         TlError *err);

@@ -408,12 +408,124 @@ TL_TEST(parallel_kernels_equal_serial)
     CHECK_EQ_INT(bad, 0);
 }
 
+/* Strings of one of several shapes that share leading bytes (the MSD
+ * kernels start past the bytes every row shares): "id" + zero-padded
+ * numbers, all equal, a prefix of 8+ bytes, some rows shorter than the
+ * shared prefix, NUL bytes after it. */
+static TlArray *prefix_col(int mode, int64_t n, int64_t dom)
+{
+    TlBuilder b;
+    char s[48];
+    tl_builder_init(&b, TL_TSTRING);
+    for (int64_t i = 0; i < n; i++) {
+        int len;
+        if (mode == 4 && rndn(20) == 0) {
+            tl_builder_append_null(&b);
+            continue;
+        }
+        switch (mode) {
+        case 0: len = snprintf(s, sizeof s, "id%010lld", (long long)(1 + rndn(dom))); break;
+        case 1: len = snprintf(s, sizeof s, "the same string"); break;
+        case 2: len = snprintf(s, sizeof s, "abcdefghij%.*s", (int)rndn(3), "xyz"); break;
+        case 3:
+            if (rndn(50) == 0) len = snprintf(s, sizeof s, "%.*s", (int)rndn(3), "id0");
+            else len = snprintf(s, sizeof s, "id000%lld", (long long)rndn(dom));
+            break;
+        default:
+            len = snprintf(s, sizeof s, "pre%lld", (long long)rndn(dom));
+            if (rndn(3) == 0) s[len++] = 0;
+            if (rndn(3) == 0) s[len++] = (char)('a' + rndn(3));
+            break;
+        }
+        tl_builder_append_str(&b, s, (size_t)len);
+    }
+    return tl_builder_finish(&b);
+}
+
+/* memcmp order of two strings, a prefix first, then the index. */
+typedef struct StrOrd {
+    const uint8_t **ptr;
+    const uint32_t *len;
+    bool desc;
+} StrOrd;
+static const StrOrd *g_so;
+
+static int str_ord_cmp(const void *pa, const void *pb)
+{
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    uint32_t la = g_so->len[a], lb = g_so->len[b];
+    int c = memcmp(g_so->ptr[a], g_so->ptr[b], la < lb ? la : lb);
+    if (c == 0) c = (la > lb) - (la < lb);
+    if (g_so->desc) c = -c;
+    return c ? c : (a > b) - (a < b);
+}
+
+/* Rows and strings that share leading bytes: the serial and parallel
+ * kernels against a comparison sort (tl_k_merge_sort_rows for rows, qsort
+ * for strings), alone and with a float key after the string. */
+TL_TEST(shared_prefix_kernels)
+{
+    TlError err = {0};
+    int bad = 0;
+    for (int iter = 0; iter < 40; iter++) {
+        int mode = iter % 5;
+        int64_t n = iter < 5 ? 300 : 257 + rndn(iter < 35 ? 1500 : 20000);
+        int64_t dom = 1 + rndn(iter % 2 ? 30 : 100000);
+        TlArray *cols[2] = {prefix_col(mode, n, dom), rand_col(TL_TFLOAT64, n, 5, 20)};
+        uint32_t *i1 = tl_malloc((size_t)n * sizeof *i1);
+        uint32_t *i2 = tl_malloc((size_t)n * sizeof *i2);
+        uint32_t *sc = tl_malloc((size_t)n * sizeof *sc);
+        for (int nk = 1; nk <= 2; nk++) {
+            bool desc[2] = {rndn(2), true}, nf[2] = {rndn(2), false};
+            TlRows r;
+            CHECK(tl_k_rowenc((const TlArray *const *)cols, nk, n, desc, nf, &r, &err) == TL_OK);
+            for (int64_t i = 0; i < n; i++) i1[i] = (uint32_t)i;
+            tl_k_merge_sort_rows(&r, i1, sc, n);
+            for (int runs = 0; runs <= 4; runs++) {
+                for (int64_t i = 0; i < n; i++) i2[i] = (uint32_t)i;
+                if (runs == 0) CHECK(tl_k_sort_rows(&r, i2, n, &err) == TL_OK);
+                else CHECK(tl_k_psort_rows(&r, i2, n, runs, &err) == TL_OK);
+                if (memcmp(i1, i2, (size_t)n * 4)) bad++;
+            }
+            tl_k_rows_free(&r);
+        }
+        /* one string key by its bytes (no nulls: mode 4's become "") */
+        const TlView *v = tl_array_views(cols[0]);
+        const uint8_t **ptr = tl_malloc((size_t)n * sizeof *ptr);
+        uint32_t *len = tl_malloc((size_t)n * sizeof *len);
+        for (int64_t i = 0; i < n; i++) {
+            bool ok = tl_array_valid(cols[0], i);
+            ptr[i] = ok ? tl_view_ptr(&v[i], cols[0]->data) : (const uint8_t *)"";
+            len[i] = ok ? tl_view_len(v[i]) : 0;
+        }
+        StrOrd so = {ptr, len, rndn(2)};
+        g_so = &so;
+        for (int64_t i = 0; i < n; i++) i1[i] = (uint32_t)i;
+        qsort(i1, (size_t)n, sizeof *i1, str_ord_cmp);
+        for (int runs = 0; runs <= 4; runs++) {
+            for (int64_t i = 0; i < n; i++) i2[i] = (uint32_t)i;
+            if (runs == 0) CHECK(tl_k_sort_strs(ptr, len, so.desc, i2, n, &err) == TL_OK);
+            else CHECK(tl_k_psort_strs(ptr, len, so.desc, i2, n, runs, &err) == TL_OK);
+            if (memcmp(i1, i2, (size_t)n * 4)) bad++;
+        }
+        tl_free(ptr);
+        tl_free(len);
+        tl_free(i1);
+        tl_free(i2);
+        tl_free(sc);
+        tl_array_release(cols[0]);
+        tl_array_release(cols[1]);
+    }
+    CHECK_EQ_INT(bad, 0);
+}
+
 static int run_all(int threads)
 {
     tl_pool_configure(threads);
     g_rng = 0x9E3779B97F4A7C15ull;
     fprintf(stderr, "test_sort_prop: %d thread(s)\n", threads);
     TL_RUN(string_kernel_prefixes);
+    TL_RUN(shared_prefix_kernels);
     /* The parallel kernels take their run count as an argument, so with one
      * thread they would repeat the same work inline: run them where the
      * runs really overlap (the costliest test here, ~70% under ASan). */
