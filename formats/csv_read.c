@@ -328,11 +328,13 @@ static int64_t count_lines(const uint8_t *s, size_t n)
  * (LF, CR) and quotes, one bit a byte -- and takes records straight from
  * them, without listing every delimiter:
  *
- *   - the record ends at the next line-end bit: the lowest set bit of the
- *     64 mask bits from its start (one count-trailing-zeros), else the
- *     first nonzero mask word after them (none in the window: the window
- *     moves to the record; none up to the morsel's end: the last record,
- *     for parse_record);
+ *   - the record ends at the next line-end bit: the line-end bits are
+ *     taken as a stream, one mask word at a time (count-trailing-zeros,
+ *     clear the lowest bit, the next word when this one is empty), so
+ *     finding the next record's end never waits for the arithmetic on the
+ *     previous record's (a bit before the record's start is the LF of a
+ *     CRLF, skipped); none in the window: the window moves to the record;
+ *     none up to the morsel's end: the last record, for parse_record;
  *   - it is plain when no quote bit lies before its end, it is not blank,
  *     and the popcount of its delimiter bits is n_cols - 1 (so a ragged
  *     record goes to parse_record, which reports it as always);
@@ -343,7 +345,10 @@ static int64_t count_lines(const uint8_t *s, size_t n)
  *     its end for the upper half, so a scan of the last column costs one
  *     count-leading-zeros, not a position per field; in a record of at
  *     most 64 bytes, where PDEP is fast (BMI2, not AMD before Zen 3), one
- *     PDEP each.
+ *     PDEP each.  With one or two stored fields and nothing checked (a
+ *     scan of a column or two), such a record's fields come straight from
+ *     two PDEPs each, on the delimiter bits with the line end as a last
+ *     delimiter and a virtual one before the start, without d->dp.
  *
  * Anything else (a quote in the record, a blank line, a ragged record, the
  * last record of the input, a record longer than the window) goes to
@@ -854,6 +859,20 @@ fast_rows_body(const CsvReader *r, CsvCursor *d, int64_t row, int64_t max_rows,
     bool wq = d->wq;
     size_t *row_pos = d->row_pos;
     int64_t *row_line = d->row_line;
+    /* the line ends not yet taken: those of em word cw in ew, valid when
+     * ew_at (a fresh start at pos otherwise); the next record's end comes
+     * from ew alone, not from pos, so consecutive records do not wait for
+     * each other's arithmetic */
+    size_t cw = 0;
+    uint64_t ew = 0;
+    bool ew_at = false;
+    /* lean: one or two stored fields and nothing checked, the usual
+     * records' fields found without dp (PDEP mode only) */
+    const bool lean = n_store >= 1 && n_store <= 2 && n_runs == 0 && n_fchk == 0;
+    CsvField *const c0 = n_store >= 1 ? cols[store[0]] : NULL;
+    CsvField *const c1 = n_store == 2 ? cols[store[1]] : NULL;
+    const uint64_t kb0 = n_store >= 1 ? (uint64_t)1 << store[0] : 0;
+    const uint64_t kb1 = n_store == 2 ? (uint64_t)1 << store[1] : 0;
     if (pos < wb) we = 0; /* not the window's (cursor_seek clears it) */
     while (row < max_rows && pos < n) {
         size_t end, rel, w, sh;
@@ -865,23 +884,61 @@ fast_rows_body(const CsvReader *r, CsvCursor *d, int64_t row, int64_t max_rows,
             we = d->we;
             nw = d->nw;
             wq = d->wq;
+            ew_at = false;
         }
-        /* the line end: the first line-end bit from pos on, in the 64
-         * bits from pos (the window has a zero word after its last one) */
         rel = pos - wb;
         w = rel >> 6;
         sh = rel & 63;
+        if (!ew_at) {
+            /* the line-end stream starts at pos */
+            cw = w;
+            ew = dm[cw + EM] & (~(uint64_t)0 << sh);
+            ew_at = true;
+        }
+        /* the line end: the next line-end bit of the stream at or past
+         * pos (one before pos is the LF of a CRLF already taken) */
+        for (;;) {
+            while (!ew) {
+                if (++cw >= nw) {
+                    /* none in the window */
+                    if (we >= n || wb == pos) goto out; /* the last record, or huge */
+                    goto fill; /* the window moves to the record */
+                }
+                ew = dm[cw + EM];
+            }
+            end = wb + (cw << 6) + (size_t)__builtin_ctzll(ew);
+            ew &= ew - 1;
+            if (end >= pos) break;
+        }
 #define BITS64(a) (((a)[w] >> sh) | (((a)[w + 1] << 1) << (63 - sh)))
-        m = BITS64(dm + EM);
-        if (m) {
+        if (end - pos < 64) {
             /* the usual record, shorter than 64 bytes */
-            int eo = __builtin_ctzll(m);
+            int eo = (int)(end - pos);
             uint64_t below = ((uint64_t)1 << eo) - 1, dd = BITS64(dm) & below;
-            end = pos + (size_t)eo;
             q = wq ? BITS64(qm) & below : 0;
 #undef BITS64
             if (q || eo == 0 || __builtin_popcountll(dd) != last) break;
 #if CSV_X86
+            if (pdep && lean) {
+                /* the fields straight from the masks: with the line end
+                 * as a last delimiter (e) and a virtual one before pos
+                 * (sb), field k ends at e's k-th set bit and starts at
+                 * sb's (bit i of sb: delimiter at i - 1) */
+                uint64_t e = dd | ((uint64_t)1 << eo), sb = e << 1 | 1, b0, b1;
+                __asm__("pdep %2, %1, %0" : "=r"(b0) : "r"(kb0), "r"(sb));
+                __asm__("pdep %2, %1, %0" : "=r"(b1) : "r"(kb0), "r"(e));
+                c0[row] = (CsvField){pos + (size_t)__builtin_ctzll(b0),
+                                     (uint32_t)(__builtin_ctzll(b1) -
+                                                __builtin_ctzll(b0)), 0};
+                if (c1) {
+                    __asm__("pdep %2, %1, %0" : "=r"(b0) : "r"(kb1), "r"(sb));
+                    __asm__("pdep %2, %1, %0" : "=r"(b1) : "r"(kb1), "r"(e));
+                    c1[row] = (CsvField){pos + (size_t)__builtin_ctzll(b0),
+                                         (uint32_t)(__builtin_ctzll(b1) -
+                                                    __builtin_ctzll(b0)), 0};
+                }
+                goto stored;
+            }
             if (pdep) {
                 /* the j-th set bit of dd at once (BMI2, where it is fast) */
                 for (int i = 0; i < n_need; i++) {
@@ -908,15 +965,8 @@ fast_rows_body(const CsvReader *r, CsvCursor *d, int64_t row, int64_t max_rows,
             }
         } else {
             /* a longer record: the words it spans */
-            size_t rend, w1 = w + 1;
+            size_t rend = end - wb, w1 = rend >> 6;
             int cnt;
-            while (w1 < nw && !dm[w1 + EM]) w1++;
-            if (w1 >= nw) {
-                if (we >= n || wb == pos) break; /* the last record, or huge */
-                goto fill; /* the window moves to the record */
-            }
-            rend = (w1 << 6) + (size_t)__builtin_ctzll(dm[w1 + EM]);
-            end = wb + rend;
             m = ~(uint64_t)0 << sh;
             q = qm[w] & m;
             cnt = __builtin_popcountll(dm[w] & m);
@@ -994,12 +1044,16 @@ fast_rows_body(const CsvReader *r, CsvCursor *d, int64_t row, int64_t max_rows,
                 doubt |= !field_null(r, &f);
             }
         }
+#if CSV_X86
+    stored:
+#endif
         row_pos[row] = pos;
         row_line[row] = line0 + row;
         row++;
         pos = end + 1;
         if (p[end] == '\r' && pos < n && p[pos] == '\n') pos++; /* CRLF */
     }
+out:
     d->pos = pos;
     d->line = line0 + row;
     d->doubt |= doubt;
@@ -1495,9 +1549,9 @@ static const uint8_t f64_ones[32] = {
  * with *m < 2^52 and *div = 10^frac, negated for a leading '-': then
  * m / div (both exact) is the correctly rounded value, as strtod's
  * (Clinger's fast path), "-0" giving -0.0.  False: not this shape (the
- * caller tries the others). */
+ * caller tries the others).  kz, k9, kd: every byte '0', 9, '.'. */
 AVX2_ATTR static inline bool f64_sse(const char *s, size_t len, double *m_out,
-                                     double *div)
+                                     double *div, __m128i kz, __m128i k9, __m128i kd)
 {
     static const double p10[2][16] = {
         {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13,
@@ -1508,11 +1562,10 @@ AVX2_ATTR static inline bool f64_sse(const char *s, size_t len, double *m_out,
     const unsigned first = 16 - (unsigned)len; /* the field's first lane */
     const unsigned fm = 0xFFFFu << first & 0xFFFFu;
     __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + len - 16));
-    __m128i t = _mm_sub_epi8(x, _mm_set1_epi8('0'));
+    __m128i t = _mm_sub_epi8(x, kz);
     __m128i below, lead;
-    unsigned dig = (unsigned)_mm_movemask_epi8(
-        _mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(9)), t));
-    unsigned dot = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('.')));
+    unsigned dig = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(t, k9), t));
+    unsigned dot = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, kd));
     unsigned nd, frac, q;
     uint64_t m, e;
     dot &= fm;
@@ -1556,6 +1609,7 @@ AVX2_ATTR static TlStatus convert_f64_sse(const CsvReader *r, CsvCursor *d, int 
     double *vals, *dv;
     int64_t row;
     size_t null_len;
+    __m128i kz, k9, kd;
     if (d->fdiv_cap < n) {
         tl_free(d->fdiv);
         d->fdiv_cap = 0;
@@ -1569,11 +1623,17 @@ AVX2_ATTR static TlStatus convert_f64_sse(const CsvReader *r, CsvCursor *d, int 
     vals = (double *)values->data;
     /* the null text's length: such a field goes the field_null way */
     null_len = r->null_text ? r->null_len : SIZE_MAX;
+    kz = _mm_set1_epi8('0');
+    k9 = _mm_set1_epi8(9);
+    kd = _mm_set1_epi8('.');
+    /* opaque, so that the compiler keeps them in registers rather than
+     * building them again in every iteration */
+    __asm__("" : "+x"(kz), "+x"(k9), "+x"(kd));
     for (row = 0; row < n; row++, f++) {
         const char *s = (const char *)r->p + f->off;
         const uint32_t len = f->len;
         if (len - 1 < 16 && f->off + len >= 16 && len != null_len &&
-            f64_sse(s, len, &vals[row], &dv[row]))
+            f64_sse(s, len, &vals[row], &dv[row], kz, k9, kd))
             continue;
         dv[row] = 1.0;
         if (field_null(r, f)) {
