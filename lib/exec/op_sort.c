@@ -51,6 +51,10 @@
  *     (kernels/rowenc.c draws the layout) written straight into one row
  *     set, chunks in parallel (lengths, then offsets, then bytes), and the
  *     stable row sort (tl_k_psort_rows) orders indexes by memcmp order.
+ *     When every row has the same length (string keys all of one length,
+ *     "id0000001905"), the row set has no offsets: a fixed width, 8 bytes
+ *     a row less, and one random read per row in the sort's tie runs
+ *     instead of two (offset, then bytes).
  * The column gather (tl_array_take_multi; top-k, and unpacked chunks)
  * runs one column per task.
  *
@@ -353,6 +357,7 @@ typedef struct Fill {
     uint32_t *vidx, *nidx;           /* non-null rows, null rows */
     TlRows *rows;                    /* encoded rows */
     uint64_t *tot;                   /* encode: bytes per chunk */
+    uint64_t *lmin, *lmax;           /* encode: shortest, longest row per chunk */
     uint8_t *inexact;                /* native: a chunk has a float whose
                                         image loses its bits (-0.0, NaN) */
     int failed;                      /* a task ran out of memory */
@@ -573,10 +578,16 @@ static void enc_lens(void *arg, int64_t c)
 {
     Fill *f = arg;
     const Chunk *ch = &f->s->chunks[c];
-    uint64_t *len = f->rows->offs + f->goff[c] + 1, t = 0;
+    uint64_t *len = f->rows->offs + f->goff[c] + 1, t = 0, mn = UINT64_MAX, mx = 0;
     tl_k_rowenc_lens((const TlArray *const *)ch->keys, f->s->n_keys, ch->n_rows, len);
-    for (int64_t i = 0; i < ch->n_rows; i++) t += len[i];
+    for (int64_t i = 0; i < ch->n_rows; i++) {
+        t += len[i];
+        mn = len[i] < mn ? len[i] : mn;
+        mx = len[i] > mx ? len[i] : mx;
+    }
     f->tot[c] = t;
+    f->lmin[c] = mn;
+    f->lmax[c] = mx;
 }
 
 /* Chunk c's lengths become offsets from its base tot[c].  (Its first
@@ -627,8 +638,10 @@ static TlStatus encode_all(SortOp *s, TlRows *out, TlError *err)
                 var = true;
     if (!fill_init(&f, s)) return tl_error_oom(err);
     f.rows = out;
-    f.tot = tl_malloc(((size_t)nc + 1) * sizeof *f.tot);
+    f.tot = tl_malloc(((size_t)nc + 1) * 3 * sizeof *f.tot);
     if (!f.tot) goto oom;
+    f.lmin = f.tot + nc + 1;
+    f.lmax = f.lmin + nc + 1;
     size_t total;
     if (var) {
         out->offs = tl_malloc(((size_t)s->pool_rows + 1) * sizeof *out->offs);
@@ -636,6 +649,21 @@ static TlStatus encode_all(SortOp *s, TlRows *out, TlError *err)
         out->offs[0] = 0;
         st = tl_pool_for(nc, enc_lens, &f, err);
         if (st != TL_OK) goto done;
+    }
+    /* Rows that all came out the same length (string keys of one length,
+     * "id0000001905") need no offsets: they are stored at a fixed width,
+     * the same bytes, and the sort reads a row with one random access
+     * instead of two (its offset, then its bytes). */
+    bool same = var && s->pool_rows > 0;
+    for (int c = 0; same && c < nc; c++)
+        same = f.lmin[c] == f.lmax[0] && f.lmax[c] == f.lmax[0];
+    if (same) {
+        tl_free(out->offs);
+        out->offs = NULL;
+        out->width = (size_t)f.lmax[0];
+        var = false;
+    }
+    if (var) {
         uint64_t acc = 0;
         for (int c = 0; c < nc; c++) {
             uint64_t t = f.tot[c];
@@ -646,8 +674,9 @@ static TlStatus encode_all(SortOp *s, TlRows *out, TlError *err)
         st = tl_pool_for(nc, enc_offs, &f, err);
         if (st != TL_OK) goto done;
     } else {
-        out->width = nc ? tl_k_rowenc_fixed((const TlArray *const *)s->chunks[0].keys,
-                                            s->n_keys) : 0;
+        if (!same)
+            out->width = nc ? tl_k_rowenc_fixed((const TlArray *const *)s->chunks[0].keys,
+                                                s->n_keys) : 0;
         total = out->width * (size_t)s->pool_rows;
     }
     out->bytes = tl_malloc(total ? total : 1);

@@ -46,6 +46,10 @@ static int64_t rndn(int64_t n) { return (int64_t)(rnd() % (uint64_t)n); }
 static const TlType TYPES[] = {TL_TINT64, TL_TFLOAT64, TL_TSTRING,
                                TL_TDATE, TL_TBOOL, TL_TTIMESTAMP};
 
+/* When >= 0: every string rand_col draws has this length, over {a, b}
+ * (rows of one encoded length: the sort stores them at a fixed width). */
+static int g_str_len = -1;
+
 /* A random column of n rows; `dom` small = many duplicates. */
 static TlArray *rand_col(TlType t, int64_t n, int null_pct, int64_t dom)
 {
@@ -88,7 +92,11 @@ static TlArray *rand_col(TlType t, int64_t n, int null_pct, int64_t dom)
             int len = (int)rndn(dom < 6 ? 4 : 9);
             if (rndn(8) == 0) len = 10 + (int)rndn(28);
             static const char A[] = {0, 'a', 'b', (char)0xFF};
-            for (int j = 0; j < len; j++) s[j] = A[rndn(dom < 6 ? 2 : 4)];
+            if (g_str_len >= 0) {
+                len = g_str_len;
+                for (int j = 0; j < len; j++) s[j] = A[1 + rndn(2)];
+            }
+            for (int j = 0; j < len && g_str_len < 0; j++) s[j] = A[rndn(dom < 6 ? 2 : 4)];
             tl_builder_append_str(&b, s, (size_t)len);
             break;
         }
@@ -307,6 +315,20 @@ TL_TEST(single_keys_every_type)
      * batches, both directions, duplicates. */
     int passed = 0, total = 120;
     for (int i = 0; i < total; i++) passed += one_case(2000 + rndn(3000), 1, 50, i % 4 == 0);
+    CHECK_EQ_INT(passed, total);
+}
+
+TL_TEST(fixed_length_strings)
+{
+    /* String keys of one length (with other keys, nulls or none): the
+     * encoded rows may all have one width, which the sort then stores
+     * without offsets. */
+    int passed = 0, total = 60;
+    for (int i = 0; i < total; i++) {
+        g_str_len = (int)rndn(14);
+        passed += one_case(i < 10 ? 300 : 500 + rndn(6000), 1 + (int)rndn(4), 40, i % 6 == 0);
+    }
+    g_str_len = -1;
     CHECK_EQ_INT(passed, total);
 }
 
@@ -532,6 +554,7 @@ static int run_all(int threads)
     if (threads > 1) TL_RUN(parallel_kernels_equal_serial);
     TL_RUN(many_small_tables);
     TL_RUN(single_keys_every_type);
+    TL_RUN(fixed_length_strings);
     TL_RUN(large_tables);
     return tl_test_summary(__FILE__);
 }
