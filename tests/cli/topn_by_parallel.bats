@@ -55,8 +55,9 @@ SHAPES=(
 )
 
 # check FILE ROWS...: every shape with --threads 1, 2, 3, 7 (1 and 7 under
-# ASan: matrix_threads) at each batch size (and the default) equals the
-# --no-optimize output, byte for byte (outputs in files, compared with cmp).
+# ASan: matrix_threads) at each batch size (and the default, which under
+# ASan only the test without sizes runs) equals the --no-optimize output,
+# byte for byte (outputs in files, compared with cmp).
 check() {
     local file=$1 t rows
     shift
@@ -67,9 +68,11 @@ check() {
         eval "run_tally explain $file $args"
         [[ "$output" == *" by "* ]] || { echo "not folded: $args"; show; return 1; }
         for t in $(matrix_threads 1 2 3 7); do
-            eval "tally_files got $file $args --threads $t"
-            files_ok got || return 1
-            same_files want.out got.out "threads $t: $args" || return 1
+            if [ $# -eq 0 ] || [ -z "${TALLY_ASAN:-}" ]; then
+                eval "tally_files got $file $args --threads $t"
+                files_ok got || return 1
+                same_files want.out got.out "threads $t: $args" || return 1
+            fi
             for rows in "$@"; do
                 eval "TALLY_BATCH_ROWS=$rows tally_files got $file $args --threads $t"
                 files_ok got || return 1
