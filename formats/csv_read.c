@@ -190,7 +190,10 @@ typedef struct CsvCursor {
     int *store;              /* the columns with cols[c] set, ascending */
     int n_store;
     int64_t *row_line;       /* cap */
-    size_t *row_pos;         /* cap: where each record starts */
+    size_t *row_pos;         /* cap: where each record starts (the fast
+                                tokenizer fills it only when keep_pos) */
+    bool keep_pos;           /* row_pos wanted: some projected column is
+                                not stored (reparse_fields reads it) */
     int64_t n_rows;
     bool saw_quote;          /* a record tokenized since cursor_seek has '"' */
     size_t batch_start, batch_end;
@@ -858,6 +861,7 @@ fast_rows_body(const CsvReader *r, CsvCursor *d, int64_t row, int64_t max_rows,
     size_t nw = d->nw;
     bool wq = d->wq;
     size_t *row_pos = d->row_pos;
+    const bool keep_pos = d->keep_pos;
     int64_t *row_line = d->row_line;
     /* the line ends not yet taken: those of em word cw in ew, valid when
      * ew_at (a fresh start at pos otherwise); the next record's end comes
@@ -866,6 +870,7 @@ fast_rows_body(const CsvReader *r, CsvCursor *d, int64_t row, int64_t max_rows,
     size_t cw = 0;
     uint64_t ew = 0;
     bool ew_at = false;
+#if CSV_X86
     /* lean: one or two stored fields and nothing checked, the usual
      * records' fields found without dp (PDEP mode only) */
     const bool lean = n_store >= 1 && n_store <= 2 && n_runs == 0 && n_fchk == 0;
@@ -873,6 +878,7 @@ fast_rows_body(const CsvReader *r, CsvCursor *d, int64_t row, int64_t max_rows,
     CsvField *const c1 = n_store == 2 ? cols[store[1]] : NULL;
     const uint64_t kb0 = n_store >= 1 ? (uint64_t)1 << store[0] : 0;
     const uint64_t kb1 = n_store == 2 ? (uint64_t)1 << store[1] : 0;
+#endif
     if (pos < wb) we = 0; /* not the window's (cursor_seek clears it) */
     while (row < max_rows && pos < n) {
         size_t end, rel, w, sh;
@@ -1047,7 +1053,7 @@ fast_rows_body(const CsvReader *r, CsvCursor *d, int64_t row, int64_t max_rows,
 #if CSV_X86
     stored:
 #endif
-        row_pos[row] = pos;
+        if (keep_pos) row_pos[row] = pos;
         row_line[row] = line0 + row;
         row++;
         pos = end + 1;
@@ -2250,6 +2256,7 @@ static TlStatus tokenize_morsel(const CsvReader *r, CsvCursor *d, const TlMorsel
     if (cap > bound) cap = bound;
     if (cap < d->cap) cap = d->cap < bound ? d->cap : bound;
     cursor_seek(d, m->begin, m->end, m->line);
+    d->keep_pos = skip != NULL;
     d->n_store = 0; /* nothing kept across morsels */
     st = cursor_reserve(r, d, want, cap, err);
     if (st != TL_OK) goto done;
