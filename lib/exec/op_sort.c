@@ -14,8 +14,13 @@
  * from the chunks (gather_packed): each output row is one random read of
  * one or two cache lines (a tile of rows located and prefetched while the
  * previous tile is copied out) instead of one per column, which made the
- * gather a quarter of a big sort's time; the key columns by (chunk, row)
- * pairs (tl_array_take_multi), except a single int64, timestamp, date or
+ * gather a quarter of a big sort's time.  With several keys the key
+ * columns are packed too (the sort reads their encoded rows; the chunk's
+ * key references hold the columns until then, and drop_keys trims their
+ * pages before the sort's scratch): an output row is then one random read
+ * of one page, where three arrays cost three TLB misses a row.  A single
+ * key column stays a column, gathered by (chunk, row) pairs
+ * (tl_array_take_multi), except a single int64, timestamp, date or
  * float64 key column, which is made in order from the sort's own sorted
  * images (key_from_images; floats only when each image gives its value
  * back bit for bit, so -0.0 and NaN payloads take the gather).  Nothing is
@@ -138,6 +143,7 @@ typedef struct SortOp {
     int64_t submitted;       /* rows of perm handed to slots so far */
     /* packed rows (pack_chunk): column i at byte pk_off[i] of a row */
     int pack;                /* 0 off, 1 every chunk, 2 chunks of even length */
+    bool keys_packed;        /* key columns are packed too (several keys) */
     int *pk_off;
     size_t pk_row, pk_mask;  /* bytes of a row, of a row's null mask */
     uint64_t *kimg;          /* packed output of a single numeric key column:
@@ -210,9 +216,10 @@ static size_t pk_width(TlType t)
  * float64 or timestamp 8 bytes, a date 4, a bool 1, a string its 16-byte
  * view with the block number rebased to c->bufs, type null nothing); nulls
  * in a separate mask, only when the chunk has some.  The packed columns
- * are released: memory stays what the columns held.  A column that is a
- * sort key (pk_off -1) stays a column: the sort reads it, and packing it
- * too would hold it twice until the sort is done.  A chunk with a column
+ * are released: memory stays what the columns held.  The column of a
+ * single sort key (pk_off -1) stays a column: the sort reads it, and
+ * packing it too would hold it twice until the sort is done (several keys
+ * are packed: see tl_op_sort_new).  A chunk with a column
  * whose type is neither the schema's nor null stays in columns. */
 static TlStatus pack_chunk(const SortOp *s, Chunk *c, TlError *err)
 {
@@ -479,6 +486,9 @@ static void drop_keys(SortOp *s)
             tl_array_release(s->chunks[c].keys[k]);
             s->chunks[c].keys[k] = NULL;
         }
+    /* Packed key columns were held by these references only: their pages
+     * go back before the sort's scratch comes on top (see consume). */
+    if (s->keys_packed) tl_alloc_trim();
 }
 
 /* Single numeric key over all chunks: nulls split off in order, images
@@ -1820,9 +1830,18 @@ TlStatus tl_op_sort_new(TlOperator *child, const TlExprArena *ea,
         sort_free(&s->base);
         return tl_error_oom(err);
     }
+    /* A single key column stays a column: the native and string sorts
+     * read it, and the output makes it from the sorted images (kimg).
+     * Several keys are packed like the other columns: the sort reads
+     * their encoded rows, and the output then reads each row from one
+     * place, one page (a gather from three arrays was three TLB misses a
+     * row, the bulk of a big sort's output time).  The chunk's key
+     * references hold the columns until the rows are encoded. */
     for (int i = 0; i < s->n_data; i++) s->pk_off[i] = 0;
-    for (int k = 0; k < n_keys; k++)
+    for (int k = 0; k < n_keys && n_keys == 1; k++)
         if (s->key_col[k] >= 0) s->pk_off[s->key_col[k]] = -1;
+    for (int k = 0; k < n_keys && n_keys > 1 && s->pack != 0; k++)
+        if (s->key_col[k] >= 0) s->keys_packed = true;
     for (int i = 0; i < s->n_data; i++) {
         if (s->pk_off[i] < 0) continue;
         s->pk_off[i] = (int)s->pk_row;
