@@ -331,13 +331,11 @@ static int64_t count_lines(const uint8_t *s, size_t n)
  * (LF, CR) and quotes, one bit a byte -- and takes records straight from
  * them, without listing every delimiter:
  *
- *   - the record ends at the next line-end bit: the line-end bits are
- *     taken as a stream, one mask word at a time (count-trailing-zeros,
- *     clear the lowest bit, the next word when this one is empty), so
- *     finding the next record's end never waits for the arithmetic on the
- *     previous record's (a bit before the record's start is the LF of a
- *     CRLF, skipped); none in the window: the window moves to the record;
- *     none up to the morsel's end: the last record, for parse_record;
+ *   - the record ends at the next line-end bit: the lowest set bit of the
+ *     64 mask bits from its start (one count-trailing-zeros), else the
+ *     first nonzero mask word after them (none in the window: the window
+ *     moves to the record; none up to the morsel's end: the last record,
+ *     for parse_record);
  *   - it is plain when no quote bit lies before its end, it is not blank,
  *     and the popcount of its delimiter bits is n_cols - 1 (so a ragged
  *     record goes to parse_record, which reports it as always);
@@ -863,13 +861,6 @@ fast_rows_body(const CsvReader *r, CsvCursor *d, int64_t row, int64_t max_rows,
     size_t *row_pos = d->row_pos;
     const bool keep_pos = d->keep_pos;
     int64_t *row_line = d->row_line;
-    /* the line ends not yet taken: those of em word cw in ew, valid when
-     * ew_at (a fresh start at pos otherwise); the next record's end comes
-     * from ew alone, not from pos, so consecutive records do not wait for
-     * each other's arithmetic */
-    size_t cw = 0;
-    uint64_t ew = 0;
-    bool ew_at = false;
 #if CSV_X86
     /* lean: one or two stored fields and nothing checked, the usual
      * records' fields found without dp (PDEP mode only) */
@@ -890,37 +881,19 @@ fast_rows_body(const CsvReader *r, CsvCursor *d, int64_t row, int64_t max_rows,
             we = d->we;
             nw = d->nw;
             wq = d->wq;
-            ew_at = false;
         }
+        /* the line end: the first line-end bit from pos on, in the 64
+         * bits from pos (the window has a zero word after its last one) */
         rel = pos - wb;
         w = rel >> 6;
         sh = rel & 63;
-        if (!ew_at) {
-            /* the line-end stream starts at pos */
-            cw = w;
-            ew = dm[cw + EM] & (~(uint64_t)0 << sh);
-            ew_at = true;
-        }
-        /* the line end: the next line-end bit of the stream at or past
-         * pos (one before pos is the LF of a CRLF already taken) */
-        for (;;) {
-            while (!ew) {
-                if (++cw >= nw) {
-                    /* none in the window */
-                    if (we >= n || wb == pos) goto out; /* the last record, or huge */
-                    goto fill; /* the window moves to the record */
-                }
-                ew = dm[cw + EM];
-            }
-            end = wb + (cw << 6) + (size_t)__builtin_ctzll(ew);
-            ew &= ew - 1;
-            if (end >= pos) break;
-        }
 #define BITS64(a) (((a)[w] >> sh) | (((a)[w + 1] << 1) << (63 - sh)))
-        if (end - pos < 64) {
+        m = BITS64(dm + EM);
+        if (m) {
             /* the usual record, shorter than 64 bytes */
-            int eo = (int)(end - pos);
+            int eo = __builtin_ctzll(m);
             uint64_t below = ((uint64_t)1 << eo) - 1, dd = BITS64(dm) & below;
+            end = pos + (size_t)eo;
             q = wq ? BITS64(qm) & below : 0;
 #undef BITS64
             if (q || eo == 0 || __builtin_popcountll(dd) != last) break;
@@ -971,8 +944,15 @@ fast_rows_body(const CsvReader *r, CsvCursor *d, int64_t row, int64_t max_rows,
             }
         } else {
             /* a longer record: the words it spans */
-            size_t rend = end - wb, w1 = rend >> 6;
+            size_t rend, w1 = w + 1;
             int cnt;
+            while (w1 < nw && !dm[w1 + EM]) w1++;
+            if (w1 >= nw) {
+                if (we >= n || wb == pos) break; /* the last record, or huge */
+                goto fill; /* the window moves to the record */
+            }
+            rend = (w1 << 6) + (size_t)__builtin_ctzll(dm[w1 + EM]);
+            end = wb + rend;
             m = ~(uint64_t)0 << sh;
             q = qm[w] & m;
             cnt = __builtin_popcountll(dm[w] & m);
@@ -1059,7 +1039,6 @@ fast_rows_body(const CsvReader *r, CsvCursor *d, int64_t row, int64_t max_rows,
         pos = end + 1;
         if (p[end] == '\r' && pos < n && p[pos] == '\n') pos++; /* CRLF */
     }
-out:
     d->pos = pos;
     d->line = line0 + row;
     d->doubt |= doubt;
