@@ -704,6 +704,20 @@ done:
     return st;
 }
 
+typedef struct IotaJob {
+    uint32_t *perm;
+    int64_t n;
+} IotaJob;
+
+/* Piece k of perm := 0, 1, ... (a pool task: perm is fresh memory, and
+ * faulting 4 bytes a row in on one thread held up a big sort). */
+static void iota_piece(void *arg, int64_t k)
+{
+    IotaJob *j = arg;
+    int64_t lo = k << 20, hi = lo + (1 << 20) < j->n ? lo + (1 << 20) : j->n;
+    for (int64_t i = lo; i < hi; i++) j->perm[i] = (uint32_t)i;
+}
+
 /* perm := the stable sorted order of the global rows of all chunks.  When
  * rows_out is wanted (top-k thresholds) the encoded path is taken. */
 static TlStatus sort_perm(SortOp *s, uint32_t *perm, TlRows *rows_out, TlError *err)
@@ -723,8 +737,9 @@ static TlStatus sort_perm(SortOp *s, uint32_t *perm, TlRows *rows_out, TlError *
     TL_TRY(encode_all(s, &r, err));
     if (!rows_out) drop_keys(s);
     int64_t n = s->pool_rows;
-    for (int64_t i = 0; i < n; i++) perm[i] = (uint32_t)i;
-    TlStatus st = tl_k_psort_rows(&r, perm, n, 0, err);
+    IotaJob ij = {perm, n};
+    TlStatus st = tl_pool_for((n + (1 << 20) - 1) >> 20, iota_piece, &ij, err);
+    if (st == TL_OK) st = tl_k_psort_rows(&r, perm, n, 0, err);
     if (rows_out && st == TL_OK) *rows_out = r;
     else tl_k_rows_free(&r);
     return st;
