@@ -346,10 +346,11 @@ static int64_t count_lines(const uint8_t *s, size_t n)
  *     its end for the upper half, so a scan of the last column costs one
  *     count-leading-zeros, not a position per field; in a record of at
  *     most 64 bytes, where PDEP is fast (BMI2, not AMD before Zen 3), one
- *     PDEP each.  With one or two stored fields and nothing checked (a
- *     scan of a column or two), such a record's fields come straight from
- *     two PDEPs each, on the delimiter bits with the line end as a last
- *     delimiter and a virtual one before the start, without d->dp.
+ *     PDEP each.  With one stored field and nothing checked (a scan of
+ *     one column), such a record's field comes straight from two PDEPs,
+ *     on the delimiter bits with the line end as a last delimiter and a
+ *     virtual one before the start, without d->dp (with two fields that
+ *     measured slower than the dp path).
  *
  * Anything else (a quote in the record, a blank line, a ragged record, the
  * last record of the input, a record longer than the window) goes to
@@ -862,13 +863,9 @@ fast_rows_body(const CsvReader *r, CsvCursor *d, int64_t row, int64_t max_rows,
     const bool keep_pos = d->keep_pos;
     int64_t *row_line = d->row_line;
 #if CSV_X86
-    /* lean: one or two stored fields and nothing checked, the usual
-     * records' fields found without dp (PDEP mode only) */
-    const bool lean = n_store >= 1 && n_store <= 2 && n_runs == 0 && n_fchk == 0;
-    CsvField *const c0 = n_store >= 1 ? cols[store[0]] : NULL;
-    CsvField *const c1 = n_store == 2 ? cols[store[1]] : NULL;
-    const uint64_t kb0 = n_store >= 1 ? (uint64_t)1 << store[0] : 0;
-    const uint64_t kb1 = n_store == 2 ? (uint64_t)1 << store[1] : 0;
+    /* lean: one stored field and nothing checked, the usual records'
+     * field found without dp (PDEP mode only) */
+    const bool lean = n_store == 1 && n_runs == 0 && n_fchk == 0;
 #endif
     if (pos < wb) we = 0; /* not the window's (cursor_seek clears it) */
     while (row < max_rows && pos < n) {
@@ -899,23 +896,17 @@ fast_rows_body(const CsvReader *r, CsvCursor *d, int64_t row, int64_t max_rows,
             if (q || eo == 0 || __builtin_popcountll(dd) != last) break;
 #if CSV_X86
             if (pdep && lean) {
-                /* the fields straight from the masks: with the line end
+                /* the field straight from the masks: with the line end
                  * as a last delimiter (e) and a virtual one before pos
                  * (sb), field k ends at e's k-th set bit and starts at
                  * sb's (bit i of sb: delimiter at i - 1) */
                 uint64_t e = dd | ((uint64_t)1 << eo), sb = e << 1 | 1, b0, b1;
-                __asm__("pdep %2, %1, %0" : "=r"(b0) : "r"(kb0), "r"(sb));
-                __asm__("pdep %2, %1, %0" : "=r"(b1) : "r"(kb0), "r"(e));
-                c0[row] = (CsvField){pos + (size_t)__builtin_ctzll(b0),
-                                     (uint32_t)(__builtin_ctzll(b1) -
-                                                __builtin_ctzll(b0)), 0};
-                if (c1) {
-                    __asm__("pdep %2, %1, %0" : "=r"(b0) : "r"(kb1), "r"(sb));
-                    __asm__("pdep %2, %1, %0" : "=r"(b1) : "r"(kb1), "r"(e));
-                    c1[row] = (CsvField){pos + (size_t)__builtin_ctzll(b0),
-                                         (uint32_t)(__builtin_ctzll(b1) -
-                                                    __builtin_ctzll(b0)), 0};
-                }
+                const int k = store[0]; /* (here: registers stay free) */
+                __asm__("pdep %2, %1, %0" : "=r"(b0) : "r"((uint64_t)1 << k), "r"(sb));
+                __asm__("pdep %2, %1, %0" : "=r"(b1) : "r"((uint64_t)1 << k), "r"(e));
+                cols[k][row] = (CsvField){pos + (size_t)__builtin_ctzll(b0),
+                                          (uint32_t)(__builtin_ctzll(b1) -
+                                                     __builtin_ctzll(b0)), 0};
                 goto stored;
             }
             if (pdep) {
