@@ -349,6 +349,23 @@ TL_TEST(test_parse_numbers_match_libc)
     }
 }
 
+/* Read text[0..len) as file name in every scan mode: true when each read
+ * succeeds and prints want (else the mode, what it printed and want go to
+ * stderr).  The mode is reset afterwards. */
+static bool read_in_every_mode(const char *name, size_t len, const char *want)
+{
+    bool ok = true;
+    for (int mode = 0; mode <= 3 && ok; mode++) {
+        tl_csv_scan_mode(mode);
+        ok = tu_read(tu_file(name, text, (long)len), NULL, NULL, got, sizeof got, &err) ==
+                 TL_OK &&
+             strcmp(got, want) == 0;
+        if (!ok) fprintf(stderr, "mode %d:\n%s\nwant:\n%s\n", mode, got, want);
+    }
+    tl_csv_scan_mode(-1);
+    return ok;
+}
+
 TL_TEST(test_float_column_matches_strtod)
 {
     /* the reader's inline float conversion against strtod, via tl_fmt_f64 */
@@ -376,14 +393,7 @@ TL_TEST(test_float_column_matches_strtod)
         want[wn++] = '\n';
     }
     want[wn] = '\0';
-    for (int mode = 0; mode <= 3; mode++) {
-        tl_csv_scan_mode(mode);
-        CHECK_EQ_INT(tu_read(tu_file("floats.csv", text, (long)at), NULL, NULL, got,
-                             sizeof got, &err),
-                     TL_OK);
-        CHECK(strcmp(got, want) == 0);
-    }
-    tl_csv_scan_mode(-1);
+    CHECK(read_in_every_mode("floats.csv", at, want));
 }
 
 TL_TEST(test_float_sse_shapes)
@@ -421,17 +431,10 @@ TL_TEST(test_float_sse_shapes)
             want[wn++] = '\n';
         }
         want[wn] = '\0';
-        for (int mode = 0; mode <= 3; mode++) {
-            tl_csv_scan_mode(mode);
-            CHECK_EQ_INT(tu_read(tu_file("edges.csv", text, (long)at), NULL, NULL, got,
-                                 sizeof got, &err),
-                         TL_OK);
-            if (strcmp(got, want) != 0) {
-                fprintf(stderr, "pad %d mode %d:\n%s\nwant:\n%s\n", pad, mode, got, want);
-                CHECK(false);
-                pad = 20;
-                break;
-            }
+        if (!read_in_every_mode("edges.csv", at, want)) {
+            fprintf(stderr, "pad %d\n", pad);
+            CHECK(false);
+            break;
         }
     }
     {
