@@ -1353,15 +1353,30 @@ static bool validity_null(Validity *v, int64_t n_rows, int64_t row)
     return true;
 }
 
+/* The end of a fixed-width converter: the array of its n values with v's
+ * nulls (tl_array_new takes both buffers, also when it fails). */
+static TlStatus fixed_array(TlType t, int64_t n, TlBuf *values, const Validity *v,
+                            TlArray **out, TlError *err)
+{
+    *out = tl_array_new(t, n, values, v->buf, v->null_count, NULL, 0);
+    return *out ? TL_OK : tl_error_oom(err);
+}
+
+/* A fixed-width converter's buffers given back (a misfit, or out of
+ * memory: no array is made). */
+static void release_fixed(TlBuf *values, const Validity *v)
+{
+    tl_buf_release(values);
+    tl_buf_release(v->buf);
+}
+
 /* Fixed-width converters: parse each non-null field with PARSE(text, len,
  * room, out) into a CTYPE values buffer; room is how many input bytes can
  * be read from text on (at least len).  On a misfit *bad = row and no
  * array is made. */
 #define DEFINE_CONVERT(NAME, TYPE, CTYPE, PARSE)                               \
-    DEFINE_CONVERT_A(, NAME, TYPE, CTYPE, PARSE)
-#define DEFINE_CONVERT_A(ATTR, NAME, TYPE, CTYPE, PARSE)                       \
-    ATTR static TlStatus NAME(const CsvReader *r, CsvCursor *d, int c,         \
-                              TlArray **out, int64_t *bad, TlError *err)       \
+    static TlStatus NAME(const CsvReader *r, CsvCursor *d, int c,              \
+                         TlArray **out, int64_t *bad, TlError *err)            \
     {                                                                          \
         const int64_t n = d->n_rows;                                           \
         const CsvField *f = d->cols[c];                                     \
@@ -1379,17 +1394,13 @@ static bool validity_null(Validity *v, int64_t n_rows, int64_t row)
             if (!PARSE((const char *)r->p + f->off, f->len, r->size - f->off,  \
                        &vals[row])) {                                          \
                 *bad = row;                                                    \
-                tl_buf_release(values);                                        \
-                tl_buf_release(v.buf);                                         \
+                release_fixed(values, &v);                                     \
                 return TL_OK;                                                  \
             }                                                                  \
         }                                                                      \
-        *out = tl_array_new(TYPE, n, values, v.buf, v.null_count, NULL, 0);    \
-        if (!*out) return tl_error_oom(err);                                   \
-        return TL_OK;                                                          \
+        return fixed_array(TYPE, n, values, &v, out, err);                     \
     oom:                                                                       \
-        tl_buf_release(values);                                                \
-        tl_buf_release(v.buf);                                                 \
+        release_fixed(values, &v);                                             \
         return tl_error_oom(err);                                              \
     }
 
@@ -1619,8 +1630,7 @@ AVX2_ATTR static TlStatus convert_f64_sse(const CsvReader *r, CsvCursor *d, int 
         }
         if (!parse_f64_inline(s, len, r->size - f->off, &vals[row])) {
             *bad = row;
-            tl_buf_release(values);
-            tl_buf_release(v.buf);
+            release_fixed(values, &v);
             return TL_OK;
         }
     }
@@ -1628,12 +1638,9 @@ AVX2_ATTR static TlStatus convert_f64_sse(const CsvReader *r, CsvCursor *d, int 
         _mm256_storeu_pd(vals + row, _mm256_div_pd(_mm256_loadu_pd(vals + row),
                                                    _mm256_loadu_pd(dv + row)));
     for (; row < n; row++) vals[row] /= dv[row];
-    *out = tl_array_new(TL_TFLOAT64, n, values, v.buf, v.null_count, NULL, 0);
-    if (!*out) return tl_error_oom(err);
-    return TL_OK;
+    return fixed_array(TL_TFLOAT64, n, values, &v, out, err);
 oom:
-    tl_buf_release(values);
-    tl_buf_release(v.buf);
+    release_fixed(values, &v);
     return tl_error_oom(err);
 }
 #endif
@@ -1683,18 +1690,14 @@ static TlStatus convert_bool(const CsvReader *r, CsvCursor *d, int c,
         }
         if (!tl_parse_bool((const char *)r->p + f->off, f->len, &b)) {
             *bad = row;
-            tl_buf_release(values);
-            tl_buf_release(v.buf);
+            release_fixed(values, &v);
             return TL_OK;
         }
         if (b) tl_bit_set(values->data, row);
     }
-    *out = tl_array_new(TL_TBOOL, n, values, v.buf, v.null_count, NULL, 0);
-    if (!*out) return tl_error_oom(err);
-    return TL_OK;
+    return fixed_array(TL_TBOOL, n, values, &v, out, err);
 oom:
-    tl_buf_release(values);
-    tl_buf_release(v.buf);
+    release_fixed(values, &v);
     return tl_error_oom(err);
 }
 

@@ -2265,8 +2265,11 @@ static TlStatus nd_resplit(TlReader *base, const TlMorsel *m, TlError *err)
     r->split_seq = m->seq;
     r->split_line = 1 + lines;
     r->split_bytes = force_bytes ? (size_t)force_bytes : MORSEL_FIRST;
-    for (int64_t k = 0; k < m->seq && r->split_bytes < MORSEL_MOST; k++)
-        r->split_bytes = morsel_next(r->split_bytes);
+    for (int64_t k = 0; k < m->seq; k++) {
+        size_t next = morsel_next(r->split_bytes);
+        if (next == r->split_bytes) break; /* at its most, or forced */
+        r->split_bytes = next;
+    }
     return TL_OK;
 }
 

@@ -793,13 +793,9 @@ static TlStatus msd_level(PMsd *p, uint32_t *idx, uint64_t *key, int64_t n,
     p->d = d;
     p->more = 0;
     p->diff = 0;
-    if (p->kind == PS_ROWS) {
-        bool m = false;
-        p->ref = chunk8(p->rs.r, idx[0], d, &m);
-    } else {
-        bool m = false;
-        p->ref = str_digit(&p->ss, idx[0], d, &m) ^ p->ss.flip;
-    }
+    bool m = false; /* (the digit pass finds whether rows go on) */
+    p->ref = p->kind == PS_ROWS ? chunk8(p->rs.r, idx[0], d, &m)
+                                : str_digit(&p->ss, idx[0], d, &m) ^ p->ss.flip;
     st = tl_pool_for((n + p->piece - 1) / p->piece, msd_digits, p, err);
     if (st != TL_OK) return st;
     bool more = p->more;
