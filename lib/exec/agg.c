@@ -63,6 +63,7 @@ struct TlAgg {
     ValClass cls;       /* value class of x */
     char *sep;
     uint32_t cap;       /* groups allocated */
+    uint32_t touched;   /* groups whose states ensure wrote (<= cap) */
     int64_t *cnt;
     __int128 *acc;
     int64_t *iv;
@@ -196,46 +197,60 @@ void tl_agg_free(TlAgg *a)
     tl_free(a);
 }
 
-/* Per-group state arrays grow by remapping once large (tl_realloc_big: no
- * copy, new bytes zeroed), so 1e7 groups' states are written once, not
- * copied at every growth step. */
-static bool grow_arr(void **p, size_t elem, uint32_t old, uint32_t cap)
+/* The per-group state arrays op needs, with their element sizes: at most
+ * 10 (cnt, acc or iv, five f, valid, sv).  Returns how many. */
+static int state_arrays(TlAgg *a, void ***arr, size_t *elem)
 {
-    (void)old;
-    uint8_t *q = tl_realloc_big(*p, (size_t)cap * elem);
-    if (!q) return false;
-    *p = q;
-    return true;
-}
-
-/* Make room for n_groups states (zeroed). */
-static TlStatus ensure(TlAgg *a, uint32_t n_groups, TlError *err)
-{
-    if (n_groups <= a->cap) return TL_OK;
-    /* 1.5x: the states of many groups are most of group-by's memory */
-    uint64_t want = (uint64_t)a->cap + a->cap / 2;
-    if (want < n_groups) want = n_groups;
-    if (want < 16) want = 16; /* a small input stays small */
-    if (want > UINT32_MAX) want = UINT32_MAX;
-    uint32_t cap = (uint32_t)want, old = a->cap;
     TlOp op = a->s.op;
-    bool ok = grow_arr((void **)&a->cnt, sizeof *a->cnt, old, cap);
-    if (ok && (op == TL_OP_SUM || op == TL_OP_MEAN) && a->cls == C_INT)
-        ok = grow_arr((void **)&a->acc, sizeof *a->acc, old, cap);
-    if (ok && a->cls == C_INT &&
+    int n = 0;
+#define STATE(p) (arr[n] = (void **)&(p), elem[n++] = sizeof *(p))
+    STATE(a->cnt);
+    if ((op == TL_OP_SUM || op == TL_OP_MEAN) && a->cls == C_INT) STATE(a->acc);
+    if (a->cls == C_INT &&
         (op == TL_OP_MIN || op == TL_OP_MAX || op == TL_OP_FIRST ||
          op == TL_OP_LAST || op == TL_OP_ANY || op == TL_OP_ALL))
-        ok = grow_arr((void **)&a->iv, sizeof *a->iv, old, cap);
-    for (int k = 0; ok && k < a->n_f; k++)
-        ok = grow_arr((void **)&a->f[k], sizeof(double), old, cap);
-    if (ok && (op == TL_OP_FIRST || op == TL_OP_LAST))
-        ok = grow_arr((void **)&a->valid, 1, old, cap);
-    if (ok && (op == TL_OP_STRING_AGG ||
-               (a->cls == C_STR && (op == TL_OP_MIN || op == TL_OP_MAX ||
-                                    op == TL_OP_FIRST || op == TL_OP_LAST))))
-        ok = grow_arr((void **)&a->sv, sizeof *a->sv, old, cap);
-    if (!ok) return tl_error_oom(err);
-    a->cap = cap;
+        STATE(a->iv);
+    for (int k = 0; k < a->n_f; k++) STATE(a->f[k]);
+    if (op == TL_OP_FIRST || op == TL_OP_LAST) STATE(a->valid);
+    if (op == TL_OP_STRING_AGG ||
+        (a->cls == C_STR && (op == TL_OP_MIN || op == TL_OP_MAX ||
+                             op == TL_OP_FIRST || op == TL_OP_LAST)))
+        STATE(a->sv);
+#undef STATE
+    return n;
+}
+
+/* Make room for n_groups states (zeroed).  The arrays grow by remapping
+ * once large (tl_realloc_big: no copy, new bytes zeroed), so 1e7 groups'
+ * states are written once, not copied at every growth step.  The new
+ * groups' states are then written once more, with zeros, before any update
+ * reads them: an update adds to a state, and a first read of a fresh page
+ * maps the shared zero page, which the write right after must replace
+ * (a second fault, and with several threads a TLB flush on every core).
+ * Written first, each page faults once. */
+static TlStatus ensure(TlAgg *a, uint32_t n_groups, TlError *err)
+{
+    void **arr[10];
+    size_t elem[10];
+    if (n_groups <= a->touched) return TL_OK;
+    int n = state_arrays(a, arr, elem);
+    if (n_groups > a->cap) {
+        /* 1.5x: the states of many groups are most of group-by's memory */
+        uint64_t want = (uint64_t)a->cap + a->cap / 2;
+        if (want < n_groups) want = n_groups;
+        if (want < 16) want = 16; /* a small input stays small */
+        if (want > UINT32_MAX) want = UINT32_MAX;
+        for (int k = 0; k < n; k++) {
+            void *q = tl_realloc_big(*arr[k], (size_t)want * elem[k]);
+            if (!q) return tl_error_oom(err);
+            *arr[k] = q;
+        }
+        a->cap = (uint32_t)want;
+    }
+    for (int k = 0; k < n; k++)
+        memset((uint8_t *)*arr[k] + (size_t)a->touched * elem[k], 0,
+               (size_t)(n_groups - a->touched) * elem[k]);
+    a->touched = n_groups;
     return TL_OK;
 }
 
