@@ -87,6 +87,32 @@ EOF
 EOF
 }
 
+@test "late: float fields that only look like numbers, on dropped rows, widen as without late" {
+    # the tokenizer's float64 check (plain_f64_fast, 16 bytes at a time):
+    # a value it wrongly passed would not widen c; one it wrongly failed
+    # only costs time.  Each bad value alone in its file, amid values that
+    # pass (16 bytes, a sign, one digit), with bytes after it to read.
+    local v
+    for v in 1.2.3 5-3 --5 - 1..2 1.-2 -. 1.5x 123456789012345x 12345678901234.5x; do
+        printf 'a,c,s\n1,2.5,x\n2,-0.5,y\n3,%s,z\n4,1234567890.12345,w\n1,7,v\n' "$v" > w.csv
+        same_as_reference w.csv --filter "a = 1"
+        TALLY_BATCH_ROWS=2 run_tally w.csv --filter "a = 1" --to ndjson
+        assert_ok
+        assert_out <<'EOF'
+{"a":1,"c":"2.5","s":"x"}
+{"a":1,"c":"7","s":"v"}
+EOF
+    done
+    printf 'a,c,s\n1,2.5,x\n2,-0.5,y\n3,5.0,z\n4,1234567890.12345,w\n1,7,v\n' > w.csv
+    same_as_reference w.csv --filter "a = 1"
+    TALLY_BATCH_ROWS=2 run_tally w.csv --filter "a = 1" --to ndjson
+    assert_ok
+    assert_out <<'EOF'
+{"a":1,"c":2.5,"s":"x"}
+{"a":1,"c":7.0,"s":"v"}
+EOF
+}
+
 @test "late: every row dropped still widens" {
     printf 'a,c\n1,2\n2,3\n3,2.5\n4,5\n' > w.csv
     same_as_reference w.csv --filter "a = 3" --select c
