@@ -890,8 +890,11 @@ fast_rows_body(const CsvReader *r, CsvCursor *d, int64_t row, int64_t max_rows,
     int64_t *row_line = d->row_line;
 #if CSV_X86
     /* lean: one stored field and nothing checked, the usual records'
-     * field found without dp (PDEP mode only) */
+     * field found without dp (PDEP mode only); lean_chk: the same plus one
+     * checked int64 column (a filter on one column keeping another) */
     const bool lean = n_store == 1 && n_runs == 0 && n_fchk == 0;
+    const bool lean_chk = n_store == 1 && n_runs == 1 && runs[0] == runs[1] &&
+                          n_fchk == 0;
 #endif
     if (pos < wb) we = 0; /* not the window's (cursor_seek clears it) */
     while (row < max_rows && pos < n) {
@@ -921,7 +924,7 @@ fast_rows_body(const CsvReader *r, CsvCursor *d, int64_t row, int64_t max_rows,
 #undef BITS64
             if (q || eo == 0 || __builtin_popcountll(dd) != last) break;
 #if CSV_X86
-            if (pdep && lean) {
+            if (pdep && (lean || lean_chk)) {
                 /* the field straight from the masks: with the line end
                  * as a last delimiter (e) and a virtual one before pos
                  * (sb), field k ends at e's k-th set bit and starts at
@@ -933,6 +936,20 @@ fast_rows_body(const CsvReader *r, CsvCursor *d, int64_t row, int64_t max_rows,
                 cols[k][row] = (CsvField){pos + (size_t)__builtin_ctzll(b0),
                                           (uint32_t)(__builtin_ctzll(b1) -
                                                      __builtin_ctzll(b0)), 0};
+                if (lean_chk) {
+                    /* the checked column's field the same way, and the
+                     * run check below for a run of one column */
+                    const int j = runs[0];
+                    __asm__("pdep %2, %1, %0" : "=r"(b0) : "r"((uint64_t)1 << j), "r"(sb));
+                    __asm__("pdep %2, %1, %0" : "=r"(b1) : "r"((uint64_t)1 << j), "r"(e));
+                    size_t a = pos + (size_t)__builtin_ctzll(b0);
+                    uint32_t len = (uint32_t)(__builtin_ctzll(b1) - __builtin_ctzll(b0));
+                    if (!(len <= 16 && size - a >= 16 && span_digits(p + a, len, delim)) &&
+                        !plain_i64_fast(p + a, len, size - a)) {
+                        CsvField f = {a, len, 0};
+                        doubt |= !field_null(r, &f);
+                    }
+                }
                 goto stored;
             }
             if (pdep) {

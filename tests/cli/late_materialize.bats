@@ -103,6 +103,60 @@ EOF
 EOF
 }
 
+@test "late: a filter on one column keeping one int column checks it on every row" {
+    # one stored field and one checked int64 column, found from the masks
+    # (the tokenizer's lean_chk path in PDEP mode).  The tokenizer checks
+    # once the first morsel kept few rows, so each file starts with eight
+    # rows the filter drops (TALLY_BATCH_ROWS=7: a first morsel keeping
+    # none).  The checked column before and after the filtered one, first
+    # and last, a null, a negative, 17 digits, a record over 64 bytes; then
+    # a value on a dropped row, in the middle of a later morsel, that widens
+    # the column (to float64, to string), or a quoted 7 that ends the path
+    # and stays an int64.
+    local drop v
+    drop=$(printf 'y,d,0,z\n%.0s' 1 2 3 4 5 6 7 8)
+    {
+        echo 's,pad,n,t'
+        echo "$drop"
+        printf 'x,aa,1,p\ny,bb,-22,q\nx,cc,,r\ny,dd,12345678901234567,s\n'
+        printf 'x,%s,333,t\ny,ee,4,u\nx,ff,55,v\n' "$(printf 'w%.0s' $(seq 70))"
+    } > k.csv
+    same_as_reference k.csv --filter "s = 'x'" --select s,n
+    assert_ok
+    assert_out <<'EOF'
+s,n
+x,1
+x,
+x,333
+x,55
+EOF
+    same_as_reference k.csv --filter "t = 'q'" --select n,t
+    assert_ok
+    assert_out <<'EOF'
+n,t
+-22,q
+EOF
+    for v in 2.5 abc '"7"' 1-2; do
+        {
+            echo 'n,s'
+            echo "$drop" | sed 's/^y,d,0,z$/0,y/'
+            printf '1,x\n2,y\n3,y\n4,y\n5,y\n%s,y\n6,y\n7,y\n8,x\n' "$v"
+        } > w.csv
+        same_as_reference w.csv --filter "s = 'x'" --select n,s
+        assert_ok
+        TALLY_BATCH_ROWS=7 run_tally w.csv --filter "s = 'x'" --select n,s --to ndjson
+        assert_ok
+        case $v in
+        2.5) assert_out '{"n":1.0,"s":"x"}
+{"n":8.0,"s":"x"}' ;;
+        '"7"') assert_out '{"n":1,"s":"x"}
+{"n":8,"s":"x"}' ;;
+        *) assert_out '{"n":"1","s":"x"}
+{"n":"8","s":"x"}' ;;
+        esac
+    done
+}
+
 @test "late: every row dropped still widens" {
     printf 'a,c\n1,2\n2,3\n3,2.5\n4,5\n' > w.csv
     same_as_reference w.csv --filter "a = 3" --select c
