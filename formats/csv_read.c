@@ -145,8 +145,14 @@
 /* Morsel target sizes: the first SPLIT_MIN bytes, doubling to SPLIT_MAX. */
 #define SPLIT_MIN ((size_t)16 << 10)
 #define SPLIT_MAX ((size_t)2 << 20)
-/* Records tokenized at a time by the inference pass of open. */
+/* Records tokenized at a time by the inference pass of open, and at most
+ * INFER_FIELDS fields: inference reads a chunk one column after another,
+ * so a wide file's chunk holds fewer records and its input stays in cache
+ * from one column to the next (2,000 columns: 131 records; a count over
+ * a 79 MB file of them took half the time).  The types do not depend on
+ * the chunks. */
 #define INFER_CHUNK 2048
+#define INFER_FIELDS ((int64_t)1 << 18)
 
 typedef int (*FlattenFn)(const uint8_t *p, size_t n, uint8_t delim, size_t from,
                          int words, uint64_t *dm, uint64_t *em, uint64_t *qm);
@@ -3002,6 +3008,8 @@ static TlStatus decide_types(CsvReader *r, const TlSchema *fixed,
     if (r->n_cols == 0) goto done;
     if (cursor_init(r, &d, err) != TL_OK) goto fail;
     chunk = r->max_rows < INFER_CHUNK ? r->max_rows : INFER_CHUNK;
+    if (chunk > INFER_FIELDS / r->n_cols)
+        chunk = INFER_FIELDS / r->n_cols > 16 ? INFER_FIELDS / r->n_cols : 16;
     if ((int64_t)((r->size - r->data_start) / (size_t)r->n_cols) + 1 < chunk)
         chunk = (int64_t)((r->size - r->data_start) / (size_t)r->n_cols) + 1;
     if (cursor_reserve(r, &d, open_col, chunk, err) != TL_OK) goto fail;

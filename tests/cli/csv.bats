@@ -251,3 +251,27 @@ EOF
     assert_ok
     assert_out "$(printf 's\n6')"
 }
+@test "a wide file's types come from every record of the first batch, in chunks of fewer records" {
+    # 300 columns: open infers 873 records at a time (2^18 fields), so the
+    # values below sit in the second chunk; the types must still be known
+    # at open (no restart): c0 null then int64, c10 int64 then a string,
+    # c250 int64 then a float
+    awk 'BEGIN {
+        for (c = 0; c < 300; c++) printf "%sc%d", (c ? "," : ""), c; print ""
+        for (r = 1; r <= 1000; r++) {
+            for (c = 0; c < 300; c++) {
+                v = r % 7
+                if (c == 0) v = r < 950 ? "" : r
+                if (c == 10 && r == 900) v = "x"
+                if (c == 250 && r == 960) v = "2.5"
+                printf "%s%s", (c ? "," : ""), v
+            }
+            print ""
+        }
+    }' > wide.csv
+    run_tally wide.csv --filter "c0 = 960" --select c0,c10,c250 --to ndjson --stats
+    [ "$status" -eq 0 ] || { show; false; }
+    [ "$output" = '{"c0":960,"c10":"1","c250":2.5}' ] || { show; false; }
+    [[ "$stderr" == *"restarts: 0"* ]] || { show; false; }
+}
+
