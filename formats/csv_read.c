@@ -353,10 +353,11 @@ static int64_t count_lines(const uint8_t *s, size_t n)
  *     count-leading-zeros, not a position per field; in a record of at
  *     most 64 bytes, where PDEP is fast (BMI2, not AMD before Zen 3), one
  *     PDEP each.  With one stored field and nothing checked (a scan of
- *     one column), such a record's field comes straight from two PDEPs,
- *     on the delimiter bits with the line end as a last delimiter and a
- *     virtual one before the start, without d->dp (with two fields that
- *     measured slower than the dp path).
+ *     one column), or with one int64 column checked besides (a filter on
+ *     one column keeping another), such a record's fields come straight
+ *     from two PDEPs each, on the delimiter bits with the line end as a
+ *     last delimiter and a virtual one before the start, without d->dp
+ *     (with two stored fields that measured slower than the dp path).
  *
  * Anything else (a quote in the record, a blank line, a ragged record, the
  * last record of the input, a record longer than the window) goes to
@@ -797,6 +798,27 @@ static inline bool chk_field(const CsvReader *r, const CsvField *f, uint8_t kind
     return field_null(r, f);
 }
 
+/* Whether the fields of a run of adjacent int64 columns checked by the
+ * tokenizer, n of them spanning [a, b) of the input (p, size: r's, delim
+ * the delimiter; passed so that the tokenizer's registers serve), would
+ * all convert: one look at a short span, else each field's own check with
+ * its inner delimiters found here. */
+static inline __attribute__((always_inline)) bool
+int_run_ok(const CsvReader *r, const uint8_t *p, size_t size, uint8_t delim,
+           size_t a, size_t b, int n)
+{
+    bool ok = true;
+    if (b - a <= 16 && size - a >= 16 && span_digits(p + a, b - a, delim)) return true;
+    for (int k = 0; k < n; k++) {
+        const uint8_t *e = memchr(p + a, delim, b - a);
+        size_t fe = e ? (size_t)(e - p) : b;
+        CsvField f = {a, (uint32_t)(fe - a), 0};
+        ok &= chk_field(r, &f, 1);
+        a = fe + 1;
+    }
+    return ok;
+}
+
 /* Mask the window from pos on (see "the fast tokenizer"); pos < d->end. */
 static void window_fill(const CsvReader *r, CsvCursor *d, size_t pos)
 {
@@ -943,18 +965,13 @@ fast_rows_body(const CsvReader *r, CsvCursor *d, int64_t row, int64_t max_rows,
                                           (uint32_t)(__builtin_ctzll(b1) -
                                                      __builtin_ctzll(b0)), 0};
                 if (lean_chk) {
-                    /* the checked column's field the same way, and the
-                     * run check below for a run of one column */
+                    /* the checked column's field the same way: a run of
+                     * one column */
                     const int j = runs[0];
                     __asm__("pdep %2, %1, %0" : "=r"(b0) : "r"((uint64_t)1 << j), "r"(sb));
                     __asm__("pdep %2, %1, %0" : "=r"(b1) : "r"((uint64_t)1 << j), "r"(e));
-                    size_t a = pos + (size_t)__builtin_ctzll(b0);
-                    uint32_t len = (uint32_t)(__builtin_ctzll(b1) - __builtin_ctzll(b0));
-                    if (!(len <= 16 && size - a >= 16 && span_digits(p + a, len, delim)) &&
-                        !plain_i64_fast(p + a, len, size - a)) {
-                        CsvField f = {a, len, 0};
-                        doubt |= !field_null(r, &f);
-                    }
+                    doubt |= !int_run_ok(r, p, size, delim, pos + (size_t)__builtin_ctzll(b0),
+                                         pos + (size_t)__builtin_ctzll(b1), 1);
                 }
                 goto stored;
             }
@@ -1044,22 +1061,10 @@ fast_rows_body(const CsvReader *r, CsvCursor *d, int64_t row, int64_t max_rows,
             cols[k][row] = (CsvField){start, (uint32_t)(FIELD_END(k) - start), 0};
         }
         for (int g = 0; g < n_runs; g++) {
-            /* a run of adjacent int64 columns: one look at its span */
+            /* a run of adjacent int64 columns (inner delimiters not located) */
             int k0 = runs[2 * g], k1 = runs[2 * g + 1];
-            size_t a = FIELD_START(k0), b = FIELD_END(k1);
-            if (b - a <= 16 && size - a >= 16 && span_digits(p + a, b - a, delim))
-                continue;
-            for (int k = k0; k <= k1; k++) {
-                /* the run's inner delimiters were not located */
-                const uint8_t *e = memchr(p + a, delim, b - a);
-                size_t fe = e ? (size_t)(e - p) : b;
-                uint32_t len = (uint32_t)(fe - a);
-                if (!plain_i64_fast(p + a, len, size - a)) {
-                    CsvField f = {a, len, 0};
-                    doubt |= !field_null(r, &f);
-                }
-                a = fe + 1;
-            }
+            doubt |= !int_run_ok(r, p, size, delim, FIELD_START(k0), FIELD_END(k1),
+                                 k1 - k0 + 1);
         }
         for (int s = 0; s < n_fchk; s++) {
             int k = fchk[s];
@@ -2536,11 +2541,7 @@ fail:
  * converted would convert: null, or passes the check. */
 static inline bool field_plain(const CsvReader *r, const CsvField *f, TlType t)
 {
-    const uint8_t *s = r->p + f->off;
-    if (t == TL_TINT64 ? plain_i64_fast(s, f->len, r->size - f->off)
-                       : plain_f64_fast(s, f->len, r->size - f->off))
-        return true;
-    return field_null(r, f);
+    return chk_field(r, f, t == TL_TINT64 ? 1 : 2);
 }
 
 /* Rows sel[0..n) of column c's fields into d->gat (and their lines into
