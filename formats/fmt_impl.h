@@ -83,11 +83,12 @@ TlStatus tl_input_load(const char *path, TlBuf **out, TlError *err);
 /* True when b (from tl_input_load) maps a regular file read-only, so its
  * pages may be dropped (MADV_DONTNEED) and fault in again from the file. */
 bool tl_input_mapped(const TlBuf *b);
-/* Give back (MADV_DONTNEED) the pages of a mapped input b that [begin, end)
- * covers, once a morsel there is decoded: resident memory then holds a few
- * morsels of a big file, not all of it; a later read (a string view into
- * the input) faults the page in again from the file.  Nothing for heap
- * buffers.  Thread-safe. */
+/* The morsel [begin, end) of a mapped input b is decoded: give back
+ * (MADV_DONTNEED) the input's blocks of 2 to 8 MiB that lie one block
+ * behind it (format.c), so resident memory holds a few blocks of a big
+ * file, not all of it; a later read (a string view into the input) faults
+ * the page in again from the file.  Nothing for heap buffers.
+ * Thread-safe. */
 void tl_input_drop(const TlBuf *b, size_t begin, size_t end);
 /* How many LF bytes s[0..n) holds (memchr from one to the next): the line
  * count of text without CR, which a reader that splits again from a

@@ -78,10 +78,10 @@
  * byte past it, never further), and late_keys waits for the whole input
  * before scanning the rest of it.
  *
- * Memory: once a morsel of a mapped file is decoded, the pages it wholly
- * covers are given back (tl_input_drop), as the CSV reader does: a scan of a
- * 1 GB file holds a few morsels of it (peak RSS 1 GB -> 25 MB on the 1e7-row
- * H2O file); a string view read later faults its page in from the file.
+ * Memory: once a morsel of a mapped file is decoded, the input's pages a
+ * block (2 to 8 MiB) behind it are given back (tl_input_drop), as the CSV
+ * reader does: a scan of a 1 GB file holds a few blocks of it, not all of
+ * it; a string view read later faults its page in from the file.
  *
  * Errors: a morsel reports its first problem in input order, so what the
  * user sees does not depend on where morsels are cut: a syntax error ends
