@@ -90,6 +90,13 @@ bool tl_input_mapped(const TlBuf *b);
  * the page in again from the file.  Nothing for heap buffers.
  * Thread-safe. */
 void tl_input_drop(const TlBuf *b, size_t begin, size_t end);
+/* Copy bytes [off, off + n) of a mapped input b into dst with pread(2) on
+ * the file the mapping was made from (kept open), not through the
+ * mapping: on a virtual machine a page's first touch through a new
+ * mapping can cost more than copying it (see the CSV reader, "copies").
+ * False when b is not a mapped file or the read fails or comes up short
+ * (the caller then reads the mapping). */
+bool tl_input_pread(const TlBuf *b, uint8_t *dst, size_t off, size_t n);
 /* How many LF bytes s[0..n) holds (memchr from one to the next): the line
  * count of text without CR, which a reader that splits again from a
  * guessed morsel needs (CSV and NDJSON count CRs their own ways). */

@@ -87,10 +87,12 @@ const char *tl_input_name(const char *path)
     return strcmp(path, "-") == 0 ? "<stdin>" : path;
 }
 
+/* A mapped file's release: owner is its descriptor + 1 (kept open for
+ * tl_input_pread), or NULL. */
 static void unmap_region(void *owner, uint8_t *data, size_t size)
 {
-    (void)owner;
     munmap(data, size);
+    if (owner) close((int)((intptr_t)owner - 1));
 }
 
 /* Read fd to its end into one owned buffer. */
@@ -180,11 +182,11 @@ static TlStatus input_load(const char *path, TlBuf **out, TlError *err)
         size_t size = (size_t)st.st_size;
         void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (map != MAP_FAILED) {
-            close(fd);
             madvise(map, size, MADV_SEQUENTIAL);
-            *out = tl_buf_wrap(map, size, unmap_region, NULL);
+            *out = tl_buf_wrap(map, size, unmap_region, (void *)((intptr_t)fd + 1));
             if (!*out) {
                 munmap(map, size);
+                close(fd);
                 return tl_error_oom(err);
             }
             return tl_input_decompress(path, out, err);
@@ -221,6 +223,24 @@ TlStatus tl_input_load_stream(const char *path, TlBuf **out, TlError *err)
 bool tl_input_mapped(const TlBuf *b)
 {
     return b && b->release == unmap_region;
+}
+
+/* See fmt_impl.h. */
+bool tl_input_pread(const TlBuf *b, uint8_t *dst, size_t off, size_t n)
+{
+    int fd;
+    if (!tl_input_mapped(b) || !b->owner || off > b->size || n > b->size - off)
+        return false;
+    fd = (int)((intptr_t)b->owner - 1);
+    while (n > 0) {
+        ssize_t got = pread(fd, dst, n, (off_t)off);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return false; /* an error, or the file shrank */
+        dst += got;
+        off += (size_t)got;
+        n -= (size_t)got;
+    }
+    return true;
 }
 
 /* tl_input_drop's block size for an input of n bytes. */
