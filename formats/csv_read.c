@@ -55,7 +55,7 @@
  *      values, errors and counters are thus those of the careful split.
  *
  *   0c. Copies (morsel_view): a decoder of a mapped file with two or more
- *      columns reads its morsel, and COPY_PAD bytes either side, into a
+ *      columns reads its morsel, and TL_COPY_PAD bytes either side, into a
  *      buffer of its own with pread, and decodes through a copy of the
  *      reader whose p addresses that buffer at the file's offsets and whose
  *      size ends with it; the split, type inference and long string views
@@ -141,6 +141,7 @@
 #include "fmt_impl.h"
 #include "../lib/core/text.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -278,14 +279,14 @@ typedef struct CsvReader {
     int n_proj;
     TlSchema proj_schema;    /* schema of the batches handed out */
 
-    /* serial: the splitter (csv_split) */
+    /* serial: the splitter (csv_split); morsel_view copies the fields
+     * above, from name on, and not these */
     size_t split_pos;        /* where the next morsel starts */
     int64_t split_line;
     int64_t split_seq;
     bool split_poison;       /* the record at split_pos does not parse */
     bool guess;              /* cut at the first line end past the target
                                 (tl_reader_guess; see guess_cut) */
-    bool no_copy;            /* TALLY_NO_COPY: decoders read the mapping */
     struct CsvDecoder *own;  /* tl_reader_next's decoder, made on first use */
 } CsvReader;
 
@@ -293,11 +294,10 @@ typedef struct CsvDecoder {
     TlDecoder base;
     CsvCursor cur;
     /* the morsel read with pread (morsel_view): a copy of the reader whose
-     * p and size address copy[] */
+     * p and size address copy */
     CsvReader view;
     bool viewing;            /* view holds the morsel being decoded */
-    uint8_t *copy;
-    size_t copy_cap;
+    TlInputCopy copy;
 } CsvDecoder;
 
 /* ------------------------------------------------------------- messages */
@@ -2278,37 +2278,31 @@ static void csv_decoder_free(TlDecoder *base)
     CsvDecoder *d = (CsvDecoder *)base;
     if (!d) return;
     cursor_free(&d->cur);
-    tl_free(d->copy);
+    tl_input_copy_free(&d->copy);
     tl_free(d);
 }
 
-#define COPY_PAD 64 /* bytes copied before and after a morsel */
-
 /* The reader decoder dd reads morsel m through (see the top, "copies"):
- * for a mapped file of two or more columns, a copy of r whose bytes
- * [lo, hi) -- the morsel and COPY_PAD bytes either side -- are read into
- * dd->copy with pread, p pointing so that p[i] is byte i, and size = hi,
- * so every read of p stays in the copy.  r itself otherwise (and when the
- * read fails). */
+ * for a mapped file of two or more columns, a copy of r whose p addresses
+ * the morsel and TL_COPY_PAD bytes either side read into dd->copy
+ * (tl_input_copy) and whose size ends with them, so every read of p stays
+ * in the copy; r itself otherwise (or when the copy fails). */
 static const CsvReader *morsel_view(const CsvReader *r, CsvDecoder *dd,
                                     const TlMorsel *m)
 {
-    size_t lo, hi;
+    const uint8_t *p;
+    size_t hi;
     dd->viewing = false;
-    if (r->no_copy || r->n_cols < 2 || !tl_input_mapped(r->input)) return r;
-    lo = m->begin > COPY_PAD ? m->begin - COPY_PAD : 0;
-    hi = r->size - m->end > COPY_PAD ? m->end + COPY_PAD : r->size;
-    if (hi - lo > dd->copy_cap) {
-        size_t cap = hi - lo > dd->copy_cap * 2 ? hi - lo : dd->copy_cap * 2;
-        uint8_t *g = tl_malloc(cap);
-        if (!g) return r;
-        tl_free(dd->copy);
-        dd->copy = g;
-        dd->copy_cap = cap;
-    }
-    if (!tl_input_pread(r->input, dd->copy, lo, hi - lo)) return r;
-    dd->view = *r;
-    dd->view.p = dd->copy - lo;
+    if (r->n_cols < 2) return r;
+    p = tl_input_copy(r->input, &dd->copy, m->begin, m->end, &hi);
+    if (!p) return r;
+    /* the fields fixed after open, name to proj_schema: base (the stats)
+     * and the splitter's, which the consumer writes meanwhile, are not
+     * read by decoders */
+    memcpy((char *)&dd->view + offsetof(CsvReader, name),
+           (const char *)r + offsetof(CsvReader, name),
+           offsetof(CsvReader, split_pos) - offsetof(CsvReader, name));
+    dd->view.p = p;
     dd->view.size = hi;
     dd->viewing = true;
     return &dd->view;
@@ -3126,7 +3120,6 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     r->special['\r'] = 1;
     r->flatten = flatten_fn();
     r->split_scan = split_scan_fn();
-    r->no_copy = getenv("TALLY_NO_COPY") != NULL;
     r->avg_record = 1;
     r->name = tl_strdup(tl_input_name(path));
     if (!r->name) goto oom;

@@ -90,13 +90,24 @@ bool tl_input_mapped(const TlBuf *b);
  * the page in again from the file.  Nothing for heap buffers.
  * Thread-safe. */
 void tl_input_drop(const TlBuf *b, size_t begin, size_t end);
-/* Copy bytes [off, off + n) of a mapped input b into dst with pread(2) on
- * the file the mapping was made from (kept open), not through the
- * mapping: on a virtual machine a page's first touch through a new
- * mapping can cost more than copying it (see the CSV reader, "copies").
- * False when b is not a mapped file or the read fails or comes up short
- * (the caller then reads the mapping). */
-bool tl_input_pread(const TlBuf *b, uint8_t *dst, size_t off, size_t n);
+/* A decoder's copy of its morsel (tl_input_copy). */
+typedef struct TlInputCopy {
+    uint8_t *data;
+    size_t cap;
+} TlInputCopy;
+/* Read the bytes [begin, end) of a mapped input b, and TL_COPY_PAD bytes
+ * either side (within the input), into c with pread(2) on the file the
+ * mapping was made from (kept open), not through the mapping: on a virtual
+ * machine a page's first touch through a fresh mapping costs more than
+ * copying it, and c's buffer, reused morsel after morsel, stays mapped
+ * (see the CSV reader, "copies").  Returns p with p[i] the input's byte i
+ * for i in [begin - pad, *hi), *hi = min(end + TL_COPY_PAD, b->size); NULL
+ * when b is not a mapped file, TALLY_NO_COPY is set (tests), memory runs
+ * out or the read fails or comes up short: the caller reads the mapping. */
+#define TL_COPY_PAD 64
+const uint8_t *tl_input_copy(const TlBuf *b, TlInputCopy *c, size_t begin, size_t end,
+                             size_t *hi);
+void tl_input_copy_free(TlInputCopy *c);
 /* How many LF bytes s[0..n) holds (memchr from one to the next): the line
  * count of text without CR, which a reader that splits again from a
  * guessed morsel needs (CSV and NDJSON count CRs their own ways). */

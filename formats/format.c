@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -88,7 +89,7 @@ const char *tl_input_name(const char *path)
 }
 
 /* A mapped file's release: owner is its descriptor + 1 (kept open for
- * tl_input_pread), or NULL. */
+ * tl_input_copy), or NULL. */
 static void unmap_region(void *owner, uint8_t *data, size_t size)
 {
     munmap(data, size);
@@ -225,13 +226,10 @@ bool tl_input_mapped(const TlBuf *b)
     return b && b->release == unmap_region;
 }
 
-/* See fmt_impl.h. */
-bool tl_input_pread(const TlBuf *b, uint8_t *dst, size_t off, size_t n)
+/* Bytes [off, off + n) of mapped input b into dst with pread on its file. */
+static bool input_pread(const TlBuf *b, uint8_t *dst, size_t off, size_t n)
 {
-    int fd;
-    if (!tl_input_mapped(b) || !b->owner || off > b->size || n > b->size - off)
-        return false;
-    fd = (int)((intptr_t)b->owner - 1);
+    const int fd = (int)((intptr_t)b->owner - 1);
     while (n > 0) {
         ssize_t got = pread(fd, dst, n, (off_t)off);
         if (got < 0 && errno == EINTR) continue;
@@ -241,6 +239,40 @@ bool tl_input_pread(const TlBuf *b, uint8_t *dst, size_t off, size_t n)
         n -= (size_t)got;
     }
     return true;
+}
+
+/* See fmt_impl.h. */
+const uint8_t *tl_input_copy(const TlBuf *b, TlInputCopy *c, size_t begin, size_t end,
+                             size_t *hi)
+{
+    static int off = -1; /* TALLY_NO_COPY; every thread computes the same */
+    int no = __atomic_load_n(&off, __ATOMIC_RELAXED);
+    size_t lo;
+    if (no < 0) {
+        no = getenv("TALLY_NO_COPY") != NULL;
+        __atomic_store_n(&off, no, __ATOMIC_RELAXED);
+    }
+    if (no || !tl_input_mapped(b) || !b->owner || begin > end || end > b->size)
+        return NULL;
+    lo = begin > TL_COPY_PAD ? begin - TL_COPY_PAD : 0;
+    *hi = b->size - end > TL_COPY_PAD ? end + TL_COPY_PAD : b->size;
+    if (*hi - lo > c->cap) {
+        size_t cap = *hi - lo > c->cap * 2 ? *hi - lo : c->cap * 2;
+        uint8_t *g = tl_malloc(cap);
+        if (!g) return NULL;
+        tl_free(c->data);
+        c->data = g;
+        c->cap = cap;
+    }
+    if (!input_pread(b, c->data, lo, *hi - lo)) return NULL;
+    return c->data - lo;
+}
+
+void tl_input_copy_free(TlInputCopy *c)
+{
+    tl_free(c->data);
+    c->data = NULL;
+    c->cap = 0;
 }
 
 /* tl_input_drop's block size for an input of n bytes. */

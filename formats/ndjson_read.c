@@ -243,6 +243,7 @@ typedef struct NdCursor {
 typedef struct NdDecoder {
     TlDecoder base;
     NdCursor cur;
+    TlInputCopy copy;        /* the morsel read with pread (nd_decode) */
 } NdDecoder;
 
 typedef struct NdReader {
@@ -1945,7 +1946,12 @@ static TlStatus decode_morsel(NdReader *r, NdCursor *cu, const TlMorsel *m,
                         cu->line - m->line >= r->max_rows || cu->pos < (size_t)m->end))
         return tl_error(err, TL_ERR_DATA, "%s: internal error: a guessed morsel end "
                         "was not split again", r->name);
-    if (cu->saw_late) return late_keys(r, cu, m->seq, widen, err);
+    if (cu->saw_late) {
+        /* the rest of the input, through the mapping */
+        cu->p = r->p;
+        cu->size = r->size;
+        return late_keys(r, cu, m->seq, widen, err);
+    }
     if (tst != TL_OK && cu->n_rows == 0) {
         *err = terr;
         return tst;
@@ -2293,14 +2299,30 @@ static void nd_decoder_free(TlDecoder *base)
 {
     NdDecoder *d = (NdDecoder *)base;
     cursor_free(&d->cur);
+    tl_input_copy_free(&d->copy);
     tl_free(d);
 }
 
+/* Decode morsel m; for a mapped file through a copy of it (the CSV
+ * reader's "copies": the cursor's p and size address the morsel and
+ * TL_COPY_PAD bytes either side, read with tl_input_copy, so every read
+ * stays in the copy; late_keys, which reads on to the input's end, goes
+ * back to the mapping). */
 static TlStatus nd_decode(TlReader *base, TlDecoder *d, const TlMorsel *m,
                           TlBatch **out, TlSchema **widen, TlError *err)
 {
     NdReader *r = (NdReader *)base;
-    TlStatus st = decode_morsel(r, &((NdDecoder *)d)->cur, m, out, widen, err);
+    NdCursor *cu = &((NdDecoder *)d)->cur;
+    size_t hi;
+    const uint8_t *p = tl_input_copy(r->input, &((NdDecoder *)d)->copy, m->begin, m->end, &hi);
+    TlStatus st;
+    if (p) {
+        cu->p = p;
+        cu->size = hi;
+    }
+    st = decode_morsel(r, cu, m, out, widen, err);
+    cu->p = r->p;
+    cu->size = r->size;
     if (st == TL_OK) tl_input_drop(r->input, m->begin, m->end);
     return st;
 }

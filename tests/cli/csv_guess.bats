@@ -56,30 +56,7 @@ write("widen.csv", head + "".join(",".join(r) + "\n" for r in wd))
 EOF
 }
 
-# same_guess ARGS...: tally ARGS as the careful split gives it
-# (TALLY_NO_GUESS=1 --threads 1) and with guesses under --threads 1, 2 and
-# 7, with the default batch size and TALLY_BATCH_ROWS=7: the same exit
-# status, standard output and standard error (files, cmp).  The reference
-# run's files stay in want.out / want.err, its status in $want_status.
-same_guess() {
-    local rows t
-    for rows in "" 7; do
-        TALLY_NO_GUESS=1 TALLY_BATCH_ROWS=$rows tally_files want "$@" --threads 1
-        want_status=$status
-        for t in $(matrix_threads 1 2 7); do
-            TALLY_BATCH_ROWS=$rows tally_files got "$@" --threads "$t"
-            if [ "$status" != "$want_status" ]; then
-                echo "status $status, careful split $want_status: --threads $t TALLY_BATCH_ROWS=$rows $*"
-                head -n 5 got.err
-                return 1
-            fi
-            same_files want.out got.out "stdout --threads $t TALLY_BATCH_ROWS=$rows $*" || return 1
-            same_files want.err got.err "stderr --threads $t TALLY_BATCH_ROWS=$rows $*" || return 1
-        done
-    done
-    TALLY_NO_GUESS=1 tally_files want "$@" --threads 1
-    want_status=$status
-}
+same_guess() { same_as_switch TALLY_NO_GUESS "$@"; } # (helpers.bash)
 
 @test "guessed cuts: a file without quotes reads as with the careful split" {
     make_data

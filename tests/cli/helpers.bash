@@ -183,6 +183,33 @@ same_files() {
     return 1
 }
 
+# same_as_switch VAR ARGS...: tally ARGS with the test switch VAR=1 and
+# --threads 1 (the reference), and without the switch under --threads 1, 2
+# and 7 (matrix_threads), each with the default batch size and with
+# TALLY_BATCH_ROWS=7: the same exit status, standard output and standard
+# error (files, cmp).  Afterwards the reference run's files at the default
+# batch size are in want.out / want.err, its status in $want_status.
+same_as_switch() {
+    local var=$1 rows t
+    shift
+    for rows in 7 ""; do
+        export "$var=1"
+        TALLY_BATCH_ROWS=$rows tally_files want "$@" --threads 1
+        unset "$var"
+        want_status=$status
+        for t in $(matrix_threads 1 2 7); do
+            TALLY_BATCH_ROWS=$rows tally_files got "$@" --threads "$t"
+            if [ "$status" != "$want_status" ]; then
+                echo "status $status, with $var=1 $want_status: --threads $t TALLY_BATCH_ROWS=$rows $*"
+                head -n 5 got.err
+                return 1
+            fi
+            same_files want.out got.out "stdout --threads $t TALLY_BATCH_ROWS=$rows $*" || return 1
+            same_files want.err got.err "stderr --threads $t TALLY_BATCH_ROWS=$rows $*" || return 1
+        done
+    done
+}
+
 # matrix_threads N...: the --threads values a thread-matrix test runs (the
 # files that prove byte-identical output for every --threads): all of them
 # against the release build, the first and the last (1: every task inline
