@@ -1777,14 +1777,16 @@ static TlStatus value_misfit(const NdReader *r, NdCursor *cu, int c, int64_t row
     TlSchema *w;
     int i;
     if (r->fixed[c] || !r->hints) {
-        /* column of the value in its line: find the line start */
+        /* column of the value in its line: find the line start (LF only:
+         * past a lone CR, before the morsel, so through r's mapping, not
+         * the cursor's copy) */
         size_t ls = f.off;
         int64_t col = 1;
         if (f.kind == V_STR || f.kind == V_STRESC) ls--; /* the quote */
         size_t at = ls;
-        while (ls > cu->start && cu->p[ls - 1] != '\n') ls--;
+        while (ls > cu->start && r->p[ls - 1] != '\n') ls--;
         for (size_t j = ls; j < at; j++)
-            if ((cu->p[j] & 0xC0) != 0x80) col++;
+            if ((r->p[j] & 0xC0) != 0x80) col++;
         return tl_error(err, TL_ERR_DATA,
                         "%s:%lld:%lld: %s%.*s%s%s is not a valid %s (column \"%s\")",
                         r->name, (long long)cu->row_line[row], (long long)col,

@@ -142,4 +142,9 @@ same_copy() { same_as_switch TALLY_NO_COPY "$@"; } # (helpers.bash)
     printf '{"k":"hh","v":"8x"}\n' >> eighth.ndjson
     same_copy eighth.ndjson --schema 'v:int64'
     [ "$(cat want.err)" = 'tally: eighth.ndjson:8:15: "8x" is not a valid int64 (column "v")' ]
+    # lines ended by lone CRs: the column is counted from the last LF, here
+    # the input's start, before the morsel and its copy
+    tr '\n' '\r' < eighth.ndjson > cr.ndjson
+    same_copy cr.ndjson --schema 'v:int64'
+    [ "$(cat want.err)" = 'tally: cr.ndjson:8:127: "8x" is not a valid int64 (column "v")' ]
 }
