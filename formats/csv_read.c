@@ -114,8 +114,8 @@
  *      (tl_input_mapped), a decoded morsel gives back the input's pages one
  *      block (2 to 8 MiB) behind it (tl_input_drop, MADV_DONTNEED): a later
  *      touch (a long string view) faults them in again from the file, so a
- *      scan of a big file holds a few blocks of it, not all of it.  Heap inputs (standard input, decompressed files)
- *      are never touched.
+ *      scan of a big file holds a few blocks of it, not all of it.  Heap
+ *      inputs (standard input, decompressed files) are never touched.
  *
  * Types (format.h, "restart protocol"): tl_reader_open infers every column's
  * type from the first batch (the first max_rows records) with
