@@ -122,6 +122,11 @@ void tl_free_big(void *p);
  * for reuse): after dropping a large amount that later allocations will not
  * reuse, so the peak resident memory does not count it twice. */
 void tl_alloc_trim(void);
+/* Fix the C library's thresholds for mapping blocks and trimming heaps, so
+ * memory a morsel frees stays for the next one instead of going back to
+ * the system and being faulted in again.  Once per process, before the
+ * work (tally_run); later calls do nothing. */
+void tl_alloc_tune(void);
 /* tl_strdup / tl_strndup: NULL on OOM. */
 char *tl_strdup(const char *s);
 char *tl_strndup(const char *s, size_t n);

@@ -8,19 +8,6 @@
  * threads - 1 of them; a failed pthread_create just leaves fewer workers
  * (the waiters' help keeps every task running).
  *
- * Memory (glibc): once workers exist, freed memory is given back to the
- * system only past fixed thresholds (keep_memory).  glibc's own dynamic
- * thresholds (mmap above the largest block freed so far, trim the heap top
- * past twice that) made the arenas of a morsel-parallel scan shrink and
- * grow again morsel after morsel: every cycle faulted the same pages in
- * anew (up to 8000 page faults more per 1e7-row group-by than with one
- * thread, costly on a VM that hands freed pages back to its host).  Fixed
- * instead: blocks from 4 MiB on are mapped (a morsel's blocks, up to about
- * 2.3 MiB, stay in the heaps, as glibc's rule would have it after the
- * first), and a heap top is trimmed past 16 MiB free (higher values kept
- * more memory per arena: group-by q6 peak +17 %).  Single-threaded runs
- * (--threads 1) keep glibc's defaults.
- *
  * TlWait pairs a mutex with a condition variable for callers that wait for
  * results.  tl_wait_step runs a queued task when there is one, so waiting
  * never idles a thread while work is queued, and sleeps otherwise; the
@@ -30,9 +17,6 @@
 #include "pool.h"
 
 #include <errno.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <pthread.h>
 #include <time.h>
 #include <unistd.h>
@@ -117,21 +101,6 @@ static void *worker_main(void *unused)
     return NULL;
 }
 
-/* Fix glibc's mmap and trim thresholds (4 and 16 MiB), so that the arenas
- * of threads that allocate and free a morsel's memory in turn keep it
- * instead of trimming it and faulting it in again (see the top).  Once per
- * process, before the first worker starts. */
-static void keep_memory(void)
-{
-#ifdef __GLIBC__
-    static bool done;
-    if (done) return;
-    done = true;
-    mallopt(M_MMAP_THRESHOLD, 4 << 20);
-    mallopt(M_TRIM_THRESHOLD, 16 << 20);
-#endif
-}
-
 /* Start the workers; call with P.mu held. */
 static void start_workers(void)
 {
@@ -140,7 +109,6 @@ static void start_workers(void)
     if (P.threads == 0) P.threads = online_cpus();
     want = P.threads - 1;
     if (want <= 0) return;
-    keep_memory();
     P.workers = tl_calloc((size_t)want, sizeof *P.workers);
     if (!P.workers) return; /* no workers: helpers run every task */
     for (int i = 0; i < want; i++) {

@@ -580,6 +580,7 @@ int tally_run(const TallySpec *spec, TallyMode mode, TallyError *uerr)
     memset(&err, 0, sizeof err);
     r.spec = spec;
     r.mode = mode;
+    tl_alloc_tune();
     tl_pool_configure(spec->threads); /* 0: every online CPU */
     st = run(&r, &err);
 
