@@ -105,6 +105,8 @@ typedef struct TlInputCopy {
  * when b is not a mapped file, TALLY_NO_COPY is set (tests), memory runs
  * out or the read fails or comes up short: the caller reads the mapping. */
 #define TL_COPY_PAD 64
+/* The first buffer's size: the readers' morsels grow to 2 MiB. */
+#define TL_COPY_FIRST (((size_t)2 << 20) + ((size_t)64 << 10))
 const uint8_t *tl_input_copy(const TlBuf *b, TlInputCopy *c, size_t begin, size_t end,
                              size_t *hi);
 void tl_input_copy_free(TlInputCopy *c);

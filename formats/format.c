@@ -257,7 +257,10 @@ const uint8_t *tl_input_copy(const TlBuf *b, TlInputCopy *c, size_t begin, size_
     lo = begin > TL_COPY_PAD ? begin - TL_COPY_PAD : 0;
     *hi = b->size - end > TL_COPY_PAD ? end + TL_COPY_PAD : b->size;
     if (*hi - lo > c->cap) {
-        size_t cap = *hi - lo > c->cap * 2 ? *hi - lo : c->cap * 2;
+        /* the first buffer holds a morsel of the largest usual size: one
+         * grown morsel by morsel would touch fresh pages at every step */
+        size_t cap = c->cap ? c->cap * 2 : TL_COPY_FIRST;
+        if (cap < *hi - lo) cap = *hi - lo;
         uint8_t *g = tl_malloc(cap);
         if (!g) return NULL;
         tl_free(c->data);
