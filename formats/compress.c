@@ -1126,9 +1126,9 @@ static TlStatus deflate_write(TlCompressor *z, const uint8_t *p, size_t n,
             size_t got = OUT_CHUNK - z->z.avail_out;
             if (got) TL_TRY(emit(ctx, z->out, got, err));
         } while (z->z.avail_out == 0 || (last && rc != Z_STREAM_END));
+        if (in_len == n) return TL_OK; /* (p may be NULL with n 0: no p + 0) */
         p += in_len;
         n -= in_len;
-        if (n == 0) return TL_OK;
     }
 }
 

@@ -362,7 +362,7 @@ static TlStatus call(P *p, PN *out, TlError *err)
                          want, n);
         goto done;
     }
-    st = mk(p, &e, start, end, p->stk + base, n, depth, out, err);
+    st = mk(p, &e, start, end, n ? p->stk + base : NULL, n, depth, out, err);
 done:
     p->n_stk = base;
     return st;

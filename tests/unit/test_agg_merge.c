@@ -227,7 +227,9 @@ static void make_cols(TlArray **cols, int64_t n, uint32_t groups)
         if (rnd() % 8 == 0) {
             tl_builder_append_null(&b[V_STR]);
         } else {
-            snprintf(buf, sizeof buf, rnd() % 3 ? "s%u" : "", rnd() % 40);
+            unsigned some = rnd() % 3, v = rnd() % 40;
+            if (some) snprintf(buf, sizeof buf, "s%u", v);
+            else buf[0] = '\0';
             tl_builder_append_str(&b[V_STR], buf, strlen(buf));
         }
         if (rnd() % 8 == 0) tl_builder_append_null(&b[V_BOOL]);

@@ -146,7 +146,7 @@ TL_TEST(test_fixed_shapes)
         "a,b\n1,\"unterminated\n",
         "a,b\n\"x\"y,2\n",
         "a,b\nx\"y,2\n",
-        "\xEF\xBB\xBF" "a,b\n1,2\n",
+        ("\xEF\xBB\xBF" "a,b\n1,2\n"), /* a BOM */
         "a,b\n,\n,\n",
     };
     char name[32];

@@ -291,6 +291,7 @@ TL_TEST(test_projection_stats)
         rows += b->n_rows;
         tl_batch_free(b);
     }
+    CHECK_EQ_INT(rows, 3);
     CHECK_EQ_STR(got, "2.5|x\n3.0|a long string over twelve\n4.0|y\n");
     CHECK_EQ_INT(tl_reader_stats(r)->rows, 3);
     CHECK_EQ_INT(tl_reader_stats(r)->converted[0], 0);

@@ -516,7 +516,7 @@ TL_TEST(test_depth_limit)
 
 TL_TEST(test_equal)
 {
-    TlExprId a, b;
+    TlExprId a = 0, b = 0;
     CHECK(parse("x + 1", "--t", &a) == TL_OK && parse("(x) + (1)", "--t", &b) == TL_OK);
     CHECK(tl_expr_equal(&ea, a, b));
     CHECK(parse("x + 2", "--t", &b) == TL_OK);
