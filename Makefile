@@ -59,8 +59,15 @@ $(B)/libtally.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(B)/tally: $(CMD_OBJ) $(B)/libtally.a
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) $(B)/libtally.a $(LDLIBS)
+# TALLY_EXTRA: objects linked into this flavour's tally only (the ASan
+# flavour's tests/support/asan_bss.c).
+TALLY_EXTRA ?=
+$(B)/tally: $(CMD_OBJ) $(TALLY_EXTRA) $(B)/libtally.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) $(TALLY_EXTRA) $(B)/libtally.a $(LDLIBS)
+
+# The out-of-memory loop in one process (scripts/oom-loop).
+$(B)/oom-run: tests/fault/oom_run.c $(B)/obj/cmd/flags.o $(B)/libtally.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/obj/cmd/flags.o $(B)/libtally.a $(LDLIBS)
 
 $(B)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(B)/libtally.a
 	@mkdir -p $(dir $@)
@@ -85,9 +92,11 @@ demo: setup
 ASAN_CC ?= clang
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
               -fno-sanitize-recover=all -DTL_FAULT
+# Huge pages for the sanitizer runtime's tables (tests/support/asan_bss.c).
+ASAN_EXTRA := build/asan/obj/tests/support/asan_bss.o
 asan:
 	@$(MAKE) --no-print-directory CC=$(ASAN_CC) B=build/asan CFLAGS="$(ASAN_FLAGS)" \
-	    LDFLAGS="-fsanitize=address,undefined" build/asan/tally unit
+	    LDFLAGS="-fsanitize=address,undefined" TALLY_EXTRA=$(ASAN_EXTRA) build/asan/tally unit
 
 # The data-race flavour: ThreadSanitizer in build/tsan (scripts/tsan-smoke).
 TSAN_FLAGS := -O1 -g -fsanitize=thread -fno-omit-frame-pointer
@@ -109,7 +118,7 @@ check: setup
 	@scripts/check-includes
 	@scripts/run-unit $(UNIT_BIN) $(UNIT_BIN:build/%=build/asan/%)
 	@scripts/run-cli build/tally asan:build/asan/tally
-	@scripts/oom-loop build/asan/tally
+	@scripts/oom-loop build/asan/oom-run
 	@scripts/tsan-smoke build/tsan/tally build/tally
 	@scripts/run-fuzz $(FUZZ_SMOKE_SECONDS) $(FUZZ_SRC)
 	@scripts/run-corpora build/asan/tally
@@ -120,7 +129,9 @@ check-build-release:
 	@$(MAKE) --no-print-directory EXTRA_CFLAGS=-Werror all build/iofail.so unit-bins
 check-build-asan:
 	@$(MAKE) --no-print-directory EXTRA_CFLAGS=-Werror CC=$(ASAN_CC) B=build/asan \
-	    CFLAGS="$(ASAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" build/asan/tally unit-bins
+	    CFLAGS="$(ASAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" \
+	    TALLY_EXTRA=$(ASAN_EXTRA) build/asan/tally \
+	    build/asan/oom-run unit-bins
 check-build-tsan:
 	@$(MAKE) --no-print-directory EXTRA_CFLAGS=-Werror B=build/tsan \
 	    CFLAGS="$(TSAN_FLAGS)" LDFLAGS="-fsanitize=thread" build/tsan/tally

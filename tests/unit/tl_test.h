@@ -4,20 +4,36 @@
  * A test file defines test functions with TL_TEST(name) and a main that calls
  * TL_RUN(name) for each, then returns tl_test_summary().  A failed CHECK
  * prints file:line and the expression, marks the test failed and goes on.
+ * With TL_TEST_TIMES set in the environment each test's wall time is
+ * printed on standard error ("time NAME MS"), for the weights of
+ * scripts/run-unit and the budget of RELIABILITY.md.
  */
 #ifndef TL_TEST_H
 #define TL_TEST_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int tl_t_failed_checks, tl_t_tests, tl_t_failed_tests;
 
 #define TL_TEST(name) static void name(void)
+static inline double tl_t_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 #define TL_RUN(name)                                                           \
     do {                                                                       \
         int before_ = tl_t_failed_checks;                                      \
+        double tl_t_start_ = tl_t_now_ms();                                    \
         name();                                                                \
+        if (getenv("TL_TEST_TIMES"))                                           \
+            fprintf(stderr, "time %s %.0f\n", #name,                           \
+                    tl_t_now_ms() - tl_t_start_);                              \
         tl_t_tests++;                                                          \
         if (tl_t_failed_checks != before_) {                                   \
             tl_t_failed_tests++;                                               \
