@@ -23,9 +23,12 @@
  * quantile values), so an error comes before any output; tl_agg_results
  * then builds the results of any range of groups, batch by batch.
  *
- * median / quantile collect (value, group) pairs in input order; sealing
- * distributes the values' total-order images by group with a counting sort
- * (sequential reads), sorts each group's images (insertion sort when few,
+ * median / quantile collect (image, group) pairs in input order, the
+ * image being the value's total-order key; the pairs live in chunks that
+ * are written once and never move (QChunk: a growing array's realloc
+ * copied each pair about once more, onto freshly faulted pages); sealing
+ * distributes the images by group with a counting sort (sequential reads
+ * over the chunks), sorts each group's images (insertion sort when few,
  * radix sort otherwise), and interpolates like DuckDB's
  * quantile_cont: RN = (n-1)q, lo = floor(RN), hi = ceil(RN),
  * v[lo] + (RN-lo)(v[hi]-v[lo]).
@@ -58,6 +61,16 @@ typedef struct StrVal {
     size_t len, cap;
 } StrVal;
 
+/* A chunk of median/quantile pairs: cap images, then cap groups. */
+typedef struct QChunk {
+    int64_t n, cap;
+    uint32_t *g;        /* the groups, after the images */
+    uint64_t k[];       /* total-order images of the values */
+} QChunk;
+
+#define QCHUNK_FIRST 1024        /* entries of a state's first chunk */
+#define QCHUNK_MAX (256 * 1024)  /* entries beyond which chunks stop doubling */
+
 struct TlAgg {
     TlAggSpec s;
     ValClass cls;       /* value class of x */
@@ -71,9 +84,9 @@ struct TlAgg {
     int n_f;
     uint8_t *valid;
     StrVal *sv;
-    double *qv;         /* median/quantile values, input order */
-    uint32_t *qg;       /* their groups */
-    int64_t qn, qcap;
+    QChunk **qch;       /* median/quantile pairs, input order */
+    int n_qch, qch_cap;
+    int64_t qn;         /* pairs in all chunks */
     uint64_t *qkey;     /* sealed: images, by group, ascending */
     int64_t *qstart;    /* sealed: group g's images start at qkey[qstart[g]] */
     bool sealed;
@@ -172,6 +185,41 @@ oom:
 }
 
 /* Free an aggregate (see agg.h). */
+static void q_free_chunks(TlAgg *a)
+{
+    for (int c = 0; c < a->n_qch; c++) tl_free(a->qch[c]);
+    tl_free(a->qch);
+    a->qch = NULL;
+    a->n_qch = a->qch_cap = 0;
+    a->qn = 0;
+}
+
+/* A chunk with room for `need` more pairs: the last one, or a new one of
+ * twice the last one's size (at most QCHUNK_MAX, at least need); NULL on
+ * OOM.  A batch's pairs never straddle two chunks. */
+static QChunk *q_room(TlAgg *a, int64_t need)
+{
+    QChunk *last = a->n_qch ? a->qch[a->n_qch - 1] : NULL;
+    if (last && last->cap - last->n >= need) return last;
+    int64_t cap = last ? (last->cap < QCHUNK_MAX ? last->cap * 2 : last->cap)
+                       : QCHUNK_FIRST;
+    if (cap < need) cap = need;
+    if (a->n_qch == a->qch_cap) {
+        int nc = a->qch_cap ? a->qch_cap * 2 : 8;
+        QChunk **l = tl_realloc(a->qch, (size_t)nc * sizeof *l);
+        if (!l) return NULL;
+        a->qch = l;
+        a->qch_cap = nc;
+    }
+    QChunk *c = tl_malloc(sizeof *c + (size_t)cap * (sizeof(uint64_t) + sizeof(uint32_t)));
+    if (!c) return NULL;
+    c->n = 0;
+    c->cap = cap;
+    c->g = (uint32_t *)(c->k + cap);
+    a->qch[a->n_qch++] = c;
+    return c;
+}
+
 void tl_agg_free(TlAgg *a)
 {
     if (!a) return;
@@ -185,8 +233,7 @@ void tl_agg_free(TlAgg *a)
     tl_free_big(a->iv);
     for (int k = 0; k < 5; k++) tl_free_big(a->f[k]);
     tl_free_big(a->valid);
-    tl_free(a->qv);
-    tl_free(a->qg);
+    q_free_chunks(a);
     tl_free(a->qkey);
     tl_free(a->qstart);
     tl_grouper_free(a->cd);
@@ -496,28 +543,20 @@ static TlStatus upd_quantile(TlAgg *a, const uint32_t *ids, int64_t n,
 {
     const double *v = as_f64(&a->fx, &a->fx_cap, x, n);
     if (!v) return tl_error_oom(err);
-    int64_t need = a->qn + n;
-    if (need > a->qcap) {
-        int64_t cap = a->qcap * 2 > need ? a->qcap * 2 : need;
-        double *qv = tl_realloc(a->qv, (size_t)cap * sizeof *qv);
-        if (!qv) return tl_error_oom(err);
-        a->qv = qv;
-        uint32_t *qg = tl_realloc(a->qg, (size_t)cap * sizeof *qg);
-        if (!qg) return tl_error_oom(err);
-        a->qg = qg;
-        a->qcap = cap;
-    }
-    double *qv = a->qv;
-    uint32_t *qg = a->qg;
-    int64_t k = a->qn;
+    QChunk *c = q_room(a, n);
+    if (!c) return tl_error_oom(err);
+    uint64_t *qk = c->k;
+    uint32_t *qg = c->g;
+    int64_t k = c->n;
     int64_t *cnt = a->cnt;
     FOR_VALID(x, n, {
-        qv[k] = v[i];
+        qk[k] = tl_k_f64_image(v[i]);
         qg[k] = ids[i];
         k++;
         cnt[ids[i]]++;
     });
-    a->qn = k;
+    a->qn += k - c->n;
+    c->n = k;
     return TL_OK;
 }
 
@@ -660,21 +699,6 @@ bool tl_agg_mergeable(TlOp op)
     return op != TL_OP_COUNT_DISTINCT && tl_op_is_agg(op);
 }
 
-/* Grow the (value, group) pairs of a quantile to hold `need`. */
-static bool q_reserve(TlAgg *a, int64_t need)
-{
-    if (need <= a->qcap) return true;
-    int64_t cap = a->qcap * 2 > need ? a->qcap * 2 : need;
-    double *qv = tl_realloc(a->qv, (size_t)cap * sizeof *qv);
-    if (!qv) return false;
-    a->qv = qv;
-    uint32_t *qg = tl_realloc(a->qg, (size_t)cap * sizeof *qg);
-    if (!qg) return false;
-    a->qg = qg;
-    a->qcap = cap;
-    return true;
-}
-
 /* Chan's combination of two Welford states, as DuckDB's
  * STDDevBaseOperation::Combine: (cnt, mean, m2) of dst absorbs src. */
 static inline void welford_merge(int64_t *cnt, double *mean, double *m2,
@@ -783,12 +807,17 @@ static TlStatus merge_impl(TlAgg *a, const TlAgg *p, const uint32_t *src,
     }
     case TL_OP_MEDIAN:
     case TL_OP_QUANTILE:
-        if (!q_reserve(a, a->qn + p->qn)) return tl_error_oom(err);
-        for (int64_t k = 0; k < p->qn; k++) {
-            a->qv[a->qn + k] = p->qv[k];
-            a->qg[a->qn + k] = map[p->qg[k]];
+        for (int c = 0; c < p->n_qch; c++) {
+            const QChunk *pc_ = p->qch[c];
+            QChunk *d = q_room(a, pc_->n);
+            if (!d) return tl_error_oom(err);
+            for (int64_t k = 0; k < pc_->n; k++) {
+                d->k[d->n + k] = pc_->k[k];
+                d->g[d->n + k] = map[pc_->g[k]];
+            }
+            d->n += pc_->n;
+            a->qn += pc_->n;
         }
-        a->qn += p->qn;
         for (uint32_t i = 0; i < n_src; i++) cnt[map[i]] += pc[i];
         return TL_OK;
     case TL_OP_STD:
@@ -921,16 +950,15 @@ static TlStatus seal_quantile(TlAgg *a, uint32_t n_groups, TlError *err)
         return tl_error_oom(err);
     }
     memcpy(pos, a->qstart, ((size_t)n_groups + 1) * sizeof *pos);
-    for (int64_t i = 0; i < m; i++) a->qkey[pos[a->qg[i]]++] = tl_k_f64_image(a->qv[i]);
+    for (int c = 0; c < a->n_qch; c++) {
+        const QChunk *ch = a->qch[c];
+        for (int64_t i = 0; i < ch->n; i++) a->qkey[pos[ch->g[i]]++] = ch->k[i];
+    }
     for (uint32_t g = 0; g < n_groups; g++)
         tl_k_sort_u64_keys(a->qkey + a->qstart[g], scratch, a->cnt[g]);
     tl_free(scratch);
     tl_free(pos);
-    tl_free(a->qv);
-    tl_free(a->qg);
-    a->qv = NULL;
-    a->qg = NULL;
-    a->qn = a->qcap = 0;
+    q_free_chunks(a);
     return TL_OK;
 }
 
