@@ -257,9 +257,13 @@ const uint8_t *tl_input_copy(const TlBuf *b, TlInputCopy *c, size_t begin, size_
     lo = begin > TL_COPY_PAD ? begin - TL_COPY_PAD : 0;
     *hi = b->size - end > TL_COPY_PAD ? end + TL_COPY_PAD : b->size;
     if (*hi - lo > c->cap) {
-        /* the first buffer holds a morsel of the largest usual size: one
-         * grown morsel by morsel would touch fresh pages at every step */
+        /* the first buffer holds a morsel of the largest usual size (one
+         * grown morsel by morsel would touch fresh pages at every step),
+         * or the whole input when it is smaller: a 2 MiB block for a small
+         * file cost more than the file (under ASan, a mapping and its
+         * shadow per decoder) */
         size_t cap = c->cap ? c->cap * 2 : TL_COPY_FIRST;
+        if (!c->cap && cap > b->size) cap = b->size;
         if (cap < *hi - lo) cap = *hi - lo;
         uint8_t *g = tl_malloc(cap);
         if (!g) return NULL;
