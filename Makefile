@@ -78,7 +78,7 @@ unit: $(UNIT_BIN)
 unit-bins: $(UNIT_BIN)
 
 setup:
-	@scripts/setup-deps
+	@scripts/timed setup scripts/setup-deps
 
 demo: setup
 	@$(MAKE) --no-print-directory all
@@ -112,16 +112,17 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # compiles; then every test phase, each spreading its independent parts over
 # $(JOBS) processes, the costliest first (unit binaries of both builds,
 # bats files against both binaries, OOM pipelines, fuzz targets, corpus
-# shards; see RELIABILITY.md).  CI's budget is 15 minutes.
+# shards; see RELIABILITY.md).  CI's budget is 15 minutes; each phase prints
+# its time ("time: NAME N s", scripts/timed).
 check: setup
-	@$(MAKE) --no-print-directory -j$(JOBS) check-build
+	@scripts/timed build $(MAKE) --no-print-directory -j$(JOBS) check-build
 	@scripts/check-includes
-	@scripts/run-unit $(UNIT_BIN) $(UNIT_BIN:build/%=build/asan/%)
-	@scripts/run-cli build/tally asan:build/asan/tally
-	@scripts/oom-loop build/asan/oom-run
-	@scripts/tsan-smoke build/tsan/tally build/tally
-	@scripts/run-fuzz $(FUZZ_SMOKE_SECONDS) $(FUZZ_SRC)
-	@scripts/run-corpora build/asan/tally
+	@scripts/timed unit scripts/run-unit $(UNIT_BIN) $(UNIT_BIN:build/%=build/asan/%)
+	@scripts/timed cli scripts/run-cli build/tally asan:build/asan/tally
+	@scripts/timed oom scripts/oom-loop build/asan/oom-run
+	@scripts/timed tsan scripts/tsan-smoke build/tsan/tally build/tally
+	@scripts/timed fuzz scripts/run-fuzz $(FUZZ_SMOKE_SECONDS) $(FUZZ_SRC)
+	@scripts/timed corpora scripts/run-corpora build/asan/tally
 
 # The builds of check (run them with -j: they share the job slots).
 check-build: check-build-release check-build-asan check-build-tsan check-build-fuzz

@@ -808,15 +808,15 @@ static TlStatus merge_impl(TlAgg *a, const TlAgg *p, const uint32_t *src,
     case TL_OP_MEDIAN:
     case TL_OP_QUANTILE:
         for (int c = 0; c < p->n_qch; c++) {
-            const QChunk *pc_ = p->qch[c];
-            QChunk *d = q_room(a, pc_->n);
+            const QChunk *pch = p->qch[c];
+            QChunk *d = q_room(a, pch->n);
             if (!d) return tl_error_oom(err);
-            for (int64_t k = 0; k < pc_->n; k++) {
-                d->k[d->n + k] = pc_->k[k];
-                d->g[d->n + k] = map[pc_->g[k]];
+            for (int64_t k = 0; k < pch->n; k++) {
+                d->k[d->n + k] = pch->k[k];
+                d->g[d->n + k] = map[pch->g[k]];
             }
-            d->n += pc_->n;
-            a->qn += pc_->n;
+            d->n += pch->n;
+            a->qn += pch->n;
         }
         for (uint32_t i = 0; i < n_src; i++) cnt[map[i]] += pc[i];
         return TL_OK;
