@@ -96,7 +96,8 @@ ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 ASAN_EXTRA := build/asan/obj/tests/support/asan_bss.o
 asan:
 	@$(MAKE) --no-print-directory CC=$(ASAN_CC) B=build/asan CFLAGS="$(ASAN_FLAGS)" \
-	    LDFLAGS="-fsanitize=address,undefined" TALLY_EXTRA=$(ASAN_EXTRA) build/asan/tally unit
+	    LDFLAGS="-fsanitize=address,undefined" TALLY_EXTRA=$(ASAN_EXTRA) build/asan/tally \
+	    build/asan/oom-run unit
 
 # The data-race flavour: ThreadSanitizer in build/tsan (scripts/tsan-smoke).
 TSAN_FLAGS := -O1 -g -fsanitize=thread -fno-omit-frame-pointer
