@@ -67,20 +67,14 @@ static int count_entries(const char *dir, const char *part)
     return n;
 }
 
-/* The first bytes of a file into buf (NUL-terminated); its size. */
-static long read_head(const char *path, char *buf, size_t cap)
+/* The first bytes of a file into buf (NUL-terminated); how many. */
+static size_t read_head(const char *path, char *buf, size_t cap)
 {
     FILE *f = fopen(path, "rb");
-    if (!f) {
-        buf[0] = '\0';
-        return 0;
-    }
-    size_t n = fread(buf, 1, cap - 1, f);
+    size_t n = f ? fread(buf, 1, cap - 1, f) : 0;
     buf[n] = '\0';
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fclose(f);
-    return size;
+    if (f) fclose(f);
+    return n;
 }
 
 /* One run of the command line, allocation n failing (0: none); returns

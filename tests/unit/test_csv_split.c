@@ -737,7 +737,7 @@ static void walk(const char *dir)
             double t0 = now_s();
             check_input(path, &o, strstr(e->d_name, ".gz") ? 0 : sb.st_size < (4 << 10) ? 2 : sb.st_size < (16 << 10) ? 1 : 0);
             corpus_files++;
-            if (getenv("TEST_TIMES") && now_s() - t0 > 0.3)
+            if (getenv("TL_TEST_TIMES") && now_s() - t0 > 0.3)
                 fprintf(stderr, "%s: %.2f s\n", path, now_s() - t0);
         }
     }
@@ -983,15 +983,12 @@ TL_TEST(test_decode_restart_leaves_hints)
 }
 
 /* TEST_ONLY=name runs one test (e.g. test_two_threads under TSan);
- * TEST_TIMES=1 prints how long each took. */
+ * TL_TEST_TIMES=1 prints how long each took (tl_test.h). */
 #define TIMED(name)                                                            \
     do {                                                                       \
-        double t0_ = now_s();                                                  \
         if (getenv("TEST_ONLY") && strcmp(getenv("TEST_ONLY"), #name) != 0)    \
             break;                                                             \
         TL_RUN(name);                                                          \
-        if (getenv("TEST_TIMES"))                                              \
-            fprintf(stderr, "%s: %.2f s\n", #name, now_s() - t0_);             \
     } while (0)
 
 /* Inference's shortcuts for numbers answer what tl_infer_widen answers. */
