@@ -69,6 +69,16 @@ $(B)/tally: $(CMD_OBJ) $(TALLY_EXTRA) $(B)/libtally.a
 $(B)/oom-run: tests/fault/oom_run.c $(B)/obj/cmd/flags.o $(B)/libtally.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/obj/cmd/flags.o $(B)/libtally.a $(LDLIBS)
 
+# The thread matrices of tests/cli, one fork per run (tests/support/
+# matrix_run.c): the program's main, compiled as tally_main, in a driver.
+$(B)/obj/cmd/main_fn.o: cmd/main.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Dmain=tally_main -Wno-missing-prototypes -MMD -MP -c $< -o $@
+$(B)/tally-matrix: tests/support/matrix_run.c $(B)/obj/cmd/main_fn.o $(B)/obj/cmd/flags.o \
+                   $(B)/libtally.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/obj/cmd/main_fn.o $(B)/obj/cmd/flags.o $(TALLY_EXTRA) \
+	    $(B)/libtally.a $(LDLIBS)
+
 $(B)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(B)/libtally.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libtally.a $(LDLIBS)
@@ -97,7 +107,7 @@ ASAN_EXTRA := build/asan/obj/tests/support/asan_bss.o
 asan:
 	@$(MAKE) --no-print-directory CC=$(ASAN_CC) B=build/asan CFLAGS="$(ASAN_FLAGS)" \
 	    LDFLAGS="-fsanitize=address,undefined" TALLY_EXTRA=$(ASAN_EXTRA) build/asan/tally \
-	    build/asan/oom-run unit
+	    build/asan/oom-run build/asan/tally-matrix unit
 
 # The data-race flavour: ThreadSanitizer in build/tsan (scripts/tsan-smoke).
 TSAN_FLAGS := -O1 -g -fsanitize=thread -fno-omit-frame-pointer
@@ -128,12 +138,12 @@ check: setup
 # The builds of check (run them with -j: they share the job slots).
 check-build: check-build-release check-build-asan check-build-tsan check-build-fuzz
 check-build-release:
-	@$(MAKE) --no-print-directory EXTRA_CFLAGS=-Werror all build/iofail.so unit-bins
+	@$(MAKE) --no-print-directory EXTRA_CFLAGS=-Werror all build/iofail.so build/tally-matrix unit-bins
 check-build-asan:
 	@$(MAKE) --no-print-directory EXTRA_CFLAGS=-Werror CC=$(ASAN_CC) B=build/asan \
 	    CFLAGS="$(ASAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" \
 	    TALLY_EXTRA=$(ASAN_EXTRA) build/asan/tally \
-	    build/asan/oom-run unit-bins
+	    build/asan/oom-run build/asan/tally-matrix unit-bins
 check-build-tsan:
 	@$(MAKE) --no-print-directory EXTRA_CFLAGS=-Werror B=build/tsan \
 	    CFLAGS="$(TSAN_FLAGS)" LDFLAGS="-fsanitize=thread" build/tsan/tally

@@ -245,14 +245,9 @@ static bool input_pread(const TlBuf *b, uint8_t *dst, size_t off, size_t n)
 const uint8_t *tl_input_copy(const TlBuf *b, TlInputCopy *c, size_t begin, size_t end,
                              size_t *hi)
 {
-    static int off = -1; /* TALLY_NO_COPY; every thread computes the same */
-    int no = __atomic_load_n(&off, __ATOMIC_RELAXED);
     size_t lo;
-    if (no < 0) {
-        no = getenv("TALLY_NO_COPY") != NULL;
-        __atomic_store_n(&off, no, __ATOMIC_RELAXED);
-    }
-    if (no || !tl_input_mapped(b) || !b->owner || begin > end || end > b->size)
+    /* tests: TALLY_NO_COPY (read at each morsel, like tl_batch_rows) */
+    if (getenv("TALLY_NO_COPY") || !tl_input_mapped(b) || !b->owner || begin > end || end > b->size)
         return NULL;
     lo = begin > TL_COPY_PAD ? begin - TL_COPY_PAD : 0;
     *hi = b->size - end > TL_COPY_PAD ? end + TL_COPY_PAD : b->size;

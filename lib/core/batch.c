@@ -42,24 +42,22 @@ void tl_batch_free(TlBatch *b)
 }
 
 /* Maximum rows per batch: TALLY_BATCH_ROWS from the environment (at least 1)
- * when set to a number, else TL_BATCH_ROWS.  Read once and cached. */
+ * when set to a number, else TL_BATCH_ROWS.  Read at every call (once per
+ * reader, operator or output batch, never per row), so a process that
+ * changes its environment between runs (tests/support/matrix_run.c) sees
+ * the new value. */
 int64_t tl_batch_rows(void)
 {
-    static int64_t cached; /* 0 = not read yet */
-    int64_t n = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-    if (n == 0) {
-        const char *s = getenv("TALLY_BATCH_ROWS");
-        n = TL_BATCH_ROWS;
-        if (s && *s) {
-            char *end;
-            long long v = strtoll(s, &end, 10);
-            if (*end == '\0') {
-                if (v < 1) v = 1;
-                if (v > ((int64_t)1 << 30)) v = (int64_t)1 << 30;
-                n = v;
-            }
+    const char *s = getenv("TALLY_BATCH_ROWS");
+    int64_t n = TL_BATCH_ROWS;
+    if (s && *s) {
+        char *end;
+        long long v = strtoll(s, &end, 10);
+        if (*end == '\0') {
+            if (v < 1) v = 1;
+            if (v > ((int64_t)1 << 30)) v = (int64_t)1 << 30;
+            n = v;
         }
-        __atomic_store_n(&cached, n, __ATOMIC_RELAXED);
     }
     return n;
 }

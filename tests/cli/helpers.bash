@@ -183,31 +183,58 @@ same_files() {
     return 1
 }
 
+# tally_matrix [--ok] [--want FILE] [--out PATH] ARGS...: run tally ARGS
+# once per line of standard input, a variant: NAME=VALUE settings of the
+# environment, then arguments appended to ARGS ("TALLY_BATCH_ROWS=7
+# --threads 8").  The first variant is the reference, whose status, stdout
+# and stderr every other must repeat (--want FILE: every variant prints
+# FILE's bytes; --ok: every variant exits 0 with an empty stderr; --out
+# PATH: the file written with -o PATH is compared too).  On a difference
+# it prints the variant and the first differing line, and fails.  The runs
+# are children forked by one process, tally-matrix next to $TALLY
+# (tests/support/matrix_run.c, the program's own main), which saves an
+# exec, a bats loop and two cmp per run (RELIABILITY.md, "Time budget").
+# Leaves the reference's files in mx/want.out and mx/want.err, its exit
+# status in mx/want.status (none with --want).
+tally_matrix() {
+    local opts=()
+    while [ $# -gt 0 ]; do
+        case $1 in
+            --ok) opts+=("$1"); shift ;;
+            --want|--out) opts+=("$1" "$2"); shift 2 ;;
+            *) break ;;
+        esac
+    done
+    local driver=${TALLY_MATRIX:-$(dirname "$TALLY")/tally-matrix}
+    if [ ! -x "$driver" ]; then
+        echo "no $driver (make $(dirname "$TALLY")/tally-matrix)"
+        return 1
+    fi
+    "$driver" "${opts[@]}" mx "$@"
+}
+
 # same_as_switch VAR ARGS...: tally ARGS with the test switch VAR=1 and
 # --threads 1 (the reference), and without the switch under --threads 1, 2
 # and 7 (matrix_threads), each with the default batch size and with
 # TALLY_BATCH_ROWS=7: the same exit status, standard output and standard
-# error (files, cmp).  Afterwards the reference run's files at the default
-# batch size are in want.out / want.err, its status in $want_status.
+# error (tally_matrix).  Afterwards the reference run's files at the default
+# batch size are in want.out / want.err, its status in $want_status and
+# $status (for files_ok want).
 same_as_switch() {
     local var=$1 rows t
     shift
     for rows in 7 ""; do
-        export "$var=1"
-        TALLY_BATCH_ROWS=$rows tally_files want "$@" --threads 1
-        unset "$var"
-        want_status=$status
-        for t in $(matrix_threads 1 2 7); do
-            TALLY_BATCH_ROWS=$rows tally_files got "$@" --threads "$t"
-            if [ "$status" != "$want_status" ]; then
-                echo "status $status, with $var=1 $want_status: --threads $t TALLY_BATCH_ROWS=$rows $*"
-                head -n 5 got.err
-                return 1
-            fi
-            same_files want.out got.out "stdout --threads $t TALLY_BATCH_ROWS=$rows $*" || return 1
-            same_files want.err got.err "stderr --threads $t TALLY_BATCH_ROWS=$rows $*" || return 1
-        done
+        {
+            echo "$var=1 TALLY_BATCH_ROWS=$rows --threads 1"
+            for t in $(matrix_threads 1 2 7); do
+                echo "TALLY_BATCH_ROWS=$rows --threads $t"
+            done
+        } | tally_matrix "$@" || return 1
     done
+    cp mx/want.out want.out
+    cp mx/want.err want.err
+    read -r want_status < mx/want.status
+    status=$want_status
 }
 
 # matrix_threads N...: the --threads values a thread-matrix test runs (the

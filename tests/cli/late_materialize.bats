@@ -13,34 +13,20 @@ load helpers
 # same_as_reference ARGS...: tally ARGS gives the same status, stdout and
 # stderr with and without late materialization and under --no-optimize,
 # for --threads 1, 2 and 7 (1 and 7 under ASan: matrix_threads) and
-# TALLY_BATCH_ROWS unset, 7 and 2 (outputs in files under sr/, compared
-# with cmp).  Leaves the default run's results in $status/$output/$stderr.
+# TALLY_BATCH_ROWS unset, 7 and 2 (tally_matrix, helpers.bash).  Leaves
+# the default run's results in $status/$output/$stderr.
 same_as_reference() {
-    local rows t mode ref_st
-    rm -rf sr && mkdir sr
+    local rows t
     for rows in "" 7 2; do
-        TALLY_NO_LATE=1 TALLY_BATCH_ROWS=$rows tally_files sr/ref "$@" --threads 1
-        ref_st=$status
-        for t in $(matrix_threads 1 2 7); do
-            for mode in late no-optimize; do
-                if [ $mode = late ]; then
-                    TALLY_BATCH_ROWS=$rows tally_files sr/got "$@" --threads "$t"
-                else
-                    TALLY_BATCH_ROWS=$rows tally_files sr/got "$@" --threads "$t" --no-optimize
-                fi
-                if [ "$status" != "$ref_st" ] || ! cmp -s sr/ref.out sr/got.out ||
-                    ! cmp -s sr/ref.err sr/got.err; then
-                    echo "--- differs: $mode --threads $t TALLY_BATCH_ROWS=$rows $*"
-                    echo "reference: status $ref_st"
-                    cat sr/ref.out sr/ref.err
-                    echo "got: status $status"
-                    cat sr/got.out sr/got.err
-                    return 1
-                fi
+        {
+            echo "TALLY_NO_LATE=1 TALLY_BATCH_ROWS=$rows --threads 1"
+            for t in $(matrix_threads 1 2 7); do
+                echo "TALLY_BATCH_ROWS=$rows --threads $t"
+                echo "TALLY_BATCH_ROWS=$rows --threads $t --no-optimize"
             done
-        done
+        } | tally_matrix "$@" || return 1
     done
-    rm -rf sr
+    rm -rf mx
     run_tally "$@"
 }
 
