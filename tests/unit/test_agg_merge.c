@@ -489,15 +489,19 @@ TL_TEST(staged_equals_serial)
     static const int k_int[] = {K_INT}, k_str[] = {K_STR}, k_two[] = {K_STR, K_INT};
     rng = 11;
     int64_t pers[] = {1, 7, 100, 5000};
+    /* rows and groups: a third under ASan (tl_test_scaled); 1-row batches
+     * of 1,000 rows are still a thousand morsels */
+    long r3 = tl_test_scaled(3000, 3), r4 = tl_test_scaled(4000, 3), r2 = tl_test_scaled(2000, 3);
     for (int m = 0; m < 2; m++) {
         use_calls(m == 1);
         for (int p = m; p < 4; p++) { /* (1-row batches once) */
-            check_query(k_int, 1, 3000, 50, pers[p]);
-            check_query(k_str, 1, 3000, 2000, pers[p]);
-            check_query(k_two, 2, 4000, 300, pers[p]);
-            check_query(NULL, 0, 2000, 1, pers[p]);
+            check_query(k_int, 1, r3, 50, pers[p]);
+            check_query(k_str, 1, r3, r2, pers[p]);
+            check_query(k_two, 2, r4, 300, pers[p]);
+            check_query(NULL, 0, r2, 1, pers[p]);
         }
-        if (m == 0) check_query(k_two, 2, 60000, 40000, 4096); /* mostly direct */
+        if (m == 0) /* mostly direct */
+            check_query(k_two, 2, tl_test_scaled(60000, 3), tl_test_scaled(40000, 3), 4096);
         check_query(k_int, 1, 0, 1, 10);          /* empty input */
         check_query(NULL, 0, 0, 1, 10);
     }

@@ -735,8 +735,11 @@ static void walk(const char *dir)
             (n > 7 && strcmp(e->d_name + n - 7, ".csv.gz") == 0)) {
             TlReadOptions o = {0};
             double t0 = now_s();
+            /* every file in the release build, every third under ASan,
+             * where scripts/run-corpora also reads each one with tally */
+            int nth = corpus_files++;
+            if (TL_TEST_ASAN && nth % 3 != 0) continue;
             check_input(path, &o, strstr(e->d_name, ".gz") ? 0 : sb.st_size < (4 << 10) ? 2 : sb.st_size < (16 << 10) ? 1 : 0);
-            corpus_files++;
             if (getenv("TL_TEST_TIMES") && now_s() - t0 > 0.3)
                 fprintf(stderr, "%s: %.2f s\n", path, now_s() - t0);
         }

@@ -385,7 +385,7 @@ TL_TEST(differential_every_kind)
     for (int how = 0; how < 6; how++)
         for (int n_keys = 1; n_keys <= 3; n_keys++)
             for (int kind = 0; kind < 4; kind++)
-                for (int it = 0; it < 25; it++) {
+                for (int it = 0; it < tl_test_scaled(25, 3); it++) {
                     int lk[3], rk[3];
                     for (int k = 0; k < n_keys; k++) {
                         /* kind 3: int on the left, float on the right */
