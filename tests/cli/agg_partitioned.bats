@@ -49,47 +49,51 @@ gen() {
 }
 
 # same_everywhere [--noserial] ARGS...: tally ARGS under --threads 1, 2, 3
-# and 7 (1 and 7 under ASan: matrix_threads), TALLY_BATCH_ROWS unset and 7,
-# TALLY_AGG_PRE unset, 0 and 1, and (without --noserial)
-# TALLY_AGG_SERIAL=1: every run succeeds and prints the same bytes (with
+# and 7 (7 only under ASan: matrix_threads), TALLY_BATCH_ROWS unset and 7,
+# TALLY_AGG_PRE unset, 0 and 1 (--threads 3 only with it unset), and
+# (without --noserial) TALLY_AGG_SERIAL=1: every run exits 0 with nothing
+# on standard error and prints the same bytes per batch size (with
 # --noserial per batch size and TALLY_AGG_PRE, where float subtotals
-# follow the morsels and their pre-aggregation).  Under ASan only
-# TALLY_BATCH_ROWS=7 (hundreds of morsels: every partition, pre-aggregation
-# and merge path); the default size makes these files one morsel, a path
-# every other group-by test runs under ASan.  Outputs stay in files (se/)
-# compared with cmp; the first output is left in $output.
+# follow the morsels and their pre-aggregation): one tally_matrix
+# (helpers.bash) each, its first variant TALLY_AGG_PRE unset and --threads
+# 1.  Under ASan only TALLY_BATCH_ROWS=7 (hundreds of morsels: every
+# partition, pre-aggregation and merge path); the default size makes these
+# files one morsel, a path every other group-by test runs under ASan.
+# Leaves in $output the first batch size's reference output (with
+# --noserial its TALLY_AGG_PRE=1 matrix's).
 same_everywhere() {
-    local serial=1 rows t pre base first= n=0 sizes=("" 7)
+    local serial=1 rows pre first=1 sizes=("" 7)
     if [ "$1" = --noserial ]; then serial=; shift; fi
     [ -z "${TALLY_ASAN:-}" ] || sizes=(7)
-    rm -rf se && mkdir se
     for rows in "${sizes[@]}"; do
-        base=
-        for pre in "" 0 1; do
-            [ -z "$serial" ] && base=
-            for t in $(matrix_threads 1 2 3 7); do
-                [ -n "$pre" ] && [ "$t" = 3 ] && continue
-                n=$((n + 1))
-                TALLY_AGG_PRE=$pre TALLY_BATCH_ROWS=$rows tally_files "se/$n" "$@" --threads "$t"
-                files_ok "se/$n" || return 1
-                if [ -z "$base" ]; then
-                    base=se/$n.out
-                else
-                    same_files "$base" "se/$n.out" \
-                        "--threads $t TALLY_BATCH_ROWS=$rows TALLY_AGG_PRE=$pre $*" || return 1
-                fi
-            done
-        done
         if [ -n "$serial" ]; then
-            n=$((n + 1))
-            TALLY_AGG_SERIAL=1 TALLY_BATCH_ROWS=$rows tally_files "se/$n" "$@"
-            files_ok "se/$n" || return 1
-            same_files "$base" "se/$n.out" "serial: TALLY_BATCH_ROWS=$rows $*" || return 1
+            {
+                for pre in "" 0 1; do
+                    pre_variants "$rows" "$pre"
+                done
+                echo "TALLY_AGG_SERIAL=1 TALLY_BATCH_ROWS=$rows"
+            } | tally_matrix --ok "$@" || return 1
+        else
+            for pre in "" 0 1; do
+                pre_variants "$rows" "$pre" | tally_matrix --ok "$@" || return 1
+            done
         fi
-        [ -n "$first" ] || first=$base
+        [ -z "$first" ] || output=$(cat mx/want.out)
+        first=
     done
-    output=$(cat "$first")
     stderr=
+}
+
+# pre_variants ROWS PRE: same_everywhere's variants (tally_matrix) for
+# TALLY_BATCH_ROWS=ROWS and TALLY_AGG_PRE=PRE: --threads 1, 2, 3 and 7
+# (matrix_threads), without 3 when PRE is set.
+pre_variants() {
+    local t
+    for t in $(matrix_threads 1 2 3 7); do
+        if [ -z "$2" ] || [ "$t" != 3 ]; then
+            echo "TALLY_AGG_PRE=$2 TALLY_BATCH_ROWS=$1 --threads $t"
+        fi
+    done
 }
 
 EXACT="n = count(), nv = count(v), s = sum(v), mi = min(v), ma = max(t), fi = first(t), la = last(w), sw = sum(w), mv = mean(v), sa = string_agg(t, '|'), an = any(kb), al = all(kb)"
@@ -186,17 +190,25 @@ EOF
     # in the output; d overflows only in the second aggregate.
     printf 'k,v,w\na,1,1\nb,9000000000000000000,1\nc,5,1\nb,9000000000000000000,1\n' > o.csv
     printf 'a,9000000000000000000,1\na,9000000000000000000,1\nd,1,9000000000000000000\nd,1,9000000000000000000\n' >> o.csv
+    # TALLY_BATCH_ROWS unset, 1, 2 and 7, TALLY_AGG_PRE unset, 0 and 1,
+    # --threads 1, 2 and 7: the same status, stdout, stderr and (missing)
+    # out.csv as the first run (tally_matrix --out, helpers.bash), which
+    # exits 1 naming group a and writes no out.csv
+    local rows pre t
     for rows in "" 1 2 7; do
         for pre in "" 0 1; do
             for t in 1 2 7; do
-                TALLY_AGG_PRE=$pre TALLY_BATCH_ROWS=$rows run_tally o.csv --group-by k \
-                    --agg "s = sum(v), s2 = sum(w)" -o out.csv --threads $t
-                [ "$status" -eq 1 ] || { show; return 1; }
-                [[ "$stderr" == *"sum overflows int64 in group k=a"* ]] || { show; return 1; }
-                [ ! -e out.csv ] || { echo "partial output"; return 1; }
+                echo "TALLY_AGG_PRE=$pre TALLY_BATCH_ROWS=$rows --threads $t"
             done
         done
-    done
+    done | tally_matrix --out out.csv o.csv --group-by k \
+        --agg "s = sum(v), s2 = sum(w)" -o out.csv
+    read -r status < mx/want.status
+    output=$(cat mx/want.out)
+    stderr=$(cat mx/want.err)
+    [ "$status" -eq 1 ] || { show; return 1; }
+    [[ "$stderr" == *"sum overflows int64 in group k=a"* ]] || { show; return 1; }
+    [ ! -e mx/want.file ] || { echo "partial output"; return 1; }
     TALLY_AGG_SERIAL=1 run_tally o.csv --group-by k --agg "s = sum(v), s2 = sum(w)"
     local serial=$stderr
     run_tally o.csv --group-by k --agg "s = sum(v), s2 = sum(w)" --threads 2

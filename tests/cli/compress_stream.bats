@@ -26,15 +26,19 @@ setup() {
     zstd -q -c t.ndjson > t.ndjson.zst
 }
 
-same_for_all() { # FILE ARGS...: compare with the plain file, threads 1/2/7
-    local f=$1 plain=${1%.zst}
+# same_for_all FILE ARGS...: the streamed FILE (TALLY_STREAM_STEP=700,
+# TALLY_BATCH_ROWS=7) under --threads 1, 2 and 7 prints the plain file's
+# output with TALLY_BATCH_ROWS=7, exits 0, nothing on standard error
+# (tally_matrix --want, helpers.bash); TALLY_STREAM_STEP=4096 --threads 2
+# prints the plain file's output at the default batch size.
+same_for_all() {
+    local f=$1 plain=${1%.zst} th
     shift
     "$TALLY" "$plain" "$@" > want.out
     TALLY_BATCH_ROWS=7 "$TALLY" "$plain" "$@" > want7.out
     for th in 1 2 7; do
-        TALLY_STREAM_STEP=700 TALLY_BATCH_ROWS=7 "$TALLY" "$f" --threads $th "$@" > got.out
-        cmp want7.out got.out
-    done
+        echo "TALLY_STREAM_STEP=700 TALLY_BATCH_ROWS=7 --threads $th"
+    done | tally_matrix --want want7.out "$f" "$@"
     TALLY_STREAM_STEP=4096 "$TALLY" "$f" --threads 2 "$@" > got.out
     cmp want.out got.out
 }
@@ -72,17 +76,23 @@ same_for_all() { # FILE ARGS...: compare with the plain file, threads 1/2/7
         # corrupt bytes near the end of the compressed data
         cp $f.zst bad.$f.zst
         printf '\xff\xff\xff\xff' | dd of=bad.$f.zst bs=1 seek=$((n - 40)) conv=notrunc status=none
+        # per ARGS: the whole-buffer path (TALLY_NO_STREAM=1, the first
+        # variant) fails with the zstd error and no out.csv; streamed in
+        # steps of 1000 and 100000 bytes, the same status, stdout, stderr
+        # and no out.csv (tally_matrix --out, helpers.bash)
         for args in "--agg count()" "--head 2" "--threads 1 --agg count()"; do
-            TALLY_NO_STREAM=1 run_tally bad.$f.zst $args -o out.csv
-            local want_status=$status want_err=$stderr
+            {
+                echo "TALLY_NO_STREAM=1"
+                for step in 1000 100000; do
+                    echo "TALLY_STREAM_STEP=$step"
+                done
+            } | tally_matrix --out out.csv bad.$f.zst $args -o out.csv
+            local want_status want_err
+            read -r want_status < mx/want.status
+            want_err=$(cat mx/want.err)
             [ "$want_status" = 1 ]
             [[ "$want_err" == *"\"bad.$f.zst\": "*'zstd'* ]]
-            for step in 1000 100000; do
-                TALLY_STREAM_STEP=$step run_tally bad.$f.zst $args -o out.csv
-                [ "$status" = "$want_status" ]
-                [ "$stderr" = "$want_err" ]
-                [ ! -e out.csv ]
-            done
+            [ ! -e mx/want.file ]
         done
     done
     # uncorrupted: the data errors
@@ -172,14 +182,17 @@ same_for_all() { # FILE ARGS...: compare with the plain file, threads 1/2/7
     zstd -q --zstd=wlog=10 -c r.csv > r.csv.zst
     args=(--group-by k --agg 'sum(v),count(),min(v)')
     "$TALLY" r.csv "${args[@]}" > want.out
-    for th in 1 2 7; do
-        TALLY_STREAM_STEP=1024 "$TALLY" r.csv.zst --threads $th "${args[@]}" > got.out
-        cmp want.out got.out
-    done
-    TALLY_NO_RECYCLE=1 TALLY_STREAM_STEP=1024 "$TALLY" r.csv.zst --threads 2 "${args[@]}" > got.out
-    cmp want.out got.out
-    TALLY_NO_PREFILL=1 TALLY_STREAM_STEP=1024 "$TALLY" r.csv.zst --threads 2 "${args[@]}" > got.out
-    cmp want.out got.out
+    # streamed in 1 KiB steps under --threads 1, 2 and 7, and under
+    # --threads 2 without recycling and without the prefill: exit 0, nothing
+    # on standard error, the plain file's output (tally_matrix --want,
+    # helpers.bash)
+    {
+        for th in 1 2 7; do
+            echo "TALLY_STREAM_STEP=1024 --threads $th"
+        done
+        echo "TALLY_NO_RECYCLE=1 TALLY_STREAM_STEP=1024 --threads 2"
+        echo "TALLY_NO_PREFILL=1 TALLY_STREAM_STEP=1024 --threads 2"
+    } | tally_matrix --want want.out r.csv.zst "${args[@]}"
     "$TALLY" r.csv.zst "${args[@]}" -o got.csv
     "$TALLY" r.csv "${args[@]}" -o want.csv
     cmp want.csv got.csv

@@ -191,9 +191,11 @@ same_files() {
 # FILE's bytes; --ok: every variant exits 0 with an empty stderr; --out
 # PATH: the file written with -o PATH is compared too).  On a difference
 # it prints the variant and the first differing line, and fails.  The runs
-# are children forked by one process, tally-matrix next to $TALLY
-# (tests/support/matrix_run.c, the program's own main), which saves an
-# exec, a bats loop and two cmp per run (RELIABILITY.md, "Time budget").
+# happen one after another in one process, tally-matrix next to $TALLY
+# (tests/support/matrix_run.c: the program's own main per run, a leak and
+# descriptor check after each), which saves a process start (50-100 ms
+# under ASan), a bats loop and two cmp per run (RELIABILITY.md, "Time
+# budget").
 # Leaves the reference's files in mx/want.out and mx/want.err, its exit
 # status in mx/want.status (none with --want).
 tally_matrix() {
@@ -239,13 +241,16 @@ same_as_switch() {
 
 # matrix_threads N...: the --threads values a thread-matrix test runs (the
 # files that prove byte-identical output for every --threads): all of them
-# against the release build, the first and the last (1: every task inline
-# on the waiter; the largest: pooled, more threads than cores) under ASan
-# (TALLY_ASAN), where the counts in between reach the same code with other
+# against the release build (where make check runs the matrix files only
+# with CLI_ALL=1, scripts/run-cli), only the last under ASan (TALLY_ASAN):
+# the largest count, pooled, with more threads than cores.  Most matrices'
+# reference run and the OOM loop's pipelines use --threads 1 (every task
+# inline on the waiter) under ASan, and every other CLI test's default run
+# uses all cores; the counts in between reach the same code with other
 # interleavings, which is TSan's field (scripts/tsan-smoke), not ASan's.
 matrix_threads() {
-    if [ -n "${TALLY_ASAN:-}" ] && [ $# -gt 2 ]; then
-        echo "$1 ${!#}"
+    if [ -n "${TALLY_ASAN:-}" ]; then
+        echo "${!#}"
     else
         echo "$*"
     fi

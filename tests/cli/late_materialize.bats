@@ -12,7 +12,7 @@ load helpers
 
 # same_as_reference ARGS...: tally ARGS gives the same status, stdout and
 # stderr with and without late materialization and under --no-optimize,
-# for --threads 1, 2 and 7 (1 and 7 under ASan: matrix_threads) and
+# for --threads 1, 2 and 7 (7 only under ASan: matrix_threads) and
 # TALLY_BATCH_ROWS unset, 7 and 2 (tally_matrix, helpers.bash).  Leaves
 # the default run's results in $status/$output/$stderr.
 same_as_reference() {

@@ -6,30 +6,46 @@
 
 load helpers
 
-# same_everywhere ARGS...: run tally with ARGS under --threads 1, 2, 3 and 8,
-# with the default batch size and with TALLY_BATCH_ROWS=7 and 1000; every run
-# ends with the same status, standard output and standard error (with
-# STATS_PER_BATCH_SIZE set, standard error per batch size: --stats counts
-# batches and restarts, which follow the batch size).  The last run's
-# results are left in $status, $output and $stderr.
+# same_everywhere ARGS...: run tally with ARGS under --threads 1, 2, 3 and 8
+# (8 only under ASan: matrix_threads, helpers.bash), with the default
+# batch size and with TALLY_BATCH_ROWS=7 and 1000; every run ends with the
+# same status, standard output and standard error as the first (one
+# tally_matrix, helpers.bash).  With STATS_PER_BATCH_SIZE set, a
+# tally_matrix per batch size, whose reference's status and standard
+# output must be the first batch size's: --stats counts batches and
+# restarts, which follow the batch size, so standard error is compared per
+# batch size only.  The last matrix's reference results are left in
+# $status, $output and $stderr (every run agreed with them).
 same_everywhere() {
-    local rows t base_out base_err base_status
-    for rows in "" 7 1000; do
-        # 1 and 8 only under ASan (matrix_threads, helpers.bash)
-        for t in $(matrix_threads 1 2 3 8); do
-            TALLY_BATCH_ROWS=$rows run_tally "$@" --threads "$t"
-            if [ -z "$base_status" ]; then
-                base_status=$status base_out=$output base_err=${stderr:-}
-            elif [ "$t" = 1 ] && [ -n "${STATS_PER_BATCH_SIZE:-}" ] &&
-                 [ "$status" = "$base_status" ] && [ "$output" = "$base_out" ]; then
-                base_err=${stderr:-}
-            elif [ "$status" != "$base_status" ] || [ "$output" != "$base_out" ] ||
-                 [ "${stderr:-}" != "$base_err" ]; then
-                echo "--- differs: --threads $t TALLY_BATCH_ROWS=$rows $*"
-                echo "status $base_status / $status; stderr [$base_err] / [${stderr:-}]"
-                diff <(printf '%s\n' "$base_out") <(printf '%s\n' "$output") | head -20
+    local rows
+    if [ -z "${STATS_PER_BATCH_SIZE:-}" ]; then
+        size_variants "" 7 1000 | tally_matrix "$@" || return 1
+    else
+        for rows in "" 7 1000; do
+            size_variants "$rows" | tally_matrix "$@" || return 1
+            if [ -z "$rows" ]; then
+                cp mx/want.out mx/first.out
+                cp mx/want.status mx/first.status
+            elif ! cmp -s mx/first.status mx/want.status || ! cmp -s mx/first.out mx/want.out; then
+                echo "--- differs: TALLY_BATCH_ROWS=$rows from the default batch size: $*"
+                echo "status $(cat mx/first.status) / $(cat mx/want.status)"
+                diff mx/first.out mx/want.out | head -20
                 return 1
             fi
+        done
+    fi
+    read -r status < mx/want.status
+    output=$(cat mx/want.out)
+    stderr=$(cat mx/want.err)
+}
+
+# size_variants ROWS...: same_everywhere's variants (tally_matrix):
+# TALLY_BATCH_ROWS=ROWS under --threads 1, 2, 3 and 8 (matrix_threads).
+size_variants() {
+    local rows t
+    for rows in "$@"; do
+        for t in $(matrix_threads 1 2 3 8); do
+            echo "TALLY_BATCH_ROWS=$rows --threads $t"
         done
     done
 }

@@ -6,27 +6,28 @@
 load helpers
 
 # same_for_threads ARGS...: run tally with ARGS under --threads 1, 2, 3 and
-# 8 (1 and 8 under ASan: matrix_threads, helpers.bash), with the default
-# batch size and with TALLY_BATCH_ROWS=7 (many morsels); every run succeeds
-# and, per batch size, prints the same bytes (outputs in files, compared
-# with cmp).  The --threads 1 output of the default batch size is left in
-# $output.
+# 8 (8 only under ASan: matrix_threads, helpers.bash), with the default
+# batch size and with TALLY_BATCH_ROWS=7 (many morsels); every run exits 0
+# with nothing on standard error and, per batch size, prints the bytes of
+# the --threads 1 run (tally_matrix --ok, helpers.bash).  The --threads 1
+# output of the default batch size is left in $output.
 same_for_threads() {
     local rows t
     for rows in "" 7; do
         for t in $(matrix_threads 1 2 3 8); do
-            TALLY_BATCH_ROWS=$rows tally_files got "$@" --threads "$t"
-            files_ok got || return 1
-            if [ "$t" = 1 ]; then
-                mv got.out "base$rows.out"
-            else
-                same_files "base$rows.out" got.out "--threads $t TALLY_BATCH_ROWS=$rows $*" ||
-                    return 1
-            fi
-        done
+            echo "TALLY_BATCH_ROWS=$rows --threads $t"
+        done | tally_matrix --ok "$@" || return 1
+        [ -n "$rows" ] || output=$(cat mx/want.out)
     done
-    output=$(cat base.out)
     stderr=
+}
+
+# matrix_result: the reference run of the last tally_matrix in $status,
+# $output and $stderr (as run_tally leaves them).
+matrix_result() {
+    read -r status < mx/want.status
+    output=$(cat mx/want.out)
+    stderr=$(cat mx/want.err)
 }
 
 # ===================================================================
@@ -108,28 +109,33 @@ h2o() {
         med = median(v3), q = quantile(v1, 0.9), cd = count_distinct(id3),
         sa = string_agg(id2, '|')"
     local keys
+    # per batch size, the serial path (TALLY_AGG_SERIAL=1, the reference)
+    # and --threads 3: exit 0, nothing on standard error, the same bytes
+    # (tally_matrix --ok, helpers.bash)
     for keys in id4 id1,id2 id3 id1,id2,id3,id4,id5,id6; do
         for rows in "" 7; do
-            TALLY_BATCH_ROWS=$rows TALLY_AGG_SERIAL=1 run_tally g.csv --group-by "$keys" --agg "$aggs"
-            assert_ok
-            local serial=$output
-            TALLY_BATCH_ROWS=$rows run_tally g.csv --group-by "$keys" --agg "$aggs" --threads 3
-            assert_ok
-            assert_out "$serial"
+            {
+                echo "TALLY_BATCH_ROWS=$rows TALLY_AGG_SERIAL=1"
+                echo "TALLY_BATCH_ROWS=$rows --threads 3"
+            } | tally_matrix --ok g.csv --group-by "$keys" --agg "$aggs"
         done
     done
 }
 
 @test "threads: group-by errors are the same for every thread count" {
-    printf 'k,v\na,9223372036854775807\nb,1\na,1\n' > o.csv
+    # --threads 1, 2 and 8: the same status, stdout and stderr as the first
+    # (tally_matrix, helpers.bash), which is the error wanted
     local t
+    printf 'k,v\na,9223372036854775807\nb,1\na,1\n' > o.csv
     for t in 1 2 8; do
-        TALLY_BATCH_ROWS=1 run_tally o.csv --group-by k --agg 's = sum(v)' --threads "$t"
-        assert_err_glob 1 'tally: sum overflows int64 in group k=a*'
-    done
+        echo "TALLY_BATCH_ROWS=1 --threads $t"
+    done | tally_matrix o.csv --group-by k --agg 's = sum(v)'
+    matrix_result
+    assert_err_glob 1 'tally: sum overflows int64 in group k=a*'
     printf 'k\na\na\nb\na\n' > r.csv
     for t in 1 2 8; do
-        TALLY_BATCH_ROWS=2 run_tally r.csv --sorted --group-by k --agg 'n = count()' --threads "$t"
-        assert_err 1 'tally: r.csv:5: --sorted: key k=a reappears after its run ended'
-    done
+        echo "TALLY_BATCH_ROWS=2 --threads $t"
+    done | tally_matrix r.csv --sorted --group-by k --agg 'n = count()'
+    matrix_result
+    assert_err 1 'tally: r.csv:5: --sorted: key k=a reappears after its run ended'
 }

@@ -76,8 +76,10 @@ reference() {
 }
 
 # same_as_reference HOW NKEYS: tally's join of l.csv and r.csv, built on
-# either side, under every thread count and batch size, prints exactly the
-# reference's bytes.
+# either side (TALLY_JOIN_BUILD), under --threads 1, 2, 3 and 8 (8 only
+# under ASan: matrix_threads, helpers.bash) and TALLY_BATCH_ROWS unset and
+# 7, exits 0 with nothing on standard error and prints exactly the
+# reference's bytes (want.csv; tally_matrix --want, helpers.bash).
 same_as_reference() {
     local how=$1 nk=$2 on=k1 rows t side
     [ "$nk" -ge 2 ] && on=k1,k2
@@ -85,22 +87,11 @@ same_as_reference() {
     reference "$how" "$nk" > want.csv
     for side in right left; do
         for rows in "" 7; do
-            # 1 and 8 only under ASan (matrix_threads, helpers.bash)
             for t in $(matrix_threads 1 2 3 8); do
-                TALLY_JOIN_BUILD=$side TALLY_BATCH_ROWS=$rows \
-                    "$TALLY" l.csv --join r.csv --on "$on" --how "$how" \
-                    --threads "$t" > got.csv 2> err.txt || {
-                    cat err.txt; return 1; }
-                if ! cmp -s want.csv got.csv || [ -s err.txt ]; then
-                    echo "--- differs: --how $how --on $on --threads $t" \
-                         "TALLY_BATCH_ROWS=$rows TALLY_JOIN_BUILD=$side"
-                    cat err.txt
-                    diff want.csv got.csv | head -20
-                    return 1
-                fi
+                echo "TALLY_JOIN_BUILD=$side TALLY_BATCH_ROWS=$rows --threads $t"
             done
         done
-    done
+    done | tally_matrix --want want.csv l.csv --join r.csv --on "$on" --how "$how"
 }
 
 # every_key_count HOW: 1, 2 and 3 keys on a few random tables (duplicates,
@@ -177,21 +168,18 @@ every_key_count() {
 }
 
 @test "a join below a filter and a group-by: the same bytes for every thread count" {
-    local t rows base
+    # per batch size, --threads 1, 2, 3 and 8 (8 only under ASan:
+    # matrix_threads, helpers.bash) exit 0 with nothing on standard error and
+    # print the bytes of the first (tally_matrix --ok, helpers.bash)
+    local t rows
     table l.csv l 3000 50 5 41
     table r.csv r 2000 50 5 42
     for rows in "" 7; do
-        base=
-        # 1 and 8 only under ASan (matrix_threads, helpers.bash)
         for t in $(matrix_threads 1 2 3 8); do
-            TALLY_BATCH_ROWS=$rows run_tally l.csv --filter 'lv % 3 != 0' \
-                --join r.csv --on k1,k2 --how full \
-                --group-by k1 --agg 'n = count(), s = sum(rv), m = max(ls)' \
-                --threads "$t"
-            assert_ok
-            [ -n "$base" ] || base=$output
-            [ "$output" = "$base" ] || { echo "differs at --threads $t rows=$rows"; return 1; }
-        done
+            echo "TALLY_BATCH_ROWS=$rows --threads $t"
+        done | tally_matrix --ok l.csv --filter 'lv % 3 != 0' \
+            --join r.csv --on k1,k2 --how full \
+            --group-by k1 --agg 'n = count(), s = sum(rv), m = max(ls)'
     done
 }
 
@@ -210,22 +198,17 @@ every_key_count() {
                        for (i = 1; i <= g; i++)
                            print order[i] "," n[order[i]] "," (c[order[i]] ? s[order[i]] : "") }' \
             joined.csv > want.csv
+        # built on either side, --threads 1, 2, 3 and 8 (8 only under ASan:
+        # matrix_threads, helpers.bash), TALLY_BATCH_ROWS unset and 7: exit
+        # 0, nothing on standard error, want.csv's bytes (tally_matrix --want)
         for side in right left; do
             for rows in "" 7; do
-                # 1 and 8 only under ASan (matrix_threads, helpers.bash)
                 for t in $(matrix_threads 1 2 3 8); do
-                    TALLY_JOIN_BUILD=$side TALLY_BATCH_ROWS=$rows "$TALLY" l.csv \
-                        --join r.csv --on k1,k2 --how "$how" --filter 'rv % 2 = 0' \
-                        --with 'x = lv + 1' --group-by k1 --agg 'n = count(), s = sum(x - 1)' \
-                        --threads "$t" > got.csv 2> err.txt || { cat err.txt; return 1; }
-                    if ! cmp -s want.csv got.csv || [ -s err.txt ]; then
-                        echo "--- differs: --how $how --threads $t rows=$rows build=$side"
-                        cat err.txt
-                        diff want.csv got.csv | head -10
-                        return 1
-                    fi
+                    echo "TALLY_JOIN_BUILD=$side TALLY_BATCH_ROWS=$rows --threads $t"
                 done
             done
-        done
+        done | tally_matrix --want want.csv l.csv --join r.csv --on k1,k2 --how "$how" \
+            --filter 'rv % 2 = 0' --with 'x = lv + 1' --group-by k1 \
+            --agg 'n = count(), s = sum(x - 1)'
     done
 }

@@ -49,42 +49,24 @@ SHAPES=(
     "--filter 'v is not null' --sort -v --head 2 --by g --select g,v"
 )
 
-# tally_to OUT ARGS...: run tally (ARGS go through eval, for the quoted
-# shapes) with its standard output in the file OUT; fail unless it exits 0
-# with nothing on standard error.  Outputs stay in files and are compared
-# with cmp: bats's `run` splits every output into an array of lines, which
-# for the 80,000-row outputs cost ten times what tally itself does.
-tally_to() {
-    local out=$1
-    shift
-    eval "\"\$TALLY\" $*" > "$out" 2> err.txt
-    local rc=$?
-    if [ $rc -ne 0 ] || [ -s err.txt ]; then
-        echo "exit $rc: $*"
-        cat err.txt
-        return 1
-    fi
-}
-
-# check FILE ROWS...: every shape with --threads 1, 2, 3, 8 at each batch
-# size equals the --no-optimize output, byte for byte.
+# check FILE ROWS...: every shape with --threads 1, 2, 3, 8 (8 only under
+# ASan: matrix_threads, helpers.bash) at each batch size equals the
+# --no-optimize --threads 1 output, the reference, byte for byte; every run
+# exits 0 with nothing on standard error (tally_matrix --ok, helpers.bash).
+# The shapes' quoted sort keys go through eval, in ARGS.
 check() {
-    local file=$1
+    local file=$1 args rows t
     shift
     for args in "${SHAPES[@]}"; do
-        tally_to want.csv "$file $args --no-optimize --threads 1" || return 1
-        [ "$(wc -l < want.csv)" -gt 1 ] || { echo "$args"; cat want.csv; return 1; }
-        for rows in "$@"; do
-            # 1 and 8 only under ASan (matrix_threads, helpers.bash)
-            for t in $(matrix_threads 1 2 3 8); do
-                TALLY_BATCH_ROWS=$rows tally_to got.csv "$file $args --threads $t" || return 1
-                cmp -s want.csv got.csv || {
-                    echo "rows $rows threads $t: $args"
-                    diff want.csv got.csv | head -n 20
-                    return 1
-                }
+        {
+            echo "--no-optimize --threads 1"
+            for rows in "$@"; do
+                for t in $(matrix_threads 1 2 3 8); do
+                    echo "TALLY_BATCH_ROWS=$rows --threads $t"
+                done
             done
-        done
+        } | eval "tally_matrix --ok $file $args" || return 1
+        [ "$(wc -l < mx/want.out)" -gt 1 ] || { echo "$args"; cat mx/want.out; return 1; }
     done
 }
 
@@ -100,12 +82,9 @@ check() {
 
 @test "threads: the serial batch path (TALLY_SORT_SERIAL) gives the same bytes" {
     gen 3 3000 > t.csv
+    local args
     for args in "--sort -v --head 10" "--sort -v --head 2 --by g" "--sort s,-v"; do
-        eval "run_tally t.csv $args --threads 3"
-        assert_ok
-        local want=$output
-        eval "TALLY_SORT_SERIAL=1 run_tally t.csv $args --threads 3"
-        assert_ok
-        [ "$output" = "$want" ] || { echo "$args"; show; return 1; }
+        printf '%s\n' "--threads 3" "TALLY_SORT_SERIAL=1 --threads 3" |
+            eval "tally_matrix --ok t.csv $args" || return 1
     done
 }

@@ -54,31 +54,30 @@ SHAPES=(
     "--filter 'v is not null' --sort -v --head 2 --by g --select 'g, v as top'"
 )
 
-# check FILE ROWS...: every shape with --threads 1, 2, 3, 7 (1 and 7 under
+# check FILE ROWS...: every shape with --threads 1, 2, 3, 7 (7 only under
 # ASan: matrix_threads) at each batch size (and the default, which under
-# ASan only the test without sizes runs) equals the --no-optimize output,
-# byte for byte (outputs in files, compared with cmp).
+# ASan only the test without sizes runs) equals the --no-optimize
+# --threads 1 output, the reference, byte for byte; every run exits 0 with
+# nothing on standard error (tally_matrix --ok, helpers.bash).  The shapes'
+# quoted sort keys go through eval, in ARGS.
 check() {
-    local file=$1 t rows
+    local file=$1 t rows args
     shift
     for args in "${SHAPES[@]}"; do
-        eval "tally_files want $file $args --no-optimize --threads 1"
-        files_ok want || return 1
-        [ "$(wc -l < want.out)" -gt 3 ] || { echo "$args"; cat want.out; return 1; }
+        {
+            echo "--no-optimize --threads 1"
+            for t in $(matrix_threads 1 2 3 7); do
+                if [ $# -eq 0 ] || [ -z "${TALLY_ASAN:-}" ]; then
+                    echo "--threads $t"
+                fi
+                for rows in "$@"; do
+                    echo "TALLY_BATCH_ROWS=$rows --threads $t"
+                done
+            done
+        } | eval "tally_matrix --ok $file $args" || return 1
+        [ "$(wc -l < mx/want.out)" -gt 3 ] || { echo "$args"; cat mx/want.out; return 1; }
         eval "run_tally explain $file $args"
         [[ "$output" == *" by "* ]] || { echo "not folded: $args"; show; return 1; }
-        for t in $(matrix_threads 1 2 3 7); do
-            if [ $# -eq 0 ] || [ -z "${TALLY_ASAN:-}" ]; then
-                eval "tally_files got $file $args --threads $t"
-                files_ok got || return 1
-                same_files want.out got.out "threads $t: $args" || return 1
-            fi
-            for rows in "$@"; do
-                eval "TALLY_BATCH_ROWS=$rows tally_files got $file $args --threads $t"
-                files_ok got || return 1
-                same_files want.out got.out "rows $rows threads $t: $args" || return 1
-            done
-        done
     done
 }
 
@@ -100,13 +99,12 @@ check() {
 @test "topn-by parallel: the serial batch path (TALLY_SORT_SERIAL) gives the same bytes" {
     gen 14 5000 700 > t.csv
     for args in "${SHAPES[@]}"; do
-        eval "tally_files want t.csv $args --threads 3"
-        files_ok want || return 1
-        for rows in 7 65536; do
-            eval "TALLY_SORT_SERIAL=1 TALLY_BATCH_ROWS=$rows tally_files got t.csv $args --threads 3"
-            files_ok got || return 1
-            same_files want.out got.out "$args" || return 1
-        done
+        {
+            echo "--threads 3"
+            for rows in 7 65536; do
+                echo "TALLY_SORT_SERIAL=1 TALLY_BATCH_ROWS=$rows --threads 3"
+            done
+        } | eval "tally_matrix --ok t.csv $args" || return 1
     done
 }
 
@@ -126,11 +124,7 @@ a,3,8
 a,3,11
 b,2,12
 EOF
-    for t in 1 2 7; do
-        for rows in 1 2 3 65536; do
-            TALLY_BATCH_ROWS=$rows run_tally t.csv --sort -v --head 2 --by k --threads $t
-            assert_ok
-            assert_out <<'EOF'
+    write want1.csv <<'EOF'
 k,v,n
 b,9,7
 a,3,3
@@ -139,9 +133,7 @@ a,3,8
 ,3,9
 b,2,2
 EOF
-            TALLY_BATCH_ROWS=$rows run_tally t.csv --sort 'v nulls first' --head 3 --by k --threads $t
-            assert_ok
-            assert_out <<'EOF'
+    write want2.csv <<'EOF'
 k,v,n
 a,,6
 ,,10
@@ -153,23 +145,28 @@ a,3,3
 ,3,4
 ,3,9
 EOF
+    # --threads 1, 2 and 7 at batch sizes 1, 2, 3 and 65536: exit 0,
+    # nothing on standard error, exactly these bytes (tally_matrix --want,
+    # helpers.bash)
+    local t rows
+    for t in 1 2 7; do
+        for rows in 1 2 3 65536; do
+            echo "TALLY_BATCH_ROWS=$rows --threads $t"
         done
-    done
+    done > variants
+    tally_matrix --want want1.csv t.csv --sort -v --head 2 --by k < variants
+    tally_matrix --want want2.csv t.csv --sort 'v nulls first' --head 3 --by k < variants
 }
 
 @test "topn-by parallel: empty input and nothing left after the filter" {
     printf 'k,v\n' > e.csv
-    for t in 1 2 7; do
-        run_tally e.csv --sort -v --head 2 --by k --threads $t
-        assert_ok
-        assert_out 'k,v'
-    done
+    printf 'k,v\n' > want.csv
+    # tally_matrix --want: exit 0, nothing on standard error, exactly "k,v"
+    printf '%s\n' "--threads 1" "--threads 2" "--threads 7" |
+        tally_matrix --want want.csv e.csv --sort -v --head 2 --by k
     printf 'k,v\na,1\nb,2\n' > f.csv
-    for t in 1 2 7; do
-        TALLY_BATCH_ROWS=1 run_tally f.csv --filter 'v > 5' --sort -v --head 2 --by k --threads $t
-        assert_ok
-        assert_out 'k,v'
-    done
+    printf 'TALLY_BATCH_ROWS=1 --threads %s\n' 1 2 7 |
+        tally_matrix --want want.csv f.csv --filter 'v > 5' --sort -v --head 2 --by k
 }
 
 @test "topn-by parallel: an error in a sort key is the same for every thread count, no output" {
@@ -179,11 +176,17 @@ for i in range(5000): print(f'{i % 50},{i}')
 print('7,9223372036854775807')
 for i in range(5000): print(f'{i % 50},{i}')
 " > o.csv
+    # --threads 1, 2 and 7 at batch sizes 7 and 65536: the same status,
+    # stdout and stderr as the first run, and no out.csv from any
+    # (tally_matrix --out, helpers.bash); the first run's are checked here
+    local t rows
     for t in 1 2 7; do
         for rows in 7 65536; do
-            TALLY_BATCH_ROWS=$rows run_tally o.csv --sort 'w * 2' --head 2 --by g --threads $t -o out.csv
-            assert_err_glob 1 'tally: integer overflow in "w \* 2": 9223372036854775807 \* 2*'
-            [ ! -e out.csv ] || { echo "partial output"; return 1; }
+            echo "TALLY_BATCH_ROWS=$rows --threads $t"
         done
-    done
+    done > variants
+    tally_matrix --out out.csv o.csv --sort 'w * 2' --head 2 --by g -o out.csv < variants
+    status=$(cat mx/want.status) output=$(cat mx/want.out) stderr=$(cat mx/want.err)
+    assert_err_glob 1 'tally: integer overflow in "w \* 2": 9223372036854775807 \* 2*'
+    [ ! -e mx/want.file ] && [ ! -e out.csv ] || { echo "partial output"; return 1; }
 }
