@@ -59,7 +59,7 @@ $(B)/libtally.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-# TALLY_EXTRA: objects linked into this flavour's tally only (the ASan
+# TALLY_EXTRA: objects linked into this flavour's tally and tally-matrix only (the ASan
 # flavour's tests/support/asan_bss.c).
 TALLY_EXTRA ?=
 $(B)/tally: $(CMD_OBJ) $(TALLY_EXTRA) $(B)/libtally.a
@@ -69,15 +69,15 @@ $(B)/tally: $(CMD_OBJ) $(TALLY_EXTRA) $(B)/libtally.a
 $(B)/oom-run: tests/fault/oom_run.c $(B)/obj/cmd/flags.o $(B)/libtally.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/obj/cmd/flags.o $(B)/libtally.a $(LDLIBS)
 
-# The thread matrices of tests/cli, one fork per run (tests/support/
+# The thread matrices of tests/cli, every run in one process (tests/support/
 # matrix_run.c): the program's main, compiled as tally_main, in a driver.
 $(B)/obj/cmd/main_fn.o: cmd/main.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Dmain=tally_main -Wno-missing-prototypes -MMD -MP -c $< -o $@
 $(B)/tally-matrix: tests/support/matrix_run.c $(B)/obj/cmd/main_fn.o $(B)/obj/cmd/flags.o \
-                   $(B)/libtally.a
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/obj/cmd/main_fn.o $(B)/obj/cmd/flags.o $(TALLY_EXTRA) \
-	    $(B)/libtally.a $(LDLIBS)
+                   $(TALLY_EXTRA) $(B)/libtally.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/obj/cmd/main_fn.o $(B)/obj/cmd/flags.o \
+	    $(TALLY_EXTRA) $(B)/libtally.a $(LDLIBS)
 
 $(B)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(B)/libtally.a
 	@mkdir -p $(dir $@)

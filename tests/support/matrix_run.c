@@ -16,8 +16,10 @@
  * with nothing on standard error.  With --want FILE (implies --ok), every
  * variant must print FILE's bytes.  --out PATH: the command line writes
  * PATH (-o), which is compared the same way (with --want: PATH must hold
- * FILE's bytes and standard output be empty), and removed before each run.  The reference's files stay in DIR (want.out,
- * want.err, and want.file for --out); each run's in got.out, got.err.
+ * FILE's bytes and standard output be empty), and removed before each
+ * run.  The reference's files stay in DIR (want.out, want.err, want.status
+ * with its exit status, want.file for --out); each run's in got.out and
+ * got.err.
  *
  * The first difference stops the matrix: exit 1, with the variant, both
  * statuses and the first differing line on standard output, and the run's
@@ -31,11 +33,13 @@
  * --threads configures it anew) and checks what the end of a process of
  * build/tally would: no heap block leaked (LeakSanitizer's recoverable
  * check, in the ASan build) and no file descriptor left open (the count
- * of /proc/self/fd).  The reference, the first run,
- * starts from the state of a new process.  A process per run cost an ASan
- * build 50 to 100 ms of start-up and exit (the sanitizer runtime's start,
- * LeakSanitizer's scan of its own 9 MB of tables); a run here costs what
- * tally does with the input (RELIABILITY.md, "Time budget").  The library
+ * of /proc/self/fd); either failing makes the run's status 101 (a leak)
+ * or 102 (a descriptor), which fails the matrix even in the reference.
+ * The reference, the first run, starts from the state of a new process.
+ * A process per run cost an ASan build 50 to 100 ms of start-up and exit
+ * (the sanitizer runtime's start, LeakSanitizer's scan of its own 9 MB of
+ * tables); a run here costs what tally does with the input
+ * (RELIABILITY.md, "Time budget").  The library
  * reads its test switches (TALLY_BATCH_ROWS, TALLY_NO_LATE, ...) from the
  * environment when a run needs them, never cached across runs.
  */
