@@ -59,8 +59,8 @@ $(B)/libtally.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-# TALLY_EXTRA: objects linked into this flavour's tally and tally-matrix only (the ASan
-# flavour's tests/support/asan_bss.c).
+# TALLY_EXTRA: objects linked into this flavour's tally and tally-matrix
+# only (the ASan flavour's tests/support/asan_bss.c).
 TALLY_EXTRA ?=
 $(B)/tally: $(CMD_OBJ) $(TALLY_EXTRA) $(B)/libtally.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) $(TALLY_EXTRA) $(B)/libtally.a $(LDLIBS)
