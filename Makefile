@@ -66,7 +66,7 @@ $(B)/tally: $(CMD_OBJ) $(TALLY_EXTRA) $(B)/libtally.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) $(TALLY_EXTRA) $(B)/libtally.a $(LDLIBS)
 
 # The out-of-memory loop in one process (scripts/oom-loop).
-$(B)/oom-run: tests/fault/oom_run.c $(B)/obj/cmd/flags.o $(B)/libtally.a
+$(B)/oom-run: tests/fault/oom_run.c tests/support/sanitizer.h $(B)/obj/cmd/flags.o $(B)/libtally.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/obj/cmd/flags.o $(B)/libtally.a $(LDLIBS)
 
 # The thread matrices of tests/cli, every run in one process (tests/support/
@@ -74,12 +74,12 @@ $(B)/oom-run: tests/fault/oom_run.c $(B)/obj/cmd/flags.o $(B)/libtally.a
 $(B)/obj/cmd/main_fn.o: cmd/main.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Dmain=tally_main -Wno-missing-prototypes -MMD -MP -c $< -o $@
-$(B)/tally-matrix: tests/support/matrix_run.c $(B)/obj/cmd/main_fn.o $(B)/obj/cmd/flags.o \
-                   $(TALLY_EXTRA) $(B)/libtally.a
+$(B)/tally-matrix: tests/support/matrix_run.c tests/support/sanitizer.h $(B)/obj/cmd/main_fn.o \
+                   $(B)/obj/cmd/flags.o $(TALLY_EXTRA) $(B)/libtally.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/obj/cmd/main_fn.o $(B)/obj/cmd/flags.o \
 	    $(TALLY_EXTRA) $(B)/libtally.a $(LDLIBS)
 
-$(B)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(B)/libtally.a
+$(B)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) tests/support/sanitizer.h $(B)/libtally.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libtally.a $(LDLIBS)
 

@@ -203,9 +203,7 @@ EOF
         done
     done | tally_matrix --out out.csv o.csv --group-by k \
         --agg "s = sum(v), s2 = sum(w)" -o out.csv
-    read -r status < mx/want.status
-    output=$(cat mx/want.out)
-    stderr=$(cat mx/want.err)
+    matrix_result
     [ "$status" -eq 1 ] || { show; return 1; }
     [[ "$stderr" == *"sum overflows int64 in group k=a"* ]] || { show; return 1; }
     [ ! -e mx/want.file ] || { echo "partial output"; return 1; }

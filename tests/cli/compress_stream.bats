@@ -87,11 +87,9 @@ same_for_all() {
                     echo "TALLY_STREAM_STEP=$step"
                 done
             } | tally_matrix --out out.csv bad.$f.zst $args -o out.csv
-            local want_status want_err
-            read -r want_status < mx/want.status
-            want_err=$(cat mx/want.err)
-            [ "$want_status" = 1 ]
-            [[ "$want_err" == *"\"bad.$f.zst\": "*'zstd'* ]]
+            matrix_result
+            [ "$status" = 1 ]
+            [[ "$stderr" == *"\"bad.$f.zst\": "*'zstd'* ]]
             [ ! -e mx/want.file ]
         done
     done

@@ -151,8 +151,9 @@ skip_if_unsupported() {
 #
 # bats's `run` keeps every output in a variable and splits it into an array
 # of lines, which for outputs of thousands of lines costs more than tally
-# itself: tests that compare many large outputs keep them in files and
-# compare bytes with cmp (tally_files, same_files).
+# itself: tests with large outputs keep them in files (tally_files), and
+# thread matrices compare the bytes of many runs in one process
+# (tally_matrix).
 
 # tally_files PREFIX ARGS...: run tally ARGS with standard output in
 # PREFIX.out and standard error in PREFIX.err; sets $status.
@@ -172,15 +173,6 @@ files_ok() {
         head -n 20 "$1.err"
         return 1
     fi
-}
-
-# same_files WANT GOT WHAT: the files WANT and GOT hold the same bytes (else
-# print WHAT and the start of the difference, and fail).
-same_files() {
-    cmp -s "$1" "$2" && return 0
-    echo "--- differs: $3"
-    diff "$1" "$2" | head -n 20
-    return 1
 }
 
 # tally_matrix [--ok] [--want FILE] [--out PATH] ARGS...: run tally ARGS
@@ -213,6 +205,14 @@ tally_matrix() {
         return 1
     fi
     "$driver" "${opts[@]}" mx "$@"
+}
+
+# matrix_result: the reference run of the last tally_matrix in $status,
+# $output and $stderr (as run_tally leaves them).
+matrix_result() {
+    read -r status < mx/want.status
+    output=$(cat mx/want.out)
+    stderr=$(cat mx/want.err)
 }
 
 # same_as_switch VAR ARGS...: tally ARGS with the test switch VAR=1 and

@@ -34,9 +34,7 @@ same_everywhere() {
             fi
         done
     fi
-    read -r status < mx/want.status
-    output=$(cat mx/want.out)
-    stderr=$(cat mx/want.err)
+    matrix_result
 }
 
 # size_variants ROWS...: same_everywhere's variants (tally_matrix):

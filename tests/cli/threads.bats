@@ -22,14 +22,6 @@ same_for_threads() {
     stderr=
 }
 
-# matrix_result: the reference run of the last tally_matrix in $status,
-# $output and $stderr (as run_tally leaves them).
-matrix_result() {
-    read -r status < mx/want.status
-    output=$(cat mx/want.out)
-    stderr=$(cat mx/want.err)
-}
-
 # ===================================================================
 # group-by and --agg (lib/exec/op_agg.c's morsel stage)
 # ===================================================================

@@ -186,7 +186,7 @@ for i in range(5000): print(f'{i % 50},{i}')
         done
     done > variants
     tally_matrix --out out.csv o.csv --sort 'w * 2' --head 2 --by g -o out.csv < variants
-    status=$(cat mx/want.status) output=$(cat mx/want.out) stderr=$(cat mx/want.err)
+    matrix_result
     assert_err_glob 1 'tally: integer overflow in "w \* 2": 9223372036854775807 \* 2*'
     [ ! -e mx/want.file ] && [ ! -e out.csv ] || { echo "partial output"; return 1; }
 }

@@ -29,43 +29,16 @@
 #include "../../cmd/flags.h"
 #include "../../lib/core/core.h"
 #include "../../lib/tally.h"
+#include "../support/sanitizer.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define OOM_LSAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) && !defined(OOM_LSAN)
-#define OOM_LSAN 1
-#endif
-#ifdef OOM_LSAN
-#include <sanitizer/lsan_interface.h>
-#endif
-
 #define MAX_POINTS 20000
 #define MAX_REPORTS 5
-
-/* Entries of a folder whose name holds `part` (-1 when it cannot be read). */
-static int count_entries(const char *dir, const char *part)
-{
-    DIR *d = opendir(dir);
-    if (!d) return -1;
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-        if (!part || strstr(e->d_name, part)) n++;
-    }
-    closedir(d);
-    return n;
-}
 
 /* The first bytes of a file into buf (NUL-terminated); how many. */
 static size_t read_head(const char *path, char *buf, size_t cap)
@@ -117,8 +90,8 @@ int main(int argc, char **argv)
     char errpath[4200];
     snprintf(errpath, sizeof errpath, "%s/.oom-stderr", dir);
     int saved_err = dup(2);
-    int fds0 = count_entries("/proc/self/fd", NULL);
-    int tmps0 = count_entries(dir, "tmp-");
+    int fds0 = tl_count_entries("/proc/self/fd", NULL);
+    int tmps0 = tl_count_entries(dir, "tmp-");
     long pass = 0, fail = 0;
     uint64_t n = 1;
     for (;; n++) {
@@ -149,9 +122,9 @@ int main(int argc, char **argv)
         if (read_head(errpath, head, sizeof head) > 0 && strncmp(head, "tally: ", 7) != 0)
             BAD("; stderr: %.60s", head);
         if (access(out, F_OK) == 0) BAD("; output file left");
-        if (count_entries(dir, "tmp-") != tmps0) BAD("; temporary file left");
-        if (count_entries("/proc/self/fd", NULL) != fds0) BAD("; file descriptor leaked");
-#ifdef OOM_LSAN
+        if (tl_count_entries(dir, "tmp-") != tmps0) BAD("; temporary file left");
+        if (tl_count_entries("/proc/self/fd", NULL) != fds0) BAD("; file descriptor leaked");
+#if TL_ASAN
         if (__lsan_do_recoverable_leak_check()) BAD("; memory leaked");
 #endif
         if (bl) {

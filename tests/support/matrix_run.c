@@ -44,9 +44,8 @@
  * environment when a run needs them, never cached across runs.
  */
 #include "../../lib/core/pool.h"
+#include "sanitizer.h"
 
-#include <dirent.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -54,18 +53,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define MATRIX_LSAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) && !defined(MATRIX_LSAN)
-#define MATRIX_LSAN 1
-#endif
-#ifdef MATRIX_LSAN
-#include <sanitizer/lsan_interface.h>
-#endif
 
 int tally_main(int argc, char **argv);
 
@@ -80,7 +67,8 @@ static const char *path_in(char *buf, size_t cap, const char *name)
     return buf;
 }
 
-/* A whole file into memory (NULL and *n = 0 when missing); caller frees. */
+/* A whole file into memory, with room for a NUL after its n bytes (NULL
+ * and *n = 0 when missing); caller frees. */
 static char *slurp(const char *path, size_t *n)
 {
     *n = 0;
@@ -147,19 +135,6 @@ static void copy_file(const char *from, const char *to)
     free(b);
 }
 
-/* Open file descriptors (the entries of /proc/self/fd). */
-static int count_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    if (!d) return -1;
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        if (e->d_name[0] != '.') n++;
-    closedir(d);
-    return n;
-}
-
 /* Run ARGS plus the variant's words; standard output and error go to
  * DIR/<out> and DIR/<err>.  Returns tally's exit status, or 100 + a
  * reason this driver found after the run (printed on its stderr file):
@@ -209,17 +184,17 @@ static int run_variant(int argc, char **argv, char *line, const char *out, const
     }
     close(fo);
     close(fe);
-    int fds0 = count_fds();
+    int fds0 = tl_count_entries("/proc/self/fd", NULL);
     int rc = tally_main(ac, av);
     tl_pool_shutdown();
     fflush(stdout);
     fflush(stderr);
     if (rc == 0 || rc == 1 || rc == 2) {
-        if (count_fds() != fds0) {
+        if (tl_count_entries("/proc/self/fd", NULL) != fds0) {
             fprintf(stderr, "tally-matrix: a file descriptor left open\n");
             rc = 102;
         }
-#ifdef MATRIX_LSAN
+#if TL_ASAN
         else if (__lsan_do_recoverable_leak_check()) {
             fprintf(stderr, "tally-matrix: memory leaked (report above)\n");
             rc = 101;
@@ -283,7 +258,7 @@ int main(int argc, char **argv)
     }
     dir = argv[a++];
     mkdir(dir, 0755);
-    char line[4096], first[4096] = "", wo[4200], we[4200], wf[4200], go[4200], ge[4200];
+    char wo[4200], we[4200], wf[4200], go[4200], ge[4200];
     path_in(wo, sizeof wo, "want.out");
     path_in(we, sizeof we, "want.err");
     path_in(wf, sizeof wf, "want.file");
@@ -299,50 +274,32 @@ int main(int argc, char **argv)
     /* every variant is read first: no run may see the rest of them on
      * its standard input */
     size_t nin;
-    char *in = NULL;
-    {
-        size_t cap = 0;
-        nin = 0;
-        int c;
-        while ((c = getchar()) != EOF) {
-            if (nin + 2 > cap) {
-                char *ni = realloc(in, cap = cap ? cap * 2 : 4096);
-                if (!ni) {
-                    perror("tally-matrix: read");
-                    return 2;
-                }
-                in = ni;
-            }
-            in[nin++] = (char)c;
-        }
-        if (in) in[nin] = '\0';
-        if (!freopen("/dev/null", "r", stdin)) {
-            perror("tally-matrix: /dev/null");
-            return 2;
-        }
+    char *in = slurp("/dev/stdin", &nin);
+    if (!in || !freopen("/dev/null", "r", stdin)) {
+        perror("tally-matrix: standard input");
+        return 2;
     }
+    in[nin] = '\0';
     int want_status = 0, runs = 0;
-    for (char *next = in, *eol; next && *next; next = eol ? eol + 1 : next + strlen(next)) {
-        eol = strchr(next, '\n');
-        size_t len = eol ? (size_t)(eol - next) : strlen(next);
-        if (len >= sizeof line) {
-            fprintf(stderr, "tally-matrix: a variant longer than %zu bytes\n", sizeof line - 1);
+    const char *first = "";
+    for (char *variant = in, *eol; variant; variant = eol ? eol + 1 : NULL) {
+        if ((eol = strchr(variant, '\n')) != NULL) *eol = '\0';
+        if (variant[strspn(variant, " \t")] == '\0') continue;
+        char *words = strdup(variant); /* run_variant cuts it into words */
+        if (!words) {
+            perror("tally-matrix");
             return 2;
         }
-        memcpy(line, next, len);
-        line[len] = '\0';
-        if (strspn(line, " \t") == len) continue;
-        char variant[4096];
-        snprintf(variant, sizeof variant, "%s", line);
         bool reference = !want && runs == 0;
         if (outp) unlink(outp);
-        int st = run_variant(argc - a, argv + a, line, reference ? "want.out" : "got.out",
+        int st = run_variant(argc - a, argv + a, words, reference ? "want.out" : "got.out",
                              reference ? "want.err" : "got.err");
+        free(words);
         runs++;
         bool ok = true;
         if (reference) {
             want_status = st;
-            snprintf(first, sizeof first, "%s", variant);
+            first = variant;
             if (outp) copy_file(outp, wf);
             char ps[4200];
             FILE *f = fopen(path_in(ps, sizeof ps, "want.status"), "w");

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "../support/sanitizer.h"
+
 static int tl_t_failed_checks, tl_t_tests, tl_t_failed_tests;
 
 #define TL_TEST(name) static void name(void)
@@ -71,19 +73,6 @@ static inline double tl_t_now_ms(void)
         }                                                                      \
     } while (0)
 
-/* TL_TEST_ASAN: 1 in a build with AddressSanitizer (clang or gcc). */
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TL_TEST_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) && !defined(TL_TEST_ASAN)
-#define TL_TEST_ASAN 1
-#endif
-#ifndef TL_TEST_ASAN
-#define TL_TEST_ASAN 0
-#endif
-
 /* The size of a randomized or exhaustive test: n in the release build, n
  * / div (at least 1) under AddressSanitizer, where each case costs five to
  * ten times as much.  make check runs both builds' unit binaries, so the
@@ -91,7 +80,7 @@ static inline double tl_t_now_ms(void)
  * the cases reach, on fewer of them (RELIABILITY.md, "Time budget"). */
 static inline long tl_test_scaled(long n, long div)
 {
-    if (!TL_TEST_ASAN || div <= 1) return n;
+    if (!TL_ASAN || div <= 1) return n;
     return n / div > 0 ? n / div : 1;
 }
 
