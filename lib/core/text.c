@@ -22,12 +22,15 @@
  *              midnight.
  *
  * Formatting a double writes the shortest digit string that reads back to
- * the same double (the closest such, as Python's repr: exact integer and
- * short-decimal paths first, then a printf/strtod search), laid out like
- * Python's repr (and
- * DuckDB): with e10 the
- * decimal exponent of the first digit, -4 <= e10 < 16 is positional with at
- * least one fractional digit, anything else is d[.ddd]e[+-]XX.
+ * the same double (the closest such, as Python's repr): exact integer and
+ * short-decimal paths first, then the 15-, 16- and 17-digit candidates
+ * computed exactly in 128-bit integers (nearest_k_digits: full-precision
+ * values such as sums and means from about 1e-5 to 1e37, ~50 ns
+ * instead of ~430 ns through printf), and only outside that range,
+ * subnormals and powers of two a printf/strtod search.  Laid out like
+ * Python's repr (and DuckDB): with e10 the decimal exponent of the first
+ * digit, -4 <= e10 < 16 is positional with at least one fractional digit,
+ * anything else is d[.ddd]e[+-]XX.
  *
  *      0.1   71.0   1000000000000000.0   0.0001   1e-05   1e+16   2.5e-07
  *
@@ -454,6 +457,118 @@ static bool digits_equal(const char *d, int nd, int e10, double v)
     return strtod(tmp, NULL) == v;
 }
 
+/* 10^n as a 128-bit integer, 0 <= n <= 38. */
+static unsigned __int128 pow10_u128(int n)
+{
+    static const uint64_t p[20] = {1ULL,
+                                   10ULL,
+                                   100ULL,
+                                   1000ULL,
+                                   10000ULL,
+                                   100000ULL,
+                                   1000000ULL,
+                                   10000000ULL,
+                                   100000000ULL,
+                                   1000000000ULL,
+                                   10000000000ULL,
+                                   100000000000ULL,
+                                   1000000000000ULL,
+                                   10000000000000ULL,
+                                   100000000000000ULL,
+                                   1000000000000000ULL,
+                                   10000000000000000ULL,
+                                   100000000000000000ULL,
+                                   1000000000000000000ULL,
+                                   10000000000000000000ULL};
+    return n <= 19 ? p[n] : (unsigned __int128)p[19] * p[n - 19];
+}
+
+/* The k-digit decimal nearest to v = m 2^e2 (m < 2^53, a normal double that
+ * is not a power of two), exactly, in 128-bit integers: *n in
+ * [10^(k-1), 10^k) with v ~ n x 10^(*e10 - k + 1), ties to even as glibc's
+ * printf rounds, and whether it reads back as v.  With s = k - 1 - e10 the
+ * scaled value v 10^s is num / den, num = m 2^max(e2,0) 10^max(s,0) and den
+ * = 2^max(-e2,0) 10^max(-s,0); n = round(num / den), and n reads back as v
+ * iff |n - v 10^s| is at most half a unit in v's last place scaled the same
+ * way, i.e. 2 |n den - num| <= 2^max(e2,0) 10^max(s,0) (= num / m), equal
+ * only when m is even (ties go to the even double).  *e10 comes in as a
+ * guess (floor(log10 v) or one less) and goes out corrected.  false when
+ * num or den would not fit (then the caller asks printf). */
+static bool nearest_k_digits(uint64_t m, int e2, int k, int *e10, uint64_t *n,
+                             bool *reads_back)
+{
+    for (int tries = 0; tries < 3; tries++) {
+        int s = k - 1 - *e10;
+        int bits_s = s < 0 ? 0 : s * 10 / 3 + 1, bits_ns = s > 0 ? 0 : -s * 10 / 3 + 1;
+        unsigned __int128 scale, num, den, q, rem, diff;
+        if (53 + (e2 > 0 ? e2 : 0) + bits_s > 126 || (e2 < 0 ? -e2 : 0) + bits_ns > 125)
+            return false;
+        scale = s > 0 ? pow10_u128(s) : 1;
+        if (e2 > 0) scale <<= e2;
+        num = scale * m;
+        den = s < 0 ? pow10_u128(-s) : 1;
+        if (e2 < 0) {
+            den <<= -e2;
+            if (s >= 0) {
+                /* den is a power of two: the usual case, no division */
+                q = num >> -e2;
+                rem = num & (den - 1);
+            } else {
+                q = num / den;
+                rem = num % den;
+            }
+        } else {
+            q = num / den;
+            rem = num % den;
+        }
+        if (2 * rem > den || (2 * rem == den && (q & 1))) {
+            q++;
+            diff = den - rem;
+        } else {
+            diff = rem;
+        }
+        if (q >= pow10_u128(k)) {
+            (*e10)++;
+            continue;
+        }
+        if (q < pow10_u128(k - 1)) {
+            (*e10)--;
+            continue;
+        }
+        *n = (uint64_t)q;
+        *reads_back = 2 * diff < scale || (2 * diff == scale && (m & 1) == 0);
+        return true;
+    }
+    return false;
+}
+
+/* shortest_digits' search (D_15, D_16, D_17) done by nearest_k_digits for a
+ * normal v that is not a power of two; false when out of its range. */
+static bool exact_digits(double v, char *digits, int *nd, int *e10)
+{
+    uint64_t bits, m, n = 0;
+    int e2, guess;
+    bool back = false;
+    char tmp[24];
+    size_t len;
+    memcpy(&bits, &v, 8);
+    m = (bits & 0xfffffffffffffULL) | (1ULL << 52);
+    e2 = (int)((bits >> 52) & 0x7ff) - 1075;
+    /* about floor(log10(2^(e2 + 52))): floor(log10 v) or one less (an
+     * arithmetic shift floors; nearest_k_digits corrects the guess) */
+    guess = ((e2 + 52) * 78913) >> 18;
+    for (int k = 15; k <= 17; k++) {
+        *e10 = guess;
+        if (!nearest_k_digits(m, e2, k, e10, &n, &back)) return false;
+        if (back || k == 17) break;
+    }
+    len = tl_fmt_i64((int64_t)n, tmp);
+    while (len > 1 && tmp[len - 1] == '0') len--;
+    memcpy(digits, tmp, len);
+    *nd = (int)len;
+    return true;
+}
+
 /* Shortest round-trip digits of a finite v > 0: digits[0..*nd) with no
  * trailing zeros, the value being d0.d1d2... x 10^e10, and among shortest
  * strings the one closest to v (what Python's repr and DuckDB print).
@@ -475,6 +590,7 @@ static void shortest_digits(double v, char *digits, int *nd, int *e10)
     uint64_t bits;
     memcpy(&bits, &v, 8);
     if (v >= 2.2250738585072014e-308 && (bits & 0xfffffffffffffULL) != 0) {
+        if (exact_digits(v, digits, nd, e10)) return;
         for (prec = 15; prec <= 17; prec++) {
             snprintf(tmp, sizeof tmp, "%.*e", prec - 1, v);
             if (prec == 17 || strtod(tmp, NULL) == v) break;

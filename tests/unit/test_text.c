@@ -149,6 +149,65 @@ TL_TEST(test_fmt_f64_short_decimals)
     CHECK_EQ_INT(bad, 0);
 }
 
+/* tl_fmt_f64's digits against the printf reference (and reading back);
+ * false after printing the first few differences. */
+static bool digits_as_ref(double v, int *bad)
+{
+    char buf[TL_FMT_MAX], got[32], want[32];
+    tl_fmt_f64(v, buf);
+    sig_digits(buf, got);
+    ref_digits(v, want);
+    if (strcmp(got, want) == 0 && strtod(buf, NULL) == v) return true;
+    if ((*bad)++ < 5) fprintf(stderr, "  %.17g: got %s, want digits %s\n", v, buf, want);
+    return false;
+}
+
+TL_TEST(test_fmt_f64_exact)
+{
+    /* full-precision doubles (sums, means), the 128-bit search of
+     * nearest_k_digits: random significands over every exponent and most
+     * densely around the range it covers (about 1e-5 to 1e37), where it
+     * divides (v >= 1e15), and the neighbours of powers of ten (the k-digit
+     * rounding carries into another digit) */
+    uint64_t x = 0x243F6A8885A308D3ULL;
+    int bad = 0;
+    long n = tl_test_scaled(60000, 6);
+    for (long i = 0; i < n; i++) {
+        uint64_t bits;
+        double v;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        if (i % 3 == 0) {
+            bits = x & 0x7fffffffffffffffULL; /* any finite exponent */
+            if ((bits >> 52) == 0x7ff) continue;
+        } else {
+            int e = (int)((x >> 52) % 150) - 75 + 1023; /* 2^-75 .. 2^75 */
+            bits = (x & 0xfffffffffffffULL) | ((uint64_t)e << 52);
+        }
+        memcpy(&v, &bits, 8);
+        if (v != 0) digits_as_ref(v, &bad);
+    }
+    for (int e = -25; e <= 40; e++) {
+        double p = pow(10, e), up = p, down = p;
+        for (int j = 0; j < 4; j++) {
+            up = nextafter(up, INFINITY);
+            down = nextafter(down, 0);
+            digits_as_ref(up, &bad);
+            digits_as_ref(down, &bad);
+        }
+        digits_as_ref(p, &bad);
+    }
+    /* sums as the group-by writes them */
+    double sum = 0;
+    for (int i = 1; i <= 2000; i++) {
+        sum += 0.1 * i + 1e-7 / i;
+        digits_as_ref(sum, &bad);
+        digits_as_ref(sum / 3, &bad);
+    }
+    CHECK_EQ_INT(bad, 0);
+}
+
 TL_TEST(test_fmt_other)
 {
     char buf[TL_FMT_MAX];
@@ -451,6 +510,7 @@ int main(void)
     TL_RUN(test_fmt_f64);
     TL_RUN(test_fmt_f64_roundtrip);
     TL_RUN(test_fmt_f64_short_decimals);
+    TL_RUN(test_fmt_f64_exact);
     TL_RUN(test_fmt_other);
     TL_RUN(test_parse_basic);
     TL_RUN(test_parse_f64);
