@@ -457,6 +457,16 @@ static bool digits_equal(const char *d, int nd, int e10, double v)
     return strtod(tmp, NULL) == v;
 }
 
+/* The decimal digits of u (below 2^63) into digits (20 bytes), trailing
+ * zeros dropped: *nd of them; returns how many digits u has. */
+static int int_digits(uint64_t u, char *digits, int *nd)
+{
+    int n = (int)tl_fmt_i64((int64_t)u, digits), k = n;
+    while (k > 1 && digits[k - 1] == '0') k--;
+    *nd = k;
+    return n;
+}
+
 /* 10^n as a 128-bit integer, 0 <= n <= 38. */
 static unsigned __int128 pow10_u128(int n)
 {
@@ -507,16 +517,11 @@ static bool nearest_k_digits(uint64_t m, int e2, int k, int *e10, uint64_t *n,
         if (e2 > 0) scale <<= e2;
         num = scale * m;
         den = s < 0 ? pow10_u128(-s) : 1;
-        if (e2 < 0) {
-            den <<= -e2;
-            if (s >= 0) {
-                /* den is a power of two: the usual case, no division */
-                q = num >> -e2;
-                rem = num & (den - 1);
-            } else {
-                q = num / den;
-                rem = num % den;
-            }
+        if (e2 < 0) den <<= -e2;
+        if (s >= 0) {
+            /* den is a power of two: the usual case, no division */
+            q = num >> (e2 < 0 ? -e2 : 0);
+            rem = num & (den - 1);
         } else {
             q = num / den;
             rem = num % den;
@@ -549,8 +554,6 @@ static bool exact_digits(double v, char *digits, int *nd, int *e10)
     uint64_t bits, m, n = 0;
     int e2, guess;
     bool back = false;
-    char tmp[24];
-    size_t len;
     memcpy(&bits, &v, 8);
     m = (bits & 0xfffffffffffffULL) | (1ULL << 52);
     e2 = (int)((bits >> 52) & 0x7ff) - 1075;
@@ -562,10 +565,7 @@ static bool exact_digits(double v, char *digits, int *nd, int *e10)
         if (!nearest_k_digits(m, e2, k, e10, &n, &back)) return false;
         if (back || k == 17) break;
     }
-    len = tl_fmt_i64((int64_t)n, tmp);
-    while (len > 1 && tmp[len - 1] == '0') len--;
-    memcpy(digits, tmp, len);
-    *nd = (int)len;
+    int_digits(n, digits, nd);
     return true;
 }
 
@@ -637,20 +637,14 @@ static bool scaled_digits(double v, char *digits, int *nd, int *e10)
     static const double p10[23] = {
         1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
         1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-    char tmp[24];
     int k;
-    size_t n;
     for (k = 1; k <= 22; k++) {
         double x = v * p10[k];
         double m;
         if (!(x < 1125899906842624.0)) return false; /* 2^50 */
         m = __builtin_round(x);
         if (m == 0 || m / p10[k] != v) continue;
-        n = tl_fmt_i64((int64_t)m, tmp);
-        memcpy(digits, tmp, n);
-        *e10 = (int)n - 1 - k;
-        while (n > 1 && digits[n - 1] == '0') n--;
-        *nd = (int)n;
+        *e10 = int_digits((uint64_t)m, digits, nd) - 1 - k;
         return true;
     }
     return false;
@@ -672,8 +666,7 @@ static bool scaled_digits_once(double v, char *digits, int *nd, int *e10)
 {
     static const double p10[16] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                    1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
-    char tmp[24];
-    int k = 15, n;
+    int k = 15;
     double x, m;
     uint64_t u;
     if (!(v < 1e14)) return false;
@@ -686,24 +679,15 @@ static bool scaled_digits_once(double v, char *digits, int *nd, int *e10)
         u /= 10;
         k--;
     }
-    n = (int)tl_fmt_i64((int64_t)u, tmp);
-    memcpy(digits, tmp, (size_t)n);
-    *e10 = n - 1 - k;
-    *nd = n;
+    *e10 = int_digits(u, digits, nd) - 1 - k;
     return true;
 }
 
 /* Integral doubles below 2^53 are exact: their digits are the integer's. */
 static bool integral_digits(double v, char *digits, int *nd, int *e10)
 {
-    char tmp[24];
-    size_t n;
     if (!(v < 9007199254740992.0) || v != (double)(int64_t)v) return false;
-    n = tl_fmt_i64((int64_t)v, tmp);
-    memcpy(digits, tmp, n);
-    *e10 = (int)n - 1;
-    while (n > 1 && digits[n - 1] == '0') n--;
-    *nd = (int)n;
+    *e10 = int_digits((uint64_t)v, digits, nd) - 1;
     return true;
 }
 

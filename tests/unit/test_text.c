@@ -108,6 +108,18 @@ static int ref_digits(double v, char *d)
     return sig_digits(tmp, d);
 }
 
+/* tl_fmt_f64's digits against the printf reference, and reading back:
+ * a difference counts in *bad (the first five are printed). */
+static void digits_as_ref(double v, int *bad)
+{
+    char buf[TL_FMT_MAX], got[32], want[32];
+    tl_fmt_f64(v, buf);
+    sig_digits(buf, got);
+    ref_digits(v, want);
+    if (strcmp(got, want) == 0 && strtod(buf, NULL) == v) return;
+    if ((*bad)++ < 5) fprintf(stderr, "  %.17g: got %s, want digits %s\n", v, buf, want);
+}
+
 TL_TEST(test_fmt_f64_short_decimals)
 {
     /* values as data files hold them (m / 10^k, a few decimals, also the
@@ -116,7 +128,6 @@ TL_TEST(test_fmt_f64_short_decimals)
     uint64_t x = 0x9E3779B97F4A7C15ULL;
     int bad = 0;
     for (int i = 0; i < 40000 && bad < 5; i++) {
-        char buf[TL_FMT_MAX], got[32], want[32];
         double v;
         x ^= x << 13;
         x ^= x >> 7;
@@ -137,29 +148,9 @@ TL_TEST(test_fmt_f64_short_decimals)
             v = ldexp((double)(x >> 11) / 9007199254740992.0 + 0.5, (int)(x % 120) - 60);
             break;
         }
-        if (v == 0) continue;
-        tl_fmt_f64(v, buf);
-        sig_digits(buf, got);
-        ref_digits(v, want);
-        if (strcmp(got, want) != 0 || strtod(buf, NULL) != v) {
-            fprintf(stderr, "  %.17g: got %s, want digits %s\n", v, buf, want);
-            bad++;
-        }
+        if (v != 0) digits_as_ref(v, &bad);
     }
     CHECK_EQ_INT(bad, 0);
-}
-
-/* tl_fmt_f64's digits against the printf reference (and reading back);
- * false after printing the first few differences. */
-static bool digits_as_ref(double v, int *bad)
-{
-    char buf[TL_FMT_MAX], got[32], want[32];
-    tl_fmt_f64(v, buf);
-    sig_digits(buf, got);
-    ref_digits(v, want);
-    if (strcmp(got, want) == 0 && strtod(buf, NULL) == v) return true;
-    if ((*bad)++ < 5) fprintf(stderr, "  %.17g: got %s, want digits %s\n", v, buf, want);
-    return false;
 }
 
 TL_TEST(test_fmt_f64_exact)
