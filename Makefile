@@ -10,7 +10,7 @@
 
 CC      ?= cc
 PREFIX  ?= /usr/local
-PKGS    := libzstd libcjson zlib libxxhash
+PKGS    := libzstd libcjson zlib libxxhash libutf8proc
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wno-unused-parameter
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -23,7 +23,7 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # STATIC_DEPS=0 links everything dynamically.  libcjson has no archive on
 # Debian: it stays dynamic.
 STATIC_DEPS ?= 1
-STATIC_PKGS := libzstd zlib libxxhash
+STATIC_PKGS := libzstd zlib libxxhash libutf8proc
 ifeq ($(STATIC_DEPS),1)
 static_ar = $(firstword $(wildcard $(addsuffix /lib$(1).a,$(shell pkg-config --variable=libdir $(2) 2>/dev/null))) \
             $(filter /%,$(shell $(CC) -print-file-name=lib$(1).a 2>/dev/null)))
@@ -46,7 +46,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
 CMD_OBJ := $(CMD_SRC:%.c=$(B)/obj/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
-.PHONY: all demo check setup install clean unit unit-bins asan tsan cli fuzz fuzz-smoke faults \
+.PHONY: all demo check setup oracles diff install clean unit unit-bins asan tsan cli fuzz fuzz-smoke faults \
         fuzz-build fuzz-bins check-build check-build-release check-build-asan \
         check-build-tsan check-build-fuzz
 all: $(B)/tally
@@ -90,6 +90,14 @@ unit-bins: $(UNIT_BIN)
 setup:
 	@scripts/timed setup scripts/setup-deps
 
+# The test oracle (DuckDB for Node, scripts/setup-oracles) and the
+# differential tests against it (tests/diff/diff.mjs): `make diff` checks the
+# release build against DuckDB's committed answers and DuckDB itself.
+oracles:
+	@scripts/timed oracles scripts/setup-oracles
+diff: oracles $(B)/tally
+	@node tests/diff/diff.mjs live $(B)/tally
+
 demo: setup
 	@$(MAKE) --no-print-directory all
 	@scripts/demo
@@ -125,11 +133,12 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # bats files against both binaries, OOM pipelines, fuzz targets, corpus
 # shards; see RELIABILITY.md).  CI's budget is 15 minutes; each phase prints
 # its time ("time: NAME N s", scripts/timed).
-check: setup
+check: setup oracles
 	@scripts/timed build $(MAKE) --no-print-directory -j$(JOBS) check-build
 	@scripts/check-includes
 	@scripts/timed unit scripts/run-unit $(UNIT_BIN) $(UNIT_BIN:build/%=build/asan/%)
 	@scripts/timed cli scripts/run-cli build/tally asan:build/asan/tally
+	@scripts/timed diff node tests/diff/diff.mjs live build/asan/tally
 	@scripts/timed oom scripts/oom-loop build/asan/oom-run
 	@scripts/timed tsan scripts/tsan-smoke build/tsan/tally build/tally
 	@scripts/timed fuzz scripts/run-fuzz $(FUZZ_SMOKE_SECONDS) $(FUZZ_SRC)

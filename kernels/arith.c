@@ -12,19 +12,21 @@
  * OR-ed into one flag per call, and never branches inside the loop.  Only
  * when the flag is set does a second, slow pass find the first VALID row
  * that overflowed (null rows may hold anything and must not fail) and report
- * it through *err_row.  The semantics (../shared/CLI.md):
+ * it through *err_row.  The semantics (the man page, "Operators"):
  *
  *                int64                         float64
  *     a + b      exact, overflow is an error   IEEE
  *     a / b      (operands are cast to float)  IEEE: 1/0 = inf, 0/0 = nan
- *     a // b     truncates toward zero;        a / b
+ *     a // b     truncates toward zero;        a / b; null if b = 0
  *                null if b = 0;
  *                INT64_MIN // -1 is overflow
  *     a % b      sign of a; null if b = 0      fmod(a, b): x % 0 = nan
  *                (INT64_MIN % -1 = 0)
  *
- * Integer // and % by zero add nulls: the loop counts zero divisors, and
- * only if there are some is the validity rebuilt with those rows cleared.
+ * Integer // and %, and float //, by zero add nulls, as in DuckDB (whose
+ * float `/` gives null too where tally's stays IEEE, a documented
+ * difference): the loop counts zero divisors, and only if there are some
+ * is the validity rebuilt with those rows cleared.
  */
 #include "core_kernels.h"
 
@@ -145,11 +147,13 @@ static bool int_overflows(TlKArith op, int64_t x, int64_t y)
     }
 }
 
+/* a op b over float64; *zeros counts the zero divisors of //. */
 static void float_loop(TlKArith op, const TlDatum *a, const TlDatum *b,
-                       int64_t n, double *pr)
+                       int64_t n, double *pr, int64_t *zeros)
 {
     const double *pa = tl_array_f64(a->array), *pb = tl_array_f64(b->array);
     bool as = a->scalar, bs = b->scalar;
+    int64_t z = 0;
     switch (op) {
     case TL_K_ADD:
         BIN_LOOP(double, double, double, pa, pb, pr, as, bs, n, r = x + y);
@@ -161,23 +165,27 @@ static void float_loop(TlKArith op, const TlDatum *a, const TlDatum *b,
         BIN_LOOP(double, double, double, pa, pb, pr, as, bs, n, r = x * y);
         break;
     case TL_K_DIV:
-    case TL_K_IDIV:
         BIN_LOOP(double, double, double, pa, pb, pr, as, bs, n, r = x / y);
+        break;
+    case TL_K_IDIV:
+        BIN_LOOP(double, double, double, pa, pb, pr, as, bs, n,
+                 z += y == 0; r = x / y);
         break;
     case TL_K_MOD:
         BIN_LOOP(double, double, double, pa, pb, pr, as, bs, n,
                  r = fmod(x, y));
         break;
     }
+    *zeros = z;
 }
 
-/* Clear the validity of rows whose divisor b is zero. */
+/* Clear the validity of rows whose divisor b (int64 or float64) is zero. */
 static TlStatus null_zero_divisors(const TlDatum *b, int64_t n,
                                    TlBuf **validity, TlError *err)
 {
     uint64_t *w;
     int64_t i;
-    const int64_t *pb = tl_array_i64(b->array);
+    bool f = b->array->type == TL_TFLOAT64;
     if (*validity) {
         w = tl_k_bits_dup((*validity)->data, 0, n);
         tl_buf_release(*validity);
@@ -186,9 +194,11 @@ static TlStatus null_zero_divisors(const TlDatum *b, int64_t n,
         w = tl_k_bits_new(n, true);
     }
     if (!w) return tl_error_oom(err);
-    for (i = 0; i < n; i++)
-        if (pb[tl_datum_row(b, i)] == 0)
+    for (i = 0; i < n; i++) {
+        int64_t r = tl_datum_row(b, i);
+        if (f ? tl_array_f64(b->array)[r] == 0 : tl_array_i64(b->array)[r] == 0)
             w[i >> 6] &= ~(UINT64_C(1) << (i & 63));
+    }
     *validity = tl_k_bits_buf(w, n);
     return *validity ? TL_OK : tl_error_oom(err);
 }
@@ -213,11 +223,12 @@ TlStatus tl_k_arith(TlKArith op, const TlDatum *a, const TlDatum *b,
     }
     values = tl_k_values_new(type, n);
     if (!values) goto oom;
+    int64_t zeros;
     if (type == TL_TFLOAT64) {
-        float_loop(op, a, b, n, (double *)values->data);
+        float_loop(op, a, b, n, (double *)values->data, &zeros);
     } else {
         bool ov;
-        int64_t zeros, i;
+        int64_t i;
         int_loop(op, a, b, n, (int64_t *)values->data, &ov, &zeros);
         if (ov) {
             for (i = 0; i < n; i++) {
@@ -230,10 +241,10 @@ TlStatus tl_k_arith(TlKArith op, const TlDatum *a, const TlDatum *b,
                 }
             }
         }
-        if (zeros > 0 && null_zero_divisors(b, n, &validity, err) != TL_OK) {
-            tl_buf_release(values);
-            return err->code;
-        }
+    }
+    if (zeros > 0 && null_zero_divisors(b, n, &validity, err) != TL_OK) {
+        tl_buf_release(values);
+        return err->code;
     }
     *out = tl_array_new(type, n, values, validity, -1, NULL, 0);
     return *out ? TL_OK : tl_error_oom(err);

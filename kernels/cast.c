@@ -1,13 +1,13 @@
 /*
  * cast.c -- cast(x as T) and try_cast over whole arrays.
  *
- * The conversions (DuckDB's, ../shared/CLI.md):
+ * The conversions (DuckDB's; the man page, "Casts"):
  *
  *   from \ to  bool      int64        float64   string  date     timestamp
  *   bool       =         0 / 1        0.0/1.0   fmt     -        -
  *   int64      x != 0    =            exact-ish fmt     -        -
  *   float64    x != 0    round half   =         fmt     -        -
- *                        away from 0;
+ *                        to even;
  *                        fails out of
  *                        range or nan
  *   string     parse     parse        parse     =       parse    parse
@@ -20,7 +20,8 @@
  * exactly as the CSV writer does and accepts what the reader accepts; on top
  * of that, like DuckDB, a cast from string ignores surrounding white space,
  * accepts t/f/y/n/yes/no/1/0 for bool, and rounds a decimal such as '2.5'
- * to an int64.
+ * to an int64, half away from zero (a float64 rounds half to even: both
+ * as DuckDB).
  *
  * One typed loop per (from, to) pair.  The fixed-width loops run over null
  * rows too (their values are never read back); a conversion that can fail
@@ -52,16 +53,23 @@ bool tl_k_cast_allowed(TlType from, TlType to)
     return false;
 }
 
-/* float64 -> int64 as DuckDB: round half away from zero, within range. */
-static inline bool f64_to_i64(double x, int64_t *out)
+/* An integral double r -> int64, false outside int64's range or nan. */
+static inline bool rounded_to_i64(double r, int64_t *out)
 {
-    double r = round(x);
     if (!(r >= -9223372036854775808.0 && r < 9223372036854775808.0)) {
         *out = 0;
         return false;
     }
     *out = (int64_t)r;
     return true;
+}
+
+/* float64 -> int64 as DuckDB: round half to even (2.5 -> 2, 3.5 -> 4),
+ * within range.  nearbyint rounds in the current mode, which tally never
+ * changes from the default, round-to-nearest-even. */
+static inline bool f64_to_i64(double x, int64_t *out)
+{
+    return rounded_to_i64(nearbyint(x), out);
 }
 
 static inline bool date_to_ts(int32_t d, int64_t *out)
@@ -139,11 +147,12 @@ static bool parse_i64(const char *s, size_t n, int64_t *out)
 {
     double f;
     if (tl_parse_i64(s, n, out)) return true;
-    /* a decimal such as 2.5 rounds, as in DuckDB; inf and nan do not */
+    /* a decimal such as 2.5 rounds half away from zero, as DuckDB's cast
+     * of a string does (its cast of a double rounds half to even) */
     if (!memchr(s, '.', n) && !memchr(s, 'e', n) && !memchr(s, 'E', n))
         return false;
     if (!tl_parse_f64(s, n, &f) || !isfinite(f)) return false;
-    return f64_to_i64(f, out);
+    return rounded_to_i64(round(f), out);
 }
 
 /* string -> bool/int64/float64/date/timestamp, row by row. */

@@ -5,9 +5,11 @@
  * Characters are Unicode code points in UTF-8 (length, substr, split_part
  * with an empty separator, trim's character set); bytes that are not valid
  * UTF-8 count as one character each and are copied unchanged.  lower/upper
- * map ASCII, Latin-1, Latin Extended-A, Greek and Cyrillic with their simple
- * (one to one) case mappings; every other character is left as it is (so
- * 'ß' stays 'ß', as with DuckDB's simple mapping).  trim without a second
+ * use utf8proc's simple (one to one) case mappings of every Unicode
+ * character, the library and mappings DuckDB uses: 'ǅ' -> 'Ǆ'/'ǆ', 'ß' ->
+ * 'ẞ' (never 'SS': a character never becomes two).  A mapping may change a
+ * character's UTF-8 length (ß is 2 bytes, ẞ 3), never by more than half
+ * again, so twice the input's length is room enough.  trim without a second
  * argument removes Unicode space separators (category Zs: ' ', U+00A0,
  * U+2000..U+200A, U+3000, ...), as DuckDB does -- not tabs or newlines.
  *
@@ -23,6 +25,8 @@
  * are null in the result hold an empty view.
  */
 #include "fn_impl.h"
+
+#include <utf8proc.h>
 
 /* ------------------------------------------------------------ UTF-8 */
 
@@ -167,80 +171,6 @@ static inline bool is_zs(uint32_t c)
 {
     return c == 0x20 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) ||
            c == 0x202F || c == 0x205F || c == 0x3000;
-}
-
-/* Simple lowercase mapping (see the file comment for the covered blocks). */
-static uint32_t lower_cp(uint32_t c)
-{
-    if (c < 0x80) return (c >= 'A' && c <= 'Z') ? c + 32 : c;
-    if (c < 0xC0) return c;
-    if (c < 0xDF) return c == 0xD7 ? c : c + 32;
-    if (c < 0x100) return c;
-    if (c < 0x180) {
-        if (c == 0x130) return 'i';
-        if (c == 0x178) return 0xFF;
-        if (c <= 0x12F || (c >= 0x132 && c <= 0x137) || (c >= 0x14A && c <= 0x177))
-            return c | 1;
-        if ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E))
-            return (c & 1) ? c + 1 : c;
-        return c;
-    }
-    if (c >= 0x386 && c <= 0x3AB) {
-        if (c == 0x386) return 0x3AC;
-        if (c >= 0x388 && c <= 0x38A) return c + 37;
-        if (c == 0x38C) return 0x3CC;
-        if (c == 0x38E || c == 0x38F) return c + 63;
-        if (c >= 0x391 && c != 0x3A2) return c + 32;
-        return c;
-    }
-    if (c >= 0x400 && c < 0x530) {
-        if (c <= 0x40F) return c + 80;
-        if (c <= 0x42F) return c + 32;
-        if ((c >= 0x460 && c <= 0x481) || (c >= 0x48A && c <= 0x4BF) || c >= 0x4D0)
-            return c | 1;
-        if (c == 0x4C0) return 0x4CF;
-        if (c >= 0x4C1 && c <= 0x4CE) return (c & 1) ? c + 1 : c;
-        return c;
-    }
-    return c;
-}
-
-/* Simple uppercase mapping (see the file comment for the covered blocks). */
-static uint32_t upper_cp(uint32_t c)
-{
-    if (c < 0x80) return (c >= 'a' && c <= 'z') ? c - 32 : c;
-    if (c == 0xB5) return 0x39C;
-    if (c < 0xE0) return c;
-    if (c < 0xFF) return c == 0xF7 ? c : c - 32;
-    if (c == 0xFF) return 0x178;
-    if (c < 0x180) {
-        if (c == 0x131) return 'I';
-        if (c == 0x17F) return 'S';
-        if (c <= 0x12F || (c >= 0x132 && c <= 0x137) || (c >= 0x14A && c <= 0x177))
-            return c & ~1u;
-        if ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E))
-            return (c & 1) ? c : c - 1;
-        return c;
-    }
-    if (c >= 0x3AC && c <= 0x3CE) {
-        if (c == 0x3AC) return 0x386;
-        if (c <= 0x3AF) return c - 37;
-        if (c == 0x3C2) return 0x3A3;
-        if (c == 0x3CC) return 0x38C;
-        if (c >= 0x3CD) return c - 63;
-        if (c >= 0x3B1) return c - 32;
-        return c;
-    }
-    if (c >= 0x430 && c < 0x530) {
-        if (c <= 0x44F) return c - 32;
-        if (c <= 0x45F) return c - 80;
-        if ((c >= 0x460 && c <= 0x481) || (c >= 0x48A && c <= 0x4BF) || c >= 0x4D0)
-            return c & ~1u;
-        if (c == 0x4CF) return 0x4C0;
-        if (c >= 0x4C1 && c <= 0x4CE) return (c & 1) ? c : c - 1;
-        return c;
-    }
-    return c;
 }
 
 /* -------------------------------------------------------- string output */
@@ -523,9 +453,9 @@ static TlStatus case_map(const TlDatum *args, int64_t n_rows, bool upper,
         const uint8_t *p = tl_view_ptr(&v[i], a->data);
         size_t len = tl_view_len(v[i]);
         /* Written speculatively: if nothing changes, the bytes are left
-         * uncommitted and the input string is shared instead.  The covered
-         * mappings never lengthen a string, so len bytes are room enough. */
-        uint8_t *d = so_space(&so, len);
+         * uncommitted and the input string is shared instead (room: see
+         * the file comment). */
+        uint8_t *d = so_space(&so, 2 * len);
         if (!d) goto oom;
         int r = ascii_case(p, len, d, upper);
         if (r == 0) {
@@ -536,7 +466,9 @@ static TlStatus case_map(const TlDatum *args, int64_t n_rows, bool upper,
             size_t o = 0, adv;
             for (size_t j = 0; j < len; j += adv) {
                 uint32_t c = decode(p + j, len - j, &adv);
-                if (!(c & 0x80000000u)) c = upper ? upper_cp(c) : lower_cp(c);
+                if (!(c & 0x80000000u))
+                    c = (uint32_t)(upper ? utf8proc_toupper((utf8proc_int32_t)c)
+                                         : utf8proc_tolower((utf8proc_int32_t)c));
                 o += encode(c, d + o);
             }
             so_commit(&so, i, d, o);
@@ -716,30 +648,24 @@ static TlStatus k_rtrim(const TlDatum *args, int n_args, int64_t n_rows,
 /* ------------------------------------------------------------ substr */
 
 /* DuckDB's substring bounds, in characters: [*start, *end) of a string of
- * `size` characters for 1-based `offset` and `length`; false if empty. */
+ * `size` characters for 1-based `offset` and `length`; false if empty.  The
+ * window starts at offset (offset 0 is one character before the first, a
+ * negative offset counts from the end) and spans length characters forward
+ * (backward when length is negative); the part of it outside the string is
+ * cut off, so a start before the beginning shortens the result, as in
+ * DuckDB (substr('hello', -7, 3) is 'h').  128-bit arithmetic: any int64
+ * offset and length. */
 static bool substr_bounds(int64_t size, int64_t offset, int64_t length,
                           int64_t *start, int64_t *end)
 {
-    int64_t s, e;
-    if (length == 0) return false;
-    if (offset > 0) {
-        s = offset - 1 < size ? offset - 1 : size;
-    } else if (offset < 0) {
-        s = size + offset > 0 ? size + offset : 0;
-    } else { /* offset 0 starts one character before the first */
-        s = 0;
-        if (length <= 1) return false;
-        length--;
-    }
-    if (length > 0) {
-        e = length >= size - s ? size : s + length;
-    } else {
-        e = s;
-        s = s + length > 0 ? s + length : 0;
-    }
-    if (s >= e) return false;
-    *start = s;
-    *end = e;
+    __int128 s0 = offset > 0 ? (__int128)offset - 1 : offset == 0 ? -1 : (__int128)size + offset;
+    __int128 lo = length >= 0 ? s0 : s0 + length;
+    __int128 hi = length >= 0 ? s0 + length : s0;
+    if (lo < 0) lo = 0;
+    if (hi > size) hi = size;
+    if (lo >= hi) return false;
+    *start = (int64_t)lo;
+    *end = (int64_t)hi;
     return true;
 }
 

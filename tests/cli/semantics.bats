@@ -94,16 +94,47 @@ q,r,f
 EOF
 }
 
-@test "float // is plain division and % is fmod (x % 0 is nan)" {
-    printf 'x,y\n7.5,2.0\n-7.5,2.0\n7.5,-2.0\n1.0,0.0\n-1.0,0.0\n0.0,0.0\n' > d.csv
+@test "float // is plain division, null by zero, and % is fmod (x % 0 is nan), as DuckDB" {
+    printf 'x,y\n7.5,2.0\n-7.5,2.0\n7.5,-2.0\n1.0,0.0\n-1.0,-0.0\n0.0,0.0\n' > d.csv
     assert_run_out d.csv --select 'x // y as q, x % y as r, x / y as f' <<'EOF'
 q,r,f
 3.75,1.5,3.75
 -3.75,-1.5,-3.75
 -3.75,1.5,-3.75
-inf,nan,inf
--inf,nan,-inf
-nan,nan,nan
+,nan,inf
+,nan,inf
+,nan,nan
+EOF
+}
+
+@test "a float casts to int half to even, a decimal string half away from zero, as DuckDB" {
+    printf 'x,s\n2.5,2.5\n3.5,-2.5\n-2.5,0.5\n0.5,1.5\n' > h.csv
+    assert_run_out h.csv --select 'cast(x as int) as a, cast(s as string)::int as b' <<'EOF'
+a,b
+2,3
+4,-3
+-2,1
+0,2
+EOF
+}
+
+@test "upper and lower map every character one to one, as DuckDB" {
+    printf 's\nstraße\nǅemal\nİstanbul\nⓐ ﬁ\n' > u.csv
+    assert_run_out u.csv --select 'upper(s) as u, lower(s) as l' <<'EOF'
+u,l
+STRAẞE,straße
+ǄEMAL,ǆemal
+İSTANBUL,istanbul
+Ⓐ ﬁ,ⓐ ﬁ
+EOF
+}
+
+@test "substr with a start before the string's beginning cuts the window, as DuckDB" {
+    printf 's\nhello\nss\n' > s.csv
+    assert_run_out s.csv --select "substr(s, -7, 3) as a, substr(s, -10, 3) as b, substr(s, 0, 2) as c, substr(s, -1, -2) as d" <<'EOF'
+a,b,c,d
+h,"",h,ll
+"","",s,s
 EOF
 }
 

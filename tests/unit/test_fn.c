@@ -477,7 +477,9 @@ TL_TEST(test_length_case)
     tl_array_release(r);
 
     CHECK_EQ_STR(str1("lower", "ÀÉÎÕÜ Straße ÆØÅ"), "àéîõü straße æøå");
-    CHECK_EQ_STR(str1("upper", "àéîõü straße æøåÿ"), "ÀÉÎÕÜ STRAßE ÆØÅŸ");
+    CHECK_EQ_STR(str1("upper", "àéîõü straße æøåÿ"), "ÀÉÎÕÜ STRAẞE ÆØÅŸ"); /* ß -> ẞ grows */
+    CHECK_EQ_STR(str1("upper", "ǅ ǆ ⓐ ꙁ"), "Ǆ Ǆ Ⓐ Ꙁ");
+    CHECK_EQ_STR(str1("lower", "ǅ ẞ Ⓐ 𐐀"), "ǆ ß ⓐ 𐐨");
     CHECK_EQ_STR(str1("upper", "ΑΒΓ αβγ άέήίόύώ ς"), "ΑΒΓ ΑΒΓ ΆΈΉΊΌΎΏ Σ");
     CHECK_EQ_STR(str1("lower", "ΆΈΉΊΌΎΏ ΣΩ"), "άέήίόύώ σω");
     CHECK_EQ_STR(str1("upper", "Привет, мир! ёж"), "ПРИВЕТ, МИР! ЁЖ");
@@ -623,12 +625,14 @@ TL_TEST(test_substr)
     CHECK_EQ_STR(s3("substr", "hello", 0, 1, 3), "");
     CHECK_EQ_STR(s3("substr", "hello", -3, 0, 2), "llo");
     CHECK_EQ_STR(s3("substr", "hello", -3, 2, 3), "ll");
-    CHECK_EQ_STR(s3("substr", "hello", -10, 3, 3), "hel");
+    CHECK_EQ_STR(s3("substr", "hello", -10, 3, 3), ""); /* window before the start */
+    CHECK_EQ_STR(s3("substr", "hello", -7, 3, 3), "h");
+    CHECK_EQ_STR(s3("substr", "hello", -1, -2, 3), "ll");
     CHECK_EQ_STR(s3("substr", "hello", 10, 0, 2), "");
     CHECK_EQ_STR(s3("substr", "hello", 3, -2, 3), "he");
     CHECK_EQ_STR(s3("substr", "hello", 1, 0, 3), "");
     CHECK_EQ_STR(s3("substr", "hello", 2, INT64_MAX, 3), "ello");
-    CHECK_EQ_STR(s3("substr", "hello", INT64_MIN, INT64_MAX, 3), "hello");
+    CHECK_EQ_STR(s3("substr", "hello", INT64_MIN, INT64_MAX, 3), "hell");
     CHECK_EQ_STR(s3("substr", "hello", 0, INT64_MIN, 3), "");
     CHECK_EQ_STR(s3("substr", "hello", INT64_MAX, INT64_MIN, 3), "hello");
     CHECK_EQ_STR(s3("substr", "héllo wörld", 2, 4, 3), "éllo");

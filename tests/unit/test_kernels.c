@@ -247,7 +247,7 @@ TL_TEST(test_float_arith)
     double x[] = {7, -7, 7.5, -7.5, 1, 0, -1};
     double y[] = {2, 2, 2, 2, 0, 0, 0};
     TlArray *a = f64s(7, x, NULL), *b = f64s(7, y, NULL);
-    CHECK_EQ_STR(arith(TL_K_IDIV, A(a), A(b), 7), "3.5,-3.5,3.75,-3.75,inf,nan,-inf");
+    CHECK_EQ_STR(arith(TL_K_IDIV, A(a), A(b), 7), "3.5,-3.5,3.75,-3.75,N,N,N");
     CHECK_EQ_STR(arith(TL_K_DIV, A(a), A(b), 7), "3.5,-3.5,3.75,-3.75,inf,nan,-inf");
     CHECK_EQ_STR(arith(TL_K_MOD, A(a), A(b), 7), "1.0,-1.0,1.5,-1.5,nan,nan,nan");
     CHECK_EQ_STR(arith(TL_K_ADD, A(a), A(b), 7), "9.0,-5.0,9.5,-5.5,1.0,0.0,-1.0");
@@ -597,7 +597,8 @@ TL_TEST(test_cast)
         double fx[] = {2.5, -2.5, 0.4999, NAN, 1e19, -9223372036854775808.0, 1.0};
         TlArray *f = f64s(7, fx, "......N");
         CHECK_EQ_STR(cast(f, TL_TINT64, false), "ERR@3");
-        CHECK_EQ_STR(cast(f, TL_TINT64, true), "3,-3,0,N,N,-9223372036854775808,N");
+        /* half to even, as DuckDB's cast of a double */
+        CHECK_EQ_STR(cast(f, TL_TINT64, true), "2,-2,0,N,N,-9223372036854775808,N");
         CHECK_EQ_STR(cast(f, TL_TBOOL, false), "T,T,T,T,T,T,N");
         CHECK_EQ_STR(cast(f, TL_TSTRING, false),
                      "2.5,-2.5,0.4999,nan,1e+19,-9.223372036854776e+18,N");

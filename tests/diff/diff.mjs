@@ -1,0 +1,474 @@
+// Differential tests: tally against DuckDB on generated tables and
+// expressions.
+//
+//   node tests/diff/diff.mjs check TALLY    compare tally with the committed
+//                                           answers (tests/diff/expected.json)
+//   node tests/diff/diff.mjs live TALLY     the same, and first ask DuckDB again:
+//                                           its answers must still be the
+//                                           committed ones
+//   node tests/diff/diff.mjs regen          write expected.json anew from DuckDB
+//
+// The cases come from a seeded generator (the same seeds give the same cases
+// on every machine): a table of a few dozen rows with int, float, string and
+// bool columns and nulls, and for each seed three cases: a --select of
+// random typed expressions, a --filter by a random condition, and a
+// --group-by with aggregates.  Both engines get the same typed data (tally
+// through --schema, DuckDB through a typed CREATE TABLE), so the test is
+// about the expressions, not about type inference.  An expression prints in
+// two dialects (tally's and DuckDB's SQL: casts to DOUBLE/BIGINT/VARCHAR,
+// typed literals) from one tree.
+//
+// expected.json holds every case (data, tally arguments, SQL) with DuckDB's
+// answer rendered in tally's output spelling (null as null, floats as
+// Python's repr, booleans as true/false), so `check` needs no DuckDB.  A
+// case where DuckDB fails must make tally fail with exit 1.  Aggregates are
+// compared as multisets of rows, floats within a relative 1e-9 (DuckDB adds
+// in its own order; tally's float sums are exact); scalar expressions
+// exactly, byte for byte.
+//
+// tests/diff/known.txt lists cases that differ on purpose (a documented
+// difference from DuckDB, named there): such a case must still differ, so the
+// list cannot go stale.  Prints "diff: N passed, N failed".
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { mkdtempSync, readFileSync, writeFileSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const EXPECTED = join(here, 'expected.json');
+const KNOWN = join(here, 'known.txt');
+const SEEDS = Number(process.env.DIFF_SEEDS || 100);
+
+// ---- a seeded generator (mulberry32: small, and the same in every node) ----
+function rng(seed) {
+    let a = seed >>> 0;
+    const next = () => {
+        a = (a + 0x6D2B79F5) >>> 0;
+        let t = a;
+        t = Math.imul(t ^ (t >>> 15), t | 1);
+        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    const int = (lo, hi) => lo + Math.floor(next() * (hi - lo + 1));
+    const pick = (xs) => xs[int(0, xs.length - 1)];
+    return { next, int, pick, chance: (p) => next() < p };
+}
+
+const STRINGS = ['apple', 'Banana', '', 'straße', 'ÉCOLE', 'a b', ' pad ', 'x%y',
+                 'abc_def', 'Ωmega', 'id042', '10', 'ǅemal', 'ﬁne', 'İstanbul'];
+
+// ---- the table ----
+const COLS = [
+    { name: 'rn', type: 'int' },
+    { name: 'k', type: 'int' },     // a group key with few values
+    { name: 'i', type: 'int' },
+    { name: 'j', type: 'int' },
+    { name: 'f', type: 'float' },
+    { name: 'g', type: 'float' },
+    { name: 's', type: 'string' },
+    { name: 't', type: 'string' },
+    { name: 'b', type: 'bool' },
+];
+
+function makeTable(r) {
+    const n = r.int(20, 45);
+    const rows = [];
+    for (let x = 0; x < n; x++) {
+        const nul = () => r.chance(0.12);
+        rows.push({
+            rn: x + 1,
+            k: nul() ? null : r.int(0, 4),
+            i: nul() ? null : r.int(-20, 20),
+            j: nul() ? null : r.int(-4, 4),
+            f: nul() ? null : r.pick([r.int(-80, 80) / 4, r.int(-9999, 9999) / 100, 0, -0, 0.5, 2.5, -2.5, 1e-7, 123456.789]),
+            g: nul() ? null : r.int(-3000, 3000) / 8,
+            s: nul() ? null : r.pick(STRINGS),
+            t: nul() ? null : r.pick(STRINGS),
+            b: nul() ? null : r.chance(0.5),
+        });
+    }
+    return rows;
+}
+
+function csvField(v) {
+    if (v === null) return '';
+    if (typeof v === 'string') {
+        if (v === '' || /[",\n\r]/.test(v) || v !== v.trim()) return '"' + v.replaceAll('"', '""') + '"';
+        return v;
+    }
+    if (typeof v === 'number' && Object.is(v, -0)) return '-0.0';
+    return String(v);
+}
+
+function tableCsv(rows) {
+    return COLS.map(c => c.name).join(',') + '\n' +
+        rows.map(row => COLS.map(c => csvField(row[c.name])).join(',')).join('\n') + '\n';
+}
+
+const SQL_TYPE = { int: 'BIGINT', float: 'DOUBLE', string: 'VARCHAR', bool: 'BOOLEAN' };
+
+function sqlLiteral(v, type) {
+    if (v === null) return `NULL::${SQL_TYPE[type]}`;
+    if (type === 'string') return `'${v.replaceAll("'", "''")}'`;
+    if (type === 'float') return Object.is(v, -0) ? `'-0.0'::DOUBLE` : `'${v}'::DOUBLE`;
+    return `${v}::${SQL_TYPE[type]}`;
+}
+
+function tableSql(rows) {
+    return `CREATE OR REPLACE TABLE t (${COLS.map(c => `${c.name} ${SQL_TYPE[c.type]}`).join(', ')});\n` +
+        `INSERT INTO t VALUES ${rows.map(row => '(' + COLS.map(c => sqlLiteral(row[c.name], c.type)).join(', ') + ')').join(', ')};`;
+}
+
+// ---- expressions: a node prints as [tally text, DuckDB text] ----
+const E = (tl, db) => ({ tl, db });
+const bin = (op, a, b, dbop = op) => E(`(${a.tl} ${op} ${b.tl})`, `(${a.db} ${dbop} ${b.db})`);
+const call = (f, args, dbf = f) => E(`${f}(${args.map(a => a.tl).join(', ')})`, `${dbf}(${args.map(a => a.db).join(', ')})`);
+const CAST_TL = { int: 'int', float: 'float', string: 'string', bool: 'bool' };
+const cast = (a, type) => E(`cast(${a.tl} as ${CAST_TL[type]})`, `CAST(${a.db} AS ${SQL_TYPE[type]})`);
+
+function intLit(r) { const v = r.int(-9, 9); return E(v < 0 ? `(${v})` : `${v}`, `(${v})::BIGINT`); }
+function floatLit(r) {
+    const v = r.pick(['0.5', '2.5', '-1.25', '3.0', '0.1', '100.0', '1e-3']);
+    return E(v.startsWith('-') ? `(${v})` : v, `'${v}'::DOUBLE`);
+}
+function strLit(r) { const v = r.pick(STRINGS.concat(['a', 'A', 'ss'])); const q = `'${v.replaceAll("'", "''")}'`; return E(q, q); }
+const col = (name) => E(name, name);
+
+function genInt(r, d) {
+    if (d <= 0 || r.chance(0.3)) return r.chance(0.7) ? col(r.pick(['i', 'j', 'k'])) : intLit(r);
+    switch (r.int(0, 10)) {
+    case 0: return bin('+', genInt(r, d - 1), genInt(r, d - 1));
+    case 1: return bin('-', genInt(r, d - 1), genInt(r, d - 1));
+    case 2: return bin('*', genInt(r, d - 1), genInt(r, d - 1));
+    case 3: return bin('//', genInt(r, d - 1), genInt(r, d - 1));
+    case 4: return bin('%', genInt(r, d - 1), genInt(r, d - 1));
+    case 5: return call('abs', [genInt(r, d - 1)]);
+    case 6: { const a = genInt(r, d - 1); return E(`(-${a.tl})`, `(-${a.db})`); }
+    case 7: return call('length', [genStr(r, d - 1)]);
+    case 8: { const c = genBool(r, d - 1), a = genInt(r, d - 1), b = genInt(r, d - 1);
+              return E(`case when ${c.tl} then ${a.tl} else ${b.tl} end`, `CASE WHEN ${c.db} THEN ${a.db} ELSE ${b.db} END`); }
+    case 9: return call('coalesce', [genInt(r, d - 1), genInt(r, d - 1)]);
+    default: return cast(genFloat(r, d - 1), 'int');
+    }
+}
+
+function genFloat(r, d) {
+    if (d <= 0 || r.chance(0.3)) return r.chance(0.7) ? col(r.pick(['f', 'g'])) : floatLit(r);
+    switch (r.int(0, 11)) {
+    case 0: return bin('+', genFloat(r, d - 1), r.chance(0.5) ? genFloat(r, d - 1) : genInt(r, d - 1));
+    case 1: return bin('-', genFloat(r, d - 1), genFloat(r, d - 1));
+    case 2: return bin('*', genFloat(r, d - 1), r.chance(0.5) ? genFloat(r, d - 1) : genInt(r, d - 1));
+    // division by a divisor that cannot be zero: tally's `/` is IEEE (1/0 is
+    // inf), DuckDB's gives null, a documented difference
+    case 3: { const a = genFloat(r, d - 1), b = genFloat(r, d - 1);
+              return E(`(${a.tl} / (abs(${b.tl}) + 0.5))`, `(${a.db} / (abs(${b.db}) + '0.5'::DOUBLE))`); }
+    case 4: return bin('//', genFloat(r, d - 1), r.chance(0.5) ? genFloat(r, d - 1) : genInt(r, d - 1));
+    case 5: return bin('%', genFloat(r, d - 1), r.chance(0.5) ? genFloat(r, d - 1) : genInt(r, d - 1));
+    case 6: return call(r.pick(['abs', 'floor', 'ceil']), [genFloat(r, d - 1)]);
+    case 7: return call('sqrt', [call('abs', [genFloat(r, d - 1)])]);
+    case 8: { const n = r.int(-1, 3), a = genFloat(r, d - 1);
+              return E(`round(${a.tl}, ${n})`, `round(${a.db}, ${n})`); }
+    case 9: return cast(genInt(r, d - 1), 'float');
+    case 10: return call('coalesce', [genFloat(r, d - 1), genFloat(r, d - 1)]);
+    default: { const c = genBool(r, d - 1), a = genFloat(r, d - 1), b = genFloat(r, d - 1);
+               return E(`if(${c.tl}, ${a.tl}, ${b.tl})`, `if(${c.db}, ${a.db}, ${b.db})`); }
+    }
+}
+
+function genStr(r, d) {
+    if (d <= 0 || r.chance(0.3)) return r.chance(0.75) ? col(r.pick(['s', 't'])) : strLit(r);
+    switch (r.int(0, 10)) {
+    case 0: return call(r.pick(['upper', 'lower']), [genStr(r, d - 1)]);
+    case 1: return bin('||', genStr(r, d - 1), genStr(r, d - 1));
+    case 2: { const s = genStr(r, d - 1), a = intLit(r), n = r.int(0, 6);
+              return E(`substr(${s.tl}, ${a.tl}, ${n})`, `substr(${s.db}, ${a.db}, ${n})`); }
+    case 3: return call('trim', [genStr(r, d - 1)]);
+    case 4: return call('replace', [genStr(r, d - 1), strLit(r), strLit(r)]);
+    case 5: return call('ltrim', [genStr(r, d - 1)]);
+    case 6: return call('rtrim', [genStr(r, d - 1)]);
+    case 7: return cast(genInt(r, d - 1), 'string');
+    case 8: return cast(genFloat(r, d - 1), 'string');
+    case 9: return call('coalesce', [genStr(r, d - 1), genStr(r, d - 1)]);
+    default: return cast(genBool(r, d - 1), 'string');
+    }
+}
+
+function genBool(r, d) {
+    if (d <= 0 || r.chance(0.2)) {
+        if (r.chance(0.6)) return col('b');
+        const v = r.pick(['true', 'false']);
+        return E(v, v);
+    }
+    const cmp = r.pick(['=', '!=', '<', '<=', '>', '>=']);
+    switch (r.int(0, 9)) {
+    case 0: return bin(cmp, genInt(r, d - 1), genInt(r, d - 1));
+    case 1: return bin(cmp, genFloat(r, d - 1), genFloat(r, d - 1));
+    case 2: return bin(cmp, genStr(r, d - 1), genStr(r, d - 1));
+    case 3: return bin('and', genBool(r, d - 1), genBool(r, d - 1));
+    case 4: return bin('or', genBool(r, d - 1), genBool(r, d - 1));
+    case 5: { const a = genBool(r, d - 1); return E(`(not ${a.tl})`, `(NOT ${a.db})`); }
+    case 6: { const a = r.pick([genInt, genFloat, genStr])(r, d - 1); const n = r.chance(0.5) ? ' not' : '';
+              return E(`(${a.tl} is${n} null)`, `(${a.db} IS${n.toUpperCase()} NULL)`); }
+    case 7: { const a = genInt(r, d - 1), lo = genInt(r, 0), hi = genInt(r, 0);
+              return E(`(${a.tl} between ${lo.tl} and ${hi.tl})`, `(${a.db} BETWEEN ${lo.db} AND ${hi.db})`); }
+    case 8: { const a = genInt(r, d - 1), xs = [intLit(r), intLit(r), r.chance(0.3) ? E('null', 'NULL') : intLit(r)];
+              return E(`(${a.tl} in (${xs.map(x => x.tl).join(', ')}))`, `(${a.db} IN (${xs.map(x => x.db).join(', ')}))`); }
+    default: { const s = genStr(r, d - 1); const p = `'${r.pick(['a%', '%a%', '%e', 'A%', '%', '%ß%', '1%'])}'`;
+               return E(`(${s.tl} like ${p})`, `(${s.db} LIKE ${p})`); }
+    }
+}
+
+const GEN = { int: genInt, float: genFloat, string: genStr, bool: genBool };
+
+const SCHEMA = COLS.map(c => `${c.name}:${c.type}`).join(',');
+
+function makeCases(seed) {
+    const r = rng(seed * 7919 + 17);
+    const rows = makeTable(r);
+    const cases = [];
+    const exprs = [];
+    for (let x = 0; x < 8; x++) exprs.push(GEN[r.pick(['int', 'float', 'string', 'bool'])](r, r.int(1, 3)));
+    cases.push({
+        id: `s${seed}-select`,
+        args: ['--select', exprs.map((e, x) => `${e.tl} as e${x}`).join(', ')],
+        sql: `SELECT ${exprs.map((e, x) => `${e.db} AS e${x}`).join(', ')} FROM t ORDER BY rn`,
+        split: exprs.map((e, x) => ({
+            args: ['--select', `${e.tl} as e${x}`],
+            sql: `SELECT ${e.db} AS e${x} FROM t ORDER BY rn`,
+        })),
+    });
+    const c = genBool(r, 3);
+    cases.push({
+        id: `s${seed}-filter`,
+        args: ['--filter', c.tl, '--select', 'rn'],
+        sql: `SELECT rn FROM t WHERE ${c.db} ORDER BY rn`,
+    });
+    const fx = genFloat(r, 1), ix = genInt(r, 1), sx = genStr(r, 1);
+    const aggs = [
+        ['n', 'count()', 'count(*)'],
+        ['ci', `count(${ix.tl})`, `count(${ix.db})`],
+        ['si', `sum(${ix.tl})`, `sum(${ix.db})`],
+        ['sf', `sum(${fx.tl})`, `sum(${fx.db})`],
+        ['mf', `mean(${fx.tl})`, `avg(${fx.db})`],
+        ['lo', `min(${sx.tl})`, `min(${sx.db})`],
+        ['hi', `max(${fx.tl})`, `max(${fx.db})`],
+        ['sd', `std(${fx.tl})`, `stddev_samp(${fx.db})`],
+        ['va', `var(${ix.tl})`, `var_samp(${ix.db})`],
+        ['md', `median(${fx.tl})`, `median(${fx.db})`],
+    ];
+    cases.push({
+        id: `s${seed}-agg`,
+        args: ['--group-by', 'k', '--agg', aggs.map(a => `${a[0]} = ${a[1]}`).join(', ')],
+        sql: `SELECT k, ${aggs.map(a => `${a[2]} AS ${a[0]}`).join(', ')} FROM t GROUP BY k`,
+        unordered: true,
+    });
+    return { seed, csv: tableCsv(rows), sql: tableSql(rows), cases };
+}
+
+// ---- DuckDB's answers in tally's spelling ----
+function reprFloat(x) {
+    if (Number.isNaN(x)) return 'nan';
+    if (x === Infinity) return 'inf';
+    if (x === -Infinity) return '-inf';
+    if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
+    const [m, e] = x.toExponential().split('e');
+    const exp = Number(e);
+    const neg = m.startsWith('-');
+    const digits = m.replace('-', '').replace('.', '');
+    let s;
+    if (exp < -4 || exp >= 16) {
+        s = digits[0] + (digits.length > 1 ? '.' + digits.slice(1) : '') + 'e' + (exp < 0 ? '-' : '+') + String(Math.abs(exp)).padStart(2, '0');
+    } else if (exp < 0) {
+        s = '0.' + '0'.repeat(-exp - 1) + digits;
+    } else if (digits.length <= exp + 1) {
+        s = digits + '0'.repeat(exp + 1 - digits.length) + '.0';
+    } else {
+        s = digits.slice(0, exp + 1) + '.' + digits.slice(exp + 1);
+    }
+    return (neg ? '-' : '') + s;
+}
+
+function render(v, type) {
+    if (v === null || v === undefined) return null;
+    if (typeof v === 'boolean') return v ? 'true' : 'false';
+    if (typeof v === 'bigint') return v.toString();
+    if (typeof v === 'number') return /DOUBLE|FLOAT/.test(type) ? reprFloat(v) : String(v);
+    return String(v);
+}
+
+async function duckdb() {
+    const dir = process.env.ORACLE_DIR || join(process.env.XDG_CACHE_HOME || join(process.env.HOME || '/root', '.cache'), 'tally', 'oracle');
+    let mod;
+    try {
+        mod = createRequire(join(dir, 'package.json'))('@duckdb/node-api');
+    } catch (e) {
+        console.error(`diff: DuckDB (@duckdb/node-api) not found under ${dir}: run scripts/setup-oracles`);
+        process.exit(1);
+    }
+    const inst = await mod.DuckDBInstance.create(':memory:');
+    return inst.connect();
+}
+
+async function ask(con, sql) {
+    try {
+        const r = await con.runAndReadAll(sql);
+        const types = r.columnTypes().map(t => t.toString());
+        return { rows: r.getRows().map(row => row.map((v, x) => render(v, types[x]))) };
+    } catch (e) {
+        return { error: e.message.split('\n')[0] };
+    }
+}
+
+async function answer(con, set) {
+    await con.run(set.sql);
+    const out = [];
+    for (const c of set.cases) {
+        const a = await ask(con, c.sql);
+        if (a.error && c.split) {
+            // one failing expression fails the batch: ask each alone
+            c.split.forEach((p, x) => out.push({ id: `${c.id}${x}`, args: p.args, sql: p.sql }));
+            for (const p of out.slice(-c.split.length)) Object.assign(p, await ask(con, p.sql));
+            continue;
+        }
+        out.push({ id: c.id, args: c.args, sql: c.sql, unordered: c.unordered || undefined, ...a });
+    }
+    return { seed: set.seed, csv: set.csv, cases: out };
+}
+
+// ---- tally's answers ----
+function parseCsv(text) {
+    // RFC 4180 with tally's rule: an unquoted empty field is null
+    const rows = [];
+    let row = [], x = 0;
+    while (x < text.length) {
+        let v, quoted = false;
+        if (text[x] === '"') {
+            quoted = true;
+            let s = '';
+            x++;
+            for (;;) {
+                const q = text.indexOf('"', x);
+                if (q < 0) throw new Error('unterminated quote');
+                s += text.slice(x, q);
+                if (text[q + 1] === '"') { s += '"'; x = q + 2; } else { x = q + 1; break; }
+            }
+            v = s;
+        } else {
+            let e = x;
+            while (e < text.length && text[e] !== ',' && text[e] !== '\n') e++;
+            v = text.slice(x, e);
+            x = e;
+        }
+        row.push(v === '' && !quoted ? null : v);
+        if (text[x] === ',') { x++; continue; }
+        if (text[x] === '\n') x++;
+        rows.push(row);
+        row = [];
+    }
+    return rows;
+}
+
+function runTally(tally, dir, c) {
+    const p = spawnSync(tally, ['--schema', SCHEMA, join(dir, 'data.csv'), ...c.args], { encoding: 'utf8' });
+    if (p.status !== 0) return { status: p.status, stderr: p.stderr };
+    return { status: 0, rows: parseCsv(p.stdout).slice(1) };
+}
+
+function close(a, b) {
+    if (a === b) return true;
+    if (a === null || b === null) return false;
+    const x = Number(a), y = Number(b);
+    if (Number.isNaN(x) || Number.isNaN(y)) return false;
+    return Math.abs(x - y) <= 1e-9 * Math.max(Math.abs(x), Math.abs(y));
+}
+
+function compare(c, got) {
+    if (c.error) {
+        if (got.status === 1 && /^tally: /.test(got.stderr)) return null;
+        return got.status === 0 ? `DuckDB fails (${c.error}), tally gives ${JSON.stringify(got.rows).slice(0, 200)}`
+                                : `DuckDB fails (${c.error}), tally exits ${got.status}: ${got.stderr.trim()}`;
+    }
+    if (got.status !== 0) return `tally exits ${got.status}: ${got.stderr.trim()}`;
+    let want = c.rows, have = got.rows;
+    if (c.unordered) {
+        const key = (row) => JSON.stringify(row[0]);
+        want = [...want].sort((p, q) => key(p) < key(q) ? -1 : key(p) > key(q) ? 1 : 0);
+        have = [...have].sort((p, q) => key(p) < key(q) ? -1 : key(p) > key(q) ? 1 : 0);
+    }
+    if (want.length !== have.length) return `${have.length} rows, DuckDB ${want.length}`;
+    for (let r = 0; r < want.length; r++)
+        for (let x = 0; x < want[r].length; x++) {
+            const ok = c.unordered ? close(want[r][x], have[r][x]) : want[r][x] === have[r][x];
+            if (!ok) return `row ${r + 1} column ${x + 1}: tally ${JSON.stringify(have[r][x])}, DuckDB ${JSON.stringify(want[r][x])}`;
+        }
+    return null;
+}
+
+function readKnown() {
+    if (!existsSync(KNOWN)) return new Map();
+    const m = new Map();
+    for (const line of readFileSync(KNOWN, 'utf8').split('\n')) {
+        const t = line.replace(/#.*/, '').trim();
+        if (!t) continue;
+        const [id, ...why] = t.split(/\s+/);
+        m.set(id, why.join(' '));
+    }
+    return m;
+}
+
+async function main() {
+    const [mode, tallyArg] = process.argv.slice(2);
+    if (mode === 'regen') {
+        const con = await duckdb();
+        const sets = [];
+        for (let s = 1; s <= SEEDS; s++) sets.push(await answer(con, makeCases(s)));
+        writeFileSync(EXPECTED, JSON.stringify(sets, null, 0).replaceAll('{"seed"', '\n{"seed"') + '\n');
+        console.log(`diff: wrote ${EXPECTED} (${sets.reduce((n, s) => n + s.cases.length, 0)} cases)`);
+        return;
+    }
+    if ((mode !== 'check' && mode !== 'live') || !tallyArg) {
+        console.error('usage: diff.mjs check|live TALLY | regen');
+        process.exit(2);
+    }
+    const sets = JSON.parse(readFileSync(EXPECTED, 'utf8'));
+    let failed = 0, passed = 0;
+    if (mode === 'live') {
+        // the committed answers must still be DuckDB's, and the generator
+        // must still make the committed cases
+        const con = await duckdb();
+        for (const set of sets) {
+            const again = await answer(con, makeCases(set.seed));
+            if (JSON.stringify(again) !== JSON.stringify(set)) {
+                console.log(`not ok oracle seed ${set.seed}: DuckDB or the generator no longer gives the committed answers (run: node tests/diff/diff.mjs regen, and review the diff)`);
+                failed++;
+            }
+        }
+    }
+    const known = readKnown();
+    const tally = tallyArg.startsWith('/') ? tallyArg : join(process.cwd(), tallyArg);
+    const dir = mkdtempSync(join(tmpdir(), 'tally-diff-'));
+    try {
+        for (const set of sets) {
+            writeFileSync(join(dir, 'data.csv'), set.csv);
+            for (const c of set.cases) {
+                const why = compare(c, runTally(tally, dir, c));
+                if (known.has(c.id)) {
+                    if (why) { passed++; continue; }
+                    console.log(`not ok ${c.id}: listed in known.txt (${known.get(c.id)}) but now agrees with DuckDB: remove it`);
+                    failed++;
+                } else if (why) {
+                    console.log(`not ok ${c.id}: ${why}\n  tally ${c.args.map(a => `'${a}'`).join(' ')}\n  ${c.sql}`);
+                    failed++;
+                } else passed++;
+            }
+        }
+    } finally {
+        rmSync(dir, { recursive: true, force: true });
+    }
+    console.log(`diff: ${passed} passed, ${failed} failed`);
+    process.exit(failed ? 1 : 0);
+}
+
+await main();
