@@ -102,9 +102,9 @@ function csvField(v) {
     return String(v);
 }
 
-function tableCsv(rows) {
-    return COLS.map(c => c.name).join(',') + '\n' +
-        rows.map(row => COLS.map(c => csvField(row[c.name])).join(',')).join('\n') + '\n';
+function tableCsv(cols, rows) {
+    return cols.map(c => c.name).join(',') + '\n' +
+        rows.map(row => cols.map(c => csvField(row[c.name])).join(',') + '\n').join('');
 }
 
 const SQL_TYPE = { int: 'BIGINT', float: 'DOUBLE', string: 'VARCHAR', bool: 'BOOLEAN' };
@@ -116,9 +116,18 @@ function sqlLiteral(v, type) {
     return `${v}::${SQL_TYPE[type]}`;
 }
 
-function tableSql(rows) {
-    return `CREATE OR REPLACE TABLE t (${COLS.map(c => `${c.name} ${SQL_TYPE[c.type]}`).join(', ')});\n` +
-        `INSERT INTO t VALUES ${rows.map(row => '(' + COLS.map(c => sqlLiteral(row[c.name], c.type)).join(', ') + ')').join(', ')};`;
+function tableSql(name, cols, rows) {
+    return `CREATE OR REPLACE TABLE ${name} (${cols.map(c => `${c.name} ${SQL_TYPE[c.type]}`).join(', ')});\n` +
+        (rows.length ? `INSERT INTO ${name} VALUES ${rows.map(row => '(' + cols.map(c => sqlLiteral(row[c.name], c.type)).join(', ') + ')').join(', ')};` : '');
+}
+
+// The right side of the join cases: keys that repeat, miss and are null.
+const UCOLS = [{ name: 'k', type: 'int' }, { name: 'v', type: 'string' }];
+function makeRight(r) {
+    const rows = [];
+    for (let x = r.int(0, 8); x > 0; x--)
+        rows.push({ k: r.chance(0.15) ? null : r.int(0, 6), v: r.pick(STRINGS) });
+    return rows;
 }
 
 // ---- expressions: a node prints as [tally text, DuckDB text] ----
@@ -223,6 +232,7 @@ function genBool(r, d) {
 const GEN = { int: genInt, float: genFloat, string: genStr, bool: genBool };
 
 const SCHEMA = COLS.map(c => `${c.name}:${c.type}`).join(',');
+const USCHEMA = UCOLS.map(c => `${c.name}:${c.type}`).join(',');
 
 function makeCases(seed) {
     const r = rng(seed * 7919 + 17);
@@ -264,7 +274,40 @@ function makeCases(seed) {
         sql: `SELECT k, ${aggs.map(a => `${a[2]} AS ${a[0]}`).join(', ')} FROM t GROUP BY k`,
         unordered: true,
     });
-    return { seed, csv: tableCsv(rows), sql: tableSql(rows), cases };
+    // a sort by a random key list, rn last so ties have one order in both
+    const keys = [];
+    for (let x = r.int(1, 3); x > 0; x--) {
+        const [tl, db] = r.pick([['f', 'f'], ['g', 'g'], ['s', 's'], ['i', 'i'], ['b', 'b'], ['k', 'k']]);
+        const desc = r.chance(0.5), nf = r.chance(0.3);
+        keys.push([`${tl}${desc ? ' desc' : ''}${nf ? ' nulls first' : ''}`,
+                   `${db} ${desc ? 'DESC' : 'ASC'} NULLS ${nf ? 'FIRST' : 'LAST'}`]);
+    }
+    cases.push({
+        id: `s${seed}-sort`,
+        args: ['--sort', keys.map(k => k[0]).concat(['rn']).join(', '), '--select', 'rn'],
+        sql: `SELECT rn FROM t ORDER BY ${keys.map(k => k[1]).join(', ')}, rn`,
+    });
+    const dcol = r.pick(['s', 'k', 'b', 'f']);
+    cases.push({
+        id: `s${seed}-distinct`,
+        args: ['--distinct', dcol, '--select', dcol],
+        sql: `SELECT DISTINCT ${dcol} FROM t`,
+        unordered: true,
+    });
+    const how = r.pick(['inner', 'left', 'right', 'full', 'semi', 'anti']);
+    const cols = how === 'semi' || how === 'anti' ? ['rn', 'k'] : ['rn', 'k', 'v'];
+    const kx = how === 'right' || how === 'full' ? 'coalesce(t.k, u.k)' : 't.k';
+    cases.push({
+        id: `s${seed}-join`,
+        join: true,
+        args: ['--join', 'u.csv', '--join-schema', USCHEMA, '--on', 'k', '--how', how, '--select', cols.join(', ')],
+        sql: `SELECT ${cols.map(c => c === 'k' ? `${kx} AS k` : c === 'v' ? 'u.v' : 't.rn').join(', ')} ` +
+             `FROM t ${how.toUpperCase()} JOIN u ON t.k = u.k`,
+        unordered: true,
+    });
+    const right = makeRight(r);
+    return { seed, csv: tableCsv(COLS, rows), csv2: tableCsv(UCOLS, right),
+             sql: tableSql('t', COLS, rows) + '\n' + tableSql('u', UCOLS, right), cases };
 }
 
 // ---- DuckDB's answers in tally's spelling ----
@@ -334,7 +377,7 @@ async function answer(con, set) {
         }
         out.push({ id: c.id, args: c.args, sql: c.sql, unordered: c.unordered || undefined, ...a });
     }
-    return { seed: set.seed, csv: set.csv, cases: out };
+    return { seed: set.seed, csv: set.csv, csv2: set.csv2, cases: out };
 }
 
 // ---- tally's answers ----
@@ -371,7 +414,7 @@ function parseCsv(text) {
 }
 
 function runTally(tally, dir, c) {
-    const p = spawnSync(tally, ['--schema', SCHEMA, join(dir, 'data.csv'), ...c.args], { encoding: 'utf8' });
+    const p = spawnSync(tally, ['--schema', SCHEMA, 'data.csv', ...c.args], { encoding: 'utf8', cwd: dir });
     if (p.status !== 0) return { status: p.status, stderr: p.stderr };
     return { status: 0, rows: parseCsv(p.stdout).slice(1) };
 }
@@ -393,7 +436,7 @@ function compare(c, got) {
     if (got.status !== 0) return `tally exits ${got.status}: ${got.stderr.trim()}`;
     let want = c.rows, have = got.rows;
     if (c.unordered) {
-        const key = (row) => JSON.stringify(row[0]);
+        const key = (row) => JSON.stringify(row);
         want = [...want].sort((p, q) => key(p) < key(q) ? -1 : key(p) > key(q) ? 1 : 0);
         have = [...have].sort((p, q) => key(p) < key(q) ? -1 : key(p) > key(q) ? 1 : 0);
     }
@@ -452,6 +495,7 @@ async function main() {
     try {
         for (const set of sets) {
             writeFileSync(join(dir, 'data.csv'), set.csv);
+            writeFileSync(join(dir, 'u.csv'), set.csv2);
             for (const c of set.cases) {
                 const why = compare(c, runTally(tally, dir, c));
                 if (known.has(c.id)) {
