@@ -481,9 +481,19 @@ async function main() {
         // the committed answers must still be DuckDB's, and the generator
         // must still make the committed cases
         const con = await duckdb();
+        // (row order of unordered cases and the last digits of DuckDB's
+        // float aggregates vary from run to run: compared as for tally)
         for (const set of sets) {
             const again = await answer(con, makeCases(set.seed));
-            if (JSON.stringify(again) !== JSON.stringify(set)) {
+            const same = again.csv === set.csv && again.csv2 === set.csv2 &&
+                again.cases.length === set.cases.length &&
+                again.cases.every((c, x) => {
+                    const w = set.cases[x];
+                    if (c.id !== w.id || JSON.stringify(c.args) !== JSON.stringify(w.args) || c.sql !== w.sql) return false;
+                    if (c.error || w.error) return c.error === w.error;
+                    return compare(w, { status: 0, rows: c.rows }) === null;
+                });
+            if (!same) {
                 console.log(`not ok oracle seed ${set.seed}: DuckDB or the generator no longer gives the committed answers (run: node tests/diff/diff.mjs regen, and review the diff)`);
                 failed++;
             }
