@@ -115,11 +115,10 @@ unit-bins: $(UNIT_BIN)
 # files run by make check need tally-matrix and, for faults.bats,
 # iofail.so beside it); without T, the whole suite as make check's
 # release pass runs it.
-ifeq ($(T_NAME),)
 cli: $(B)/tally $(B)/tally-matrix build/iofail.so
+ifeq ($(T_NAME),)
 	@scripts/run-cli $(B)/tally
 else
-cli: $(B)/tally $(B)/tally-matrix build/iofail.so
 	@[ -f $(T_BATS) ] || { echo "make cli: no $(T_BATS)" >&2; exit 2; }
 	@case "$$T" in \
 	    *:*) TALLY=$(abspath $(B)/tally) bats -f "$${T#*:}" $(T_BATS) ;; \
