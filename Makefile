@@ -5,6 +5,15 @@
 #   make check           install missing packages, build, run every test (also
 #                        under ASan+UBSan)
 #   make install PREFIX=/usr/local
+#   make unit [T=NAME[:FILTER]]
+#                        the unit test binaries (all of them, or only
+#                        build/tests/test_NAME; FILTER keeps the tests whose
+#                        name contains it: TL_TEST_FILTER in tl_test.h)
+#   make cli T=FILE[:FILTER]
+#                        one bats file, tests/cli/FILE.bats, against the
+#                        release build (FILTER: bats -f, a regular expression
+#                        over the test names); without T, scripts/run-cli
+#   make asan T=...      the ASan flavour's unit run takes T too
 #
 # Dependencies come from pkg-config; scripts/setup-deps installs them.
 
@@ -83,9 +92,39 @@ $(B)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) tests/support/sanitizer.
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libtally.a $(LDLIBS)
 
+# T=NAME[:FILTER] (make unit, make cli): one test file and, after the first
+# colon, a filter of test names, which reaches the recipes through the
+# environment ($$T; make exports command-line variables), so it may hold
+# spaces.  T_NAME is the file's part: test_join, join or join.bats.
+T ?=
+T_NAME := $(basename $(notdir $(firstword $(subst :, ,$(T)))))
+T_UNIT := $(if $(T_NAME),$(B)/tests/test_$(patsubst test_%,%,$(T_NAME)))
+T_BATS := $(if $(T_NAME),tests/cli/$(T_NAME).bats)
+
+ifeq ($(T_NAME),)
 unit: $(UNIT_BIN)
 	@scripts/run-unit $(UNIT_BIN)
+else
+unit: $(T_UNIT)
+	@f=""; case "$$T" in *:*) f=$${T#*:} ;; esac; \
+	    TL_TEST_FILTER="$$f" scripts/run-unit $(T_UNIT)
+endif
 unit-bins: $(UNIT_BIN)
+
+# make cli T=FILE[:FILTER]: one bats file against this flavour's tally (the
+# files run by make check need tally-matrix and, for faults.bats,
+# iofail.so beside it); without T, the whole suite as make check's
+# release pass runs it.
+cli: $(B)/tally $(B)/tally-matrix build/iofail.so
+ifeq ($(T_NAME),)
+	@scripts/run-cli $(B)/tally
+else
+	@[ -f $(T_BATS) ] || { echo "make cli: no $(T_BATS)" >&2; exit 2; }
+	@case "$$T" in \
+	    *:*) TALLY=$(abspath $(B)/tally) bats -f "$${T#*:}" $(T_BATS) ;; \
+	    *) TALLY=$(abspath $(B)/tally) bats $(T_BATS) ;; \
+	esac
+endif
 
 setup:
 	@scripts/timed setup scripts/setup-deps

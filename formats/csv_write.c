@@ -1,7 +1,7 @@
 /*
  * csv_write.c -- the CSV/TSV writer.
  *
- * Spelling (../shared/CLI.md, "Output"): a field is quoted only when it must
+ * Spelling (man/tally.1, "Output formatting"): a field is quoted only when it must
  * be -- it holds the delimiter, a double quote, CR or LF -- and quotes inside
  * are doubled.  Null is an empty field; the empty string is "" (the reader
  * reads them back the same way).  Values are spelled by lib/core/text.h, so

@@ -6,7 +6,7 @@
  * finish.  The sink hides where bytes go: a temporary file renamed into place
  * on commit, or standard output.
  *
- * Type inference and restarts (../shared/CLI.md, "Type inference"): a CSV
+ * Type inference and restarts (man/tally.1, "Type inference"): a CSV
  * reader infers each projected column's type from the rows of its first
  * batch.  When a later value does not fit, it records the widened type in
  * the run's TlTypeHints and returns TL_ERR_RESTART; the driver then throws

@@ -12,7 +12,7 @@
  * OR-ed into one flag per call, and never branches inside the loop.  Only
  * when the flag is set does a second, slow pass find the first VALID row
  * that overflowed (null rows may hold anything and must not fail) and report
- * it through *err_row.  The semantics (the man page, "Operators"):
+ * it through *err_row.  The semantics (man/tally.1, SEMANTICS):
  *
  *                int64                         float64
  *     a + b      exact, overflow is an error   IEEE

@@ -1,7 +1,7 @@
 /*
  * cast.c -- cast(x as T) and try_cast over whole arrays.
  *
- * The conversions (DuckDB's; the man page, "Casts"):
+ * The conversions (DuckDB's; man/tally.1, EXPRESSIONS, "Casts"):
  *
  *   from \ to  bool      int64        float64   string  date     timestamp
  *   bool       =         0 / 1        0.0/1.0   fmt     -        -

@@ -16,7 +16,7 @@
  *
  * Extraction returns int64 (second() is whole seconds, as DuckDB's); hour,
  * minute and second of a date are 0.  date_trunc(part, x) returns a
- * timestamp for dates and timestamps alike (CLI.md), part being one of
+ * timestamp for dates and timestamps alike (man/tally.1), part being one of
  * millennium century decade year quarter month week (ISO: Monday) day hour
  * minute second millisecond microsecond (DuckDB's spellings and plurals,
  * case-insensitive); decade/century/millennium truncate the year toward

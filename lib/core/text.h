@@ -2,8 +2,8 @@
  * text.h -- converting single values between text and their typed form.
  *
  * One place decides how a value is spelled, so the CSV reader, the CSV
- * writer, cast(), try_cast() and literals all agree (../shared/CLI.md,
- * "Output" and "Type inference").
+ * writer, cast(), try_cast() and literals all agree (man/tally.1,
+ * "Output formatting" and "Type inference").
  *
  * Parsing (text -> value) is strict: the whole text must be consumed, no
  * surrounding spaces, and the result must be exact (an integer that does not

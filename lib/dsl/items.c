@@ -19,7 +19,7 @@
  *
  * NAME is a bare word (any word, even a keyword, where only a name can
  * stand) or a double-quoted name.  Expression items get an auto name
- * (../shared/CLI.md): a bare column keeps its name; an aggregate over one
+ * (man/tally.1, STEPS): a bare column keeps its name; an aggregate over one
  * bare column is `<fn>_<col>` with the function as written, lower-cased
  * (`avg(x)` -> `avg_x`); count() and count(*) are `count`; anything else is
  * the item's expression text with white space outside quotes removed

@@ -4,7 +4,7 @@
  * The file is read whole, parsed by cJSON (with its allocations routed
  * through tl_malloc, so fault injection reaches them and an allocation
  * failure is told apart from a syntax error), then walked once.  The shape
- * (../shared/CLI.md, "JSON form"):
+ * (man/tally.1, "Pipeline files"):
  *
  *   { "inputs": ["a.csv", ...] | "input": "a.csv",
  *     "steps": [ {STEP}, ... ],

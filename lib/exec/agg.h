@@ -6,7 +6,7 @@
  * its states from (ids, argument arrays) in one typed pass; tl_agg_finish
  * turns the states into one result array in group id order.
  *
- * Semantics are DuckDB's (../shared/CLI.md): nulls are skipped except by
+ * Semantics are DuckDB's (man/tally.1, "Aggregates"): nulls are skipped except by
  * first/last; count() counts rows; sum/mean/min/max/... of no values are
  * null; sum over int64 is exact (int128) and fails only if the result
  * leaves int64; float sums add left to right in input order within a batch

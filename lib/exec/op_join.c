@@ -1,7 +1,7 @@
 /*
  * op_join.c -- hash join: inner, left, right, full, semi, anti, on all cores.
  *
- * The output order is the one ../shared/CLI.md fixes, whichever side is
+ * The output order is the one man/tally.1 (JOINS) fixes, whichever side is
  * built and whatever --threads: left rows in input order, each followed by
  * its matches in right input order, then (right, full) the right rows no
  * left row matched, in right input order.  Output batches have at most

@@ -4,7 +4,7 @@
  * The plan is built in one pass over the spec.  First the scan: every input
  * is opened (its reader reads the header and infers types from the first
  * batch), and the scan's schema is the union of the inputs' columns by name,
- * in order of first appearance (../shared/CLI.md, several inputs):
+ * in order of first appearance (man/tally.1, INPUTS, several inputs):
  *
  *   int64 + float64 -> float64      null (no value seen) + T -> T
  *   any other mix   -> string

@@ -167,7 +167,7 @@ TlStatus tl_plan_push_ints(TlPlan *p, const int32_t *v, uint32_t n,
 
 /* The explain text: the logical plan, the optimized plan (when opt_root is
  * set; else the logical plan again) and the output schema, in the layout of
- * ../shared/CLI.md.  *out is tl_malloc'd. */
+ * man/tally.1 (COMMANDS, OPTIMIZER).  *out is tl_malloc'd. */
 TlStatus tl_plan_explain(const TlPlan *p, char **out, size_t *len, TlError *err);
 /* Append one tree (2-space indents starting at `indent`) to a growable
  * string; used by explain and tests. */

@@ -17,7 +17,7 @@
  *     of the wrong type gets a TL_X_CAST node pushed over it, with the
  *     argument's span so that errors still point at the user's text.
  *
- * Type rules (DuckDB's, ../shared/CLI.md):
+ * Type rules (DuckDB's; man/tally.1, SEMANTICS):
  *
  *   common type   t, t -> t;  null, t -> t;  int64, float64 -> float64;
  *                 date, timestamp -> timestamp; nothing else mixes

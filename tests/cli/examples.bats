@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The examples of ../../shared/CLI.md that use the foundation steps, each in
+# The examples of the command-line contract (man/tally.1, EXAMPLES) that use the foundation steps, each in
 # its flag form and its JSON form (which must agree), with the output worked
 # out by hand.  Also the files shipped in examples/.
 
@@ -181,7 +181,7 @@ a,b,c,d,e,t,i,n
 EOF
 }
 
-@test "examples/top_regions.json: CLI.md's pipeline on examples/sales.csv" {
+@test "examples/top_regions.json: the man page's pipeline on examples/sales.csv" {
     # amounts > 100 outside region 'test', by region, summed by hand
     assert_run_out -f "$EXAMPLES/top_regions.json" <<'EOF'
 region,total,n

@@ -11,7 +11,7 @@ setup() {
     cp "$DATA/sales.csv" small.csv
 }
 
-# The pipeline of ../../shared/CLI.md, "JSON form", without its output.
+# The pipeline of man/tally.1, "Pipeline files", without its output.
 cli_md_json() {
     cat > p.json <<'EOF'
 {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# SQL semantics as DuckDB has them (../../shared/CLI.md, "Semantics").
+# SQL semantics as DuckDB has them (man/tally.1, SEMANTICS).
 # Every expected value here was worked out by hand (or with python3's math
 # module for the irrational ones), never copied from tally's output.
 

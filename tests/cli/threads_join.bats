@@ -4,7 +4,7 @@
 # empty sides, built on either side, under --threads 1, 2, 3 and 8 and with
 # TALLY_BATCH_ROWS=7 (many morsels): every run prints exactly the output of
 # a nested-loop reference join written in awk, which follows the order
-# rule of CLI.md (left rows in input order, each followed by its matches in
+# rule of man/tally.1, JOINS (left rows in input order, each followed by its matches in
 # right input order, then for right and full joins the unmatched right rows
 # in right input order).
 

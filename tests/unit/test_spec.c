@@ -1,5 +1,5 @@
 /*
- * test_spec.c -- the JSON pipeline reader (lib/dsl/spec.c): the CLI.md
+ * test_spec.c -- the JSON pipeline reader (lib/dsl/spec.c): the man page's
  * example, every step kind and option, origins (JSON pointers), and the
  * error paths with their exact messages.  Pipeline files are written to a
  * scratch folder.

@@ -6,7 +6,10 @@
  * prints file:line and the expression, marks the test failed and goes on.
  * With TL_TEST_TIMES set in the environment each test's wall time is
  * printed on standard error ("time NAME MS"), for the weights of
- * scripts/run-unit and the budget of RELIABILITY.md.
+ * scripts/run-unit and the budget of RELIABILITY.md.  With TL_TEST_FILTER
+ * set, only the tests whose name contains it run (`make unit
+ * T=test_join:inner` sets it; scripts/run-unit fails when the filter
+ * leaves no test to run, so a misspelt name cannot pass as "0 passed").
  */
 #ifndef TL_TEST_H
 #define TL_TEST_H
@@ -28,8 +31,17 @@ static inline double tl_t_now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* Whether the test called name runs: every test unless TL_TEST_FILTER
+ * is set, then those whose name contains it. */
+static inline int tl_t_selected(const char *name)
+{
+    const char *f = getenv("TL_TEST_FILTER");
+    return !f || !*f || strstr(name, f) != NULL;
+}
+
 #define TL_RUN(name)                                                           \
     do {                                                                       \
+        if (!tl_t_selected(#name)) break;                                      \
         int before_ = tl_t_failed_checks;                                      \
         double tl_t_start_ = tl_t_now_ms();                                    \
         name();                                                                \
