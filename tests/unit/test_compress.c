@@ -19,7 +19,6 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#define GOLDEN "/work/shared/corpora/zstd-golden/tests"
 
 typedef struct Bytes {
     uint8_t *p;
@@ -282,17 +281,12 @@ TL_TEST(test_zstd_golden)
         "golden-decompression-errors/zeroSeq_extraneous.zst",
     };
     bool new_lib = ZSTD_versionNumber() >= 10506;
-    char path[512];
+    char path[1024], golden[512];
     TlError err = {0};
-    snprintf(path, sizeof path, GOLDEN "/%s", good[0].file);
-    FILE *probe = fopen(path, "rb");
-    if (!probe) {
-        fprintf(stderr, "test_compress: %s absent, golden frames skipped\n", GOLDEN);
-        return;
-    }
-    fclose(probe);
+    snprintf(golden, sizeof golden, "%s/zstd-golden/tests", tl_test_corpora());
+    if (tl_test_corpora_missing(golden)) return;
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
-        snprintf(path, sizeof path, GOLDEN "/%s", good[i].file);
+        snprintf(path, sizeof path, "%s/%s", golden, good[i].file);
         Bytes b = slurp(path);
         TlBuf *d = NULL;
         TlStatus st = tl_decompress(TL_COMP_ZSTD, good[i].file, b.p, b.n, &d, &err);
@@ -306,7 +300,7 @@ TL_TEST(test_zstd_golden)
         free(b.p);
     }
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        snprintf(path, sizeof path, GOLDEN "/%s", bad[i]);
+        snprintf(path, sizeof path, "%s/%s", golden, bad[i]);
         Bytes b = slurp(path);
         TlBuf *d = NULL;
         TlStatus st = tl_decompress(TL_COMP_ZSTD, bad[i], b.p, b.n, &d, &err);
@@ -316,12 +310,13 @@ TL_TEST(test_zstd_golden)
         free(b.p);
     }
     /* golden-compression inputs round-trip through both compressors */
-    DIR *dir = opendir(GOLDEN "/golden-compression");
+    snprintf(path, sizeof path, "%s/golden-compression", golden);
+    DIR *dir = opendir(path);
     struct dirent *e;
     int n_files = 0;
     while (dir && (e = readdir(dir))) {
         if (e->d_name[0] == '.') continue;
-        snprintf(path, sizeof path, GOLDEN "/golden-compression/%s", e->d_name);
+        snprintf(path, sizeof path, "%s/golden-compression/%s", golden, e->d_name);
         Bytes raw = slurp(path);
         for (int k = 0; k < 2; k++) {
             TlCompression c = k ? TL_COMP_ZSTD : TL_COMP_GZIP;

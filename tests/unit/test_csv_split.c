@@ -7,7 +7,7 @@
  * delimiters, LF / CR / CRLF inside and between records, doubled and loose
  * quotes, empty fields, blank lines, one-column files, BOM, --null text, no
  * header, TSV, ragged records and bad quotes; plus every CSV/TSV under
- * /work/shared/corpora) and several forced morsel limits
+ * $CORPORA, default ../shared/corpora) and several forced morsel limits
  * (tl_csv_split_force: records and bytes per morsel):
  *
  *   next == morsels   split everything, decode in forward, reverse and
@@ -749,12 +749,8 @@ static void walk(const char *dir)
 
 TL_TEST(test_corpora)
 {
-    struct stat sb;
-    if (stat("/work/shared/corpora", &sb) != 0) {
-        fprintf(stderr, "test_csv_split: no corpora, skipped\n");
-        return;
-    }
-    walk("/work/shared/corpora");
+    if (tl_test_corpora_missing(tl_test_corpora())) return;
+    walk(tl_test_corpora());
     fprintf(stderr, "test_csv_split: %d corpus files\n", corpus_files);
     CHECK(corpus_files > 100);
 }

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../support/sanitizer.h"
 
@@ -94,6 +95,33 @@ static inline long tl_test_scaled(long n, long div)
 {
     if (!TL_ASAN || div <= 1) return n;
     return n / div > 0 ? n / div : 1;
+}
+
+/* The folder of the external corpora: $CORPORA, else ../shared/corpora
+ * (beside the clone, where CI has it; unit binaries run from the top of
+ * the clone).  A test that reads them skips when the folder is missing,
+ * except under CI=true, where tl_test_corpora_missing fails it. */
+static inline const char *tl_test_corpora(void)
+{
+    const char *c = getenv("CORPORA");
+    return c && *c ? c : "../shared/corpora";
+}
+
+static inline int tl_ci(void)
+{
+    const char *ci = getenv("CI");
+    return ci && strcmp(ci, "true") == 0;
+}
+
+/* Whether path is missing; under CI=true a missing corpus also fails the
+ * running test (never "0 passed" for want of files). */
+static inline int tl_test_corpora_missing(const char *path)
+{
+    if (access(path, R_OK) == 0) return 0;
+    fprintf(stderr, "%s is missing%s\n", path,
+            tl_ci() ? " (CI=true: the corpora are required)" : ", skipped");
+    if (tl_ci()) tl_t_failed_checks++;
+    return 1;
 }
 
 /* Prints "<file>: N passed, N failed" and returns the exit status. */
