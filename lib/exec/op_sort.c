@@ -38,28 +38,9 @@
  * at the pace of that one thread.  The batches are cut exactly as the
  * serial path cuts them.
  *
- * Sorting the permutation (sort_perm), on the thread pool
- * (lib/core/pool.h) wherever the work splits; a stable sort has exactly
- * one result, so the order never depends on --threads:
- *   - one key of a numeric type (int64, timestamp, date, float64, bool):
- *     nulls are split off in input order, the other rows get the unsigned
- *     image of their value (sign-flipped integer, total-order float image,
- *     inverted when descending), filled chunk by chunk in parallel, and go
- *     through the stable radix sort (tl_k_psort_u64: runs radix sorted
- *     apart, then merged at merge-path splits, ties to the left run;
- *     8 + 4 bytes per row, twice for the scratch);
- *   - one string key: nulls split off, the strings sorted by their views
- *     (tl_k_psort_strs: 8-byte digits read from the strings themselves, no
- *     encoding, a parallel MSD level while tie runs are big; 16 bytes of
- *     pointer + length per row, plus the radix keys);
- *   - anything else: each chunk's keys become order-preserving byte rows
- *     (kernels/rowenc.c draws the layout) written straight into one row
- *     set, chunks in parallel (lengths, then offsets, then bytes), and the
- *     stable row sort (tl_k_psort_rows) orders indexes by memcmp order.
- *     When every row has the same length (string keys all of one length,
- *     "id0000001905"), the row set has no offsets: a fixed width, 8 bytes
- *     a row less, and one random read per row in the sort's tie runs
- *     instead of two (offset, then bytes).
+ * Sorting the permutation: sort_perm.c.  Packing chunks into rows and
+ * gathering output rows back into columns: sort_pack.c.  Both share the
+ * operator's state through sort_impl.h.
  * The column gather (tl_array_take_multi; top-k, and unpacked chunks)
  * runs one column per task.
  *
@@ -92,935 +73,13 @@
  */
 #include <stdlib.h>
 
-#include "../../kernels/rowenc.h"
-#include "../../kernels/sort.h"
-#include "../core/pool.h"
-#include "eval.h"
-#include "exec.h"
-
-/* Rows in columns: data columns of the child schema plus evaluated keys.
- * A full sort's chunk keeps its data columns packed as rows instead (see
- * pack_chunk): data[] is then all NULL and rows != NULL. */
-typedef struct Chunk {
-    TlArray **data;  /* n_data */
-    TlArray **keys;  /* n_keys */
-    int64_t n_rows;
-    uint8_t *rows;   /* packed: n_rows rows of pk_row bytes, or NULL */
-    uint8_t *rows_mem; /* the allocation rows lies in */
-    uint8_t *nulls;  /* packed: pk_mask bytes a row, bit i = column i is
-                        null; NULL when no column has a null here */
-    uint8_t *info;   /* packed: per column PK_NULLS | PK_TNULL */
-    TlBuf **bufs;    /* packed: the string columns' data blocks, in column
-                        order (views' block numbers are rebased to it) */
-    uint32_t n_bufs;
-} Chunk;
-
-enum { PK_NULLS = 1, PK_TNULL = 2, PK_BLOCK = 256 };
-
-typedef struct SortOp {
-    TlOperator base;
-    TlOperator *child;
-    const TlExprArena *ea;
-    TlExprId *keys;
-    int *key_col;            /* key k is data column key_col[k], or -1 */
-    bool *desc, *nulls_first;
-    int n_keys;
-    int n_data;
-    int64_t limit;           /* -1: all */
-    bool consumed;
-    Chunk *chunks;
-    int n_chunks, cap_chunks;
-    int64_t pool_rows;
-    uint8_t *thr;            /* top-k threshold row, or NULL */
-    size_t thr_len;
-    /* output */
-    uint32_t *perm;          /* global row indexes; NULL: chunks in order */
-    int64_t n_out, emitted;
-    /* output batches gathered ahead on the pool (full sort, > 1 thread) */
-    TlWait *wait;
-    struct OutSlot *slots;   /* ring of n_slots */
-    int n_slots, head, inflight;
-    int64_t submitted;       /* rows of perm handed to slots so far */
-    /* packed rows (pack_chunk): column i at byte pk_off[i] of a row */
-    int pack;                /* 0 off, 1 every chunk, 2 chunks of even length */
-    bool keys_packed;        /* key columns are packed too (several keys) */
-    int *pk_off;
-    size_t pk_row, pk_mask;  /* bytes of a row, of a row's null mask */
-    uint64_t *kimg;          /* packed output of a single numeric key column:
-                                its sorted images (see sort_native), or NULL */
-    int64_t kimg_m, kimg_nn; /* values, nulls */
-    TlType kimg_type;
-    bool kimg_on;            /* the key column is made from kimg */
-    int64_t *starts;         /* packed output: chunk c's first global row */
-    int *first;              /* chunk of global row b << LOC_SHIFT */
-} SortOp;
-
-enum { LOC_SHIFT = 12 };
-
-/* One output batch being gathered by a pool task: rows perm[off, off+n). */
-typedef struct OutSlot {
-    SortOp *s;
-    int64_t off, n;
-    TlArray **cols;          /* n_data gathered columns (the task fills) */
-    int state;               /* OUT_*; BUSY -> DONE under s->wait */
-    TlStatus st;             /* the task's result */
-} OutSlot;
-
-enum { OUT_FREE = 0, OUT_BUSY, OUT_DONE };
-
-static void chunk_free(Chunk *c, int n_data, int n_keys)
-{
-    if (c->data)
-        for (int i = 0; i < n_data; i++) tl_array_release(c->data[i]);
-    if (c->keys)
-        for (int i = 0; i < n_keys; i++) tl_array_release(c->keys[i]);
-    tl_free(c->data);
-    tl_free(c->keys);
-    tl_free(c->rows_mem);
-    tl_free(c->nulls);
-    tl_free(c->info);
-    for (uint32_t k = 0; k < c->n_bufs; k++) tl_buf_release(c->bufs[k]);
-    tl_free(c->bufs);
-    memset(c, 0, sizeof *c);
-}
-
-/* n bytes for a chunk's packed rows, starting on a cache line (a 96-byte
- * row then always spans two lines, never three); *mem: the allocation to
- * free.  (Transparent huge pages for these blocks were tried: the gather's
- * page walks got cheaper, but faulting them in cost more system time than
- * that saved.) */
-static uint8_t *rows_alloc(size_t n, uint8_t **mem)
-{
-    uint8_t *m = tl_malloc(n + 64);
-    if (!m) return NULL;
-    *mem = m;
-    return (uint8_t *)(((uintptr_t)m + 63) & ~(uintptr_t)63);
-}
-
-/* Bytes a packed row gives a column of type t. */
-static size_t pk_width(TlType t)
-{
-    switch (t) {
-    case TL_TNULL: return 0;
-    case TL_TBOOL: return 1;
-    case TL_TDATE: return 4;
-    case TL_TSTRING: return 16;
-    default: return 8;
-    }
-}
-
-/* A full sort's chunk: its data columns become rows of pk_row bytes (the
- * output gather then reads one or two cache lines per row instead of one
- * per column: each row is a random read, and the gather was a quarter of
- * a big sort's time).  Column i's value at byte pk_off[i] (an int64,
- * float64 or timestamp 8 bytes, a date 4, a bool 1, a string its 16-byte
- * view with the block number rebased to c->bufs, type null nothing); nulls
- * in a separate mask, only when the chunk has some.  The packed columns
- * are released: memory stays what the columns held.  The column of a
- * single sort key (pk_off -1) stays a column: the sort reads it, and
- * packing it too would hold it twice until the sort is done (several keys
- * are packed: see tl_op_sort_new).  A chunk with a column
- * whose type is neither the schema's nor null stays in columns. */
-static TlStatus pack_chunk(const SortOp *s, Chunk *c, TlError *err)
-{
-    const TlField *f = s->base.schema->fields;
-    int nd = s->n_data;
-    int64_t n = c->n_rows;
-    size_t W = s->pk_row, mb = s->pk_mask;
-    uint32_t nb = 0;
-    if (s->pack == 0 || (s->pack == 2 && n % 2)) return TL_OK;
-    for (int i = 0; i < nd; i++) {
-        TlType t = c->data[i]->type;
-        if (s->pk_off[i] < 0) continue; /* a key column stays */
-        if (t != f[i].type && t != TL_TNULL) return TL_OK;
-        if (t == TL_TSTRING) nb += c->data[i]->n_data;
-    }
-    c->info = tl_calloc((size_t)nd + 1, 1);
-    c->rows = rows_alloc((size_t)n * W, &c->rows_mem);
-    c->bufs = nb ? tl_malloc(nb * sizeof *c->bufs) : NULL;
-    if (!c->info || !c->rows || (nb && !c->bufs)) goto oom;
-    /* nulls and string blocks first, then the values a block of rows at a
-     * time (all columns of a block while it is in the cache) */
-    for (int i = 0; i < nd; i++) {
-        const TlArray *a = c->data[i];
-        if (s->pk_off[i] < 0) continue;
-        if (a->type == TL_TNULL || a->null_count > 0) {
-            uint8_t bit = (uint8_t)(1u << (i % 8));
-            uint8_t *m = NULL;
-            c->info[i] = a->type == TL_TNULL ? PK_NULLS | PK_TNULL : PK_NULLS;
-            if (!c->nulls && !(c->nulls = tl_calloc(n ? (size_t)n * mb : 1, 1))) goto oom;
-            m = c->nulls + i / 8;
-            for (int64_t r = 0; r < n; r++)
-                if (!tl_array_valid(a, r)) m[(size_t)r * mb] |= bit;
-        }
-    }
-    for (int64_t r0 = 0; r0 < n; r0 += PK_BLOCK) {
-        int64_t r1 = n - r0 < PK_BLOCK ? n : r0 + PK_BLOCK;
-        uint32_t base = 0;
-        for (int i = 0; i < nd; i++) {
-            const TlArray *a = c->data[i];
-            if (s->pk_off[i] < 0) continue;
-            uint8_t *d = c->rows + s->pk_off[i];
-            if (a->type == TL_TNULL) {
-                size_t w = pk_width(f[i].type);
-                for (int64_t r = r0; r < r1 && w; r++) memset(d + (size_t)r * W, 0, w);
-                continue;
-            }
-            switch (f[i].type) {
-            case TL_TBOOL:
-                for (int64_t r = r0; r < r1; r++) d[(size_t)r * W] = tl_array_bool(a, r);
-                break;
-            case TL_TDATE: {
-                const int32_t *v = tl_array_i32(a);
-                for (int64_t r = r0; r < r1; r++) memcpy(d + (size_t)r * W, &v[r], 4);
-                break;
-            }
-            case TL_TSTRING: {
-                const TlView *v = tl_array_views(a);
-                for (int64_t r = r0; r < r1; r++) {
-                    TlView x = v[r];
-                    if (x.in.len > TL_VIEW_INLINE) x.out.buf += base;
-                    memcpy(d + (size_t)r * W, &x, 16);
-                }
-                base += a->n_data;
-                break;
-            }
-            default: { /* int64, float64, timestamp */
-                const int64_t *v = tl_array_i64(a);
-                for (int64_t r = r0; r < r1; r++) memcpy(d + (size_t)r * W, &v[r], 8);
-                break;
-            }
-            }
-        }
-    }
-    for (int i = 0; i < nd; i++)
-        if (s->pk_off[i] >= 0 && c->data[i]->type == TL_TSTRING)
-            for (uint32_t k = 0; k < c->data[i]->n_data; k++)
-                c->bufs[c->n_bufs++] = tl_buf_retain(c->data[i]->data[k]);
-    for (int i = 0; i < nd; i++) {
-        if (s->pk_off[i] < 0) continue;
-        tl_array_release(c->data[i]);
-        c->data[i] = NULL;
-    }
-    return TL_OK;
-oom:
-    tl_free(c->info);
-    tl_free(c->rows_mem);
-    tl_free(c->nulls);
-    for (uint32_t k = 0; k < c->n_bufs; k++) tl_buf_release(c->bufs[k]);
-    tl_free(c->bufs);
-    c->info = c->rows = c->rows_mem = c->nulls = NULL;
-    c->bufs = NULL;
-    c->n_bufs = 0;
-    return tl_error_oom(err);
-}
+#include "sort_impl.h"
 
 static void free_chunks(SortOp *s)
 {
-    for (int i = 0; i < s->n_chunks; i++) chunk_free(&s->chunks[i], s->n_data, s->n_keys);
+    for (int i = 0; i < s->n_chunks; i++) tl_sort_chunk_free(&s->chunks[i], s->n_data, s->n_keys);
     s->n_chunks = 0;
     s->pool_rows = 0;
-}
-
-static bool native_type(TlType t)
-{
-    return t == TL_TINT64 || t == TL_TTIMESTAMP || t == TL_TDATE ||
-           t == TL_TFLOAT64 || t == TL_TBOOL;
-}
-
-/* Give every chunk's key k the same type: a key that evaluated to the null
- * type in some chunks (a null literal branch) becomes nulls of the type
- * the other chunks have, so encodings agree across chunks.  Returns the
- * type (TL_TNULL if every chunk has it). */
-static TlType unify_key(SortOp *s, int k, bool *oom)
-{
-    TlType t = TL_TNULL;
-    for (int i = 0; i < s->n_chunks && t == TL_TNULL; i++) t = s->chunks[i].keys[k]->type;
-    if (t == TL_TNULL) return t;
-    for (int i = 0; i < s->n_chunks; i++) {
-        TlArray *a = s->chunks[i].keys[k];
-        if (a->type != TL_TNULL) continue;
-        TlArray *nn = tl_array_new_null(t, a->length);
-        if (!nn) {
-            *oom = true;
-            return t;
-        }
-        tl_array_release(a);
-        s->chunks[i].keys[k] = nn;
-    }
-    return t;
-}
-
-/* Where each chunk's rows go in the arrays sort_native / sort_strings /
- * encode_all fill: chunk c's rows start at global row goff[c], its
- * non-null key values at voff[c], its nulls at noff[c]. */
-typedef struct Fill {
-    SortOp *s;
-    int64_t *goff, *voff, *noff;     /* n_chunks + 1 each */
-    uint64_t flip;
-    uint64_t *img;                   /* native: value images */
-    const uint8_t **ptr;             /* strings: every row's bytes */
-    uint32_t *len;
-    uint32_t *vidx, *nidx;           /* non-null rows, null rows */
-    TlRows *rows;                    /* encoded rows */
-    uint64_t *tot;                   /* encode: bytes per chunk */
-    uint64_t *lmin, *lmax;           /* encode: shortest, longest row per chunk */
-    uint8_t *inexact;                /* native: a chunk has a float whose
-                                        image loses its bits (-0.0, NaN) */
-    int failed;                      /* a task ran out of memory */
-} Fill;
-
-/* The chunk offsets of f (key 0's nulls split off); false on OOM. */
-static bool fill_init(Fill *f, SortOp *s)
-{
-    int nc = s->n_chunks;
-    memset(f, 0, sizeof *f);
-    f->s = s;
-    f->goff = tl_malloc(((size_t)nc + 1) * 3 * sizeof *f->goff);
-    if (!f->goff) return false;
-    f->voff = f->goff + nc + 1;
-    f->noff = f->voff + nc + 1;
-    f->goff[0] = f->voff[0] = f->noff[0] = 0;
-    for (int c = 0; c < nc; c++) {
-        int64_t nn = s->chunks[c].keys[0]->null_count;
-        f->goff[c + 1] = f->goff[c] + s->chunks[c].n_rows;
-        f->noff[c + 1] = f->noff[c] + nn;
-        f->voff[c + 1] = f->voff[c] + s->chunks[c].n_rows - nn;
-    }
-    return true;
-}
-
-/* Whether v comes back bit for bit from its image u (not -0.0, not a NaN
- * of another payload). */
-static inline bool f64_exact(double v, uint64_t u)
-{
-    double back = tl_k_f64_from_image(u);
-    return memcmp(&v, &back, 8) == 0;
-}
-
-/* Chunk c of a single numeric key: images and indexes (a pool task). */
-static void fill_native(void *arg, int64_t c)
-{
-    Fill *f = arg;
-    const TlArray *k = f->s->chunks[c].keys[0];
-    int64_t len = k->length, m = f->voff[c], nn = f->noff[c];
-    uint32_t g = (uint32_t)f->goff[c];
-    uint64_t flip = f->flip, *img = f->img;
-    uint32_t *vidx = f->vidx;
-    if (k->null_count) {
-        for (int64_t i = 0; i < len; i++, g++) {
-            if (!tl_array_valid(k, i)) {
-                f->nidx[nn++] = g;
-                continue;
-            }
-            uint64_t u;
-            switch (k->type) {
-            case TL_TFLOAT64:
-                u = tl_k_f64_image(tl_array_f64(k)[i]);
-                if (f->inexact && !f64_exact(tl_array_f64(k)[i], u)) f->inexact[c] = 1;
-                break;
-            case TL_TDATE: u = tl_k_i64_image(tl_array_i32(k)[i]); break;
-            case TL_TBOOL: u = tl_array_bool(k, i); break;
-            default: u = tl_k_i64_image(tl_array_i64(k)[i]); break;
-            }
-            img[m] = u ^ flip;
-            vidx[m++] = g;
-        }
-        return;
-    }
-    /* No nulls: one loop per type, no per-row checks. */
-    switch (k->type) {
-    case TL_TFLOAT64: {
-        const double *v = tl_array_f64(k);
-        uint64_t diff = 0;
-        for (int64_t i = 0; i < len; i++) {
-            uint64_t u = tl_k_f64_image(v[i]), a, b;
-            double back = tl_k_f64_from_image(u);
-            memcpy(&a, &v[i], 8);
-            memcpy(&b, &back, 8);
-            diff |= a ^ b;
-            img[m + i] = u ^ flip;
-        }
-        if (f->inexact && diff) f->inexact[c] = 1;
-        break;
-    }
-    case TL_TDATE: {
-        const int32_t *v = tl_array_i32(k);
-        for (int64_t i = 0; i < len; i++) img[m + i] = tl_k_i64_image(v[i]) ^ flip;
-        break;
-    }
-    case TL_TBOOL:
-        for (int64_t i = 0; i < len; i++) img[m + i] = (uint64_t)tl_array_bool(k, i) ^ flip;
-        break;
-    default: {
-        const int64_t *v = tl_array_i64(k);
-        for (int64_t i = 0; i < len; i++) img[m + i] = tl_k_i64_image(v[i]) ^ flip;
-        break;
-    }
-    }
-    for (int64_t i = 0; i < len; i++) vidx[m + i] = g + (uint32_t)i;
-}
-
-/* perm := nulls before or after the sorted values. */
-static void put_nulls(uint32_t *perm, const uint32_t *vidx, int64_t m,
-                      const uint32_t *nidx, int64_t nn, bool nulls_first)
-{
-    if (nulls_first) {
-        if (nn) memcpy(perm, nidx, (size_t)nn * sizeof *perm);
-        memcpy(perm + nn, vidx, (size_t)m * sizeof *perm);
-    } else {
-        memcpy(perm, vidx, (size_t)m * sizeof *perm);
-        if (nn) memcpy(perm + m, nidx, (size_t)nn * sizeof *perm);
-    }
-}
-
-/* A full sort's keys once the sort has what it needs from them (images
- * or encoded rows): released before the sort's scratch is allocated, so a
- * key column, which the packed rows hold too, is not held twice at the
- * peak.  Top-k gathers its keys, it keeps them. */
-static void drop_keys(SortOp *s)
-{
-    if (s->limit >= 0) return;
-    for (int c = 0; c < s->n_chunks; c++)
-        for (int k = 0; k < s->n_keys; k++) {
-            tl_array_release(s->chunks[c].keys[k]);
-            s->chunks[c].keys[k] = NULL;
-        }
-    /* Packed key columns were held by these references only: their pages
-     * go back before the sort's scratch comes on top (see consume). */
-    if (s->keys_packed) tl_alloc_trim();
-}
-
-/* Single numeric key over all chunks: nulls split off in order, images
- * filled per chunk and radix sorted, both on the pool. */
-static TlStatus sort_native(SortOp *s, uint32_t *perm, TlError *err)
-{
-    Fill f;
-    TlStatus st = TL_OK;
-    if (!fill_init(&f, s)) return tl_error_oom(err);
-    int64_t n = s->pool_rows, m = f.voff[s->n_chunks], nn = f.noff[s->n_chunks];
-    TlType t = s->chunks[0].keys[0]->type;
-    /* A full sort on a data column of int64, timestamp, date or float64
-     * keeps the sorted images: the output makes that column from them in
-     * order instead of gathering it (out_prepare decides). */
-    bool keep = s->limit < 0 && s->key_col[0] >= 0 && s->pack != 0 && t != TL_TBOOL;
-    f.flip = s->desc[0] ? ~0ull : 0;
-    if (keep && !(f.inexact = tl_calloc((size_t)s->n_chunks + 1, 1))) {
-        tl_free(f.goff);
-        return tl_error_oom(err);
-    }
-    f.img = tl_malloc((size_t)(n ? n : 1) * sizeof *f.img);
-    f.vidx = tl_malloc((size_t)(n ? n : 1) * sizeof *f.vidx);
-    f.nidx = nn ? tl_malloc((size_t)nn * sizeof *f.nidx) : NULL;
-    if (!f.img || !f.vidx || (nn && !f.nidx)) {
-        st = tl_error_oom(err);
-        goto done;
-    }
-    st = tl_pool_for(s->n_chunks, fill_native, &f, err);
-    if (st == TL_OK) drop_keys(s);
-    if (st == TL_OK) st = tl_k_psort_u64(f.img, f.vidx, m, 0, err);
-    if (st == TL_OK) put_nulls(perm, f.vidx, m, f.nidx, nn, s->nulls_first[0]);
-    for (int c = 0; keep && c < s->n_chunks; c++)
-        if (f.inexact[c]) keep = false;
-    if (st == TL_OK && keep) {
-        s->kimg = f.img;
-        f.img = NULL;
-        s->kimg_m = m;
-        s->kimg_nn = nn;
-        s->kimg_type = t;
-    }
-done:
-    tl_free(f.goff);
-    tl_free(f.inexact);
-    tl_free(f.img);
-    tl_free(f.vidx);
-    tl_free(f.nidx);
-    return st;
-}
-
-/* Chunk c of a single string key: pointers, lengths, indexes. */
-static void fill_strings(void *arg, int64_t c)
-{
-    Fill *f = arg;
-    const TlArray *k = f->s->chunks[c].keys[0];
-    const TlView *v = tl_array_views(k);
-    int64_t m = f->voff[c], nn = f->noff[c];
-    uint32_t g = (uint32_t)f->goff[c];
-    for (int64_t i = 0; i < k->length; i++, g++) {
-        f->ptr[g] = tl_view_ptr(&v[i], k->data);
-        f->len[g] = tl_view_len(v[i]);
-        if (k->null_count && !tl_array_valid(k, i)) f->nidx[nn++] = g;
-        else f->vidx[m++] = g;
-    }
-}
-
-/* Single string key over all chunks: nulls split off, the strings sorted
- * by their bytes (tl_k_psort_strs). */
-static TlStatus sort_strings(SortOp *s, uint32_t *perm, TlError *err)
-{
-    Fill f;
-    TlStatus st = TL_OK;
-    if (!fill_init(&f, s)) return tl_error_oom(err);
-    int64_t n = s->pool_rows, m = f.voff[s->n_chunks], nn = f.noff[s->n_chunks];
-    f.ptr = tl_malloc((size_t)(n ? n : 1) * sizeof *f.ptr);
-    f.len = tl_malloc((size_t)(n ? n : 1) * sizeof *f.len);
-    f.vidx = tl_malloc((size_t)(n ? n : 1) * sizeof *f.vidx);
-    f.nidx = nn ? tl_malloc((size_t)nn * sizeof *f.nidx) : NULL;
-    if (!f.ptr || !f.len || !f.vidx || (nn && !f.nidx)) {
-        st = tl_error_oom(err);
-        goto done;
-    }
-    st = tl_pool_for(s->n_chunks, fill_strings, &f, err);
-    if (st == TL_OK)
-        st = tl_k_psort_strs(f.ptr, f.len, s->desc[0], f.vidx, m, 0, err);
-    if (st == TL_OK) put_nulls(perm, f.vidx, m, f.nidx, nn, s->nulls_first[0]);
-done:
-    tl_free(f.goff);
-    tl_free(f.ptr);
-    tl_free(f.len);
-    tl_free(f.vidx);
-    tl_free(f.nidx);
-    return st;
-}
-
-/* Chunk c's row lengths into rows->offs[goff[c] + 1 ...] and its total. */
-static void enc_lens(void *arg, int64_t c)
-{
-    Fill *f = arg;
-    const Chunk *ch = &f->s->chunks[c];
-    uint64_t *len = f->rows->offs + f->goff[c] + 1, t = 0, mn = UINT64_MAX, mx = 0;
-    tl_k_rowenc_lens((const TlArray *const *)ch->keys, f->s->n_keys, ch->n_rows, len);
-    for (int64_t i = 0; i < ch->n_rows; i++) {
-        t += len[i];
-        mn = len[i] < mn ? len[i] : mn;
-        mx = len[i] > mx ? len[i] : mx;
-    }
-    f->tot[c] = t;
-    f->lmin[c] = mn;
-    f->lmax[c] = mx;
-}
-
-/* Chunk c's lengths become offsets from its base tot[c].  (Its first
- * row's offset is the previous chunk's end: written by that chunk's task,
- * so encoding waits for the next pass.) */
-static void enc_offs(void *arg, int64_t c)
-{
-    Fill *f = arg;
-    uint64_t *o = f->rows->offs + f->goff[c] + 1, acc = f->tot[c];
-    for (int64_t i = 0; i < f->s->chunks[c].n_rows; i++) {
-        acc += o[i];
-        o[i] = acc;
-    }
-}
-
-/* Encode chunk c's rows at their offsets. */
-static void enc_rows(void *arg, int64_t c)
-{
-    Fill *f = arg;
-    const Chunk *ch = &f->s->chunks[c];
-    TlRows *r = f->rows;
-    TlError e = {0};
-    int64_t g = f->goff[c];
-    if (tl_k_rowenc_into((const TlArray *const *)ch->keys, f->s->n_keys, ch->n_rows,
-                         f->s->desc, f->s->nulls_first,
-                         r->offs ? r->bytes : r->bytes + (size_t)g * r->width,
-                         r->offs ? r->offs + g : NULL, r->width, &e) != TL_OK)
-        __atomic_store_n(&f->failed, 1, __ATOMIC_RELAXED);
-}
-
-/* Encode the keys of every chunk into one row set (rows in global order),
- * each chunk on some pool thread: lengths first, then the bytes at their
- * offsets.  A chunk whose string keys are all null encodes at a fixed
- * width while others need offsets, so the row set has offsets as soon as
- * any chunk does (tl_k_rowenc's rule: a string key with a non-null value). */
-static TlStatus encode_all(SortOp *s, TlRows *out, TlError *err)
-{
-    Fill f;
-    TlStatus st = TL_OK;
-    bool var = false;
-    int nc = s->n_chunks;
-    memset(out, 0, sizeof *out);
-    out->n_rows = s->pool_rows;
-    for (int c = 0; c < nc; c++)
-        for (int k = 0; k < s->n_keys; k++)
-            if (s->chunks[c].keys[k]->type == TL_TSTRING &&
-                s->chunks[c].keys[k]->null_count < s->chunks[c].n_rows)
-                var = true;
-    if (!fill_init(&f, s)) return tl_error_oom(err);
-    f.rows = out;
-    f.tot = tl_malloc(((size_t)nc + 1) * 3 * sizeof *f.tot);
-    if (!f.tot) goto oom;
-    f.lmin = f.tot + nc + 1;
-    f.lmax = f.lmin + nc + 1;
-    size_t total;
-    if (var) {
-        out->offs = tl_malloc(((size_t)s->pool_rows + 1) * sizeof *out->offs);
-        if (!out->offs) goto oom;
-        out->offs[0] = 0;
-        st = tl_pool_for(nc, enc_lens, &f, err);
-        if (st != TL_OK) goto done;
-    }
-    /* Rows that all came out the same length (string keys of one length,
-     * "id0000001905") need no offsets: they are stored at a fixed width,
-     * the same bytes, and the sort reads a row with one random access
-     * instead of two (its offset, then its bytes). */
-    bool same = var && s->pool_rows > 0;
-    for (int c = 0; same && c < nc; c++)
-        same = f.lmin[c] == f.lmax[0] && f.lmax[c] == f.lmax[0];
-    if (same) {
-        tl_free(out->offs);
-        out->offs = NULL;
-        out->width = (size_t)f.lmax[0];
-        var = false;
-    }
-    if (var) {
-        uint64_t acc = 0;
-        for (int c = 0; c < nc; c++) {
-            uint64_t t = f.tot[c];
-            f.tot[c] = acc;
-            acc += t;
-        }
-        total = (size_t)acc;
-        st = tl_pool_for(nc, enc_offs, &f, err);
-        if (st != TL_OK) goto done;
-    } else {
-        if (!same)
-            out->width = nc ? tl_k_rowenc_fixed((const TlArray *const *)s->chunks[0].keys,
-                                                s->n_keys) : 0;
-        total = out->width * (size_t)s->pool_rows;
-    }
-    out->bytes = tl_malloc(total ? total : 1);
-    if (!out->bytes) goto oom;
-    st = tl_pool_for(nc, enc_rows, &f, err);
-    if (st != TL_OK) goto done;
-    if (f.failed) goto oom;
-    goto done;
-oom:
-    st = tl_error_oom(err);
-done:
-    tl_free(f.goff);
-    tl_free(f.tot);
-    if (st != TL_OK) tl_k_rows_free(out);
-    return st;
-}
-
-typedef struct IotaJob {
-    uint32_t *perm;
-    int64_t n;
-} IotaJob;
-
-/* Piece k of perm := 0, 1, ... (a pool task: perm is fresh memory, and
- * faulting 4 bytes a row in on one thread held up a big sort). */
-static void iota_piece(void *arg, int64_t k)
-{
-    IotaJob *j = arg;
-    int64_t lo = k << 20, hi = lo + (1 << 20) < j->n ? lo + (1 << 20) : j->n;
-    for (int64_t i = lo; i < hi; i++) j->perm[i] = (uint32_t)i;
-}
-
-/* perm := the stable sorted order of the global rows of all chunks.  When
- * rows_out is wanted (top-k thresholds) the encoded path is taken. */
-static TlStatus sort_perm(SortOp *s, uint32_t *perm, TlRows *rows_out, TlError *err)
-{
-    bool oom = false;
-    TlType t0 = TL_TNULL;
-    for (int k = 0; k < s->n_keys; k++) {
-        TlType t = unify_key(s, k, &oom);
-        if (k == 0) t0 = t;
-    }
-    if (oom) return tl_error_oom(err);
-    if (s->n_keys == 1 && rows_out == NULL && native_type(t0))
-        return sort_native(s, perm, err);
-    if (s->n_keys == 1 && rows_out == NULL && t0 == TL_TSTRING)
-        return sort_strings(s, perm, err);
-    TlRows r;
-    TL_TRY(encode_all(s, &r, err));
-    if (!rows_out) drop_keys(s);
-    int64_t n = s->pool_rows;
-    IotaJob ij = {perm, n};
-    TlStatus st = tl_pool_for((n + (1 << 20) - 1) >> 20, iota_piece, &ij, err);
-    if (st == TL_OK) st = tl_k_psort_rows(&r, perm, n, 0, err);
-    if (rows_out && st == TL_OK) *rows_out = r;
-    else tl_k_rows_free(&r);
-    return st;
-}
-
-typedef struct GatherJob {
-    SortOp *s;
-    const uint32_t *part, *row;   /* the rows: chunk, row in chunk */
-    int64_t n;
-    TlArray **out_data, **out_keys;
-    TlArray **parts;              /* per task: n_chunks arrays */
-} GatherJob;
-
-/* Column c of the gather (data columns, then computed keys): a pool task;
- * a NULL output means out of memory. */
-static void gather_col(void *arg, int64_t c)
-{
-    GatherJob *j = arg;
-    SortOp *s = j->s;
-    int nc = s->n_chunks;
-    TlArray **parts = j->parts + (size_t)c * (size_t)nc;
-    TlArray **out;
-    if (c < s->n_data) {
-        for (int p = 0; p < nc; p++) parts[p] = s->chunks[p].data[c];
-        out = &j->out_data[c];
-    } else {
-        int k = (int)c - s->n_data;
-        if (s->key_col[k] >= 0) return; /* a data column: retained after */
-        for (int p = 0; p < nc; p++) parts[p] = s->chunks[p].keys[k];
-        out = &j->out_keys[k];
-    }
-    *out = tl_array_take_multi(parts, nc, j->part, j->row, j->n);
-}
-
-/* Gather global rows g[0..n) of every data column (and key column when
- * keys != NULL) from the chunks into out_data[] / keys[]; with par, a
- * column per pool task (big n), else all on the calling thread. */
-static TlStatus gather(SortOp *s, const uint32_t *g, int64_t n, TlArray **out_data,
-                       TlArray **out_keys, bool par, TlError *err)
-{
-    TlStatus st = TL_OK;
-    int nc = s->n_chunks;
-    int *first = NULL;
-    int64_t *starts = tl_malloc(((size_t)nc + 1) * sizeof *starts);
-    uint32_t *part = tl_malloc((size_t)(n ? n : 1) * sizeof *part);
-    uint32_t *row = tl_malloc((size_t)(n ? n : 1) * sizeof *row);
-    /* first[b]: the chunk holding global row b << BLOCK_SHIFT, so a row's
-     * chunk is found between first[b] and first[b + 1] (usually equal). */
-    enum { BLOCK_SHIFT = 12 };
-    int64_t total = 0;
-    for (int c = 0; c < nc; c++) total += s->chunks[c].n_rows;
-    size_t n_blocks = (size_t)(total >> BLOCK_SHIFT) + 2;
-    first = tl_malloc(n_blocks * sizeof *first);
-    if (!starts || !part || !row || !first) goto oom;
-    starts[0] = 0;
-    for (int c = 0; c < nc; c++) starts[c + 1] = starts[c] + s->chunks[c].n_rows;
-    for (size_t b = 0, c = 0; b < n_blocks; b++) {
-        int64_t x = (int64_t)b << BLOCK_SHIFT;
-        while ((int)c + 1 < nc && starts[c + 1] <= x) c++;
-        first[b] = (int)c;
-    }
-    for (int64_t i = 0; i < n; i++) {
-        int64_t x = g[i];
-        size_t b = (size_t)(x >> BLOCK_SHIFT);
-        int lo = first[b], hi = first[b + 1];
-        while (lo < hi) { /* the last chunk starting at or before x */
-            int mid = (lo + hi + 1) / 2;
-            if (starts[mid] <= x) lo = mid;
-            else hi = mid - 1;
-        }
-        part[i] = (uint32_t)lo;
-        row[i] = (uint32_t)(x - starts[lo]);
-    }
-    GatherJob j = {s, part, row, n, out_data, out_keys, NULL};
-    int cols = s->n_data + (out_keys ? s->n_keys : 0);
-    j.parts = tl_malloc(((size_t)cols * (size_t)nc + 1) * sizeof *j.parts);
-    if (!j.parts) goto oom;
-    if (par && n >= 4096) { /* a column per task */
-        st = tl_pool_for(cols, gather_col, &j, err);
-    } else {
-        for (int c = 0; c < cols; c++) gather_col(&j, c);
-    }
-    tl_free(j.parts);
-    if (st != TL_OK) goto done;
-    for (int c = 0; c < s->n_data; c++)
-        if (!out_data[c]) goto oom;
-    for (int k = 0; out_keys && k < s->n_keys; k++) {
-        if (s->key_col[k] >= 0 && out_data[s->key_col[k]])
-            out_keys[k] = tl_array_retain(out_data[s->key_col[k]]);
-        if (!out_keys[k]) goto oom;
-    }
-    goto done;
-oom:
-    st = tl_error_oom(err);
-done:
-    tl_free(first);
-    tl_free(starts);
-    tl_free(part);
-    tl_free(row);
-    return st;
-}
-
-/* Rows per tile of the packed gather: a tile's rows are located and
- * prefetched while the previous tile is copied out. */
-enum { PK_TILE = 32 };
-
-typedef struct PkTile {
-    const uint8_t *src[PK_TILE];  /* the packed rows */
-    uint32_t part[PK_TILE], row[PK_TILE];
-} PkTile;
-
-/* Locate global rows g[0..m) in the chunks and prefetch their rows (and
- * null masks when there are any). */
-static void pk_locate(const SortOp *s, const uint32_t *g, int m, bool masks, PkTile *t)
-{
-    size_t W = s->pk_row;
-    for (int j = 0; j < m; j++) {
-        int64_t x = g[j];
-        size_t b = (size_t)(x >> LOC_SHIFT);
-        int lo = s->first[b], hi = s->first[b + 1];
-        while (lo < hi) { /* the last chunk starting at or before x */
-            int mid = (lo + hi + 1) / 2;
-            if (s->starts[mid] <= x) lo = mid;
-            else hi = mid - 1;
-        }
-        const Chunk *c = &s->chunks[lo];
-        uint32_t r = (uint32_t)(x - s->starts[lo]);
-        const uint8_t *p = c->rows + (size_t)r * W;
-        t->part[j] = (uint32_t)lo;
-        t->row[j] = r;
-        t->src[j] = p;
-        for (size_t q = 0; q < W; q += 64) __builtin_prefetch(p + q);
-        if (W) __builtin_prefetch(p + W - 1); /* a row across three lines */
-        if (masks && c->nulls) __builtin_prefetch(c->nulls + (size_t)r * s->pk_mask);
-    }
-}
-
-/* Gather global rows g[0..n) of every data column from packed chunks into
- * out[] (the same arrays tl_array_take_multi makes from the columns: a
- * column of type null in every chunk of [c0, c1) gives type null; string
- * columns list the data blocks of chunks [c0, c1), chunk after chunk).
- * Rows must lie in chunks [c0, c1).  On failure out[] may hold some
- * arrays (the caller releases them). */
-static TlStatus gather_packed(const SortOp *s, const uint32_t *g, int64_t n, int c0, int c1,
-                              bool keys, TlArray **out, TlError *err)
-{
-    const TlField *f = s->base.schema->fields;
-    int nd = s->n_data;
-    size_t mb = s->pk_mask;
-    uint32_t n_bufs = 0, *bbase = NULL;
-    bool masks = false;
-    TlBuf **vals = tl_calloc((size_t)nd * 2 + 1, sizeof *vals), **valid = NULL;
-    int64_t *nullc = tl_calloc((size_t)nd + 1, sizeof *nullc);
-    PkTile *tiles = tl_malloc(2 * sizeof *tiles);
-    uint32_t *kpart = NULL, *krow = NULL; /* for the key columns */
-    TlStatus st = TL_OK;
-    bbase = tl_malloc(((size_t)s->n_chunks + 1) * sizeof *bbase);
-    if (!vals || !nullc || !tiles || !bbase) goto oom;
-    valid = vals + nd;
-    for (int c = c0; c < c1; c++) {
-        bbase[c] = n_bufs;
-        n_bufs += s->chunks[c].n_bufs;
-    }
-    for (int i = 0; i < nd; i++) {
-        bool tnull = true, nulls = false;
-        if (s->pk_off[i] < 0) {
-            if (keys && !kpart) {
-                kpart = tl_malloc((size_t)(n ? n : 1) * sizeof *kpart);
-                krow = tl_malloc((size_t)(n ? n : 1) * sizeof *krow);
-                if (!kpart || !krow) goto oom;
-            }
-            continue;
-        }
-        for (int c = c0; c < c1; c++) {
-            tnull = tnull && (s->chunks[c].info[i] & PK_TNULL);
-            nulls = nulls || (s->chunks[c].info[i] & PK_NULLS);
-        }
-        if (tnull) {
-            if (!(out[i] = tl_array_new_null(TL_TNULL, n))) goto oom;
-            continue;
-        }
-        TlType t = f[i].type;
-        vals[i] = tl_buf_new(t == TL_TBOOL ? tl_bitmap_bytes(n) : pk_width(t) * (size_t)n,
-                             t == TL_TBOOL);
-        if (!vals[i]) goto oom;
-        if (nulls && n > 0) {
-            if (!(valid[i] = tl_buf_new(tl_bitmap_bytes(n), true))) goto oom;
-            masks = true;
-        }
-    }
-    PkTile *cur = &tiles[0], *nxt = &tiles[1];
-    if (n > 0) pk_locate(s, g, n < PK_TILE ? (int)n : PK_TILE, masks, cur);
-    for (int64_t t0 = 0; t0 < n; t0 += PK_TILE) {
-        int m = n - t0 < PK_TILE ? (int)(n - t0) : PK_TILE;
-        for (int j = 0; kpart && j < m; j++) {
-            kpart[t0 + j] = cur->part[j] - (uint32_t)c0;
-            krow[t0 + j] = cur->row[j];
-        }
-        if (t0 + PK_TILE < n)
-            pk_locate(s, g + t0 + PK_TILE,
-                      n - t0 - PK_TILE < PK_TILE ? (int)(n - t0 - PK_TILE) : PK_TILE, masks,
-                      nxt);
-        for (int i = 0; i < nd; i++) {
-            if (!vals[i]) continue;
-            size_t off = (size_t)s->pk_off[i];
-            uint8_t *d = vals[i]->data;
-            switch (f[i].type) {
-            case TL_TBOOL:
-                for (int j = 0; j < m; j++)
-                    if (cur->src[j][off]) tl_bit_set(d, t0 + j);
-                break;
-            case TL_TDATE:
-                d += (size_t)t0 * 4;
-                for (int j = 0; j < m; j++) memcpy(d + (size_t)j * 4, cur->src[j] + off, 4);
-                break;
-            case TL_TSTRING: {
-                TlView *v = (TlView *)d + t0;
-                for (int j = 0; j < m; j++) {
-                    TlView x;
-                    memcpy(&x, cur->src[j] + off, 16);
-                    if (x.in.len > TL_VIEW_INLINE) x.out.buf += bbase[cur->part[j]];
-                    v[j] = x;
-                }
-                break;
-            }
-            default:
-                d += (size_t)t0 * 8;
-                for (int j = 0; j < m; j++) memcpy(d + (size_t)j * 8, cur->src[j] + off, 8);
-                break;
-            }
-            if (valid[i]) {
-                uint8_t bit = (uint8_t)(1u << (i % 8));
-                for (int j = 0; j < m; j++) {
-                    const uint8_t *mk = s->chunks[cur->part[j]].nulls;
-                    if (mk && (mk[(size_t)cur->row[j] * mb + (size_t)i / 8] & bit))
-                        nullc[i]++;
-                    else
-                        tl_bit_set(valid[i]->data, t0 + j);
-                }
-            }
-        }
-        PkTile *tmp = cur;
-        cur = nxt;
-        nxt = tmp;
-    }
-    for (int i = 0; kpart && i < nd; i++) {
-        if (s->pk_off[i] >= 0 || (s->kimg_on && i == s->key_col[0])) continue;
-        TlArray **parts = tl_malloc(((size_t)(c1 - c0) + 1) * sizeof *parts);
-        if (!parts) goto oom;
-        for (int c = c0; c < c1; c++) parts[c - c0] = s->chunks[c].data[i];
-        out[i] = tl_array_take_multi(parts, c1 - c0, kpart, krow, n);
-        tl_free(parts);
-        if (!out[i]) goto oom;
-    }
-    for (int i = 0; i < nd; i++) {
-        TlBuf **data = NULL;
-        if (!vals[i]) continue;
-        if (f[i].type == TL_TSTRING && n_bufs > 0) {
-            uint32_t k = 0;
-            if (!(data = tl_malloc(n_bufs * sizeof *data))) goto oom;
-            for (int c = c0; c < c1; c++)
-                for (uint32_t b = 0; b < s->chunks[c].n_bufs; b++)
-                    data[k++] = tl_buf_retain(s->chunks[c].bufs[b]);
-        }
-        out[i] = tl_array_new(f[i].type, n, vals[i], valid[i], nullc[i], data,
-                              data ? n_bufs : 0);
-        vals[i] = valid[i] = NULL; /* taken over, also on failure */
-        if (!out[i]) goto oom;
-    }
-    goto done;
-oom:
-    st = tl_error_oom(err);
-done:
-    for (int i = 0; vals && i < 2 * nd; i++) tl_buf_release(vals[i]); /* and valid[] */
-    tl_free(vals);
-    tl_free(nullc);
-    tl_free(tiles);
-    tl_free(bbase);
-    tl_free(kpart);
-    tl_free(krow);
-    return st;
 }
 
 static TlStatus push_chunk(SortOp *s, Chunk *c, TlError *err)
@@ -1029,7 +88,7 @@ static TlStatus push_chunk(SortOp *s, Chunk *c, TlError *err)
         int cap = s->cap_chunks ? s->cap_chunks * 2 : 16;
         Chunk *nc = tl_realloc(s->chunks, (size_t)cap * sizeof *nc);
         if (!nc) {
-            chunk_free(c, s->n_data, s->n_keys);
+            tl_sort_chunk_free(c, s->n_data, s->n_keys);
             return tl_error_oom(err);
         }
         s->chunks = nc;
@@ -1061,9 +120,9 @@ static TlStatus compact(SortOp *s, TlError *err)
         st = tl_error_oom(err);
         goto done;
     }
-    st = sort_perm(s, perm, &r, err);
+    st = tl_sort_perm(s, perm, &r, err);
     if (st != TL_OK) goto done;
-    st = gather(s, perm, k, kept.data, kept.keys, true, err);
+    st = tl_sort_gather(s, perm, k, kept.data, kept.keys, true, err);
     if (st != TL_OK) goto done;
     kept.n_rows = k;
     if (k == s->limit && k > 0) {
@@ -1082,7 +141,7 @@ static TlStatus compact(SortOp *s, TlError *err)
     st = push_chunk(s, &kept, err);
     memset(&kept, 0, sizeof kept);
 done:
-    chunk_free(&kept, s->n_data, s->n_keys);
+    tl_sort_chunk_free(&kept, s->n_data, s->n_keys);
     tl_k_rows_free(&r);
     tl_free(perm);
     return st;
@@ -1203,7 +262,7 @@ static void select_best_u64(const uint64_t *u, int64_t n, int64_t k, uint32_t *s
 static bool key_images(const SortOp *s, const Chunk *c, uint64_t *u)
 {
     const TlArray *k = c->keys[0];
-    if (s->n_keys != 1 || k->null_count || !native_type(k->type)) return false;
+    if (s->n_keys != 1 || k->null_count || !tl_sort_native_type(k->type)) return false;
     uint64_t flip = s->desc[0] ? ~0ull : 0;
     int64_t n = k->length;
     switch (k->type) {
@@ -1272,7 +331,7 @@ static TlStatus make_chunk(const SortOp *s, TlBatch *b, bool best, Chunk *c,
         b->cols[i] = NULL;
     }
     c->n_rows = n;
-    if (s->limit < 0) st = pack_chunk(s, c, err);
+    if (s->limit < 0) st = tl_sort_pack_chunk(s, c, err);
     if (best && s->limit >= 0 && n > s->limit) {
         sel = tl_malloc((size_t)(s->limit ? s->limit : 1) * sizeof *sel);
         if (!sel) goto oom;
@@ -1284,7 +343,7 @@ static TlStatus make_chunk(const SortOp *s, TlBatch *b, bool best, Chunk *c,
 oom:
     st = tl_error_oom(err);
 done:
-    if (st != TL_OK) chunk_free(c, s->n_data, s->n_keys);
+    if (st != TL_OK) tl_sort_chunk_free(c, s->n_data, s->n_keys);
     tl_free(sel);
     return st;
 }
@@ -1320,7 +379,7 @@ static TlStatus offer_chunk(SortOp *s, Chunk *c, TlError *err)
         memset(c, 0, sizeof *c);
     }
 done:
-    chunk_free(c, s->n_data, s->n_keys);
+    tl_sort_chunk_free(c, s->n_data, s->n_keys);
     tl_k_rows_free(&r);
     tl_free(sel);
     return st;
@@ -1337,7 +396,7 @@ static void stage_drop(void *ctx, void *result)
     SortOp *s = ctx;
     Cand *cd = result;
     if (!cd) return;
-    chunk_free(&cd->c, s->n_data, s->n_keys);
+    tl_sort_chunk_free(&cd->c, s->n_data, s->n_keys);
     tl_free(cd);
 }
 
@@ -1414,7 +473,7 @@ static TlStatus stage_late(void *ctx, TlBatch *part, TlLate *late, void **result
 done:
     tl_batch_free(part);
     tl_batch_free(b);
-    chunk_free(&c, 0, s->n_keys);
+    tl_sort_chunk_free(&c, 0, s->n_keys);
     tl_free(sel);
     return st;
 }
@@ -1495,7 +554,7 @@ static TlStatus consume(SortOp *s, TlError *err)
     int64_t n = s->pool_rows;
     s->perm = tl_malloc((size_t)(n ? n : 1) * sizeof *s->perm);
     if (!s->perm) return tl_error_oom(err);
-    TL_TRY(sort_perm(s, s->perm, NULL, err));
+    TL_TRY(tl_sort_perm(s, s->perm, NULL, err));
     /* The keys are not needed any more, only the data columns. */
     for (int c = 0; c < s->n_chunks; c++)
         for (int k = 0; k < s->n_keys; k++) {
@@ -1518,7 +577,7 @@ static void unpack_task(void *arg, int64_t ci)
     g = tl_malloc((size_t)(c->n_rows ? c->n_rows : 1) * sizeof *g);
     if (!g) return; /* rows stay: out_prepare sees it */
     for (int64_t r = 0; r < c->n_rows; r++) g[r] = (uint32_t)(s->starts[ci] + r);
-    if (gather_packed(s, g, c->n_rows, (int)ci, (int)ci + 1, false, c->data, &e) == TL_OK) {
+    if (tl_sort_gather_packed(s, g, c->n_rows, (int)ci, (int)ci + 1, false, c->data, &e) == TL_OK) {
         tl_free(c->rows_mem);
         c->rows_mem = NULL;
         tl_free(c->nulls);
@@ -1620,12 +679,12 @@ static TlStatus out_gather(SortOp *s, int64_t off, int64_t n, TlArray **cols, bo
                            TlError *err)
 {
     if (s->n_chunks > 0 && s->chunks[0].rows) {
-        TL_TRY(gather_packed(s, s->perm + off, n, 0, s->n_chunks, true, cols, err));
+        TL_TRY(tl_sort_gather_packed(s, s->perm + off, n, 0, s->n_chunks, true, cols, err));
         if (s->kimg_on && !(cols[s->key_col[0]] = key_from_images(s, off, n)))
             return tl_error_oom(err);
         return TL_OK;
     }
-    return gather(s, s->perm + off, n, cols, NULL, par, err);
+    return tl_sort_gather(s, s->perm + off, n, cols, NULL, par, err);
 }
 
 /* A pool task: gather slot o's rows (every data column, on this thread). */
@@ -1860,7 +919,7 @@ TlStatus tl_op_sort_new(TlOperator *child, const TlExprArena *ea,
     for (int i = 0; i < s->n_data; i++) {
         if (s->pk_off[i] < 0) continue;
         s->pk_off[i] = (int)s->pk_row;
-        s->pk_row += pk_width(child->schema->fields[i].type);
+        s->pk_row += tl_sort_pk_width(child->schema->fields[i].type);
     }
     s->pk_row = (s->pk_row + 7) / 8 * 8;
     s->pk_mask = ((size_t)s->n_data + 7) / 8;

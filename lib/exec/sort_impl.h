@@ -1,0 +1,104 @@
+/*
+ * sort_impl.h -- the sort operator's state, shared by its three files:
+ *
+ *   op_sort.c    the operator: chunks in, top-k pool, stages on the
+ *                pool per morsel, the output ring
+ *   sort_perm.c  the stable sort of the permutation of global row indexes
+ *   sort_pack.c  chunks packed into rows, and the gather of output rows
+ *
+ * Internal to lib/exec: nothing outside these files includes it.
+ */
+#ifndef TL_SORT_IMPL_H
+#define TL_SORT_IMPL_H
+
+#include "../../kernels/rowenc.h"
+#include "../../kernels/sort.h"
+#include "../core/pool.h"
+#include "eval.h"
+#include "exec.h"
+#include "exec.h"
+
+/* Rows in columns: data columns of the child schema plus evaluated keys.
+ * A full sort's chunk keeps its data columns packed as rows instead (see
+ * pack_chunk): data[] is then all NULL and rows != NULL. */
+typedef struct Chunk {
+    TlArray **data;  /* n_data */
+    TlArray **keys;  /* n_keys */
+    int64_t n_rows;
+    uint8_t *rows;   /* packed: n_rows rows of pk_row bytes, or NULL */
+    uint8_t *rows_mem; /* the allocation rows lies in */
+    uint8_t *nulls;  /* packed: pk_mask bytes a row, bit i = column i is
+                        null; NULL when no column has a null here */
+    uint8_t *info;   /* packed: per column PK_NULLS | PK_TNULL */
+    TlBuf **bufs;    /* packed: the string columns' data blocks, in column
+                        order (views' block numbers are rebased to it) */
+    uint32_t n_bufs;
+} Chunk;
+
+enum { PK_NULLS = 1, PK_TNULL = 2, PK_BLOCK = 256 };
+
+typedef struct SortOp {
+    TlOperator base;
+    TlOperator *child;
+    const TlExprArena *ea;
+    TlExprId *keys;
+    int *key_col;            /* key k is data column key_col[k], or -1 */
+    bool *desc, *nulls_first;
+    int n_keys;
+    int n_data;
+    int64_t limit;           /* -1: all */
+    bool consumed;
+    Chunk *chunks;
+    int n_chunks, cap_chunks;
+    int64_t pool_rows;
+    uint8_t *thr;            /* top-k threshold row, or NULL */
+    size_t thr_len;
+    /* output */
+    uint32_t *perm;          /* global row indexes; NULL: chunks in order */
+    int64_t n_out, emitted;
+    /* output batches gathered ahead on the pool (full sort, > 1 thread) */
+    TlWait *wait;
+    struct OutSlot *slots;   /* ring of n_slots */
+    int n_slots, head, inflight;
+    int64_t submitted;       /* rows of perm handed to slots so far */
+    /* packed rows (pack_chunk): column i at byte pk_off[i] of a row */
+    int pack;                /* 0 off, 1 every chunk, 2 chunks of even length */
+    bool keys_packed;        /* key columns are packed too (several keys) */
+    int *pk_off;
+    size_t pk_row, pk_mask;  /* bytes of a row, of a row's null mask */
+    uint64_t *kimg;          /* packed output of a single numeric key column:
+                                its sorted images (see sort_native), or NULL */
+    int64_t kimg_m, kimg_nn; /* values, nulls */
+    TlType kimg_type;
+    bool kimg_on;            /* the key column is made from kimg */
+    int64_t *starts;         /* packed output: chunk c's first global row */
+    int *first;              /* chunk of global row b << LOC_SHIFT */
+} SortOp;
+
+enum { LOC_SHIFT = 12 };
+
+/* One output batch being gathered by a pool task: rows perm[off, off+n). */
+typedef struct OutSlot {
+    SortOp *s;
+    int64_t off, n;
+    TlArray **cols;          /* n_data gathered columns (the task fills) */
+    int state;               /* OUT_*; BUSY -> DONE under s->wait */
+    TlStatus st;             /* the task's result */
+} OutSlot;
+
+enum { OUT_FREE = 0, OUT_BUSY, OUT_DONE };
+
+/* sort_pack.c */
+void tl_sort_chunk_free(Chunk *c, int n_data, int n_keys);
+size_t tl_sort_pk_width(TlType t);
+TlStatus tl_sort_pack_chunk(const SortOp *s, Chunk *c, TlError *err);
+TlStatus tl_sort_gather(SortOp *s, const uint32_t *g, int64_t n, TlArray **out_data,
+                        TlArray **out_keys, bool par, TlError *err);
+TlStatus tl_sort_gather_packed(const SortOp *s, const uint32_t *g, int64_t n, int c0, int c1,
+                               bool keys, TlArray **out, TlError *err);
+
+/* sort_perm.c */
+bool tl_sort_native_type(TlType t);
+TlStatus tl_sort_perm(SortOp *s, uint32_t *perm, TlRows *rows_out, TlError *err);
+
+#endif
