@@ -60,12 +60,14 @@ typedef struct Slot {
     size_t span;              /* the mapping's length, whole pages */
     int shrank;               /* the file was found shorter than mapped */
     void *owner;              /* its Mapped (not for the handler) */
+    struct Chunk *chunk;      /* the chunk holding it */
 } Slot;
 
 #define CHUNK_SLOTS 1024
 
 typedef struct Chunk {
     Slot slot[CHUNK_SLOTS];
+    int used;                 /* slots taken (g_lock): full chunks are skipped */
     struct Chunk *next;       /* published with a release store */
 } Chunk;
 
@@ -97,9 +99,12 @@ static Slot *slot_take(void)
 {
     Chunk *c = &g_chunks;
     for (;;) {
-        for (int i = 0; i < CHUNK_SLOTS; i++)
-            if (__atomic_load_n(&c->slot[i].base, __ATOMIC_RELAXED) == 0)
+        for (int i = 0; c->used < CHUNK_SLOTS && i < CHUNK_SLOTS; i++)
+            if (__atomic_load_n(&c->slot[i].base, __ATOMIC_RELAXED) == 0) {
+                c->used++;
+                c->slot[i].chunk = c;
                 return &c->slot[i];
+            }
         if (!c->next) {
             /* never freed: the handler may be walking it */
             Chunk *n = tl_calloc(1, sizeof *n);
@@ -238,8 +243,9 @@ static void pool_put(Mapped *m)
 
 /* ---------------------------------------------------------------- inputs */
 
-/* The current size of m's file (fstat on its descriptor, stat by path when
- * the pool cannot give one), or -1. */
+/* The current size of m's file (fstat on its descriptor), or -1 when the
+ * pool cannot give one (the path names another file now: a rotated log's
+ * successor says nothing about the file mapped). */
 static long long size_now(Mapped *m)
 {
     struct stat st;
@@ -252,7 +258,7 @@ static long long size_now(Mapped *m)
         pool_put(m);
         if (rc == 0) return (long long)st.st_size;
     }
-    return stat(m->path, &st) == 0 ? (long long)st.st_size : -1;
+    return -1;
 }
 
 /* The error for m, whose file shrank. */
@@ -282,6 +288,7 @@ static void release_mapped(void *owner, uint8_t *data, size_t size)
     pthread_mutex_lock(&g_lock);
     __atomic_store_n(&m->slot->base, 0, __ATOMIC_RELEASE);
     __atomic_store_n(&m->slot->shrank, 0, __ATOMIC_RELAXED);
+    m->slot->chunk->used--;
     if (m->fd >= 0) {
         pool_unlink(m);
         close(m->fd);
@@ -323,7 +330,11 @@ TlStatus tl_input_map(const char *path, int fd, const struct stat *st, TlBuf **o
     if (!m->slot) goto oom;
     *out = tl_buf_wrap(map, size, release_mapped, m);
     if (!*out) {
-        release_mapped(m, map, size); /* closes fd */
+        pthread_mutex_lock(&g_lock);
+        pool_unlink(m);
+        m->fd = -1; /* still the caller's */
+        pthread_mutex_unlock(&g_lock);
+        release_mapped(m, map, size);
         return tl_error_oom(err);
     }
     madvise(map, size, MADV_SEQUENTIAL);

@@ -293,22 +293,23 @@ static const TlInputTest *read_test(Run *r)
 static TlStatus check_pipes(const Run *r, TlError *err)
 {
     struct stat *ids = tl_calloc((size_t)r->n_inputs + 1, sizeof *ids);
-    bool *pipe = tl_calloc((size_t)r->n_inputs + 1, sizeof *pipe);
+    int *seen = tl_calloc((size_t)r->n_inputs + 1, sizeof *seen);
+    int n_seen = 0; /* the pipes so far, compared with each new one */
     TlStatus st = TL_OK;
-    if (!ids || !pipe) {
+    if (!ids || !seen) {
         tl_free(ids);
-        tl_free(pipe);
+        tl_free(seen);
         return tl_error_oom(err);
     }
     for (int i = 0; i < r->n_inputs && st == TL_OK; i++) {
         bool std = strcmp(r->paths[i], "-") == 0;
         if (std ? fstat(0, &ids[i]) != 0 : stat(r->paths[i], &ids[i]) != 0)
             continue; /* opening it reports the error */
-        pipe[i] = S_ISFIFO(ids[i].st_mode) || S_ISSOCK(ids[i].st_mode);
-        for (int j = 0; j < i && st == TL_OK; j++) {
+        if (!std && !S_ISFIFO(ids[i].st_mode) && !S_ISSOCK(ids[i].st_mode)) continue;
+        for (int k = 0; k < n_seen && st == TL_OK; k++) {
+            int j = seen[k];
             bool same = (std && strcmp(r->paths[j], "-") == 0) ||
-                        (pipe[i] && pipe[j] && ids[i].st_dev == ids[j].st_dev &&
-                         ids[i].st_ino == ids[j].st_ino);
+                        (ids[i].st_dev == ids[j].st_dev && ids[i].st_ino == ids[j].st_ino);
             if (!same) continue;
             if (strcmp(r->display[i], r->display[j]) == 0)
                 st = tl_error(err, TL_ERR_USAGE, "input \"%s\" is given twice; "
@@ -319,9 +320,10 @@ static TlStatus check_pipes(const Run *r, TlError *err)
                               "the same pipe; a pipe can be read only once",
                               r->display[j], r->display[i]);
         }
+        seen[n_seen++] = i;
     }
     tl_free(ids);
-    tl_free(pipe);
+    tl_free(seen);
     return st;
 }
 
