@@ -10,7 +10,8 @@
  *   pread      a short pread zero-fills and marks the input the same way.
  *   report     a shrunk input released before the run asked still reports.
  *   outside    a SIGBUS outside every mapped input (a mapping the test made
- *              itself) still ends the process by SIGBUS (in a child).
+ *              itself) still ends the process by SIGBUS (in a child; under
+ *              ASan, by ASan's report of it).
  *   many       more inputs than descriptors allowed: every one still reads
  *              through pread (the pool reopens by path).
  */
@@ -130,8 +131,14 @@ TL_TEST(test_outside)
     }
     CHECK(pid > 0);
     CHECK(waitpid(pid, &status, 0) == pid);
-    CHECK(WIFSIGNALED(status));
-    if (WIFSIGNALED(status)) CHECK_EQ_INT(WTERMSIG(status), SIGBUS);
+    if (TL_ASAN) {
+        /* the disposition found at installation is ASan's: it reports
+         * "BUS on unknown address" and exits 1 */
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) != 0);
+    } else {
+        CHECK(WIFSIGNALED(status));
+        if (WIFSIGNALED(status)) CHECK_EQ_INT(WTERMSIG(status), SIGBUS);
+    }
 }
 
 TL_TEST(test_many)
