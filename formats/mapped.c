@@ -278,14 +278,11 @@ static TlStatus shrank_error(Mapped *m, TlError *err)
 static void release_mapped(void *owner, uint8_t *data, size_t size)
 {
     Mapped *m = owner;
-    if (__atomic_load_n(&m->slot->shrank, __ATOMIC_ACQUIRE) && !g_report[0]) {
-        TlError e;
-        shrank_error(m, &e);
-        pthread_mutex_lock(&g_lock);
-        memcpy(g_report, e.msg, sizeof g_report);
-        pthread_mutex_unlock(&g_lock);
-    }
+    bool shrank = __atomic_load_n(&m->slot->shrank, __ATOMIC_ACQUIRE);
+    TlError e;
+    if (shrank) shrank_error(m, &e); /* before the lock: it takes it */
     pthread_mutex_lock(&g_lock);
+    if (shrank && !g_report[0]) memcpy(g_report, e.msg, sizeof g_report);
     __atomic_store_n(&m->slot->base, 0, __ATOMIC_RELEASE);
     __atomic_store_n(&m->slot->shrank, 0, __ATOMIC_RELAXED);
     m->slot->chunk->used--;
@@ -410,7 +407,9 @@ TlStatus tl_input_changed(TlError *err)
     }
     for (Chunk *c = &g_chunks; c && !found; c = c->next)
         for (int i = 0; i < CHUNK_SLOTS && !found; i++)
-            if (c->slot[i].base && c->slot[i].shrank) found = c->slot[i].owner;
+            if (__atomic_load_n(&c->slot[i].base, __ATOMIC_ACQUIRE) &&
+                __atomic_load_n(&c->slot[i].shrank, __ATOMIC_ACQUIRE))
+                found = c->slot[i].owner;
     pthread_mutex_unlock(&g_lock);
     /* the caller is between attempts or before its commit: no reader runs,
      * so found stays mapped */
