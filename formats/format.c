@@ -1,7 +1,7 @@
 /*
  * format.c -- the format-independent half of format.h.
  *
- * Three jobs:
+ * Four jobs:
  *   1. Naming: a path's suffix gives its format and compression
  *      ("a.tsv.gz" -> "tsv" + "gz"), case-insensitively.
  *   2. Dispatch: tl_reader_* and tl_writer_* forward to the table of
@@ -12,9 +12,16 @@
  *      process-wide cache, so that when inference widens a type and the run
  *      restarts, the reader sees exactly the same bytes again.
  *
- *        path --stat--> regular  --mmap--> TlBuf (release = munmap)
+ *        path --stat--> regular  --mmap--> TlBuf (mapped.c: registered
+ *                                          for the SIGBUS handler, its
+ *                                          descriptor in a bounded pool)
  *                       other    --read--> TlBuf (owned)
  *        "-"  --------> cache (TlBuf, one reference held by the cache)
+ *
+ *   4. Inputs that change: every open, split, morsel and batch ends with a
+ *      check (shrink_first) that a mapped input is not now shorter than at
+ *      open; when one is, its error replaces whatever the reader returned
+ *      (mapped.c explains why that is sound).
  */
 #include "fmt_impl.h"
 #include "compress.h"
