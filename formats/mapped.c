@@ -168,6 +168,8 @@ void tl_input_guard_install(void)
 static Mapped *g_open;        /* open descriptors, most recently used first */
 static int g_n_open, g_max_open;
 
+/* Take m off the open list (its descriptor is closed or about to be).
+ * Under g_lock. */
 static void pool_unlink(Mapped *m)
 {
     if (m->prev) m->prev->next = m->next;
@@ -177,6 +179,7 @@ static void pool_unlink(Mapped *m)
     g_n_open--;
 }
 
+/* Put m, whose descriptor is open, first on the open list.  Under g_lock. */
 static void pool_push(Mapped *m)
 {
     m->prev = NULL;
@@ -234,6 +237,7 @@ static int pool_get(Mapped *m)
     return m->fd;
 }
 
+/* The end of a use of m's descriptor (pool_get): it may be closed again. */
 static void pool_put(Mapped *m)
 {
     pthread_mutex_lock(&g_lock);
