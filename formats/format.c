@@ -128,6 +128,11 @@ static TlStatus read_all(int fd, const char *path, TlBuf **out, TlError *err)
         if (got == 0) break;
         len += (size_t)got;
     }
+    if (cap - len > ((size_t)4 << 10)) {
+        /* a small file of a big glob keeps only its bytes */
+        uint8_t *fit = tl_realloc(data, len ? len : 1);
+        if (fit) data = fit;
+    }
     *out = tl_buf_adopt(data, len);
     if (!*out) return tl_error_oom(err);
     return TL_OK;

@@ -83,7 +83,15 @@ typedef struct Mapped {
     struct Mapped *prev, *next; /* the pool's open list, most recent first */
 } Mapped;
 
+/* At most this many inputs are mapped at once; more are read into memory
+ * (tl_input_map says no).  Every mapping is an entry of the process's
+ * memory map, whose size the kernel limits (vm.max_map_count, 65,530 by
+ * default), and the allocator needs entries of its own: a glob of 100,000
+ * files mapped whole would leave it none. */
+#define MAX_MAPPED 16384
+
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static int g_mapped;          /* inputs mapped now */
 static Chunk g_chunks;        /* the first chunk; more are linked on */
 static int g_any;             /* some slot was marked since the reset */
 static size_t g_page = 4096;  /* set at installation */
@@ -290,6 +298,7 @@ static void release_mapped(void *owner, uint8_t *data, size_t size)
     __atomic_store_n(&m->slot->base, 0, __ATOMIC_RELEASE);
     __atomic_store_n(&m->slot->shrank, 0, __ATOMIC_RELAXED);
     m->slot->chunk->used--;
+    g_mapped--;
     if (m->fd >= 0) {
         pool_unlink(m);
         close(m->fd);
@@ -308,6 +317,7 @@ TlStatus tl_input_map(const char *path, int fd, const struct stat *st, TlBuf **o
     Mapped *m;
     void *map;
     *out = NULL;
+    if (__atomic_load_n(&g_mapped, __ATOMIC_RELAXED) >= MAX_MAPPED) return TL_OK;
     map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (map == MAP_FAILED) return TL_OK; /* the caller reads the file */
     m = tl_calloc(1, sizeof *m);
@@ -326,6 +336,7 @@ TlStatus tl_input_map(const char *path, int fd, const struct stat *st, TlBuf **o
         __atomic_store_n(&m->slot->base, (uintptr_t)map, __ATOMIC_RELEASE);
         pool_room();
         pool_push(m);
+        g_mapped++;
     }
     pthread_mutex_unlock(&g_lock);
     if (!m->slot) goto oom;
