@@ -16,6 +16,10 @@
  * SIGPIPE is ignored: writing to a closed pipe (`tally ... | head -1`) then
  * fails with EPIPE, which the library turns into a quiet exit 0, instead of
  * the process dying by a signal half way through a write.
+ *
+ * SIGBUS: input files are memory-mapped, and one truncated by another
+ * process while it is read would kill tally with SIGBUS; tally_guard_inputs
+ * turns that into the error "FILE: changed size while being read".
  */
 #include "../lib/tally.h"
 #include "flags.h"
@@ -36,6 +40,7 @@ static void print_error(const char *msg)
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
+    tally_guard_inputs();
 
     TallyMode mode = TALLY_RUN;
     int first = 1;

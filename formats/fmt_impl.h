@@ -80,9 +80,26 @@ struct TlWriter {
  * read bytes, or the cached standard input).  Errors are TL_ERR_IO naming
  * path ("cannot open \"x.csv\": No such file or directory"). */
 TlStatus tl_input_load(const char *path, TlBuf **out, TlError *err);
+/* Mapped inputs (mapped.c). */
+struct stat;
+/* Map path's regular file (open on fd, st its fstat, size > 0) into *out:
+ * fd then belongs to the mapping (mapped.c's descriptor pool).  *out NULL
+ * (TL_OK) when it cannot be mapped: the caller reads fd itself.
+ * TL_ERR_OOM (fd still the caller's). */
+TlStatus tl_input_map(const char *path, int fd, const struct stat *st, TlBuf **out,
+                      TlError *err);
 /* True when b (from tl_input_load) maps a regular file read-only, so its
  * pages may be dropped (MADV_DONTNEED) and fault in again from the file. */
 bool tl_input_mapped(const TlBuf *b);
+/* Bytes [off, off + n) of mapped input b into dst with pread(2) on its
+ * file.  A file now shorter than the mapping gives zeros past its end and
+ * marks the input shrunk (tl_input_check reports it).  False when the
+ * file cannot be read (then read the mapping). */
+bool tl_input_pread(const TlBuf *b, uint8_t *dst, size_t off, size_t n);
+/* TL_ERR_DATA "FILE: changed size while being read (was N bytes, now M)"
+ * when mapped input b is marked shrunk or its file is now shorter than
+ * the mapping (fstat); TL_OK otherwise and for every other buffer. */
+TlStatus tl_input_check(const TlBuf *b, TlError *err);
 /* The morsel [begin, end) of a mapped input b is decoded: give back
  * (MADV_DONTNEED) the input's blocks of 2 to 8 MiB that lie one block
  * behind it (format.c), so resident memory holds a few blocks of a big

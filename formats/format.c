@@ -1,7 +1,7 @@
 /*
  * format.c -- the format-independent half of format.h.
  *
- * Three jobs:
+ * Four jobs:
  *   1. Naming: a path's suffix gives its format and compression
  *      ("a.tsv.gz" -> "tsv" + "gz"), case-insensitively.
  *   2. Dispatch: tl_reader_* and tl_writer_* forward to the table of
@@ -12,9 +12,16 @@
  *      process-wide cache, so that when inference widens a type and the run
  *      restarts, the reader sees exactly the same bytes again.
  *
- *        path --stat--> regular  --mmap--> TlBuf (release = munmap)
+ *        path --stat--> regular  --mmap--> TlBuf (mapped.c: registered
+ *                                          for the SIGBUS handler, its
+ *                                          descriptor in a bounded pool)
  *                       other    --read--> TlBuf (owned)
  *        "-"  --------> cache (TlBuf, one reference held by the cache)
+ *
+ *   4. Inputs that change: every open, split, morsel and batch ends with a
+ *      check (shrink_first) that a mapped input is not now shorter than at
+ *      open; when one is, its error replaces whatever the reader returned
+ *      (mapped.c explains why that is sound).
  */
 #include "fmt_impl.h"
 #include "compress.h"
@@ -88,14 +95,6 @@ const char *tl_input_name(const char *path)
     return strcmp(path, "-") == 0 ? "<stdin>" : path;
 }
 
-/* A mapped file's release: owner is its descriptor + 1 (kept open for
- * tl_input_copy), or NULL. */
-static void unmap_region(void *owner, uint8_t *data, size_t size)
-{
-    munmap(data, size);
-    if (owner) close((int)((intptr_t)owner - 1));
-}
-
 /* Read fd to its end into one owned buffer. */
 static TlStatus read_all(int fd, const char *path, TlBuf **out, TlError *err)
 {
@@ -128,6 +127,11 @@ static TlStatus read_all(int fd, const char *path, TlBuf **out, TlError *err)
         }
         if (got == 0) break;
         len += (size_t)got;
+    }
+    if (cap - len > ((size_t)4 << 10)) {
+        /* a small file of a big glob keeps only its bytes */
+        uint8_t *fit = tl_realloc(data, len ? len : 1);
+        if (fit) data = fit;
     }
     *out = tl_buf_adopt(data, len);
     if (!*out) return tl_error_oom(err);
@@ -180,18 +184,12 @@ static TlStatus input_load(const char *path, TlBuf **out, TlError *err)
     }
     if (S_ISREG(st.st_mode) && st.st_size > 0 &&
         (uint64_t)st.st_size <= (uint64_t)SIZE_MAX) {
-        size_t size = (size_t)st.st_size;
-        void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (map != MAP_FAILED) {
-            madvise(map, size, MADV_SEQUENTIAL);
-            *out = tl_buf_wrap(map, size, unmap_region, (void *)((intptr_t)fd + 1));
-            if (!*out) {
-                munmap(map, size);
-                close(fd);
-                return tl_error_oom(err);
-            }
-            return tl_input_decompress(path, out, err);
+        /* mapped.c owns fd from here when it maps the file */
+        if (tl_input_map(path, fd, &st, out, err) != TL_OK) {
+            close(fd);
+            return err->code;
         }
+        if (*out) return tl_input_decompress(path, out, err);
         /* fall back to read() */
     }
     st_code = read_all(fd, path, out, err);
@@ -216,29 +214,6 @@ TlStatus tl_input_load(const char *path, TlBuf **out, TlError *err)
 TlStatus tl_input_load_stream(const char *path, TlBuf **out, TlError *err)
 {
     return input_load(path, out, err);
-}
-
-/* True when b is a read-only mapping of a regular file made by
- * tl_input_load: pages given back with MADV_DONTNEED fault in again from the
- * file.  False for every heap buffer (standard input, decompressed input). */
-bool tl_input_mapped(const TlBuf *b)
-{
-    return b && b->release == unmap_region;
-}
-
-/* Bytes [off, off + n) of mapped input b into dst with pread on its file. */
-static bool input_pread(const TlBuf *b, uint8_t *dst, size_t off, size_t n)
-{
-    const int fd = (int)((intptr_t)b->owner - 1);
-    while (n > 0) {
-        ssize_t got = pread(fd, dst, n, (off_t)off);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return false; /* an error, or the file shrank */
-        dst += got;
-        off += (size_t)got;
-        n -= (size_t)got;
-    }
-    return true;
 }
 
 /* See fmt_impl.h. */
@@ -266,7 +241,7 @@ const uint8_t *tl_input_copy(const TlBuf *b, TlInputCopy *c, size_t begin, size_
         c->data = g;
         c->cap = cap;
     }
-    if (!input_pread(b, c->data, lo, *hi - lo)) return NULL;
+    if (!tl_input_pread(b, c->data, lo, *hi - lo)) return NULL;
     return c->data - lo;
 }
 
@@ -333,6 +308,9 @@ void tl_stdin_cache_free(void)
 
 /* ------------------------------------------------------------ readers */
 
+static TlStatus shrink_first(const TlReader *r, TlStatus st, TlBatch **out,
+                             TlSchema **widen, TlError *err);
+
 /* See fmt_impl.h. */
 TlStatus tl_reader_open_ready(TlOpenTry try, void *ctx, TlReader **out, TlError *err)
 {
@@ -384,6 +362,11 @@ TlStatus tl_reader_open(const char *path, const TlReadOptions *opt,
         delim = opt->delimiter ? opt->delimiter : strcmp(fmt, "tsv") == 0 ? '\t' : ',';
         st = tl_csv_reader_open(path, opt, delim, hints, out, err);
     }
+    st = shrink_first(st == TL_OK ? *out : NULL, st, NULL, NULL, err);
+    if (st != TL_OK && *out) {
+        tl_reader_close(*out);
+        *out = NULL;
+    }
     if (st == TL_OK && opt->with_filename)
         st = tl_filename_reader_wrap(path, out, err); /* filename.c */
     if (st == TL_OK) { /* for tl_reader_locate (locate.c) */
@@ -430,6 +413,44 @@ static TlStatus stream_first(const TlReader *r, TlStatus st, TlSchema **widen,
     return serr.code;
 }
 
+/* The result st of reading r's input (a decode's batch *out and *widen;
+ * either may be NULL): when a mapped input was found shorter than at open
+ * (mapped.c: this reader's file by fstat, or any input by a fault or a short
+ * read), that error replaces st and what was read is dropped, for the
+ * bytes read may have been the zeros that stand in for the lost ones. */
+static TlStatus shrink_first(const TlReader *r, TlStatus st, TlBatch **out,
+                             TlSchema **widen, TlError *err)
+{
+    TlError serr;
+    if ((!r || !r->input || tl_input_check(r->input, &serr) == TL_OK) &&
+        tl_input_changed(&serr) == TL_OK)
+        return st;
+    if (out) {
+        tl_batch_free(*out);
+        *out = NULL;
+    }
+    if (widen && *widen) {
+        tl_schema_free(*widen);
+        tl_free(*widen);
+        *widen = NULL;
+    }
+    *err = serr;
+    return serr.code;
+}
+
+/* The test-only injection of TlReadOptions.test: truncate r's file when
+ * morsel seq starts, as another process would. */
+static void inject(const TlReader *r, int64_t seq)
+{
+    const TlInputTest *t = r->loc_opt.test;
+    int fd;
+    if (!t || t->shrink_morsel != seq || !r->loc_path) return;
+    fd = open(r->loc_path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    if (ftruncate(fd, (off_t)t->shrink_to) != 0) { /* the test then fails */ }
+    close(fd);
+}
+
 /* True when a string column of b points into input (views reference it or
  * a slice of it). */
 static bool batch_views(const TlBatch *b, const TlBuf *input)
@@ -446,7 +467,8 @@ static bool batch_views(const TlBatch *b, const TlBuf *input)
 /* The next batch, owned by the caller, or *out = NULL at the end. */
 TlStatus tl_reader_next(TlReader *r, TlBatch **out, TlError *err)
 {
-    return stream_first(r, r->ops->next(r, out, err), NULL, err);
+    TlStatus st = stream_first(r, r->ops->next(r, out, err), NULL, err);
+    return shrink_first(r, st, out, NULL, err);
 }
 
 /* See format.h. */
@@ -468,7 +490,9 @@ bool tl_reader_can_split(const TlReader *r)
 /* See format.h. */
 TlStatus tl_reader_split(TlReader *r, TlMorsel *m, bool *got, TlError *err)
 {
-    return r->ops->split(r, m, got, err);
+    TlStatus st = shrink_first(r, r->ops->split(r, m, got, err), NULL, NULL, err);
+    if (st != TL_OK) *got = false;
+    return st;
 }
 
 /* See format.h. */
@@ -504,7 +528,9 @@ TlStatus tl_reader_decode(TlReader *r, TlDecoder *d, const TlMorsel *m,
 {
     TlStatus st;
     *widen = NULL;
+    inject(r, m->seq);
     st = stream_first(r, r->ops->decode(r, d, m, out, widen, err), widen, err);
+    st = shrink_first(r, st, out, widen, err);
     if (st == TL_OK && *out && r->input && !batch_views(*out, r->input))
         tl_input_drop_read(r->input, m->begin, m->end);
     return st;
@@ -538,9 +564,11 @@ TlStatus tl_reader_decode_early(TlReader *r, TlDecoder *d, const TlMorsel *m,
     if (!tl_reader_can_late(r))
         return tl_error(err, TL_ERR_USAGE,
                         "internal error: this format cannot convert columns late");
-    return stream_first(r, r->ops->decode_early(r, d, m, early, n_early, few, out,
-                                                widen, err),
-                        widen, err);
+    inject(r, m->seq);
+    TlStatus st = stream_first(r, r->ops->decode_early(r, d, m, early, n_early, few,
+                                                       out, widen, err),
+                               widen, err);
+    return shrink_first(r, st, out, widen, err);
 }
 
 /* See format.h. */
@@ -553,8 +581,10 @@ TlStatus tl_reader_decode_rest(TlReader *r, TlDecoder *d, const TlBatch *early,
     if (!tl_reader_can_late(r))
         return tl_error(err, TL_ERR_USAGE,
                         "internal error: this format cannot convert columns late");
-    return stream_first(r, r->ops->decode_rest(r, d, early, sel, n, out, widen, err),
-                        widen, err);
+    TlStatus st = stream_first(r, r->ops->decode_rest(r, d, early, sel, n, out,
+                                                      widen, err),
+                               widen, err);
+    return shrink_first(r, st, out, widen, err);
 }
 
 /* See format.h. */

@@ -25,6 +25,15 @@ typedef struct TlTypeHints {
     TlSchema cols;  /* name -> minimum type */
 } TlTypeHints;
 
+/* Test-only injection points, set by the run from TALLY_TEST_SHRINK
+ * ("MORSEL:BYTES"): when a reader starts decoding morsel shrink_morsel of
+ * its input, it truncates the file to shrink_to bytes, as another process
+ * might (formats/mapped.c). */
+typedef struct TlInputTest {
+    int64_t shrink_morsel;   /* -1: never */
+    uint64_t shrink_to;
+} TlInputTest;
+
 typedef struct TlReadOptions {
     char delimiter;          /* 0: by suffix (.tsv = tab, else ',') */
     const char *null_text;   /* a field equal to this is null; NULL: default */
@@ -32,6 +41,7 @@ typedef struct TlReadOptions {
     const TlSchema *schema;  /* --schema: fixed types by name (others inferred) */
     const char *from;        /* format override ("csv", "tsv"), or NULL */
     bool with_filename;      /* add a `filename` column (formats/filename.c) */
+    const TlInputTest *test; /* tests only; NULL: none */
 } TlReadOptions;
 
 typedef struct TlReaderStats {
@@ -225,6 +235,18 @@ void tl_writer_free(TlWriter *w);
  * (kept so a restarted run re-reads the same bytes).  Call once at exit,
  * after every reader and batch is gone. */
 void tl_stdin_cache_free(void);
+
+/* Inputs that change underneath a run (formats/mapped.c).  A mapped input
+ * file that shrinks while it is read is a data error, never a SIGBUS
+ * death, once the program has installed the handler (once, at start):
+ * tl_input_guard_install.  tl_input_changes_reset at the start of a run
+ * forgets earlier runs' findings; tl_input_changed gives TL_ERR_DATA
+ * "FILE: changed size while being read (was N bytes, now M)" when some
+ * input of the run shrank, and wins over any other error of the run (the
+ * bytes read may have been the zeros that stand in for the lost ones). */
+void tl_input_guard_install(void);
+void tl_input_changes_reset(void);
+TlStatus tl_input_changed(TlError *err);
 
 /* Format from a path suffix: "csv", "tsv", "ndjson", "parquet", "arrow", or
  * NULL if unknown; *compression set to "gz", "zst" or NULL. */

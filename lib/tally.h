@@ -130,6 +130,13 @@ typedef enum TallyMode {
  * status 0. */
 int tally_run(const TallySpec *spec, TallyMode mode, TallyError *err);
 
+/* Install the process-wide SIGBUS handler that makes a memory-mapped input
+ * file shrinking during a run a data error ("FILE: changed size while
+ * being read ...", status 1) instead of a signal death.  Call once, at
+ * program start, before any run; it keeps any earlier SIGBUS disposition
+ * for faults outside mapped inputs. */
+void tally_guard_inputs(void);
+
 /* The candidate nearest to `typed` for a "did you mean", or NULL (the
  * library's one edit distance, lib/core/suggest.c). */
 const char *tally_suggest(const char *typed, const char *const *cands, size_t n);

@@ -138,6 +138,8 @@ typedef struct Scan {
     TlError *errs;            /* n_slots, tl_malloc'd: pages untouched
                                  unless a morsel fails (start-up) */
     int n_slots, window;
+    int stats_input;          /* update_stats: inputs before it are summed */
+    int64_t stats_done;       /* in this */
     int running;              /* tasks submitted, not finished */
     bool cancel;
     bool threads;             /* more than one thread configured */
@@ -165,14 +167,15 @@ static TlStatus fix_column(const Scan *s, TlArray *a, TlType want, int k,
 }
 
 
-static void update_stats(Scan *s)
+static void update_stats(Scan *s, int input)
 {
     TlExecStats *st = s->base.stats;
-    int64_t bytes = 0;
     if (!st) return;
-    for (int i = 0; i < s->n_in; i++)
-        bytes += tl_reader_stats(s->in[i].reader)->bytes;
-    st->bytes_read = bytes;
+    /* inputs are taken in order: those before `input` are finished, so
+     * their bytes are summed once (a glob of thousands of files) */
+    for (; s->stats_input < input; s->stats_input++)
+        s->stats_done += tl_reader_stats(s->in[s->stats_input].reader)->bytes;
+    st->bytes_read = s->stats_done + tl_reader_stats(s->in[input].reader)->bytes;
 }
 
 /* Batch b of input i as a batch of the scan's schema (consumes b). */
@@ -620,7 +623,7 @@ static TlStatus take(Scan *s, TlBatch **out_b, void **out_r, bool *more,
         s->base.stats->rows_read += sl->rows;
         s->base.stats->batches_read++;
     }
-    update_stats(s);
+    update_stats(s, sl->input);
     *out_b = sl->batch;
     *out_r = sl->result;
     sl->batch = NULL;

@@ -40,6 +40,7 @@
 #include <ctype.h>
 #include <glob.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -71,7 +72,14 @@ typedef struct Run {
     TlExecStats stats;
     int64_t rows_written;
     char *converted;          /* "a=10 b=10" of the successful attempt */
+    TlInputTest test;         /* TALLY_TEST_SHRINK, read once (tests only) */
 } Run;
+
+/* See tally.h: the SIGBUS handler for mapped inputs (formats/mapped.c). */
+void tally_guard_inputs(void)
+{
+    tl_input_guard_install();
+}
 
 /* Number of online processors (at least 1). */
 int tally_cpu_count(void)
@@ -260,14 +268,75 @@ static TlStatus add_group(Run *r, const TallySpec *s, const TlReadOptions *paren
     return TL_OK;
 }
 
+/* The test-only switch TALLY_TEST_SHRINK=MORSEL:BYTES (format.h,
+ * TlInputTest), read once per run; NULL when unset or malformed. */
+static const TlInputTest *read_test(Run *r)
+{
+    const char *s = getenv("TALLY_TEST_SHRINK");
+    char *end;
+    long long k, n;
+    if (!s || !*s) return NULL;
+    k = strtoll(s, &end, 10);
+    if (*end != ':' || k < 0) return NULL;
+    n = strtoll(end + 1, &end, 10);
+    if (*end != '\0' || n < 0) return NULL;
+    r->test.shrink_morsel = k;
+    r->test.shrink_to = (uint64_t)n;
+    return &r->test;
+}
+
+/* A pipe (or socket) is consumed by reading it: the same one named twice
+ * in a run (as two inputs, or a main input and a join's right side) would
+ * wait forever at its second open for a writer that has gone.  So naming
+ * one twice is a usage error; standard input (-) counts whatever it is (it
+ * is read once; the cross-group case keeps its own older message). */
+static TlStatus check_pipes(const Run *r, TlError *err)
+{
+    struct stat *ids = tl_calloc((size_t)r->n_inputs + 1, sizeof *ids);
+    int *seen = tl_calloc((size_t)r->n_inputs + 1, sizeof *seen);
+    int n_seen = 0; /* the pipes so far, compared with each new one */
+    TlStatus st = TL_OK;
+    if (!ids || !seen) {
+        tl_free(ids);
+        tl_free(seen);
+        return tl_error_oom(err);
+    }
+    for (int i = 0; i < r->n_inputs && st == TL_OK; i++) {
+        bool std = strcmp(r->paths[i], "-") == 0;
+        if (std ? fstat(0, &ids[i]) != 0 : stat(r->paths[i], &ids[i]) != 0)
+            continue; /* opening it reports the error */
+        if (!std && !S_ISFIFO(ids[i].st_mode) && !S_ISSOCK(ids[i].st_mode)) continue;
+        for (int k = 0; k < n_seen && st == TL_OK; k++) {
+            int j = seen[k];
+            bool same = (std && strcmp(r->paths[j], "-") == 0) ||
+                        (ids[i].st_dev == ids[j].st_dev && ids[i].st_ino == ids[j].st_ino);
+            if (!same) continue;
+            if (strcmp(r->display[i], r->display[j]) == 0)
+                st = tl_error(err, TL_ERR_USAGE, "input \"%s\" is given twice; "
+                              "a pipe or standard input can be read only once",
+                              r->display[i]);
+            else
+                st = tl_error(err, TL_ERR_USAGE, "inputs \"%s\" and \"%s\" are "
+                              "the same pipe; a pipe can be read only once",
+                              r->display[j], r->display[i]);
+        }
+        seen[n_seen++] = i;
+    }
+    tl_free(ids);
+    tl_free(seen);
+    return st;
+}
+
 /* Every group's inputs, then the hints and the planner's view. */
 static TlStatus expand_all(Run *r, TlError *err)
 {
     int stdin_groups = 0;
+    const TlInputTest *test = read_test(r);
     TL_TRY(add_group(r, r->spec, NULL, r->spec->spec_dir, 0, err));
     for (int k = 0; k < r->n_groups; k++) {
         Group *g = &r->groups[k];
         bool std = false;
+        g->read.test = test;
         if (g->has_schema) g->read.schema = &g->fixed;
         for (int i = g->first; i < g->first + g->n; i++)
             if (strcmp(r->paths[i], "-") == 0) std = true;
@@ -276,6 +345,7 @@ static TlStatus expand_all(Run *r, TlError *err)
     if (stdin_groups > 1)
         return tl_error(err, TL_ERR_USAGE,
                         "standard input (-) can feed only one side of a join");
+    TL_TRY(check_pipes(r, err));
     r->read = r->groups[0].read;
     r->hints = tl_calloc((size_t)r->n_inputs, sizeof *r->hints);
     r->plan_groups = tl_calloc((size_t)r->n_groups, sizeof *r->plan_groups);
@@ -501,6 +571,8 @@ static TlStatus run_loop(Run *r, TlError *err)
         memset(&r->stats, 0, sizeof r->stats);
         r->rows_written = 0;
         st = attempt(r, err);
+        /* a shrunk input wins over what its zeros did (format.h) */
+        if (tl_input_changed(err) != TL_OK) st = err->code;
         if (st != TL_ERR_RESTART) break;
         if (hints_equal(r, snap)) {
             char msg[TL_ERRMSG_MAX];
@@ -582,6 +654,7 @@ int tally_run(const TallySpec *spec, TallyMode mode, TallyError *uerr)
     r.mode = mode;
     tl_alloc_tune();
     tl_pool_configure(spec->threads); /* 0: every online CPU */
+    tl_input_changes_reset();
     st = run(&r, &err);
 
     tl_sink_close(r.sink);
