@@ -11,7 +11,8 @@
  * builds a TallySpec, tally_run does the work and reports an exit status
  * (0 ok, 1 data or runtime, 2 usage) with a message that main prints as
  * "tally: <message>" on standard error.  Nothing else is printed on error,
- * so scripts can match the message.
+ * so scripts can match the message.  The message is escaped before it is
+ * printed (see print_error).
  *
  * SIGPIPE is ignored: writing to a closed pipe (`tally ... | head -1`) then
  * fails with EPIPE, which the library turns into a quiet exit 0, instead of
@@ -24,11 +25,16 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Print a message as "tally: <message>" (with a trailing newline). */
+/* Print a message as "tally: <message>" (with a trailing newline).  Data in
+ * a message is quoted where it is embedded; escaping the whole message once
+ * more here (a no-op on escaped text) guarantees that nothing the user's
+ * data holds reaches the terminal as a control sequence. */
 static void print_error(const char *msg)
 {
-    size_t n = strlen(msg);
-    fprintf(stderr, "tally: %s%s", msg, n && msg[n - 1] == '\n' ? "" : "\n");
+    static char safe[4 * sizeof ((TallyError *)0)->message];
+    tally_escape_message(safe, sizeof safe, msg);
+    size_t n = strlen(safe);
+    fprintf(stderr, "tally: %s%s", safe, n && safe[n - 1] == '\n' ? "" : "\n");
 }
 
 /* Parse the command line, run it, print an error if any; returns the

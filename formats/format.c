@@ -123,8 +123,8 @@ static TlStatus read_all(int fd, const char *path, TlBuf **out, TlError *err)
             if (errno == EINTR) continue;
             int e = errno;
             tl_free(data);
-            return tl_error(err, TL_ERR_IO, "cannot read \"%s\": %s",
-                            tl_input_name(path), strerror(e));
+            return tl_error(err, TL_ERR_IO, "cannot read %s: %s",
+                            tl_quote_name(tl_input_name(path)).s, strerror(e));
         }
         if (got == 0) break;
         len += (size_t)got;
@@ -165,17 +165,17 @@ static TlStatus input_load(const char *path, TlBuf **out, TlError *err)
         fd = open(path, O_RDONLY | O_CLOEXEC);
     } while (fd < 0 && errno == EINTR);
     if (fd < 0)
-        return tl_error(err, TL_ERR_IO, "cannot open \"%s\": %s", path,
+        return tl_error(err, TL_ERR_IO, "cannot open %s: %s", tl_quote_name(path).s,
                         strerror(errno));
     if (fstat(fd, &st) != 0) {
         int e = errno;
         close(fd);
-        return tl_error(err, TL_ERR_IO, "cannot open \"%s\": %s", path,
+        return tl_error(err, TL_ERR_IO, "cannot open %s: %s", tl_quote_name(path).s,
                         strerror(e));
     }
     if (S_ISDIR(st.st_mode)) {
         close(fd);
-        return tl_error(err, TL_ERR_IO, "cannot open \"%s\": %s", path,
+        return tl_error(err, TL_ERR_IO, "cannot open %s: %s", tl_quote_name(path).s,
                         strerror(EISDIR));
     }
     if (S_ISREG(st.st_mode) && st.st_size > 0 &&
@@ -369,8 +369,8 @@ TlStatus tl_reader_open(const char *path, const TlReadOptions *opt,
     if (opt->from) {
         fmt = format_name(opt->from);
         if (!fmt)
-            return tl_error(err, TL_ERR_USAGE, "--from: unknown format \"%s\"",
-                            opt->from);
+            return tl_error(err, TL_ERR_USAGE, "--from: unknown format %s",
+                            tl_quote_name(opt->from).s);
     }
     if (!fmt && strcmp(path, "-") == 0) TL_TRY(tl_stdin_sniff(&fmt, err));
     if (!fmt) fmt = "csv";
@@ -378,8 +378,8 @@ TlStatus tl_reader_open(const char *path, const TlReadOptions *opt,
         st = tl_ndjson_reader_open(path, opt, hints, out, err);
     } else if (strcmp(fmt, "csv") != 0 && strcmp(fmt, "tsv") != 0) {
         return tl_error(err, TL_ERR_USAGE,
-                        "cannot read \"%s\": the %s format is not supported yet",
-                        path, fmt);
+                        "cannot read %s: the %s format is not supported yet",
+                        tl_quote_name(path).s, fmt);
     } else {
         delim = opt->delimiter ? opt->delimiter : strcmp(fmt, "tsv") == 0 ? '\t' : ',';
         st = tl_csv_reader_open(path, opt, delim, hints, out, err);
@@ -591,7 +591,7 @@ TlStatus tl_writer_open(TlSink *sink, const char *format, const TlSchema *schema
     bool header = opt ? opt->header : true;
     *out = NULL;
     if (!fmt)
-        return tl_error(err, TL_ERR_USAGE, "--to: unknown format \"%s\"", format);
+        return tl_error(err, TL_ERR_USAGE, "--to: unknown format %s", tl_quote_name(format).s);
     if (strcmp(fmt, "ndjson") == 0)
         return tl_ndjson_writer_open(sink, schema, out, err);
     if (strcmp(fmt, "csv") != 0 && strcmp(fmt, "tsv") != 0)

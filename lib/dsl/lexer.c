@@ -226,7 +226,7 @@ TlStatus tl_lex(const TlExprArena *ea, uint16_t src, uint32_t start,
         *n_toks = n;
         len = utf8_len(s, i, end);
         return tl_error_at(err, TL_ERR_USAGE, ea, src, i, len,
-                           "syntax error: unexpected \"%.*s\"", (int)len, s + i);
+                           "syntax error: unexpected %s", tl_quote(s + i, len).s);
     }
     if (!push_tok(toks, &n, &cap, TL_TK_EOF, TL_KW_NONE, end, 0)) goto oom;
     *n_toks = n;

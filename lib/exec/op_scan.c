@@ -159,8 +159,8 @@ static TlStatus fix_column(const Scan *s, TlArray *a, TlType want, int k,
     if (a->type == TL_TINT64 && want == TL_TFLOAT64)
         return tl_cast_array(a, want, false, out, &bad, err);
     return tl_error(err, TL_ERR_DATA,
-                    "internal error: column \"%s\" read as %s, planned as %s",
-                    s->scan_schema->fields[k].name, tl_type_name(a->type),
+                    "internal error: column %s read as %s, planned as %s",
+                    tl_quote_name(s->scan_schema->fields[k].name).s, tl_type_name(a->type),
                     tl_type_name(want));
 }
 
@@ -288,8 +288,8 @@ static TlStatus run_late(Scan *s, ScanIn *in, Slot *sl, TlDecoder *d,
             if (!part->cols[k]) st = tl_error_oom(err);
         } else if (!eb->cols[p]) {
             st = tl_error(err, TL_ERR_DATA,
-                          "internal error: column \"%s\" was not converted early",
-                          s->scan_schema->fields[k].name);
+                          "internal error: column %s was not converted early",
+                          tl_quote_name(s->scan_schema->fields[k].name).s);
         } else {
             st = fix_column(s, eb->cols[p], want, k, &part->cols[k], err);
         }

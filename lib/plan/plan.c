@@ -180,10 +180,10 @@ static TlStatus unknown_column(const TlPlan *p, const TlSchema *s,
     const char *near = tl_schema_suggest(s, name);
     if (near)
         return tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
-                           it->len, "unknown column \"%s\" (did you mean \"%s\"?)",
-                           name, near);
+                           it->len, "unknown column %s (did you mean %s?)",
+                           tl_quote_name(name).s, tl_quote_name(near).s);
     return tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start, it->len,
-                       "unknown column \"%s\"", name);
+                       "unknown column %s", tl_quote_name(name).s);
 }
 
 /* Push a resolved reference to column i of s. */
@@ -403,7 +403,8 @@ static TlStatus step_select(TlPlan *p, const TallyStep *s, TlPlanId *cur,
         if (st != TL_OK) break;
         if (tl_schema_find(out, name) >= 0) {
             st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
-                             it->len, "duplicate output column \"%s\"", name);
+                             it->len, "duplicate output column %s",
+                             tl_quote_name(name).s);
             break;
         }
         st = tl_schema_add(out, name, (TlType)tl_ea_node(&p->ea, exprs[i])->type,
@@ -549,7 +550,8 @@ static TlStatus step_rename(TlPlan *p, const TallyStep *s, TlPlanId *cur,
         if (c < 0) { st = unknown_column(p, in, it, it->name, err); goto done; }
         if (by[c] >= 0) {
             st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
-                             it->len, "column \"%s\" is renamed twice", it->name);
+                             it->len, "column %s is renamed twice",
+                             tl_quote_name(it->name).s);
             goto done;
         }
         by[c] = (int)i;
@@ -560,8 +562,8 @@ static TlStatus step_rename(TlPlan *p, const TallyStep *s, TlPlanId *cur,
             if (strcmp(names[c], names[d]) == 0) {
                 const TlItem *it = &iv.v[by[c] >= 0 ? by[c] : by[d]];
                 st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
-                                 it->len, "duplicate column name \"%s\"",
-                                 names[c]);
+                                 it->len, "duplicate column name %s",
+                                 tl_quote_name(names[c]).s);
                 goto done;
             }
     st = push_passthrough(p, *cur, order, n, names, cur, err);
@@ -656,8 +658,9 @@ static TlStatus over_aggs(TlPlan *p, AggCalls *c, const TlExprId *keys,
             }
         }
         return tl_error_at(err, TL_ERR_USAGE, &p->ea, e.src, e.start, e.len,
-                           "column \"%s\" must be a group key or inside an "
-                           "aggregate such as sum(%s)", e.name, e.name);
+                           "column %s must be a group key or inside an "
+                           "aggregate such as sum(%s)", tl_quote_name(e.name).s,
+                           tl_escape_name(e.name).s);
     }
     if (e.n_args == 0) return TL_OK;
     TlExprId *args = tl_malloc(e.n_args * sizeof *args);
@@ -716,7 +719,8 @@ static TlStatus step_group(TlPlan *p, const TallyStep *s, TlPlanId *cur,
         }
         if (tl_schema_find(pout, name) >= 0) {
             st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
-                             it->len, "duplicate output column \"%s\"", name);
+                             it->len, "duplicate output column %s",
+                             tl_quote_name(name).s);
             goto done;
         }
         st = tl_schema_add(pout, name, (TlType)tl_ea_node(&p->ea, *e)->type, err);
@@ -883,8 +887,8 @@ static TlStatus join_how(const char *how, TlJoinHow *out, TlError *err)
     if (!how) { *out = TL_JOIN_INNER; return TL_OK; }
     for (int i = 0; i < 6; i++)
         if (strcmp(how, hows[i]) == 0) { *out = (TlJoinHow)i; return TL_OK; }
-    return tl_error(err, TL_ERR_USAGE, "unknown join type \"%s\" (use inner, "
-                    "left, right, full, semi or anti)", how);
+    return tl_error(err, TL_ERR_USAGE, "unknown join type %s (use inner, "
+                    "left, right, full, semi or anti)", tl_quote_name(how).s);
 }
 
 static TlStatus build_pipeline(TlPlan *p, const TallySpec *spec,
@@ -947,16 +951,16 @@ static TlStatus step_join(TlPlan *p, const TallyStep *s, const TlPlanOptions *o,
             const char *nm = left ? ln : rn;
             near = tl_schema_suggest(left ? ls : rs, nm);
             st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
-                             it->len, "unknown column \"%s\" in the %s input "
-                             "of the join%s%s%s", nm, left ? "left" : "right",
-                             near ? " (did you mean \"" : "", near ? near : "",
-                             near ? "\"?)" : "");
+                             it->len, "unknown column %s in the %s input "
+                             "of the join%s%s%s", tl_quote_name(nm).s,
+                             left ? "left" : "right", near ? " (did you mean " : "",
+                             near ? tl_quote_name(near).s : "", near ? "?)" : "");
             goto done;
         }
         if (!join_types(ls->fields[lk[i]].type, rs->fields[rk[i]].type, &common)) {
             st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
-                             it->len, "join key \"%s\": cannot compare %s (left) "
-                             "with %s (right)", ln,
+                             it->len, "join key %s: cannot compare %s (left) "
+                             "with %s (right)", tl_quote_name(ln).s,
                              tl_type_name(ls->fields[lk[i]].type),
                              tl_type_name(rs->fields[rk[i]].type));
             goto done;
@@ -985,9 +989,10 @@ static TlStatus step_join(TlPlan *p, const TallyStep *s, const TlPlanOptions *o,
                 memcpy(alt, nm, n1);
                 memcpy(alt + n1, suffix, n2 + 1);
                 if (tl_schema_find(out, alt) >= 0) {
-                    st = tl_error(err, TL_ERR_USAGE, "%s: the right column \"%s\" "
-                                  "clashes, and \"%s\" is taken too (choose "
-                                  "another suffix)", origin, nm, alt);
+                    st = tl_error(err, TL_ERR_USAGE, "%s: the right column %s "
+                                  "clashes, and %s is taken too (choose "
+                                  "another suffix)", origin, tl_quote_name(nm).s,
+                                  tl_quote_name(alt).s);
                     tl_free(alt);
                     break;
                 }

@@ -185,9 +185,8 @@ static TlStatus string_lit_to(R *r, TlExprId id, uint32_t i, TlType t)
         tmpl.v.i = ts;
     }
     if (!ok)
-        return fail_at(r, c, "cannot cast \"%.*s\" to %s",
-                       (int)(N(r, c)->v.str.n > 200 ? 200 : N(r, c)->v.str.n),
-                       N(r, c)->v.str.s, tl_type_name(t));
+        return fail_at(r, c, "cannot cast %s to %s",
+                       tl_quote(N(r, c)->v.str.s, N(r, c)->v.str.n).s, tl_type_name(t));
     tmpl.lit_type = (uint8_t)t;
     tmpl.type = (uint8_t)t;
     TL_TRY(tl_ea_push(r->ea, &tmpl, NULL, 0, &lit, r->err));
@@ -383,9 +382,9 @@ static TlStatus unknown_column(R *r, TlExprId id)
     const char *name = N(r, id)->name;
     const char *sug = tl_schema_suggest(r->in, name);
     if (sug)
-        return fail_at(r, id, "unknown column \"%s\" (did you mean \"%s\"?)",
-                       name, sug);
-    return fail_at(r, id, "unknown column \"%s\"", name);
+        return fail_at(r, id, "unknown column %s (did you mean %s?)",
+                       tl_quote_name(name).s, tl_quote_name(sug).s);
+    return fail_at(r, id, "unknown column %s", tl_quote_name(name).s);
 }
 
 /* The arity check the grammar does not make for us. */
