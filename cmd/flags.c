@@ -82,7 +82,8 @@ const char cli_help_text[] =
 "  --stats                 print what the engine did to stderr\n"
 "  --no-optimize           run the plan exactly as written\n"
 "  --verbose               explain: also list every optimizer rule that fired\n"
-"  -h, --help              this summary;  --version  print the version\n"
+"  -h, --help              this summary (also tally help)\n"
+"  --version               print the version\n"
 "\n"
 "Exit status: 0 ok, 1 bad data or I/O, 2 bad usage.  Details: man tally\n";
 
@@ -285,10 +286,18 @@ static int parse_delimiter(Parser *p, const char *flag, const char *v,
  * modifiers: checks that the step is complete. */
 static int end_ctx(Parser *p, const char *next)
 {
-    if (p->ctx == CTX_GROUP)
+    if (p->ctx == CTX_GROUP) {
+        const TallyStep *prev = p->ctx_step > 0 ? &p->spec->steps[p->ctx_step - 1] : NULL;
+        /* --agg LIST --group-by KEYS: the --agg made a step of its own */
+        if (prev && prev->kind == TALLY_STEP_GROUP_BY && prev->n_items == 0)
+            return usage(p, "option %s must be followed by --agg LIST "
+                         "(got %s; the --agg before it aggregates every row "
+                         "on its own: move it after %s)", quoted(p->ctx_flag).s,
+                         next ? quoted(next).s : "nothing", p->ctx_flag);
         return usage(p, "option %s must be followed by --agg LIST "
                      "(got %s)", quoted(p->ctx_flag).s,
                      next ? quoted(next).s : "nothing");
+    }
     if (p->ctx == CTX_JOIN && !p->join_has_on)
         return usage(p, "option %s needs --on KEYS", quoted(p->ctx_flag).s);
     p->ctx = CTX_NONE;
@@ -299,6 +308,17 @@ static int need_step_ctx(Parser *p, const char *flag, Ctx ctx, const char *what)
 {
     if (p->ctx != ctx) return usage(p, "option %s must follow %s", quoted(flag).s, what);
     return 0;
+}
+
+/* No input on the command line.  When standard input is a pipe or a file,
+ * the user most likely meant to read it: say that it is named "-". */
+static int no_input(Parser *p)
+{
+    struct stat st;
+    if (fstat(0, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISREG(st.st_mode)))
+        return usage(p, "no input given (standard input is a %s: to read it, "
+                     "give - as the input)", S_ISFIFO(st.st_mode) ? "pipe" : "file");
+    return usage(p, "no input given (try tally --help)");
 }
 
 static const char *const join_hows[] = {"inner", "left", "right", "full",
@@ -649,6 +669,6 @@ int cli_flags_parse(int argc, char **argv, TallyMode mode, TallySpec *spec,
         *spec = file_spec;
         return 0;
     }
-    if (spec->n_inputs == 0) return usage(&p, "no input given (try tally --help)");
+    if (spec->n_inputs == 0) return no_input(&p);
     return 0;
 }

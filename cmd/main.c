@@ -5,7 +5,7 @@
  *   tally [OPTIONS] -f PIPELINE.json [-o OUTPUT]       run a pipeline file
  *   tally explain ARGS...                              print the plan
  *   tally schema INPUT...                              print column types
- *   tally --help | --version
+ *   tally --help | --version | help
  *
  * Like zstd's programs/, this file uses only the public header: flags.c
  * builds a TallySpec, tally_run does the work and reports an exit status
@@ -24,6 +24,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Print a message as "tally: <message>" (with a trailing newline).  Data in
  * a message is quoted where it is embedded; escaping the whole message once
@@ -37,6 +38,32 @@ static void print_error(const char *msg)
     fprintf(stderr, "tally: %s%s", safe, n && safe[n - 1] == '\n' ? "" : "\n");
 }
 
+/* `tally help` prints the help, and a first argument that names no file but
+ * is one typo away from a command (`tally explian`) is a usage error that
+ * suggests it: without this both would be "cannot open" errors about a
+ * file the user never meant.  Returns the exit status, or -1 to go on. */
+static int command_hint(int argc, char **argv)
+{
+    static const char *const commands[] = {"explain", "schema", "help"};
+    struct stat st;
+    char msg[1200], q[1100];
+    if (argc < 2 || argv[1][0] == '-' || strchr(argv[1], '/') ||
+        strchr(argv[1], '.') || strcmp(argv[1], "explain") == 0 ||
+        strcmp(argv[1], "schema") == 0 || stat(argv[1], &st) == 0)
+        return -1;
+    if (strcmp(argv[1], "help") == 0) {
+        fputs(cli_help_text, stdout);
+        return 0;
+    }
+    const char *near = tally_suggest(argv[1], commands, 3);
+    if (!near) return -1;
+    snprintf(msg, sizeof msg, "%s is neither a command nor a file (did you mean "
+             "tally %s?)", tally_quote(q, sizeof q, argv[1]),
+             strcmp(near, "help") == 0 ? "--help" : near);
+    print_error(msg);
+    return 2;
+}
+
 /* Parse the command line, run it, print an error if any; returns the
  * exit status (0, 1 or 2). */
 int main(int argc, char **argv)
@@ -45,6 +72,8 @@ int main(int argc, char **argv)
 
     TallyMode mode = TALLY_RUN;
     int first = 1;
+    int hint = command_hint(argc, argv);
+    if (hint >= 0) return hint;
     if (argc > 1 && strcmp(argv[1], "explain") == 0) {
         mode = TALLY_EXPLAIN;
         first = 2;

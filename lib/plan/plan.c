@@ -1047,6 +1047,40 @@ static TlStatus build_step(TlPlan *p, const TallyStep *s, TlPlanId *cur,
     return tl_error(err, TL_ERR_USAGE, "unknown step kind %d", (int)s->kind);
 }
 
+/* Step `failed` of spec stopped with "unknown column NAME" where NAME is a
+ * column an earlier step of the same pipeline dropped (before[j] is the
+ * schema step j read; the last step that had NAME in its input and not in
+ * its output is the one): the message's first line then says which step,
+ * counted from 1 in the order given, in place of any "did you mean".
+ * Other errors are left alone. */
+static void dropped_hint(const TallySpec *spec, const TlSchema *const *before,
+                         int failed, TlError *err)
+{
+    static const char head[] = "unknown column ";
+    const char *name_at = err->msg + sizeof head - 1;
+    if (err->code != TL_ERR_USAGE || strncmp(err->msg, head, sizeof head - 1) != 0)
+        return;
+    for (int j = failed - 1; j >= 0; j--) {
+        const TlSchema *in = before[j], *out = before[j + 1];
+        for (int c = 0; c < in->n_fields; c++) {
+            if (tl_schema_find(out, in->fields[c].name) >= 0) continue;
+            TlQuoted q = tl_quote_name(in->fields[c].name);
+            size_t ql = strlen(q.s);
+            if (strncmp(name_at, q.s, ql) != 0 ||
+                (name_at[ql] && name_at[ql] != ' ' && name_at[ql] != '\n'))
+                continue;
+            char rest[TL_ERRMSG_MAX];
+            const char *nl = strchr(name_at, '\n');
+            snprintf(rest, sizeof rest, "%s", nl ? nl : "");
+            snprintf(err->msg + (name_at - err->msg) + ql,
+                     sizeof err->msg - (size_t)(name_at - err->msg) - ql,
+                     ": step %d (%s) dropped it%s", j + 1,
+                     spec->steps[j].origin ? spec->steps[j].origin : "?", rest);
+            return;
+        }
+    }
+}
+
 /* The scan of the next input group, then spec's steps over it. */
 static TlStatus build_pipeline(TlPlan *p, const TallySpec *spec,
                                const TlPlanOptions *o, int *group, int depth,
@@ -1066,20 +1100,28 @@ static TlStatus build_pipeline(TlPlan *p, const TallySpec *spec,
     }
     TL_TRY(build_scan(p, o, first, n, read, &cur, err));
     if (g == 0) p->scan = cur;
-    for (int i = 0; !o->no_steps && i < spec->n_steps; i++) {
+    /* each step's input schema, for dropped_hint */
+    const TlSchema **before = tl_calloc((size_t)spec->n_steps + 1, sizeof *before);
+    TlStatus st = TL_OK;
+    if (!before) return tl_error_oom(err);
+    for (int i = 0; st == TL_OK && !o->no_steps && i < spec->n_steps; i++) {
         const TallyStep *s = &spec->steps[i];
+        before[i] = tl_plan_node(p, cur)->schema;
         if (s->kind == TALLY_STEP_JOIN)
-            TL_TRY(step_join(p, s, o, group, depth, &cur, err));
+            st = step_join(p, s, o, group, depth, &cur, err);
         else
-            TL_TRY(build_step(p, s, &cur, err));
+            st = build_step(p, s, &cur, err);
+        if (st != TL_OK) dropped_hint(spec, before, i, err);
         /* operators and rewrites recurse along the chain: keep it shallow */
-        if (p->nodes.n > TL_PLAN_MAX_NODES)
-            return tl_error(err, TL_ERR_USAGE,
-                            "the pipeline is too long (more than %d steps)",
-                            TL_PLAN_MAX_NODES);
+        else if (p->nodes.n > TL_PLAN_MAX_NODES)
+            st = tl_error(err, TL_ERR_USAGE,
+                          "the pipeline is too long (more than %d steps)",
+                          TL_PLAN_MAX_NODES);
+        else before[i + 1] = tl_plan_node(p, cur)->schema;
     }
-    *out = cur;
-    return TL_OK;
+    tl_free(before);
+    if (st == TL_OK) *out = cur;
+    return st;
 }
 
 /* ------------------------------------------------------------ public */

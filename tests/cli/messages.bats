@@ -128,3 +128,11 @@ tally: syntax error: unexpected "\x1b"
               ^
 EOF
 }
+
+@test "messages: whatever a message holds, no control character reaches stderr" {
+    # a pipeline file's name heads its messages unquoted: the final escape
+    # of every message before it is printed covers it
+    printf '{"input": "s.csv", "stepz": []}' > "p${ESC}[1m.json"
+    run_tally -f "p${ESC}[1m.json"
+    assert_err 2 'tally: p\x1b[1m.json: unknown key "stepz" (did you mean "steps"?)'
+}
