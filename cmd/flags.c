@@ -82,8 +82,7 @@ const char cli_help_text[] =
 "  --stats                 print what the engine did to stderr\n"
 "  --no-optimize           run the plan exactly as written\n"
 "  --verbose               explain: also list every optimizer rule that fired\n"
-"  -h, --help              this summary (also tally help)\n"
-"  --version               print the version\n"
+"  -h, --help, help        this summary;  --version  print the version\n"
 "\n"
 "Exit status: 0 ok, 1 bad data or I/O, 2 bad usage.  Details: man tally\n";
 

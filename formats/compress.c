@@ -878,6 +878,12 @@ bool tl_input_streaming(const TlBuf *b)
 }
 
 /* See fmt_impl.h. */
+bool tl_input_is_stream(const TlBuf *b)
+{
+    return stream_of(b) != NULL;
+}
+
+/* See fmt_impl.h. */
 TlStatus tl_input_wait(const TlBuf *b, size_t want, size_t *ready, TlError *err)
 {
     Stream *s = stream_of(b);

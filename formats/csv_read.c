@@ -2897,6 +2897,9 @@ static void csv_close(TlReader *base)
     tl_free(r);
 }
 
+/* The line of record i of the morsel d decoded last (fmt_impl.h). */
+static int64_t csv_row_line(TlDecoder *d, int64_t i) { return ((CsvDecoder *)d)->cur.row_line[i]; }
+
 static const TlReaderOps csv_ops = {
     .schema = csv_schema,
     .project = csv_project,
@@ -2913,6 +2916,7 @@ static const TlReaderOps csv_ops = {
     .decode_end = csv_decode_end,
     .guess = csv_guess,
     .resplit = csv_resplit,
+    .row_line = csv_row_line,
 };
 
 /* Name column i (0-based) from header text, made unique among the first i

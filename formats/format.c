@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
 #include <sys/mman.h>
@@ -508,6 +509,23 @@ TlStatus tl_reader_decode(TlReader *r, TlDecoder *d, const TlMorsel *m,
     if (st == TL_OK && *out && r->input && !batch_views(*out, r->input))
         tl_input_drop_read(r->input, m->begin, m->end);
     return st;
+}
+
+/* See format.h. */
+bool tl_reader_can_redecode(const TlReader *r)
+{
+    return r->ops->row_line && r->loc_path && (!r->input || !tl_input_is_stream(r->input));
+}
+
+/* See format.h. */
+void tl_decoder_row_line(const TlReader *r, TlDecoder *d, int64_t row,
+                         int64_t *line, char *name, size_t cap)
+{
+    *line = 0;
+    if (cap) name[0] = 0;
+    if (!tl_reader_can_redecode(r) || row < 0) return;
+    *line = r->ops->row_line(d, row);
+    if (cap) snprintf(name, cap, "%s", tl_escape_name(tl_input_name(r->loc_path)).s);
 }
 
 /* See format.h. */

@@ -2396,11 +2396,13 @@ static void nd_close(TlReader *base)
     tl_free(r);
 }
 
+/* The line of record i of the morsel d decoded last (fmt_impl.h). */
+static int64_t nd_row_line(TlDecoder *d, int64_t i) { return ((NdDecoder *)d)->cur.row_line[i]; }
 static const TlReaderOps ndjson_ops = {
     .schema = nd_schema, .project = nd_project, .next = nd_next, .close = nd_close,
     .split = nd_split, .decoder_new = nd_decoder_new, .decoder_free = nd_decoder_free,
     .decode = nd_decode, .widen = nd_widen, .count = nd_count,
-    .guess = nd_guess, .resplit = nd_resplit};
+    .guess = nd_guess, .resplit = nd_resplit, .row_line = nd_row_line};
 
 /* Add column name (type null) unless present; its index in *c. */
 static TlStatus add_column(NdReader *r, NdCursor *cu, const char *name, int *c,

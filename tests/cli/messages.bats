@@ -18,7 +18,7 @@ hostile_csv() {
     hostile_csv
     run_tally e.csv --with 'c = cast(a as int64)'
     assert_err 1 <<'EOF'
-tally: cannot cast "\x1b[31mRED\x1b]0;pwned\x07" to int64
+tally: e.csv:3: cannot cast "\x1b[31mRED\x1b]0;pwned\x07" to int64
   --with: c = cast(a as int64)
               ^^^^^^^^^^^^^^^^
 EOF
@@ -82,7 +82,7 @@ EOF
     assert_err 1 'tally: long.csv:2:1: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa…" (12,345 bytes) is not a valid int64 (column "a")'
     run_tally long.csv --with 'b = cast(a as int64)'
     assert_err 1 <<'EOF'
-tally: cannot cast "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa…" (12,345 bytes) to int64
+tally: long.csv:2: cannot cast "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa…" (12,345 bytes) to int64
   --with: b = cast(a as int64)
               ^^^^^^^^^^^^^^^^
 EOF
@@ -111,7 +111,7 @@ EOF
     printf 'p,d\n%s[1m,2024-01-02\n' "$ESC" > f.csv
     run_tally f.csv --with 'b = date_trunc(p, d)'
     assert_err 1 <<'EOF'
-tally: unknown date part "\x1b[1m" for date_trunc (expected year, quarter, month, week, day, hour, minute or second) in "date_trunc(p, d)": date_trunc("\x1b[1m", 2024-01-02)
+tally: f.csv:2: unknown date part "\x1b[1m" for date_trunc (expected year, quarter, month, week, day, hour, minute or second) in "date_trunc(p, d)": date_trunc("\x1b[1m", 2024-01-02)
   --with: b = date_trunc(p, d)
               ^^^^^^^^^^^^^^^^
 EOF
