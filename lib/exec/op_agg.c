@@ -312,7 +312,7 @@ static TlStatus sorted_error(AggOp *a, const char *kv, int64_t row, TlError *err
         if (tl_reader_locate(a->src[i], rec, &line, &n, &name, &e2) != TL_OK) break;
         if (line > 0)
             return tl_error(err, TL_ERR_DATA, "%s:%lld: --sorted: key %s "
-                            "reappears after its run ended", name,
+                            "reappears after its run ended", tl_escape_name(name).s,
                             (long long)line, kv);
         rec -= n;
     }

@@ -102,9 +102,9 @@ tally: sum overflows int64 in group k="\x1b]0;x\x07"
   --agg: s = sum(v)
              ^^^^^^
 EOF
-    printf 'k\n%s\nb\n%s\n' "$ESC" "$ESC" > s.csv
-    run_tally s.csv --sorted --group-by k --agg 'n = count()'
-    assert_err 1 'tally: s.csv:4: --sorted: key k="\x1b" reappears after its run ended'
+    printf 'k\n%s\nb\n%s\n' "$ESC" "$ESC" > "s${ESC}.csv"
+    run_tally "s${ESC}.csv" --sorted --group-by k --agg 'n = count()'
+    assert_err 1 'tally: s\x1b.csv:4: --sorted: key k="\x1b" reappears after its run ended'
 }
 
 @test "messages: a function error shows its arguments escaped" {
