@@ -82,7 +82,7 @@ const char cli_help_text[] =
 "  --stats                 print what the engine did to stderr\n"
 "  --no-optimize           run the plan exactly as written\n"
 "  --verbose               explain: also list every optimizer rule that fired\n"
-"  -h, --help              this summary;  --version  print the version\n"
+"  -h, --help, help        this summary;  --version  print the version\n"
 "\n"
 "Exit status: 0 ok, 1 bad data or I/O, 2 bad usage.  Details: man tally\n";
 
@@ -183,6 +183,19 @@ typedef struct Parser {
 static int usage(Parser *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* User text quoted for a message (tally_quote: escaped, cut when long),
+ * returned by value so it can sit in usage()'s argument list. */
+typedef struct Quoted {
+    char s[1100];
+} Quoted;
+
+static Quoted quoted(const char *s)
+{
+    Quoted q;
+    tally_quote(q.s, sizeof q.s, s);
+    return q;
+}
+
 /* Fill the error with a usage message (exit status 2) and return 2. */
 static int usage(Parser *p, const char *fmt, ...)
 {
@@ -259,8 +272,8 @@ static int parse_delimiter(Parser *p, const char *flag, const char *v,
     if (strcmp(v, "\\t") == 0 || strcmp(v, "tab") == 0) c = '\t';
     else if (strlen(v) == 1) c = v[0];
     else
-        return usage(p, "%s: expected one character (or \\t), got \"%s\"",
-                     flag, v);
+        return usage(p, "%s: expected one character (or \\t), got %s",
+                     flag, quoted(v).s);
     if (c == '"' || c == '\n' || c == '\r')
         return usage(p, "%s: a quote or a line break cannot separate fields",
                      flag);
@@ -272,20 +285,39 @@ static int parse_delimiter(Parser *p, const char *flag, const char *v,
  * modifiers: checks that the step is complete. */
 static int end_ctx(Parser *p, const char *next)
 {
-    if (p->ctx == CTX_GROUP)
-        return usage(p, "option \"%s\" must be followed by --agg LIST "
-                     "(got %s%s%s)", p->ctx_flag, next ? "\"" : "",
-                     next ? next : "nothing", next ? "\"" : "");
+    if (p->ctx == CTX_GROUP) {
+        const TallyStep *prev = p->ctx_step > 0 ? &p->spec->steps[p->ctx_step - 1] : NULL;
+        /* --agg LIST --group-by KEYS: the --agg made a step of its own */
+        if (prev && prev->kind == TALLY_STEP_GROUP_BY && prev->n_items == 0)
+            return usage(p, "option %s must be followed by --agg LIST "
+                         "(got %s; the --agg before it aggregates every row "
+                         "on its own: move it after %s)", quoted(p->ctx_flag).s,
+                         next ? quoted(next).s : "nothing", p->ctx_flag);
+        return usage(p, "option %s must be followed by --agg LIST "
+                     "(got %s)", quoted(p->ctx_flag).s,
+                     next ? quoted(next).s : "nothing");
+    }
     if (p->ctx == CTX_JOIN && !p->join_has_on)
-        return usage(p, "option \"%s\" needs --on KEYS", p->ctx_flag);
+        return usage(p, "option %s needs --on KEYS", quoted(p->ctx_flag).s);
     p->ctx = CTX_NONE;
     return 0;
 }
 
 static int need_step_ctx(Parser *p, const char *flag, Ctx ctx, const char *what)
 {
-    if (p->ctx != ctx) return usage(p, "option \"%s\" must follow %s", flag, what);
+    if (p->ctx != ctx) return usage(p, "option %s must follow %s", quoted(flag).s, what);
     return 0;
+}
+
+/* No input on the command line.  When standard input is a pipe or a file,
+ * the user most likely meant to read it: say that it is named "-". */
+static int no_input(Parser *p)
+{
+    struct stat st;
+    if (fstat(0, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISREG(st.st_mode)))
+        return usage(p, "no input given (standard input is a %s: to read it, "
+                     "give - as the input)", S_ISFIFO(st.st_mode) ? "pipe" : "file");
+    return usage(p, "no input given (try tally --help)");
 }
 
 static const char *const join_hows[] = {"inner", "left", "right", "full",
@@ -343,8 +375,8 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
     case F_HEAD: {
         int64_t n;
         if (!parse_count(v, &n))
-            return usage(p, "%s: expected a non-negative integer, got \"%s\"",
-                         typed, v);
+            return usage(p, "%s: expected a non-negative integer, got %s",
+                         typed, quoted(v).s);
         if ((rc = add_step(p, TALLY_STEP_LIMIT, typed, NULL, true, &st))) return rc;
         st->limit = n;
         p->ctx = CTX_HEAD;
@@ -378,7 +410,7 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
         if ((rc = need_step_ctx(p, typed, CTX_JOIN, "--join INPUT"))) return rc;
         st = &s->steps[p->ctx_step];
         if (p->join_has_on)
-            return usage(p, "option \"%s\" given twice for one --join", typed);
+            return usage(p, "option %s given twice for one --join", quoted(typed).s);
         if (!tally_text_push(&st->items, &st->n_items, v, typed)) return oom(p);
         p->join_has_on = true;
         return 0;
@@ -389,7 +421,7 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
             if (strcmp(v, join_hows[i]) == 0) ok = true;
         if (!ok)
             return usage(p, "%s: expected inner, left, right, full, semi or "
-                         "anti, got \"%s\"", typed, v);
+                         "anti, got %s", typed, quoted(v).s);
         return set_str(p, &s->steps[p->ctx_step].how, v);
     }
     case F_SUFFIX:
@@ -441,7 +473,7 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
         int64_t n;
         if (!parse_count(v, &n) || n > 4096)
             return usage(p, "%s: expected a non-negative integer up to 4096, "
-                         "got \"%s\"", typed, v);
+                         "got %s", typed, quoted(v).s);
         p->set_threads = true;
         s->threads = (int)n;
         return 0;
@@ -465,8 +497,8 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
     case F_COMPRESS_LEVEL: {
         int64_t n;
         if (!parse_count(v, &n) || n < 1 || n > 22)
-            return usage(p, "%s: expected a level from 1 to 22, got \"%s\"",
-                         typed, v);
+            return usage(p, "%s: expected a level from 1 to 22, got %s",
+                         typed, quoted(v).s);
         p->set_compress_level = true;
         s->compress_level = (int)n;
         return 0;
@@ -585,21 +617,21 @@ int cli_flags_parse(int argc, char **argv, TallyMode mode, TallySpec *spec,
                      (int)(name_len < 200 ? name_len : 200), a);
             const char *near = flag_suggest(typed);
             if (near)
-                return usage(&p, "unknown option \"%s\" (did you mean \"%s\"?)",
-                             typed, near);
-            return usage(&p, "unknown option \"%s\" (try tally --help)", typed);
+                return usage(&p, "unknown option %s (did you mean %s?)",
+                             quoted(typed).s, quoted(near).s);
+            return usage(&p, "unknown option %s (try tally --help)", quoted(typed).s);
         }
         /* the flag as typed, without "=value" (the table spells every
          * accepted name, aliases included, so this is what the user typed) */
         const char *typed = f->name;
         const char *v = NULL;
         if (f->arg == ARG_NONE) {
-            if (eq) return usage(&p, "option \"%s\" takes no value", f->name);
+            if (eq) return usage(&p, "option %s takes no value", quoted(f->name).s);
         } else if (eq) {
             v = eq + 1;
         } else if (f->arg == ARG_REQ) {
             if (i + 1 >= argc || is_known_long_flag(argv[i + 1]))
-                return usage(&p, "option \"%s\" needs a value", f->name);
+                return usage(&p, "option %s needs a value", quoted(f->name).s);
             v = argv[++i];
         } else if (i + 1 < argc && argv[i + 1][0] != '-' &&
                    !is_existing_path(argv[i + 1])) {
@@ -613,7 +645,7 @@ int cli_flags_parse(int argc, char **argv, TallyMode mode, TallySpec *spec,
 
     if (mode == TALLY_SCHEMA && p.first_step_flag)
         return usage(&p, "tally schema prints the input columns and takes no "
-                     "steps (got \"%s\")", p.first_step_flag);
+                     "steps (got %s)", quoted(p.first_step_flag).s);
 
     if (p.file) {
         if (spec->n_inputs > 0 || spec->n_steps > 0)
@@ -636,6 +668,6 @@ int cli_flags_parse(int argc, char **argv, TallyMode mode, TallySpec *spec,
         *spec = file_spec;
         return 0;
     }
-    if (spec->n_inputs == 0) return usage(&p, "no input given (try tally --help)");
+    if (spec->n_inputs == 0) return no_input(&p);
     return 0;
 }

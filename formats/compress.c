@@ -237,8 +237,8 @@ static TlStatus gunzip(const char *name, const uint8_t *src, size_t n, OutBuf *o
             }
             if (all_zero(src + pos, n - pos)) break;
             st = tl_error(err, TL_ERR_DATA,
-                          "\"%s\": unexpected data after the gzip stream at byte %zu",
-                          name, pos);
+                          "%s: unexpected data after the gzip stream at byte %zu",
+                          tl_quote_name(name).s, pos);
             break;
         }
         if (rc == Z_MEM_ERROR) {
@@ -246,15 +246,15 @@ static TlStatus gunzip(const char *name, const uint8_t *src, size_t n, OutBuf *o
             break;
         }
         if (rc == Z_DATA_ERROR || rc == Z_NEED_DICT || rc == Z_STREAM_ERROR) {
-            st = tl_error(err, TL_ERR_DATA, "\"%s\": corrupt gzip data at byte %zu: %s",
-                          name, pos, z.msg ? z.msg : "invalid stream");
+            st = tl_error(err, TL_ERR_DATA, "%s: corrupt gzip data at byte %zu: %s",
+                          tl_quote_name(name).s, pos, z.msg ? z.msg : "invalid stream");
             break;
         }
         /* Z_OK or Z_BUF_ERROR: out of input, or of output space */
         if (pos == n && z.avail_out > 0) {
             st = tl_error(err, TL_ERR_DATA,
-                          "\"%s\": truncated gzip stream: it ends at byte %zu, "
-                          "inside a member", name, n);
+                          "%s: truncated gzip stream: it ends at byte %zu, "
+                          "inside a member", tl_quote_name(name).s, n);
             break;
         }
     }
@@ -301,9 +301,9 @@ static TlStatus unzstd(const char *name, const uint8_t *src, size_t n, OutBuf *o
             if (ZSTD_getErrorCode(ret) == ZSTD_error_memory_allocation) {
                 st = tl_error_oom(err);
             } else {
-                st = tl_error(err, TL_ERR_DATA, "\"%s\": corrupt zstd data in the block "
+                st = tl_error(err, TL_ERR_DATA, "%s: corrupt zstd data in the block "
                               "or frame at byte %zu: %s",
-                              name, in.pos, ZSTD_getErrorName(ret));
+                              tl_quote_name(name).s, in.pos, ZSTD_getErrorName(ret));
             }
             break;
         }
@@ -313,8 +313,8 @@ static TlStatus unzstd(const char *name, const uint8_t *src, size_t n, OutBuf *o
         }
         if (in.pos == in.size && out.pos < out.size) {
             st = tl_error(err, TL_ERR_DATA,
-                          "\"%s\": truncated zstd stream: it ends at byte %zu, "
-                          "inside a frame", name, n);
+                          "%s: truncated zstd stream: it ends at byte %zu, "
+                          "inside a frame", tl_quote_name(name).s, n);
             break;
         }
     }
@@ -331,7 +331,7 @@ TlStatus tl_decompress(TlCompression c, const char *name, const uint8_t *src,
     *out = NULL;
     if (n >= 4 && tl_compression_sniff(src, n) != c)
         return tl_error(err, TL_ERR_DATA,
-                        "\"%s\": not %s data: no %s magic number at byte 0", name,
+                        "%s: not %s data: no %s magic number at byte 0", tl_quote_name(name).s,
                         tl_compression_name(c), tl_compression_name(c));
     if (c == TL_COMP_GZIP) st = gunzip(name, src, n, &o, err);
     else if (c == TL_COMP_ZSTD) st = unzstd(name, src, n, &o, err);
@@ -406,26 +406,27 @@ static int stream_step(Stream *s, TlError *err)
     if (ZSTD_isError(ret)) {
         if (ZSTD_getErrorCode(ret) == ZSTD_error_memory_allocation) tl_error_oom(err);
         else
-            tl_error(err, TL_ERR_DATA, "\"%s\": corrupt zstd data in the block "
-                     "or frame at byte %zu: %s", s->name, s->in.pos,
+            tl_error(err, TL_ERR_DATA, "%s: corrupt zstd data in the block "
+                     "or frame at byte %zu: %s", tl_quote_name(s->name).s, s->in.pos,
                      ZSTD_getErrorName(ret));
         return -1;
     }
     if (ret == 0 && s->in.pos == s->in.size) {
         if (s->out_pos == s->size) return 1;
-        tl_error(err, TL_ERR_DATA, "\"%s\": corrupt zstd data: the frames hold "
-                 "%zu bytes, their headers announce %zu", s->name, s->out_pos, s->size);
+        tl_error(err, TL_ERR_DATA, "%s: corrupt zstd data: the frames hold "
+                 "%zu bytes, their headers announce %zu", tl_quote_name(s->name).s,
+                 s->out_pos, s->size);
         return -1;
     }
     if (ret != 0 && s->in.pos == s->in.size && out.pos < out.size) {
-        tl_error(err, TL_ERR_DATA, "\"%s\": truncated zstd stream: it ends at byte "
-                 "%zu, inside a frame", s->name, s->in.size);
+        tl_error(err, TL_ERR_DATA, "%s: truncated zstd stream: it ends at byte "
+                 "%zu, inside a frame", tl_quote_name(s->name).s, s->in.size);
         return -1;
     }
     if (s->out_pos == s->map_size) {
-        tl_error(err, TL_ERR_DATA, "\"%s\": corrupt zstd data in the block or frame "
+        tl_error(err, TL_ERR_DATA, "%s: corrupt zstd data in the block or frame "
                  "at byte %zu: more data than the frame headers announce",
-                 s->name, s->in.pos);
+                 tl_quote_name(s->name).s, s->in.pos);
         return -1;
     }
     return 0;
@@ -532,7 +533,7 @@ static void *stream_main(void *arg)
     while (rc == 0) {
         if (__atomic_load_n(&s->cancel, __ATOMIC_ACQUIRE)) {
             rc = -1;
-            tl_error(&err, TL_ERR_DATA, "\"%s\": decompression cancelled", s->name);
+            tl_error(&err, TL_ERR_DATA, "%s: decompression cancelled", tl_quote_name(s->name).s);
         } else {
             rc = stream_step(s, &err);
             if (rc < 0) stream_error(s, &err);
@@ -874,6 +875,12 @@ bool tl_input_streaming(const TlBuf *b)
 {
     Stream *s = stream_of(b);
     return s && __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != ST_DONE;
+}
+
+/* See fmt_impl.h. */
+bool tl_input_is_stream(const TlBuf *b)
+{
+    return stream_of(b) != NULL;
 }
 
 /* See fmt_impl.h. */

@@ -1373,15 +1373,10 @@ static TlStatus value_misfit(const CsvReader *r, CsvCursor *d, int c, int64_t ro
         size_t len;
         const char *s = field_text(r, d, f, &len);
         if (!s) return tl_error_oom(err);
-        if (len > 80)
-            return tl_error(err, TL_ERR_DATA,
-                            "%s:%lld:%d: \"%.*s...\" is not a valid %s (column \"%s\")",
-                            r->name, (long long)d->row_line[row], c + 1, 72, s,
-                            tl_type_name(fld->type), fld->name);
-        return tl_error(err, TL_ERR_DATA,
-                        "%s:%lld:%d: \"%.*s\" is not a valid %s (column \"%s\")",
-                        r->name, (long long)d->row_line[row], c + 1, (int)len, s,
-                        tl_type_name(fld->type), fld->name);
+        return tl_error(err, TL_ERR_DATA, "%s:%lld:%d: %s is not a valid %s (column %s)",
+                        r->name, (long long)d->row_line[row], c + 1,
+                        tl_quote(s, len).s, tl_type_name(fld->type),
+                        tl_quote_name(fld->name).s);
     }
     w = tl_calloc(1, sizeof *w);
     if (!w) return tl_error_oom(err);
@@ -1405,8 +1400,8 @@ static TlStatus value_misfit(const CsvReader *r, CsvCursor *d, int c, int64_t ro
     }
     *widen = w;
     return tl_error(err, TL_ERR_RESTART,
-                    "%s:%lld: column \"%s\" holds a %s value; reading again",
-                    r->name, (long long)d->row_line[row], fld->name,
+                    "%s:%lld: column %s holds a %s value; reading again",
+                    r->name, (long long)d->row_line[row], tl_quote_name(fld->name).s,
                     tl_type_name(to));
 }
 
@@ -2902,6 +2897,9 @@ static void csv_close(TlReader *base)
     tl_free(r);
 }
 
+/* The line of record i of the morsel d decoded last (fmt_impl.h). */
+static int64_t csv_row_line(TlDecoder *d, int64_t i) { return ((CsvDecoder *)d)->cur.row_line[i]; }
+
 static const TlReaderOps csv_ops = {
     .schema = csv_schema,
     .project = csv_project,
@@ -2918,6 +2916,7 @@ static const TlReaderOps csv_ops = {
     .decode_end = csv_decode_end,
     .guess = csv_guess,
     .resplit = csv_resplit,
+    .row_line = csv_row_line,
 };
 
 /* Name column i (0-based) from header text, made unique among the first i
@@ -3037,11 +3036,11 @@ static TlStatus decide_types(CsvReader *r, const TlSchema *fixed,
                 const char *near = tl_schema_suggest(&r->schema, fixed->fields[i].name);
                 if (near)
                     return tl_error(err, TL_ERR_USAGE,
-                                    "--schema: no column \"%s\" in %s (did you "
-                                    "mean \"%s\"?)", fixed->fields[i].name,
-                                    r->name, near);
-                return tl_error(err, TL_ERR_USAGE, "--schema: no column \"%s\" in %s",
-                                fixed->fields[i].name, r->name);
+                                    "--schema: no column %s in %s (did you "
+                                    "mean %s?)", tl_quote_name(fixed->fields[i].name).s,
+                                    r->name, tl_quote_name(near).s);
+                return tl_error(err, TL_ERR_USAGE, "--schema: no column %s in %s",
+                                tl_quote_name(fixed->fields[i].name).s, r->name);
             }
             r->schema.fields[c].type = fixed->fields[i].type;
             r->fixed[c] = true;
@@ -3121,7 +3120,7 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     r->flatten = flatten_fn();
     r->split_scan = split_scan_fn();
     r->avg_record = 1;
-    r->name = tl_strdup(tl_input_name(path));
+    r->name = tl_strdup(tl_escape_name(tl_input_name(path)).s);
     if (!r->name) goto oom;
     if (opt->null_text) {
         r->null_text = tl_strdup(opt->null_text);

@@ -247,8 +247,8 @@ TlStatus tl_filename_reader_wrap(const char *path, TlReader **inout, TlError *er
     if (tl_schema_find(in, FILENAME_COLUMN) >= 0) {
         tl_reader_close(inner);
         return tl_error(err, TL_ERR_USAGE,
-                        "--with-filename: \"%s\" already has a column named "
-                        "\"" FILENAME_COLUMN "\"", name);
+                        "--with-filename: %s already has a column named "
+                        "\"" FILENAME_COLUMN "\"", tl_quote_name(name).s);
     }
     r = tl_calloc(1, sizeof *r);
     if (!r) {

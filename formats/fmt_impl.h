@@ -44,6 +44,9 @@ typedef struct TlReaderOps {
     /* guessed morsel ends (format.h); NULL when the format never guesses */
     void (*guess)(TlReader *r);
     TlStatus (*resplit)(TlReader *r, const TlMorsel *m, TlError *err);
+    /* the physical line of record `row` of the morsel d decoded last
+     * (tl_decoder_row_line); NULL when the format keeps no lines */
+    int64_t (*row_line)(TlDecoder *d, int64_t row);
 } TlReaderOps;
 
 struct TlReader {
@@ -161,6 +164,9 @@ TlStatus tl_input_restream(const char *path, TlBuf **b, TlError *err);
 TlStatus tl_input_wait(const TlBuf *b, size_t want, size_t *ready, TlError *err);
 TlStatus tl_input_finish(const TlBuf *b, TlError *err);
 bool tl_input_streaming(const TlBuf *b);
+/* b is a stream (being filled or not): its bytes may have been given back
+ * (tl_input_drop_read), so a morsel of it is never decoded twice. */
+bool tl_input_is_stream(const TlBuf *b);
 /* Open a reader from the bytes of its input ready so far (format.c).  try
  * opens with a schema sample from the first `need` bytes and sets *sure
  * when its result (reader or error) would be the same with the whole

@@ -29,6 +29,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
 #include <sys/mman.h>
@@ -122,8 +123,8 @@ static TlStatus read_all(int fd, const char *path, TlBuf **out, TlError *err)
             if (errno == EINTR) continue;
             int e = errno;
             tl_free(data);
-            return tl_error(err, TL_ERR_IO, "cannot read \"%s\": %s",
-                            tl_input_name(path), strerror(e));
+            return tl_error(err, TL_ERR_IO, "cannot read %s: %s",
+                            tl_quote_name(tl_input_name(path)).s, strerror(e));
         }
         if (got == 0) break;
         len += (size_t)got;
@@ -169,17 +170,17 @@ static TlStatus input_load(const char *path, TlBuf **out, TlError *err)
         fd = open(path, O_RDONLY | O_CLOEXEC);
     } while (fd < 0 && errno == EINTR);
     if (fd < 0)
-        return tl_error(err, TL_ERR_IO, "cannot open \"%s\": %s", path,
+        return tl_error(err, TL_ERR_IO, "cannot open %s: %s", tl_quote_name(path).s,
                         strerror(errno));
     if (fstat(fd, &st) != 0) {
         int e = errno;
         close(fd);
-        return tl_error(err, TL_ERR_IO, "cannot open \"%s\": %s", path,
+        return tl_error(err, TL_ERR_IO, "cannot open %s: %s", tl_quote_name(path).s,
                         strerror(e));
     }
     if (S_ISDIR(st.st_mode)) {
         close(fd);
-        return tl_error(err, TL_ERR_IO, "cannot open \"%s\": %s", path,
+        return tl_error(err, TL_ERR_IO, "cannot open %s: %s", tl_quote_name(path).s,
                         strerror(EISDIR));
     }
     if (S_ISREG(st.st_mode) && st.st_size > 0 &&
@@ -347,8 +348,8 @@ TlStatus tl_reader_open(const char *path, const TlReadOptions *opt,
     if (opt->from) {
         fmt = format_name(opt->from);
         if (!fmt)
-            return tl_error(err, TL_ERR_USAGE, "--from: unknown format \"%s\"",
-                            opt->from);
+            return tl_error(err, TL_ERR_USAGE, "--from: unknown format %s",
+                            tl_quote_name(opt->from).s);
     }
     if (!fmt && strcmp(path, "-") == 0) TL_TRY(tl_stdin_sniff(&fmt, err));
     if (!fmt) fmt = "csv";
@@ -356,8 +357,8 @@ TlStatus tl_reader_open(const char *path, const TlReadOptions *opt,
         st = tl_ndjson_reader_open(path, opt, hints, out, err);
     } else if (strcmp(fmt, "csv") != 0 && strcmp(fmt, "tsv") != 0) {
         return tl_error(err, TL_ERR_USAGE,
-                        "cannot read \"%s\": the %s format is not supported yet",
-                        path, fmt);
+                        "cannot read %s: the %s format is not supported yet",
+                        tl_quote_name(path).s, fmt);
     } else {
         delim = opt->delimiter ? opt->delimiter : strcmp(fmt, "tsv") == 0 ? '\t' : ',';
         st = tl_csv_reader_open(path, opt, delim, hints, out, err);
@@ -537,6 +538,23 @@ TlStatus tl_reader_decode(TlReader *r, TlDecoder *d, const TlMorsel *m,
 }
 
 /* See format.h. */
+bool tl_reader_can_redecode(const TlReader *r)
+{
+    return r->ops->row_line && r->loc_path && (!r->input || !tl_input_is_stream(r->input));
+}
+
+/* See format.h. */
+void tl_decoder_row_line(const TlReader *r, TlDecoder *d, int64_t row,
+                         int64_t *line, char *name, size_t cap)
+{
+    *line = 0;
+    if (cap) name[0] = 0;
+    if (!tl_reader_can_redecode(r) || row < 0) return;
+    *line = r->ops->row_line(d, row);
+    if (cap) snprintf(name, cap, "%s", tl_escape_name(tl_input_name(r->loc_path)).s);
+}
+
+/* See format.h. */
 TlStatus tl_reader_widen(TlReader *r, const TlSchema *widen, TlError *err)
 {
     return r->ops->widen(r, widen, err);
@@ -621,7 +639,7 @@ TlStatus tl_writer_open(TlSink *sink, const char *format, const TlSchema *schema
     bool header = opt ? opt->header : true;
     *out = NULL;
     if (!fmt)
-        return tl_error(err, TL_ERR_USAGE, "--to: unknown format \"%s\"", format);
+        return tl_error(err, TL_ERR_USAGE, "--to: unknown format %s", tl_quote_name(format).s);
     if (strcmp(fmt, "ndjson") == 0)
         return tl_ndjson_writer_open(sink, schema, out, err);
     if (strcmp(fmt, "csv") != 0 && strcmp(fmt, "tsv") != 0)

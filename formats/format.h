@@ -134,6 +134,18 @@ void tl_decoder_free(TlDecoder *d); /* NULL-safe */
  * tl_free) holds (name, wider type) pairs; otherwise *widen = NULL. */
 TlStatus tl_reader_decode(TlReader *r, TlDecoder *d, const TlMorsel *m,
                           TlBatch **out, TlSchema **widen, TlError *err);
+/* Where record `row` (0-based) of the morsel d decoded last with
+ * tl_reader_decode lies: its physical line (1-based) in *line, and the
+ * input's name for messages (escaped) in name[0, cap).  *line = 0 when the
+ * format keeps no lines or the input is a stream (its bytes may be gone, so
+ * nobody should decode a morsel twice).  For messages about a row that a
+ * step over the scan rejected: the scan decodes the morsel again, on that
+ * error path only, to find the row. */
+void tl_decoder_row_line(const TlReader *r, TlDecoder *d, int64_t row,
+                         int64_t *line, char *name, size_t cap);
+/* Whether a morsel of r may be decoded a second time (its bytes are still
+ * there: r's input is not a stream being decompressed). */
+bool tl_reader_can_redecode(const TlReader *r);
 /* Record a decode's widened types in the run's hints (consumer, in order). */
 TlStatus tl_reader_widen(TlReader *r, const TlSchema *widen, TlError *err);
 /* Count one decoded batch of `rows` records in the reader's stats (rows,

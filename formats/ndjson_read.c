@@ -1787,14 +1787,12 @@ static TlStatus value_misfit(const NdReader *r, NdCursor *cu, int c, int64_t row
         while (ls > cu->start && r->p[ls - 1] != '\n') ls--;
         for (size_t j = ls; j < at; j++)
             if ((r->p[j] & 0xC0) != 0x80) col++;
-        return tl_error(err, TL_ERR_DATA,
-                        "%s:%lld:%lld: %s%.*s%s%s is not a valid %s (column \"%s\")",
+        const char *v = (const char *)cu->p + f.off; /* source text; strings quoted */
+        bool str = f.kind == V_STR || f.kind == V_STRESC;
+        return tl_error(err, TL_ERR_DATA, "%s:%lld:%lld: %s is not a valid %s (column %s)",
                         r->name, (long long)cu->row_line[row], (long long)col,
-                        f.kind == V_STR || f.kind == V_STRESC ? "\"" : "",
-                        (int)(f.len > 72 ? 72 : f.len), (const char *)cu->p + f.off,
-                        f.len > 72 ? "..." : "",
-                        f.kind == V_STR || f.kind == V_STRESC ? "\"" : "",
-                        tl_type_name(fld->type), fld->name);
+                        (str ? tl_quote_json(v, f.len) : tl_escape_value(v, f.len)).s,
+                        tl_type_name(fld->type), tl_quote_name(fld->name).s);
     }
     w = tl_calloc(1, sizeof *w);
     if (!w) return tl_error_oom(err);
@@ -1813,8 +1811,8 @@ static TlStatus value_misfit(const NdReader *r, NdCursor *cu, int c, int64_t row
     *widen = w;
     i = tl_schema_find(w, fld->name);
     return tl_error(err, TL_ERR_RESTART,
-                    "%s:%lld: column \"%s\" holds a %s value; reading again",
-                    r->name, (long long)cu->row_line[row], fld->name,
+                    "%s:%lld: column %s holds a %s value; reading again",
+                    r->name, (long long)cu->row_line[row], tl_quote_name(fld->name).s,
                     tl_type_name(w->fields[i].type));
 }
 
@@ -1837,8 +1835,8 @@ static TlStatus late_keys(NdReader *r, NdCursor *cu, int64_t seq, TlSchema **wid
     const int n = cu->schema->n_fields;
     int64_t low = __atomic_load_n(&r->late_seq, __ATOMIC_RELAXED);
     if (!r->hints)
-        return tl_error(err, TL_ERR_DATA, "%s: key \"%s\" first appears after the "
-                        "first batch", r->name, cu->late.fields[0].name);
+        return tl_error(err, TL_ERR_DATA, "%s: key %s first appears after the "
+                        "first batch", r->name, tl_quote_name(cu->late.fields[0].name).s);
     /* the rest of a streamed input must be there (a decoder may wait: the
      * decompressor is a thread of its own) */
     TL_TRY(tl_input_finish(r->input, err));
@@ -1871,8 +1869,8 @@ static TlStatus late_keys(NdReader *r, NdCursor *cu, int64_t seq, TlSchema **wid
             return err->code;
         }
     *widen = w;
-    return tl_error(err, TL_ERR_RESTART, "%s: new key \"%s\"; reading again",
-                    r->name, cu->late.fields[0].name);
+    return tl_error(err, TL_ERR_RESTART, "%s: new key %s; reading again",
+                    r->name, tl_quote_name(cu->late.fields[0].name).s);
 }
 
 /* A decoder that met late keys in an earlier morsel forgets them (the
@@ -2398,11 +2396,13 @@ static void nd_close(TlReader *base)
     tl_free(r);
 }
 
+/* The line of record i of the morsel d decoded last (fmt_impl.h). */
+static int64_t nd_row_line(TlDecoder *d, int64_t i) { return ((NdDecoder *)d)->cur.row_line[i]; }
 static const TlReaderOps ndjson_ops = {
     .schema = nd_schema, .project = nd_project, .next = nd_next, .close = nd_close,
     .split = nd_split, .decoder_new = nd_decoder_new, .decoder_free = nd_decoder_free,
     .decode = nd_decode, .widen = nd_widen, .count = nd_count,
-    .guess = nd_guess, .resplit = nd_resplit};
+    .guess = nd_guess, .resplit = nd_resplit, .row_line = nd_row_line};
 
 /* Add column name (type null) unless present; its index in *c. */
 static TlStatus add_column(NdReader *r, NdCursor *cu, const char *name, int *c,
@@ -2471,7 +2471,7 @@ static TlStatus nd_open(const char *path, const TlReadOptions *opt, TlTypeHints 
     r->late_seq = INT64_MAX;
     r->split_bytes = force_bytes ? (size_t)force_bytes : MORSEL_FIRST;
     r->max_rows = force_rows ? force_rows : tl_batch_rows();
-    r->name = tl_strdup(tl_input_name(path));
+    r->name = tl_strdup(tl_escape_name(tl_input_name(path)).s);
     if (!r->name) goto oom;
     if (tl_input_load_stream(path, &r->input, err) != TL_OK) goto fail;
     r->base.input = r->input;

@@ -82,7 +82,7 @@ static TlStatus write_error(const TlSink *s, int e, TlError *err)
         return tl_error(err, TL_ERR_IO, "cannot write to standard output: %s",
                         strerror(e));
     }
-    return tl_error(err, TL_ERR_IO, "cannot write \"%s\": %s", s->path, strerror(e));
+    return tl_error(err, TL_ERR_IO, "cannot write %s: %s", tl_quote_name(s->path).s, strerror(e));
 }
 
 /* stdout sink: move the memory buffer to the spill file. */
@@ -189,7 +189,7 @@ TlStatus tl_sink_open(const char *path, TlSink **out, TlError *err)
     name = slash ? slash + 1 : path;
     dir_len = slash ? (size_t)(slash - path) + 1 : 0; /* keeps the slash */
     if (*name == '\0' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
-        tl_error(err, TL_ERR_IO, "cannot write \"%s\": %s", path, strerror(EISDIR));
+        tl_error(err, TL_ERR_IO, "cannot write %s: %s", tl_quote_name(path).s, strerror(EISDIR));
         goto fail;
     }
     n = dir_len + strlen(name) + 16;
@@ -198,7 +198,7 @@ TlStatus tl_sink_open(const char *path, TlSink **out, TlError *err)
     snprintf(s->tmp_path, n, "%.*s.%s.tmp-XXXXXX", (int)dir_len, path, name);
     s->fd = mkostemp(s->tmp_path, O_CLOEXEC);
     if (s->fd < 0) {
-        tl_error(err, TL_ERR_IO, "cannot write \"%s\": %s", path, strerror(errno));
+        tl_error(err, TL_ERR_IO, "cannot write %s: %s", tl_quote_name(path).s, strerror(errno));
         tl_free(s->tmp_path);
         s->tmp_path = NULL;
         goto fail;

@@ -285,9 +285,9 @@ static TlStatus trunc_error(int64_t row, const uint8_t *s, size_t len,
         return tl_error(err, TL_ERR_DATA,
                         "date_trunc result is out of the timestamp range");
     return tl_error(err, TL_ERR_DATA,
-                    "unknown date part '%.*s' for date_trunc (expected year, "
+                    "unknown date part %s for date_trunc (expected year, "
                     "quarter, month, week, day, hour, minute or second)",
-                    (int)(len > 100 ? 100 : len), (const char *)s);
+                    tl_quote((const char *)s, len).s);
 }
 
 static TlStatus k_date_trunc(const TlDatum *args, int n_args, int64_t n_rows,

@@ -141,6 +141,15 @@ void tally_guard_inputs(void);
  * library's one edit distance, lib/core/suggest.c). */
 const char *tally_suggest(const char *typed, const char *const *cands, size_t n);
 
+/* s between double quotes with control characters and invalid UTF-8
+ * escaped and a long value cut (lib/core/quote.c), into buf; returns buf.
+ * For putting user text into a message. */
+const char *tally_quote(char *buf, size_t cap, const char *s);
+/* msg with every control character but newline (and invalid UTF-8)
+ * escaped, into dst: what the CLI prints, so no message can drive the
+ * terminal. */
+void tally_escape_message(char *dst, size_t cap, const char *msg);
+
 /* Number of online processors (for --threads default and --help). */
 int tally_cpu_count(void);
 

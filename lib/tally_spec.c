@@ -17,6 +17,7 @@
 #include "core/core.h"
 #include "tally.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* Copy s into memory owned by a spec.  NULL for a NULL s or on OOM. */
@@ -152,4 +153,18 @@ void tally_spec_free(TallySpec *spec)
 const char *tally_suggest(const char *typed, const char *const *cands, size_t n)
 {
     return tl_suggest(typed, strlen(typed), cands, n);
+}
+
+/* s quoted for a message into buf (see lib/core/quote.c); returns buf. */
+const char *tally_quote(char *buf, size_t cap, const char *s)
+{
+    TlQuoted q = tl_quote_str(s);
+    if (cap > 0) snprintf(buf, cap, "%s", q.s);
+    return buf;
+}
+
+/* A whole message escaped into dst (see lib/core/quote.c). */
+void tally_escape_message(char *dst, size_t cap, const char *msg)
+{
+    tl_escape_text(dst, cap, msg);
 }

@@ -92,6 +92,38 @@ TlStatus tl_error_oom(TlError *err);
 /* Exit status for a code: 0 ok, 2 usage, 1 everything else. */
 int tl_error_exit_code(TlStatus code);
 
+/* Data shown in a message (lib/core/quote.c has the rule): values longer
+ * than TL_QUOTE_SHOW bytes show their first TL_QUOTE_CUT bytes, names longer
+ * than TL_QUOTE_NAME_SHOW their first TL_QUOTE_NAME_CUT. */
+#define TL_QUOTE_SHOW 64
+#define TL_QUOTE_CUT 48
+#define TL_QUOTE_NAME_SHOW 256
+#define TL_QUOTE_NAME_CUT 240
+/* A quoted or escaped piece of data, returned by value so it can sit in a
+ * printf argument list: tl_error(err, c, "no column %s", tl_quote_str(n).s). */
+typedef struct TlQuoted {
+    char s[TL_QUOTE_NAME_SHOW * 4 + 64];
+} TlQuoted;
+/* s[0, n) between double quotes, escaped, cut with its length when long.
+ * A NULL s gives (none). */
+TlQuoted tl_quote(const char *s, size_t n);
+/* tl_quote of a NUL-terminated string. */
+TlQuoted tl_quote_str(const char *s);
+/* A name (column, file, key, flag value) quoted like tl_quote, cut only
+ * past TL_QUOTE_NAME_SHOW bytes. */
+TlQuoted tl_quote_name(const char *s);
+/* tl_quote_name without the quotes: for file names at the head of
+ * "FILE:LINE:COL: ..." messages. */
+TlQuoted tl_escape_name(const char *s);
+/* The source text of a JSON string (between its quotes, escapes as written)
+ * quoted like tl_quote, its backslash escapes kept as they are. */
+TlQuoted tl_quote_json(const char *s, size_t n);
+/* tl_quote without the quotes: for source text that is not a string. */
+TlQuoted tl_escape_value(const char *s, size_t n);
+/* A whole message src escaped into dst[0, cap) (newlines kept, nothing
+ * quoted); returns the length written. */
+size_t tl_escape_text(char *dst, size_t cap, const char *src);
+
 #define TL_TRY(x)                                                              \
     do {                                                                       \
         TlStatus tl_try_st_ = (x);                                             \

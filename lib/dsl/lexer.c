@@ -14,10 +14,13 @@
  *   symbols   ( ) , * + - / // % || = == != <> < <= > >= :: :
  *
  * A byte that starts no token is a syntax error with a caret under it (the
- * whole UTF-8 sequence for a non-ASCII character).
+ * whole UTF-8 sequence for a non-ASCII character; when that character sits
+ * in a word, the caret is under the word and the message says to
+ * double-quote it).
  */
 #include "lexer.h"
 
+#include <stdio.h>
 #include <strings.h>
 
 static const struct {
@@ -77,6 +80,15 @@ static uint32_t utf8_len(const char *s, uint32_t i, uint32_t end)
     uint32_t k = 1;
     while (k < n && i + k < end && ((unsigned char)s[i + k] & 0xC0) == 0x80) k++;
     return k;
+}
+
+/* Whether byte c can be part of a name as the user meant it: an ASCII
+ * letter, digit or '_', or any byte of a non-ASCII character. */
+static bool name_byte(char c)
+{
+    unsigned char u = (unsigned char)c;
+    return u >= 0x80 || (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') ||
+           (u >= '0' && u <= '9') || u == '_';
 }
 
 /* Length of the number starting at s[i]; sets *is_float. */
@@ -225,8 +237,23 @@ TlStatus tl_lex(const TlExprArena *ea, uint16_t src, uint32_t start,
     bad:
         *n_toks = n;
         len = utf8_len(s, i, end);
+        if ((unsigned char)s[i] >= 0x80) {
+            /* a non-ASCII letter inside a word: the word is a name that
+             * needs double quotes */
+            uint32_t ws = i, we = i + len;
+            while (ws > 0 && name_byte(s[ws - 1])) ws--;
+            while (we < end && name_byte(s[we])) we++;
+            if (ws < i || we > i + len) {
+                char word[TL_QUOTE_NAME_SHOW + 1];
+                snprintf(word, sizeof word, "%.*s", (int)(we - ws), s + ws);
+                return tl_error_at(err, TL_ERR_USAGE, ea, src, ws, we - ws,
+                                   "syntax error: unexpected %s (a name with "
+                                   "non-ASCII letters must be double-quoted: %s)",
+                                   tl_quote(s + i, len).s, tl_quote_name(word).s);
+            }
+        }
         return tl_error_at(err, TL_ERR_USAGE, ea, src, i, len,
-                           "syntax error: unexpected \"%.*s\"", (int)len, s + i);
+                           "syntax error: unexpected %s", tl_quote(s + i, len).s);
     }
     if (!push_tok(toks, &n, &cap, TL_TK_EOF, TL_KW_NONE, end, 0)) goto oom;
     *n_toks = n;

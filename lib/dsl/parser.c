@@ -268,8 +268,9 @@ static TlStatus type_name(P *p, TlType *ty, TlError *err)
         const char *sug = tl_suggest(p->text + t->start, t->len, names,
                                      sizeof names / sizeof names[0]);
         return tl_error_at(err, TL_ERR_USAGE, p->ea, p->src, t->start, t->len,
-                           "unknown type \"%.*s\"%s%s%s", (int)t->len,
-                           p->text + t->start, sug ? " (did you mean \"" : "",
+                           "unknown type %s%s%s%s",
+                           tl_quote(p->text + t->start, t->len).s,
+                           sug ? " (did you mean \"" : "",
                            sug ? sug : "", sug ? "\"?)" : "");
     }
     advance(p);
@@ -309,7 +310,7 @@ static TlStatus call(P *p, PN *out, TlError *err)
     if (op == TL_OP_NONE) {
         const char *sug = tl_op_suggest(ns, name->len);
         return tl_error_at(err, TL_ERR_USAGE, p->ea, p->src, name->start, name->len,
-                           "unknown function \"%.*s\"%s%s%s", (int)name->len, ns,
+                           "unknown function %s%s%s%s", tl_quote(ns, name->len).s,
                            sug ? " (did you mean \"" : "", sug ? sug : "",
                            sug ? "\"?)" : "");
     }

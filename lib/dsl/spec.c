@@ -230,7 +230,7 @@ static int check_dups(Ctx *c, const cJSON *obj)
     qsort(keys, (size_t)k, sizeof *keys, cmp_str);
     for (int i = 1; i < k; i++) {
         if (strcmp(keys[i - 1], keys[i]) == 0) {
-            int rc = fail(c, "duplicate key \"%s\"", keys[i]);
+            int rc = fail(c, "duplicate key %s", tl_quote_name(keys[i]).s);
             tl_free(keys);
             return rc;
         }
@@ -359,8 +359,8 @@ static int join_input(Ctx *c, const cJSON *v, TallyStep *st)
     static const char *const banned[] = {"output", "to", "threads"};
     for (int i = 0; i < 3; i++)
         if (cJSON_GetObjectItemCaseSensitive(v, banned[i]))
-            return fail(c, "\"%s\" has no meaning for the input of a join",
-                        banned[i]);
+            return fail(c, "%s has no meaning for the input of a join",
+                        tl_quote_name(banned[i]).s);
     TallySpec *outer = c->spec;
     c->spec = js;
     int rc = top(c, v);
@@ -386,7 +386,8 @@ static int step_join(Ctx *c, const cJSON *v)
         const char *key = it->string ? it->string : "";
         int k = find_key(keys, 4, key);
         if (k < 0)
-            return fail(c, "unknown key \"%s\"%s", key, near(key, keys, 4, sug, sizeof sug));
+            return fail(c, "unknown key %s%s", tl_quote_name(key).s,
+                        near(key, keys, 4, sug, sizeof sug));
         WITH_KEY(c, key, {
             if (k == 0 && join_input(c, it, st)) return -1;
             if (k == 1 && str_list(c, it, 1, &st->items, &st->n_items)) return -1;
@@ -398,8 +399,9 @@ static int step_join(Ctx *c, const cJSON *v)
                 for (int i = 0; i < 6; i++)
                     if (strcasecmp(hows[i], it->valuestring) == 0) h = i;
                 if (h < 0)
-                    return fail(c, "unknown join type \"%s\"%s (use inner, left, right, full, semi or anti)",
-                                it->valuestring,
+                    return fail(c, "unknown join type %s%s (use inner, left, right, "
+                                "full, semi or anti)",
+                                tl_quote_name(it->valuestring).s,
                                 near(it->valuestring, hows, 6, sug, sizeof sug));
                 tally_free(st->how);
                 st->how = NULL;
@@ -429,7 +431,7 @@ static int step(Ctx *c, const cJSON *v)
         const char *key = it->string ? it->string : "";
         int k = find_key(step_keys, K_COUNT, key);
         if (k < 0)
-            return fail(c, "unknown %s \"%s\"%s", size == 1 ? "step" : "key", key,
+            return fail(c, "unknown %s %s%s", size == 1 ? "step" : "key", tl_quote_name(key).s,
                         near(key, step_keys, K_COUNT, sug, sizeof sug));
         val[k] = it;
         if (k == K_BY || k == K_AGG) continue; /* modifiers of limit, group_by */
@@ -443,10 +445,11 @@ static int step(Ctx *c, const cJSON *v)
     if (val[K_BY] && !val[K_LIMIT] && n_main == 0)
         return fail(c, "\"by\" goes with \"limit\": {\"limit\": N, \"by\": [...]}");
     if (n_main > 1)
-        return fail(c, "one step per object: found \"%s\" and \"%s\"",
-                    step_keys[first], step_keys[second]);
+        return fail(c, "one step per object: found %s and %s",
+                    tl_quote_name(step_keys[first]).s, tl_quote_name(step_keys[second]).s);
     if (val[K_BY] && first != K_LIMIT)
-        return fail(c, "\"by\" goes with \"limit\", not with \"%s\"", step_keys[first]);
+        return fail(c, "\"by\" goes with \"limit\", not with %s",
+                    tl_quote_name(step_keys[first]).s);
 
     TallyStep *st;
     const cJSON *x = val[first];
@@ -679,7 +682,7 @@ static int top(Ctx *c, const cJSON *root)
         const char *key = it->string ? it->string : "";
         int k = find_key(top_keys, T_COUNT, key);
         if (k < 0)
-            return fail_file(c, "unknown key \"%s\"%s", key,
+            return fail_file(c, "unknown key %s%s", tl_quote_name(key).s,
                              near(key, top_keys, T_COUNT, sug, sizeof sug));
         seen[k] = it;
     }
@@ -707,7 +710,9 @@ static int read_file(Ctx *c, const char *path, char **buf, size_t *len)
     size_t n = 0, cap = 0;
     char *b = NULL;
     *buf = NULL;
-    if (!f) return fail_raw(c, "cannot open pipeline \"%s\": %s", c->file, strerror(errno));
+    if (!f)
+        return fail_raw(c, "cannot open pipeline %s: %s", tl_quote_name(c->file).s,
+                        strerror(errno));
     for (;;) {
         if (cap - n < 4096 + 1) {
             size_t nc = cap ? cap * 2 : 8192;
@@ -725,7 +730,7 @@ static int read_file(Ctx *c, const char *path, char **buf, size_t *len)
         if (n > MAX_FILE) {
             tl_free(b);
             if (!std) fclose(f);
-            return fail_raw(c, "pipeline \"%s\" is too large (over %zu MiB)", c->file,
+            return fail_raw(c, "pipeline %s is too large (over %zu MiB)", tl_quote_name(c->file).s,
                             MAX_FILE >> 20);
         }
         if (got == 0) break;
@@ -734,7 +739,7 @@ static int read_file(Ctx *c, const char *path, char **buf, size_t *len)
         int e = errno;
         tl_free(b);
         if (!std) fclose(f);
-        return fail_raw(c, "cannot read pipeline \"%s\": %s", c->file, strerror(e));
+        return fail_raw(c, "cannot read pipeline %s: %s", tl_quote_name(c->file).s, strerror(e));
     }
     if (!std) fclose(f);
     b[n] = 0;

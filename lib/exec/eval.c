@@ -87,8 +87,11 @@ static void drop(Val *v)
 
 /* ------------------------------------------------------------ messages */
 
-/* Row i of a as text for a message: strings quoted (cut when long), null
- * as null. */
+/* Room for one value in a message (a tl_quote result). */
+#define VAL_MAX sizeof(TlQuoted)
+
+/* Row i of a as text for a message: strings quoted (tl_quote: escaped, cut
+ * when long), null as null. */
 static void fmt_value(const TlArray *a, int64_t i, char *buf, size_t cap)
 {
     char tmp[TL_FMT_MAX];
@@ -106,10 +109,8 @@ static void fmt_value(const TlArray *a, int64_t i, char *buf, size_t cap)
     case TL_TTIMESTAMP: tl_fmt_timestamp(tl_array_i64(a)[i], tmp); break;
     case TL_TSTRING: {
         const TlView *v = &tl_array_views(a)[i];
-        uint32_t len = tl_view_len(*v);
-        int shown = len > 60 ? 60 : (int)len;
-        snprintf(buf, cap, "\"%.*s%s\"", shown,
-                 (const char *)tl_view_ptr(v, a->data), len > 60 ? "..." : "");
+        snprintf(buf, cap, "%s",
+                 tl_quote((const char *)tl_view_ptr(v, a->data), tl_view_len(*v)).s);
         return;
     }
     default:
@@ -160,7 +161,7 @@ static TlStatus overflow_error(Ev *ev, TlExprId id, const char *what,
                                const char *op, const Val *a, const Val *b,
                                int64_t row)
 {
-    char text[80], x[96], y[96];
+    char text[80], x[VAL_MAX], y[VAL_MAX];
     node_text(ev, id, text, sizeof text);
     fmt_val(a, row, x, sizeof x);
     if (!b) return data_error(ev, id, "%s in \"%s\": -(%s)", what, text, x);
@@ -563,13 +564,13 @@ static TlStatus eval_fn(Ev *ev, TlExprId id, const Val *args, int n_args,
     ev->err->msg[0] = 0;
     st = k(d, n_args, m, &out->a, &row, ev->err);
     if (st == TL_ERR_DATA) {
-        char kmsg[256], text[80], vals[512];
+        char kmsg[256], text[80], vals[3 * VAL_MAX];
         size_t len = 0;
         snprintf(kmsg, sizeof kmsg, "%.200s",
                  ev->err->msg[0] ? ev->err->msg : "invalid argument");
         vals[0] = 0;
-        for (i = 0; i < n_args && len < sizeof vals - 100; i++) {
-            char v[96];
+        for (i = 0; i < n_args && len < sizeof vals - VAL_MAX; i++) {
+            char v[VAL_MAX];
             fmt_val(&args[i], row, v, sizeof v);
             len += (size_t)snprintf(vals + len, sizeof vals - len, "%s%s",
                                     i ? ", " : "", v);
@@ -593,7 +594,7 @@ static TlStatus eval_cast(Ev *ev, TlExprId id, const TlBatch *in, Val *out)
     st = tl_cast_array(x.a, to, try_, &out->a, &bad, ev->err);
     out->scalar = x.scalar;
     if (st == TL_ERR_DATA) {
-        char v[96];
+        char v[VAL_MAX];
         fmt_value(x.a, bad, v, sizeof v);
         st = data_error(ev, id, "cannot cast %s to %s", v, tl_type_name(to));
     } else if (st == TL_ERR_USAGE) {

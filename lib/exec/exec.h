@@ -171,4 +171,24 @@ TlStatus tl_op_distinct_new(TlOperator *child, const int *cols, int n_cols,
 TlStatus tl_op_limit_by_new(TlOperator *child, int64_t limit, const int *by,
                             int n_by, TlOperator **out, TlError *err);
 
+/* Finding the row an error was raised on (place.c): a run over a batch
+ * that consumes it and returns its status (TL_ERR_DATA: a row failed). */
+typedef TlStatus (*TlPlaceRun)(void *arg, TlBatch *b, TlError *err);
+/* The first row of b with which run fails (run goes row by row: a row
+ * fails or not whatever the other rows), found by running it on prefixes
+ * of b; that run's error in *first.  -1 when run does not fail on b with a
+ * data error, or on out of memory.  For error paths only. */
+int64_t tl_first_failing_row(TlPlaceRun run, void *arg, const TlBatch *b,
+                             TlError *first);
+/* A step that is not fused into a scan failed on batch b with err, after
+ * `before` rows of earlier batches: the message becomes "row N of the
+ * step's input: ..." (N counted from 1) with the error of the first
+ * failing row of b.  For rows after a join, group-by or sort, which come
+ * from no single input line. */
+void tl_place_row(TlPlaceRun run, void *arg, const TlBatch *b, int64_t before,
+                  TlError *err);
+/* A batch holding new references to b's columns (NULL on OOM): keeps b's
+ * rows for tl_first_failing_row while b itself is consumed. */
+TlBatch *tl_batch_ref(const TlBatch *b);
+
 #endif

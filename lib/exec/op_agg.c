@@ -312,7 +312,7 @@ static TlStatus sorted_error(AggOp *a, const char *kv, int64_t row, TlError *err
         if (tl_reader_locate(a->src[i], rec, &line, &n, &name, &e2) != TL_OK) break;
         if (line > 0)
             return tl_error(err, TL_ERR_DATA, "%s:%lld: --sorted: key %s "
-                            "reappears after its run ended", name,
+                            "reappears after its run ended", tl_escape_name(name).s,
                             (long long)line, kv);
         rec -= n;
     }
@@ -337,7 +337,7 @@ static TlStatus check_runs(AggOp *a, int64_t r, TlError *err)
             a->prev_id = id;
             continue;
         }
-        char where[400];
+        char where[1024];
         group_text(a, id, where, sizeof where);
         /* " in group k=v" -> "k=v" */
         const char *kv = strncmp(where, " in group ", 10) == 0 ? where + 10 : where;
@@ -474,7 +474,7 @@ static void group_text_in(AggOp *a, TlGrouper *g, uint32_t gid, char *buf,
         return;
     len += (size_t)snprintf(buf, cap, " in group ");
     for (int j = 0; j < nk && len < cap; j++) {
-        char v[64];
+        char v[sizeof(TlQuoted)];
         size_t n = 0;
         const char *p = v;
         const TlArray *c = k[j];
@@ -487,14 +487,14 @@ static void group_text_in(AggOp *a, TlGrouper *g, uint32_t gid, char *buf,
         case TL_TBOOL: p = tl_array_bool(c, 0) ? "true" : "false"; n = strlen(p); break;
         case TL_TSTRING: {
             const TlView *w = &tl_array_views(c)[0];
-            p = (const char *)tl_view_ptr(w, c->data);
-            n = w->in.len > 60 ? 60 : w->in.len;
+            n = (size_t)snprintf(v, sizeof v, "%s", /* quoted, escaped, cut */
+                                 tl_quote((const char *)tl_view_ptr(w, c->data), w->in.len).s);
             break;
         }
         default: p = "?"; n = 1; break;
         }
-        len += (size_t)snprintf(buf + len, cap - len, "%s%.60s=%.*s", j ? ", " : "",
-                                a->base.schema->fields[j].name, (int)n, p);
+        len += (size_t)snprintf(buf + len, cap - len, "%s%s=%.*s", j ? ", " : "",
+                                tl_escape_name(a->base.schema->fields[j].name).s, (int)n, p);
     }
     for (int j = 0; j < nk; j++) tl_array_release(k[j]);
 }
@@ -1306,7 +1306,7 @@ static TlStatus radix_consume(AggOp *a, TlError *err)
         }
         const TlExpr *e = tl_ea_node(a->ea, a->aggs[j]);
         const TlOpInfo *oi = tl_op_info((TlOp)e->op);
-        char where[400];
+        char where[1024];
         group_text_in(a, a->parts[bad].g, tl_agg_bad_group(a->parts[bad].states[j]),
                       where, sizeof where);
         return tl_error_at(err, TL_ERR_DATA, a->ea, e->src, e->start, e->len,
@@ -1457,7 +1457,7 @@ static TlStatus consume(AggOp *a, TlError *err)
         if (st == TL_ERR_DATA && err->msg[0] == '\0') {
             const TlExpr *e = tl_ea_node(a->ea, a->aggs[j]);
             const TlOpInfo *oi = tl_op_info((TlOp)e->op);
-            char where[400];
+            char where[1024];
             group_text(a, tl_agg_bad_group(a->states[j]), where, sizeof where);
             return tl_error_at(err, TL_ERR_DATA, a->ea, e->src, e->start, e->len,
                                "%s overflows int64%s", oi ? oi->name : "sum", where);

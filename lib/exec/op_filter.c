@@ -33,6 +33,7 @@ typedef struct Filter {
     TlOperator base;
     TlOperator *child;
     FilterMap map;
+    int64_t rows_in;    /* rows of the batches taken so far: for messages */
 } Filter;
 
 /* The map (exec.h): batch b filtered; *out NULL when no row is left.  Pure,
@@ -105,15 +106,33 @@ static TlStatus filter_late(void *ctx, TlBatch *part, TlLate *late, TlBatch **ou
     return st;
 }
 
+/* filter_map over b (consumed), its output dropped: tl_first_failing_row. */
+static TlStatus filter_run(void *ctx, TlBatch *b, TlError *err)
+{
+    TlBatch *out = NULL;
+    TlStatus st = filter_map(ctx, b, &out, err);
+    tl_batch_free(out);
+    return st;
+}
+
 static TlStatus filter_next(TlOperator *op, TlBatch **out, TlError *err)
 {
     Filter *f = (Filter *)op;
     *out = NULL;
     for (;;) {
-        TlBatch *b = NULL;
+        TlBatch *b = NULL, *keep;
+        TlStatus st;
         TL_TRY(f->child->next(f->child, &b, err));
         if (!b) return TL_OK;
-        TL_TRY(filter_map(&f->map, b, out, err));
+        if (!(keep = tl_batch_ref(b))) {
+            tl_batch_free(b);
+            return tl_error_oom(err);
+        }
+        st = filter_map(&f->map, b, out, err);
+        if (st == TL_ERR_DATA) tl_place_row(filter_run, &f->map, keep, f->rows_in, err);
+        f->rows_in += keep->n_rows;
+        tl_batch_free(keep);
+        if (st != TL_OK) return st;
         if (*out) return TL_OK;
     }
 }

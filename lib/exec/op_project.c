@@ -31,6 +31,7 @@ typedef struct Project {
     TlOperator base;
     TlOperator *child;
     ProjectMap *map;
+    int64_t rows_in;    /* rows of the batches taken so far: for messages */
 } Project;
 
 /* The map (exec.h): one output column per expression over b (consumed). */
@@ -71,14 +72,32 @@ static TlStatus project_map(void *ctx, TlBatch *b, TlBatch **out, TlError *err)
     return TL_OK;
 }
 
+/* project_map over b (consumed), its output dropped: tl_first_failing_row. */
+static TlStatus project_run(void *ctx, TlBatch *b, TlError *err)
+{
+    TlBatch *out = NULL;
+    TlStatus st = project_map(ctx, b, &out, err);
+    tl_batch_free(out);
+    return st;
+}
+
 static TlStatus project_next(TlOperator *op, TlBatch **out, TlError *err)
 {
     Project *p = (Project *)op;
-    TlBatch *b = NULL;
+    TlBatch *b = NULL, *keep;
+    TlStatus st;
     *out = NULL;
     TL_TRY(p->child->next(p->child, &b, err));
     if (!b) return TL_OK;
-    return project_map(p->map, b, out, err);
+    if (!(keep = tl_batch_ref(b))) {
+        tl_batch_free(b);
+        return tl_error_oom(err);
+    }
+    st = project_map(p->map, b, out, err);
+    if (st == TL_ERR_DATA) tl_place_row(project_run, p->map, keep, p->rows_in, err);
+    p->rows_in += keep->n_rows;
+    tl_batch_free(keep);
+    return st;
 }
 
 static void map_free(void *ctx)

@@ -161,8 +161,8 @@ static TlStatus fix_column(const Scan *s, TlArray *a, TlType want, int k,
     if (a->type == TL_TINT64 && want == TL_TFLOAT64)
         return tl_cast_array(a, want, false, out, &bad, err);
     return tl_error(err, TL_ERR_DATA,
-                    "internal error: column \"%s\" read as %s, planned as %s",
-                    s->scan_schema->fields[k].name, tl_type_name(a->type),
+                    "internal error: column %s read as %s, planned as %s",
+                    tl_quote_name(s->scan_schema->fields[k].name).s, tl_type_name(a->type),
                     tl_type_name(want));
 }
 
@@ -291,8 +291,8 @@ static TlStatus run_late(Scan *s, ScanIn *in, Slot *sl, TlDecoder *d,
             if (!part->cols[k]) st = tl_error_oom(err);
         } else if (!eb->cols[p]) {
             st = tl_error(err, TL_ERR_DATA,
-                          "internal error: column \"%s\" was not converted early",
-                          s->scan_schema->fields[k].name);
+                          "internal error: column %s was not converted early",
+                          tl_quote_name(s->scan_schema->fields[k].name).s);
         } else {
             st = fix_column(s, eb->cols[p], want, k, &part->cols[k], err);
         }
@@ -310,6 +310,104 @@ static TlStatus run_late(Scan *s, ScanIn *in, Slot *sl, TlDecoder *d,
     if (!late.fetched) tl_reader_decode_end(in->reader, d);
     tl_batch_free(eb);
     return st;
+}
+
+/* The first map alone over p (consumed): a late morsel's failure. */
+static TlStatus run_first_map(void *arg, TlBatch *p, TlError *err)
+{
+    const Scan *s = arg;
+    TlStatus st = s->maps[0].fn(s->maps[0].ctx, p, &p, err);
+    tl_batch_free(p);
+    return st;
+}
+
+/* Morsel m decoded again for place_map_error as run_late decodes it: the
+ * columns the first map needs (the others all null; that map does not read
+ * them), so a type the dropped rows would have widened plays no part. */
+static TlStatus decode_part(const Scan *s, ScanIn *in, TlDecoder *d,
+                            const TlMorsel *m, TlBatch **out, TlSchema **widen,
+                            TlError *err)
+{
+    TlBatch *eb = NULL, *part = NULL;
+    TlStatus st = tl_reader_decode_early(in->reader, d, m, in->early, in->n_early,
+                                         s->map_few, &eb, widen, err);
+    if (st == TL_OK && eb && !(part = tl_batch_new(s->scan_schema, s->n_cols, eb->n_rows)))
+        st = tl_error_oom(err);
+    for (int k = 0; st == TL_OK && part && k < s->n_cols; k++) {
+        TlType want = s->scan_schema->fields[k].type;
+        int p = in->pos[k];
+        if (s->need[k] && p >= 0 && p < eb->n_cols && eb->cols[p])
+            st = fix_column(s, eb->cols[p], want, k, &part->cols[k], err);
+        else if (!(part->cols[k] = tl_array_new_null(want, eb->n_rows)))
+            st = tl_error_oom(err);
+    }
+    if (eb) tl_reader_decode_end(in->reader, d);
+    tl_batch_free(eb);
+    if (st != TL_OK) {
+        tl_batch_free(part);
+        part = NULL;
+    }
+    *out = part;
+    return st;
+}
+
+/* Every map over p (consumed), for tl_first_failing_row. */
+static TlStatus run_maps(void *arg, TlBatch *p, TlError *err)
+{
+    const Scan *s = arg;
+    TlStatus st = TL_OK;
+    for (int i = 0; st == TL_OK && p && i < s->n_maps; i++)
+        st = s->maps[i].fn(s->maps[i].ctx, p, &p, err);
+    tl_batch_free(p);
+    return st;
+}
+
+/* A map (filter, with, select fused into the scan) failed on morsel sl->m
+ * with a data error: name the file and line of the record that fails.
+ * Error path only, so the happy path pays nothing: the morsel is decoded
+ * again with a decoder of its own and tl_first_failing_row (place.c) finds
+ * the first record with which the maps fail; its error, the one reported,
+ * is the same for any morsel layout and thread count (the consumer takes
+ * the first failing morsel in input order).  On any trouble (a stream,
+ * whose bytes may be gone; a format without lines; out of memory) the
+ * message stays as it was. */
+static void place_map_error(Scan *s, ScanIn *in, Slot *sl, bool late, TlError *err)
+{
+    TlDecoder *d = NULL;
+    TlBatch *b = NULL;
+    TlSchema *widen = NULL;
+    TlError e = {0}, first = {0};
+    int64_t row, line = 0;
+    char name[sizeof(TlQuoted)];
+    bool late_part = false;
+    TlStatus st;
+    if (!tl_reader_can_redecode(in->reader) || sl->m.line < 1) return;
+    if (tl_decoder_new(in->reader, &d, &e) != TL_OK) goto done;
+    /* the whole morsel and every map, as without late materialization; a
+     * late morsel whose dropped rows would widen a type (a restart the
+     * late path never needed): its part and the first map, which failed */
+    st = tl_reader_decode(in->reader, d, &sl->m, &b, &widen, &e);
+    if (st == TL_OK && b) st = fix_batch(s, in, b, &b, &e);
+    if (st == TL_ERR_RESTART && late) {
+        if (widen) tl_schema_free(widen);
+        tl_free(widen);
+        widen = NULL;
+        late_part = true;
+        st = decode_part(s, in, d, &sl->m, &b, &widen, &e);
+    }
+    if (st != TL_OK || !b) goto done;
+    row = tl_first_failing_row(late_part ? run_first_map : run_maps, s, b, &first);
+    if (row < 0) goto done;
+    tl_decoder_row_line(in->reader, d, row, &line, name, sizeof name);
+    if (line > 0)
+        tl_error(err, TL_ERR_DATA, "%s:%lld: %s", name, (long long)line, first.msg);
+done:
+    if (widen) {
+        tl_schema_free(widen);
+        tl_free(widen);
+    }
+    tl_batch_free(b);
+    tl_decoder_free(d);
 }
 
 /* The work of one morsel: decode (or take the read batch), fix, maps,
@@ -331,6 +429,9 @@ static void run_slot(Slot *sl)
             st = run_late(s, in, sl, d, &b, &staged, err);
             first_map = 1;
             put_decoder(s, in, d);
+            /* the first map's late form failed, or the decode did (then
+             * decoding again fails too and the message stays) */
+            if (st == TL_ERR_DATA && !staged) place_map_error(s, in, sl, true, err);
         } else if (st == TL_OK) {
             st = tl_reader_decode(in->reader, d, &sl->m, &b, &sl->widen, err);
             if (st == TL_OK && b) sl->rows = b->n_rows;
@@ -345,7 +446,8 @@ static void run_slot(Slot *sl)
     }
     if (st == TL_OK && b && !first_map) st = fix_batch(s, in, b, &b, err);
     for (int i = first_map; st == TL_OK && b && i < s->n_maps; i++)
-        st = s->maps[i].fn(s->maps[i].ctx, b, &b, err);
+        if ((st = s->maps[i].fn(s->maps[i].ctx, b, &b, err)) == TL_ERR_DATA && in->split)
+            place_map_error(s, in, sl, false, err);
     if (st == TL_OK && b && b->n_rows == 0) {
         tl_batch_free(b);
         b = NULL;

@@ -112,8 +112,8 @@ static TlStatus parse_schema(TlSchema *fixed, const char *text, const char *flag
         char *colon = strrchr(item, ':'), *name, *type;
         TlType t;
         if (!colon) {
-            st = tl_error(err, TL_ERR_USAGE, "%s: expected NAME:TYPE, got \"%s\"", flag,
-                          trim(item));
+            st = tl_error(err, TL_ERR_USAGE, "%s: expected NAME:TYPE, got %s", flag,
+                          tl_quote_name(trim(item)).s);
             break;
         }
         *colon = '\0';
@@ -130,13 +130,13 @@ static TlStatus parse_schema(TlSchema *fixed, const char *text, const char *flag
         }
         if (!tl_type_parse(type, strlen(type), &t) || t == TL_TNULL) {
             st = tl_error(err, TL_ERR_USAGE,
-                          "%s: unknown type \"%s\" for column \"%s\"", flag, type,
-                          name);
+                          "%s: unknown type %s for column %s", flag,
+                          tl_quote_name(type).s, tl_quote_name(name).s);
             break;
         }
         if (tl_schema_find(fixed, name) >= 0) {
-            st = tl_error(err, TL_ERR_USAGE, "%s: column \"%s\" given twice", flag,
-                          name);
+            st = tl_error(err, TL_ERR_USAGE, "%s: column %s given twice", flag,
+                          tl_quote_name(name).s);
             break;
         }
         st = tl_schema_add(fixed, name, t, err);
@@ -196,9 +196,9 @@ static TlStatus expand_inputs(Run *r, const TallySpec *s, const char *dir,
             glob_t g;
             int rc = glob(path, 0, NULL, &g);
             if (rc == GLOB_NOMATCH) {
-                st = tl_error(err, TL_ERR_IO, "no file matches \"%s\"", in);
+                st = tl_error(err, TL_ERR_IO, "no file matches %s", tl_quote_name(in).s);
             } else if (rc != 0) {
-                st = tl_error(err, TL_ERR_IO, "cannot expand \"%s\"", in);
+                st = tl_error(err, TL_ERR_IO, "cannot expand %s", tl_quote_name(in).s);
             } else {
                 for (size_t k = 0; k < g.gl_pathc && st == TL_OK; k++) {
                     const char *m = g.gl_pathv[k];
@@ -383,7 +383,8 @@ static TlStatus output_format(Run *r, TlError *err)
     else if (strcasecmp(fmt, "tsv") == 0) r->out_format = "tsv";
     else if (strcasecmp(fmt, "ndjson") == 0 || strcasecmp(fmt, "jsonl") == 0)
         r->out_format = "ndjson";
-    else return tl_error(err, TL_ERR_USAGE, "unsupported output format \"%s\"", fmt);
+    else return tl_error(err, TL_ERR_USAGE, "unsupported output format %s",
+                           tl_quote_name(fmt).s);
     if (r->spec->out_delimiter && strcmp(r->out_format, "csv") != 0)
         return tl_error(err, TL_ERR_USAGE,
                         "--out-delimiter applies to CSV output, not %s", r->out_format);

@@ -180,10 +180,10 @@ static TlStatus unknown_column(const TlPlan *p, const TlSchema *s,
     const char *near = tl_schema_suggest(s, name);
     if (near)
         return tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
-                           it->len, "unknown column \"%s\" (did you mean \"%s\"?)",
-                           name, near);
+                           it->len, "unknown column %s (did you mean %s?)",
+                           tl_quote_name(name).s, tl_quote_name(near).s);
     return tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start, it->len,
-                       "unknown column \"%s\"", name);
+                       "unknown column %s", tl_quote_name(name).s);
 }
 
 /* Push a resolved reference to column i of s. */
@@ -403,7 +403,8 @@ static TlStatus step_select(TlPlan *p, const TallyStep *s, TlPlanId *cur,
         if (st != TL_OK) break;
         if (tl_schema_find(out, name) >= 0) {
             st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
-                             it->len, "duplicate output column \"%s\"", name);
+                             it->len, "duplicate output column %s",
+                             tl_quote_name(name).s);
             break;
         }
         st = tl_schema_add(out, name, (TlType)tl_ea_node(&p->ea, exprs[i])->type,
@@ -549,7 +550,8 @@ static TlStatus step_rename(TlPlan *p, const TallyStep *s, TlPlanId *cur,
         if (c < 0) { st = unknown_column(p, in, it, it->name, err); goto done; }
         if (by[c] >= 0) {
             st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
-                             it->len, "column \"%s\" is renamed twice", it->name);
+                             it->len, "column %s is renamed twice",
+                             tl_quote_name(it->name).s);
             goto done;
         }
         by[c] = (int)i;
@@ -560,8 +562,8 @@ static TlStatus step_rename(TlPlan *p, const TallyStep *s, TlPlanId *cur,
             if (strcmp(names[c], names[d]) == 0) {
                 const TlItem *it = &iv.v[by[c] >= 0 ? by[c] : by[d]];
                 st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
-                                 it->len, "duplicate column name \"%s\"",
-                                 names[c]);
+                                 it->len, "duplicate column name %s",
+                                 tl_quote_name(names[c]).s);
                 goto done;
             }
     st = push_passthrough(p, *cur, order, n, names, cur, err);
@@ -656,8 +658,9 @@ static TlStatus over_aggs(TlPlan *p, AggCalls *c, const TlExprId *keys,
             }
         }
         return tl_error_at(err, TL_ERR_USAGE, &p->ea, e.src, e.start, e.len,
-                           "column \"%s\" must be a group key or inside an "
-                           "aggregate such as sum(%s)", e.name, e.name);
+                           "column %s must be a group key or inside an "
+                           "aggregate such as sum(%s)", tl_quote_name(e.name).s,
+                           tl_escape_name(e.name).s);
     }
     if (e.n_args == 0) return TL_OK;
     TlExprId *args = tl_malloc(e.n_args * sizeof *args);
@@ -716,7 +719,8 @@ static TlStatus step_group(TlPlan *p, const TallyStep *s, TlPlanId *cur,
         }
         if (tl_schema_find(pout, name) >= 0) {
             st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
-                             it->len, "duplicate output column \"%s\"", name);
+                             it->len, "duplicate output column %s",
+                             tl_quote_name(name).s);
             goto done;
         }
         st = tl_schema_add(pout, name, (TlType)tl_ea_node(&p->ea, *e)->type, err);
@@ -883,8 +887,8 @@ static TlStatus join_how(const char *how, TlJoinHow *out, TlError *err)
     if (!how) { *out = TL_JOIN_INNER; return TL_OK; }
     for (int i = 0; i < 6; i++)
         if (strcmp(how, hows[i]) == 0) { *out = (TlJoinHow)i; return TL_OK; }
-    return tl_error(err, TL_ERR_USAGE, "unknown join type \"%s\" (use inner, "
-                    "left, right, full, semi or anti)", how);
+    return tl_error(err, TL_ERR_USAGE, "unknown join type %s (use inner, "
+                    "left, right, full, semi or anti)", tl_quote_name(how).s);
 }
 
 static TlStatus build_pipeline(TlPlan *p, const TallySpec *spec,
@@ -947,16 +951,16 @@ static TlStatus step_join(TlPlan *p, const TallyStep *s, const TlPlanOptions *o,
             const char *nm = left ? ln : rn;
             near = tl_schema_suggest(left ? ls : rs, nm);
             st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
-                             it->len, "unknown column \"%s\" in the %s input "
-                             "of the join%s%s%s", nm, left ? "left" : "right",
-                             near ? " (did you mean \"" : "", near ? near : "",
-                             near ? "\"?)" : "");
+                             it->len, "unknown column %s in the %s input "
+                             "of the join%s%s%s", tl_quote_name(nm).s,
+                             left ? "left" : "right", near ? " (did you mean " : "",
+                             near ? tl_quote_name(near).s : "", near ? "?)" : "");
             goto done;
         }
         if (!join_types(ls->fields[lk[i]].type, rs->fields[rk[i]].type, &common)) {
             st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
-                             it->len, "join key \"%s\": cannot compare %s (left) "
-                             "with %s (right)", ln,
+                             it->len, "join key %s: cannot compare %s (left) "
+                             "with %s (right)", tl_quote_name(ln).s,
                              tl_type_name(ls->fields[lk[i]].type),
                              tl_type_name(rs->fields[rk[i]].type));
             goto done;
@@ -985,9 +989,10 @@ static TlStatus step_join(TlPlan *p, const TallyStep *s, const TlPlanOptions *o,
                 memcpy(alt, nm, n1);
                 memcpy(alt + n1, suffix, n2 + 1);
                 if (tl_schema_find(out, alt) >= 0) {
-                    st = tl_error(err, TL_ERR_USAGE, "%s: the right column \"%s\" "
-                                  "clashes, and \"%s\" is taken too (choose "
-                                  "another suffix)", origin, nm, alt);
+                    st = tl_error(err, TL_ERR_USAGE, "%s: the right column %s "
+                                  "clashes, and %s is taken too (choose "
+                                  "another suffix)", origin, tl_quote_name(nm).s,
+                                  tl_quote_name(alt).s);
                     tl_free(alt);
                     break;
                 }
@@ -1042,6 +1047,40 @@ static TlStatus build_step(TlPlan *p, const TallyStep *s, TlPlanId *cur,
     return tl_error(err, TL_ERR_USAGE, "unknown step kind %d", (int)s->kind);
 }
 
+/* Step `failed` of spec stopped with "unknown column NAME" where NAME is a
+ * column an earlier step of the same pipeline dropped (before[j] is the
+ * schema step j read; the last step that had NAME in its input and not in
+ * its output is the one): the message's first line then says which step,
+ * counted from 1 in the order given, in place of any "did you mean".
+ * Other errors are left alone. */
+static void dropped_hint(const TallySpec *spec, const TlSchema *const *before,
+                         int failed, TlError *err)
+{
+    static const char head[] = "unknown column ";
+    const char *name_at = err->msg + sizeof head - 1;
+    if (err->code != TL_ERR_USAGE || strncmp(err->msg, head, sizeof head - 1) != 0)
+        return;
+    for (int j = failed - 1; j >= 0; j--) {
+        const TlSchema *in = before[j], *out = before[j + 1];
+        for (int c = 0; c < in->n_fields; c++) {
+            if (tl_schema_find(out, in->fields[c].name) >= 0) continue;
+            TlQuoted q = tl_quote_name(in->fields[c].name);
+            size_t ql = strlen(q.s);
+            if (strncmp(name_at, q.s, ql) != 0 ||
+                (name_at[ql] && name_at[ql] != ' ' && name_at[ql] != '\n'))
+                continue;
+            char rest[TL_ERRMSG_MAX];
+            const char *nl = strchr(name_at, '\n');
+            snprintf(rest, sizeof rest, "%s", nl ? nl : "");
+            snprintf(err->msg + (name_at - err->msg) + ql,
+                     sizeof err->msg - (size_t)(name_at - err->msg) - ql,
+                     ": step %d (%s) dropped it%s", j + 1,
+                     spec->steps[j].origin ? spec->steps[j].origin : "?", rest);
+            return;
+        }
+    }
+}
+
 /* The scan of the next input group, then spec's steps over it. */
 static TlStatus build_pipeline(TlPlan *p, const TallySpec *spec,
                                const TlPlanOptions *o, int *group, int depth,
@@ -1061,20 +1100,28 @@ static TlStatus build_pipeline(TlPlan *p, const TallySpec *spec,
     }
     TL_TRY(build_scan(p, o, first, n, read, &cur, err));
     if (g == 0) p->scan = cur;
-    for (int i = 0; !o->no_steps && i < spec->n_steps; i++) {
+    /* each step's input schema, for dropped_hint */
+    const TlSchema **before = tl_calloc((size_t)spec->n_steps + 1, sizeof *before);
+    TlStatus st = TL_OK;
+    if (!before) return tl_error_oom(err);
+    for (int i = 0; st == TL_OK && !o->no_steps && i < spec->n_steps; i++) {
         const TallyStep *s = &spec->steps[i];
+        before[i] = tl_plan_node(p, cur)->schema;
         if (s->kind == TALLY_STEP_JOIN)
-            TL_TRY(step_join(p, s, o, group, depth, &cur, err));
+            st = step_join(p, s, o, group, depth, &cur, err);
         else
-            TL_TRY(build_step(p, s, &cur, err));
+            st = build_step(p, s, &cur, err);
+        if (st != TL_OK) dropped_hint(spec, before, i, err);
         /* operators and rewrites recurse along the chain: keep it shallow */
-        if (p->nodes.n > TL_PLAN_MAX_NODES)
-            return tl_error(err, TL_ERR_USAGE,
-                            "the pipeline is too long (more than %d steps)",
-                            TL_PLAN_MAX_NODES);
+        else if (p->nodes.n > TL_PLAN_MAX_NODES)
+            st = tl_error(err, TL_ERR_USAGE,
+                          "the pipeline is too long (more than %d steps)",
+                          TL_PLAN_MAX_NODES);
+        else before[i + 1] = tl_plan_node(p, cur)->schema;
     }
-    *out = cur;
-    return TL_OK;
+    tl_free(before);
+    if (st == TL_OK) *out = cur;
+    return st;
 }
 
 /* ------------------------------------------------------------ public */

@@ -81,7 +81,7 @@ static TlStatus fail_at(R *r, TlExprId id, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static TlStatus fail_at(R *r, TlExprId id, const char *fmt, ...)
 {
-    char msg[512];
+    char msg[2048];
     va_list ap;
     const TlExpr *e = N(r, id);
     va_start(ap, fmt);
@@ -185,9 +185,8 @@ static TlStatus string_lit_to(R *r, TlExprId id, uint32_t i, TlType t)
         tmpl.v.i = ts;
     }
     if (!ok)
-        return fail_at(r, c, "cannot cast \"%.*s\" to %s",
-                       (int)(N(r, c)->v.str.n > 200 ? 200 : N(r, c)->v.str.n),
-                       N(r, c)->v.str.s, tl_type_name(t));
+        return fail_at(r, c, "cannot cast %s to %s",
+                       tl_quote(N(r, c)->v.str.s, N(r, c)->v.str.n).s, tl_type_name(t));
     tmpl.lit_type = (uint8_t)t;
     tmpl.type = (uint8_t)t;
     TL_TRY(tl_ea_push(r->ea, &tmpl, NULL, 0, &lit, r->err));
@@ -377,15 +376,32 @@ static TlStatus check_agg(R *r, TlExprId id, TlOp op)
     return TL_OK;
 }
 
-/* An unknown column: the message with a "did you mean". */
+/* An unknown column: the message with a "did you mean", or, for a name
+ * written in double quotes that is no column (region = "north"), the
+ * reminder that strings take single quotes. */
 static TlStatus unknown_column(R *r, TlExprId id)
 {
-    const char *name = N(r, id)->name;
+    const TlExpr *e = N(r, id);
+    const char *name = e->name;
     const char *sug = tl_schema_suggest(r->in, name);
     if (sug)
-        return fail_at(r, id, "unknown column \"%s\" (did you mean \"%s\"?)",
-                       name, sug);
-    return fail_at(r, id, "unknown column \"%s\"", name);
+        return fail_at(r, id, "unknown column %s (did you mean %s?)",
+                       tl_quote_name(name).s, tl_quote_name(sug).s);
+    if (e->src < r->ea->n_srcs && r->ea->srcs[e->src].text[e->start] == '"') {
+        char lit[TL_QUOTE_NAME_SHOW + 3];
+        size_t n = 0;
+        lit[n++] = '\'';
+        for (const char *c = name; *c && n < sizeof lit - 4; c++) {
+            if (*c == '\'') lit[n++] = '\''; /* doubled inside a literal */
+            lit[n++] = *c;
+        }
+        lit[n++] = '\'';
+        lit[n] = 0;
+        return fail_at(r, id, "unknown column %s (double quotes name a column; "
+                       "a string takes single quotes: %s)", tl_quote_name(name).s,
+                       tl_escape_name(lit).s);
+    }
+    return fail_at(r, id, "unknown column %s", tl_quote_name(name).s);
 }
 
 /* The arity check the grammar does not make for us. */

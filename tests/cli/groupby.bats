@@ -159,7 +159,7 @@ north,1
 EOF
     run_tally big.csv --group-by region --agg 's = sum(x)' -o out.csv
     assert_err 1 <<'EOF'
-tally: sum overflows int64 in group region=north
+tally: sum overflows int64 in group region="north"
   --agg: s = sum(x)
              ^^^^^^
 EOF
@@ -250,14 +250,14 @@ south,6
 north,7
 EOF
     run_tally sales.csv --sorted --group-by region --agg 'n = count()' -o out.csv
-    assert_err 1 'tally: sales.csv:7: --sorted: key region=south reappears after its run ended'
+    assert_err 1 'tally: sales.csv:7: --sorted: key region="south" reappears after its run ended'
     assert_only_files sales.csv
     TALLY_BATCH_ROWS=2 run_tally sales.csv --sorted --group-by region --agg 'n = count()'
-    assert_err 1 'tally: sales.csv:7: --sorted: key region=south reappears after its run ended'
+    assert_err 1 'tally: sales.csv:7: --sorted: key region="south" reappears after its run ended'
     # two keys: (north, 1) comes back at row 4
     printf 'a,b\nnorth,1\nnorth,2\nnorth,2\nnorth,1\n' > two.csv
     run_tally two.csv --sorted --group-by a,b --agg 'n = count()'
-    assert_err 1 'tally: two.csv:5: --sorted: key a=north, b=1 reappears after its run ended'
+    assert_err 1 'tally: two.csv:5: --sorted: key a="north", b=1 reappears after its run ended'
     # without --sorted the same input is simply grouped
     assert_run_out sales.csv --group-by region --agg 'n = count()' <<'EOF'
 region,n

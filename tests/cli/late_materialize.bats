@@ -222,7 +222,7 @@ EOF
     same_as_reference e.csv --filter "cast(a as int64) > 0"
     [ "$status" -eq 1 ]
     [ "$output" = "" ]
-    [ "${stderr%%$'\n'*}" = 'tally: cannot cast "bad" to int64' ]
+    [ "${stderr%%$'\n'*}" = 'tally: e.csv:4: cannot cast "bad" to int64' ]
 }
 
 @test "late: filter then projection and a later filter" {

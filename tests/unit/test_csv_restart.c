@@ -104,7 +104,7 @@ TL_TEST(test_schema_fixed_later_batch)
     tl_schema_add(&s, "amount", TL_TINT64, &err);
     o.schema = &s;
     CHECK_EQ_INT(read_proj(p, &o, &h, NULL, 0), TL_ERR_DATA);
-    snprintf(want, sizeof want, "%s:4:2: \"7\"\" is not a valid int64 (column \"amount\")", p);
+    snprintf(want, sizeof want, "%s:4:2: \"7\\\"\" is not a valid int64 (column \"amount\")", p);
     CHECK_EQ_STR(err.msg, want);
     tl_schema_free(&s);
 }

@@ -1,0 +1,72 @@
+/*
+ * place.c -- which row of a batch a row-by-row step failed on, so that an
+ * error raised while evaluating a row can name that row (its input line,
+ * op_scan.c; or its number, op_filter.c and op_project.c).
+ *
+ * Evaluation works on whole batches and reports only what failed, not
+ * where.  Carrying a row index out of every kernel and through every
+ * selection would cost on the happy path; instead, once a step has failed,
+ * it is run again on prefixes of the batch it failed on (binary search: a
+ * few runs of at most the batch's rows) to find the shortest prefix that
+ * fails.  Filters and projections decide each row on its own, so a prefix
+ * fails exactly when it holds a failing row, and the last row of the
+ * shortest failing prefix is the first failing row of the batch.  Its error
+ * (the one from that prefix) is the one reported, so which row is named
+ * does not depend on how rows were cut into batches.
+ */
+#include "exec.h"
+
+/* See exec.h. */
+TlBatch *tl_batch_ref(const TlBatch *b)
+{
+    TlBatch *r = tl_batch_new(b->schema, b->n_cols, b->n_rows);
+    for (int c = 0; r && c < b->n_cols; c++) r->cols[c] = tl_array_retain(b->cols[c]);
+    return r;
+}
+
+/* run over rows [0, k) of b; its status, the message in err. */
+static TlStatus on_prefix(TlPlaceRun run, void *arg, const TlBatch *b, int64_t k,
+                          TlError *err)
+{
+    TlBatch *p = tl_batch_new(b->schema, b->n_cols, k);
+    if (!p) return tl_error_oom(err);
+    for (int c = 0; c < b->n_cols; c++)
+        if (b->cols[c] && !(p->cols[c] = tl_array_slice(b->cols[c], 0, k))) {
+            tl_batch_free(p);
+            return tl_error_oom(err);
+        }
+    return run(arg, p, err);
+}
+
+/* See exec.h. */
+int64_t tl_first_failing_row(TlPlaceRun run, void *arg, const TlBatch *b,
+                             TlError *first)
+{
+    TlError e = {0};
+    int64_t lo = 0, hi = b->n_rows; /* fails on [0, hi), not on [0, lo) */
+    if (on_prefix(run, arg, b, hi, first) != TL_ERR_DATA) return -1;
+    while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        TlStatus st = on_prefix(run, arg, b, mid, &e);
+        if (st == TL_ERR_DATA) {
+            hi = mid;
+            *first = e;
+        } else if (st == TL_OK) {
+            lo = mid;
+        } else {
+            return -1;
+        }
+    }
+    return hi - 1;
+}
+
+/* See exec.h. */
+void tl_place_row(TlPlaceRun run, void *arg, const TlBatch *b, int64_t before,
+                  TlError *err)
+{
+    TlError first = {0};
+    int64_t row = tl_first_failing_row(run, arg, b, &first);
+    if (row >= 0)
+        tl_error(err, TL_ERR_DATA, "row %lld of the step's input: %s",
+                 (long long)(before + row + 1), first.msg);
+}
