@@ -140,6 +140,7 @@
 #include "../lib/core/cpu.h"
 #include "fmt_impl.h"
 #include "../lib/core/text.h"
+#include "infer.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -266,8 +267,8 @@ typedef struct CsvReader {
     size_t null_len;
 
     TlSchema schema;         /* every column, its type (fixed after open) */
-    TlSchema dup_bases;      /* header names seen twice, and for each the */
-    int *dup_next;           /* next suffix to try (keeps renaming linear) */
+    bool quoted_as_string;   /* --quoted-as-string */
+    bool quiet;              /* no notes on standard error */
     bool *fixed;             /* per column: type fixed by --schema */
     TlTypeHints *hints;      /* written only by csv_widen (the consumer) */
     int n_cols;
@@ -717,25 +718,27 @@ static SplitScanFn split_scan_fn(void)
 
 /* ------------------------------------------- checks (late materialization) */
 
-/* [-]digits, 1 to 18 of them: parse_i64_inline takes it. */
+/* [-]digits, 1 to 18 of them, no leading zero: parse_i64_gen takes it in
+ * either mode. */
 static inline bool plain_i64(const uint8_t *s, uint32_t len)
 {
     uint32_t i = len > 0 && s[0] == '-';
     if (len - i - 1 >= 18) return false; /* also len == i */
+    if (s[i] == '0' && len > i + 1) return false;
     for (; i < len; i++)
         if ((unsigned)s[i] - '0' > 9) return false;
     return true;
 }
 
-/* [-]digits[.digits], at most 100 bytes: parse_f64_inline takes it (or
- * tl_parse_f64 without allocating). */
+/* [-]digits[.digits], at most 16 bytes (15 digits without a point), no
+ * leading zero: parse_f64_gen takes it in either mode (each is exact). */
 static inline bool plain_f64(const uint8_t *s, uint32_t len)
 {
     uint32_t i = len > 0 && s[0] == '-', k = i;
-    if (len > 100) return false;
+    if (len > 16 || tl_leading_zero((const char *)s, len)) return false;
     while (k < len && (unsigned)s[k] - '0' <= 9) k++;
     if (k == i) return false;
-    if (k == len) return true;
+    if (k == len) return len - i <= 15;
     if (s[k] != '.' || k + 1 == len) return false;
     for (k++; k < len; k++)
         if ((unsigned)s[k] - '0' > 9) return false;
@@ -747,6 +750,7 @@ static inline bool plain_f64(const uint8_t *s, uint32_t len)
  * made '0', then the SWAR digit test of parse_i64_inline. */
 static inline bool plain_i64_fast(const uint8_t *s, uint32_t len, size_t room)
 {
+    if (tl_leading_zero((const char *)s, len)) return false;
     if (CSV_LITTLE && len - 1 < 8 && room >= 8) {
         uint64_t x, km = len == 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * len)) - 1;
         memcpy(&x, s, 8);
@@ -776,7 +780,8 @@ static inline bool plain_f64_fast(const uint8_t *s, uint32_t len, size_t room)
         unsigned want = len == 16 ? 0xFFFFu : (1u << len) - 1;
         unsigned nd = want & ~(unsigned)_mm_movemask_epi8(isd), i = s[0] == '-';
         nd &= ~i; /* bit 0: the sign */
-        if (nd == 0) return len > i;
+        if (tl_leading_zero((const char *)s, len)) return false;
+        if (nd == 0) return len > i && len - i <= 15;
         if (nd & (nd - 1)) return false;
         unsigned at = (unsigned)__builtin_ctz(nd);
         return s[at] == '.' && at > i && at + 1 < len;
@@ -790,8 +795,9 @@ static inline bool plain_f64_fast(const uint8_t *s, uint32_t len, size_t room)
 static inline bool field_null(const CsvReader *r, const CsvField *f);
 
 /* True when s[0..n) (n <= 16, 16 bytes readable) holds only digits and
- * delimiters: adjacent int64 fields that all convert (an empty one is
- * null: unquoted, as every field of a plain record). */
+ * delimiters and no field starts with a zero followed by a digit: adjacent
+ * int64 fields that all convert (an empty one is null: unquoted, as every
+ * field of a plain record). */
 static inline bool span_digits(const uint8_t *s, size_t n, uint8_t delim)
 {
 #if CSV_X86
@@ -799,12 +805,19 @@ static inline bool span_digits(const uint8_t *s, size_t n, uint8_t delim)
     __m128i dg = _mm_sub_epi8(x, _mm_set1_epi8('0'));
     __m128i isd = _mm_cmpeq_epi8(_mm_min_epu8(dg, _mm_set1_epi8(9)), dg);
     __m128i isl = _mm_cmpeq_epi8(x, _mm_set1_epi8((char)delim));
-    unsigned ok = (unsigned)_mm_movemask_epi8(_mm_or_si128(isd, isl));
+    unsigned dm = (unsigned)_mm_movemask_epi8(isd);
+    unsigned lm = (unsigned)_mm_movemask_epi8(isl);
+    unsigned zm = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('0')));
     unsigned want = n >= 16 ? 0xFFFFu : (1u << n) - 1;
-    return (ok & want) == want;
+    unsigned lead = zm & ((lm << 1) | 1u) & (dm >> 1) & (want >> 1);
+    return ((dm | lm) & want) == want && !lead;
 #else
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         if ((unsigned)s[i] - '0' > 9 && s[i] != delim) return false;
+        if (s[i] == '0' && (i == 0 || s[i - 1] == delim) && i + 1 < n &&
+            (unsigned)s[i + 1] - '0' <= 9)
+            return false;
+    }
     return true;
 #endif
 }
@@ -815,6 +828,7 @@ static inline bool span_digits(const uint8_t *s, size_t n, uint8_t delim)
 static inline bool chk_field(const CsvReader *r, const CsvField *f, uint8_t kind)
 {
     const uint8_t *s = r->p + f->off;
+    if (r->quoted_as_string && (f->flags & F_QUOTED)) return false;
     if (kind == 1 ? plain_i64_fast(s, f->len, r->size - f->off)
                   : plain_f64_fast(s, f->len, r->size - f->off))
         return true;
@@ -1315,17 +1329,19 @@ static inline bool field_null(const CsvReader *r, const CsvField *f)
 }
 
 /* tl_infer_widen with the common numeric shapes decided here: from null,
- * int64 or float64, "[-]digits" (at most 18 bytes) stays int64 (float64
- * from float64) and "[-]digits.digits" is float64 -- what tl_infer_widen
- * answers for them, without parsing the number. */
+ * int64 or float64, "[-]digits" without a leading zero (at most 18 bytes;
+ * at most 15 from float64, all exact in a double) stays int64 (float64
+ * from float64) and "[-]digits.digits" in at most 16 bytes is float64 --
+ * what tl_infer_widen answers for them, without parsing the number. */
 static inline TlType infer_fast(TlType t, const char *s, size_t len)
 {
     if (t == TL_TNULL || t == TL_TINT64 || t == TL_TFLOAT64) {
         size_t i = s[0] == '-', k = i;
         while (k < len && (unsigned)(unsigned char)s[k] - '0' <= 9) k++;
-        if (k > i) {
-            if (k == len && len <= 18) return t == TL_TFLOAT64 ? t : TL_TINT64;
-            if (k + 1 < len && s[k] == '.') {
+        if (k > i && !(s[i] == '0' && k > i + 1)) {
+            if (k == len && len <= (t == TL_TFLOAT64 ? 15u : 18u))
+                return t == TL_TFLOAT64 ? t : TL_TINT64;
+            if (k + 1 < len && len <= 16 && s[k] == '.') {
                 size_t j = k + 1;
                 while (j < len && (unsigned)(unsigned char)s[j] - '0' <= 9) j++;
                 if (j == len) return TL_TFLOAT64;
@@ -1335,26 +1351,53 @@ static inline TlType infer_fast(TlType t, const char *s, size_t len)
     return tl_infer_widen(t, s, len);
 }
 
-/* The narrowest type, starting from t, that holds every non-null value of
- * column c in the tokenized batch. */
-static TlType infer_column(const CsvReader *r, const CsvCursor *d, int c, TlType t)
+/* Whether column c looks numeric for the "is string because" note: the
+ * value at row is a number in some spelling, or one of the next few
+ * non-null values is an exact one (so "NA" first in a column of numbers
+ * is noted, a column of names is not). */
+static bool numeric_nearby(const CsvReader *r, const CsvCursor *d, int c, int64_t row)
 {
-    const CsvField *f = d->cols[c];
-    for (int64_t row = 0; row < d->n_rows && t != TL_TSTRING; row++, f++) {
-        if (field_null(r, f)) continue;
-        if (f->flags & F_ESCAPED) return TL_TSTRING; /* holds a quote */
-        t = infer_fast(t, (const char *)r->p + f->off, f->len);
+    const CsvField *f = d->cols[c] + row;
+    double v;
+    int seen = 0;
+    if (tl_parse_f64((const char *)r->p + f->off, f->len, &v)) return true;
+    for (int64_t k = row + 1; k < d->n_rows && seen < 16; k++) {
+        TlType t;
+        f = d->cols[c] + k;
+        if (field_null(r, f) || (f->flags & F_ESCAPED)) continue;
+        seen++;
+        t = infer_fast(TL_TNULL, (const char *)r->p + f->off, f->len);
+        if (t == TL_TINT64 || t == TL_TFLOAT64) return true;
     }
-    return t;
+    return false;
 }
 
-/* Record type t for column name in the hints (add or widen). */
-static TlStatus hint_set(TlTypeHints *h, const char *name, TlType t, TlError *err)
+/* The narrowest type, starting from t, that holds every non-null value of
+ * column c in the tokenized batch; *why = the row of the value that made a
+ * numeric column a string (-1: none did, or the column is text; see
+ * numeric_nearby).  Integers seen before a column turns float64 are
+ * checked again as floats (a 17-digit integer is no exact double). */
+static TlType infer_column(const CsvReader *r, const CsvCursor *d, int c, TlType t,
+                           int64_t *why)
 {
-    int i = tl_schema_find(&h->cols, name);
-    if (i < 0) return tl_schema_add(&h->cols, name, t, err);
-    h->cols.fields[i].type = t;
-    return TL_OK;
+    *why = -1;
+    for (int64_t row = 0; row < d->n_rows && t != TL_TSTRING; row++) {
+        const CsvField *f = d->cols[c] + row;
+        TlType was = t;
+        if (field_null(r, f)) continue;
+        if ((f->flags & F_ESCAPED) || /* holds a quote */
+            (r->quoted_as_string && (f->flags & F_QUOTED)))
+            t = TL_TSTRING;
+        else
+            t = infer_fast(t, (const char *)r->p + f->off, f->len);
+        if (t == TL_TSTRING) {
+            if (was == TL_TINT64 || was == TL_TFLOAT64 || numeric_nearby(r, d, c, row))
+                *why = row;
+        } else if (was == TL_TINT64 && t == TL_TFLOAT64 && row > 0) {
+            row = -1; /* again from the first row, as float64 */
+        }
+    }
+    return t;
 }
 
 /* A value of column c at row does not parse as the column's type: a data
@@ -1383,14 +1426,28 @@ static TlStatus value_misfit(const CsvReader *r, CsvCursor *d, int c, int64_t ro
                         r->name, (long long)d->row_line[row], c + 1, (int)len, s,
                         tl_type_name(fld->type), fld->name);
     }
-    w = tl_calloc(1, sizeof *w);
-    if (!w) return tl_error_oom(err);
+    {
+        /* the note travels with the widen schema: the value that made
+         * column c a string, if it became one */
+        int64_t why;
+        TlType t = infer_column(r, d, c, fld->type, &why);
+        size_t len = 0;
+        const char *s = NULL;
+        if (t == fld->type) why = row; /* never loop: a string */
+        if (t == fld->type || (t == TL_TSTRING && why >= 0)) {
+            s = field_text(r, d, d->cols[c] + why, &len);
+            if (!s) return tl_error_oom(err);
+        }
+        w = tl_widen_new(s ? fld->name : NULL, s ? d->row_line[why] : 0, s, len);
+        if (!w) return tl_error_oom(err);
+    }
     for (int k = 0; k < r->n_proj; k++) {
         int pc = r->proj[k];
         TlType old = r->schema.fields[pc].type, t;
+        int64_t why;
         int have;
         if (r->fixed[pc]) continue;
-        t = infer_column(r, d, pc, old);
+        t = infer_column(r, d, pc, old, &why);
         if (pc == c && t == old) t = TL_TSTRING; /* never loop */
         if (t == old) continue;
         have = tl_schema_find(w, r->schema.fields[pc].name);
@@ -1481,13 +1538,15 @@ static void release_fixed(TlBuf *values, const Validity *v)
         return tl_error_oom(err);                                              \
     }
 
-/* tl_parse_i64 with the common case inline: [-]digits, at most 18 of them
- * (no overflow possible); anything else goes to tl_parse_i64. */
-static inline bool parse_i64_inline(const char *s, size_t len, size_t room,
-                                    int64_t *out)
+/* tl_parse_i64 (exact: tl_exact_i64, which also refuses a leading zero or
+ * '+') with the common case inline: [-]digits, at most 18 of them (no
+ * overflow possible); anything else goes to the general parser. */
+static inline bool parse_i64_gen(const char *s, size_t len, size_t room,
+                                 int64_t *out, bool exact)
 {
     uint64_t v = 0;
     size_t i = s[0] == '-';
+    if (exact && s[i] == '0' && len > i + 1) return false; /* "007" */
     if (CSV_LITTLE && len - i - 1 < 8 && room >= 8 + i) {
         /* [-]1 to 8 digits: one load, SWAR (see f64_swar) */
         const size_t nd = len - i;
@@ -1507,19 +1566,33 @@ static inline bool parse_i64_inline(const char *s, size_t len, size_t room,
             *out = i ? (int64_t)(0 - v) : (int64_t)v;
             return true;
         }
-        return tl_parse_i64(s, len, out); /* e.g. "+5": it decides */
+        /* e.g. "+5": it decides */
+        return exact ? tl_exact_i64(s, len, out) : tl_parse_i64(s, len, out);
     }
-    if (len - 1 >= 18 || i == len) return tl_parse_i64(s, len, out);
+    if (len - 1 >= 18 || i == len)
+        return exact ? tl_exact_i64(s, len, out) : tl_parse_i64(s, len, out);
     for (; i < len; i++) {
         unsigned d = (unsigned)(unsigned char)s[i] - '0';
-        if (d > 9) return tl_parse_i64(s, len, out); /* "+5", or not a number */
+        if (d > 9) /* "+5", or not a number */
+            return exact ? tl_exact_i64(s, len, out) : tl_parse_i64(s, len, out);
         v = v * 10 + d;
     }
     *out = s[0] == '-' ? (int64_t)(0 - v) : (int64_t)v;
     return true;
 }
 
-DEFINE_CONVERT(convert_i64, TL_TINT64, int64_t, parse_i64_inline)
+static inline bool parse_i64_exact(const char *s, size_t len, size_t room, int64_t *out)
+{
+    return parse_i64_gen(s, len, room, out, true);
+}
+
+static inline bool parse_i64_any(const char *s, size_t len, size_t room, int64_t *out)
+{
+    return parse_i64_gen(s, len, room, out, false);
+}
+
+DEFINE_CONVERT(convert_i64, TL_TINT64, int64_t, parse_i64_exact)
+DEFINE_CONVERT(convert_i64_any, TL_TINT64, int64_t, parse_i64_any)
 /* [-]digits[.digits] with at most 8 bytes after the sign, some digit
  * before the dot, parsed branch-free: one 8-byte load (room allows it),
  * the dot found and squeezed out, the digits checked and combined with
@@ -1567,34 +1640,50 @@ static inline bool f64_swar(const char *s, size_t len, size_t room, double *out)
     return true;
 }
 
-/* tl_parse_f64 with the common cases inline: short ones by f64_swar, then
- * [-]digits[.digits] in at most 16 bytes with a significand up to 2^53, so
- * one IEEE division by an exact power of ten rounds correctly (Clinger);
- * anything else (and every syntax question) goes to tl_parse_f64. */
-static inline bool parse_f64_inline(const char *s, size_t len, size_t room,
-                                    double *out)
+/* tl_parse_f64 (exact: tl_exact_f64) with the common cases inline: short
+ * ones by f64_swar, then [-]digits[.digits] in at most 16 bytes with a
+ * significand up to 2^53, so one IEEE division by an exact power of ten
+ * rounds correctly (Clinger); anything else (and every syntax question)
+ * goes to the general parser.  The inline shapes have at most 16 digits
+ * and, with a point, at most 15, so each is exact in a double: the exact
+ * mode adds only the leading-zero check. */
+static inline bool parse_f64_gen(const char *s, size_t len, size_t room,
+                                 double *out, bool exact)
 {
     static const double p10[16] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                    1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
     uint64_t m = 0;
     size_t i = s[0] == '-', start = i, dot = 0; /* dot: just past the '.' */
     double v;
+    if (exact && tl_leading_zero(s, len)) return false;
     if (f64_swar(s, len, room, out)) return true;
-    if (len - 1 >= 16 || i == len) return tl_parse_f64(s, len, out);
+    if (len - 1 >= 16 || i == len) goto general;
     for (; i < len; i++) {
         unsigned d = (unsigned)(unsigned char)s[i] - '0';
         if (d <= 9) {
             m = m * 10 + d;
             continue;
         }
-        if (s[i] != '.' || dot) return tl_parse_f64(s, len, out);
+        if (s[i] != '.' || dot) goto general;
         dot = i + 1;
     }
-    if (dot == start + 1 || m > ((uint64_t)1 << 53)) return tl_parse_f64(s, len, out);
+    if (dot == start + 1 || m > ((uint64_t)1 << 53)) goto general;
     v = (double)m;
     if (dot && dot < len) v /= p10[len - dot];
     *out = s[0] == '-' ? -v : v;
     return true;
+general:
+    return exact ? tl_exact_f64(s, len, out) : tl_parse_f64(s, len, out);
+}
+
+static inline bool parse_f64_inline(const char *s, size_t len, size_t room, double *out)
+{
+    return parse_f64_gen(s, len, room, out, true);
+}
+
+static inline bool parse_f64_any(const char *s, size_t len, size_t room, double *out)
+{
+    return parse_f64_gen(s, len, room, out, false);
 }
 
 #if CSV_X86
@@ -1660,11 +1749,13 @@ AVX2_ATTR static inline bool f64_sse(const char *s, size_t len, double *m_out,
 /* convert_f64 in the AVX2 mode, in two passes so that no division waits in
  * the parsing loop: the first parses each field, f64_sse's shape as m and
  * a divisor (m into the values, the divisor into d->fdiv), anything else
- * with parse_f64_inline (its value, divisor 1; a null: 0 and 1); the
- * second divides four values at a time.  x / 1 is x, so the values are
- * parse_f64_inline's bit for bit. */
+ * with parse_f64_gen (its value, divisor 1; a null: 0 and 1); the second
+ * divides four values at a time.  x / 1 is x, so the values are
+ * parse_f64_gen's bit for bit.  exact: an inferred column (infer.h), where
+ * a leading zero is a misfit. */
 AVX2_ATTR static TlStatus convert_f64_sse(const CsvReader *r, CsvCursor *d, int c,
-                                          TlArray **out, int64_t *bad, TlError *err)
+                                          bool exact, TlArray **out, int64_t *bad,
+                                          TlError *err)
 {
     const int64_t n = d->n_rows;
     const CsvField *f = d->cols[c];
@@ -1697,6 +1788,7 @@ AVX2_ATTR static TlStatus convert_f64_sse(const CsvReader *r, CsvCursor *d, int 
         const char *s = (const char *)r->p + f->off;
         const uint32_t len = f->len;
         if (len - 1 < 16 && f->off + len >= 16 && len != null_len &&
+            !(exact && tl_leading_zero(s, len)) &&
             f64_sse(s, len, &vals[row], &dv[row], kz, k9, kd))
             continue;
         dv[row] = 1.0;
@@ -1705,7 +1797,7 @@ AVX2_ATTR static TlStatus convert_f64_sse(const CsvReader *r, CsvCursor *d, int 
             if (!validity_null(&v, n, row)) goto oom;
             continue;
         }
-        if (!parse_f64_inline(s, len, r->size - f->off, &vals[row])) {
+        if (!parse_f64_gen(s, len, r->size - f->off, &vals[row], exact)) {
             *bad = row;
             release_fixed(values, &v);
             return TL_OK;
@@ -1736,6 +1828,7 @@ static inline bool parse_ts_any(const char *s, size_t len, size_t room, int64_t 
 }
 
 DEFINE_CONVERT(convert_f64_base, TL_TFLOAT64, double, parse_f64_inline)
+DEFINE_CONVERT(convert_f64_any, TL_TFLOAT64, double, parse_f64_any)
 
 /* The float64 converter: f64_sse first in the AVX2 mode (see
  * tl_csv_scan_mode; the other modes keep the scalar path, and the tests
@@ -1744,9 +1837,11 @@ static TlStatus convert_f64(const CsvReader *r, CsvCursor *d, int c, TlArray **o
                             int64_t *bad, TlError *err)
 {
 #if CSV_X86
-    if (r->flatten == flatten_avx2) return convert_f64_sse(r, d, c, out, bad, err);
+    if (r->flatten == flatten_avx2)
+        return convert_f64_sse(r, d, c, !r->fixed[c], out, bad, err);
 #endif
-    return convert_f64_base(r, d, c, out, bad, err);
+    return r->fixed[c] ? convert_f64_any(r, d, c, out, bad, err)
+                       : convert_f64_base(r, d, c, out, bad, err);
 }
 DEFINE_CONVERT(convert_date, TL_TDATE, int32_t, parse_date_any)
 DEFINE_CONVERT(convert_ts, TL_TTIMESTAMP, int64_t, parse_ts_any)
@@ -1956,17 +2051,35 @@ fail:
 typedef TlStatus (*ConvertFn)(const CsvReader *, CsvCursor *, int, TlArray **,
                               int64_t *, TlError *);
 
-static ConvertFn converter(TlType t)
+static ConvertFn converter(TlType t, bool fixed)
 {
     switch (t) {
     case TL_TBOOL: return convert_bool;
-    case TL_TINT64: return convert_i64;
-    case TL_TFLOAT64: return convert_f64;
+    case TL_TINT64: return fixed ? convert_i64_any : convert_i64;
+    case TL_TFLOAT64: return convert_f64; /* it looks at r->fixed */
     case TL_TSTRING: return convert_str;
     case TL_TDATE: return convert_date;
     case TL_TTIMESTAMP: return convert_ts;
     default: return convert_null;
     }
+}
+
+/* Convert column c of the tokenized rows as type t: numbers in an inferred
+ * column only when exact (infer.h), in a --schema column whenever they
+ * parse; with --quoted-as-string a quoted value in an inferred column that
+ * is not a string is a misfit (*bad), as inference would have decided. */
+static TlStatus convert_col(const CsvReader *r, CsvCursor *d, int c, TlType t,
+                            TlArray **out, int64_t *bad, TlError *err)
+{
+    if (r->quoted_as_string && !r->fixed[c] && t != TL_TSTRING) {
+        const CsvField *f = d->cols[c];
+        for (int64_t row = 0; row < d->n_rows; row++)
+            if (f[row].flags & F_QUOTED) {
+                *bad = row;
+                return TL_OK;
+            }
+    }
+    return converter(t, r->fixed[c])(r, d, c, out, bad, err);
 }
 /* --------------------------------------------------------------- cursors */
 
@@ -2379,7 +2492,7 @@ static TlStatus convert_all(const CsvReader *r, CsvCursor *d, TlBatch **out,
     for (int k = 0; k < r->n_proj; k++) {
         int c = r->proj[k];
         int64_t bad = -1;
-        TlStatus st = converter(r->schema.fields[c].type)(r, d, c, &b->cols[k], &bad, err);
+        TlStatus st = convert_col(r, d, c, r->schema.fields[c].type, &b->cols[k], &bad, err);
         if (st == TL_OK && bad >= 0) st = value_misfit(r, d, c, bad, widen, err);
         if (st != TL_OK) {
             tl_batch_free(b);
@@ -2568,7 +2681,7 @@ static TlStatus csv_decode_early(TlReader *base, TlDecoder *dbase,
         int64_t bad = -1;
         if (k < n_early && !early[k] && late_type(t)) continue;
         if (k >= n_early && late_type(t)) continue;
-        st = converter(t)(r, d, c, &b->cols[k], &bad, err);
+        st = convert_col(r, d, c, t, &b->cols[k], &bad, err);
         if (st != TL_OK) goto fail;
         if (bad >= 0) {
             /* csv_decode's outcome, whatever it is */
@@ -2716,7 +2829,7 @@ static TlStatus csv_decode_rest(TlReader *base, TlDecoder *dbase,
             continue;
         }
         if (all) {
-            st = converter(t)(r, d, c, &b->cols[k], &bad, err);
+            st = convert_col(r, d, c, t, &b->cols[k], &bad, err);
         } else {
             CsvField *keep_f = d->cols[c];
             int64_t *keep_l = d->row_line, keep_n = d->n_rows;
@@ -2729,7 +2842,7 @@ static TlStatus csv_decode_rest(TlReader *base, TlDecoder *dbase,
             d->cols[c] = d->gat;
             d->row_line = d->gat_line;
             d->n_rows = n;
-            st = converter(t)(r, d, c, &b->cols[k], &bad, err);
+            st = convert_col(r, d, c, t, &b->cols[k], &bad, err);
             d->cols[c] = keep_f;
             d->row_line = keep_l;
             d->n_rows = keep_n;
@@ -2787,8 +2900,8 @@ static TlStatus csv_widen(TlReader *base, const TlSchema *widen, TlError *err)
     CsvReader *r = (CsvReader *)base;
     if (!widen || !r->hints) return TL_OK;
     for (int i = 0; i < widen->n_fields; i++)
-        TL_TRY(hint_set(r->hints, widen->fields[i].name, widen->fields[i].type, err));
-    return TL_OK;
+        TL_TRY(tl_hint_set(r->hints, widen->fields[i].name, widen->fields[i].type, err));
+    return tl_widen_note(r->hints, widen, r->name, err);
 }
 
 /* Count a decoded batch (the consumer, in order). */
@@ -2893,8 +3006,6 @@ static void csv_close(TlReader *base)
     tl_buf_release(r->input);
     tl_free(r->null_text);
     tl_schema_free(&r->schema);
-    tl_schema_free(&r->dup_bases);
-    tl_free(r->dup_next);
     tl_free(r->fixed);
     tl_free(r->proj);
     tl_schema_free(&r->proj_schema);
@@ -2920,59 +3031,6 @@ static const TlReaderOps csv_ops = {
     .resplit = csv_resplit,
 };
 
-/* Name column i (0-based) from header text, made unique among the first i
- * names: empty -> columnN; a repeat gets _1, _2, ... */
-static TlStatus add_column_name(CsvReader *r, const char *text, size_t len,
-                                TlError *err)
-{
-    char *base_name, *name;
-    int i = r->schema.n_fields;
-    TlStatus st;
-    if (len == 0) {
-        char buf[32];
-        snprintf(buf, sizeof buf, "column%d", i + 1);
-        base_name = tl_strdup(buf);
-    } else {
-        base_name = tl_strndup(text, len);
-    }
-    if (!base_name) return tl_error_oom(err);
-    name = base_name;
-    if (tl_schema_find(&r->schema, name) >= 0) {
-        /* a repeat: continue from the last suffix given to this base */
-        int j = tl_schema_find(&r->dup_bases, base_name), k;
-        if (j < 0) {
-            int *next = tl_realloc(r->dup_next, sizeof *next *
-                                   (size_t)(r->dup_bases.n_fields + 1));
-            if (!next) {
-                tl_free(base_name);
-                return tl_error_oom(err);
-            }
-            r->dup_next = next;
-            if (tl_schema_add(&r->dup_bases, base_name, TL_TNULL, err) != TL_OK) {
-                tl_free(base_name);
-                return err->code;
-            }
-            j = r->dup_bases.n_fields - 1;
-            next[j] = 1;
-        }
-        for (k = r->dup_next[j];; k++) {
-            size_t n = strlen(base_name) + 16;
-            if (name != base_name) tl_free(name);
-            name = tl_malloc(n);
-            if (!name) {
-                tl_free(base_name);
-                return tl_error_oom(err);
-            }
-            snprintf(name, n, "%s_%d", base_name, k);
-            if (tl_schema_find(&r->schema, name) < 0) break;
-        }
-        r->dup_next[j] = k + 1;
-    }
-    st = tl_schema_add(&r->schema, name, TL_TNULL, err);
-    if (name != base_name) tl_free(name);
-    tl_free(base_name);
-    return st;
-}
 /* Read the first record: column count and (unless no_header) names; the
  * data starts after it (or at it with no_header). */
 static TlStatus read_header(CsvReader *r, bool no_header, TlError *err)
@@ -2982,6 +3040,8 @@ static TlStatus read_header(CsvReader *r, bool no_header, TlError *err)
     int found;
     CsvField *hf = NULL;
     CsvCursor tmp = {0}; /* scratch for unescaping names */
+    char **names = NULL;
+    size_t *lens = NULL;
     TlStatus st;
     skip_blank(r, &pos, &line, r->size);
     r->data_start = pos;
@@ -2995,15 +3055,26 @@ static TlStatus read_header(CsvReader *r, bool no_header, TlError *err)
     hf = tl_malloc((size_t)found * sizeof *hf);
     if (!hf) return tl_error_oom(err);
     st = parse_record(r, &pos, &line, hf, 1, found, &found, err);
+    names = tl_calloc((size_t)found + 1, sizeof *names);
+    lens = tl_calloc((size_t)found + 1, sizeof *lens);
+    if (st == TL_OK && (!names || !lens)) st = tl_error_oom(err);
     for (int i = 0; st == TL_OK && i < found; i++) {
-        size_t len = 0;
         const char *s = "";
         if (!no_header) {
-            s = field_text(r, &tmp, &hf[i], &len);
+            s = field_text(r, &tmp, &hf[i], &lens[i]);
             if (!s) st = tl_error_oom(err);
         }
-        if (st == TL_OK) st = add_column_name(r, s, len, err);
+        if (st == TL_OK && !(names[i] = tl_strndup(s, lens[i]))) st = tl_error_oom(err);
     }
+    if (st == TL_OK) {
+        bool quiet = r->quiet || (r->hints && r->hints->names_noted);
+        st = tl_names_unique((const char *const *)names, lens, found, r->name, quiet,
+                             &r->schema, err);
+        if (r->hints) r->hints->names_noted = true;
+    }
+    for (int i = 0; names && i < found; i++) tl_free(names[i]);
+    tl_free(names);
+    tl_free(lens);
     tl_free(hf);
     tl_free(tmp.scratch);
     TL_TRY(st);
@@ -3013,6 +3084,17 @@ static TlStatus read_header(CsvReader *r, bool no_header, TlError *err)
         r->data_line = line;
     }
     return TL_OK;
+}
+
+/* Remember in the hints the value at row that made column c a string. */
+static TlStatus note_string(const CsvReader *r, CsvCursor *d, int c, int64_t row,
+                            TlError *err)
+{
+    size_t len;
+    const char *s = field_text(r, d, d->cols[c] + row, &len);
+    if (!s) return tl_error_oom(err);
+    return tl_hint_note(r->hints, r->schema.fields[c].name, r->name, d->row_line[row], s,
+                        len, err);
 }
 
 /* Apply --schema (fixed types) and the hints to the columns, then infer the
@@ -3031,8 +3113,15 @@ static TlStatus decide_types(CsvReader *r, const TlSchema *fixed,
     *sample_end = r->data_start;
     *sample_rows = 0;
     if (fixed) {
+        for (int c = 0; c < r->n_cols; c++) {
+            int i = tl_fixed_find(fixed, r->schema.fields[c].name);
+            if (i < 0) continue;
+            r->schema.fields[c].type = fixed->fields[i].type;
+            r->fixed[c] = true;
+        }
         for (int i = 0; i < fixed->n_fields; i++) {
-            int c = tl_schema_find(&r->schema, fixed->fields[i].name);
+            int c = tl_fixed_is_glob(fixed->fields[i].name)
+                        ? 0 : tl_schema_find(&r->schema, fixed->fields[i].name);
             if (c < 0) {
                 const char *near = tl_schema_suggest(&r->schema, fixed->fields[i].name);
                 if (near)
@@ -3043,8 +3132,6 @@ static TlStatus decide_types(CsvReader *r, const TlSchema *fixed,
                 return tl_error(err, TL_ERR_USAGE, "--schema: no column \"%s\" in %s",
                                 fixed->fields[i].name, r->name);
             }
-            r->schema.fields[c].type = fixed->fields[i].type;
-            r->fixed[c] = true;
         }
     }
     open_col = tl_calloc((size_t)r->n_cols + 1, sizeof *open_col);
@@ -3076,9 +3163,11 @@ static TlStatus decide_types(CsvReader *r, const TlSchema *fixed,
         total += d.n_rows;
         for (int s = 0; s < d.n_store; s++) {
             int c = d.store[s];
-            TlType t = infer_column(r, &d, c, r->schema.fields[c].type);
+            int64_t why;
+            TlType t = infer_column(r, &d, c, r->schema.fields[c].type, &why);
             r->schema.fields[c].type = t;
             if (t == TL_TSTRING) open_col[c] = false; /* decided */
+            if (why >= 0 && hints && note_string(r, &d, c, why, err) != TL_OK) goto fail;
         }
     }
     *sample_end = d.pos;
@@ -3123,6 +3212,8 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     r->avg_record = 1;
     r->name = tl_strdup(tl_input_name(path));
     if (!r->name) goto oom;
+    r->quoted_as_string = opt->quoted_as_string;
+    r->quiet = opt->quiet;
     if (opt->null_text) {
         r->null_text = tl_strdup(opt->null_text);
         if (!r->null_text) goto oom;

@@ -20,9 +20,20 @@
 
 #include "../lib/core/core.h"
 
-/* Per-input minimum types learned by earlier attempts of the same run. */
+/* The first value that made an inferred column a string: the planner
+ * names it when such a column is used as a number. */
+typedef struct TlInferNote {
+    char *column, *file, *text;  /* owned */
+    int64_t line;
+} TlInferNote;
+
+/* Per-input minimum types learned by earlier attempts of the same run
+ * (formats/infer.h keeps them). */
 typedef struct TlTypeHints {
     TlSchema cols;  /* name -> minimum type */
+    TlInferNote *notes;
+    int n_notes, cap_notes;
+    bool names_noted; /* header renames already noted on standard error */
 } TlTypeHints;
 
 typedef struct TlReadOptions {
@@ -32,6 +43,9 @@ typedef struct TlReadOptions {
     const TlSchema *schema;  /* --schema: fixed types by name (others inferred) */
     const char *from;        /* format override ("csv", "tsv"), or NULL */
     bool with_filename;      /* add a `filename` column (formats/filename.c) */
+    bool quoted_as_string;   /* a column with a quoted value is a string */
+    bool no_infer;           /* every column not in --schema is a string */
+    bool quiet;              /* no notes on standard error (header renames) */
 } TlReadOptions;
 
 typedef struct TlReaderStats {

@@ -125,6 +125,7 @@
  */
 #include "fmt_impl.h"
 #include "../lib/core/text.h"
+#include "infer.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -138,7 +139,8 @@
 #define MAX_BATCH_FIELDS ((int64_t)1 << 22)
 
 enum {
-    V_NULL = 0, V_FALSE, V_TRUE, V_INT, V_FLOAT, V_STR, V_STRESC, V_JSON
+    V_NULL = 0, V_FALSE, V_TRUE, V_INT, V_FLOAT, V_STR, V_STRESC, V_JSON,
+    V_NUMTXT /* a number no double holds exactly (infer.h): its text */
 };
 
 typedef struct NdField {
@@ -517,7 +519,8 @@ static size_t unescape(const uint8_t *s, size_t len, uint8_t *out)
 }
 
 /* Scan the number at *pi (JSON grammar); V_INT when it is an integer that
- * fits int64, else V_FLOAT. */
+ * fits int64, else V_FLOAT when a double holds it exactly (infer.h), else
+ * V_NUMTXT: a string column keeps its text, only --schema converts it. */
 static TlStatus scan_number(NdCursor *r, size_t *pi, uint32_t *kind)
 {
     const uint8_t *p = r->p;
@@ -560,8 +563,12 @@ static TlStatus scan_number(NdCursor *r, size_t *pi, uint32_t *kind)
             return syntax_error(r, i, "invalid number (a digit expected in the exponent)");
         while (i < n && p[i] >= '0' && p[i] <= '9') i++;
     }
+    {
+        double v;
+        *kind = is_int ? V_INT
+                : tl_exact_f64((const char *)p + *pi, i - *pi, &v) ? V_FLOAT : V_NUMTXT;
+    }
     *pi = i;
-    *kind = is_int ? V_INT : V_FLOAT;
     return TL_OK;
 }
 
@@ -1100,7 +1107,7 @@ static inline bool fast_number(const uint8_t *p, size_t n, size_t *pi, uint32_t 
     if (i < n && p[i] == '.') {
         size_t f = i + 1;
         i = scan_digits(p, f, n);
-        if (i == f) return false;
+        if (i == f || i - d > 16) return false; /* over 15 digits: exact? */
         *kind = V_FLOAT;
     }
     if (i < n && (p[i] == 'e' || p[i] == 'E')) return false;
@@ -1378,23 +1385,36 @@ static TlStatus tokenize_batch(NdCursor *r, size_t end, TlError *err)
 /* ------------------------------------------------------------ inference */
 
 /* The narrowest type, starting from t, holding column c's values of the
- * tokenized batch. */
-static TlType infer_column(const NdCursor *r, int c, TlType t)
+ * tokenized batch; *why = the row whose value made a numeric column a
+ * string (-1: none did, or the column is text: neither the type before,
+ * the value, nor the next few values are numbers).  In a float64 column an
+ * integer of over 15 digits must be an exact double (infer.h). */
+static TlType infer_column(const NdCursor *r, int c, TlType t, int64_t *why)
 {
     const NdCol *col = &r->cols[c];
-    int64_t n = r->n_rows < col->cap ? r->n_rows : col->cap;
-    for (int64_t row = 0; row < n && t != TL_TSTRING; row++)
+    int64_t n = r->n_rows < col->cap ? r->n_rows : col->cap, row;
+    TlType was = t;
+    double v;
+    *why = -1;
+    for (row = 0; row < n && t != TL_TSTRING; row++) {
+        was = t;
         t = widen_kind(t, col->f[row].kind);
+    }
+    if (t == TL_TSTRING && row > 0 && was != TL_TINT64 && was != TL_TFLOAT64 &&
+        col->f[row - 1].kind != V_NUMTXT) {
+        bool num = false;
+        for (int64_t k = row; k < n && k < row + 16 && !num; k++)
+            num = col->f[k].kind == V_INT || col->f[k].kind == V_FLOAT;
+        if (!num) row = 0; /* text: no note */
+    }
+    for (int64_t k = 0; t == TL_TFLOAT64 && k < n; k++) {
+        const NdField *f = &col->f[k];
+        if (f->kind == V_INT && f->len > 15 &&
+            !tl_exact_f64((const char *)r->p + f->off, f->len, &v))
+            t = TL_TSTRING, row = k + 1;
+    }
+    if (t == TL_TSTRING && row > 0) *why = row - 1;
     return t;
-}
-
-/* Record type t for column name in the hints (add or widen). */
-static TlStatus hint_set(TlTypeHints *h, const char *name, TlType t, TlError *err)
-{
-    int i = tl_schema_find(&h->cols, name);
-    if (i < 0) return tl_schema_add(&h->cols, name, t, err);
-    h->cols.fields[i].type = t;
-    return TL_OK;
 }
 
 /* ----------------------------------------------------------- conversion */
@@ -1476,7 +1496,8 @@ drop:
     return *bad >= 0 ? TL_OK : err->code;
 }
 
-static TlStatus convert_f64(NdCursor *r, int c, TlArray **out, int64_t *bad, TlError *err)
+static TlStatus convert_f64(NdCursor *r, int c, bool fixed, TlArray **out, int64_t *bad,
+                            TlError *err)
 {
     const int64_t n = r->n_rows;
     Validity v = {NULL, 0};
@@ -1490,7 +1511,11 @@ static TlStatus convert_f64(NdCursor *r, int c, TlArray **out, int64_t *bad, TlE
         if (f.kind == V_INT) {
             int64_t x = int_of(s, f.len);
             vals[row] = x == 0 && s[0] == '-' ? -0.0 : (double)x;
-        } else if (f.kind == V_FLOAT) {
+            if (!fixed && f.len > 15 && !tl_exact_f64((const char *)s, f.len, &vals[row])) {
+                *bad = row;
+                goto drop;
+            }
+        } else if (f.kind == V_FLOAT || (fixed && f.kind == V_NUMTXT)) {
             if (!tl_parse_f64((const char *)s, f.len, &vals[row])) goto oom;
         } else if (f.kind == V_NULL) {
             vals[row] = 0;
@@ -1679,7 +1704,7 @@ static TlStatus convert_str(NdCursor *r, int c, TlArray **out, int64_t *bad, TlE
         case V_FALSE:
             *vw = tl_view_inline("false", 5);
             continue;
-        case V_STR: case V_INT: case V_FLOAT:
+        case V_STR: case V_INT: case V_FLOAT: case V_NUMTXT:
             vw->in.len = len;
             if (len <= TL_VIEW_INLINE) {
                 memcpy(vw->in.data, s, len);
@@ -1749,13 +1774,14 @@ fail:
     return err->code;
 }
 
-static TlStatus convert(NdCursor *r, int c, TlArray **out, int64_t *bad, TlError *err)
+static TlStatus convert(NdCursor *r, int c, bool fixed, TlArray **out, int64_t *bad,
+                        TlError *err)
 {
     TlType t = r->schema->fields[c].type;
     switch (t) {
     case TL_TBOOL: return convert_bool(r, c, out, bad, err);
     case TL_TINT64: return convert_i64(r, c, out, bad, err);
-    case TL_TFLOAT64: return convert_f64(r, c, out, bad, err);
+    case TL_TFLOAT64: return convert_f64(r, c, fixed, out, bad, err);
     case TL_TSTRING: return convert_str(r, c, out, bad, err);
     case TL_TDATE: case TL_TTIMESTAMP: return convert_datetime(r, c, t, out, bad, err);
     default: return convert_null(r, c, out, bad, err);
@@ -1796,13 +1822,23 @@ static TlStatus value_misfit(const NdReader *r, NdCursor *cu, int c, int64_t row
                         f.kind == V_STR || f.kind == V_STRESC ? "\"" : "",
                         tl_type_name(fld->type), fld->name);
     }
-    w = tl_calloc(1, sizeof *w);
-    if (!w) return tl_error_oom(err);
+    {
+        /* the note travels with the widen schema (infer.h) */
+        int64_t why;
+        TlType t = infer_column(cu, c, fld->type, &why);
+        if (t == fld->type) why = row; /* never loop: a string */
+        if (why >= 0) f = field_at(cu, c, why);
+        w = tl_widen_new(why >= 0 ? fld->name : NULL,
+                         cu->row_line[why < 0 ? 0 : why], (const char *)cu->p + f.off,
+                         f.len);
+        if (!w) return tl_error_oom(err);
+    }
     for (int k = 0; k < r->n_proj; k++) {
         int pc = r->proj[k];
         TlType old = r->schema.fields[pc].type, t;
+        int64_t why;
         if (r->fixed[pc]) continue;
-        t = infer_column(cu, pc, old);
+        t = infer_column(cu, pc, old, &why);
         if (pc == c && t == old) t = TL_TSTRING; /* never loop */
         if (t != old && tl_schema_add(w, r->schema.fields[pc].name, t, err) != TL_OK) {
             tl_schema_free(w);
@@ -1848,8 +1884,10 @@ static TlStatus late_keys(NdReader *r, NdCursor *cu, int64_t seq, TlSchema **wid
     for (;;) {
         TlStatus st;
         /* the types of the values kept (a duplicate key's last) */
-        for (int i = 0; i < cu->late.n_fields; i++)
-            cu->cols[n + i].seen = infer_column(cu, n + i, cu->cols[n + i].seen);
+        for (int i = 0; i < cu->late.n_fields; i++) {
+            int64_t why;
+            cu->cols[n + i].seen = infer_column(cu, n + i, cu->cols[n + i].seen, &why);
+        }
         if (cu->pos >= cu->size || __atomic_load_n(&r->late_seq, __ATOMIC_RELAXED) < seq)
             break;
         st = tokenize_batch(cu, cu->size, err);
@@ -1862,7 +1900,7 @@ static TlStatus late_keys(NdReader *r, NdCursor *cu, int64_t seq, TlSchema **wid
             return st;
         }
     }
-    w = tl_calloc(1, sizeof *w);
+    w = tl_widen_new(NULL, 0, NULL, 0);
     if (!w) return tl_error_oom(err);
     for (int i = 0; i < cu->late.n_fields; i++)
         if (tl_schema_add(w, cu->late.fields[i].name, cu->cols[n + i].seen, err) != TL_OK) {
@@ -1900,7 +1938,7 @@ static TlStatus convert_rows(const NdReader *r, NdCursor *cu, TlBatch **out,
     for (int k = 0; k < r->n_proj && st == TL_OK; k++) {
         int c = r->proj[k];
         int64_t bad = -1;
-        st = convert(cu, c, &b->cols[k], &bad, err);
+        st = convert(cu, c, r->fixed[c], &b->cols[k], &bad, err);
         if (st == TL_OK && bad >= 0 && (bad_row < 0 || bad < bad_row)) {
             bad_row = bad;
             bad_col = c;
@@ -2334,8 +2372,8 @@ static TlStatus nd_widen(TlReader *base, const TlSchema *widen, TlError *err)
     NdReader *r = (NdReader *)base;
     if (!r->hints || !widen) return TL_OK;
     for (int i = 0; i < widen->n_fields; i++)
-        TL_TRY(hint_set(r->hints, widen->fields[i].name, widen->fields[i].type, err));
-    return TL_OK;
+        TL_TRY(tl_hint_set(r->hints, widen->fields[i].name, widen->fields[i].type, err));
+    return tl_widen_note(r->hints, widen, r->name, err);
 }
 
 static void nd_count(TlReader *base, int64_t rows, int64_t bytes)
@@ -2428,23 +2466,31 @@ static TlStatus decide_types(NdReader *r, NdCursor *cu, const TlSchema *fixed,
             TL_TRY(add_column(r, cu, hints->cols.fields[i].name, &c, err));
     if (fixed)
         for (int i = 0; i < fixed->n_fields; i++)
-            TL_TRY(add_column(r, cu, fixed->fields[i].name, &c, err));
+            if (!tl_fixed_is_glob(fixed->fields[i].name))
+                TL_TRY(add_column(r, cu, fixed->fields[i].name, &c, err));
     r->fixed = tl_calloc((size_t)r->schema.n_fields + 1, sizeof *r->fixed);
     if (!r->fixed) return tl_error_oom(err);
-    if (fixed)
-        for (int i = 0; i < fixed->n_fields; i++) {
-            c = tl_schema_find(&r->schema, fixed->fields[i].name);
-            r->schema.fields[c].type = fixed->fields[i].type;
-            r->fixed[c] = true;
-        }
+    for (c = 0; fixed && c < r->schema.n_fields; c++) {
+        int i = tl_fixed_find(fixed, r->schema.fields[c].name);
+        if (i < 0) continue;
+        r->schema.fields[c].type = fixed->fields[i].type;
+        r->fixed[c] = true;
+    }
     for (c = 0; c < r->schema.n_fields; c++) {
         TlType t = TL_TNULL;
+        int64_t why;
         if (r->fixed[c]) continue;
         if (hints) {
             int h = tl_schema_find(&hints->cols, r->schema.fields[c].name);
             if (h >= 0) t = hints->cols.fields[h].type;
         }
-        r->schema.fields[c].type = infer_column(cu, c, t);
+        r->schema.fields[c].type = infer_column(cu, c, t, &why);
+        if (why >= 0 && hints) {
+            NdField f = field_at(cu, c, why);
+            TL_TRY(tl_hint_note(hints, r->schema.fields[c].name, r->name,
+                                cu->row_line[why], (const char *)cu->p + f.off, f.len,
+                                err));
+        }
     }
     return TL_OK;
 }

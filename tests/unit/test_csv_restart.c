@@ -42,7 +42,7 @@ static TlType hint_of(const TlTypeHints *h, const char *name)
 TL_TEST(test_int_to_float)
 {
     const char *p = tu_file("w.csv", "a,b\n1,x\n2,y\n3.5,z\n4,w\n", -1);
-    TlTypeHints h = {{0}};
+    TlTypeHints h = {0};
     TlReadOptions o = {0};
     CHECK_EQ_INT(tl_batch_rows(), 2);
     CHECK_EQ_INT(read_proj(p, &o, &h, NULL, 0), TL_ERR_RESTART);
@@ -56,7 +56,7 @@ TL_TEST(test_null_column_and_several)
 {
     /* b is all null in the first batch; c widens in the same batch */
     const char *p = tu_file("n.csv", "a,b,c\n1,,1\n2,,2\n3,q,x\n4,,5\n5,7,6\n", -1);
-    TlTypeHints h = {{0}};
+    TlTypeHints h = {0};
     TlReadOptions o = {0};
     CHECK_EQ_INT(read_proj(p, &o, &h, NULL, 0), TL_ERR_RESTART);
     CHECK_EQ_INT(hint_of(&h, "b"), TL_TSTRING);
@@ -70,7 +70,7 @@ TL_TEST(test_null_column_and_several)
 TL_TEST(test_unprojected_never_restarts)
 {
     const char *p = tu_file("u.csv", "a,b\n1,2\n3,4\n5,oops\n", -1);
-    TlTypeHints h = {{0}};
+    TlTypeHints h = {0};
     TlReadOptions o = {0};
     int cols[1] = {0};
     CHECK_EQ_INT(read_proj(p, &o, &h, cols, 1), TL_OK);
@@ -84,7 +84,7 @@ TL_TEST(test_unprojected_never_restarts)
 TL_TEST(test_date_widening_and_hint_start)
 {
     const char *p = tu_file("d.csv", "d\n2024-01-01\n2024-01-02\n2024-01-03 04:05:06\n", -1);
-    TlTypeHints h = {{0}};
+    TlTypeHints h = {0};
     TlReadOptions o = {0};
     CHECK_EQ_INT(read_proj(p, &o, &h, NULL, 0), TL_ERR_RESTART);
     CHECK_EQ_INT(hint_of(&h, "d"), TL_TTIMESTAMP);
@@ -99,7 +99,7 @@ TL_TEST(test_schema_fixed_later_batch)
     char want[1024];
     const char *p = tu_file("s.csv", "id,amount\n1,5\n2,6\n3,\"7\"\"\"\n", -1);
     TlSchema s = {0};
-    TlTypeHints h = {{0}};
+    TlTypeHints h = {0};
     TlReadOptions o = {0};
     tl_schema_add(&s, "amount", TL_TINT64, &err);
     o.schema = &s;
@@ -113,7 +113,7 @@ TL_TEST(test_stdin_reread)
 {
     /* "-" is read once and served again after a restart */
     const char *p = tu_file("in.csv", "a\n1\n2\nx\n", -1);
-    TlTypeHints h = {{0}};
+    TlTypeHints h = {0};
     TlReadOptions o = {0};
     int saved = dup(0);
     FILE *f = fopen(p, "rb");

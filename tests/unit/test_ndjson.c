@@ -87,12 +87,13 @@ TL_TEST(test_numbers)
                             "\"max\":9223372036854775807,\"huge\":1e400,\"neg0\":-0.0,\"e\":1E-2}\n",
                             -1);
     CHECK_EQ_INT(READ(p), TL_OK);
-    CHECK_EQ_STR(got, "big:float64,min:int64,max:int64,huge:float64,neg0:float64,e:float64\n"
-                      "1.2345678901234567e+19|-9223372036854775808|9223372036854775807|"
-                      "inf|-0.0|0.01\n");
+    /* numbers no double holds exactly keep their text (formats/infer.h) */
+    CHECK_EQ_STR(got, "big:string,min:int64,max:int64,huge:string,neg0:float64,e:float64\n"
+                      "12345678901234567890|-9223372036854775808|9223372036854775807|"
+                      "1e400|-0.0|0.01\n");
     p = tu_file("n2.ndjson", "{\"a\":9223372036854775808}\n{\"a\":-9223372036854775809}\n", -1);
     CHECK_EQ_INT(READ(p), TL_OK);
-    CHECK_EQ_STR(got, "a:float64\n9.223372036854776e+18\n-9.223372036854776e+18\n");
+    CHECK_EQ_STR(got, "a:string\n9223372036854775808\n-9223372036854775809\n");
 }
 
 /* {"a":[[...]]} with levels brackets. */

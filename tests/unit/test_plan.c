@@ -420,11 +420,12 @@ TL_TEST(test_several_inputs)
     s.inputs[1] = tally_strdup("i2.csv");
     s.n_inputs = 2;
     CHECK_EQ_INT(run_to_file(&s, &out, &err), 0);
-    /* a: int64 + float64 -> float64; c: empty everywhere stays null */
-    CHECK_EQ_STR(out, "a,b,c\n1.0,x,\n2.0,y,\n1.5,z,\n7.0,w,\n");
+    /* a: int64 + float64 + "007" (an id: a string) -> string, every
+     * value with its own text; c: empty everywhere stays null */
+    CHECK_EQ_STR(out, "a,b,c\n1,x,\n2,y,\n1.5,z,\n007,w,\n");
     tl_free(out);
     CHECK_EQ_INT(run_capture(&s, TALLY_SCHEMA, &out, &err), 0);
-    CHECK_EQ_STR(out, "column,type\na,float64\nb,string\nc,null\n");
+    CHECK_EQ_STR(out, "column,type\na,string\nb,string\nc,null\n");
     tl_free(out);
     tally_spec_free(&s);
 
