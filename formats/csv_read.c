@@ -1438,7 +1438,8 @@ static TlStatus value_misfit(const CsvReader *r, CsvCursor *d, int c, int64_t ro
             s = field_text(r, d, d->cols[c] + why, &len);
             if (!s) return tl_error_oom(err);
         }
-        w = tl_widen_new(s ? fld->name : NULL, s ? d->row_line[why] : 0, s, len);
+        w = tl_widen_new(s ? fld->name : NULL, s ? d->row_line[why] : 0, s, len,
+                         s && r->quoted_as_string && (d->cols[c][why].flags & F_QUOTED));
         if (!w) return tl_error_oom(err);
     }
     for (int k = 0; k < r->n_proj; k++) {
@@ -3094,7 +3095,7 @@ static TlStatus note_string(const CsvReader *r, CsvCursor *d, int c, int64_t row
     const char *s = field_text(r, d, d->cols[c] + row, &len);
     if (!s) return tl_error_oom(err);
     return tl_hint_note(r->hints, r->schema.fields[c].name, r->name, d->row_line[row], s,
-                        len, err);
+                        len, r->quoted_as_string && (d->cols[c][row].flags & F_QUOTED), err);
 }
 
 /* Apply --schema (fixed types) and the hints to the columns, then infer the

@@ -25,6 +25,7 @@
 typedef struct TlInferNote {
     char *column, *file, *text;  /* owned */
     int64_t line;
+    bool quoted;                 /* a quoted value under --quoted-as-string */
 } TlInferNote;
 
 /* Per-input minimum types learned by earlier attempts of the same run

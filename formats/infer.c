@@ -166,8 +166,8 @@ const TlInferNote *tl_hint_find_note(const TlTypeHints *h, const char *name)
 
 /* See infer.h.  Notes are few (one per column that became a string), and
  * looked up only on an error path, so a list suffices. */
-TlStatus tl_hint_note(TlTypeHints *h, const char *name, const char *file,
-                      int64_t line, const char *text, size_t len, TlError *err)
+TlStatus tl_hint_note(TlTypeHints *h, const char *name, const char *file, int64_t line,
+                      const char *text, size_t len, bool quoted, TlError *err)
 {
     TlInferNote *n;
     if (!h || tl_hint_find_note(h, name)) return TL_OK;
@@ -183,6 +183,7 @@ TlStatus tl_hint_note(TlTypeHints *h, const char *name, const char *file,
     n->file = tl_strdup(file);
     n->text = tl_strndup(text, len);
     n->line = line;
+    n->quoted = quoted;
     if (!n->column || !n->file || !n->text) {
         tl_free(n->column);
         tl_free(n->file);
@@ -209,7 +210,8 @@ void tl_hints_free(TlTypeHints *h)
 }
 
 /* See infer.h. */
-TlSchema *tl_widen_new(const char *column, int64_t line, const char *text, size_t len)
+TlSchema *tl_widen_new(const char *column, int64_t line, const char *text, size_t len,
+                       bool quoted)
 {
     size_t cl = column ? strlen(column) : 0;
     TlWiden *w = tl_calloc(1, sizeof *w + (column ? cl + len + 2 : 0));
@@ -221,6 +223,7 @@ TlSchema *tl_widen_new(const char *column, int64_t line, const char *text, size_
         memcpy(w->text, text, len);
         w->text_len = len;
         w->line = line;
+        w->quoted = quoted;
     }
     return &w->types;
 }
@@ -231,7 +234,7 @@ TlStatus tl_widen_note(TlTypeHints *h, const TlSchema *w, const char *file, TlEr
 {
     const TlWiden *x = (const TlWiden *)(const void *)w;
     if (!h || !x->column) return TL_OK;
-    return tl_hint_note(h, x->column, file, x->line, x->text, x->text_len, err);
+    return tl_hint_note(h, x->column, file, x->line, x->text, x->text_len, x->quoted, err);
 }
 
 /* -------------------------------------------------------------- --schema */

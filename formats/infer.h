@@ -50,10 +50,11 @@ TlType tl_infer_widen(TlType so_far, const char *s, size_t len);
 
 /* Record type t for column name in the hints (add or widen). */
 TlStatus tl_hint_set(TlTypeHints *h, const char *name, TlType t, TlError *err);
-/* Remember that text (len bytes) at file:line made column name a string,
- * unless a value is already remembered for it (the first one stays). */
-TlStatus tl_hint_note(TlTypeHints *h, const char *name, const char *file,
-                      int64_t line, const char *text, size_t len, TlError *err);
+/* Remember that text (len bytes; quoted: in quotes under
+ * --quoted-as-string) at file:line made column name a string, unless a
+ * value is already remembered for it (the first one stays). */
+TlStatus tl_hint_note(TlTypeHints *h, const char *name, const char *file, int64_t line,
+                      const char *text, size_t len, bool quoted, TlError *err);
 /* The remembered value of column name, or NULL. */
 const TlInferNote *tl_hint_find_note(const TlTypeHints *h, const char *name);
 /* Free the hints' contents (not h itself); NULL-safe. */
@@ -69,9 +70,11 @@ typedef struct TlWiden {
     char *text;
     size_t text_len;
     int64_t line;
+    bool quoted;
     char text_buf[];
 } TlWiden;
-TlSchema *tl_widen_new(const char *column, int64_t line, const char *text, size_t len);
+TlSchema *tl_widen_new(const char *column, int64_t line, const char *text, size_t len,
+                       bool quoted);
 /* Copy w's note (if any) into the hints under the reader's name file. */
 TlStatus tl_widen_note(TlTypeHints *h, const TlSchema *w, const char *file, TlError *err);
 

@@ -1830,7 +1830,7 @@ static TlStatus value_misfit(const NdReader *r, NdCursor *cu, int c, int64_t row
         if (why >= 0) f = field_at(cu, c, why);
         w = tl_widen_new(why >= 0 ? fld->name : NULL,
                          cu->row_line[why < 0 ? 0 : why], (const char *)cu->p + f.off,
-                         f.len);
+                         f.len, false);
         if (!w) return tl_error_oom(err);
     }
     for (int k = 0; k < r->n_proj; k++) {
@@ -1900,7 +1900,7 @@ static TlStatus late_keys(NdReader *r, NdCursor *cu, int64_t seq, TlSchema **wid
             return st;
         }
     }
-    w = tl_widen_new(NULL, 0, NULL, 0);
+    w = tl_widen_new(NULL, 0, NULL, 0, false);
     if (!w) return tl_error_oom(err);
     for (int i = 0; i < cu->late.n_fields; i++)
         if (tl_schema_add(w, cu->late.fields[i].name, cu->cols[n + i].seen, err) != TL_OK) {
@@ -2489,7 +2489,7 @@ static TlStatus decide_types(NdReader *r, NdCursor *cu, const TlSchema *fixed,
             NdField f = field_at(cu, c, why);
             TL_TRY(tl_hint_note(hints, r->schema.fields[c].name, r->name,
                                 cu->row_line[why], (const char *)cu->p + f.off, f.len,
-                                err));
+                                false, err));
         }
     }
     return TL_OK;

@@ -1104,7 +1104,12 @@ static void explain_string(const TlPlanOptions *opt, TlError *err)
             int shown = strlen(n->text) > 40 ? 37 : 40;
             const char *more = strlen(n->text) > 40 ? "..." : "";
             if (!has_word(err->msg, n->column)) continue;
-            if (number)
+            if (n->quoted)
+                snprintf(err->msg + len, sizeof err->msg - len,
+                         "\n  column \"%s\" is string because %s:%lld holds \"%.*s%s\" in "
+                         "quotes (--quoted-as-string)", n->column, n->file,
+                         (long long)n->line, shown, n->text, more);
+            else if (number)
                 snprintf(err->msg + len, sizeof err->msg - len,
                          "\n  column \"%s\" is string because %s:%lld holds \"%.*s%s\", "
                          "which would not read back as the same text (use --schema "
