@@ -410,3 +410,24 @@ x,string'
         done
     done
 }
+
+@test "pipeline file: no_infer, quoted_as_string and quiet keys" {
+    printf 'a,a,b\n"1",2,3\n' > t.csv
+    printf '{"input": "t.csv", "no_infer": true, "quiet": true}' > p.json
+    run_tally schema -f p.json
+    assert_ok
+    assert_out 'column,type
+a,string
+a_2,string
+b,string'
+    printf '{"input": "t.csv", "quoted_as_string": true, "quiet": true}' > q.json
+    assert_run_out schema -f q.json <<'EOF'
+column,type
+a,string
+a_2,int64
+b,int64
+EOF
+    printf '{"input": "t.csv", "no_infer": "yes"}' > bad.json
+    run_tally -f bad.json
+    assert_err 2 'tally: bad.json: /no_infer: expected true or false'
+}
