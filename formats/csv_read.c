@@ -2523,8 +2523,9 @@ static bool gather_fields(const CsvReader *r, CsvCursor *d, int c, TlType t,
         int64_t stop = j < n ? (int64_t)sel[j] : rows;
         if (t == TL_TINT64) {
             for (; row < stop; row++)
-                if (!plain_i64_fast(r->p + f[row].off, f[row].len,
-                                    r->size - f[row].off) &&
+                if ((!plain_i64_fast(r->p + f[row].off, f[row].len,
+                                     r->size - f[row].off) ||
+                     (r->quoted_as_string && (f[row].flags & F_QUOTED))) &&
                     !field_null(r, &f[row]))
                     return false;
         } else {

@@ -431,3 +431,27 @@ EOF
     run_tally -f bad.json
     assert_err 2 'tally: bad.json: /no_infer: expected true or false'
 }
+
+@test "late materialization: a value on a dropped row still decides the type" {
+    { echo 'a,b,f'; for i in $(seq 1 40); do
+        case $i in
+        30) echo "\"$i\",$i,$i.5" ;;
+        31) echo "$i,$i,0$i.5" ;;
+        *) echo "$i,$i,$i.5" ;;
+        esac
+    done; } > l.csv
+    { echo 'a,b'; for i in $(seq 1 40); do
+        if [ "$i" = 30 ]; then echo "0$i,$i"; else echo "$i,$i"; fi
+    done; } > z.csv
+    for th in 1 2; do
+        TALLY_BATCH_ROWS=4 run_tally l.csv --threads $th --filter 'b > 39' --select 'a, f' --to ndjson
+        assert_ok
+        assert_out '{"a":40,"f":"40.5"}'
+        TALLY_BATCH_ROWS=4 run_tally l.csv --quoted-as-string --threads $th --filter 'b > 39' --select a --to ndjson
+        assert_ok
+        assert_out '{"a":"40"}'
+        TALLY_BATCH_ROWS=4 run_tally z.csv --threads $th --filter 'b > 39' --to ndjson
+        assert_ok
+        assert_out '{"a":"40","b":40}'
+    done
+}
