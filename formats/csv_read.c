@@ -119,8 +119,11 @@
  *
  * Types (format.h, "restart protocol"): tl_reader_open infers every column's
  * type from the first batch (the first max_rows records) with
- * tl_infer_widen (plain integers and decimals are recognized inline,
- * infer_fast), starting from the run's hint for that name (or null).  It
+ * tl_infer_widen (infer.h: only spellings that read back as the same value
+ * are numbers; plain integers and decimals are recognized inline,
+ * infer_fast), starting from the run's hint for that name (or null).  An
+ * inferred column converts only those spellings (the exact parsers of
+ * csv_numbers.h), a --schema column every spelling the parser takes.  It
  * tokenizes them a chunk of INFER_CHUNK records at a time, storing only the
  * columns still undecided (a column that reached string, or is fixed by
  * --schema, is not stored), so inference costs a scan of the first batch,

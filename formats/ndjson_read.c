@@ -104,8 +104,9 @@
  * Types (format.h, "restart protocol"): tl_reader_open tokenizes the first
  * batch (max_rows lines: the inference sample), which discovers the
  * columns, and infers each column's type from its values: true/false bool,
- * integers int64 (integers beyond int64 are float64), other numbers
- * float64, strings and raw JSON string (a string that looks like a date
+ * integers int64, other numbers float64 when a double holds them exactly
+ * (infer.h; else V_NUMTXT: their text, a string), strings and raw JSON
+ * string (a string that looks like a date
  * stays a string), starting from the run's hint.  Widening: int64 ->
  * float64 -> string; any other mix is string, and a number or literal in a
  * string column is its JSON text.  When a morsel holds a value that does
