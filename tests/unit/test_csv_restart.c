@@ -6,6 +6,7 @@
  * first row on.
  */
 #include "tl_test.h"
+#include "../../formats/infer.h"
 #include "csv_test_util.h"
 
 static char got[1 << 16];
@@ -49,7 +50,7 @@ TL_TEST(test_int_to_float)
     CHECK_EQ_INT(hint_of(&h, "a"), TL_TFLOAT64);
     CHECK_EQ_INT(read_proj(p, &o, &h, NULL, 0), TL_OK);
     CHECK_EQ_STR(got, "a:float64,b:string\n1.0|x\n2.0|y\n3.5|z\n4.0|w\n");
-    tl_schema_free(&h.cols);
+    tl_hints_free(&h);
 }
 
 TL_TEST(test_null_column_and_several)
@@ -64,7 +65,7 @@ TL_TEST(test_null_column_and_several)
     CHECK_EQ_INT(h.cols.n_fields, 2);
     CHECK_EQ_INT(read_proj(p, &o, &h, NULL, 0), TL_OK);
     CHECK_EQ_STR(got, "a:int64,b:string,c:string\n1|~|1\n2|~|2\n3|q|x\n4|~|5\n5|7|6\n");
-    tl_schema_free(&h.cols);
+    tl_hints_free(&h);
 }
 
 TL_TEST(test_unprojected_never_restarts)
@@ -91,7 +92,7 @@ TL_TEST(test_date_widening_and_hint_start)
     CHECK_EQ_INT(read_proj(p, &o, &h, NULL, 0), TL_OK);
     CHECK_EQ_STR(got, "d:timestamp\n2024-01-01 00:00:00\n2024-01-02 00:00:00\n"
                       "2024-01-03 04:05:06\n");
-    tl_schema_free(&h.cols);
+    tl_hints_free(&h);
 }
 
 TL_TEST(test_schema_fixed_later_batch)
@@ -125,7 +126,7 @@ TL_TEST(test_stdin_reread)
     CHECK_EQ_STR(got, "a:string\n1\n2\nx\n");
     dup2(saved, 0);
     close(saved);
-    tl_schema_free(&h.cols);
+    tl_hints_free(&h);
     p = tu_file("in2.csv", "a,b\n1,2,3\n", -1);
     tl_stdin_cache_free();
     f = fopen(p, "rb");

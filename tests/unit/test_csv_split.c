@@ -426,7 +426,7 @@ static void read_final(ReadFn fn, int order, const char *path,
         if (res->st != TL_ERR_RESTART) break;
         res_free(res);
     }
-    tl_schema_free(&h.cols);
+    tl_hints_free(&h);
 }
 
 /* A schema fixing every column of path to string, or NULL if it does not open. */
@@ -476,7 +476,7 @@ static void check_input(const char *path, const TlReadOptions *o, int level)
             sb_free(&b.widen);
             res_check(what, path, &a, &b, a.st == TL_OK);
             res_free(&b);
-            tl_schema_free(&hb.cols);
+            tl_hints_free(&hb);
             /* guessed morsel ends, checked and split again where wrong:
              * the same as tl_reader_next (so as a careful split); every
              * other limit, to keep the test's time */
@@ -492,10 +492,10 @@ static void check_input(const char *path, const TlReadOptions *o, int level)
                          (long long)lr, (long long)lb);
                 res_check(what, path, &a, &b, a.st == TL_OK);
                 res_free(&b);
-                tl_schema_free(&hc.cols);
+                tl_hints_free(&hc);
             }
             res_free(&a);
-            tl_schema_free(&ha.cols);
+            tl_hints_free(&ha);
             if (ss) {
                 TlReadOptions os = *o;
                 os.schema = ss;
@@ -949,7 +949,7 @@ TL_TEST(test_decode_restart_leaves_hints)
     tl_batch_free(b);
     tl_decoder_free(d);
     tl_reader_close(r);
-    tl_schema_free(&h.cols);
+    tl_hints_free(&h);
 
     /* inference sees the first 2 rows: 5.5 restarts */
     memset(&h, 0, sizeof h);
@@ -982,7 +982,7 @@ TL_TEST(test_decode_restart_leaves_hints)
     }
     tl_decoder_free(d);
     tl_reader_close(r);
-    tl_schema_free(&h.cols);
+    tl_hints_free(&h);
     tl_csv_split_force(0, 0);
 }
 

@@ -9,6 +9,7 @@
  */
 #include "tl_test.h"
 #include "csv_test_util.h"
+#include "../../formats/infer.h"
 
 static char got[1 << 16];
 static TlError err;
@@ -24,7 +25,7 @@ static TlStatus read_all(const char *path, const TlReadOptions *opt, int *restar
     do {
         st = tu_read(path, opt, &h, got, sizeof got, &err);
     } while (st == TL_ERR_RESTART && ++n < 50);
-    tl_schema_free(&h.cols);
+    tl_hints_free(&h);
     if (restarts) *restarts = n;
     return st;
 }
@@ -332,7 +333,7 @@ static TlStatus to_ndjson(const char *path, const char *out, TlError *e)
     }
     if (st == TL_OK) st = tl_sink_commit(sink, e);
     tl_sink_close(sink);
-    tl_schema_free(&h.cols);
+    tl_hints_free(&h);
     return st;
 }
 

@@ -32,6 +32,7 @@
  *                     inner reader does and its batches equal next's.
  */
 #include "tl_test.h"
+#include "../../formats/infer.h"
 #include "csv_test_util.h"
 #include "tl_sb.h"
 #include "../../formats/fmt_impl.h"
@@ -476,7 +477,7 @@ static void run(const char *path, const TlReadOptions *opt, int how, bool projec
         sb_schema(&o->trace, &h.cols);
         if (++o->restarts > 40) break;
     }
-    tl_schema_free(&h.cols);
+    tl_hints_free(&h);
 }
 
 static bool same_attempts(const Outcome *a, const Outcome *b)
@@ -817,7 +818,7 @@ TL_TEST(test_two_threads)
     CHECK(want.n > 10000);
     tl_reader_close(r);
     tl_ndjson_split_force(0, 0);
-    tl_schema_free(&h.cols);
+    tl_hints_free(&h);
     free(pc);
     sb_free(&in);
     sb_free(&want);

@@ -11,6 +11,7 @@
 #include "../../lib/plan/plan.h"
 #include "../../lib/tally.h"
 #include "tl_test.h"
+#include "../../formats/infer.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -294,7 +295,7 @@ static int64_t rows_read_by(TallySpec *s, bool optimize, char **explain)
 done:
     if (op) op->free(op);
     tl_plan_free(p);
-    tl_schema_free(&hints.cols);
+    tl_hints_free(&hints);
     return rows;
 }
 
