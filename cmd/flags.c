@@ -70,16 +70,16 @@ const char cli_help_text[] =
 "                          .jsonl; + .gz or .zst compresses), not stdout\n"
 "  -f, --file PIPELINE     read inputs and steps from a JSON pipeline file\n"
 "  --from FMT, --to FMT    input / output format: csv, tsv, ndjson, ...\n"
-"  --delimiter C           CSV field separator: one character or '\\t'\n"
-"  --out-delimiter C       CSV output field separator (default ,)\n"
+"  --delimiter C           CSV separator ('\\t' ok); --out-delimiter C for output\n"
 "  --with-filename         add a column `filename`: the input each row came from\n"
 "  --compress-level N      -o FILE.gz: 1-9 (default 6), FILE.zst: 1-22 (3)\n"
 "  --null STR              read fields equal to STR as null\n"
 "  --no-header             the first line is data (columns column1, ...)\n"
 "  --schema 'NAME:TYPE,...'  fix column types (int float bool string date\n"
-"                          timestamp) instead of inferring them\n"
+"                          timestamp); NAME may be a glob: 'id*:string'\n"
+"  --no-infer, --quoted-as-string  every column / quoted-value columns strings\n"
 "  --threads N             worker threads (default 0: every core)\n"
-"  --stats                 print what the engine did to stderr\n"
+"  --stats, --quiet       engine counters to stderr / no notes (renamed columns)\n"
 "  --no-optimize           run the plan exactly as written\n"
 "  --verbose               explain: also list every optimizer rule that fired\n"
 "  -h, --help, help        this summary;  --version  print the version\n"
@@ -97,6 +97,7 @@ typedef enum FlagId {
     F_DELIMITER, F_NULL, F_NO_HEADER, F_SCHEMA, F_FROM, F_TO, F_OUTPUT,
     F_FILE, F_THREADS, F_STATS, F_NO_OPTIMIZE, F_VERBOSE, F_HELP, F_VERSION,
     F_OUT_DELIMITER, F_WITH_FILENAME, F_COMPRESS_LEVEL, F_SORTED,
+    F_NO_INFER, F_QUOTED_AS_STRING, F_QUIET,
 } FlagId;
 
 typedef struct Flag {
@@ -127,6 +128,9 @@ static const Flag flags[] = {
     {"--out-delimiter", F_OUT_DELIMITER, ARG_REQ},
     {"--with-filename", F_WITH_FILENAME, ARG_NONE},
     {"--sorted", F_SORTED, ARG_NONE},
+    {"--no-infer", F_NO_INFER, ARG_NONE},
+    {"--quoted-as-string", F_QUOTED_AS_STRING, ARG_NONE},
+    {"--quiet", F_QUIET, ARG_NONE},
     {"--compress-level", F_COMPRESS_LEVEL, ARG_REQ},
     {"--join-delimiter", F_JOIN_DELIMITER, ARG_REQ},
     {"--join-schema", F_JOIN_SCHEMA, ARG_REQ},
@@ -178,6 +182,7 @@ typedef struct Parser {
     bool set_output, set_from, set_to, set_delim, set_null, set_no_header,
         set_schema, set_threads, set_stats, set_no_optimize, set_verbose;
     bool set_out_delim, set_with_filename, set_compress_level, set_sorted;
+    bool set_no_infer, set_quoted_as_string, set_quiet;
 } Parser;
 
 static int usage(Parser *p, const char *fmt, ...)
@@ -494,6 +499,18 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
         p->set_sorted = true;
         s->sorted = true;
         return 0;
+    case F_NO_INFER:
+        p->set_no_infer = true;
+        s->no_infer = true;
+        return 0;
+    case F_QUOTED_AS_STRING:
+        p->set_quoted_as_string = true;
+        s->quoted_as_string = true;
+        return 0;
+    case F_QUIET:
+        p->set_quiet = true;
+        s->quiet = true;
+        return 0;
     case F_COMPRESS_LEVEL: {
         int64_t n;
         if (!parse_count(v, &n) || n < 1 || n > 22)
@@ -576,6 +593,9 @@ static int merge_overrides(Parser *p, TallySpec *cli, TallySpec *file_spec)
     if (p->set_out_delim) file_spec->out_delimiter = cli->out_delimiter;
     if (p->set_with_filename) file_spec->with_filename = true;
     if (p->set_sorted) file_spec->sorted = true;
+    if (p->set_no_infer) file_spec->no_infer = true;
+    if (p->set_quoted_as_string) file_spec->quoted_as_string = true;
+    if (p->set_quiet) file_spec->quiet = true;
     if (p->set_compress_level) file_spec->compress_level = cli->compress_level;
     if (p->set_no_optimize) file_spec->no_optimize = true;
     if (p->set_verbose) file_spec->verbose = true;

@@ -119,8 +119,11 @@
  *
  * Types (format.h, "restart protocol"): tl_reader_open infers every column's
  * type from the first batch (the first max_rows records) with
- * tl_infer_widen (plain integers and decimals are recognized inline,
- * infer_fast), starting from the run's hint for that name (or null).  It
+ * tl_infer_widen (infer.h: only spellings that read back as the same value
+ * are numbers; plain integers and decimals are recognized inline,
+ * infer_fast), starting from the run's hint for that name (or null).  An
+ * inferred column converts only those spellings (the exact parsers of
+ * csv_numbers.h), a --schema column every spelling the parser takes.  It
  * tokenizes them a chunk of INFER_CHUNK records at a time, storing only the
  * columns still undecided (a column that reached string, or is fixed by
  * --schema, is not stored), so inference costs a scan of the first batch,
@@ -140,6 +143,7 @@
 #include "../lib/core/cpu.h"
 #include "fmt_impl.h"
 #include "../lib/core/text.h"
+#include "infer.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -153,6 +157,8 @@
 #endif
 
 #define CSV_LITTLE (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
+
+#include "csv_numbers.h"
 
 #define F_QUOTED 1u
 #define F_ESCAPED 2u
@@ -266,8 +272,8 @@ typedef struct CsvReader {
     size_t null_len;
 
     TlSchema schema;         /* every column, its type (fixed after open) */
-    TlSchema dup_bases;      /* header names seen twice, and for each the */
-    int *dup_next;           /* next suffix to try (keeps renaming linear) */
+    bool quoted_as_string;   /* --quoted-as-string */
+    bool quiet;              /* no notes on standard error */
     bool *fixed;             /* per column: type fixed by --schema */
     TlTypeHints *hints;      /* written only by csv_widen (the consumer) */
     int n_cols;
@@ -715,83 +721,15 @@ static SplitScanFn split_scan_fn(void)
     }
 }
 
-/* ------------------------------------------- checks (late materialization) */
-
-/* [-]digits, 1 to 18 of them: parse_i64_inline takes it. */
-static inline bool plain_i64(const uint8_t *s, uint32_t len)
-{
-    uint32_t i = len > 0 && s[0] == '-';
-    if (len - i - 1 >= 18) return false; /* also len == i */
-    for (; i < len; i++)
-        if ((unsigned)s[i] - '0' > 9) return false;
-    return true;
-}
-
-/* [-]digits[.digits], at most 100 bytes: parse_f64_inline takes it (or
- * tl_parse_f64 without allocating). */
-static inline bool plain_f64(const uint8_t *s, uint32_t len)
-{
-    uint32_t i = len > 0 && s[0] == '-', k = i;
-    if (len > 100) return false;
-    while (k < len && (unsigned)s[k] - '0' <= 9) k++;
-    if (k == i) return false;
-    if (k == len) return true;
-    if (s[k] != '.' || k + 1 == len) return false;
-    for (k++; k < len; k++)
-        if ((unsigned)s[k] - '0' > 9) return false;
-    return true;
-}
-
-/* plain_i64 for a field that can be read 8 bytes at a time (room: input
- * bytes from s on): one load, the bytes past len made '0', a leading '-'
- * made '0', then the SWAR digit test of parse_i64_inline. */
-static inline bool plain_i64_fast(const uint8_t *s, uint32_t len, size_t room)
-{
-    if (CSV_LITTLE && len - 1 < 8 && room >= 8) {
-        uint64_t x, km = len == 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * len)) - 1;
-        memcpy(&x, s, 8);
-        x = (x & km) | (0x3030303030303030ULL & ~km);
-        if ((x & 0xff) == '-') {
-            if (len == 1) return false;
-            x = (x & ~(uint64_t)0xff) | 0x30;
-        }
-        return ((x & 0xF0F0F0F0F0F0F0F0ULL) |
-                (((x + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) ==
-               0x3333333333333333ULL;
-    }
-    return plain_i64(s, len);
-}
-
-/* plain_f64 for a field of at most 16 bytes that can be read 16 at a time
- * (room: input bytes from s on): one SSE2 load; the bytes within len that
- * are not digits, a leading '-' aside, must be none, or one '.' with a
- * digit on each side. */
-static inline bool plain_f64_fast(const uint8_t *s, uint32_t len, size_t room)
-{
-#if CSV_X86
-    if (len - 1 < 16 && room >= 16) {
-        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)s);
-        __m128i dg = _mm_sub_epi8(x, _mm_set1_epi8('0'));
-        __m128i isd = _mm_cmpeq_epi8(_mm_min_epu8(dg, _mm_set1_epi8(9)), dg);
-        unsigned want = len == 16 ? 0xFFFFu : (1u << len) - 1;
-        unsigned nd = want & ~(unsigned)_mm_movemask_epi8(isd), i = s[0] == '-';
-        nd &= ~i; /* bit 0: the sign */
-        if (nd == 0) return len > i;
-        if (nd & (nd - 1)) return false;
-        unsigned at = (unsigned)__builtin_ctz(nd);
-        return s[at] == '.' && at > i && at + 1 < len;
-    }
-#else
-    (void)room;
-#endif
-    return plain_f64(s, len);
-}
+/* ------------------------------------------- checks (late materialization)
+ * (plain_i64, plain_f64 and their fast forms: csv_numbers.h) */
 
 static inline bool field_null(const CsvReader *r, const CsvField *f);
 
 /* True when s[0..n) (n <= 16, 16 bytes readable) holds only digits and
- * delimiters: adjacent int64 fields that all convert (an empty one is
- * null: unquoted, as every field of a plain record). */
+ * delimiters and no field starts with a zero followed by a digit: adjacent
+ * int64 fields that all convert (an empty one is null: unquoted, as every
+ * field of a plain record). */
 static inline bool span_digits(const uint8_t *s, size_t n, uint8_t delim)
 {
 #if CSV_X86
@@ -799,12 +737,19 @@ static inline bool span_digits(const uint8_t *s, size_t n, uint8_t delim)
     __m128i dg = _mm_sub_epi8(x, _mm_set1_epi8('0'));
     __m128i isd = _mm_cmpeq_epi8(_mm_min_epu8(dg, _mm_set1_epi8(9)), dg);
     __m128i isl = _mm_cmpeq_epi8(x, _mm_set1_epi8((char)delim));
-    unsigned ok = (unsigned)_mm_movemask_epi8(_mm_or_si128(isd, isl));
+    unsigned dm = (unsigned)_mm_movemask_epi8(isd);
+    unsigned lm = (unsigned)_mm_movemask_epi8(isl);
+    unsigned zm = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('0')));
     unsigned want = n >= 16 ? 0xFFFFu : (1u << n) - 1;
-    return (ok & want) == want;
+    unsigned lead = zm & ((lm << 1) | 1u) & (dm >> 1) & (want >> 1);
+    return ((dm | lm) & want) == want && !lead;
 #else
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         if ((unsigned)s[i] - '0' > 9 && s[i] != delim) return false;
+        if (s[i] == '0' && (i == 0 || s[i - 1] == delim) && i + 1 < n &&
+            (unsigned)s[i + 1] - '0' <= 9)
+            return false;
+    }
     return true;
 #endif
 }
@@ -815,6 +760,7 @@ static inline bool span_digits(const uint8_t *s, size_t n, uint8_t delim)
 static inline bool chk_field(const CsvReader *r, const CsvField *f, uint8_t kind)
 {
     const uint8_t *s = r->p + f->off;
+    if (r->quoted_as_string && (f->flags & F_QUOTED)) return false;
     if (kind == 1 ? plain_i64_fast(s, f->len, r->size - f->off)
                   : plain_f64_fast(s, f->len, r->size - f->off))
         return true;
@@ -1315,17 +1261,19 @@ static inline bool field_null(const CsvReader *r, const CsvField *f)
 }
 
 /* tl_infer_widen with the common numeric shapes decided here: from null,
- * int64 or float64, "[-]digits" (at most 18 bytes) stays int64 (float64
- * from float64) and "[-]digits.digits" is float64 -- what tl_infer_widen
- * answers for them, without parsing the number. */
+ * int64 or float64, "[-]digits" without a leading zero (at most 18 bytes;
+ * at most 15 from float64, all exact in a double) stays int64 (float64
+ * from float64) and "[-]digits.digits" in at most 16 bytes is float64 --
+ * what tl_infer_widen answers for them, without parsing the number. */
 static inline TlType infer_fast(TlType t, const char *s, size_t len)
 {
     if (t == TL_TNULL || t == TL_TINT64 || t == TL_TFLOAT64) {
         size_t i = s[0] == '-', k = i;
         while (k < len && (unsigned)(unsigned char)s[k] - '0' <= 9) k++;
-        if (k > i) {
-            if (k == len && len <= 18) return t == TL_TFLOAT64 ? t : TL_TINT64;
-            if (k + 1 < len && s[k] == '.') {
+        if (k > i && !(s[i] == '0' && k > i + 1)) {
+            if (k == len && len <= (t == TL_TFLOAT64 ? 15u : 18u))
+                return t == TL_TFLOAT64 ? t : TL_TINT64;
+            if (k + 1 < len && len <= 16 && s[k] == '.') {
                 size_t j = k + 1;
                 while (j < len && (unsigned)(unsigned char)s[j] - '0' <= 9) j++;
                 if (j == len) return TL_TFLOAT64;
@@ -1335,26 +1283,53 @@ static inline TlType infer_fast(TlType t, const char *s, size_t len)
     return tl_infer_widen(t, s, len);
 }
 
-/* The narrowest type, starting from t, that holds every non-null value of
- * column c in the tokenized batch. */
-static TlType infer_column(const CsvReader *r, const CsvCursor *d, int c, TlType t)
+/* Whether column c looks numeric for the "is string because" note: the
+ * value at row is a number in some spelling, or one of the next few
+ * non-null values is an exact one (so "NA" first in a column of numbers
+ * is noted, a column of names is not). */
+static bool numeric_nearby(const CsvReader *r, const CsvCursor *d, int c, int64_t row)
 {
-    const CsvField *f = d->cols[c];
-    for (int64_t row = 0; row < d->n_rows && t != TL_TSTRING; row++, f++) {
-        if (field_null(r, f)) continue;
-        if (f->flags & F_ESCAPED) return TL_TSTRING; /* holds a quote */
-        t = infer_fast(t, (const char *)r->p + f->off, f->len);
+    const CsvField *f = d->cols[c] + row;
+    double v;
+    int seen = 0;
+    if (tl_parse_f64((const char *)r->p + f->off, f->len, &v)) return true;
+    for (int64_t k = row + 1; k < d->n_rows && seen < 16; k++) {
+        TlType t;
+        f = d->cols[c] + k;
+        if (field_null(r, f) || (f->flags & F_ESCAPED)) continue;
+        seen++;
+        t = infer_fast(TL_TNULL, (const char *)r->p + f->off, f->len);
+        if (t == TL_TINT64 || t == TL_TFLOAT64) return true;
     }
-    return t;
+    return false;
 }
 
-/* Record type t for column name in the hints (add or widen). */
-static TlStatus hint_set(TlTypeHints *h, const char *name, TlType t, TlError *err)
+/* The narrowest type, starting from t, that holds every non-null value of
+ * column c in the tokenized batch; *why = the row of the value that made a
+ * numeric column a string (-1: none did, or the column is text; see
+ * numeric_nearby).  Integers seen before a column turns float64 are
+ * checked again as floats (a 17-digit integer is no exact double). */
+static TlType infer_column(const CsvReader *r, const CsvCursor *d, int c, TlType t,
+                           int64_t *why)
 {
-    int i = tl_schema_find(&h->cols, name);
-    if (i < 0) return tl_schema_add(&h->cols, name, t, err);
-    h->cols.fields[i].type = t;
-    return TL_OK;
+    *why = -1;
+    for (int64_t row = 0; row < d->n_rows && t != TL_TSTRING; row++) {
+        const CsvField *f = d->cols[c] + row;
+        TlType was = t;
+        if (field_null(r, f)) continue;
+        if ((f->flags & F_ESCAPED) || /* holds a quote */
+            (r->quoted_as_string && (f->flags & F_QUOTED)))
+            t = TL_TSTRING;
+        else
+            t = infer_fast(t, (const char *)r->p + f->off, f->len);
+        if (t == TL_TSTRING) {
+            if (was == TL_TINT64 || was == TL_TFLOAT64 || numeric_nearby(r, d, c, row))
+                *why = row;
+        } else if (was == TL_TINT64 && t == TL_TFLOAT64 && row > 0) {
+            row = -1; /* again from the first row, as float64 */
+        }
+    }
+    return t;
 }
 
 /* A value of column c at row does not parse as the column's type: a data
@@ -1378,14 +1353,29 @@ static TlStatus value_misfit(const CsvReader *r, CsvCursor *d, int c, int64_t ro
                         tl_quote(s, len).s, tl_type_name(fld->type),
                         tl_quote_name(fld->name).s);
     }
-    w = tl_calloc(1, sizeof *w);
-    if (!w) return tl_error_oom(err);
+    {
+        /* the note travels with the widen schema: the value that made
+         * column c a string, if it became one */
+        int64_t why;
+        TlType t = infer_column(r, d, c, fld->type, &why);
+        size_t len = 0;
+        const char *s = NULL;
+        if (t == fld->type) why = row; /* never loop: a string */
+        if (t == fld->type || (t == TL_TSTRING && why >= 0)) {
+            s = field_text(r, d, d->cols[c] + why, &len);
+            if (!s) return tl_error_oom(err);
+        }
+        w = tl_widen_new(s ? fld->name : NULL, s ? d->row_line[why] : 0, s, len,
+                         s && r->quoted_as_string && (d->cols[c][why].flags & F_QUOTED));
+        if (!w) return tl_error_oom(err);
+    }
     for (int k = 0; k < r->n_proj; k++) {
         int pc = r->proj[k];
         TlType old = r->schema.fields[pc].type, t;
+        int64_t why;
         int have;
         if (r->fixed[pc]) continue;
-        t = infer_column(r, d, pc, old);
+        t = infer_column(r, d, pc, old, &why);
         if (pc == c && t == old) t = TL_TSTRING; /* never loop */
         if (t == old) continue;
         have = tl_schema_find(w, r->schema.fields[pc].name);
@@ -1476,121 +1466,9 @@ static void release_fixed(TlBuf *values, const Validity *v)
         return tl_error_oom(err);                                              \
     }
 
-/* tl_parse_i64 with the common case inline: [-]digits, at most 18 of them
- * (no overflow possible); anything else goes to tl_parse_i64. */
-static inline bool parse_i64_inline(const char *s, size_t len, size_t room,
-                                    int64_t *out)
-{
-    uint64_t v = 0;
-    size_t i = s[0] == '-';
-    if (CSV_LITTLE && len - i - 1 < 8 && room >= 8 + i) {
-        /* [-]1 to 8 digits: one load, SWAR (see f64_swar) */
-        const size_t nd = len - i;
-        uint64_t x, km = nd == 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * nd)) - 1;
-        memcpy(&x, s + i, 8);
-        x = ((x & km) << (8 * (8 - nd))) |
-            (0x3030303030303030ULL & ~(km << (8 * (8 - nd))));
-        if (((x & 0xF0F0F0F0F0F0F0F0ULL) |
-             (((x + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) ==
-            0x3333333333333333ULL) {
-            x -= 0x3030303030303030ULL;
-            x = x * 10 + (x >> 8);
-            x = (((x & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
-                 (((x >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >>
-                32;
-            v = (uint32_t)x;
-            *out = i ? (int64_t)(0 - v) : (int64_t)v;
-            return true;
-        }
-        return tl_parse_i64(s, len, out); /* e.g. "+5": it decides */
-    }
-    if (len - 1 >= 18 || i == len) return tl_parse_i64(s, len, out);
-    for (; i < len; i++) {
-        unsigned d = (unsigned)(unsigned char)s[i] - '0';
-        if (d > 9) return tl_parse_i64(s, len, out); /* "+5", or not a number */
-        v = v * 10 + d;
-    }
-    *out = s[0] == '-' ? (int64_t)(0 - v) : (int64_t)v;
-    return true;
-}
-
-DEFINE_CONVERT(convert_i64, TL_TINT64, int64_t, parse_i64_inline)
-/* [-]digits[.digits] with at most 8 bytes after the sign, some digit
- * before the dot, parsed branch-free: one 8-byte load (room allows it),
- * the dot found and squeezed out, the digits checked and combined with
- * three multiplies (the SWAR steps of Lemire's fast_float), then one exact
- * division (Clinger: m < 10^8).  False: not this shape (the caller then
- * tries the general path).  Little-endian only. */
-static inline bool f64_swar(const char *s, size_t len, size_t room, double *out)
-{
-    static const double p10[8] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7};
-    const bool neg = s[0] == '-';
-    const size_t n = len - neg;
-    uint64_t x, keep, y, z, km;
-    size_t nd, frac = 0;
-    double v;
-    if (!CSV_LITTLE || n - 1 >= 8 || room < 8 + (size_t)neg) return false;
-    memcpy(&x, s + neg, 8);
-    keep = n == 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * n)) - 1;
-    x &= keep;
-    y = x ^ (0x2E2E2E2E2E2E2E2EULL & keep); /* '.' bytes become 0 */
-    z = (y - 0x0101010101010101ULL) & ~y & 0x8080808080808080ULL & keep;
-    nd = n;
-    if (z) {
-        size_t dp = (size_t)__builtin_ctzll(z) / 8; /* the first '.' */
-        uint64_t low = ((uint64_t)1 << (8 * dp)) - 1;
-        if (dp == 0) return false; /* ".5" */
-        x = (x & low) | ((x >> 8) & ~low);
-        nd = n - 1;
-        frac = nd - dp;
-        if (nd == 0) return false;
-    }
-    /* nd digits in the low bytes: move them up, '0's below */
-    km = nd == 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * nd)) - 1;
-    x = (x << (8 * (8 - nd))) | (0x3030303030303030ULL & ~(km << (8 * (8 - nd))));
-    if (((x & 0xF0F0F0F0F0F0F0F0ULL) |
-         (((x + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) !=
-        0x3333333333333333ULL)
-        return false; /* a non-digit (or a second dot) */
-    x -= 0x3030303030303030ULL;
-    x = x * 10 + (x >> 8);
-    x = (((x & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
-         (((x >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >> 32;
-    v = (double)(uint32_t)x;
-    if (frac) v /= p10[frac];
-    *out = neg ? -v : v;
-    return true;
-}
-
-/* tl_parse_f64 with the common cases inline: short ones by f64_swar, then
- * [-]digits[.digits] in at most 16 bytes with a significand up to 2^53, so
- * one IEEE division by an exact power of ten rounds correctly (Clinger);
- * anything else (and every syntax question) goes to tl_parse_f64. */
-static inline bool parse_f64_inline(const char *s, size_t len, size_t room,
-                                    double *out)
-{
-    static const double p10[16] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                   1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
-    uint64_t m = 0;
-    size_t i = s[0] == '-', start = i, dot = 0; /* dot: just past the '.' */
-    double v;
-    if (f64_swar(s, len, room, out)) return true;
-    if (len - 1 >= 16 || i == len) return tl_parse_f64(s, len, out);
-    for (; i < len; i++) {
-        unsigned d = (unsigned)(unsigned char)s[i] - '0';
-        if (d <= 9) {
-            m = m * 10 + d;
-            continue;
-        }
-        if (s[i] != '.' || dot) return tl_parse_f64(s, len, out);
-        dot = i + 1;
-    }
-    if (dot == start + 1 || m > ((uint64_t)1 << 53)) return tl_parse_f64(s, len, out);
-    v = (double)m;
-    if (dot && dot < len) v /= p10[len - dot];
-    *out = s[0] == '-' ? -v : v;
-    return true;
-}
+/* The parsers (parse_i64_gen, parse_f64_gen, ...): csv_numbers.h. */
+DEFINE_CONVERT(convert_i64, TL_TINT64, int64_t, parse_i64_exact)
+DEFINE_CONVERT(convert_i64_any, TL_TINT64, int64_t, parse_i64_any)
 
 #if CSV_X86
 /* Bytes 0..15 0xFF, then 16 zero bytes: a 16-byte load at 16 - k gives a
@@ -1655,11 +1533,13 @@ AVX2_ATTR static inline bool f64_sse(const char *s, size_t len, double *m_out,
 /* convert_f64 in the AVX2 mode, in two passes so that no division waits in
  * the parsing loop: the first parses each field, f64_sse's shape as m and
  * a divisor (m into the values, the divisor into d->fdiv), anything else
- * with parse_f64_inline (its value, divisor 1; a null: 0 and 1); the
- * second divides four values at a time.  x / 1 is x, so the values are
- * parse_f64_inline's bit for bit. */
+ * with parse_f64_gen (its value, divisor 1; a null: 0 and 1); the second
+ * divides four values at a time.  x / 1 is x, so the values are
+ * parse_f64_gen's bit for bit.  exact: an inferred column (infer.h), where
+ * a leading zero is a misfit. */
 AVX2_ATTR static TlStatus convert_f64_sse(const CsvReader *r, CsvCursor *d, int c,
-                                          TlArray **out, int64_t *bad, TlError *err)
+                                          bool exact, TlArray **out, int64_t *bad,
+                                          TlError *err)
 {
     const int64_t n = d->n_rows;
     const CsvField *f = d->cols[c];
@@ -1692,6 +1572,7 @@ AVX2_ATTR static TlStatus convert_f64_sse(const CsvReader *r, CsvCursor *d, int 
         const char *s = (const char *)r->p + f->off;
         const uint32_t len = f->len;
         if (len - 1 < 16 && f->off + len >= 16 && len != null_len &&
+            !(exact && tl_leading_zero(s, len)) &&
             f64_sse(s, len, &vals[row], &dv[row], kz, k9, kd))
             continue;
         dv[row] = 1.0;
@@ -1700,7 +1581,7 @@ AVX2_ATTR static TlStatus convert_f64_sse(const CsvReader *r, CsvCursor *d, int 
             if (!validity_null(&v, n, row)) goto oom;
             continue;
         }
-        if (!parse_f64_inline(s, len, r->size - f->off, &vals[row])) {
+        if (!parse_f64_gen(s, len, r->size - f->off, &vals[row], exact)) {
             *bad = row;
             release_fixed(values, &v);
             return TL_OK;
@@ -1731,6 +1612,7 @@ static inline bool parse_ts_any(const char *s, size_t len, size_t room, int64_t 
 }
 
 DEFINE_CONVERT(convert_f64_base, TL_TFLOAT64, double, parse_f64_inline)
+DEFINE_CONVERT(convert_f64_any, TL_TFLOAT64, double, parse_f64_any)
 
 /* The float64 converter: f64_sse first in the AVX2 mode (see
  * tl_csv_scan_mode; the other modes keep the scalar path, and the tests
@@ -1739,9 +1621,11 @@ static TlStatus convert_f64(const CsvReader *r, CsvCursor *d, int c, TlArray **o
                             int64_t *bad, TlError *err)
 {
 #if CSV_X86
-    if (r->flatten == flatten_avx2) return convert_f64_sse(r, d, c, out, bad, err);
+    if (r->flatten == flatten_avx2)
+        return convert_f64_sse(r, d, c, !r->fixed[c], out, bad, err);
 #endif
-    return convert_f64_base(r, d, c, out, bad, err);
+    return r->fixed[c] ? convert_f64_any(r, d, c, out, bad, err)
+                       : convert_f64_base(r, d, c, out, bad, err);
 }
 DEFINE_CONVERT(convert_date, TL_TDATE, int32_t, parse_date_any)
 DEFINE_CONVERT(convert_ts, TL_TTIMESTAMP, int64_t, parse_ts_any)
@@ -1951,17 +1835,35 @@ fail:
 typedef TlStatus (*ConvertFn)(const CsvReader *, CsvCursor *, int, TlArray **,
                               int64_t *, TlError *);
 
-static ConvertFn converter(TlType t)
+static ConvertFn converter(TlType t, bool fixed)
 {
     switch (t) {
     case TL_TBOOL: return convert_bool;
-    case TL_TINT64: return convert_i64;
-    case TL_TFLOAT64: return convert_f64;
+    case TL_TINT64: return fixed ? convert_i64_any : convert_i64;
+    case TL_TFLOAT64: return convert_f64; /* it looks at r->fixed */
     case TL_TSTRING: return convert_str;
     case TL_TDATE: return convert_date;
     case TL_TTIMESTAMP: return convert_ts;
     default: return convert_null;
     }
+}
+
+/* Convert column c of the tokenized rows as type t: numbers in an inferred
+ * column only when exact (infer.h), in a --schema column whenever they
+ * parse; with --quoted-as-string a quoted value in an inferred column that
+ * is not a string is a misfit (*bad), as inference would have decided. */
+static TlStatus convert_col(const CsvReader *r, CsvCursor *d, int c, TlType t,
+                            TlArray **out, int64_t *bad, TlError *err)
+{
+    if (r->quoted_as_string && !r->fixed[c] && t != TL_TSTRING) {
+        const CsvField *f = d->cols[c];
+        for (int64_t row = 0; row < d->n_rows; row++)
+            if (f[row].flags & F_QUOTED) {
+                *bad = row;
+                return TL_OK;
+            }
+    }
+    return converter(t, r->fixed[c])(r, d, c, out, bad, err);
 }
 /* --------------------------------------------------------------- cursors */
 
@@ -2374,7 +2276,7 @@ static TlStatus convert_all(const CsvReader *r, CsvCursor *d, TlBatch **out,
     for (int k = 0; k < r->n_proj; k++) {
         int c = r->proj[k];
         int64_t bad = -1;
-        TlStatus st = converter(r->schema.fields[c].type)(r, d, c, &b->cols[k], &bad, err);
+        TlStatus st = convert_col(r, d, c, r->schema.fields[c].type, &b->cols[k], &bad, err);
         if (st == TL_OK && bad >= 0) st = value_misfit(r, d, c, bad, widen, err);
         if (st != TL_OK) {
             tl_batch_free(b);
@@ -2563,7 +2465,7 @@ static TlStatus csv_decode_early(TlReader *base, TlDecoder *dbase,
         int64_t bad = -1;
         if (k < n_early && !early[k] && late_type(t)) continue;
         if (k >= n_early && late_type(t)) continue;
-        st = converter(t)(r, d, c, &b->cols[k], &bad, err);
+        st = convert_col(r, d, c, t, &b->cols[k], &bad, err);
         if (st != TL_OK) goto fail;
         if (bad >= 0) {
             /* csv_decode's outcome, whatever it is */
@@ -2619,8 +2521,9 @@ static bool gather_fields(const CsvReader *r, CsvCursor *d, int c, TlType t,
         int64_t stop = j < n ? (int64_t)sel[j] : rows;
         if (t == TL_TINT64) {
             for (; row < stop; row++)
-                if (!plain_i64_fast(r->p + f[row].off, f[row].len,
-                                    r->size - f[row].off) &&
+                if ((!plain_i64_fast(r->p + f[row].off, f[row].len,
+                                     r->size - f[row].off) ||
+                     (r->quoted_as_string && (f[row].flags & F_QUOTED))) &&
                     !field_null(r, &f[row]))
                     return false;
         } else {
@@ -2711,7 +2614,7 @@ static TlStatus csv_decode_rest(TlReader *base, TlDecoder *dbase,
             continue;
         }
         if (all) {
-            st = converter(t)(r, d, c, &b->cols[k], &bad, err);
+            st = convert_col(r, d, c, t, &b->cols[k], &bad, err);
         } else {
             CsvField *keep_f = d->cols[c];
             int64_t *keep_l = d->row_line, keep_n = d->n_rows;
@@ -2724,7 +2627,7 @@ static TlStatus csv_decode_rest(TlReader *base, TlDecoder *dbase,
             d->cols[c] = d->gat;
             d->row_line = d->gat_line;
             d->n_rows = n;
-            st = converter(t)(r, d, c, &b->cols[k], &bad, err);
+            st = convert_col(r, d, c, t, &b->cols[k], &bad, err);
             d->cols[c] = keep_f;
             d->row_line = keep_l;
             d->n_rows = keep_n;
@@ -2782,8 +2685,8 @@ static TlStatus csv_widen(TlReader *base, const TlSchema *widen, TlError *err)
     CsvReader *r = (CsvReader *)base;
     if (!widen || !r->hints) return TL_OK;
     for (int i = 0; i < widen->n_fields; i++)
-        TL_TRY(hint_set(r->hints, widen->fields[i].name, widen->fields[i].type, err));
-    return TL_OK;
+        TL_TRY(tl_hint_set(r->hints, widen->fields[i].name, widen->fields[i].type, err));
+    return tl_widen_note(r->hints, widen, r->name, err);
 }
 
 /* Count a decoded batch (the consumer, in order). */
@@ -2888,8 +2791,6 @@ static void csv_close(TlReader *base)
     tl_buf_release(r->input);
     tl_free(r->null_text);
     tl_schema_free(&r->schema);
-    tl_schema_free(&r->dup_bases);
-    tl_free(r->dup_next);
     tl_free(r->fixed);
     tl_free(r->proj);
     tl_schema_free(&r->proj_schema);
@@ -2919,59 +2820,6 @@ static const TlReaderOps csv_ops = {
     .row_line = csv_row_line,
 };
 
-/* Name column i (0-based) from header text, made unique among the first i
- * names: empty -> columnN; a repeat gets _1, _2, ... */
-static TlStatus add_column_name(CsvReader *r, const char *text, size_t len,
-                                TlError *err)
-{
-    char *base_name, *name;
-    int i = r->schema.n_fields;
-    TlStatus st;
-    if (len == 0) {
-        char buf[32];
-        snprintf(buf, sizeof buf, "column%d", i + 1);
-        base_name = tl_strdup(buf);
-    } else {
-        base_name = tl_strndup(text, len);
-    }
-    if (!base_name) return tl_error_oom(err);
-    name = base_name;
-    if (tl_schema_find(&r->schema, name) >= 0) {
-        /* a repeat: continue from the last suffix given to this base */
-        int j = tl_schema_find(&r->dup_bases, base_name), k;
-        if (j < 0) {
-            int *next = tl_realloc(r->dup_next, sizeof *next *
-                                   (size_t)(r->dup_bases.n_fields + 1));
-            if (!next) {
-                tl_free(base_name);
-                return tl_error_oom(err);
-            }
-            r->dup_next = next;
-            if (tl_schema_add(&r->dup_bases, base_name, TL_TNULL, err) != TL_OK) {
-                tl_free(base_name);
-                return err->code;
-            }
-            j = r->dup_bases.n_fields - 1;
-            next[j] = 1;
-        }
-        for (k = r->dup_next[j];; k++) {
-            size_t n = strlen(base_name) + 16;
-            if (name != base_name) tl_free(name);
-            name = tl_malloc(n);
-            if (!name) {
-                tl_free(base_name);
-                return tl_error_oom(err);
-            }
-            snprintf(name, n, "%s_%d", base_name, k);
-            if (tl_schema_find(&r->schema, name) < 0) break;
-        }
-        r->dup_next[j] = k + 1;
-    }
-    st = tl_schema_add(&r->schema, name, TL_TNULL, err);
-    if (name != base_name) tl_free(name);
-    tl_free(base_name);
-    return st;
-}
 /* Read the first record: column count and (unless no_header) names; the
  * data starts after it (or at it with no_header). */
 static TlStatus read_header(CsvReader *r, bool no_header, TlError *err)
@@ -2981,6 +2829,8 @@ static TlStatus read_header(CsvReader *r, bool no_header, TlError *err)
     int found;
     CsvField *hf = NULL;
     CsvCursor tmp = {0}; /* scratch for unescaping names */
+    char **names = NULL;
+    size_t *lens = NULL;
     TlStatus st;
     skip_blank(r, &pos, &line, r->size);
     r->data_start = pos;
@@ -2994,15 +2844,26 @@ static TlStatus read_header(CsvReader *r, bool no_header, TlError *err)
     hf = tl_malloc((size_t)found * sizeof *hf);
     if (!hf) return tl_error_oom(err);
     st = parse_record(r, &pos, &line, hf, 1, found, &found, err);
+    names = tl_calloc((size_t)found + 1, sizeof *names);
+    lens = tl_calloc((size_t)found + 1, sizeof *lens);
+    if (st == TL_OK && (!names || !lens)) st = tl_error_oom(err);
     for (int i = 0; st == TL_OK && i < found; i++) {
-        size_t len = 0;
         const char *s = "";
         if (!no_header) {
-            s = field_text(r, &tmp, &hf[i], &len);
+            s = field_text(r, &tmp, &hf[i], &lens[i]);
             if (!s) st = tl_error_oom(err);
         }
-        if (st == TL_OK) st = add_column_name(r, s, len, err);
+        if (st == TL_OK && !(names[i] = tl_strndup(s, lens[i]))) st = tl_error_oom(err);
     }
+    if (st == TL_OK) {
+        bool quiet = r->quiet || (r->hints && r->hints->names_noted);
+        st = tl_names_unique((const char *const *)names, lens, found, r->name, quiet,
+                             &r->schema, err);
+        if (r->hints) r->hints->names_noted = true;
+    }
+    for (int i = 0; names && i < found; i++) tl_free(names[i]);
+    tl_free(names);
+    tl_free(lens);
     tl_free(hf);
     tl_free(tmp.scratch);
     TL_TRY(st);
@@ -3012,6 +2873,17 @@ static TlStatus read_header(CsvReader *r, bool no_header, TlError *err)
         r->data_line = line;
     }
     return TL_OK;
+}
+
+/* Remember in the hints the value at row that made column c a string. */
+static TlStatus note_string(const CsvReader *r, CsvCursor *d, int c, int64_t row,
+                            TlError *err)
+{
+    size_t len;
+    const char *s = field_text(r, d, d->cols[c] + row, &len);
+    if (!s) return tl_error_oom(err);
+    return tl_hint_note(r->hints, r->schema.fields[c].name, r->name, d->row_line[row], s,
+                        len, r->quoted_as_string && (d->cols[c][row].flags & F_QUOTED), err);
 }
 
 /* Apply --schema (fixed types) and the hints to the columns, then infer the
@@ -3030,8 +2902,15 @@ static TlStatus decide_types(CsvReader *r, const TlSchema *fixed,
     *sample_end = r->data_start;
     *sample_rows = 0;
     if (fixed) {
+        for (int c = 0; c < r->n_cols; c++) {
+            int i = tl_fixed_find(fixed, r->schema.fields[c].name);
+            if (i < 0) continue;
+            r->schema.fields[c].type = fixed->fields[i].type;
+            r->fixed[c] = true;
+        }
         for (int i = 0; i < fixed->n_fields; i++) {
-            int c = tl_schema_find(&r->schema, fixed->fields[i].name);
+            int c = tl_fixed_is_glob(fixed->fields[i].name)
+                        ? 0 : tl_schema_find(&r->schema, fixed->fields[i].name);
             if (c < 0) {
                 const char *near = tl_schema_suggest(&r->schema, fixed->fields[i].name);
                 if (near)
@@ -3042,8 +2921,6 @@ static TlStatus decide_types(CsvReader *r, const TlSchema *fixed,
                 return tl_error(err, TL_ERR_USAGE, "--schema: no column %s in %s",
                                 tl_quote_name(fixed->fields[i].name).s, r->name);
             }
-            r->schema.fields[c].type = fixed->fields[i].type;
-            r->fixed[c] = true;
         }
     }
     open_col = tl_calloc((size_t)r->n_cols + 1, sizeof *open_col);
@@ -3075,9 +2952,11 @@ static TlStatus decide_types(CsvReader *r, const TlSchema *fixed,
         total += d.n_rows;
         for (int s = 0; s < d.n_store; s++) {
             int c = d.store[s];
-            TlType t = infer_column(r, &d, c, r->schema.fields[c].type);
+            int64_t why;
+            TlType t = infer_column(r, &d, c, r->schema.fields[c].type, &why);
             r->schema.fields[c].type = t;
             if (t == TL_TSTRING) open_col[c] = false; /* decided */
+            if (why >= 0 && hints && note_string(r, &d, c, why, err) != TL_OK) goto fail;
         }
     }
     *sample_end = d.pos;
@@ -3122,6 +3001,8 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     r->avg_record = 1;
     r->name = tl_strdup(tl_escape_name(tl_input_name(path)).s);
     if (!r->name) goto oom;
+    r->quoted_as_string = opt->quoted_as_string;
+    r->quiet = opt->quiet;
     if (opt->null_text) {
         r->null_text = tl_strdup(opt->null_text);
         if (!r->null_text) goto oom;

@@ -20,9 +20,21 @@
 
 #include "../lib/core/core.h"
 
-/* Per-input minimum types learned by earlier attempts of the same run. */
+/* The first value that made an inferred column a string: the planner
+ * names it when such a column is used as a number. */
+typedef struct TlInferNote {
+    char *column, *file, *text;  /* owned */
+    int64_t line;
+    bool quoted;                 /* a quoted value under --quoted-as-string */
+} TlInferNote;
+
+/* Per-input minimum types learned by earlier attempts of the same run
+ * (formats/infer.h keeps them). */
 typedef struct TlTypeHints {
     TlSchema cols;  /* name -> minimum type */
+    TlInferNote *notes;
+    int n_notes, cap_notes;
+    bool names_noted; /* header renames already noted on standard error */
 } TlTypeHints;
 
 /* Test-only injection points, set by the run from TALLY_TEST_SHRINK
@@ -42,6 +54,9 @@ typedef struct TlReadOptions {
     const char *from;        /* format override ("csv", "tsv"), or NULL */
     bool with_filename;      /* add a `filename` column (formats/filename.c) */
     const TlInputTest *test; /* tests only; NULL: none */
+    bool quoted_as_string;   /* a column with a quoted value is a string */
+    bool no_infer;           /* every column not in --schema is a string */
+    bool quiet;              /* no notes on standard error (header renames) */
 } TlReadOptions;
 
 typedef struct TlReaderStats {

@@ -104,8 +104,9 @@
  * Types (format.h, "restart protocol"): tl_reader_open tokenizes the first
  * batch (max_rows lines: the inference sample), which discovers the
  * columns, and infers each column's type from its values: true/false bool,
- * integers int64 (integers beyond int64 are float64), other numbers
- * float64, strings and raw JSON string (a string that looks like a date
+ * integers int64, other numbers float64 when a double holds them exactly
+ * (infer.h; else V_NUMTXT: their text, a string), strings and raw JSON
+ * string (a string that looks like a date
  * stays a string), starting from the run's hint.  Widening: int64 ->
  * float64 -> string; any other mix is string, and a number or literal in a
  * string column is its JSON text.  When a morsel holds a value that does
@@ -125,6 +126,8 @@
  */
 #include "fmt_impl.h"
 #include "../lib/core/text.h"
+#include "infer.h"
+#include "json_text.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -138,7 +141,8 @@
 #define MAX_BATCH_FIELDS ((int64_t)1 << 22)
 
 enum {
-    V_NULL = 0, V_FALSE, V_TRUE, V_INT, V_FLOAT, V_STR, V_STRESC, V_JSON
+    V_NULL = 0, V_FALSE, V_TRUE, V_INT, V_FLOAT, V_STR, V_STRESC, V_JSON,
+    V_NUMTXT /* a number no double holds exactly (infer.h): its text */
 };
 
 typedef struct NdField {
@@ -306,109 +310,7 @@ static TlStatus syntax_error(NdCursor *r, size_t at, const char *what)
 
 /* ------------------------------------------------------------- scanning */
 
-/* Bytes that stop the plain run of a string: quote, backslash, control
- * characters, and non-ASCII (checked as UTF-8). */
-static const uint8_t str_stop[256] = {
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-};
-
-/* The first byte at or after i that stops a string's plain run (or n):
- * sixteen bytes at a time with SSE2 (a signed compare below 0x20 flags
- * control characters and non-ASCII at once), else eight, the lowest
- * flagged byte being always a true stop. */
-static inline size_t scan_plain(const uint8_t *p, size_t i, size_t n)
-{
-    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
-#ifdef __SSE2__
-    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'),
-                  space = _mm_set1_epi8(0x20);
-    while (i + 16 <= n) {
-        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote),
-                                              _mm_cmpeq_epi8(x, bslash)),
-                                 _mm_cmplt_epi8(x, space));
-        uint32_t bits = (uint32_t)_mm_movemask_epi8(m);
-        if (bits) return i + (size_t)__builtin_ctz(bits);
-        i += 16;
-    }
-#endif
-    while (i + 8 <= n) {
-        uint64_t x, q, b, m;
-        memcpy(&x, p + i, 8);
-        q = x ^ (ones * '"');
-        b = x ^ (ones * '\\');
-        m = ((q - ones) & ~q) | ((b - ones) & ~b) | (x - ones * 0x20) | x;
-        m &= high;
-        if (m) return i + ((size_t)__builtin_ctzll(m) >> 3);
-        i += 8;
-    }
-    while (i < n && !str_stop[p[i]]) i++;
-    return i;
-}
-
-static inline size_t skip_ws(const uint8_t *p, size_t i, size_t n)
-{
-    while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r')) i++;
-    return i;
-}
-
-/* Length of the valid UTF-8 sequence at s[0..n) (s[0] >= 0x80), or 0. */
-static inline size_t utf8_seq(const uint8_t *s, size_t n)
-{
-    uint8_t c = s[0];
-    if (c >= 0xC2 && c <= 0xDF) return n >= 2 && (s[1] & 0xC0) == 0x80 ? 2 : 0;
-    if (c >= 0xE0 && c <= 0xEF) {
-        if (n < 3 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80) return 0;
-        if (c == 0xE0 && s[1] < 0xA0) return 0;
-        if (c == 0xED && s[1] >= 0xA0) return 0;
-        return 3;
-    }
-    if (c >= 0xF0 && c <= 0xF4) {
-        if (n < 4 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 ||
-            (s[3] & 0xC0) != 0x80)
-            return 0;
-        if (c == 0xF0 && s[1] < 0x90) return 0;
-        if (c == 0xF4 && s[1] >= 0x90) return 0;
-        return 4;
-    }
-    return 0;
-}
-
-static inline int hex_val(uint8_t c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-/* Four hex digits at s (n bytes available) -> code unit, or -1. */
-static inline int32_t hex4(const uint8_t *s, size_t n)
-{
-    int32_t v = 0;
-    if (n < 4) return -1;
-    for (int k = 0; k < 4; k++) {
-        int h = hex_val(s[k]);
-        if (h < 0) return -1;
-        v = v * 16 + h;
-    }
-    return v;
-}
+/* The plain-run table, whitespace, UTF-8 and escapes: json_text.h. */
 
 /* Scan the string whose opening quote is at *pi: validates it and leaves
  * *pi after the closing quote; *escaped tells whether it holds escapes. */
@@ -466,58 +368,9 @@ static TlStatus scan_string(NdCursor *r, size_t *pi, bool *escaped)
     return TL_OK;
 }
 
-/* Decode the validated string body s[0..len) with escapes into out (room
- * for len bytes: decoding never grows); returns the decoded length. */
-static size_t unescape(const uint8_t *s, size_t len, uint8_t *out)
-{
-    size_t i = 0, o = 0;
-    while (i < len) {
-        uint8_t c = s[i];
-        uint32_t u;
-        if (c != '\\') {
-            out[o++] = c;
-            i++;
-            continue;
-        }
-        c = s[i + 1];
-        i += 2;
-        switch (c) {
-        case 'b': out[o++] = '\b'; continue;
-        case 'f': out[o++] = '\f'; continue;
-        case 'n': out[o++] = '\n'; continue;
-        case 'r': out[o++] = '\r'; continue;
-        case 't': out[o++] = '\t'; continue;
-        case 'u': break;
-        default: out[o++] = c; continue;
-        }
-        u = (uint32_t)hex4(s + i, 4);
-        i += 4;
-        if (u >= 0xD800 && u <= 0xDBFF) {
-            uint32_t lo = (uint32_t)hex4(s + i + 2, 4);
-            i += 6;
-            u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
-        }
-        if (u < 0x80) {
-            out[o++] = (uint8_t)u;
-        } else if (u < 0x800) {
-            out[o++] = (uint8_t)(0xC0 | (u >> 6));
-            out[o++] = (uint8_t)(0x80 | (u & 0x3F));
-        } else if (u < 0x10000) {
-            out[o++] = (uint8_t)(0xE0 | (u >> 12));
-            out[o++] = (uint8_t)(0x80 | ((u >> 6) & 0x3F));
-            out[o++] = (uint8_t)(0x80 | (u & 0x3F));
-        } else {
-            out[o++] = (uint8_t)(0xF0 | (u >> 18));
-            out[o++] = (uint8_t)(0x80 | ((u >> 12) & 0x3F));
-            out[o++] = (uint8_t)(0x80 | ((u >> 6) & 0x3F));
-            out[o++] = (uint8_t)(0x80 | (u & 0x3F));
-        }
-    }
-    return o;
-}
-
 /* Scan the number at *pi (JSON grammar); V_INT when it is an integer that
- * fits int64, else V_FLOAT. */
+ * fits int64, else V_FLOAT when a double holds it exactly (infer.h), else
+ * V_NUMTXT: a string column keeps its text, only --schema converts it. */
 static TlStatus scan_number(NdCursor *r, size_t *pi, uint32_t *kind)
 {
     const uint8_t *p = r->p;
@@ -560,8 +413,12 @@ static TlStatus scan_number(NdCursor *r, size_t *pi, uint32_t *kind)
             return syntax_error(r, i, "invalid number (a digit expected in the exponent)");
         while (i < n && p[i] >= '0' && p[i] <= '9') i++;
     }
+    {
+        double v;
+        *kind = is_int ? V_INT
+                : tl_exact_f64((const char *)p + *pi, i - *pi, &v) ? V_FLOAT : V_NUMTXT;
+    }
     *pi = i;
-    *kind = is_int ? V_INT : V_FLOAT;
     return TL_OK;
 }
 
@@ -1100,7 +957,7 @@ static inline bool fast_number(const uint8_t *p, size_t n, size_t *pi, uint32_t 
     if (i < n && p[i] == '.') {
         size_t f = i + 1;
         i = scan_digits(p, f, n);
-        if (i == f) return false;
+        if (i == f || i - d > 16) return false; /* over 15 digits: exact? */
         *kind = V_FLOAT;
     }
     if (i < n && (p[i] == 'e' || p[i] == 'E')) return false;
@@ -1378,23 +1235,36 @@ static TlStatus tokenize_batch(NdCursor *r, size_t end, TlError *err)
 /* ------------------------------------------------------------ inference */
 
 /* The narrowest type, starting from t, holding column c's values of the
- * tokenized batch. */
-static TlType infer_column(const NdCursor *r, int c, TlType t)
+ * tokenized batch; *why = the row whose value made a numeric column a
+ * string (-1: none did, or the column is text: neither the type before,
+ * the value, nor the next few values are numbers).  In a float64 column an
+ * integer of over 15 digits must be an exact double (infer.h). */
+static TlType infer_column(const NdCursor *r, int c, TlType t, int64_t *why)
 {
     const NdCol *col = &r->cols[c];
-    int64_t n = r->n_rows < col->cap ? r->n_rows : col->cap;
-    for (int64_t row = 0; row < n && t != TL_TSTRING; row++)
+    int64_t n = r->n_rows < col->cap ? r->n_rows : col->cap, row;
+    TlType was = t;
+    double v;
+    *why = -1;
+    for (row = 0; row < n && t != TL_TSTRING; row++) {
+        was = t;
         t = widen_kind(t, col->f[row].kind);
+    }
+    if (t == TL_TSTRING && row > 0 && was != TL_TINT64 && was != TL_TFLOAT64 &&
+        col->f[row - 1].kind != V_NUMTXT) {
+        bool num = false;
+        for (int64_t k = row; k < n && k < row + 16 && !num; k++)
+            num = col->f[k].kind == V_INT || col->f[k].kind == V_FLOAT;
+        if (!num) row = 0; /* text: no note */
+    }
+    for (int64_t k = 0; t == TL_TFLOAT64 && k < n; k++) {
+        const NdField *f = &col->f[k];
+        if (f->kind == V_INT && f->len > 15 &&
+            !tl_exact_f64((const char *)r->p + f->off, f->len, &v))
+            t = TL_TSTRING, row = k + 1;
+    }
+    if (t == TL_TSTRING && row > 0) *why = row - 1;
     return t;
-}
-
-/* Record type t for column name in the hints (add or widen). */
-static TlStatus hint_set(TlTypeHints *h, const char *name, TlType t, TlError *err)
-{
-    int i = tl_schema_find(&h->cols, name);
-    if (i < 0) return tl_schema_add(&h->cols, name, t, err);
-    h->cols.fields[i].type = t;
-    return TL_OK;
 }
 
 /* ----------------------------------------------------------- conversion */
@@ -1476,7 +1346,8 @@ drop:
     return *bad >= 0 ? TL_OK : err->code;
 }
 
-static TlStatus convert_f64(NdCursor *r, int c, TlArray **out, int64_t *bad, TlError *err)
+static TlStatus convert_f64(NdCursor *r, int c, bool fixed, TlArray **out, int64_t *bad,
+                            TlError *err)
 {
     const int64_t n = r->n_rows;
     Validity v = {NULL, 0};
@@ -1490,7 +1361,11 @@ static TlStatus convert_f64(NdCursor *r, int c, TlArray **out, int64_t *bad, TlE
         if (f.kind == V_INT) {
             int64_t x = int_of(s, f.len);
             vals[row] = x == 0 && s[0] == '-' ? -0.0 : (double)x;
-        } else if (f.kind == V_FLOAT) {
+            if (!fixed && f.len > 15 && !tl_exact_f64((const char *)s, f.len, &vals[row])) {
+                *bad = row;
+                goto drop;
+            }
+        } else if (f.kind == V_FLOAT || (fixed && f.kind == V_NUMTXT)) {
             if (!tl_parse_f64((const char *)s, f.len, &vals[row])) goto oom;
         } else if (f.kind == V_NULL) {
             vals[row] = 0;
@@ -1679,7 +1554,7 @@ static TlStatus convert_str(NdCursor *r, int c, TlArray **out, int64_t *bad, TlE
         case V_FALSE:
             *vw = tl_view_inline("false", 5);
             continue;
-        case V_STR: case V_INT: case V_FLOAT:
+        case V_STR: case V_INT: case V_FLOAT: case V_NUMTXT:
             vw->in.len = len;
             if (len <= TL_VIEW_INLINE) {
                 memcpy(vw->in.data, s, len);
@@ -1749,13 +1624,14 @@ fail:
     return err->code;
 }
 
-static TlStatus convert(NdCursor *r, int c, TlArray **out, int64_t *bad, TlError *err)
+static TlStatus convert(NdCursor *r, int c, bool fixed, TlArray **out, int64_t *bad,
+                        TlError *err)
 {
     TlType t = r->schema->fields[c].type;
     switch (t) {
     case TL_TBOOL: return convert_bool(r, c, out, bad, err);
     case TL_TINT64: return convert_i64(r, c, out, bad, err);
-    case TL_TFLOAT64: return convert_f64(r, c, out, bad, err);
+    case TL_TFLOAT64: return convert_f64(r, c, fixed, out, bad, err);
     case TL_TSTRING: return convert_str(r, c, out, bad, err);
     case TL_TDATE: case TL_TTIMESTAMP: return convert_datetime(r, c, t, out, bad, err);
     default: return convert_null(r, c, out, bad, err);
@@ -1794,13 +1670,23 @@ static TlStatus value_misfit(const NdReader *r, NdCursor *cu, int c, int64_t row
                         (str ? tl_quote_json(v, f.len) : tl_escape_value(v, f.len)).s,
                         tl_type_name(fld->type), tl_quote_name(fld->name).s);
     }
-    w = tl_calloc(1, sizeof *w);
-    if (!w) return tl_error_oom(err);
+    {
+        /* the note travels with the widen schema (infer.h) */
+        int64_t why;
+        TlType t = infer_column(cu, c, fld->type, &why);
+        if (t == fld->type) why = row; /* never loop: a string */
+        if (why >= 0) f = field_at(cu, c, why);
+        w = tl_widen_new(why >= 0 ? fld->name : NULL,
+                         cu->row_line[why < 0 ? 0 : why], (const char *)cu->p + f.off,
+                         f.len, false);
+        if (!w) return tl_error_oom(err);
+    }
     for (int k = 0; k < r->n_proj; k++) {
         int pc = r->proj[k];
         TlType old = r->schema.fields[pc].type, t;
+        int64_t why;
         if (r->fixed[pc]) continue;
-        t = infer_column(cu, pc, old);
+        t = infer_column(cu, pc, old, &why);
         if (pc == c && t == old) t = TL_TSTRING; /* never loop */
         if (t != old && tl_schema_add(w, r->schema.fields[pc].name, t, err) != TL_OK) {
             tl_schema_free(w);
@@ -1846,8 +1732,10 @@ static TlStatus late_keys(NdReader *r, NdCursor *cu, int64_t seq, TlSchema **wid
     for (;;) {
         TlStatus st;
         /* the types of the values kept (a duplicate key's last) */
-        for (int i = 0; i < cu->late.n_fields; i++)
-            cu->cols[n + i].seen = infer_column(cu, n + i, cu->cols[n + i].seen);
+        for (int i = 0; i < cu->late.n_fields; i++) {
+            int64_t why;
+            cu->cols[n + i].seen = infer_column(cu, n + i, cu->cols[n + i].seen, &why);
+        }
         if (cu->pos >= cu->size || __atomic_load_n(&r->late_seq, __ATOMIC_RELAXED) < seq)
             break;
         st = tokenize_batch(cu, cu->size, err);
@@ -1860,7 +1748,7 @@ static TlStatus late_keys(NdReader *r, NdCursor *cu, int64_t seq, TlSchema **wid
             return st;
         }
     }
-    w = tl_calloc(1, sizeof *w);
+    w = tl_widen_new(NULL, 0, NULL, 0, false);
     if (!w) return tl_error_oom(err);
     for (int i = 0; i < cu->late.n_fields; i++)
         if (tl_schema_add(w, cu->late.fields[i].name, cu->cols[n + i].seen, err) != TL_OK) {
@@ -1898,7 +1786,7 @@ static TlStatus convert_rows(const NdReader *r, NdCursor *cu, TlBatch **out,
     for (int k = 0; k < r->n_proj && st == TL_OK; k++) {
         int c = r->proj[k];
         int64_t bad = -1;
-        st = convert(cu, c, &b->cols[k], &bad, err);
+        st = convert(cu, c, r->fixed[c], &b->cols[k], &bad, err);
         if (st == TL_OK && bad >= 0 && (bad_row < 0 || bad < bad_row)) {
             bad_row = bad;
             bad_col = c;
@@ -2332,8 +2220,8 @@ static TlStatus nd_widen(TlReader *base, const TlSchema *widen, TlError *err)
     NdReader *r = (NdReader *)base;
     if (!r->hints || !widen) return TL_OK;
     for (int i = 0; i < widen->n_fields; i++)
-        TL_TRY(hint_set(r->hints, widen->fields[i].name, widen->fields[i].type, err));
-    return TL_OK;
+        TL_TRY(tl_hint_set(r->hints, widen->fields[i].name, widen->fields[i].type, err));
+    return tl_widen_note(r->hints, widen, r->name, err);
 }
 
 static void nd_count(TlReader *base, int64_t rows, int64_t bytes)
@@ -2428,23 +2316,31 @@ static TlStatus decide_types(NdReader *r, NdCursor *cu, const TlSchema *fixed,
             TL_TRY(add_column(r, cu, hints->cols.fields[i].name, &c, err));
     if (fixed)
         for (int i = 0; i < fixed->n_fields; i++)
-            TL_TRY(add_column(r, cu, fixed->fields[i].name, &c, err));
+            if (!tl_fixed_is_glob(fixed->fields[i].name))
+                TL_TRY(add_column(r, cu, fixed->fields[i].name, &c, err));
     r->fixed = tl_calloc((size_t)r->schema.n_fields + 1, sizeof *r->fixed);
     if (!r->fixed) return tl_error_oom(err);
-    if (fixed)
-        for (int i = 0; i < fixed->n_fields; i++) {
-            c = tl_schema_find(&r->schema, fixed->fields[i].name);
-            r->schema.fields[c].type = fixed->fields[i].type;
-            r->fixed[c] = true;
-        }
+    for (c = 0; fixed && c < r->schema.n_fields; c++) {
+        int i = tl_fixed_find(fixed, r->schema.fields[c].name);
+        if (i < 0) continue;
+        r->schema.fields[c].type = fixed->fields[i].type;
+        r->fixed[c] = true;
+    }
     for (c = 0; c < r->schema.n_fields; c++) {
         TlType t = TL_TNULL;
+        int64_t why;
         if (r->fixed[c]) continue;
         if (hints) {
             int h = tl_schema_find(&hints->cols, r->schema.fields[c].name);
             if (h >= 0) t = hints->cols.fields[h].type;
         }
-        r->schema.fields[c].type = infer_column(cu, c, t);
+        r->schema.fields[c].type = infer_column(cu, c, t, &why);
+        if (why >= 0 && hints) {
+            NdField f = field_at(cu, c, why);
+            TL_TRY(tl_hint_note(hints, r->schema.fields[c].name, r->name,
+                                cu->row_line[why], (const char *)cu->p + f.off, f.len,
+                                false, err));
+        }
     }
     return TL_OK;
 }

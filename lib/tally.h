@@ -82,6 +82,9 @@ typedef struct TallySpec {
     char *null_text;        /* --null STR, or NULL */
     bool no_header;
     char *schema;           /* --schema 'name:type,...', or NULL */
+    bool no_infer;          /* --no-infer: every column a string */
+    bool quoted_as_string;  /* --quoted-as-string */
+    bool quiet;             /* --quiet: no notes on standard error */
     int threads;            /* 0: all cores */
     bool stats;             /* --stats: counters to stderr */
     bool no_optimize;

@@ -47,11 +47,4 @@ size_t tl_fmt_timestamp(int64_t micros, char *buf);
 int32_t tl_days_from_civil(int64_t y, unsigned m, unsigned d);
 void tl_civil_from_days(int32_t days, int64_t *y, unsigned *m, unsigned *d);
 
-/* Inference: the narrowest type of {bool, int64, float64, date, timestamp,
- * string} that holds this text, given the type inferred so far (`so_far`,
- * TL_TNULL when nothing yet).  Widening rules: int64 -> float64 -> string;
- * date -> timestamp -> string; bool with anything else -> string; any other
- * mix -> string. */
-TlType tl_infer_widen(TlType so_far, const char *s, size_t len);
-
 #endif

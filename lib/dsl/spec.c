@@ -12,7 +12,8 @@
  *     "delimiter": ",", "null": "NA", "no_header": false,
  *     "schema": "a:int,b:string", "from": "csv", "to": "csv", "threads": 4,
  *     "with_filename": false, "out_delimiter": ";", "compress_level": 9,
- *     "sorted": false }
+ *     "sorted": false, "no_infer": false, "quoted_as_string": false,
+ *     "quiet": false }
  *
  *   STEP is an object with one step key:
  *     {"filter": "EXPR"}              {"select": ["EXPR [as NAME]", ...]}
@@ -564,10 +565,11 @@ static const char *const top_keys[] = {"inputs", "input", "steps", "output",
                                        "delimiter", "null", "no_header",
                                        "schema", "from", "to", "threads",
                                        "with_filename", "out_delimiter",
-                                       "compress_level", "sorted"};
+                                       "compress_level", "sorted", "no_infer",
+                                       "quoted_as_string", "quiet"};
 enum { T_INPUTS, T_INPUT, T_STEPS, T_OUTPUT, T_DELIM, T_NULL, T_NO_HEADER,
        T_SCHEMA, T_FROM, T_TO, T_THREADS, T_WITH_FILENAME, T_OUT_DELIM,
-       T_COMPRESS_LEVEL, T_SORTED, T_COUNT };
+       T_COMPRESS_LEVEL, T_SORTED, T_NO_INFER, T_QUOTED_AS_STRING, T_QUIET, T_COUNT };
 
 static int push_input(Ctx *c, const char *s)
 {
@@ -640,6 +642,18 @@ static int top_value(Ctx *c, int k, const cJSON *v)
     case T_SORTED:
         if (!cJSON_IsBool(v)) return fail(c, "expected true or false");
         sp->sorted = cJSON_IsTrue(v);
+        return 0;
+    case T_NO_INFER:
+        if (!cJSON_IsBool(v)) return fail(c, "expected true or false");
+        sp->no_infer = cJSON_IsTrue(v);
+        return 0;
+    case T_QUOTED_AS_STRING:
+        if (!cJSON_IsBool(v)) return fail(c, "expected true or false");
+        sp->quoted_as_string = cJSON_IsTrue(v);
+        return 0;
+    case T_QUIET:
+        if (!cJSON_IsBool(v)) return fail(c, "expected true or false");
+        sp->quiet = cJSON_IsTrue(v);
         return 0;
     case T_OUT_DELIM:
         if (cJSON_IsString(v) && v->valuestring && strcmp(v->valuestring, "\\t") == 0) {

@@ -34,6 +34,7 @@
  * standard error, one `key: value` per line.
  */
 #include "../plan/plan.h"
+#include "../../formats/infer.h"
 #include "../core/pool.h"
 #include "ops.h"
 
@@ -244,11 +245,19 @@ static TlStatus add_group(Run *r, const TallySpec *s, const TlReadOptions *paren
     if (s->null_text) g->read.null_text = s->null_text;
     if (s->no_header) g->read.no_header = true;
     if (s->from) g->read.from = s->from;
+    if (s->no_infer) g->read.no_infer = true;
+    if (s->quoted_as_string) g->read.quoted_as_string = true;
+    if (s->quiet) g->read.quiet = true;
     g->read.with_filename = s->with_filename;
     if (s->schema) {
         g->has_schema = true;
         TL_TRY(parse_schema(&g->fixed, s->schema, gi ? "--join-schema" : "--schema",
                             err));
+    }
+    if (g->read.no_infer && tl_schema_find(&g->fixed, "*") < 0) {
+        /* the last entry, so the ones given by name win (infer.h) */
+        g->has_schema = true;
+        TL_TRY(tl_schema_add(&g->fixed, "*", TL_TSTRING, err));
     }
     g->first = r->n_inputs;
     TL_TRY(expand_inputs(r, s, dir, err));
@@ -662,7 +671,7 @@ int tally_run(const TallySpec *spec, TallyMode mode, TallyError *uerr)
     for (int i = 0; i < r.n_inputs; i++) {
         tl_free(r.display[i]);
         tl_free(r.paths[i]);
-        if (r.hints) tl_schema_free(&r.hints[i].cols);
+        if (r.hints) tl_hints_free(&r.hints[i]);
     }
     tl_free(r.display);
     tl_free(r.paths);

@@ -53,9 +53,12 @@
  * schema pointer; every schema is owned by the plan's schema list.
  */
 #include "plan.h"
+#include "../../formats/infer.h"
 
 #include "../exec/eval.h"
+#include "../core/text.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -264,14 +267,6 @@ static TlType merge_type(TlType a, TlType b)
     return TL_TSTRING;
 }
 
-/* Record in h that column `name` is at least type t. */
-static TlStatus hint_set(TlTypeHints *h, const char *name, TlType t, TlError *err)
-{
-    int j = tl_schema_find(&h->cols, name);
-    if (j < 0) return tl_schema_add(&h->cols, name, t, err);
-    h->cols.fields[j].type = t;
-    return TL_OK;
-}
 
 /* The scan of inputs [first, first + n_in) read with `read`. */
 static TlStatus build_scan(TlPlan *p, const TlPlanOptions *o, int first,
@@ -317,7 +312,7 @@ static TlStatus build_scan(TlPlan *p, const TlPlanOptions *o, int first,
             TlType t = rs->fields[c].type;
             TlType want = u->fields[tl_schema_find(u, rs->fields[c].name)].type;
             if (t != TL_TNULL && t != want) {
-                TL_TRY(hint_set(&o->hints[i], rs->fields[c].name, want, err));
+                TL_TRY(tl_hint_set(&o->hints[i], rs->fields[c].name, want, err));
                 reopen = true;
             }
         }
@@ -1126,6 +1121,57 @@ static TlStatus build_pipeline(TlPlan *p, const TallySpec *spec,
 
 /* ------------------------------------------------------------ public */
 
+/* Whether word occurs in text as a whole name (not inside a longer one). */
+static bool has_word(const char *text, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *at = strstr(text, word); n && at; at = strstr(at + 1, word)) {
+        char before = at > text ? at[-1] : ' ', after = at[n];
+        bool inside = isalnum((unsigned char)before) || before == '_' ||
+                      isalnum((unsigned char)after) || after == '_';
+        if (!inside) return true;
+    }
+    return false;
+}
+
+/* A type error about a string (a number wanted) that names a column which
+ * inference made a string: add which value did it, and the way out
+ * (formats/infer.h keeps the first such value of each column). */
+static void explain_string(const TlPlanOptions *opt, TlError *err)
+{
+    size_t len = strlen(err->msg);
+    if (!strstr(err->msg, "string") || !opt->hints) return;
+    for (int i = 0; i < opt->n_inputs; i++)
+        for (int k = 0; k < opt->hints[i].n_notes; k++) {
+            const TlInferNote *n = &opt->hints[i].notes[k];
+            int64_t iv;
+            double fv;
+            bool is_int = tl_parse_i64(n->text, strlen(n->text), &iv);
+            bool number = is_int || tl_parse_f64(n->text, strlen(n->text), &fv);
+            int shown = strlen(n->text) > 40 ? 37 : 40;
+            const char *more = strlen(n->text) > 40 ? "..." : "";
+            if (!has_word(err->msg, n->column)) continue;
+            if (n->quoted)
+                snprintf(err->msg + len, sizeof err->msg - len,
+                         "\n  column \"%s\" is string because %s:%lld holds \"%.*s%s\" in "
+                         "quotes (--quoted-as-string)", n->column, n->file,
+                         (long long)n->line, shown, n->text, more);
+            else if (number)
+                snprintf(err->msg + len, sizeof err->msg - len,
+                         "\n  column \"%s\" is string because %s:%lld holds \"%.*s%s\", "
+                         "which would not read back as the same text (use --schema "
+                         "%s:%s to convert it)", n->column, n->file, (long long)n->line,
+                         shown, n->text, more, n->column, is_int ? "int" : "float");
+            else
+                snprintf(err->msg + len, sizeof err->msg - len,
+                         "\n  column \"%s\" is string because %s:%lld holds \"%.*s%s\" "
+                         "(use --null %.*s%s or --schema %s:float)", n->column, n->file,
+                         (long long)n->line, shown, n->text, more, shown, n->text, more,
+                         n->column);
+            return;
+        }
+}
+
 /* See plan.h. */
 TlStatus tl_plan_build(const TallySpec *spec, const TlPlanOptions *opt,
                        TlPlan **out, TlError *err)
@@ -1164,6 +1210,7 @@ TlStatus tl_plan_build(const TallySpec *spec, const TlPlanOptions *opt,
     *out = p;
     return TL_OK;
 fail:
+    if (st == TL_ERR_USAGE) explain_string(opt, err);
     tl_plan_free(p);
     return st;
 }

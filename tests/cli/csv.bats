@@ -150,12 +150,12 @@ true,-6,4.0,29,0,11
 EOF
 }
 
-@test "inference: an integer too big for int64 is a float" {
+@test "inference: an integer too big for int64 keeps its text (a string column)" {
     printf 'v\n9223372036854775807\n9223372036854775808\n' > big.csv
     assert_run_out big.csv <<'EOF'
 v
-9.223372036854776e+18
-9.223372036854776e+18
+9223372036854775807
+9223372036854775808
 EOF
 }
 

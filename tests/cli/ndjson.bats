@@ -71,7 +71,7 @@ EOF2
 EOF2
     assert_run_out in.ndjson <<'EOF2'
 s,k,big
-"tab	here ""q"" é 😀",2,1.2345678901234568e+20
+"tab	here ""q"" é 😀",2,123456789012345678901
 EOF2
 }
 

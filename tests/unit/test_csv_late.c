@@ -15,6 +15,7 @@
  * decoding refuses it, and decode_rest without decode_early is an error.
  */
 #include "tl_test.h"
+#include "../../formats/infer.h"
 #include "csv_test_util.h"
 #include "tl_sb.h"
 #include "../../formats/fmt_impl.h"
@@ -209,7 +210,7 @@ TL_TEST(test_random)
                 check_file(path, NULL, &h);
                 if (restarts_seen == before) break;
             }
-            tl_schema_free(&h.cols);
+            tl_hints_free(&h);
         }
         sb_free(&s);
     }

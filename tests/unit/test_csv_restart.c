@@ -6,6 +6,7 @@
  * first row on.
  */
 #include "tl_test.h"
+#include "../../formats/infer.h"
 #include "csv_test_util.h"
 
 static char got[1 << 16];
@@ -42,21 +43,21 @@ static TlType hint_of(const TlTypeHints *h, const char *name)
 TL_TEST(test_int_to_float)
 {
     const char *p = tu_file("w.csv", "a,b\n1,x\n2,y\n3.5,z\n4,w\n", -1);
-    TlTypeHints h = {{0}};
+    TlTypeHints h = {0};
     TlReadOptions o = {0};
     CHECK_EQ_INT(tl_batch_rows(), 2);
     CHECK_EQ_INT(read_proj(p, &o, &h, NULL, 0), TL_ERR_RESTART);
     CHECK_EQ_INT(hint_of(&h, "a"), TL_TFLOAT64);
     CHECK_EQ_INT(read_proj(p, &o, &h, NULL, 0), TL_OK);
     CHECK_EQ_STR(got, "a:float64,b:string\n1.0|x\n2.0|y\n3.5|z\n4.0|w\n");
-    tl_schema_free(&h.cols);
+    tl_hints_free(&h);
 }
 
 TL_TEST(test_null_column_and_several)
 {
     /* b is all null in the first batch; c widens in the same batch */
     const char *p = tu_file("n.csv", "a,b,c\n1,,1\n2,,2\n3,q,x\n4,,5\n5,7,6\n", -1);
-    TlTypeHints h = {{0}};
+    TlTypeHints h = {0};
     TlReadOptions o = {0};
     CHECK_EQ_INT(read_proj(p, &o, &h, NULL, 0), TL_ERR_RESTART);
     CHECK_EQ_INT(hint_of(&h, "b"), TL_TSTRING);
@@ -64,13 +65,13 @@ TL_TEST(test_null_column_and_several)
     CHECK_EQ_INT(h.cols.n_fields, 2);
     CHECK_EQ_INT(read_proj(p, &o, &h, NULL, 0), TL_OK);
     CHECK_EQ_STR(got, "a:int64,b:string,c:string\n1|~|1\n2|~|2\n3|q|x\n4|~|5\n5|7|6\n");
-    tl_schema_free(&h.cols);
+    tl_hints_free(&h);
 }
 
 TL_TEST(test_unprojected_never_restarts)
 {
     const char *p = tu_file("u.csv", "a,b\n1,2\n3,4\n5,oops\n", -1);
-    TlTypeHints h = {{0}};
+    TlTypeHints h = {0};
     TlReadOptions o = {0};
     int cols[1] = {0};
     CHECK_EQ_INT(read_proj(p, &o, &h, cols, 1), TL_OK);
@@ -84,14 +85,14 @@ TL_TEST(test_unprojected_never_restarts)
 TL_TEST(test_date_widening_and_hint_start)
 {
     const char *p = tu_file("d.csv", "d\n2024-01-01\n2024-01-02\n2024-01-03 04:05:06\n", -1);
-    TlTypeHints h = {{0}};
+    TlTypeHints h = {0};
     TlReadOptions o = {0};
     CHECK_EQ_INT(read_proj(p, &o, &h, NULL, 0), TL_ERR_RESTART);
     CHECK_EQ_INT(hint_of(&h, "d"), TL_TTIMESTAMP);
     CHECK_EQ_INT(read_proj(p, &o, &h, NULL, 0), TL_OK);
     CHECK_EQ_STR(got, "d:timestamp\n2024-01-01 00:00:00\n2024-01-02 00:00:00\n"
                       "2024-01-03 04:05:06\n");
-    tl_schema_free(&h.cols);
+    tl_hints_free(&h);
 }
 
 TL_TEST(test_schema_fixed_later_batch)
@@ -99,7 +100,7 @@ TL_TEST(test_schema_fixed_later_batch)
     char want[1024];
     const char *p = tu_file("s.csv", "id,amount\n1,5\n2,6\n3,\"7\"\"\"\n", -1);
     TlSchema s = {0};
-    TlTypeHints h = {{0}};
+    TlTypeHints h = {0};
     TlReadOptions o = {0};
     tl_schema_add(&s, "amount", TL_TINT64, &err);
     o.schema = &s;
@@ -113,7 +114,7 @@ TL_TEST(test_stdin_reread)
 {
     /* "-" is read once and served again after a restart */
     const char *p = tu_file("in.csv", "a\n1\n2\nx\n", -1);
-    TlTypeHints h = {{0}};
+    TlTypeHints h = {0};
     TlReadOptions o = {0};
     int saved = dup(0);
     FILE *f = fopen(p, "rb");
@@ -125,7 +126,7 @@ TL_TEST(test_stdin_reread)
     CHECK_EQ_STR(got, "a:string\n1\n2\nx\n");
     dup2(saved, 0);
     close(saved);
-    tl_schema_free(&h.cols);
+    tl_hints_free(&h);
     p = tu_file("in2.csv", "a,b\n1,2,3\n", -1);
     tl_stdin_cache_free();
     f = fopen(p, "rb");

@@ -14,6 +14,7 @@
 #include "tl_test.h"
 #include "csv_test_util.h"
 #include "../../formats/fmt_impl.h"
+#include "../../formats/infer.h"
 
 #include <errno.h>
 
@@ -349,15 +350,33 @@ TL_TEST(test_parse_numbers_match_libc)
     }
 }
 
-/* Read text[0..len) as file name in every scan mode: true when each read
- * succeeds and prints want (else the mode, what it printed and want go to
- * stderr).  The mode is reset afterwards. */
-static bool read_in_every_mode(const char *name, size_t len, const char *want)
+/* Read options fixing the type of every column to t (--schema '*:T'): the
+ * converters then take every spelling the parser takes (a leading zero, a
+ * '+', more digits than a double holds), which is what these tests compare
+ * with strtod; inference's own rules are tested by test_float_exact_edges. */
+static const TlReadOptions *fixed_as(TlType t)
+{
+    static TlSchema s;
+    static TlReadOptions o;
+    TlError e = {0};
+    tl_schema_free(&s);
+    if (tl_schema_add(&s, "*", t, &e) != TL_OK) abort();
+    memset(&o, 0, sizeof o);
+    o.schema = &s;
+    return &o;
+}
+
+/* Read text[0..len) as file name in every scan mode, every column of type
+ * t (TL_TNULL: inferred): true when each read succeeds and prints want
+ * (else the mode, what it printed and want go to stderr).  The mode is
+ * reset afterwards. */
+static bool read_in_every_mode(const char *name, size_t len, const char *want, TlType t)
 {
     bool ok = true;
+    const TlReadOptions *o = t == TL_TNULL ? NULL : fixed_as(t);
     for (int mode = 0; mode <= 3 && ok; mode++) {
         tl_csv_scan_mode(mode);
-        ok = tu_read(tu_file(name, text, (long)len), NULL, NULL, got, sizeof got, &err) ==
+        ok = tu_read(tu_file(name, text, (long)len), o, NULL, got, sizeof got, &err) ==
                  TL_OK &&
              strcmp(got, want) == 0;
         if (!ok) fprintf(stderr, "mode %d:\n%s\nwant:\n%s\n", mode, got, want);
@@ -393,7 +412,7 @@ TL_TEST(test_float_column_matches_strtod)
         want[wn++] = '\n';
     }
     want[wn] = '\0';
-    CHECK(read_in_every_mode("floats.csv", at, want));
+    CHECK(read_in_every_mode("floats.csv", at, want, TL_TFLOAT64));
 }
 
 TL_TEST(test_float_sse_shapes)
@@ -431,7 +450,7 @@ TL_TEST(test_float_sse_shapes)
             want[wn++] = '\n';
         }
         want[wn] = '\0';
-        if (!read_in_every_mode("edges.csv", at, want)) {
+        if (!read_in_every_mode("edges.csv", at, want, TL_TFLOAT64)) {
             fprintf(stderr, "pad %d\n", pad);
             CHECK(false);
             break;
@@ -451,6 +470,38 @@ TL_TEST(test_float_sse_shapes)
         }
     }
     tl_csv_scan_mode(-1);
+}
+
+/* The same edges inferred (no --schema), one per file, in every mode and
+ * at a few distances from the input's start: a float64 or int64 column
+ * exactly when tl_infer_widen says so (leading zeros, '+', digits a double
+ * does not hold keep the text), the value then strtod's. */
+TL_TEST(test_float_exact_edges)
+{
+    static const char *edge[] = {
+        "0", "-0", "0.0", "-0.0", "00.5", "0.5", "-01.5", "007", "+5", "+5.5", "5.", ".5",
+        "1234567890123456", "9007199254740993", "12345678901234567", "0.1234567890123456",
+        "0.30000000000000004", "1.00000000000000000001", "99999999999999.99", "1e22",
+        "00000000000000001", "83.6498", "-944608837.2433843"};
+    for (size_t i = 0; i < sizeof edge / sizeof *edge; i++)
+        for (int pad = 0; pad < 4; pad++) {
+            const char *s = edge[i];
+            TlType t = tl_infer_widen(TL_TNULL, s, strlen(s));
+            char want[256], buf[TL_FMT_MAX];
+            size_t at = put(0, "f");
+            for (int k = 0; k < pad; k++) at = put(at, "g");
+            at = put(at, "\n");
+            at = put(at, s);
+            at = put(at, "\n");
+            if (t == TL_TFLOAT64)
+                tl_fmt_f64(strtod(s, NULL), buf);
+            else if (t == TL_TINT64)
+                tl_fmt_i64((int64_t)strtoll(s, NULL, 10), buf);
+            else
+                snprintf(buf, sizeof buf, "%s", s);
+            snprintf(want, sizeof want, "f%.*s:%s\n%s\n", pad, "ggg", tl_type_name(t), buf);
+            CHECK(read_in_every_mode("exact.csv", at, want, TL_TNULL));
+        }
 }
 
 TL_TEST(test_int_column_matches_strtoll)
@@ -475,8 +526,8 @@ TL_TEST(test_int_column_matches_strtoll)
     want[wn] = '\0';
     for (int mode = 0; mode <= 3; mode++) {
         tl_csv_scan_mode(mode);
-        CHECK_EQ_INT(tu_read(tu_file("ints.csv", text, (long)at), NULL, NULL, got,
-                             sizeof got, &err),
+        CHECK_EQ_INT(tu_read(tu_file("ints.csv", text, (long)at), fixed_as(TL_TINT64), NULL,
+                             got, sizeof got, &err),
                      TL_OK);
         CHECK(strcmp(got, want) == 0);
     }
@@ -514,6 +565,7 @@ int main(void)
     TL_RUN(test_parse_numbers_match_libc);
     TL_RUN(test_float_column_matches_strtod);
     TL_RUN(test_float_sse_shapes);
+    TL_RUN(test_float_exact_edges);
     TL_RUN(test_int_column_matches_strtoll);
     TL_RUN(test_fmt_i64_matches_printf);
     tu_cleanup();

@@ -11,6 +11,7 @@
 #include "../../lib/plan/plan.h"
 #include "../../lib/tally.h"
 #include "tl_test.h"
+#include "../../formats/infer.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -294,7 +295,7 @@ static int64_t rows_read_by(TallySpec *s, bool optimize, char **explain)
 done:
     if (op) op->free(op);
     tl_plan_free(p);
-    tl_schema_free(&hints.cols);
+    tl_hints_free(&hints);
     return rows;
 }
 
@@ -420,11 +421,12 @@ TL_TEST(test_several_inputs)
     s.inputs[1] = tally_strdup("i2.csv");
     s.n_inputs = 2;
     CHECK_EQ_INT(run_to_file(&s, &out, &err), 0);
-    /* a: int64 + float64 -> float64; c: empty everywhere stays null */
-    CHECK_EQ_STR(out, "a,b,c\n1.0,x,\n2.0,y,\n1.5,z,\n7.0,w,\n");
+    /* a: int64 + float64 + "007" (an id: a string) -> string, every
+     * value with its own text; c: empty everywhere stays null */
+    CHECK_EQ_STR(out, "a,b,c\n1,x,\n2,y,\n1.5,z,\n007,w,\n");
     tl_free(out);
     CHECK_EQ_INT(run_capture(&s, TALLY_SCHEMA, &out, &err), 0);
-    CHECK_EQ_STR(out, "column,type\na,float64\nb,string\nc,null\n");
+    CHECK_EQ_STR(out, "column,type\na,string\nb,string\nc,null\n");
     tl_free(out);
     tally_spec_free(&s);
 

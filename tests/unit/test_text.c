@@ -1,6 +1,6 @@
 /*
  * test_text.c -- unit tests for lib/core/text.c: strict parsing, the exact
- * float layout (Python repr), dates and timestamps, type inference.
+ * float layout (Python repr), dates and timestamps (inference: test_infer.c).
  */
 #include "lib/core/text.h"
 #include "tl_test.h"
@@ -460,42 +460,6 @@ TL_TEST(test_timestamps)
     }
 }
 
-TL_TEST(test_infer)
-{
-#define W(so_far, s) tl_infer_widen(so_far, s, strlen(s))
-    CHECK_EQ_INT(W(TL_TNULL, "true"), TL_TBOOL);
-    CHECK_EQ_INT(W(TL_TNULL, "False"), TL_TBOOL);
-    CHECK_EQ_INT(W(TL_TNULL, "1"), TL_TINT64);
-    CHECK_EQ_INT(W(TL_TNULL, "-12"), TL_TINT64);
-    CHECK_EQ_INT(W(TL_TNULL, "1.5"), TL_TFLOAT64);
-    CHECK_EQ_INT(W(TL_TNULL, "1e3"), TL_TFLOAT64);
-    CHECK_EQ_INT(W(TL_TNULL, "nan"), TL_TFLOAT64);
-    CHECK_EQ_INT(W(TL_TNULL, "99999999999999999999"), TL_TFLOAT64);
-    CHECK_EQ_INT(W(TL_TNULL, "2024-01-02"), TL_TDATE);
-    CHECK_EQ_INT(W(TL_TNULL, "2024-01-02 03:04:05"), TL_TTIMESTAMP);
-    CHECK_EQ_INT(W(TL_TNULL, "2024-02-30"), TL_TSTRING);
-    CHECK_EQ_INT(W(TL_TNULL, "abc"), TL_TSTRING);
-    CHECK_EQ_INT(W(TL_TNULL, " 1"), TL_TSTRING);
-    CHECK_EQ_INT(W(TL_TINT64, "2"), TL_TINT64);
-    CHECK_EQ_INT(W(TL_TINT64, "1.5"), TL_TFLOAT64);
-    CHECK_EQ_INT(W(TL_TINT64, "abc"), TL_TSTRING);
-    CHECK_EQ_INT(W(TL_TINT64, "true"), TL_TSTRING);
-    CHECK_EQ_INT(W(TL_TINT64, "2024-01-02"), TL_TSTRING);
-    CHECK_EQ_INT(W(TL_TFLOAT64, "1"), TL_TFLOAT64);
-    CHECK_EQ_INT(W(TL_TFLOAT64, "inf"), TL_TFLOAT64);
-    CHECK_EQ_INT(W(TL_TFLOAT64, "x"), TL_TSTRING);
-    CHECK_EQ_INT(W(TL_TBOOL, "1"), TL_TSTRING);
-    CHECK_EQ_INT(W(TL_TBOOL, "TRUE"), TL_TBOOL);
-    CHECK_EQ_INT(W(TL_TDATE, "2024-01-02 03:04:05"), TL_TTIMESTAMP);
-    CHECK_EQ_INT(W(TL_TDATE, "2024-01-03"), TL_TDATE);
-    CHECK_EQ_INT(W(TL_TDATE, "1"), TL_TSTRING);
-    CHECK_EQ_INT(W(TL_TTIMESTAMP, "2024-01-03"), TL_TTIMESTAMP);
-    CHECK_EQ_INT(W(TL_TTIMESTAMP, "2024-01-03T01:02:03.5"), TL_TTIMESTAMP);
-    CHECK_EQ_INT(W(TL_TTIMESTAMP, "1.5"), TL_TSTRING);
-    CHECK_EQ_INT(W(TL_TSTRING, "1"), TL_TSTRING);
-#undef W
-}
-
 int main(void)
 {
     TL_RUN(test_fmt_f64);
@@ -507,6 +471,5 @@ int main(void)
     TL_RUN(test_parse_f64);
     TL_RUN(test_dates);
     TL_RUN(test_timestamps);
-    TL_RUN(test_infer);
     return tl_test_summary(__FILE__);
 }
