@@ -134,6 +134,12 @@ int tally_run(const TallySpec *spec, TallyMode mode, TallyError *err);
  * library's one edit distance, lib/core/suggest.c). */
 const char *tally_suggest(const char *typed, const char *const *cands, size_t n);
 
+/* Remove the temporary output files of runs under way (their targets are
+ * untouched).  Async-signal-safe: for a handler of a signal that ends the
+ * process (the CLI calls it on SIGINT, SIGTERM and SIGHUP, then lets the
+ * signal's default action end the process). */
+void tally_remove_temp_files(void);
+
 /* Number of online processors (for --threads default and --help). */
 int tally_cpu_count(void);
 

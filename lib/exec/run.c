@@ -554,11 +554,35 @@ static TlStatus run_explain(Run *r, TlError *err)
     return st;
 }
 
+/* -o naming one of the run's inputs: fine for a regular file (the sink
+ * replaces it atomically, and a mapped input keeps the old inode), refused
+ * for anything written in place (a FIFO or device would be read and written
+ * at once: the run could block or read its own output). */
+static TlStatus check_output_input(Run *r, TlError *err)
+{
+    TlTarget t;
+    TlStatus st = TL_OK;
+    TL_TRY(tl_target_resolve(r->out_path, &t, err));
+    for (int i = 0; t.kind == TL_TARGET_STREAM && i < r->n_inputs; i++) {
+        struct stat sb;
+        int got = strcmp(r->paths[i], "-") == 0 ? fstat(0, &sb) : stat(r->paths[i], &sb);
+        if (got == 0 && sb.st_dev == t.dev && sb.st_ino == t.ino) {
+            st = tl_error(err, TL_ERR_USAGE, "-o \"%s\" is also an input; only a "
+                          "regular file can be both (it is replaced atomically)",
+                          r->spec->output);
+            break;
+        }
+    }
+    tl_target_free(&t);
+    return st;
+}
+
 static TlStatus run(Run *r, TlError *err)
 {
     TL_TRY(prepare(r, err));
     if (r->mode == TALLY_EXPLAIN) return run_explain(r, err);
     if (r->mode == TALLY_RUN) TL_TRY(output_format(r, err));
+    if (r->out_path) TL_TRY(check_output_input(r, err));
     TL_TRY(tl_sink_open(r->out_path, &r->sink, err));
     if (r->out_comp)
         TL_TRY(tl_sink_set_compression(r->sink, r->out_comp,
@@ -567,6 +591,13 @@ static TlStatus run(Run *r, TlError *err)
     TL_TRY(tl_sink_commit(r->sink, err));
     if (r->spec->stats) print_stats(r);
     return TL_OK;
+}
+
+/* See tally.h.  Async-signal-safe: only unlinks the names in the cleanup
+ * table (lib/core/cleanup.c). */
+void tally_remove_temp_files(void)
+{
+    tl_cleanup_run();
 }
 
 /* See tally.h.  Runs spec in mode; returns the exit status and, on 1 or 2,
