@@ -221,7 +221,8 @@ void tl_target_free(TlTarget *t);
  * temporary file) until commit so a restart can discard it. */
 TlStatus tl_sink_open(const char *path, TlSink **out, TlError *err);
 TlStatus tl_sink_write(TlSink *s, const void *data, size_t n, TlError *err);
-/* Compress a file sink's output: comp "gz" or "zst" (NULL: none), level 0:
+/* Compress the output of a sink with a path (a file, or a FIFO or device
+ * written in place): comp "gz" or "zst" (NULL: none), level 0:
  * the default (gzip 6, zstd 3).  Call before writing (formats/compress.c). */
 TlStatus tl_sink_set_compression(TlSink *s, const char *comp, int level,
                                  TlError *err);

@@ -266,7 +266,9 @@ static TlStatus open_temp(TlSink *s, TlError *err)
 {
 #ifdef O_TMPFILE
     const char *no = getenv("TALLY_NO_TMPFILE");
-    if (!no || !*no) {
+    /* commit links the file in through /proc/self/fd/N (or AT_EMPTY_PATH,
+     * which needs a capability): without /proc, a name from the start */
+    if ((!no || !*no) && access("/proc/self/fd", X_OK) == 0) {
         const char *slash = strrchr(s->final, '/');
         char *dir = slash ? tl_strndup(s->final, (size_t)(slash - s->final) + 1)
                           : tl_strdup(".");
