@@ -93,6 +93,18 @@ reader() {
     [ ! -s got ]
 }
 
+@test "a FIFO reader that stops early ends the run quietly (as | head does)" {
+    seq 1 300000 | sed '1i a' > many.csv
+    mkfifo pipe
+    head -1 pipe > got 3>&- &
+    reader_pid=$!
+    run_tally many.csv -o pipe
+    assert_ok
+    wait "$reader_pid"
+    [ "$(cat got)" = a ]
+    [ -p pipe ]
+}
+
 @test "a gzip suffix on a FIFO compresses what goes through it" {
     mkfifo pipe.csv.gz
     reader pipe.csv.gz got.gz
