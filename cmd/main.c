@@ -27,10 +27,10 @@
  *               sees the usual death by that signal (status 130, 143, 129).
  *               A signal ignored when tally starts (nohup, a background job
  *               of a non-interactive shell) stays ignored.
- *   fds 0, 1, 2 each one that is closed at start is opened on /dev/null, so
- *               no file tally opens can take its number (with 2 closed, the
- *               output file would otherwise be descriptor 2 and warnings
- *               would land in it).  Messages to a closed 2 are dropped, the
+ *   fds 0, 1, 2 each one that is closed at start is opened on /dev/null
+ *               (read-only), so no file tally opens can take its number
+ *               (with 2 closed, the output file would otherwise be
+ *               descriptor 2 and warnings would land in it).  Messages to a closed 2 are dropped, the
  *               exit status still tells; a result for a closed 1 is an
  *               error ("standard output is closed", exit 1), never a silent
  *               success.
@@ -84,8 +84,11 @@ static void install_signal_handlers(void)
 }
 
 /* Open /dev/null on each of descriptors 0, 1, 2 that is closed (lowest
- * first, so open returns that number).  Returns a mask of the closed ones
- * (bit fd), or -1 when one could not be reserved. */
+ * first, so open returns that number).  Read-only, also for 1 and 2: a
+ * write there still fails (EBADF) instead of vanishing, so `-o /dev/stdout`
+ * with standard output closed is an error too, and messages are dropped.
+ * Returns a mask of the closed ones (bit fd), or -1 when one could not be
+ * reserved. */
 static int reserve_std_fds(void)
 {
     int closed = 0;
@@ -93,7 +96,7 @@ static int reserve_std_fds(void)
         int got;
         if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
         closed |= 1 << fd;
-        got = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+        got = open("/dev/null", O_RDONLY);
         if (got != fd) {
             if (got >= 0) close(got);
             return -1;

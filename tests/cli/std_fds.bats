@@ -65,6 +65,12 @@ closed() {
     assert_err 1 'tally: standard output is closed'
 }
 
+@test ">&- with -o naming standard output (/proc/self/fd/1): an error, not a silent success" {
+    ln -s /proc/self/fd/1 stdout
+    closed '>&-' in.csv -o stdout
+    assert_err 1 'tally: cannot write "stdout": Bad file descriptor'
+}
+
 @test ">&- with -o: the file is written, exit 0" {
     closed '>&-' in.csv -o out.csv
     assert_ok
