@@ -66,8 +66,8 @@ const char cli_help_text[] =
 "    KEYS: 'id', 'a,b' or 'l=r'; --join-delimiter/-schema/-from read INPUT\n"
 "\n"
 "Options:\n"
-"  -o, --output FILE       write FILE (format from its suffix: .csv .tsv .ndjson\n"
-"                          .jsonl; + .gz or .zst compresses), not stdout\n"
+"  -o, --output FILE       write FILE atomically (.csv .tsv .ndjson .jsonl, else\n"
+"                          CSV; + .gz/.zst); a device, FIFO, /dev/stdout in place\n"
 "  -f, --file PIPELINE     read inputs and steps from a JSON pipeline file\n"
 "  --from FMT, --to FMT    input / output format: csv, tsv, ndjson, ...\n"
 "  --delimiter C           CSV separator ('\\t' ok); --out-delimiter C for output\n"
@@ -84,7 +84,7 @@ const char cli_help_text[] =
 "  --verbose               explain: also list every optimizer rule that fired\n"
 "  -h, --help, help        this summary;  --version  print the version\n"
 "\n"
-"Exit status: 0 ok, 1 bad data or I/O, 2 bad usage.  Details: man tally\n";
+"Exit status: 0 ok, 1 bad data or I/O, 2 bad usage, 128+N signal N; man tally\n";
 
 /* ------------------------------------------------------------ the table */
 

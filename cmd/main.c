@@ -14,21 +14,42 @@
  * so scripts can match the message.  The message is escaped before it is
  * printed (see print_error).
  *
- * SIGPIPE is ignored: writing to a closed pipe (`tally ... | head -1`) then
- * fails with EPIPE, which the library turns into a quiet exit 0, instead of
- * the process dying by a signal half way through a write.
+ * The CLI owns what is process-wide, so it is set up here, not in the
+ * library:
  *
- * SIGBUS: input files are memory-mapped, and one truncated by another
- * process while it is read would kill tally with SIGBUS; tally_guard_inputs
- * turns that into the error "FILE: changed size while being read".
+ *   SIGPIPE     ignored: writing to a closed pipe (`tally ... | head -1`)
+ *               then fails with EPIPE, which the library turns into a quiet
+ *               exit 0, instead of the process dying half way through a
+ *               write.
+ *   SIGINT, SIGTERM, SIGHUP
+ *               a handler removes the run's temporary output files
+ *               (tally_remove_temp_files, async-signal-safe), restores the
+ *               default action and raises the signal again, so the shell
+ *               sees the usual death by that signal (status 130, 143, 129).
+ *               A signal ignored when tally starts (nohup, a background job
+ *               of a non-interactive shell) stays ignored.
+ *   fds 0, 1, 2 each one that is closed at start is opened on /dev/null
+ *               (read-only), so no file tally opens can take its number
+ *               (with 2 closed, the output file would otherwise be
+ *               descriptor 2 and warnings would land in it).  Messages
+ *               to a closed 2 are dropped, the exit status still tells; a
+ *               result for a closed 1 is an error ("standard output is
+ *               closed", exit 1), never a silent success.
+ *   SIGBUS      input files are memory-mapped, and one truncated by another
+ *               process while it is read would kill tally with SIGBUS;
+ *               tally_guard_inputs turns that into the error "FILE: changed
+ *               size while being read".
  */
 #include "../lib/tally.h"
 #include "flags.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* Print a message as "tally: <message>" (with a trailing newline).  Data in
  * a message is quoted where it is embedded; escaping the whole message once
@@ -68,11 +89,69 @@ static int command_hint(int argc, char **argv)
     return 2;
 }
 
+/* SIGINT, SIGTERM, SIGHUP: remove the temporary output, then die by the
+ * same signal (its default action; the signal is blocked while this runs,
+ * so it arrives when the handler returns). */
+static void on_fatal_signal(int sig)
+{
+    struct sigaction dfl;
+    tally_remove_temp_files();
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+    raise(sig);
+}
+
+/* Install on_fatal_signal for the signals that end a run, leaving alone
+ * those ignored at start. */
+static void install_signal_handlers(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) sigaddset(&sa.sa_mask, sigs[i]);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        sigaction(sigs[i], &sa, NULL);
+    }
+    signal(SIGPIPE, SIG_IGN);
+}
+
+/* Open /dev/null on each of descriptors 0, 1, 2 that is closed (lowest
+ * first, so open returns that number).  Read-only, also for 1 and 2: a
+ * write there still fails (EBADF) instead of vanishing, so `-o /dev/stdout`
+ * with standard output closed is an error too, and messages are dropped.
+ * Returns a mask of the closed ones (bit fd), or -1 when one could not be
+ * reserved. */
+static int reserve_std_fds(void)
+{
+    int closed = 0;
+    for (int fd = 0; fd <= 2; fd++) {
+        int got;
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+        closed |= 1 << fd;
+        got = open("/dev/null", O_RDONLY);
+        if (got != fd) {
+            if (got >= 0) close(got);
+            return -1;
+        }
+    }
+    return closed;
+}
+
 /* Parse the command line, run it, print an error if any; returns the
  * exit status (0, 1 or 2). */
 int main(int argc, char **argv)
 {
-    signal(SIGPIPE, SIG_IGN);
+    int closed = reserve_std_fds();
+    if (closed < 0) {
+        print_error("cannot open /dev/null for a closed standard descriptor");
+        return 1;
+    }
+    install_signal_handlers();
     tally_guard_inputs();
 
     TallyMode mode = TALLY_RUN;
@@ -94,7 +173,12 @@ int main(int argc, char **argv)
     CliAction action = CLI_RUN;
     int rc = cli_flags_parse(argc - first, argv + first, mode, &spec, &action,
                              &err);
-    if (rc == 0 && action == CLI_HELP) {
+    if (rc == 0 && (closed & 2) &&
+        (action != CLI_RUN || mode != TALLY_RUN || !spec.output)) {
+        /* the result would go to a descriptor the caller closed */
+        snprintf(err.message, sizeof err.message, "standard output is closed");
+        rc = 1;
+    } else if (rc == 0 && action == CLI_HELP) {
         fputs(cli_help_text, stdout);
     } else if (rc == 0 && action == CLI_VERSION) {
         fputs("tally " TALLY_VERSION "\n", stdout);

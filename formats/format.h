@@ -20,6 +20,8 @@
 
 #include "../lib/core/core.h"
 
+#include <sys/types.h>
+
 /* The first value that made an inferred column a string: the planner
  * names it when such a column is used as a number. */
 typedef struct TlInferNote {
@@ -225,13 +227,39 @@ void tl_reader_decode_end(TlReader *r, TlDecoder *d);
 
 typedef struct TlSink TlSink;
 
-/* path NULL (or "-"): standard output.  A file sink writes to a temporary file in the
- * same directory (".name.tmp-XXXXXX") and renames it into place at commit.
- * Standard output is buffered (memory, then a temporary file) until commit
- * so a restart can discard it. */
+/* What an output path names (target.c resolves its symlinks first). */
+typedef enum TlTargetKind {
+    TL_TARGET_NEW,      /* nothing there yet: created atomically */
+    TL_TARGET_REGULAR,  /* a regular file: replaced atomically */
+    TL_TARGET_STREAM,   /* a device, FIFO, socket or open descriptor: written
+                           in place, never replaced */
+} TlTargetKind;
+
+typedef struct TlTarget {
+    TlTargetKind kind;
+    char *final;     /* the path after its symlinks (owned) */
+    int fd;          /* STREAM: this process's own descriptor it names, or -1 */
+    bool regular;    /* the object is a regular file (STREAM: through /proc) */
+    dev_t dev;       /* REGULAR, STREAM: the object's identity */
+    ino_t ino;
+} TlTarget;
+
+/* Resolve path's symlinks and classify the final object (target.c).
+ * Errors: TL_ERR_IO "cannot write \"PATH\": ..." (a folder, a loop, an
+ * unreadable link), TL_ERR_OOM.  Free with tl_target_free. */
+TlStatus tl_target_resolve(const char *path, TlTarget *t, TlError *err);
+void tl_target_free(TlTarget *t);
+
+/* path NULL (or "-"): standard output.  A path is resolved (tl_target_resolve):
+ * a new or regular final target gets a temporary file in its folder (unnamed
+ * with O_TMPFILE, else ".name.tmp-XXXXXX") renamed into place at commit; a
+ * device, FIFO, socket or open descriptor is opened now and written at
+ * commit.  Standard output and those are buffered (memory, then an unnamed
+ * temporary file) until commit so a restart can discard it. */
 TlStatus tl_sink_open(const char *path, TlSink **out, TlError *err);
 TlStatus tl_sink_write(TlSink *s, const void *data, size_t n, TlError *err);
-/* Compress a file sink's output: comp "gz" or "zst" (NULL: none), level 0:
+/* Compress the output of a sink with a path (a file, or a FIFO or device
+ * written in place): comp "gz" or "zst" (NULL: none), level 0:
  * the default (gzip 6, zstd 3).  Call before writing (formats/compress.c). */
 TlStatus tl_sink_set_compression(TlSink *s, const char *comp, int level,
                                  TlError *err);

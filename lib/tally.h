@@ -152,6 +152,11 @@ const char *tally_quote(char *buf, size_t cap, const char *s);
  * escaped, into dst: what the CLI prints, so no message can drive the
  * terminal. */
 void tally_escape_message(char *dst, size_t cap, const char *msg);
+/* Remove the temporary output files of runs under way (their targets are
+ * untouched).  Async-signal-safe: for a handler of a signal that ends the
+ * process (the CLI calls it on SIGINT, SIGTERM and SIGHUP, then lets the
+ * signal's default action end the process). */
+void tally_remove_temp_files(void);
 
 /* Number of online processors (for --threads default and --help). */
 int tally_cpu_count(void);

@@ -445,4 +445,13 @@ void tl_batch_free(TlBatch *b); /* releases columns; NULL-safe */
  * batches with it. */
 int64_t tl_batch_rows(void);
 
+/* ------------------------------------------------------ signal cleanup */
+
+/* Paths to unlink if a signal ends the process (cleanup.c): a fixed table,
+ * safe to read from a signal handler. */
+#define TL_CLEANUP_PATH_MAX 4096
+int tl_cleanup_add(const char *path);    /* slot, or -1: not registered */
+void tl_cleanup_remove(int slot);        /* -1: no-op */
+void tl_cleanup_run(void);               /* async-signal-safe */
+
 #endif

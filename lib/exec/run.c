@@ -321,13 +321,13 @@ static TlStatus check_pipes(const Run *r, TlError *err)
                         (ids[i].st_dev == ids[j].st_dev && ids[i].st_ino == ids[j].st_ino);
             if (!same) continue;
             if (strcmp(r->display[i], r->display[j]) == 0)
-                st = tl_error(err, TL_ERR_USAGE, "input \"%s\" is given twice; "
+                st = tl_error(err, TL_ERR_USAGE, "input %s is given twice; "
                               "a pipe or standard input can be read only once",
-                              r->display[i]);
+                              tl_quote_name(r->display[i]).s);
             else
-                st = tl_error(err, TL_ERR_USAGE, "inputs \"%s\" and \"%s\" are "
+                st = tl_error(err, TL_ERR_USAGE, "inputs %s and %s are "
                               "the same pipe; a pipe can be read only once",
-                              r->display[j], r->display[i]);
+                              tl_quote_name(r->display[j]).s, tl_quote_name(r->display[i]).s);
         }
         seen[n_seen++] = i;
     }
@@ -636,11 +636,35 @@ static TlStatus run_explain(Run *r, TlError *err)
     return st;
 }
 
+/* -o naming one of the run's inputs: fine for a regular file (the sink
+ * replaces it atomically, and a mapped input keeps the old inode), refused
+ * for anything written in place (a FIFO or device would be read and written
+ * at once: the run could block or read its own output). */
+static TlStatus check_output_input(Run *r, TlError *err)
+{
+    TlTarget t;
+    TlStatus st = TL_OK;
+    TL_TRY(tl_target_resolve(r->out_path, &t, err));
+    for (int i = 0; t.kind == TL_TARGET_STREAM && i < r->n_inputs; i++) {
+        struct stat sb;
+        int got = strcmp(r->paths[i], "-") == 0 ? fstat(0, &sb) : stat(r->paths[i], &sb);
+        if (got == 0 && sb.st_dev == t.dev && sb.st_ino == t.ino) {
+            st = tl_error(err, TL_ERR_USAGE, "-o %s is also an input; only a "
+                          "regular file can be both (it is replaced atomically)",
+                          tl_quote_name(r->spec->output).s);
+            break;
+        }
+    }
+    tl_target_free(&t);
+    return st;
+}
+
 static TlStatus run(Run *r, TlError *err)
 {
     TL_TRY(prepare(r, err));
     if (r->mode == TALLY_EXPLAIN) return run_explain(r, err);
     if (r->mode == TALLY_RUN) TL_TRY(output_format(r, err));
+    if (r->out_path) TL_TRY(check_output_input(r, err));
     TL_TRY(tl_sink_open(r->out_path, &r->sink, err));
     if (r->out_comp)
         TL_TRY(tl_sink_set_compression(r->sink, r->out_comp,
@@ -649,6 +673,13 @@ static TlStatus run(Run *r, TlError *err)
     TL_TRY(tl_sink_commit(r->sink, err));
     if (r->spec->stats) print_stats(r);
     return TL_OK;
+}
+
+/* See tally.h.  Async-signal-safe: only unlinks the names in the cleanup
+ * table (lib/core/cleanup.c). */
+void tally_remove_temp_files(void)
+{
+    tl_cleanup_run();
 }
 
 /* See tally.h.  Runs spec in mode; returns the exit status and, on 1 or 2,

@@ -70,8 +70,16 @@ assert_untouched() {
     [ "$n" -gt 2 ]   # the output really took several writes
 }
 
-@test "a failed open of the input names it" {
+@test "a failed open of the output's temporary file names the output" {
     run_faulty open:1:EACCES in.csv -o out.csv
+    [ "$status" -eq 1 ]
+    [ "$output" = 'tally: cannot write "out.csv": Permission denied' ]
+    assert_untouched
+}
+
+@test "a failed open of the input names it" {
+    # the output's temporary file is opened first, the input second
+    run_faulty open:2:EACCES in.csv -o out.csv
     [ "$status" -eq 1 ]
     [[ "$output" == "tally: "*"in.csv"* ]]
     assert_untouched

@@ -24,7 +24,7 @@ EOF
 }
 
 @test "floats read from CSV are written in the same layout" {
-    printf 'v\n1.50\n1e3\n-0.0\ninf\n-inf\nnan\n.5\n1E-7\n12345678901234567890\n' > f.csv
+    printf 'v\n1.50\n1e3\n-0.0\ninf\n-inf\nnan\n.5\n1E-7\n1.2345678901234567e+19\n' > f.csv
     assert_run_out f.csv <<'EOF'
 v
 1.5
@@ -36,6 +36,13 @@ nan
 0.5
 1e-07
 1.2345678901234567e+19
+EOF
+    # an integer a double cannot hold keeps the column's text as it is
+    printf 'v\n1.5\n12345678901234567890\n' > g.csv
+    assert_run_out g.csv <<'EOF'
+v
+1.5
+12345678901234567890
 EOF
 }
 

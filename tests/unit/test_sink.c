@@ -28,15 +28,19 @@ static int temp_files(void)
     return n;
 }
 
-TL_TEST(test_file_commit)
+/* Commit through the unnamed temporary file (named: 0 visible entries
+ * while writing) or, with TALLY_NO_TMPFILE, the named one (1 entry). */
+static void file_commit(bool named)
 {
     char path[512];
     TlSink *s = NULL;
     struct stat st;
-    snprintf(path, sizeof path, "%s/out.csv", tu_dir);
+    snprintf(path, sizeof path, "%s/%s.csv", tu_dir, named ? "named" : "out");
+    if (named) setenv("TALLY_NO_TMPFILE", "1", 1);
     CHECK_EQ_INT(tl_sink_open(path, &s, &err), TL_OK);
+    unsetenv("TALLY_NO_TMPFILE");
     if (!s) return;
-    CHECK_EQ_INT(temp_files(), 1);
+    CHECK_EQ_INT(temp_files(), named ? 1 : 0);
     CHECK_EQ_INT(tl_sink_write(s, "hello\n", 6, &err), TL_OK);
     CHECK(tu_slurp(path, text, sizeof text) < 0); /* not visible yet */
     CHECK_EQ_INT(tl_sink_commit(s, &err), TL_OK);
@@ -46,6 +50,65 @@ TL_TEST(test_file_commit)
     CHECK_EQ_INT(temp_files(), 0);
     CHECK_EQ_INT(stat(path, &st), 0);
     CHECK((st.st_mode & 0444) == 0444 || (st.st_mode & 0400)); /* not 0600 only */
+}
+
+TL_TEST(test_file_commit)
+{
+    file_commit(false);
+    file_commit(true);
+}
+
+/* The signal cleanup table: a named temporary file is registered while it
+ * exists, so tl_cleanup_run (what the CLI's handler calls) removes it; a
+ * committed or closed sink leaves nothing registered. */
+TL_TEST(test_cleanup_table)
+{
+    char path[512];
+    TlSink *s = NULL;
+    snprintf(path, sizeof path, "%s/sig.csv", tu_dir);
+    setenv("TALLY_NO_TMPFILE", "1", 1);
+    CHECK_EQ_INT(tl_sink_open(path, &s, &err), TL_OK);
+    unsetenv("TALLY_NO_TMPFILE");
+    if (!s) return;
+    CHECK_EQ_INT(temp_files(), 1);
+    tl_cleanup_run();
+    CHECK_EQ_INT(temp_files(), 0);
+    tl_sink_close(s);
+    {
+        const char *p = tu_file("kept.tmp-x", "x", -1);
+        int slot = tl_cleanup_add(p);
+        CHECK(slot >= 0);
+        tl_cleanup_remove(slot);
+        tl_cleanup_run(); /* no longer registered: stays */
+        CHECK_EQ_INT(access(p, F_OK), 0);
+        unlink(p);
+    }
+}
+
+/* A target that is not a regular file (here a pipe reached through
+ * /proc/self/fd/N, as /dev/stdout or >(cmd) are) is written in place at
+ * commit, never replaced, and nothing reaches it before. */
+TL_TEST(test_stream_target)
+{
+    int p[2];
+    char path[64], got[64];
+    TlSink *s = NULL;
+    ssize_t n;
+    CHECK_EQ_INT(pipe(p), 0);
+    fcntl(p[0], F_SETFL, O_NONBLOCK);
+    snprintf(path, sizeof path, "/proc/self/fd/%d", p[1]);
+    CHECK_EQ_INT(tl_sink_open(path, &s, &err), TL_OK);
+    if (s) {
+        CHECK_EQ_INT(tl_sink_write(s, "a,b\n", 4, &err), TL_OK);
+        CHECK(read(p[0], got, sizeof got) < 0); /* nothing before commit */
+        CHECK_EQ_INT(tl_sink_commit(s, &err), TL_OK);
+        tl_sink_close(s);
+        n = read(p[0], got, sizeof got);
+        CHECK_EQ_INT(n, 4);
+        CHECK(n == 4 && memcmp(got, "a,b\n", 4) == 0);
+    }
+    close(p[0]);
+    close(p[1]);
 }
 
 TL_TEST(test_file_reset_and_big_writes)
@@ -235,6 +298,8 @@ int main(void)
     TL_RUN(test_file_errors);
     TL_RUN(test_stdout);
     TL_RUN(test_stdout_epipe);
+    TL_RUN(test_cleanup_table);
+    TL_RUN(test_stream_target);
     tu_cleanup();
     return tl_test_summary(__FILE__);
 }
