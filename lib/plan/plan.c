@@ -54,6 +54,7 @@
  */
 #include "plan.h"
 
+#include "../core/pool.h"
 #include "../exec/eval.h"
 
 #include <stdio.h>
@@ -1067,11 +1068,11 @@ static TlStatus build_pipeline(TlPlan *p, const TallySpec *spec,
             TL_TRY(step_join(p, s, o, group, depth, &cur, err));
         else
             TL_TRY(build_step(p, s, &cur, err));
-        /* operators and rewrites recurse along the chain: keep it shallow */
-        if (p->nodes.n > TL_PLAN_MAX_NODES)
+        /* operators and rewrites recurse along the chain: bound it */
+        int max = tl_stack_deep() ? TL_PLAN_MAX_NODES : TL_PLAN_MAX_NODES_SHALLOW;
+        if (p->nodes.n > (uint32_t)max)
             return tl_error(err, TL_ERR_USAGE,
-                            "the pipeline is too long (more than %d steps)",
-                            TL_PLAN_MAX_NODES);
+                            "the pipeline is too long (more than %d steps)", max);
     }
     *out = cur;
     return TL_OK;
