@@ -53,7 +53,9 @@ void tl_pool_shutdown(void);
  * (an address-space limit), it returns false without running fn, and the
  * caller runs it on its own stack with the shallow bounds.  Bounds consult
  * tl_stack_deep(): whether the calling thread has a deep stack. */
+#ifndef TL_DEEP_STACK
 #define TL_DEEP_STACK ((size_t)1 << 30)
+#endif
 bool tl_run_deep(void *(*fn)(void *), void *arg);
 bool tl_stack_deep(void);
 

@@ -658,43 +658,22 @@ static TlStatus eval_arith(Ev *ev, TlExprId id, TlOp op, Val *v, int64_t m,
     return st;
 }
 
-static TlStatus eval_call(Ev *ev, TlExprId id, const TlBatch *in, Val *out)
+/* Apply call id's operator to its evaluated arguments v[0..n_args) over m
+ * rows.  Not inlined: eval_call recurses once per level of the tree, and
+ * this part's locals (and what the compiler inlines into it) would enlarge
+ * every level's frame. */
+__attribute__((noinline)) static TlStatus apply_call(Ev *ev, TlExprId id,
+                                                     Val *v, uint32_t n_args,
+                                                     int64_t m, Val *out)
 {
     const TlExpr *e = node(ev, id);
     TlOp op = (TlOp)e->op;
-    uint32_t i, n_args = e->n_args;
-    Val stack[4], *v = stack;
     TlDatum d[3];
-    int64_t m, row = 0;
-    bool all_scalar = true, negate = (e->flags & TL_XF_NOT) != 0;
+    int64_t row = 0;
+    bool negate = (e->flags & TL_XF_NOT) != 0;
     TlStatus st = TL_OK;
+    uint32_t i;
 
-    switch (op) {
-    case TL_OP_IF:
-        return eval_case(ev, id, in, 1, true, out);
-    case TL_OP_COALESCE:
-        return eval_coalesce(ev, id, in, out);
-    case TL_OP_AND:
-    case TL_OP_OR:
-        return eval_and_or(ev, id, in, op == TL_OP_AND, out);
-    default:
-        break;
-    }
-    if (tl_op_is_agg(op))
-        return data_error(ev, id, "aggregate \"%s\" is not allowed here",
-                          tl_op_info(op)->name);
-    if (n_args > 4) {
-        v = tl_calloc(n_args, sizeof(Val));
-        if (!v) return tl_error_oom(ev->err);
-    }
-    memset(v, 0, sizeof(Val) * (n_args > 4 ? n_args : 4));
-    for (i = 0; i < n_args; i++) {
-        st = eval(ev, arg(ev, id, i), in, &v[i]);
-        if (st != TL_OK) goto done;
-        all_scalar &= v[i].scalar;
-    }
-    m = all_scalar ? 1 : in->n_rows;
-    out->scalar = all_scalar;
     for (i = 0; i < n_args && i < 3; i++) d[i] = datum(&v[i]);
     switch (op) {
     case TL_OP_NOT:
@@ -751,6 +730,44 @@ static TlStatus eval_call(Ev *ev, TlExprId id, const TlBatch *in, Val *out)
         if (st == TL_OK && op == TL_OP_LIKE) st = maybe_not(ev, negate, m, out);
         break;
     }
+    return st;
+}
+
+static TlStatus eval_call(Ev *ev, TlExprId id, const TlBatch *in, Val *out)
+{
+    const TlExpr *e = node(ev, id);
+    TlOp op = (TlOp)e->op;
+    uint32_t i, n_args = e->n_args;
+    Val stack[4], *v = stack;
+    bool all_scalar = true;
+    TlStatus st = TL_OK;
+
+    switch (op) {
+    case TL_OP_IF:
+        return eval_case(ev, id, in, 1, true, out);
+    case TL_OP_COALESCE:
+        return eval_coalesce(ev, id, in, out);
+    case TL_OP_AND:
+    case TL_OP_OR:
+        return eval_and_or(ev, id, in, op == TL_OP_AND, out);
+    default:
+        break;
+    }
+    if (tl_op_is_agg(op))
+        return data_error(ev, id, "aggregate \"%s\" is not allowed here",
+                          tl_op_info(op)->name);
+    if (n_args > 4) {
+        v = tl_calloc(n_args, sizeof(Val));
+        if (!v) return tl_error_oom(ev->err);
+    }
+    memset(v, 0, sizeof(Val) * (n_args > 4 ? n_args : 4));
+    for (i = 0; i < n_args; i++) {
+        st = eval(ev, arg(ev, id, i), in, &v[i]);
+        if (st != TL_OK) goto done;
+        all_scalar &= v[i].scalar;
+    }
+    out->scalar = all_scalar;
+    st = apply_call(ev, id, v, n_args, all_scalar ? 1 : in->n_rows, out);
 done:
     for (i = 0; i < n_args; i++) drop(&v[i]);
     if (v != stack) tl_free(v);

@@ -1,0 +1,170 @@
+#!/usr/bin/env bats
+# Long pipelines and long operator chains: planning, optimizing and running
+# cost time linear in the number of steps, columns and expression nodes
+# (lib/plan/plan.c: runs of `with` items share one node; lib/dsl/parser.c:
+# long or/and chains are balanced; lib/core/pool.h: the deep stack).  Each
+# test generates its pipeline; expected outputs are computed separately in
+# python, never by tally.  Runs are under `timeout`, so a quadratic
+# regression shows as a failure, not a hang.
+
+load helpers
+
+# timed ARGS...: run tally with a time limit.
+timed() {
+    run --separate-stderr timeout 120 "$TALLY" "$@"
+}
+
+# timed_args FILE: run tally with the arguments in FILE, one per line (bats'
+# `run` is slow with 20,000 arguments of its own).
+timed_args() {
+    run --separate-stderr bash -c 'mapfile -t a < "$1"; exec timeout 120 "$0" "${a[@]}"' \
+        "$TALLY" "$1"
+}
+
+setup() {
+    enter_workdir
+    printf 'a,b\n1,2\n3,4\n,5\n' > in.csv
+}
+
+@test "10,000 with steps replacing a column" {
+    python3 -c "print('in.csv\n' + '--with\na = a + 1\n' * 10000, end='')" > args
+    timed_args args
+    assert_ok
+    assert_out "a,b
+10001,2
+10003,4
+,5"
+}
+
+@test "10,000 with steps each adding a column" {
+    python3 -c "print('in.csv\n' + ''.join('--with\nc%d = a + %d\n' % (i, i) for i in range(1, 10001)), end='')" > args
+    timed_args args
+    assert_ok
+    python3 -c "
+n = 10000
+print(','.join(['a', 'b'] + ['c%d' % i for i in range(1, n + 1)]))
+for a, b in ((1, 2), (3, 4), (None, 5)):
+    print(','.join(['' if a is None else str(a), str(b)] +
+                   ['' if a is None else str(a + i) for i in range(1, n + 1)]))
+" > want.csv
+    assert_out "$(cat want.csv)"
+}
+
+@test "a later with step reads the columns earlier ones added and replaced" {
+    timed in.csv --with 'a = a * 10' --with 'c = a + 1' --with 'd = b' \
+        --with 'e = c + d' --with 'f = 1' --with 'g = f + 1'
+    assert_ok
+    assert_out "a,b,c,d,e,f,g
+10,2,11,2,13,1,2
+30,4,31,4,35,1,2
+,5,,5,,1,2"
+}
+
+@test "explain: consecutive with steps over the input's columns are one projection" {
+    timed explain in.csv --with 'c1 = a + 1' --with 'c2 = b * 2' --with 'c3 = c1 + 1'
+    assert_ok
+    assert_out "logical plan:
+  project a, b, c1, c2, c1 + 1 as c3
+    project a, b, a + 1 as c1, b * 2 as c2
+      scan in.csv
+optimized plan:
+  project a, b, c1, c2, c1 + 1 as c3
+    project a, b, a + 1 as c1, b * 2 as c2
+      scan in.csv
+output: a int64, b int64, c1 int64, c2 int64, c3 int64"
+}
+
+@test "a pipeline file with 10,000 steps: with (both kinds), filter, sort, head" {
+    python3 -c "
+import json
+steps = [{'filter': 'b > 2'}]
+steps += [{'with': {'a': 'a + 1'}} for _ in range(5000)]
+steps += [{'with': {'c%d' % i: 'b * %d' % i}} for i in range(1, 4999)]
+steps += [{'sort': ['-b']}, {'limit': 1}, {'select': ['a', 'b', 'c4998']}]
+print(json.dumps({'inputs': ['in.csv'], 'steps': steps}))
+" > p.json
+    timed -f p.json
+    assert_ok
+    assert_out "a,b,c4998
+,5,24990"
+}
+
+@test "a flat chain of 10,000 or terms, with nulls" {
+    python3 -c "
+import json
+terms = ['a = %d' % (i + 10) for i in range(9999)] + ['b = 5']
+print(json.dumps({'inputs': ['in.csv'], 'steps': [{'filter': ' or '.join(terms)}]}))
+" > p.json
+    timed -f p.json
+    assert_ok
+    assert_out "a,b
+,5"
+}
+
+@test "a flat chain of 10,000 and terms, with nulls" {
+    python3 -c "
+import json
+terms = ['a != %d' % (i + 10) for i in range(9999)] + ['b != 2']
+print(json.dumps({'inputs': ['in.csv'], 'steps': [{'filter': ' and '.join(terms)}]}))
+" > p.json
+    timed -f p.json
+    assert_ok
+    assert_out "a,b
+3,4"
+}
+
+@test "a long or chain gives what the same chain grouped left to right gives" {
+    # 40 terms (balanced above 32): false, null and (last) true terms, and
+    # `and` chains inside
+    python3 -c "
+terms = []
+for i in range(39):
+    terms.append(['a = %d' % (i + 100), 'b > %d' % (i + 10),
+                  'a is null and b = %d and b > 0' % (i + 10)][i % 3])
+terms.append('a = 3')
+print(' or '.join(terms))
+print('(' * 39 + terms[0] + ''.join(' or ' + t + ')' for t in terms[1:]))
+" > chains.txt
+    timed in.csv --select "b, $(sed -n 1p chains.txt) as x"
+    assert_ok
+    local flat=$output
+    timed in.csv --select "b, $(sed -n 2p chains.txt) as x"
+    assert_ok
+    assert_out "$flat"
+    assert_out "b,x
+2,false
+4,true
+5,"
+}
+
+@test "a flat chain of 10,000 + terms and of 10,000 || terms" {
+    python3 -c "
+import json
+plus = ' + '.join(['a'] * 10000)
+cat = ' || '.join([\"'x'\"] * 10000)
+print(json.dumps({'inputs': ['in.csv'],
+                  'steps': [{'select': [plus + ' as s', 'length(%s) as l' % cat]}]}))
+" > p.json
+    timed -f p.json
+    assert_ok
+    assert_out "s,l
+10000,10000
+30000,10000
+,10000"
+}
+
+@test "true nesting is still limited to 1,000 levels" {
+    python3 -c "print('(' * 1001 + 'a' + ')' * 1001)" > e.txt
+    timed in.csv --filter "$(cat e.txt)"
+    assert_err_glob 2 "tally: expression nested too deeply (more than 1000 levels)"*
+}
+
+@test "a chain of more than 100,000 operators is an error" {
+    python3 -c "
+import json
+print(json.dumps({'inputs': ['in.csv'],
+                  'steps': [{'select': [' + '.join(['a'] * 100002)]}]}))
+" > p.json
+    timed -f p.json
+    assert_err_glob 2 "tally: "*"expression too long (a chain of more than 100000 operators)"*
+}
