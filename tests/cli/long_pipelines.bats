@@ -168,3 +168,38 @@ print(json.dumps({'inputs': ['in.csv'],
     timed -f p.json
     assert_err_glob 2 "tally: "*"expression too long (a chain of more than 100000 operators)"*
 }
+
+@test "without the address space for a deep stack, the shallow bounds apply" {
+    [ -z "${TALLY_ASAN:-}" ] || skip "ASan reserves terabytes of address space"
+    python3 -c "print('in.csv\n' + '--with\na = a + 1\n' * 5000, end='')" > args
+    run --separate-stderr bash -c 'ulimit -v 900000; mapfile -t a < "$1"; exec "$0" "${a[@]}"' \
+        "$TALLY" args
+    assert_err 2 "tally: the pipeline is too long (more than 4096 steps)"
+    run --separate-stderr bash -c 'ulimit -v 900000; exec "$0" in.csv --with "a = a + 1"' "$TALLY"
+    assert_ok
+    assert_out "a,b
+2,2
+4,4
+,5"
+}
+
+@test "explain: below 64 levels, lines keep a 128-space indent and show their level" {
+    python3 -c "print('explain\nin.csv\n' + '--with\na = a + 1\n' * 70, end='')" > args
+    timed_args args
+    assert_ok
+    python3 -c "
+def tree():
+    for level in range(1, 72):
+        line = 'project a + 1 as a, b' if level <= 70 else 'scan in.csv'
+        if level <= 64:
+            print(' ' * (2 * level) + line)
+        else:
+            print(' ' * 128 + '[%d] ' % level + line)
+print('logical plan:')
+tree()
+print('optimized plan:')
+tree()
+print('output: a int64, b int64')
+" > want.txt
+    assert_out "$(cat want.txt)"
+}
