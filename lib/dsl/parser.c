@@ -28,9 +28,14 @@
  * than FLAT_MAX terms is built as a balanced tree (depth log n): both are
  * associative in three-valued logic, and the lazy evaluation of the right
  * side on the rows the left side leaves undecided gives every term the same
- * rows as the left-deep tree would.  Other chains stay left-deep (`+` on
- * integers may overflow in one grouping and not another; `||` stays as
- * written too).
+ * rows as the left-deep tree would.  FLAT_MAX is TL_MAX_DEPTH, so every
+ * chain the height bound alone would accept keeps its left-deep tree.  The
+ * balanced tree halves down to chunks of at most FLAT_MAX / 2 terms (built
+ * left-deep), so its left spine -- what the printer writes without
+ * parentheses -- holds at most FLAT_MAX / 2 + log2(n) terms, and printing
+ * and parsing it again gives the same tree (print.c).  Other chains stay
+ * left-deep (`+` on integers may overflow in one grouping and not another;
+ * `||` stays as written too).
  *
  * Depth: every recursion goes through expr(), which counts its depth
  * (parentheses, arguments: true nesting), bounded by TL_MAX_DEPTH; and
@@ -630,31 +635,34 @@ done:
 
 /* Chains of `or` / `and` up to this many terms are left-deep (as written);
  * longer ones are balanced (see the top of the file). */
-#define FLAT_MAX 32
+#define FLAT_MAX TL_MAX_DEPTH
 
-/* The tree over terms v[0..n) joined by op: left-deep up to FLAT_MAX terms,
- * else the balanced join of both halves (recursion depth log n). */
-static TlStatus join_terms(P *p, TlOp op, const PN *v, uint32_t n, PN *out,
-                           TlError *err)
+/* Terms v[0..n) joined by op, left to right. */
+static TlStatus left_deep(P *p, TlOp op, const PN *v, uint32_t n, PN *out,
+                          TlError *err)
+{
+    PN kids[2], acc = v[0];
+    for (uint32_t i = 1; i < n; i++) {
+        kids[0] = acc;
+        kids[1] = v[i];
+        TL_TRY(mk_call(p, op, 0, kids, 2, &acc, err));
+    }
+    *out = acc;
+    return TL_OK;
+}
+
+/* Terms v[0..n) joined by op, n > FLAT_MAX / 2: the join of both halves
+ * (recursion depth log n), each left-deep once it is short enough. */
+static TlStatus balanced(P *p, TlOp op, const PN *v, uint32_t n, PN *out,
+                         TlError *err)
 {
     PN kids[2];
-    if (n == 1) {
-        *out = v[0];
-        return TL_OK;
-    }
-    if (n <= FLAT_MAX) {
-        PN acc = v[0];
-        for (uint32_t i = 1; i < n; i++) {
-            kids[0] = acc;
-            kids[1] = v[i];
-            TL_TRY(mk_call(p, op, 0, kids, 2, &acc, err));
-        }
-        *out = acc;
-        return TL_OK;
-    }
-    uint32_t half = (n + 1) / 2;
-    TL_TRY(join_terms(p, op, v, half, &kids[0], err));
-    TL_TRY(join_terms(p, op, v + half, n - half, &kids[1], err));
+    uint32_t half = n / 2;
+    if (half <= FLAT_MAX / 2) TL_TRY(left_deep(p, op, v, half, &kids[0], err));
+    else TL_TRY(balanced(p, op, v, half, &kids[0], err));
+    if (n - half <= FLAT_MAX / 2)
+        TL_TRY(left_deep(p, op, v + half, n - half, &kids[1], err));
+    else TL_TRY(balanced(p, op, v + half, n - half, &kids[1], err));
     return mk_call(p, op, 0, kids, 2, out, err);
 }
 
@@ -685,7 +693,9 @@ static TlStatus logic_chain(P *p, TlOp op, int prec, const PN *left, PN *out,
         if ((st = expr(p, prec + 1, &v[n], err)) != TL_OK) break;
         n++;
     }
-    if (st == TL_OK) st = join_terms(p, op, v, n, out, err);
+    if (st == TL_OK)
+        st = n <= FLAT_MAX ? left_deep(p, op, v, n, out, err)
+                           : balanced(p, op, v, n, out, err);
     tl_free(v);
     return st;
 }

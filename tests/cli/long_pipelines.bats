@@ -113,28 +113,42 @@ print(json.dumps({'inputs': ['in.csv'], 'steps': [{'filter': ' and '.join(terms)
 3,4"
 }
 
-@test "a long or chain gives what the same chain grouped left to right gives" {
-    # 40 terms (balanced above 32): false, null and (last) true terms, and
-    # `and` chains inside
+@test "balanced or/and chains of 3,000 terms give three-valued logic's results" {
+    # chains over 1,000 terms are balanced trees: true, false and null terms
+    # mixed; python evaluates the same terms left to right (Kleene logic)
     python3 -c "
-terms = []
-for i in range(39):
-    terms.append(['a = %d' % (i + 100), 'b > %d' % (i + 10),
-                  'a is null and b = %d and b > 0' % (i + 10)][i % 3])
-terms.append('a = 3')
-print(' or '.join(terms))
-print('(' * 39 + terms[0] + ''.join(' or ' + t + ')' for t in terms[1:]))
-" > chains.txt
-    timed in.csv --select "b, $(sed -n 1p chains.txt) as x"
+import json
+rows = [(1, 2), (3, 4), (None, 5), (7, None)]
+def term(i):
+    k = i % 4
+    if k == 0: return ('a = %d' % (i + 100), lambda a, b: None if a is None else a == i + 100)
+    if k == 1: return ('b > %d' % (i + 10), lambda a, b: None if b is None else b > i + 10)
+    if k == 2: return ('a < %d' % (-i), lambda a, b: None if a is None else a < -i)
+    return ('b != %d' % (i % 3 + 3), lambda a, b: None if b is None else b != i % 3 + 3)
+def kleene(vals, is_or):
+    seen_null = False
+    for v in vals:
+        if v is None: seen_null = True
+        elif v == is_or: return is_or
+    return None if seen_null else (not is_or)
+fmt = lambda v: '' if v is None else ('true' if v else 'false')
+terms = [term(i) for i in range(3000)]
+ors = [t for t in terms if not t[0].startswith('b !=')] + [('a = 7', lambda a, b: None if a is None else a == 7)]
+ands = [('not (%s)' % t[0], (lambda f: lambda a, b: None if f(a, b) is None else not f(a, b))(t[1])) for t in terms if not t[0].startswith('b !=')]
+ands += [terms[3]]
+sel = [' or '.join(t[0] for t in ors) + ' as o', ' and '.join(t[0] for t in ands) + ' as n']
+print(json.dumps({'inputs': ['in2.csv'], 'steps': [{'select': ['a'] + sel}]}), file=open('p.json', 'w'))
+with open('want.csv', 'w') as w:
+    print('a,o,n', file=w)
+    for a, b in rows:
+        print(','.join(['' if a is None else str(a),
+                        fmt(kleene([f(a, b) for _, f in ors], True)),
+                        fmt(kleene([f(a, b) for _, f in ands], False))]), file=w)
+"
+    printf 'a,b\n1,2\n3,4\n,5\n7,\n' > in2.csv
+    timed -f p.json
     assert_ok
-    local flat=$output
-    timed in.csv --select "b, $(sed -n 2p chains.txt) as x"
-    assert_ok
-    assert_out "$flat"
-    assert_out "b,x
-2,false
-4,true
-5,"
+    assert_out "$(cat want.csv)"
 }
 
 @test "a flat chain of 10,000 + terms and of 10,000 || terms" {
@@ -202,4 +216,24 @@ tree()
 print('output: a int64, b int64')
 " > want.txt
     assert_out "$(cat want.txt)"
+}
+
+@test "explain prints a balanced chain so that it parses back to the same plan" {
+    python3 -c "
+import json
+t = ['a = %d' % i if i % 2 else 'b > %d' % i for i in range(5000)]
+print(json.dumps({'inputs': ['in.csv'], 'steps': [{'filter': ' or '.join(t)}]}))
+" > p1.json
+    timed explain --no-optimize -f p1.json
+    assert_ok
+    printf '%s\n' "$output" > e1.txt
+    python3 -c "
+import json
+line = [l for l in open('e1.txt') if l.startswith('  filter ')][0][9:].rstrip('\n')
+assert line.count('(') == 15, line.count('(')
+print(json.dumps({'inputs': ['in.csv'], 'steps': [{'filter': line}]}))
+" > p2.json
+    timed explain --no-optimize -f p2.json
+    assert_ok
+    assert_out "$(cat e1.txt)"
 }
