@@ -27,12 +27,15 @@ setup() {
 }
 
 @test "10,000 with steps replacing a column" {
-    python3 -c "print('in.csv\n' + '--with\na = a + 1\n' * 10000, end='')" > args
+    # each is a projection of its own: 2,500 under ASan, where 10,000 take 8 s
+    local n=10000
+    [ -z "${TALLY_ASAN:-}" ] || n=2500
+    python3 -c "print('in.csv\n' + '--with\na = a + 1\n' * $n, end='')" > args
     timed_args args
     assert_ok
     assert_out "a,b
-10001,2
-10003,4
+$((n + 1)),2
+$((n + 3)),4
 ,5"
 }
 
