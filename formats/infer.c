@@ -313,6 +313,10 @@ static TlStatus add_suffixed(const char *base, size_t blen, int *next,
 }
 
 /* See infer.h. */
+/* Renames noted one by one on standard error; past these, one line says
+ * how many more. */
+#define MAX_RENAME_NOTES 10
+
 TlStatus tl_names_unique(const char *const *names, const size_t *lens, int n,
                          const char *file, bool quiet, TlSchema *out, TlError *err)
 {
@@ -320,6 +324,7 @@ TlStatus tl_names_unique(const char *const *names, const size_t *lens, int n,
     int *next = tl_calloc((size_t)n + 1, sizeof *next);
     TlStatus st = next ? TL_OK : tl_error_oom(err);
     char tmp[32];
+    int noted = 0;
     /* every name the header holds, so no rename takes one */
     for (int i = 0; st == TL_OK && i < n; i++) {
         char *s;
@@ -360,15 +365,23 @@ TlStatus tl_names_unique(const char *const *names, const size_t *lens, int n,
         tl_free(s);
         if (st == TL_OK) st = add_suffixed(base, blen, &next[b], &header, out, err);
         if (st != TL_OK || quiet) continue;
+        /* the first few renames one by one, then only how many more: a
+         * header of a million equal names must not print a million lines */
+        if (++noted > MAX_RENAME_NOTES) continue;
         if (lens[i] == 0)
-            fprintf(stderr, "tally: note: %s: column %d has no name and \"%s\" is taken; "
-                    "named it \"%s\"\n", file, i + 1, bases.fields[b].name,
-                    out->fields[out->n_fields - 1].name);
+            fprintf(stderr, "tally: note: %s: column %d has no name and %s is taken; "
+                    "named it %s\n", tl_escape_name(file).s, i + 1,
+                    tl_quote_name(bases.fields[b].name).s,
+                    tl_quote_name(out->fields[out->n_fields - 1].name).s);
         else
-            fprintf(stderr, "tally: note: %s: renamed duplicate column \"%s\" (column %d) "
-                    "to \"%s\"\n", file, bases.fields[b].name, i + 1,
-                    out->fields[out->n_fields - 1].name);
+            fprintf(stderr, "tally: note: %s: renamed duplicate column %s (column %d) "
+                    "to %s\n", tl_escape_name(file).s, tl_quote_name(bases.fields[b].name).s,
+                    i + 1, tl_quote_name(out->fields[out->n_fields - 1].name).s);
     }
+    if (st == TL_OK && noted > MAX_RENAME_NOTES)
+        fprintf(stderr, "tally: note: %s: %d more columns renamed the same way "
+                "(--quiet hides these notes)\n", tl_escape_name(file).s,
+                noted - MAX_RENAME_NOTES);
     tl_schema_free(&header);
     tl_schema_free(&bases);
     tl_free(next);

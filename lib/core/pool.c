@@ -8,6 +8,10 @@
  * threads - 1 of them; a failed pthread_create just leaves fewer workers
  * (the waiters' help keeps every task running).
  *
+ * Workers and tl_run_deep's thread get TL_DEEP_STACK bytes of stack (see
+ * pool.h); a worker that cannot get it is not started, so every thread that
+ * runs tasks has the stack the bounds of a deep run assume.
+ *
  * TlWait pairs a mutex with a condition variable for callers that wait for
  * results.  tl_wait_step runs a queued task when there is one, so waiting
  * never idles a thread while work is queued, and sleeps otherwise; the
@@ -37,6 +41,49 @@ static struct {
     bool started, stop;
 } P = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, NULL, 0, 0,
        NULL, false, false};
+
+/* Whether this thread was started with TL_DEEP_STACK bytes of stack. */
+static _Thread_local bool deep_stack;
+
+/* See pool.h. */
+bool tl_stack_deep(void)
+{
+    return deep_stack;
+}
+
+typedef struct Deep {
+    void *(*fn)(void *);
+    void *arg;
+} Deep;
+
+static void *deep_main(void *arg)
+{
+    Deep *d = arg;
+    deep_stack = true;
+    return d->fn(d->arg);
+}
+
+/* Start fn(arg) on a new thread with a deep stack; false when impossible. */
+static bool deep_create(pthread_t *t, void *(*fn)(void *), Deep *d)
+{
+    pthread_attr_t attr;
+    bool ok;
+    if (pthread_attr_init(&attr) != 0) return false;
+    ok = pthread_attr_setstacksize(&attr, TL_DEEP_STACK) == 0 &&
+         pthread_create(t, &attr, fn, d) == 0;
+    pthread_attr_destroy(&attr);
+    return ok;
+}
+
+/* See pool.h. */
+bool tl_run_deep(void *(*fn)(void *), void *arg)
+{
+    Deep d = {fn, arg};
+    pthread_t t;
+    if (!deep_create(&t, deep_main, &d)) return false;
+    pthread_join(t, NULL);
+    return true;
+}
 
 static int online_cpus(void)
 {
@@ -112,8 +159,8 @@ static void start_workers(void)
     P.workers = tl_calloc((size_t)want, sizeof *P.workers);
     if (!P.workers) return; /* no workers: helpers run every task */
     for (int i = 0; i < want; i++) {
-        if (pthread_create(&P.workers[P.n_workers], NULL, worker_main, NULL) != 0)
-            break;
+        static Deep d = {worker_main, NULL};
+        if (!deep_create(&P.workers[P.n_workers], deep_main, &d)) break;
         P.n_workers++;
     }
 }

@@ -43,6 +43,22 @@ TlStatus tl_pool_for(int64_t n, void (*fn)(void *arg, int64_t i), void *arg,
 /* Stop and join the workers (at exit; queued tasks are run first). */
 void tl_pool_shutdown(void);
 
+/* Deep stacks.  Plans, optimizer rules, operators and expression walks
+ * recurse along a pipeline's chain of steps and along an expression's
+ * chains of operators (`a + b + c ...`), so their stack use grows with the
+ * length of what the user wrote.  tl_run_deep runs fn(arg) on a thread whose
+ * stack is TL_DEEP_STACK bytes (reserved address space: pages are touched
+ * only as deep as the recursion goes), waits for it, and returns true; the
+ * pool's workers get the same size.  When such a thread cannot be created
+ * (an address-space limit), it returns false without running fn, and the
+ * caller runs it on its own stack with the shallow bounds.  Bounds consult
+ * tl_stack_deep(): whether the calling thread has a deep stack. */
+#ifndef TL_DEEP_STACK
+#define TL_DEEP_STACK ((size_t)1 << 30)
+#endif
+bool tl_run_deep(void *(*fn)(void *), void *arg);
+bool tl_stack_deep(void);
+
 /* A mutex + condition pair for the waiters of pool work (tl_wait_*). */
 typedef struct TlWait TlWait;
 TlWait *tl_wait_new(void);

@@ -151,9 +151,12 @@ TlStatus tl_error_at(TlError *err, TlStatus code, const TlExprArena *ea,
 /* ----------------------------------------------------------- parsing */
 
 /* Parse srcs[src].text[start, end) as one expression.  Syntax errors are
- * TL_ERR_USAGE with a caret.  Nesting deeper than TL_MAX_DEPTH is an error,
- * not a stack overflow. */
+ * TL_ERR_USAGE with a caret.  Nesting (parentheses, arguments) deeper than
+ * TL_MAX_DEPTH is an error, not a stack overflow; so is a tree higher than
+ * TL_MAX_HEIGHT (a chain of operators; TL_MAX_DEPTH on a thread without a
+ * deep stack, lib/core/pool.h). */
 #define TL_MAX_DEPTH 1000
+#define TL_MAX_HEIGHT 100000
 TlStatus tl_parse_expr(TlExprArena *ea, uint16_t src, uint32_t start,
                        uint32_t end, TlExprId *out, TlError *err);
 

@@ -23,14 +23,31 @@
  * conditions `x = v` (each reusing x's node id; the condition's span is v's).
  * Unary plus is dropped.  Nothing else is rewritten here.
  *
- * Depth: every recursion goes through expr(), which counts its depth, and
- * every node records the height of its tree; both are bounded by
- * TL_MAX_DEPTH, so neither this parser nor any later tree walk (resolve,
- * eval, print) can run out of stack on hostile input such as 10,000 `(` or
- * a chain of 100,000 `+`.
+ * Chains: a left-associative chain (`a + b + c ...`) is parsed by the
+ * loop in expr(), not by recursion.  A chain of `or` (or of `and`) longer
+ * than FLAT_MAX terms is built as a balanced tree (depth log n): both are
+ * associative in three-valued logic, and the lazy evaluation of the right
+ * side on the rows the left side leaves undecided gives every term the same
+ * rows as the left-deep tree would.  FLAT_MAX is TL_MAX_DEPTH, so every
+ * chain the height bound alone would accept keeps its left-deep tree.  The
+ * balanced tree halves down to chunks of at most FLAT_MAX / 2 terms (built
+ * left-deep), so its left spine -- what the printer writes without
+ * parentheses -- holds at most FLAT_MAX / 2 + log2(n) terms, and printing
+ * and parsing it again gives the same tree (print.c).  Other chains stay
+ * left-deep (`+` on integers may overflow in one grouping and not another;
+ * `||` stays as written too).
+ *
+ * Depth: every recursion goes through expr(), which counts its depth
+ * (parentheses, arguments: true nesting), bounded by TL_MAX_DEPTH; and
+ * every node records the height of its tree, bounded by TL_MAX_HEIGHT on a
+ * thread with a deep stack (tl_stack_deep: a run's thread) and by
+ * TL_MAX_DEPTH elsewhere, so neither this parser nor any later tree walk
+ * (resolve, eval, print) can run out of stack on hostile input such as
+ * 10,000 `(` or a chain of 1,000,000 `+`.
  */
 #include "parse.h"
 
+#include "../core/pool.h"
 #include "../core/text.h"
 
 #include <stdio.h>
@@ -89,6 +106,14 @@ static TlStatus too_deep(P *p, TlError *err)
                        TL_MAX_DEPTH);
 }
 
+static TlStatus too_tall(P *p, uint32_t max, TlError *err)
+{
+    const TlToken *t = tok(p);
+    return tl_error_at(err, TL_ERR_USAGE, p->ea, p->src, t->start, t->len,
+                       "expression too long (a chain of more than %u operators)",
+                       max);
+}
+
 static TlStatus expect(P *p, TlTokKind kind, const char *what, TlError *err)
 {
     if (tok(p)->kind != kind) return expected(p, what, err);
@@ -111,7 +136,9 @@ static TlStatus mk(P *p, TlExpr *t, uint32_t start, uint32_t end,
                    const TlExprId *kids, uint32_t n, uint32_t kid_depth, PN *out,
                    TlError *err)
 {
-    if (kid_depth + 1 > TL_MAX_DEPTH) return too_deep(p, err);
+    uint32_t max = tl_stack_deep() ? TL_MAX_HEIGHT : TL_MAX_DEPTH;
+    if (kid_depth + 1 > max)
+        return max == TL_MAX_DEPTH ? too_deep(p, err) : too_tall(p, max, err);
     t->src = p->src;
     t->start = start;
     t->len = end - start;
@@ -607,6 +634,73 @@ done:
     return st;
 }
 
+/* Chains of `or` / `and` up to this many terms are left-deep (as written);
+ * longer ones are balanced (see the top of the file). */
+#define FLAT_MAX TL_MAX_DEPTH
+
+/* Terms v[0..n) joined by op, left to right. */
+static TlStatus left_deep(P *p, TlOp op, const PN *v, uint32_t n, PN *out,
+                          TlError *err)
+{
+    PN kids[2], acc = v[0];
+    for (uint32_t i = 1; i < n; i++) {
+        kids[0] = acc;
+        kids[1] = v[i];
+        TL_TRY(mk_call(p, op, 0, kids, 2, &acc, err));
+    }
+    *out = acc;
+    return TL_OK;
+}
+
+/* Terms v[0..n) joined by op, n > FLAT_MAX / 2: the join of both halves
+ * (recursion depth log n), each left-deep once it is short enough. */
+static TlStatus balanced(P *p, TlOp op, const PN *v, uint32_t n, PN *out,
+                         TlError *err)
+{
+    PN kids[2];
+    uint32_t half = n / 2;
+    if (half <= FLAT_MAX / 2) TL_TRY(left_deep(p, op, v, half, &kids[0], err));
+    else TL_TRY(balanced(p, op, v, half, &kids[0], err));
+    if (n - half <= FLAT_MAX / 2)
+        TL_TRY(left_deep(p, op, v + half, n - half, &kids[1], err));
+    else TL_TRY(balanced(p, op, v + half, n - half, &kids[1], err));
+    return mk_call(p, op, 0, kids, 2, out, err);
+}
+
+/* The rest of a chain `left op t2 op t3 ...` of `or` or `and` (the cursor
+ * is on the first op, of binding power prec), as one tree. */
+static TlStatus logic_chain(P *p, TlOp op, int prec, const PN *left, PN *out,
+                            TlError *err)
+{
+    PN *v = NULL;
+    uint32_t n = 0, cap = 0;
+    TlStatus st = TL_OK;
+    for (;;) {
+        TlOp o;
+        uint8_t fl;
+        if (n == cap) {
+            uint32_t nc = cap ? cap * 2 : 16;
+            PN *t = tl_realloc(v, (size_t)nc * sizeof *t);
+            if (!t) { st = tl_error_oom(err); break; }
+            v = t;
+            cap = nc;
+        }
+        if (n == 0) {
+            v[n++] = *left;
+            continue;
+        }
+        if (infix(p, &o, &fl) != prec || o != op || fl != 0) break;
+        advance(p);
+        if ((st = expr(p, prec + 1, &v[n], err)) != TL_OK) break;
+        n++;
+    }
+    if (st == TL_OK)
+        st = n <= FLAT_MAX ? left_deep(p, op, v, n, out, err)
+                           : balanced(p, op, v, n, out, err);
+    tl_free(v);
+    return st;
+}
+
 static TlStatus expr(P *p, int min, PN *out, TlError *err)
 {
     TlStatus st = TL_OK;
@@ -667,6 +761,8 @@ static TlStatus expr(P *p, int min, PN *out, TlError *err)
             advance(p);
             if ((st = expr(p, P_CMP + 1, &kids[2], err)) != TL_OK) goto done;
             st = mk_call(p, op, flags, kids, 3, &r, err);
+        } else if (prec == P_OR || prec == P_AND) {
+            st = logic_chain(p, op, prec, &left, &r, err);
         } else {
             advance(p);
             if ((st = expr(p, prec + 1, &kids[1], err)) != TL_OK) goto done;

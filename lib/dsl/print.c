@@ -3,7 +3,13 @@
  *
  * The printed text is what `tally explain` shows and what the fuzzer feeds
  * back to the parser: parse(print(t)) is a tree equal to t (tl_expr_equal),
- * and print is a fixed point of that round trip.  The style:
+ * and print is a fixed point of that round trip.  That holds for the
+ * balanced trees the parser makes of long `or` / `and` chains too (see
+ * parser.c): their left spine is short enough to parse back left-deep, and
+ * each right half prints in parentheses.  (Not when the chain's first term
+ * is itself a long parenthesized chain of the same operator: printed without
+ * its parentheses, it lengthens the spine; that tree parses back as an
+ * equivalent one of another shape.)  The style:
  *
  *   - binary operators with single spaces; an operand is parenthesized only
  *     when the grammar needs it: a left operand binding looser than the
@@ -26,7 +32,8 @@
  * tl_expr_equal compares kind, op, flags, types, literal values (floats by
  * bit pattern, so -0.0 != 0.0 and a NaN equals the same NaN) and column
  * names and indexes, recursively.  Both walks recurse over the tree, whose
- * height the parser bounds (TL_MAX_DEPTH).
+ * height the parser bounds (TL_MAX_HEIGHT on a deep stack, TL_MAX_DEPTH
+ * elsewhere: ast.h).
  */
 #include "lexer.h"
 

@@ -659,43 +659,22 @@ static TlStatus eval_arith(Ev *ev, TlExprId id, TlOp op, Val *v, int64_t m,
     return st;
 }
 
-static TlStatus eval_call(Ev *ev, TlExprId id, const TlBatch *in, Val *out)
+/* Apply call id's operator to its evaluated arguments v[0..n_args) over m
+ * rows.  Not inlined: eval_call recurses once per level of the tree, and
+ * this part's locals (and what the compiler inlines into it) would enlarge
+ * every level's frame. */
+__attribute__((noinline)) static TlStatus apply_call(Ev *ev, TlExprId id,
+                                                     Val *v, uint32_t n_args,
+                                                     int64_t m, Val *out)
 {
     const TlExpr *e = node(ev, id);
     TlOp op = (TlOp)e->op;
-    uint32_t i, n_args = e->n_args;
-    Val stack[4], *v = stack;
     TlDatum d[3];
-    int64_t m, row = 0;
-    bool all_scalar = true, negate = (e->flags & TL_XF_NOT) != 0;
+    int64_t row = 0;
+    bool negate = (e->flags & TL_XF_NOT) != 0;
     TlStatus st = TL_OK;
+    uint32_t i;
 
-    switch (op) {
-    case TL_OP_IF:
-        return eval_case(ev, id, in, 1, true, out);
-    case TL_OP_COALESCE:
-        return eval_coalesce(ev, id, in, out);
-    case TL_OP_AND:
-    case TL_OP_OR:
-        return eval_and_or(ev, id, in, op == TL_OP_AND, out);
-    default:
-        break;
-    }
-    if (tl_op_is_agg(op))
-        return data_error(ev, id, "aggregate \"%s\" is not allowed here",
-                          tl_op_info(op)->name);
-    if (n_args > 4) {
-        v = tl_calloc(n_args, sizeof(Val));
-        if (!v) return tl_error_oom(ev->err);
-    }
-    memset(v, 0, sizeof(Val) * (n_args > 4 ? n_args : 4));
-    for (i = 0; i < n_args; i++) {
-        st = eval(ev, arg(ev, id, i), in, &v[i]);
-        if (st != TL_OK) goto done;
-        all_scalar &= v[i].scalar;
-    }
-    m = all_scalar ? 1 : in->n_rows;
-    out->scalar = all_scalar;
     for (i = 0; i < n_args && i < 3; i++) d[i] = datum(&v[i]);
     switch (op) {
     case TL_OP_NOT:
@@ -752,6 +731,44 @@ static TlStatus eval_call(Ev *ev, TlExprId id, const TlBatch *in, Val *out)
         if (st == TL_OK && op == TL_OP_LIKE) st = maybe_not(ev, negate, m, out);
         break;
     }
+    return st;
+}
+
+static TlStatus eval_call(Ev *ev, TlExprId id, const TlBatch *in, Val *out)
+{
+    const TlExpr *e = node(ev, id);
+    TlOp op = (TlOp)e->op;
+    uint32_t i, n_args = e->n_args;
+    Val stack[4], *v = stack;
+    bool all_scalar = true;
+    TlStatus st = TL_OK;
+
+    switch (op) {
+    case TL_OP_IF:
+        return eval_case(ev, id, in, 1, true, out);
+    case TL_OP_COALESCE:
+        return eval_coalesce(ev, id, in, out);
+    case TL_OP_AND:
+    case TL_OP_OR:
+        return eval_and_or(ev, id, in, op == TL_OP_AND, out);
+    default:
+        break;
+    }
+    if (tl_op_is_agg(op))
+        return data_error(ev, id, "aggregate \"%s\" is not allowed here",
+                          tl_op_info(op)->name);
+    if (n_args > 4) {
+        v = tl_calloc(n_args, sizeof(Val));
+        if (!v) return tl_error_oom(ev->err);
+    }
+    memset(v, 0, sizeof(Val) * (n_args > 4 ? n_args : 4));
+    for (i = 0; i < n_args; i++) {
+        st = eval(ev, arg(ev, id, i), in, &v[i]);
+        if (st != TL_OK) goto done;
+        all_scalar &= v[i].scalar;
+    }
+    out->scalar = all_scalar;
+    st = apply_call(ev, id, v, n_args, all_scalar ? 1 : in->n_rows, out);
 done:
     for (i = 0; i < n_args; i++) drop(&v[i]);
     if (v != stack) tl_free(v);
@@ -838,7 +855,7 @@ static TlStatus eval(Ev *ev, TlExprId id, const TlBatch *in, Val *out)
 {
     TlEvalMemo *m = ev->memo;
     TlStatus st;
-    if (!m || in != m->batch || id >= m->n_ids || !m->shared[id])
+    if (!m || in != m->batch || !tl_eval_memo_shared(m, id))
         return eval_node(ev, id, in, out);
     for (uint32_t i = 0; i < m->n; i++)
         if (m->ids[i] == id) {
@@ -903,39 +920,110 @@ TlStatus tl_eval(const TlExprArena *ea, TlExprId id, const TlBatch *in,
     return tl_eval_memo(ea, id, in, NULL, out, err);
 }
 
-/* Visit the tree at id; a non-leaf id reached a second time is shared (its
- * children are then not counted again: the cache covers them). */
-static void memo_count(const TlExprArena *ea, TlExprId id, uint8_t *seen,
-                       uint8_t *shared)
+/* An open-addressing set of expression ids (UINT32_MAX: a free slot), kept
+ * at most half full. */
+typedef struct IdSet {
+    uint32_t *slot;
+    uint32_t mask, n;
+} IdSet;
+
+static uint32_t id_slot(uint32_t id, uint32_t mask)
 {
-    const TlExpr *e = tl_ea_node(ea, id);
-    if (e->n_args == 0) return;
-    if (seen[id]) {
-        shared[id] = 1;
-        return;
-    }
-    seen[id] = 1;
-    for (uint32_t i = 0; i < e->n_args; i++)
-        memo_count(ea, tl_ea_arg(ea, e, i), seen, shared);
+    return (id * 2654435761u) & mask;
 }
 
-/* See eval.h. */
+static bool idset_has(const uint32_t *slot, uint32_t mask, uint32_t id)
+{
+    if (!slot) return false;
+    for (uint32_t h = id_slot(id, mask);; h = (h + 1) & mask) {
+        if (slot[h] == id) return true;
+        if (slot[h] == UINT32_MAX) return false;
+    }
+}
+
+/* Add id; false on OOM (the set is unchanged then). */
+static bool idset_add(IdSet *s, uint32_t id)
+{
+    if ((s->n + 1) * 2 > (s->slot ? s->mask + 1 : 0)) {
+        uint32_t cap = s->slot ? (s->mask + 1) * 2 : 64;
+        uint32_t *v = tl_malloc((size_t)cap * sizeof *v);
+        if (!v) return false;
+        memset(v, 0xff, (size_t)cap * sizeof *v);
+        for (uint32_t i = 0; s->slot && i <= s->mask; i++)
+            if (s->slot[i] != UINT32_MAX) {
+                uint32_t h = id_slot(s->slot[i], cap - 1);
+                while (v[h] != UINT32_MAX) h = (h + 1) & (cap - 1);
+                v[h] = s->slot[i];
+            }
+        tl_free(s->slot);
+        s->slot = v;
+        s->mask = cap - 1;
+    }
+    uint32_t h = id_slot(id, s->mask);
+    while (s->slot[h] != UINT32_MAX) h = (h + 1) & s->mask;
+    s->slot[h] = id;
+    s->n++;
+    return true;
+}
+
+/* See eval.h.  Depth first over the trees with an explicit stack: a non-leaf
+ * id reached a second time is shared (its children are then not visited
+ * again: the cache covers them). */
 TlStatus tl_eval_memo_init(TlEvalMemo *memo, const TlExprArena *ea,
                            const TlExprId *exprs, int n, TlError *err)
 {
-    uint32_t n_ids = ea->nodes.n;
-    uint8_t *seen = tl_calloc(n_ids ? n_ids : 1, 1);
-    memo->shared = tl_calloc(n_ids ? n_ids : 1, 1);
-    if (!seen || !memo->shared) {
-        tl_free(seen);
-        tl_free(memo->shared);
-        memo->shared = NULL;
+    IdSet seen = {0}, shared = {0};
+    TlExprId *stk = NULL;
+    uint32_t n_stk = 0, cap_stk = 0;
+    bool ok = true;
+    for (int i = 0; ok && i < n; i++) {
+        TlExprId root = exprs[i];
+        const TlExpr *e;
+        if (n_stk == cap_stk) {
+            uint32_t nc = cap_stk ? cap_stk * 2 : 64;
+            TlExprId *v = tl_realloc(stk, (size_t)nc * sizeof *v);
+            if (!v) { ok = false; break; }
+            stk = v;
+            cap_stk = nc;
+        }
+        stk[n_stk++] = root;
+        while (ok && n_stk > 0) {
+            TlExprId id = stk[--n_stk];
+            e = tl_ea_node(ea, id);
+            if (e->n_args == 0) continue;
+            if (idset_has(seen.slot, seen.mask, id)) {
+                if (!idset_has(shared.slot, shared.mask, id))
+                    ok = idset_add(&shared, id);
+                continue;
+            }
+            if (!(ok = idset_add(&seen, id))) break;
+            if (n_stk + e->n_args > cap_stk) {
+                uint32_t nc = cap_stk ? cap_stk : 64;
+                while (nc < n_stk + e->n_args) nc *= 2;
+                TlExprId *v = tl_realloc(stk, (size_t)nc * sizeof *v);
+                if (!v) { ok = false; break; }
+                stk = v;
+                cap_stk = nc;
+            }
+            for (uint32_t k = e->n_args; k-- > 0;)
+                stk[n_stk++] = tl_ea_arg(ea, e, k);
+        }
+    }
+    tl_free(stk);
+    tl_free(seen.slot);
+    if (!ok) {
+        tl_free(shared.slot);
         return tl_error_oom(err);
     }
-    memo->n_ids = n_ids;
-    for (int i = 0; i < n; i++) memo_count(ea, exprs[i], seen, memo->shared);
-    tl_free(seen);
+    memo->shared = shared.slot;
+    memo->shared_mask = shared.mask;
     return TL_OK;
+}
+
+/* See eval.h. */
+bool tl_eval_memo_shared(const TlEvalMemo *memo, TlExprId id)
+{
+    return idset_has(memo->shared, memo->shared_mask, id);
 }
 
 /* See eval.h. */

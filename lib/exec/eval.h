@@ -55,8 +55,11 @@ TlStatus tl_eval_filter(const TlExprArena *ea, TlExprId id, const TlBatch *in,
  * after each batch releases the cached arrays. */
 typedef struct TlEvalMemo {
     const TlBatch *batch;   /* entries belong to this batch */
-    uint8_t *shared;        /* per id: cache it (tl_malloc'd, n_ids bytes) */
-    uint32_t n_ids;
+    uint32_t *shared;       /* the ids to cache: an open-addressing set
+                               (UINT32_MAX marks a free slot) of
+                               shared_mask + 1 slots, tl_malloc'd; NULL when
+                               no id is shared */
+    uint32_t shared_mask;
     TlExprId *ids;          /* cached entries */
     TlArray **vals;
     bool *scalars;
@@ -64,11 +67,15 @@ typedef struct TlEvalMemo {
 } TlEvalMemo;
 
 /* Mark in memo (zeroed by the caller) every non-leaf id reached more than
- * once from exprs[0..n). */
+ * once from exprs[0..n).  Time and memory are linear in the number of nodes
+ * reached (not in the size of the arena, which holds every expression of the
+ * plan), and the walk keeps its own stack, so any tree height is fine. */
 TlStatus tl_eval_memo_init(TlEvalMemo *memo, const TlExprArena *ea,
                            const TlExprId *exprs, int n, TlError *err);
 void tl_eval_memo_clear(TlEvalMemo *memo);  /* drop the cached arrays */
 void tl_eval_memo_free(TlEvalMemo *memo);   /* NULL-safe */
+/* Whether memo caches id. */
+bool tl_eval_memo_shared(const TlEvalMemo *memo, TlExprId id);
 /* tl_eval with the memo (memo->batch must be `in` for it to apply). */
 TlStatus tl_eval_memo(const TlExprArena *ea, TlExprId id, const TlBatch *in,
                       TlEvalMemo *memo, TlArray **out, TlError *err);

@@ -49,7 +49,7 @@ static TlStatus project_map(void *ctx, TlBatch *b, TlBatch **out, TlError *err)
     }
     memo.batch = b;
     memo.shared = p->memo.shared;
-    memo.n_ids = p->memo.n_ids;
+    memo.shared_mask = p->memo.shared_mask;
     for (int i = 0; i < p->n_exprs && st == TL_OK; i++) {
         const TlExpr *x = tl_ea_node(p->ea, p->exprs[i]);
         if (x->kind == TL_X_COL && x->col >= 0 && x->col < b->n_cols) {
@@ -133,8 +133,7 @@ TlStatus tl_op_project_new(TlOperator *child, const TlExprArena *ea,
     if (!m || !m->exprs) goto oom;
     if (n_exprs) memcpy(m->exprs, exprs, (size_t)n_exprs * sizeof *exprs);
     if (tl_eval_memo_init(&m->memo, ea, exprs, n_exprs, err) != TL_OK) goto oom;
-    for (uint32_t i = 0; i < m->memo.n_ids && !m->use_memo; i++)
-        m->use_memo = m->memo.shared[i] != 0;
+    m->use_memo = m->memo.shared != NULL;
     m->ea = ea;
     m->n_exprs = n_exprs;
     m->schema = schema;

@@ -682,8 +682,24 @@ void tally_remove_temp_files(void)
     tl_cleanup_run();
 }
 
+typedef struct RunCall {
+    Run *r;
+    TlError *err;
+    TlStatus st;
+} RunCall;
+
+static void *run_call(void *arg)
+{
+    RunCall *c = arg;
+    c->st = run(c->r, c->err);
+    return NULL;
+}
+
 /* See tally.h.  Runs spec in mode; returns the exit status and, on 1 or 2,
- * the message in err.  A closed standard output is a quiet success. */
+ * the message in err.  A closed standard output is a quiet success.  The
+ * run goes on a thread with a deep stack (pool.h), so long pipelines and
+ * long operator chains in expressions fit; without one, on this thread with
+ * the shallow bounds. */
 int tally_run(const TallySpec *spec, TallyMode mode, TallyError *uerr)
 {
     Run r;
@@ -696,7 +712,11 @@ int tally_run(const TallySpec *spec, TallyMode mode, TallyError *uerr)
     tl_alloc_tune();
     tl_pool_configure(spec->threads); /* 0: every online CPU */
     tl_input_changes_reset();
-    st = run(&r, &err);
+    {
+        RunCall c = {&r, &err, TL_OK};
+        if (!tl_run_deep(run_call, &c)) run_call(&c);
+        st = c.st;
+    }
 
     tl_sink_close(r.sink);
     for (int i = 0; i < r.n_inputs; i++) {

@@ -30,15 +30,31 @@
  * predicate moves whole: splitting `a and b` into its sides would break the
  * guard the lazy AND gives b.
  *
- * Copies: sinking copies every node it passes.  A pathological pipeline
- * (thousands of with + filter steps) would copy quadratically, so after
- * MAX_COPIES copies filters stop where they are (still correct).
+ * Copies: sinking copies every node it passes, and substitution copies the
+ * predicate.  A pathological pipeline (thousands of with + filter steps, or
+ * a predicate of thousands of terms) would copy quadratically, so the work
+ * is budgeted: each pass costs the size of the substituted predicate, and
+ * after MAX_COPIES units filters stop where they are (still correct).  A
+ * predicate also stops at a project whose substitution would make it larger
+ * than MAX_GROWN nodes (and larger than it was): `a = a + 1` repeated would
+ * otherwise build a predicate as deep as the pipeline is long.
  */
 #include "rules.h"
 
 #include <string.h>
 
 #define MAX_COPIES 200000
+#define MAX_GROWN 256
+
+/* The number of nodes of e's tree, counting up to cap at most. */
+static int64_t expr_size(const TlExprArena *ea, TlExprId e, int64_t cap)
+{
+    const TlExpr *x = tl_ea_node(ea, e);
+    int64_t n = 1;
+    for (uint32_t i = 0; i < x->n_args && n < cap; i++)
+        n += expr_size(ea, tl_ea_arg(ea, x, i), cap - n);
+    return n;
+}
 
 typedef struct Push {
     TlPlan *p;
@@ -284,11 +300,14 @@ static TlStatus sink(Push *ps, TlPlanId f, TlExprId e, TlPlanId c, TlPlanId *out
     TlPlanKind k = (TlPlanKind)cn->kind;
     bool pass = false;
     TlExprId below_e = e;
+    int64_t cost = 1;
 
     if (ps->copies < MAX_COPIES) {
         if (k == TL_PLAN_PROJECT) {
-            pass = true;
             TL_TRY(subst(p, e, cn->exprs, &below_e, ps->err));
+            cost = expr_size(&p->ea, below_e, MAX_COPIES);
+            pass = cost <= MAX_GROWN ||
+                   cost <= expr_size(&p->ea, e, MAX_COPIES);
         } else if (k == TL_PLAN_SORT && cn->limit < 0) {
             pass = true;
         } else if (k == TL_PLAN_AGGREGATE && cn->n_exprs > 0 &&
@@ -305,7 +324,7 @@ static TlStatus sink(Push *ps, TlPlanId f, TlExprId e, TlPlanId c, TlPlanId *out
         size_t n = tl_expr_print(&p->ea, e, buf, sizeof buf);
         TL_TRY(tl_opt_note(p, ps->err, "pushdown-filter: %s%s moved below %s",
                            buf, n >= sizeof buf ? "..." : "", kind_name(k)));
-        ps->copies++;
+        ps->copies += cost;
         TL_TRY(sink(ps, f, below_e, tl_plan_node(p, c)->child, &below));
         return tl_opt_copy_node(p, c, below, out, ps->err);
     }

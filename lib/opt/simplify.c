@@ -260,7 +260,7 @@ static bool exclusive(const Simp *s, TlExprId a, TlExprId b, const char **rule)
 }
 
 /* Try every rule on node id; *out the replacement or TL_NO_ID. */
-static TlStatus rules(Simp *s, TlExprId id, bool pred, TlExprId *out,
+__attribute__((noinline)) static TlStatus rules(Simp *s, TlExprId id, bool pred, TlExprId *out,
                       const char **rule)
 {
     const TlExpr *x = nd(s, id);
@@ -429,7 +429,10 @@ static TlStatus rules(Simp *s, TlExprId id, bool pred, TlExprId *out,
 
 /* ------------------------------------------------------------- driver */
 
-static TlStatus note(Simp *s, const char *rule, TlExprId from, TlExprId to)
+/* Not inlined (nor is rules): simp recurses once per level of the tree,
+ * and their buffers would enlarge every level's frame. */
+__attribute__((noinline)) static TlStatus note(Simp *s, const char *rule,
+                                              TlExprId from, TlExprId to)
 {
     char a[160], b[160];
     size_t na = tl_expr_print(&s->p->ea, from, a, sizeof a);

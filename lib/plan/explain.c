@@ -1,7 +1,10 @@
 /*
  * explain.c -- the plan as text, for `tally explain` and for tests.
  *
- * One line per node, the root first, each child indented two more spaces:
+ * One line per node, the root first, each child indented two more spaces
+ * (down to MAX_INDENT spaces; deeper lines keep that indent and start with
+ * their level, `[65] ...`, so a chain of n steps prints in O(n) bytes, not
+ * O(n^2)):
  *
  *   logical plan:
  *     limit 10
@@ -239,12 +242,28 @@ static void late_note(Out *o, const TlPlan *p, const TlPlanNode *scan,
     tl_free(need);
 }
 
+#define MAX_INDENT 128
+
+/* The indent of a line `indent` spaces deep (see the top of the file). */
+static void put_indent(Out *o, int indent)
+{
+    static const char spaces[MAX_INDENT + 1] =
+        "                                                                "
+        "                                                                ";
+    put(o, spaces, (size_t)(indent < MAX_INDENT ? indent : MAX_INDENT));
+    if (indent > MAX_INDENT) {
+        char b[32];
+        int k = snprintf(b, sizeof b, "[%d] ", indent / 2);
+        put(o, b, (size_t)k);
+    }
+}
+
 static void tree(Out *o, const TlPlan *p, TlPlanId id, int indent, bool opt)
 {
     const TlPlanNode *parent = NULL;
     while (id != TL_NO_ID && o->st == TL_OK) {
         const TlPlanNode *n = tl_plan_node(p, id);
-        for (int i = 0; i < indent; i++) put(o, " ", 1);
+        put_indent(o, indent);
         node_line(o, p, n);
         if (opt && n->kind == TL_PLAN_SCAN && parent && parent->kind == TL_PLAN_FILTER)
             late_note(o, p, n, parent);

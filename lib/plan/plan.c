@@ -28,8 +28,10 @@
  *   filter    filter node per predicate (must be bool)
  *   select    project node (names: `as NAME` or the item's auto name)
  *   with      project node: every column passes through, NAME replaced in
- *             place or appended (one node per item, so a later item sees
- *             the earlier ones)
+ *             place or appended; a later item sees the earlier ones.  A
+ *             run of items that append columns computed from the columns
+ *             passed through shares one node (WithRun), so n such items
+ *             cost O(n); any other item starts a new node
  *   drop      project node without the dropped columns
  *   rename    project node with new names (all renames at once, so a:b,b:a
  *             swaps)
@@ -55,6 +57,7 @@
 #include "plan.h"
 #include "../../formats/infer.h"
 
+#include "../core/pool.h"
 #include "../exec/eval.h"
 #include "../core/text.h"
 
@@ -412,13 +415,70 @@ done:
     return st;
 }
 
-static TlStatus with_one(TlPlan *p, const TlItem *it, TlPlanId *cur,
+/* An open run of `with` items (see with_one): the project node `node`
+ * over a child of child_n columns, whose expression list is pushed when the
+ * run closes.  Columns >= child_n are the appended ones. */
+typedef struct WithRun {
+    TlPlanId node;          /* TL_NO_ID: no run open */
+    int child_n;
+    int replaced;           /* the column the first item replaced, or -1 */
+    TlExprId *exprs;
+    uint32_t n, cap;
+    TlSchema *out;          /* the node's schema, grown in place */
+} WithRun;
+
+/* Close the open run: its expression list goes into the plan. */
+static TlStatus with_close(TlPlan *p, WithRun *w, TlError *err)
+{
+    uint32_t start;
+    if (w->node == TL_NO_ID) return TL_OK;
+    TL_TRY(tl_plan_push_ids(p, w->exprs, w->n, &start, err));
+    tl_plan_node(p, w->node)->exprs = start;
+    tl_plan_node(p, w->node)->n_exprs = w->n;
+    w->node = TL_NO_ID;
+    w->n = 0;
+    return TL_OK;
+}
+
+static TlStatus with_put(WithRun *w, TlExprId e, TlError *err)
+{
+    if (w->n == w->cap) {
+        uint32_t nc = w->cap ? w->cap * 2 : 16;
+        TlExprId *v = tl_realloc(w->exprs, (size_t)nc * sizeof *v);
+        if (!v) return tl_error_oom(err);
+        w->exprs = v;
+        w->cap = nc;
+    }
+    w->exprs[w->n++] = e;
+    return TL_OK;
+}
+
+/* Whether every column e reads is one the open run passes through from
+ * its child, at the same position: below n, and not the replaced one. */
+static bool reads_passed(const TlExprArena *ea, TlExprId e, int n, int replaced)
+{
+    const TlExpr *x = tl_ea_node(ea, e);
+    if (x->kind == TL_X_COL && (x->col < 0 || x->col >= n || x->col == replaced))
+        return false;
+    for (uint32_t i = 0; i < x->n_args; i++)
+        if (!reads_passed(ea, tl_ea_arg(ea, x, i), n, replaced)) return false;
+    return true;
+}
+
+/* One `with` item: a project node passing every column through, NAME
+ * replaced in place or appended.  Consecutive items that append a new
+ * column computed from the pass-through columns only share one node (a run,
+ * WithRun): `--with 'c1 = a + 1' --with 'c2 = a + 2' ...` is one projection
+ * of the input, so n such steps cost O(n), not a copy of every column per
+ * step.  The expressions keep their written order, so they are evaluated
+ * (and fail) in that order.  An item that replaces a column or reads one
+ * the run computes starts a new node. */
+static TlStatus with_one(TlPlan *p, const TlItem *it, WithRun *w, TlPlanId *cur,
                          TlError *err)
 {
     const TlSchema *in = tl_plan_node(p, *cur)->schema;
-    TlExprId e, *exprs;
-    TlSchema *out;
-    TlStatus st;
+    TlExprId e;
+    TlStatus st = TL_OK;
     int n = in->n_fields, at;
 
     if (!it->name)
@@ -426,39 +486,47 @@ static TlStatus with_one(TlPlan *p, const TlItem *it, TlPlanId *cur,
                            it->len, "expected NAME = EXPR");
     TL_TRY(tl_resolve_expr(&p->ea, it->expr, in, false, &e, err));
     at = tl_schema_find(in, it->name);
-    exprs = tl_malloc((size_t)(n + 1) * sizeof *exprs);
-    if (!exprs) return tl_error_oom(err);
-    st = tl_plan_schema_new(p, &out, err);
+    if (w->node == *cur && at < 0 &&
+        reads_passed(&p->ea, e, w->child_n, w->replaced)) {
+        TL_TRY(with_put(w, e, err));
+        return tl_schema_add(w->out, it->name,
+                             (TlType)tl_ea_node(&p->ea, e)->type, err);
+    }
+    TL_TRY(with_close(p, w, err));
+    TL_TRY(tl_plan_schema_new(p, &w->out, err));
     for (int c = 0; st == TL_OK && c < n; c++) {
-        if (c == at) {
-            exprs[c] = e;
-            st = tl_schema_add(out, it->name,
-                               (TlType)tl_ea_node(&p->ea, e)->type, err);
-        } else {
-            st = col_ref(p, in, c, &exprs[c], err);
-            if (st == TL_OK)
-                st = tl_schema_add(out, in->fields[c].name, in->fields[c].type,
-                                   err);
+        TlExprId x = e;
+        TlType t = (TlType)tl_ea_node(&p->ea, e)->type;
+        if (c != at) {
+            st = col_ref(p, in, c, &x, err);
+            t = in->fields[c].type;
         }
+        if (st == TL_OK) st = with_put(w, x, err);
+        if (st == TL_OK) st = tl_schema_add(w->out, in->fields[c].name, t, err);
     }
     if (st == TL_OK && at < 0) {
-        exprs[n++] = e;
-        st = tl_schema_add(out, it->name, (TlType)tl_ea_node(&p->ea, e)->type,
-                           err);
+        st = with_put(w, e, err);
+        if (st == TL_OK)
+            st = tl_schema_add(w->out, it->name,
+                               (TlType)tl_ea_node(&p->ea, e)->type, err);
     }
-    if (st == TL_OK) st = push_project(p, *cur, exprs, (uint32_t)n, out, cur, err);
-    tl_free(exprs);
-    return st;
+    if (st == TL_OK) st = tl_plan_push(p, TL_PLAN_PROJECT, *cur, cur, err);
+    if (st != TL_OK) return st;
+    tl_plan_node(p, *cur)->schema = w->out;
+    w->node = *cur;
+    w->child_n = n;
+    w->replaced = at;
+    return TL_OK;
 }
 
-static TlStatus step_with(TlPlan *p, const TallyStep *s, TlPlanId *cur,
-                          TlError *err)
+static TlStatus step_with(TlPlan *p, const TallyStep *s, WithRun *w,
+                          TlPlanId *cur, TlError *err)
 {
     ItemVec iv = {0};
     TlStatus st = parse_list(p, s->items, s->n_items, s->names, s->origin,
                              s->split, TL_ITEM_ASSIGN, &iv, err);
     for (uint32_t i = 0; st == TL_OK && i < iv.n; i++)
-        st = with_one(p, &iv.v[i], cur, err);
+        st = with_one(p, &iv.v[i], w, cur, err);
     tl_free(iv.v);
     return st;
 }
@@ -1029,7 +1097,7 @@ static TlStatus build_step(TlPlan *p, const TallyStep *s, TlPlanId *cur,
     switch (s->kind) {
     case TALLY_STEP_FILTER: return step_filter(p, s, cur, err);
     case TALLY_STEP_SELECT: return step_select(p, s, cur, err);
-    case TALLY_STEP_WITH: return step_with(p, s, cur, err);
+    case TALLY_STEP_WITH: break; /* build_pipeline */
     case TALLY_STEP_DROP: return step_drop(p, s, cur, err);
     case TALLY_STEP_RENAME: return step_rename(p, s, cur, err);
     case TALLY_STEP_GROUP_BY: return step_group(p, s, cur, err);
@@ -1095,28 +1163,39 @@ static TlStatus build_pipeline(TlPlan *p, const TallySpec *spec,
     }
     TL_TRY(build_scan(p, o, first, n, read, &cur, err));
     if (g == 0) p->scan = cur;
-    /* each step's input schema, for dropped_hint */
-    const TlSchema **before = tl_calloc((size_t)spec->n_steps + 1, sizeof *before);
+    WithRun w = {TL_NO_ID, 0, -1, NULL, 0, 0, NULL};
     TlStatus st = TL_OK;
+    int max = tl_stack_deep() ? TL_PLAN_MAX_NODES : TL_PLAN_MAX_NODES_SHALLOW;
+    /* each step's input schema, for dropped_hint (inside a run of --with
+     * steps, the schema before the run: such steps drop nothing) */
+    const TlSchema **before = tl_calloc((size_t)spec->n_steps + 1, sizeof *before);
     if (!before) return tl_error_oom(err);
     for (int i = 0; st == TL_OK && !o->no_steps && i < spec->n_steps; i++) {
         const TallyStep *s = &spec->steps[i];
-        before[i] = tl_plan_node(p, cur)->schema;
-        if (s->kind == TALLY_STEP_JOIN)
-            st = step_join(p, s, o, group, depth, &cur, err);
-        else
-            st = build_step(p, s, &cur, err);
+        if (s->kind == TALLY_STEP_WITH) {
+            before[i] = tl_plan_node(p, cur)->schema;
+            st = step_with(p, s, &w, &cur, err);
+        } else {
+            st = with_close(p, &w, err);
+            before[i] = tl_plan_node(p, cur)->schema;
+            if (st == TL_OK && s->kind == TALLY_STEP_JOIN)
+                st = step_join(p, s, o, group, depth, &cur, err);
+            else if (st == TL_OK)
+                st = build_step(p, s, &cur, err);
+        }
         if (st != TL_OK) dropped_hint(spec, before, i, err);
-        /* operators and rewrites recurse along the chain: keep it shallow */
-        else if (p->nodes.n > TL_PLAN_MAX_NODES)
+        /* operators and rewrites recurse along the chain: bound it */
+        else if (p->nodes.n > (uint32_t)max)
             st = tl_error(err, TL_ERR_USAGE,
-                          "the pipeline is too long (more than %d steps)",
-                          TL_PLAN_MAX_NODES);
+                          "the pipeline is too long (more than %d steps)", max);
         else before[i + 1] = tl_plan_node(p, cur)->schema;
     }
+    if (st == TL_OK) st = with_close(p, &w, err);
+    tl_free(w.exprs);
     tl_free(before);
-    if (st == TL_OK) *out = cur;
-    return st;
+    if (st != TL_OK) return st;
+    *out = cur;
+    return TL_OK;
 }
 
 /* ------------------------------------------------------------ public */

@@ -37,8 +37,11 @@
 typedef uint32_t TlPlanId;
 
 /* Most nodes a spec may build (each `with` item is one): plans, rewrites and
- * operators recurse along the chain, so its length is bounded. */
-#define TL_PLAN_MAX_NODES 4096
+ * operators recurse along the chain, so its length is bounded: by
+ * TL_PLAN_MAX_NODES on a deep stack (tl_run_deep, lib/core/pool.h), by
+ * TL_PLAN_MAX_NODES_SHALLOW otherwise. */
+#define TL_PLAN_MAX_NODES 100000
+#define TL_PLAN_MAX_NODES_SHALLOW 4096
 
 typedef enum TlPlanKind {
     TL_PLAN_SCAN,      /* cols: projected scan columns (when projected) */

@@ -87,3 +87,13 @@ a,a.b
 ,2
 EOF
 }
+
+@test "names: past ten renames one line says how many more" {
+    printf 'a,a,a,a,a,a,a,a,a,a,a,a,a\n1,2,3,4,5,6,7,8,9,10,11,12,13\n' > m.csv
+    run_tally m.csv --select a_13
+    assert_out "a_13
+13"
+    assert_stderr_line 10 'tally: note: m.csv: renamed duplicate column "a" (column 11) to "a_11"'
+    assert_stderr_line 11 'tally: note: m.csv: 2 more columns renamed the same way (--quiet hides these notes)'
+    [ "$(printf '%s\n' "$stderr" | wc -l)" = 11 ]
+}

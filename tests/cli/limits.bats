@@ -46,7 +46,7 @@ print(','.join(str(i) for i in range(n)))" > wide.csv
 n = 1_000_000
 print(','.join('c' for i in range(n)))
 print(','.join('1' for i in range(n)))" > same.csv
-    bounded same.csv --select c --head 1
+    bounded same.csv --select c --head 1 --quiet
     assert_ok
     assert_out "c
 1"

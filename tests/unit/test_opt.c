@@ -444,8 +444,8 @@ TL_TEST(cse_and_memo)
         /* the memo computes the shared a * 2 once per batch */
         memset(&memo, 0, sizeof memo);
         CHECK_EQ_INT(tl_eval_memo_init(&memo, &P->ea, v, 3, &err), TL_OK);
-        CHECK(memo.shared[xa] == 1);
-        CHECK(memo.shared[x] == 0);
+        CHECK(tl_eval_memo_shared(&memo, xa));
+        CHECK(!tl_eval_memo_shared(&memo, x));
         memo.batch = batch;
         for (int i = 0; i < 3; i++) {
             TlArray *a = NULL, *b = NULL;

@@ -594,8 +594,13 @@ TL_TEST(test_too_long)
     TallySpec s;
     write_file("sales.csv", sales);
     spec_init(&s, "sales.csv");
-    for (int i = 0; i < TL_PLAN_MAX_NODES + 1; i++)
-        step(&s, TALLY_STEP_FILTER, "amount > 1", false, "--filter");
+    /* ten nodes per step: the bound is on nodes, and a run plans on a deep
+     * stack (TL_PLAN_MAX_NODES) */
+    for (int i = 0; i < TL_PLAN_MAX_NODES / 10 + 1; i++)
+        step(&s, TALLY_STEP_WITH, "amount = amount + 1, amount = amount + 1, "
+             "amount = amount + 1, amount = amount + 1, amount = amount + 1, "
+             "amount = amount + 1, amount = amount + 1, amount = amount + 1, "
+             "amount = amount + 1, amount = amount + 1", true, "--with");
     check_usage(&s, "the pipeline is too long");
 }
 

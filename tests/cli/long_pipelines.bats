@@ -1,0 +1,242 @@
+#!/usr/bin/env bats
+# Long pipelines and long operator chains: planning, optimizing and running
+# cost time linear in the number of steps, columns and expression nodes
+# (lib/plan/plan.c: runs of `with` items share one node; lib/dsl/parser.c:
+# long or/and chains are balanced; lib/core/pool.h: the deep stack).  Each
+# test generates its pipeline; expected outputs are computed separately in
+# python, never by tally.  Runs are under `timeout`, so a quadratic
+# regression shows as a failure, not a hang.
+
+load helpers
+
+# timed ARGS...: run tally with a time limit.
+timed() {
+    run --separate-stderr timeout 120 "$TALLY" "$@"
+}
+
+# timed_args FILE: run tally with the arguments in FILE, one per line (bats'
+# `run` is slow with 20,000 arguments of its own).
+timed_args() {
+    run --separate-stderr bash -c 'mapfile -t a < "$1"; exec timeout 120 "$0" "${a[@]}"' \
+        "$TALLY" "$1"
+}
+
+setup() {
+    enter_workdir
+    printf 'a,b\n1,2\n3,4\n,5\n' > in.csv
+}
+
+@test "10,000 with steps replacing a column" {
+    # each is a projection of its own: 2,500 under ASan, where 10,000 take 8 s
+    local n=10000
+    [ -z "${TALLY_ASAN:-}" ] || n=2500
+    python3 -c "print('in.csv\n' + '--with\na = a + 1\n' * $n, end='')" > args
+    timed_args args
+    assert_ok
+    assert_out "a,b
+$((n + 1)),2
+$((n + 3)),4
+,5"
+}
+
+@test "10,000 with steps each adding a column" {
+    python3 -c "print('in.csv\n' + ''.join('--with\nc%d = a + %d\n' % (i, i) for i in range(1, 10001)), end='')" > args
+    timed_args args
+    assert_ok
+    python3 -c "
+n = 10000
+print(','.join(['a', 'b'] + ['c%d' % i for i in range(1, n + 1)]))
+for a, b in ((1, 2), (3, 4), (None, 5)):
+    print(','.join(['' if a is None else str(a), str(b)] +
+                   ['' if a is None else str(a + i) for i in range(1, n + 1)]))
+" > want.csv
+    assert_out "$(cat want.csv)"
+}
+
+@test "a later with step reads the columns earlier ones added and replaced" {
+    timed in.csv --with 'a = a * 10' --with 'c = a + 1' --with 'd = b' \
+        --with 'e = c + d' --with 'f = 1' --with 'g = f + 1'
+    assert_ok
+    assert_out "a,b,c,d,e,f,g
+10,2,11,2,13,1,2
+30,4,31,4,35,1,2
+,5,,5,,1,2"
+}
+
+@test "explain: consecutive with steps over the input's columns are one projection" {
+    timed explain in.csv --with 'c1 = a + 1' --with 'c2 = b * 2' --with 'c3 = c1 + 1'
+    assert_ok
+    assert_out "logical plan:
+  project a, b, c1, c2, c1 + 1 as c3
+    project a, b, a + 1 as c1, b * 2 as c2
+      scan in.csv
+optimized plan:
+  project a, b, c1, c2, c1 + 1 as c3
+    project a, b, a + 1 as c1, b * 2 as c2
+      scan in.csv
+output: a int64, b int64, c1 int64, c2 int64, c3 int64"
+}
+
+@test "a pipeline file with 10,000 steps: with (both kinds), filter, sort, head" {
+    python3 -c "
+import json
+steps = [{'filter': 'b > 2'}]
+steps += [{'with': {'a': 'a + 1'}} for _ in range(5000)]
+steps += [{'with': {'c%d' % i: 'b * %d' % i}} for i in range(1, 4999)]
+steps += [{'sort': ['-b']}, {'limit': 1}, {'select': ['a', 'b', 'c4998']}]
+print(json.dumps({'inputs': ['in.csv'], 'steps': steps}))
+" > p.json
+    timed -f p.json
+    assert_ok
+    assert_out "a,b,c4998
+,5,24990"
+}
+
+@test "a flat chain of 10,000 or terms, with nulls" {
+    python3 -c "
+import json
+terms = ['a = %d' % (i + 10) for i in range(9999)] + ['b = 5']
+print(json.dumps({'inputs': ['in.csv'], 'steps': [{'filter': ' or '.join(terms)}]}))
+" > p.json
+    timed -f p.json
+    assert_ok
+    assert_out "a,b
+,5"
+}
+
+@test "a flat chain of 10,000 and terms, with nulls" {
+    python3 -c "
+import json
+terms = ['a != %d' % (i + 10) for i in range(9999)] + ['b != 2']
+print(json.dumps({'inputs': ['in.csv'], 'steps': [{'filter': ' and '.join(terms)}]}))
+" > p.json
+    timed -f p.json
+    assert_ok
+    assert_out "a,b
+3,4"
+}
+
+@test "balanced or/and chains of 3,000 terms give three-valued logic's results" {
+    # chains over 1,000 terms are balanced trees: true, false and null terms
+    # mixed; python evaluates the same terms left to right (Kleene logic)
+    python3 -c "
+import json
+rows = [(1, 2), (3, 4), (None, 5), (7, None)]
+def term(i):
+    k = i % 4
+    if k == 0: return ('a = %d' % (i + 100), lambda a, b: None if a is None else a == i + 100)
+    if k == 1: return ('b > %d' % (i + 10), lambda a, b: None if b is None else b > i + 10)
+    if k == 2: return ('a < %d' % (-i), lambda a, b: None if a is None else a < -i)
+    return ('b != %d' % (i % 3 + 3), lambda a, b: None if b is None else b != i % 3 + 3)
+def kleene(vals, is_or):
+    seen_null = False
+    for v in vals:
+        if v is None: seen_null = True
+        elif v == is_or: return is_or
+    return None if seen_null else (not is_or)
+fmt = lambda v: '' if v is None else ('true' if v else 'false')
+terms = [term(i) for i in range(3000)]
+ors = [t for t in terms if not t[0].startswith('b !=')] + [('a = 7', lambda a, b: None if a is None else a == 7)]
+ands = [('not (%s)' % t[0], (lambda f: lambda a, b: None if f(a, b) is None else not f(a, b))(t[1])) for t in terms if not t[0].startswith('b !=')]
+ands += [terms[3]]
+sel = [' or '.join(t[0] for t in ors) + ' as o', ' and '.join(t[0] for t in ands) + ' as n']
+print(json.dumps({'inputs': ['in2.csv'], 'steps': [{'select': ['a'] + sel}]}), file=open('p.json', 'w'))
+with open('want.csv', 'w') as w:
+    print('a,o,n', file=w)
+    for a, b in rows:
+        print(','.join(['' if a is None else str(a),
+                        fmt(kleene([f(a, b) for _, f in ors], True)),
+                        fmt(kleene([f(a, b) for _, f in ands], False))]), file=w)
+"
+    printf 'a,b\n1,2\n3,4\n,5\n7,\n' > in2.csv
+    timed -f p.json
+    assert_ok
+    assert_out "$(cat want.csv)"
+}
+
+@test "a flat chain of 10,000 + terms and of 10,000 || terms" {
+    python3 -c "
+import json
+plus = ' + '.join(['a'] * 10000)
+cat = ' || '.join([\"'x'\"] * 10000)
+print(json.dumps({'inputs': ['in.csv'],
+                  'steps': [{'select': [plus + ' as s', 'length(%s) as l' % cat]}]}))
+" > p.json
+    timed -f p.json
+    assert_ok
+    assert_out "s,l
+10000,10000
+30000,10000
+,10000"
+}
+
+@test "true nesting is still limited to 1,000 levels" {
+    python3 -c "print('(' * 1001 + 'a' + ')' * 1001)" > e.txt
+    timed in.csv --filter "$(cat e.txt)"
+    assert_err_glob 2 "tally: expression nested too deeply (more than 1000 levels)"*
+}
+
+@test "a chain of more than 100,000 operators is an error" {
+    python3 -c "
+import json
+print(json.dumps({'inputs': ['in.csv'],
+                  'steps': [{'select': [' + '.join(['a'] * 100002)]}]}))
+" > p.json
+    timed -f p.json
+    assert_err_glob 2 "tally: "*"expression too long (a chain of more than 100000 operators)"*
+}
+
+@test "without the address space for a deep stack, the shallow bounds apply" {
+    [ -z "${TALLY_ASAN:-}" ] || skip "ASan reserves terabytes of address space"
+    python3 -c "print('in.csv\n' + '--with\na = a + 1\n' * 5000, end='')" > args
+    run --separate-stderr bash -c 'ulimit -v 900000; mapfile -t a < "$1"; exec "$0" "${a[@]}"' \
+        "$TALLY" args
+    assert_err 2 "tally: the pipeline is too long (more than 4096 steps)"
+    run --separate-stderr bash -c 'ulimit -v 900000; exec "$0" in.csv --with "a = a + 1"' "$TALLY"
+    assert_ok
+    assert_out "a,b
+2,2
+4,4
+,5"
+}
+
+@test "explain: below 64 levels, lines keep a 128-space indent and show their level" {
+    python3 -c "print('explain\nin.csv\n' + '--with\na = a + 1\n' * 70, end='')" > args
+    timed_args args
+    assert_ok
+    python3 -c "
+def tree():
+    for level in range(1, 72):
+        line = 'project a + 1 as a, b' if level <= 70 else 'scan in.csv'
+        if level <= 64:
+            print(' ' * (2 * level) + line)
+        else:
+            print(' ' * 128 + '[%d] ' % level + line)
+print('logical plan:')
+tree()
+print('optimized plan:')
+tree()
+print('output: a int64, b int64')
+" > want.txt
+    assert_out "$(cat want.txt)"
+}
+
+@test "explain prints a balanced chain so that it parses back to the same plan" {
+    python3 -c "
+import json
+t = ['a = %d' % i if i % 2 else 'b > %d' % i for i in range(5000)]
+print(json.dumps({'inputs': ['in.csv'], 'steps': [{'filter': ' or '.join(t)}]}))
+" > p1.json
+    timed explain --no-optimize -f p1.json
+    assert_ok
+    printf '%s\n' "$output" > e1.txt
+    python3 -c "
+import json
+line = [l for l in open('e1.txt') if l.startswith('  filter ')][0][9:].rstrip('\n')
+assert line.count('(') == 15, line.count('(')
+print(json.dumps({'inputs': ['in.csv'], 'steps': [{'filter': line}]}))
+" > p2.json
+    timed explain --no-optimize -f p2.json
+    assert_ok
+    assert_out "$(cat e1.txt)"
+}
