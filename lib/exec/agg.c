@@ -592,8 +592,10 @@ static TlStatus upd_quantile(TlAgg *a, const uint32_t *ids, int64_t n,
     } while (0)
 
 /* x's values as int64 when x is of an integer class and every value is
- * below 2^31 in magnitude: their squares and products are then exact
- * integers and add as such; NULL otherwise (the double path). */
+ * below 2^26 in magnitude, NULL otherwise (the double path).  Squares and
+ * products are then below 2^52: exact as doubles too, so adding them as
+ * integers fills the same sums the double path would (the product whole,
+ * no rounding error), whichever batches take which path. */
 static const int64_t *small_ints(TlAgg *a, const TlArray *x, int64_t n)
 {
     if (class_of(x->type) != C_INT) return NULL;
@@ -604,7 +606,7 @@ static const int64_t *small_ints(TlAgg *a, const TlArray *x, int64_t n)
         lo = v[i] < lo ? v[i] : lo;
         hi = v[i] > hi ? v[i] : hi;
     }
-    return lo > -((int64_t)1 << 31) && hi < ((int64_t)1 << 31) ? v : NULL;
+    return lo > -((int64_t)1 << 26) && hi < ((int64_t)1 << 26) ? v : NULL;
 }
 
 /* The rounding error of the product p = x*y (x*y = p + e exactly), or 0
