@@ -7,7 +7,7 @@
  *   bool       =         0 / 1        0.0/1.0   fmt     -        -
  *   int64      x != 0    =            exact-ish fmt     -        -
  *   float64    x != 0    round half   =         fmt     -        -
- *                        away from 0;
+ *                        to even;
  *                        fails out of
  *                        range or nan
  *   string     parse     parse        parse     =       parse    parse
@@ -20,7 +20,7 @@
  * exactly as the CSV writer does and accepts what the reader accepts; on top
  * of that, like DuckDB, a cast from string ignores surrounding white space,
  * accepts t/f/y/n/yes/no/1/0 for bool, and rounds a decimal such as '2.5'
- * to an int64.
+ * to an int64 (half away from zero: '2.5' is 3, where the float 2.5 is 2).
  *
  * One typed loop per (from, to) pair.  The fixed-width loops run over null
  * rows too (their values are never read back); a conversion that can fail
@@ -52,10 +52,12 @@ bool tl_k_cast_allowed(TlType from, TlType to)
     return false;
 }
 
-/* float64 -> int64 as DuckDB: round half away from zero, within range. */
-static inline bool f64_to_i64(double x, int64_t *out)
+/* float64 -> int64 as DuckDB: round half to even (nearbyint in the
+ * default rounding mode), within range; half away from zero (round) for
+ * a decimal parsed from a string. */
+static inline bool f64_to_i64_as(double x, bool even, int64_t *out)
 {
-    double r = round(x);
+    double r = even ? nearbyint(x) : round(x);
     if (!(r >= -9223372036854775808.0 && r < 9223372036854775808.0)) {
         *out = 0;
         return false;
@@ -143,7 +145,7 @@ static bool parse_i64(const char *s, size_t n, int64_t *out)
     if (!memchr(s, '.', n) && !memchr(s, 'e', n) && !memchr(s, 'E', n))
         return false;
     if (!tl_parse_f64(s, n, &f) || !isfinite(f)) return false;
-    return f64_to_i64(f, out);
+    return f64_to_i64_as(f, false, out);
 }
 
 /* string -> bool/int64/float64/date/timestamp, row by row. */
@@ -190,7 +192,7 @@ static bool row_fails(const TlArray *a, TlType to, int64_t i)
 {
     int64_t t;
     if (a->type == TL_TFLOAT64 && to == TL_TINT64)
-        return !f64_to_i64(tl_array_f64(a)[i], &t);
+        return !f64_to_i64_as(tl_array_f64(a)[i], true, &t);
     if (a->type == TL_TDATE && to == TL_TTIMESTAMP)
         return !date_to_ts(tl_array_i32(a)[i], &t);
     return false;
@@ -225,7 +227,7 @@ static bool fixed_loop(const TlArray *a, TlType to, uint8_t *dst)
         const double *p = tl_array_f64(a);
         if (to == TL_TINT64) {
             for (i = 0; i < n; i++)
-                bad |= !f64_to_i64(p[i], &((int64_t *)dst)[i]);
+                bad |= !f64_to_i64_as(p[i], true, &((int64_t *)dst)[i]);
         } else { /* bool */
             uint64_t *w = (uint64_t *)dst;
             for (i = 0; i < n; i++)

@@ -428,6 +428,18 @@ a,b,c,d,e,f,g
 EOF
 }
 
+@test "a float cast to int64 rounds half to even (DuckDB), a decimal string half away from zero" {
+    printf 'x\n2.5\n3.5\n-2.5\n0.5\n-1.5\n' > h.csv
+    assert_run_out h.csv --select "x, cast(x as int64) as i, x::int64 as j, try_cast(x as int64) as t, cast(cast(x as string) as int64) as s" <<'EOF'
+x,i,j,t,s
+2.5,2,2,2,3
+3.5,4,4,4,4
+-2.5,-2,-2,-2,-3
+0.5,0,0,0,1
+-1.5,-2,-2,-2,-2
+EOF
+}
+
 @test "a double-quoted column name" {
     printf '"unit price",n\n2.5,2\n' > q.csv
     assert_run_out q.csv --select '"unit price" * n as total' <<'EOF'
