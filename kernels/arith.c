@@ -171,13 +171,15 @@ static void float_loop(TlKArith op, const TlDatum *a, const TlDatum *b,
     }
 }
 
-/* Clear the validity of rows whose divisor b is zero. */
+/* Clear the validity of rows whose divisor b (int64 or float64) is zero. */
 static TlStatus null_zero_divisors(const TlDatum *b, int64_t n,
                                    TlBuf **validity, TlError *err)
 {
     uint64_t *w;
     int64_t i;
-    const int64_t *pb = tl_array_i64(b->array);
+    bool flt = b->array->type == TL_TFLOAT64;
+    const int64_t *pb = flt ? NULL : tl_array_i64(b->array);
+    const double *fb = flt ? tl_array_f64(b->array) : NULL;
     if (*validity) {
         w = tl_k_bits_dup((*validity)->data, 0, n);
         tl_buf_release(*validity);
@@ -187,7 +189,7 @@ static TlStatus null_zero_divisors(const TlDatum *b, int64_t n,
     }
     if (!w) return tl_error_oom(err);
     for (i = 0; i < n; i++)
-        if (pb[tl_datum_row(b, i)] == 0)
+        if (flt ? fb[tl_datum_row(b, i)] == 0 : pb[tl_datum_row(b, i)] == 0)
             w[i >> 6] &= ~(UINT64_C(1) << (i & 63));
     *validity = tl_k_bits_buf(w, n);
     return *validity ? TL_OK : tl_error_oom(err);
@@ -215,6 +217,17 @@ TlStatus tl_k_arith(TlKArith op, const TlDatum *a, const TlDatum *b,
     if (!values) goto oom;
     if (type == TL_TFLOAT64) {
         float_loop(op, a, b, n, (double *)values->data);
+        /* float // by zero is null, as DuckDB's (/ gives inf or nan) */
+        if (op == TL_K_IDIV && b->array->type == TL_TFLOAT64) {
+            const double *fb = tl_array_f64(b->array);
+            int64_t rows = b->scalar ? 1 : n, i;
+            bool zero = false;
+            for (i = 0; i < rows; i++) zero |= fb[i] == 0;
+            if (zero && null_zero_divisors(b, n, &validity, err) != TL_OK) {
+                tl_buf_release(values);
+                return err->code;
+            }
+        }
     } else {
         bool ov;
         int64_t zeros, i;

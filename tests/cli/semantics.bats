@@ -94,16 +94,16 @@ q,r,f
 EOF
 }
 
-@test "float // is plain division and % is fmod (x % 0 is nan)" {
+@test "float // is plain division (null by zero) and % is fmod (x % 0 is nan)" {
     printf 'x,y\n7.5,2.0\n-7.5,2.0\n7.5,-2.0\n1.0,0.0\n-1.0,0.0\n0.0,0.0\n' > d.csv
     assert_run_out d.csv --select 'x // y as q, x % y as r, x / y as f' <<'EOF'
 q,r,f
 3.75,1.5,3.75
 -3.75,-1.5,-3.75
 -3.75,1.5,-3.75
-inf,nan,inf
--inf,nan,-inf
-nan,nan,nan
+,nan,inf
+,nan,-inf
+,nan,nan
 EOF
 }
 
@@ -437,6 +437,17 @@ x,i,j,t,s
 -2.5,-2,-2,-2,-3
 0.5,0,0,0,1
 -1.5,-2,-2,-2,-2
+EOF
+}
+
+@test "float // by zero is null (DuckDB), where / gives inf or nan and % nan" {
+    printf 'x,y,k\n2.5,0.0,0\n3.5,2.0,2\n-2.5,-0.0,0\n0.5,,1\n' > d.csv
+    assert_run_out d.csv --select 'x // y as a, x // 0.0 as b, x // k as c, 7.5 // 0.0 as e, x / y as f, x % y as g, x // 2 as h' <<'EOF'
+a,b,c,e,f,g,h
+,,,,inf,nan,1.25
+1.75,,1.75,,1.75,1.5,1.75
+,,,,inf,nan,-1.25
+,,0.5,,,,0.25
 EOF
 }
 

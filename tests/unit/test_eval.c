@@ -190,7 +190,7 @@ TL_TEST(test_arith)
     CHECK_EQ_STR(ev("a % 2"), "int64: 1,-1,N,0,0,1");
     CHECK_EQ_STR(ev("a // 0"), "int64: N,N,N,N,N,N");
     CHECK_EQ_STR(ev("a % (amount - 20)"), "int64: 1,N,N,4,0,7");
-    CHECK_EQ_STR(ev("b // 0"), "float64: inf,N,nan,nan,inf,-inf");
+    CHECK_EQ_STR(ev("b // 0"), "float64: N,N,N,N,N,N");
     CHECK_EQ_STR(ev("b % 0"), "float64: nan,N,nan,nan,nan,nan");
     CHECK_EQ_STR(ev("-b"), "float64: -2.5,N,0.0,nan,-1.0,4.0");
     CHECK_EQ_STR(ev("-amount"), "int64: -10,-20,-30,-40,-50,-60");
@@ -320,7 +320,7 @@ TL_TEST(test_casts)
 {
     CHECK_EQ_STR(ev("cast(a as string)"), "string: 1,-3,N,4,0,9223372036854775807");
     CHECK_EQ_STR(ev("cast(b as int)"), "ERR1: cannot cast nan to int64");
-    CHECK_EQ_STR(ev("try_cast(b as int)"), "int64: 3,N,0,N,1,-4");
+    CHECK_EQ_STR(ev("try_cast(b as int)"), "int64: 2,N,0,N,1,-4"); /* 2.5: even */
     CHECK_EQ_STR(ev("try_cast(s as int)"), "int64: N,N,N,N,N,N");
     CHECK_EQ_STR(ev("cast(s as int)"), "ERR1: cannot cast \"x\" to int64");
     CHECK_EQ_STR(ev("s::date"), "ERR1: cannot cast \"x\" to date");
