@@ -716,6 +716,7 @@ TlStatus tl_agg_update(TlAgg *a, const uint32_t *ids, int64_t n,
             FOR_VALID(x, n, {
                 uint32_t g = ids[i];
                 PREFETCH2(acc, tag);
+                if (i + PF_AHEAD < n) __builtin_prefetch(&cnt[ids[i + PF_AHEAD]], 1);
                 if (!tl_x_add_at(xs, acc, tag, g, v[i])) return tl_error_oom(err);
                 cnt[g]++;
             });
