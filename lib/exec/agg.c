@@ -7,7 +7,10 @@
  *   cnt[g]     rows / non-null values seen (also the "has a value" flag)
  *   acc[g]     int128 sums (sum and mean over integers: exact)
  *   iv[g]      integer-class values (int64, timestamp, date, bool widened)
- *   f[k][g]    float states: sum; Welford mean and M2; covariance moments
+ *   f[k][g]    float min/max/first/last values
+ *   xs[k]      exact float sums (kernels/xsum.h): sum and mean of x; for
+ *              std/var x, x*x; for covar x, y, x*y; for corr also x*x,
+ *              y*y; each product's rounding error (fma) in a sum of its own
  *   valid[g]   first/last: whether the kept value is non-null
  *   sv[g]      string values (min/max/first/last) and string_agg buffers
  *
@@ -43,8 +46,10 @@
  * keep the earlier value); first takes the partial's only where the
  * group had no row yet, last always; string_agg appends (separator
  * first); quantile values are appended (their order does not matter,
- * sealing sorts them); Welford (count, mean, M2) and the co-moments
- * combine by DuckDB's Combine (Chan et al.).
+ * sealing sorts them); exact float sums merge exactly (tl_x_merge), so
+ * float sums, means and moments are the same for any split of the rows.
+ * Results of std/var/covar/corr come from the exact sums: the moment
+ * Sxy - Sx*Sy/n in double-double (tl_x_comoment).
  */
 #include "agg.h"
 
@@ -52,6 +57,7 @@
 
 #include "../../kernels/rowenc.h"
 #include "../../kernels/sort.h"
+#include "../../kernels/xsum.h"
 #include "../group/group.h"
 
 typedef enum ValClass { C_NONE, C_INT, C_FLT, C_STR } ValClass;
@@ -80,8 +86,10 @@ struct TlAgg {
     int64_t *cnt;
     __int128 *acc;
     int64_t *iv;
-    double *f[5];
+    double *f[1];
     int n_f;
+    TlXSum xs[8];       /* exact float sums (see put_result for which) */
+    int n_xs;
     uint8_t *valid;
     StrVal *sv;
     QChunk **qch;       /* median/quantile pairs, input order */
@@ -165,9 +173,10 @@ TlStatus tl_agg_new(const TlAggSpec *spec, TlAgg **out, TlError *err)
         a->s.sep_len = len;
         if (!a->sep) goto oom;
     }
-    if (op == TL_OP_STD || op == TL_OP_VAR) a->n_f = 2;
-    else if (op == TL_OP_CORR || op == TL_OP_COVAR) a->n_f = 5;
-    else if ((op == TL_OP_SUM || op == TL_OP_MEAN) && a->cls == C_FLT) a->n_f = 1;
+    if (op == TL_OP_STD || op == TL_OP_VAR) a->n_xs = 3;
+    else if (op == TL_OP_CORR) a->n_xs = 8;
+    else if (op == TL_OP_COVAR) a->n_xs = 4;
+    else if ((op == TL_OP_SUM || op == TL_OP_MEAN) && a->cls == C_FLT) a->n_xs = 1;
     else if ((op == TL_OP_MIN || op == TL_OP_MAX || op == TL_OP_FIRST ||
               op == TL_OP_LAST) && a->cls == C_FLT) a->n_f = 1;
     if (op == TL_OP_COUNT_DISTINCT && xt != TL_TNULL) {
@@ -231,7 +240,12 @@ void tl_agg_free(TlAgg *a)
     tl_free_big(a->cnt);
     tl_free_big(a->acc);
     tl_free_big(a->iv);
-    for (int k = 0; k < 5; k++) tl_free_big(a->f[k]);
+    tl_free_big(a->f[0]);
+    for (int k = 0; k < a->n_xs; k++) {
+        tl_free_big(a->xs[k].acc);
+        tl_free_big(a->xs[k].tag);
+        tl_x_free(&a->xs[k]);
+    }
     tl_free_big(a->valid);
     q_free_chunks(a);
     tl_free(a->qkey);
@@ -245,7 +259,8 @@ void tl_agg_free(TlAgg *a)
 }
 
 /* The per-group state arrays op needs, with their element sizes: at most
- * 10 (cnt, acc or iv, five f, valid, sv).  Returns how many. */
+ * 21 (cnt, acc or iv, f, valid, sv, two per exact sum).  Returns how
+ * many. */
 static int state_arrays(TlAgg *a, void ***arr, size_t *elem)
 {
     TlOp op = a->s.op;
@@ -258,6 +273,10 @@ static int state_arrays(TlAgg *a, void ***arr, size_t *elem)
          op == TL_OP_LAST || op == TL_OP_ANY || op == TL_OP_ALL))
         STATE(a->iv);
     for (int k = 0; k < a->n_f; k++) STATE(a->f[k]);
+    for (int k = 0; k < a->n_xs; k++) {
+        STATE(a->xs[k].acc);
+        STATE(a->xs[k].tag);
+    }
     if (op == TL_OP_FIRST || op == TL_OP_LAST) STATE(a->valid);
     if (op == TL_OP_STRING_AGG ||
         (a->cls == C_STR && (op == TL_OP_MIN || op == TL_OP_MAX ||
@@ -277,8 +296,8 @@ static int state_arrays(TlAgg *a, void ***arr, size_t *elem)
  * Written first, each page faults once. */
 static TlStatus ensure(TlAgg *a, uint32_t n_groups, TlError *err)
 {
-    void **arr[10];
-    size_t elem[10];
+    void **arr[26];
+    size_t elem[26];
     if (n_groups <= a->touched) return TL_OK;
     int n = state_arrays(a, arr, elem);
     if (n_groups > a->cap) {
@@ -385,15 +404,15 @@ static inline int sv_cmp(const uint8_t *p, size_t len, const StrVal *s)
 }
 
 /* The loop over the rows of x that hold a value, decided once per array. */
-#define FOR_VALID(x, n, body)                                                  \
+#define FOR_VALID(x, n, ...)                                                   \
     do {                                                                       \
         if ((x)->null_count == 0) {                                            \
-            for (int64_t i = 0; i < (n); i++) { body }                         \
+            for (int64_t i = 0; i < (n); i++) { __VA_ARGS__ }                  \
         } else {                                                               \
             const uint8_t *bits_ = (x)->validity->data;                        \
             int64_t off_ = (x)->offset;                                        \
             for (int64_t i = 0; i < (n); i++)                                  \
-                if (tl_bit_get(bits_, off_ + i)) { body }                      \
+                if (tl_bit_get(bits_, off_ + i)) { __VA_ARGS__ }               \
         }                                                                      \
     } while (0)
 
@@ -560,33 +579,95 @@ static TlStatus upd_quantile(TlAgg *a, const uint32_t *ids, int64_t n,
     return TL_OK;
 }
 
+/* Add v to exact sum k of group g, or fail with OOM. */
+#define XADD(k, g, v)                                                          \
+    do {                                                                       \
+        if (!tl_x_add(&xs[k], (g), (v))) return tl_error_oom(err);             \
+    } while (0)
+
+/* Add the integer v to exact sum k of group g, or fail with OOM. */
+#define XADDI(k, g, v)                                                         \
+    do {                                                                       \
+        if (!tl_x_add_int(&xs[k], (g), (v))) return tl_error_oom(err);         \
+    } while (0)
+
+/* x's values as int64 when x is of an integer class and every value is
+ * below 2^26 in magnitude, NULL otherwise (the double path).  Squares and
+ * products are then below 2^52: exact as doubles too, so adding them as
+ * integers fills the same sums the double path would (the product whole,
+ * no rounding error), whichever batches take which path. */
+static const int64_t *small_ints(TlAgg *a, const TlArray *x, int64_t n)
+{
+    if (class_of(x->type) != C_INT) return NULL;
+    const int64_t *v = as_i64(a, x, n);
+    if (!v) return NULL;
+    int64_t lo = 0, hi = 0;
+    for (int64_t i = 0; i < n; i++) {
+        lo = v[i] < lo ? v[i] : lo;
+        hi = v[i] > hi ? v[i] : hi;
+    }
+    return lo > -((int64_t)1 << 26) && hi < ((int64_t)1 << 26) ? v : NULL;
+}
+
+/* The rounding error of the product p = x*y (x*y = p + e exactly), or 0
+ * when p is not finite (an overflowed product has no usable error). */
+static inline double prod_err(double x, double y, double p)
+{
+    return isfinite(p) ? fma(x, y, -p) : 0.0;
+}
+
+/* corr/covar: exact sums of x, y, x*y (and x*x, y*y for corr), each
+ * product as its rounded value plus its exact error, in their own sums. */
 static TlStatus upd_corr(TlAgg *a, const uint32_t *ids, int64_t n,
                          const TlArray *x, const TlArray *y, TlError *err)
 {
     if (x->type == TL_TNULL || y->type == TL_TNULL || x->null_count == n ||
         y->null_count == n)
         return TL_OK;
+    int64_t *cnt = a->cnt;
+    TlXSum *xs = a->xs;
+    bool corr = a->s.op == TL_OP_CORR;
+    bool nulls = x->null_count > 0 || y->null_count > 0;
+    const int64_t *xi64 = x->type == TL_TINT64 && y->type == TL_TINT64
+                              ? small_ints(a, x, n) : NULL;
+    const int64_t *yi64 = xi64 ? small_ints(a, y, n) : NULL;
+    if (yi64) {
+        for (int64_t i = 0; i < n; i++) {
+            if (nulls && !(tl_array_valid(x, i) && tl_array_valid(y, i))) continue;
+            uint32_t g = ids[i];
+            int64_t xi = xi64[i], yi = yi64[i];
+            cnt[g]++;
+            XADDI(0, g, xi);
+            XADDI(1, g, yi);
+            XADDI(2, g, xi * yi);
+            if (corr) {
+                XADDI(4, g, xi * xi);
+                XADDI(6, g, yi * yi);
+            }
+        }
+        return TL_OK;
+    }
     const double *xv = as_f64(&a->fx, &a->fx_cap, x, n);
     const double *yv = as_f64(&a->fy, &a->fy_cap, y, n);
     if (!xv || !yv) return tl_error_oom(err);
-    int64_t *cnt = a->cnt;
-    double *mx = a->f[0], *my = a->f[1], *co = a->f[2], *dx2 = a->f[3],
-           *dy2 = a->f[4];
-    bool nulls = x->null_count > 0 || y->null_count > 0;
     for (int64_t i = 0; i < n; i++) {
         if (nulls && !(tl_array_valid(x, i) && tl_array_valid(y, i))) continue;
         uint32_t g = ids[i];
         double xi = xv[i], yi = yv[i];
-        /* DuckDB's CovarOperation and STDDevBaseOperation, in this order. */
-        double c = (double)++cnt[g];
-        double dx = xi - mx[g];
-        double nmx = mx[g] + dx / c;
-        double nmy = my[g] + (yi - my[g]) / c;
-        co[g] += dx * (yi - nmy);
-        dx2[g] += (xi - nmx) * (xi - mx[g]);
-        dy2[g] += (yi - nmy) * (yi - my[g]);
-        mx[g] = nmx;
-        my[g] = nmy;
+        cnt[g]++;
+        XADD(0, g, xi);
+        XADD(1, g, yi);
+        double p = xi * yi;
+        XADD(2, g, p);
+        XADD(3, g, prod_err(xi, yi, p));
+        if (corr) {
+            p = xi * xi;
+            XADD(4, g, p);
+            XADD(5, g, prod_err(xi, xi, p));
+            p = yi * yi;
+            XADD(6, g, p);
+            XADD(7, g, prod_err(yi, yi, p));
+        }
     }
     return TL_OK;
 }
@@ -629,11 +710,14 @@ TlStatus tl_agg_update(TlAgg *a, const uint32_t *ids, int64_t n,
             });
         } else {
             const double *v = tl_array_f64(x);
-            double *s = a->f[0];
+            TlXSum *xs = a->xs;
+            __int128 *acc = xs->acc;
+            int32_t *tag = xs->tag;
             FOR_VALID(x, n, {
                 uint32_t g = ids[i];
-                PREFETCH2(s, cnt);
-                s[g] += v[i];
+                PREFETCH2(acc, tag);
+                if (i + PF_AHEAD < n) __builtin_prefetch(&cnt[ids[i + PF_AHEAD]], 1);
+                if (!tl_x_add_at(xs, acc, tag, g, v[i])) return tl_error_oom(err);
                 cnt[g]++;
             });
         }
@@ -646,17 +730,27 @@ TlStatus tl_agg_update(TlAgg *a, const uint32_t *ids, int64_t n,
         return upd_quantile(a, ids, n, x, err);
     case TL_OP_STD:
     case TL_OP_VAR: {
+        TlXSum *xs = a->xs;
+        const int64_t *iv = small_ints(a, x, n);
+        if (iv) {
+            FOR_VALID(x, n, {
+                uint32_t g = ids[i];
+                cnt[g]++;
+                XADDI(0, g, iv[i]);
+                XADDI(1, g, iv[i] * iv[i]);
+            });
+            return TL_OK;
+        }
         const double *v = as_f64(&a->fx, &a->fx_cap, x, n);
         if (!v) return tl_error_oom(err);
-        double *mean = a->f[0], *dsq = a->f[1];
-        /* DuckDB's STDDevBaseOperation (Welford), in input order. */
+        /* exact sums of x and x*x (rounded square and its error apart) */
         FOR_VALID(x, n, {
             uint32_t g = ids[i];
-            double c = (double)++cnt[g];
-            double d = (v[i] - mean[g]) / c;
-            double nm = mean[g] + d;
-            dsq[g] += (v[i] - nm) * (v[i] - mean[g]);
-            mean[g] = nm;
+            double xi = v[i], p = xi * xi;
+            cnt[g]++;
+            XADD(0, g, xi);
+            XADD(1, g, p);
+            XADD(2, g, prod_err(xi, xi, p));
         });
         return TL_OK;
     }
@@ -699,24 +793,12 @@ bool tl_agg_mergeable(TlOp op)
     return op != TL_OP_COUNT_DISTINCT && tl_op_is_agg(op);
 }
 
-/* Chan's combination of two Welford states, as DuckDB's
- * STDDevBaseOperation::Combine: (cnt, mean, m2) of dst absorbs src. */
-static inline void welford_merge(int64_t *cnt, double *mean, double *m2,
-                                 int64_t sc, double smean, double sm2)
+/* Fold the exact sums of p's group g into a's group d. */
+static bool xs_merge(TlAgg *a, const TlAgg *p, uint32_t d, uint32_t g)
 {
-    if (sc == 0) return;
-    if (*cnt == 0) {
-        *cnt = sc;
-        *mean = smean;
-        *m2 = sm2;
-        return;
-    }
-    double tc = (double)*cnt, scd = (double)sc, total = (double)(*cnt + sc);
-    double nm = (scd * smean + tc * *mean) / total;
-    double d = smean - *mean;
-    *m2 = sm2 + *m2 + d * d * scd * tc / total;
-    *mean = nm;
-    *cnt += sc;
+    for (int k = 0; k < a->n_xs; k++)
+        if (!tl_x_merge(&a->xs[k], d, &p->xs[k], g)) return false;
+    return true;
 }
 
 /* Merge partial states: p's groups src[i] (i when src is NULL) into a's
@@ -755,11 +837,11 @@ static TlStatus merge_impl(TlAgg *a, const TlAgg *p, const uint32_t *src,
                 a->acc[d] += p->acc[g];
                 cnt[d] += pc[g];
             }
-        } else if (a->n_f) {
+        } else if (a->n_xs) {
             for (uint32_t i = 0; i < n_src; i++) {
                 uint32_t g = src ? src[i] : i, d = map[i];
                 if (!pc[g]) continue;
-                a->f[0][d] += p->f[0][g];
+                if (!xs_merge(a, p, d, g)) return tl_error_oom(err);
                 cnt[d] += pc[g];
             }
         }
@@ -822,40 +904,15 @@ static TlStatus merge_impl(TlAgg *a, const TlAgg *p, const uint32_t *src,
         return TL_OK;
     case TL_OP_STD:
     case TL_OP_VAR:
-        for (uint32_t i = 0; i < n_src; i++) {
-            uint32_t g = src ? src[i] : i, d = map[i];
-            welford_merge(&cnt[d], &a->f[0][d], &a->f[1][d], pc[g], p->f[0][g],
-                          p->f[1][g]);
-        }
-        return TL_OK;
     case TL_OP_CORR:
-    case TL_OP_COVAR: {
-        double **f = a->f;
-        double *const *q = p->f;
+    case TL_OP_COVAR:
         for (uint32_t i = 0; i < n_src; i++) {
             uint32_t g = src ? src[i] : i, d = map[i];
-            int64_t sc = pc[g], tc = cnt[d];
-            if (sc == 0) continue;
-            if (tc == 0) {
-                cnt[d] = sc;
-                for (int k = 0; k < 5; k++) f[k][d] = q[k][g];
-                continue;
-            }
-            /* DuckDB's CovarOperation::Combine for the co-moment, its
-             * STDDevBaseOperation::Combine for the two second moments */
-            double t = (double)tc, s = (double)sc, total = (double)(tc + sc);
-            double mx = (s * q[0][g] + t * f[0][d]) / total;
-            double my = (s * q[1][g] + t * f[1][d]) / total;
-            double dx = f[0][d] - q[0][g], dy = f[1][d] - q[1][g];
-            f[2][d] = q[2][g] + f[2][d] + dx * dy * s * t / total;
-            f[3][d] = q[3][g] + f[3][d] + dx * dx * s * t / total;
-            f[4][d] = q[4][g] + f[4][d] + dy * dy * s * t / total;
-            f[0][d] = mx;
-            f[1][d] = my;
-            cnt[d] = tc + sc;
+            if (!pc[g]) continue;
+            if (!xs_merge(a, p, d, g)) return tl_error_oom(err);
+            cnt[d] += pc[g];
         }
         return TL_OK;
-    }
     case TL_OP_STRING_AGG:
         for (uint32_t i = 0; i < n_src; i++) {
             uint32_t g = src ? src[i] : i, d = map[i];
@@ -1004,6 +1061,15 @@ static double quantile_of(const TlAgg *a, uint32_t g)
     return vl + (rn - lo) * (vh - vl);
 }
 
+/* The co-moment of exact sums xs[x], xs[y], xs[p] + xs[e] (products) of
+ * group g; a second moment (x = y) is never below 0. */
+static double moment(const TlXSum *xs, int x, int y, int p, int e, uint32_t g,
+                     int64_t c, int64_t div)
+{
+    double m = tl_x_comoment(&xs[x], &xs[y], &xs[p], &xs[e], g, c, (double)div);
+    return x == y && m < 0 ? 0.0 : m;
+}
+
 /* Append the result of group g; false on OOM. */
 static bool put_result(const TlAgg *a, TlBuilder *b, uint32_t g)
 {
@@ -1016,12 +1082,12 @@ static bool put_result(const TlAgg *a, TlBuilder *b, uint32_t g)
     case TL_OP_SUM:
         if (!c) return tl_builder_append_null(b);
         if (a->cls == C_INT) return put_i64(b, (int64_t)a->acc[g]); /* sealed: fits */
-        return put_f64(b, a->f[0][g]);
+        return put_f64(b, tl_x_round(&a->xs[0], g));
     case TL_OP_MEAN:
         if (!c) return tl_builder_append_null(b);
         if (a->cls == C_INT)
             return put_f64(b, (double)((long double)a->acc[g] / (long double)c));
-        return put_f64(b, a->f[0][g] / (double)c);
+        return put_f64(b, tl_x_mean(&a->xs[0], g, c));
     case TL_OP_MIN: case TL_OP_MAX: case TL_OP_FIRST: case TL_OP_LAST:
         if (!c || ((op == TL_OP_FIRST || op == TL_OP_LAST) && !a->valid[g]))
             return tl_builder_append_null(b);
@@ -1037,20 +1103,27 @@ static bool put_result(const TlAgg *a, TlBuilder *b, uint32_t g)
         return put_f64(b, quantile_of(a, g));
     case TL_OP_STD: case TL_OP_VAR: {
         if (c < 2) return tl_builder_append_null(b);
-        double var = a->f[1][g] / (double)(c - 1);
+        const TlXSum *xs = a->xs;
+        double var = moment(xs, 0, 0, 1, 2, g, c, c - 1);
         return put_f64(b, op == TL_OP_STD ? sqrt(var) : var);
     }
     case TL_OP_COVAR:
         if (c < 2) return tl_builder_append_null(b);
-        return put_f64(b, a->f[2][g] / (double)(c - 1));
+        return put_f64(b, tl_x_comoment(&a->xs[0], &a->xs[1], &a->xs[2], &a->xs[3],
+                                        g, c, (double)(c - 1)));
     case TL_OP_CORR: {
         if (c < 2) return tl_builder_append_null(b);
-        /* DuckDB: population covariance over population stds. */
-        double cov = a->f[2][g] / (double)c;
-        double sx = sqrt(a->f[3][g] / (double)c);
-        double sy = sqrt(a->f[4][g] / (double)c);
-        if (sx * sy == 0) return tl_builder_append_null(b);
-        return put_f64(b, cov / (sx * sy));
+        /* DuckDB's population covariance over population stds, as
+         * Mxy / sqrt(Mxx Myy) (null when a std is 0): a perfect linear
+         * relation of small integers gives exactly 1 or -1 */
+        const TlXSum *xs = a->xs;
+        double mxy = moment(xs, 0, 1, 2, 3, g, c, 1);
+        double mxx = moment(xs, 0, 0, 4, 5, g, c, 1);
+        double myy = moment(xs, 1, 1, 6, 7, g, c, 1);
+        double den = mxx * myy;
+        if (mxx == 0 || myy == 0) return tl_builder_append_null(b);
+        den = isfinite(den) && den != 0 ? sqrt(den) : sqrt(mxx) * sqrt(myy);
+        return put_f64(b, mxy / den);
     }
     case TL_OP_STRING_AGG:
         if (!c || b->type != TL_TSTRING) return tl_builder_append_null(b);

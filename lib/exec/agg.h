@@ -9,10 +9,9 @@
  * Semantics are DuckDB's (man/tally.1, "Aggregates"): nulls are skipped except by
  * first/last; count() counts rows; sum/mean/min/max/... of no values are
  * null; sum over int64 is exact (int128) and fails only if the result
- * leaves int64; float sums add left to right in input order within a batch
- * of updates (merged partials add per-batch subtotals, see tl_agg_merge);
- * std/var/covar are the sample versions (Welford, DuckDB's update order;
- * partials combined by Chan's formula); median and
+ * leaves int64; float sums are exact and rounded once, means divide the
+ * exact sum (kernels/xsum.h); std/var/covar are the sample versions,
+ * computed with corr from exact sums of values and products; median and
  * quantile interpolate (quantile_cont); floats order NaN last and -0.0 = 0.0.
  *
  * Ownership: argument arrays are borrowed for the call; the finish result is
@@ -55,11 +54,10 @@ TlStatus tl_agg_update(TlAgg *a, const uint32_t *ids, int64_t n,
  * if p's rows came after every row a has seen.  Merging the partials of
  * consecutive batches in input order gives exactly the row-by-row results
  * for counts, integer sums and means, min, max, first, last (null
- * included), any, all, string_agg, median and quantile; float sums and
- * means add per-batch subtotals (a different grouping, last-bit
- * differences), std/var/corr/covar combine Welford states by Chan's formula
- * (DuckDB's Combine).  count_distinct does not merge (tl_agg_mergeable
- * false): update it with the rows' mapped ids instead.  p is not changed;
+ * included), any, all, string_agg, median and quantile, and (exact sums
+ * merging exactly) float sums, means, std, var, corr and covar.
+ * count_distinct does not merge (tl_agg_mergeable false): update it with
+ * the rows' mapped ids instead.  p is not changed;
  * TL_ERR_OOM, or TL_ERR_USAGE when the states do not fit together. */
 bool tl_agg_mergeable(TlOp op);
 TlStatus tl_agg_merge(TlAgg *a, const TlAgg *p, const uint32_t *map,

@@ -69,8 +69,8 @@
  * and a one-morsel input runs its partitions and their sealing inline on
  * the consumer (same calls in the same order, so the same bytes; no pool
  * thread is started for a 10-row file).  Rows
- * reach every group's state in input order, so every result, float sums,
- * means and Welford states included, is exactly the serial path's.
+ * reach every group's state in input order, so every result is exactly
+ * the serial path's (float sums and moments are exact in any order).
  *
  * A morsel with few groups is pre-aggregated instead (q1's 100 groups:
  * merging 100 local groups costs far less than routing 40K rows):
@@ -80,9 +80,9 @@
  * values (their first rows') and splits the local groups by the same
  * hash; partition p maps its local groups' keys and folds their partials
  * in with tl_agg_merge_some (first appearance: each local group's first
- * row).  Float sums, means and second moments of such a morsel are
- * combined per morsel (last-bit differences from the serial path, the same
- * for every --threads: the choice depends only on the morsel's content).
+ * row).  Float sums, means and second moments come from exact sums
+ * (kernels/xsum.h), which merge exactly: the same bits as the serial
+ * path, whichever morsels pre-aggregate.
  * Median, quantile and count_distinct keep values per row, so queries with
  * them never pre-aggregate.  TALLY_AGG_PRE=0 never pre-aggregates, =1
  * always does where the aggregates allow (tests), TALLY_AGG_RADIX=0 keeps
