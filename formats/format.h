@@ -30,7 +30,7 @@ typedef struct TlReadOptions {
     const char *null_text;   /* a field equal to this is null; NULL: default */
     bool no_header;          /* columns are named column1, column2, ... */
     const TlSchema *schema;  /* --schema: fixed types by name (others inferred) */
-    const char *from;        /* format override ("csv", "tsv"), or NULL */
+    const char *from;        /* format override ("csv", "ndjson", ...), or NULL */
     bool with_filename;      /* add a `filename` column (formats/filename.c) */
 } TlReadOptions;
 
@@ -226,8 +226,8 @@ void tl_writer_free(TlWriter *w);
  * after every reader and batch is gone. */
 void tl_stdin_cache_free(void);
 
-/* Format from a path suffix: "csv", "tsv", "ndjson", "parquet", "arrow", or
- * NULL if unknown; *compression set to "gz", "zst" or NULL. */
+/* Format from a path suffix: "csv", "tsv", "ndjson", "json", "parquet",
+ * "arrow", or NULL if unknown; *compression set to "gz", "zst" or NULL. */
 const char *tl_format_from_path(const char *path, const char **compression);
 
 #endif
