@@ -63,7 +63,8 @@
 #include <stdlib.h>
 
 #define SNIFF_BYTES ((size_t)64 << 10) /* bytes the sniffer looks at */
-#define MAX_DEPTH 1024                 /* deepest nesting (as the NDJSON reader) */
+#define MAX_DEPTH 1025                 /* a record and 1024 levels in it (as the
+                                          NDJSON reader) */
 #define SEQ_CHUNK 4096                 /* morsels per seq_line block */
 
 /* A problem in the document's structure: the byte it is at (n: the end of
