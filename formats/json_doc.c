@@ -102,8 +102,9 @@ static const char *found(const uint8_t *p, size_t n, size_t i, char *buf, size_t
     case '{': return "an object";
     case '[': return "an array";
     case '"': return "a string";
-    case 't': case 'f': return "a boolean";
-    case 'n': return "null";
+    case 't': if (n - i >= 4 && memcmp(p + i, "true", 4) == 0) return "true"; break;
+    case 'f': if (n - i >= 5 && memcmp(p + i, "false", 5) == 0) return "false"; break;
+    case 'n': if (n - i >= 4 && memcmp(p + i, "null", 4) == 0) return "null"; break;
     case '-': case '0': case '1': case '2': case '3': case '4':
     case '5': case '6': case '7': case '8': case '9': return "a number";
     default: break;

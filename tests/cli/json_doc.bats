@@ -174,6 +174,12 @@ EOF
     printf '\n  "duck"' > s.json
     run_tally s.json
     assert_err 1 'tally: s.json:2:3: expected an array of objects or objects one after another, found a string'
+    printf 'null' > z.json
+    run_tally z.json
+    assert_err 1 'tally: z.json:1:1: expected an array of objects or objects one after another, found null'
+    printf '[true]' > t.json
+    run_tally t.json
+    assert_err 1 "tally: t.json:1:2: expected an object (a row) or ']', found true"
     printf "'[]" > q.json
     run_tally q.json
     assert_err 1 "tally: q.json:1:1: expected an array of objects or objects one after another, found '''"
