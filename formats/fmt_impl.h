@@ -186,6 +186,10 @@ TlStatus tl_ndjson_writer_open(TlSink *sink, const TlSchema *schema,
  * them. */
 TlStatus tl_json_reader_open(const char *path, const TlReadOptions *opt,
                              TlTypeHints *hints, TlReader **out, TlError *err);
+/* A .ndjson/.jsonl file: the NDJSON reader, or an error naming --from json
+ * when the file starts as a JSON document (json_doc.c). */
+TlStatus tl_json_ndjson_open(const char *path, const TlReadOptions *opt,
+                             TlTypeHints *hints, TlReader **out, TlError *err);
 /* The JSON array writer (ndjson_write.c): one document `[` ... `]`, one
  * object a line. */
 TlStatus tl_json_writer_open(TlSink *sink, const TlSchema *schema,

@@ -389,7 +389,9 @@ TlStatus tl_reader_open(const char *path, const TlReadOptions *opt,
     }
     if (!fmt && strcmp(path, "-") == 0) TL_TRY(tl_stdin_sniff(&fmt, err));
     if (!fmt) fmt = "csv";
-    if (strcmp(fmt, "ndjson") == 0) {
+    if (strcmp(fmt, "ndjson") == 0 && !opt->from) {
+        st = tl_json_ndjson_open(path, opt, hints, out, err); /* names --from json */
+    } else if (strcmp(fmt, "ndjson") == 0) {
         st = tl_ndjson_reader_open(path, opt, hints, out, err);
     } else if (strcmp(fmt, "json") == 0) {
         st = tl_json_reader_open(path, opt, hints, out, err); /* json_doc.c */

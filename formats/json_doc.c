@@ -218,11 +218,15 @@ static size_t bom(const uint8_t *p, size_t n)
  * size bytes, from the first object at i: true when every object starting
  * in the window lies on one line and a line end (LF or CR) separates any
  * two.  An object the window cuts counts by what the window holds of it;
- * a problem leaves the input to the document path. */
-static bool ndjson_like(const uint8_t *p, size_t w, size_t size, size_t i, size_t *opens)
+ * a problem leaves the input to the document path.  When false because a
+ * well-formed object runs over several lines, *split is where it starts
+ * (else SIZE_MAX). */
+static bool ndjson_like(const uint8_t *p, size_t w, size_t size, size_t i, size_t *opens,
+                        size_t *split)
 {
     bool gap_lf = true;
     Problem pb;
+    *split = SIZE_MAX;
     while (i < w) {
         bool lf = false;
         size_t end;
@@ -237,7 +241,10 @@ static bool ndjson_like(const uint8_t *p, size_t w, size_t size, size_t i, size_
         }
         if (p[i] != '{' || !gap_lf) return false;
         end = scan_object(p, w, i, NULL, &lf, opens, &pb);
-        if (lf) return false;
+        if (lf) {
+            if (end != SIZE_MAX) *split = i; /* closed: surely a document */
+            return false;
+        }
         if (end == SIZE_MAX) return pb.at == w && w < size;
         i = end;
         gap_lf = false;
@@ -641,6 +648,40 @@ fail:
     return err->code;
 }
 
+/* Load path (*b, an owned reference) and tell its content by its first
+ * SNIFF_BYTES (top of the file): *nd when it is NDJSON, else *split as
+ * ndjson_like leaves it, or the offset of a '[' that starts it. */
+static TlStatus sniff(const char *path, TlBuf **b, bool *nd, size_t *split, TlError *err)
+{
+    size_t ready = 0, w, i;
+    size_t *opens;
+    *nd = true;
+    *split = SIZE_MAX;
+    TL_TRY(tl_input_load_stream(path, b, err));
+    w = (*b)->size < SNIFF_BYTES ? (*b)->size : SNIFF_BYTES;
+    if (tl_input_wait(*b, w, &ready, err) != TL_OK) goto fail;
+    for (i = bom((*b)->data, w); i < w && blank((*b)->data[i]); i++) {
+    }
+    if (i >= w && w == (*b)->size) return TL_OK; /* blank: no rows */
+    *nd = false;
+    if (i >= w || (*b)->data[i] != '{') {
+        if (i < w && (*b)->data[i] == '[') *split = i;
+        return TL_OK;
+    }
+    opens = tl_malloc(MAX_DEPTH * sizeof *opens);
+    if (!opens) {
+        tl_error_oom(err);
+        goto fail;
+    }
+    *nd = ndjson_like((*b)->data, w, (*b)->size, i, opens, split);
+    tl_free(opens);
+    return TL_OK;
+fail:
+    tl_buf_release(*b);
+    *b = NULL;
+    return err->code;
+}
+
 /* Open the JSON input at path ("-": standard input) by its content (top of
  * the file): the NDJSON reader for NDJSON, else the document reader.
  * Errors: those of tl_input_load, a top-level scalar (TL_ERR_DATA naming
@@ -649,27 +690,10 @@ TlStatus tl_json_reader_open(const char *path, const TlReadOptions *opt,
                              TlTypeHints *hints, TlReader **out, TlError *err)
 {
     TlBuf *b = NULL;
-    size_t ready = 0, w, i;
-    size_t *opens;
-    bool nd = true;
+    bool nd;
+    size_t split;
     *out = NULL;
-    TL_TRY(tl_input_load_stream(path, &b, err));
-    w = b->size < SNIFF_BYTES ? b->size : SNIFF_BYTES;
-    if (tl_input_wait(b, w, &ready, err) != TL_OK) {
-        tl_buf_release(b);
-        return err->code;
-    }
-    for (i = bom(b->data, w); i < w && blank(b->data[i]); i++) {
-    }
-    if (i < w || w < b->size) {
-        opens = tl_malloc(MAX_DEPTH * sizeof *opens);
-        if (!opens) {
-            tl_buf_release(b);
-            return tl_error_oom(err);
-        }
-        nd = i < w && b->data[i] == '{' && ndjson_like(b->data, w, b->size, i, opens);
-        tl_free(opens);
-    }
+    TL_TRY(sniff(path, &b, &nd, &split, err));
     if (nd) {
         tl_buf_release(b);
         return tl_ndjson_reader_open(path, opt, hints, out, err);
@@ -679,4 +703,31 @@ TlStatus tl_json_reader_open(const char *path, const TlReadOptions *opt,
         return err->code;
     }
     return open_doc(path, b, opt, hints, out, err);
+}
+
+/* Open path, named .ndjson or .jsonl, with the NDJSON reader; but when its
+ * first SNIFF_BYTES show a JSON document (a top-level array, or a
+ * well-formed object over several lines), that is the error, naming
+ * --from json, which reads the file by content (tl_json_reader_open).
+ * The name promises NDJSON, so it is never read as a document unasked. */
+TlStatus tl_json_ndjson_open(const char *path, const TlReadOptions *opt,
+                             TlTypeHints *hints, TlReader **out, TlError *err)
+{
+    TlBuf *b = NULL;
+    bool nd;
+    size_t split;
+    int64_t line, col;
+    *out = NULL;
+    TL_TRY(sniff(path, &b, &nd, &split, err));
+    if (!nd && split != SIZE_MAX) {
+        where(b->data, b->size, split, &line, &col);
+        tl_error(err, TL_ERR_DATA, "%s:%lld:%lld: %s (NDJSON holds one object per line; "
+                 "--from json reads JSON documents)", tl_input_name(path),
+                 (long long)line, (long long)col, b->data[split] == '['
+                 ? "a JSON array, not NDJSON" : "an object over several lines");
+        tl_buf_release(b);
+        return err->code;
+    }
+    tl_buf_release(b);
+    return tl_ndjson_reader_open(path, opt, hints, out, err);
 }

@@ -103,6 +103,23 @@ EOF
     assert_err 1 'tally: p.json:1:1: an array where an object was expected (NDJSON holds one object per line)'
 }
 
+@test "json: a .ndjson or .jsonl file that holds a document names --from json" {
+    pretty
+    cp p.json p.jsonl
+    run_tally p.jsonl -o out.csv
+    assert_err 1 'tally: p.jsonl:1:1: a JSON array, not NDJSON (NDJSON holds one object per line; --from json reads JSON documents)'
+    printf '{"a": 1}\n\n  {\n  "a": 2\n}\n' > s.ndjson
+    run_tally s.ndjson -o out.csv
+    assert_err 1 'tally: s.ndjson:3:3: an object over several lines (NDJSON holds one object per line; --from json reads JSON documents)'
+    assert_only_files p.json p.jsonl s.ndjson
+    assert_run_out --from json p.jsonl <<<"$PRETTY_CSV"
+    assert_run_out --from json s.ndjson <<'EOF'
+a
+1
+2
+EOF
+}
+
 @test "json: a compressed document" {
     pretty
     gzip -c p.json > p.json.gz
