@@ -2,8 +2,10 @@
  * json_doc.c -- a .json input read by its content: NDJSON (one object a
  * line), one top-level array of objects, or objects one after another
  * (pretty-printed or not).  `--from json` and standard input starting with
- * '{' or '[' come here too; `--from ndjson`, .ndjson and .jsonl go straight
- * to the NDJSON reader.
+ * '{' or '[' come here too; `--from ndjson` goes straight to the NDJSON
+ * reader, and so do .ndjson and .jsonl unless the sniffer finds a document
+ * (a top-level '[' or a closed object over several lines), which is then
+ * an error naming --from json (tl_json_ndjson_open).
  *
  * Sniffing (deterministic: the first SNIFF_BYTES of the input and its
  * size decide).  After a UTF-8 BOM and blanks:
