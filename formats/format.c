@@ -37,9 +37,10 @@ static bool ends_with_ci(const char *s, size_t n, const char *suffix)
 }
 
 /* The format named by path's suffix ("csv", "tsv", "ndjson", "json",
- * "parquet", "arrow") or NULL when unknown; a trailing ".gz" or ".zst" is stripped first
- * and reported in *compression ("gz", "zst" or NULL; compression may be
- * NULL).  Case-insensitive; ".jsonl" is ndjson and ".feather" is arrow. */
+ * "parquet", "arrow") or NULL when unknown; a trailing ".gz" or ".zst" is
+ * stripped first and reported in *compression ("gz", "zst" or NULL;
+ * compression may be NULL).  Case-insensitive; ".jsonl" is ndjson and
+ * ".feather" is arrow. */
 const char *tl_format_from_path(const char *path, const char **compression)
 {
     static const struct { const char *suffix, *format; } table[] = {
@@ -71,8 +72,7 @@ static const char *format_name(const char *s)
     static const struct { const char *name, *format; } table[] = {
         {"csv", "csv"},       {"tsv", "tsv"},         {"ndjson", "ndjson"},
         {"jsonl", "ndjson"},  {"json", "json"},       {"parquet", "parquet"},
-        {"arrow", "arrow"},
-        {"feather", "arrow"},
+        {"arrow", "arrow"},   {"feather", "arrow"},
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
         if (strcasecmp(s, table[i].name) == 0) return table[i].format;
