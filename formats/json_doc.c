@@ -138,9 +138,10 @@ static const uint8_t stop[256] = {
 
 /* Where the object at p[i] == '{' ends (the index after its '}'), tracking
  * strings and brackets only: the NDJSON decoder validates the rest.  With
- * out, the bytes are copied to out[i..end) with every line end (all are
+ * out, the bytes are copied to out[i..end) with every LF and CR (all are
  * outside strings: a string holding one is a problem) made a space.  *lf
- * is set when the object holds a line end.  opens: a stack of MAX_DEPTH
+ * is set when the object holds an LF (NDJSON reads a CR inside an object
+ * as white space).  opens: a stack of MAX_DEPTH
  * offsets.  SIZE_MAX with pb filled: brackets that do not match, a raw line
  * end in a string, nesting beyond MAX_DEPTH, or the input ends first
  * (pb->at == n). */
@@ -150,7 +151,7 @@ static size_t scan_object(const uint8_t *p, size_t n, size_t i, uint8_t *out, bo
     const size_t start = i;
     size_t depth = 0;
     int64_t line, col;
-    bool nl = false;
+    bool nl = false, cr = false; /* LF (a line end) and CR seen outside strings */
     for (;; i++) {
         uint8_t c;
         while (i < n && !(stop[p[i]] & 1)) i++;
@@ -188,14 +189,15 @@ static size_t scan_object(const uint8_t *p, size_t n, size_t i, uint8_t *out, bo
                 i++;
                 if (out) {
                     memcpy(out + start, p + start, i - start);
-                    for (size_t k = start; nl && k < i; k++)
+                    for (size_t k = start; (nl || cr) && k < i; k++)
                         if (out[k] == '\n' || out[k] == '\r') out[k] = ' ';
                 }
                 *lf |= nl;
                 return i;
             }
         } else {
-            nl = true; /* a line end */
+            nl |= c == '\n'; /* a CR inside an object is white space to NDJSON */
+            cr |= c == '\r';
         }
     }
     *lf |= nl;
@@ -274,12 +276,12 @@ typedef struct Doc {
 
 /* Copy the blanks at p[i] to the text (CR made a space, so the text's
  * lines end at LF only); returns the first byte after them.  *lf (may be
- * NULL) is set when they hold a line end. */
+ * NULL) is set when they hold an LF. */
 static size_t copy_blanks(Doc *d, size_t i, bool *lf)
 {
     for (; i < d->n && blank(d->p[i]); i++) {
         d->t[i + d->shift] = d->p[i] == '\r' ? ' ' : d->p[i];
-        if (lf && (d->p[i] == '\n' || d->p[i] == '\r')) *lf = true;
+        if (lf && d->p[i] == '\n') *lf = true;
     }
     return i;
 }

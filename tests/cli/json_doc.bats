@@ -68,11 +68,15 @@ EOF
 
 @test "json: a BOM, CRLF and lone CR line ends, blanks around the array" {
     printf '\xef\xbb\xbf\r\n  [\r\n {"a": 1},\r\n\r\n {\r"a": 2\r}\r\n]\r\n\r\n' > crlf.json
-    assert_run_out crlf.json <<'EOF'
+    printf '[\r{"a": 1},\r{\r"a": 2\r}\r]\r' > cr.json
+    printf '{"a": 1}\r{\r"a": 2}\r' > cr.ndjson
+    for f in crlf.json cr.json cr.ndjson; do
+        assert_run_out "$f" <<'EOF'
 a
 1
 2
 EOF
+    done
 }
 
 @test "json: an empty array, an empty file and a blank file have no rows" {
