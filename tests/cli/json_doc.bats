@@ -124,10 +124,20 @@ a
 EOF
 }
 
-@test "json: a compressed document" {
+@test "json: a compressed document; --with-filename" {
     pretty
     gzip -c p.json > p.json.gz
     assert_run_out p.json.gz <<<"$PRETTY_CSV"
+    printf '{\n  "id": 3\n}\n' > q.json
+    assert_run_out p.json q.json --with-filename --select 'filename, id' <<'EOF'
+filename,id
+p.json,1
+p.json,2
+q.json,3
+EOF
+    run_tally_in $'{\n  "id": 3\n}\n{"id": 4}' -
+    assert_ok
+    assert_out $'id\n3\n4'
 }
 
 @test "json: pipelines over a document: filter, group-by, sort" {
