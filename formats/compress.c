@@ -1031,7 +1031,8 @@ TlStatus tl_stdin_sniff(const char **fmt, TlError *err)
             b->data[i] != '\n')
             break;
     }
-    *fmt = st == TL_OK && i < ready && b->data[i] == '{' ? "ndjson" : "csv";
+    *fmt = st == TL_OK && i < ready && (b->data[i] == '{' || b->data[i] == '[') ? "json"
+                                                                              : "csv";
     tl_buf_release(b);
     return st;
 }

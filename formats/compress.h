@@ -48,7 +48,8 @@ TlStatus tl_decompress(TlCompression c, const char *name, const uint8_t *src,
  * On error *buf is released and set to NULL. */
 TlStatus tl_input_decompress(const char *path, TlBuf **buf, TlError *err);
 /* The format of standard input by its first non-blank byte (after
- * decompression): "ndjson" for '{', else "csv".  Loads (and caches) stdin. */
+ * decompression): "json" for '{' or '[' (json_doc.c tells NDJSON from a
+ * document), else "csv".  Loads (and caches) stdin. */
 TlStatus tl_stdin_sniff(const char **fmt, TlError *err);
 /* Wait until every streamed input of the process (formats/compress.c,
  * "Streaming") is decompressed to its end; the first that failed gives its

@@ -204,5 +204,23 @@ TlStatus tl_ndjson_reader_open(const char *path, const TlReadOptions *opt,
 void tl_ndjson_split_force(int64_t rows, int64_t bytes);
 TlStatus tl_ndjson_writer_open(TlSink *sink, const TlSchema *schema,
                                TlWriter **out, TlError *err);
+/* JSON by content (json_doc.c): NDJSON, one array of objects, or objects
+ * one after another; the document forms are read as NDJSON text made from
+ * them. */
+TlStatus tl_json_reader_open(const char *path, const TlReadOptions *opt,
+                             TlTypeHints *hints, TlReader **out, TlError *err);
+/* A .ndjson/.jsonl file: the NDJSON reader, or an error naming --from json
+ * when the file starts as a JSON document (json_doc.c). */
+TlStatus tl_json_ndjson_open(const char *path, const TlReadOptions *opt,
+                             TlTypeHints *hints, TlReader **out, TlError *err);
+/* The JSON array writer (ndjson_write.c): one document `[` ... `]`, one
+ * object a line. */
+TlStatus tl_json_writer_open(TlSink *sink, const TlSchema *schema,
+                             TlWriter **out, TlError *err);
+/* Until called again with NULL, loading exactly the string path (the same
+ * pointer) gives a new reference to buf instead of reading the file: how
+ * json_doc.c hands the NDJSON reader the text it made of a document.
+ * Per thread. */
+void tl_input_stand_in(const char *path, TlBuf *buf);
 
 #endif

@@ -53,7 +53,7 @@ typedef struct TlReadOptions {
     const char *null_text;   /* a field equal to this is null; NULL: default */
     bool no_header;          /* columns are named column1, column2, ... */
     const TlSchema *schema;  /* --schema: fixed types by name (others inferred) */
-    const char *from;        /* format override ("csv", "tsv"), or NULL */
+    const char *from;        /* format override ("csv", "ndjson", ...), or NULL */
     bool with_filename;      /* add a `filename` column (formats/filename.c) */
     const TlInputTest *test; /* tests only; NULL: none */
     bool quoted_as_string;   /* a column with a quoted value is a string */
@@ -303,8 +303,9 @@ void tl_input_guard_install(void);
 void tl_input_changes_reset(void);
 TlStatus tl_input_changed(TlError *err);
 
-/* Format from a path suffix: "csv", "tsv", "ndjson", "parquet", "arrow", or
- * NULL if unknown; *compression set to "gz", "zst" or NULL. */
+/* Format from a path suffix: "csv", "tsv", "ndjson", "json", "parquet",
+ * "arrow", or NULL if unknown; *compression set to "gz", "zst" or NULL. */
+
 const char *tl_format_from_path(const char *path, const char **compression);
 
 #endif

@@ -14,6 +14,19 @@
  *                     through, each invalid sequence becomes U+FFFD and the
  *                     strings so repaired are counted in a warning
  *
+ * JSON array (tl_json_writer_open, `-o x.json`, `--to json`): the same
+ * objects, one a line, made one document:
+ *
+ *   [
+ *   {"a":1,"b":"x"},
+ *   {"a":2,"b":"y"}
+ *   ]
+ *
+ * and `[]` when there is no row.  A row is spelt `,\n{...}` (the separator
+ * first, so no slice needs to know whether a row follows it); the first
+ * row of the output, `[\n{...}`, is formatted by write() itself before the
+ * rest of its batch goes to the pipeline, and finish() writes `\n]\n`.
+ *
  * The column keys, already quoted and escaped with their ':' (and the ','
  * before them), are built once at open.  Rows are formatted in chunks
  * column by column first, as in csv_write.c (write_common.h), so the type
@@ -35,17 +48,23 @@
 enum { K_PLAIN = TL_PIECE_PLAIN, K_NULL = TL_PIECE_NULL, K_STRING = 2, K_QUOTED = 3 };
 enum { C_NONFINITE = 0, C_BAD_UTF8 = 1 }; /* TlWriteBuf.count[] */
 
-/* The column keys: read only once open returns (shared by tasks). */
+/* The column keys and a row's framing: read only once open returns
+ * (shared by tasks). */
 typedef struct NdSpell {
     int n_cols;
     uint8_t **keys;          /* per column: `{"name":` or `,"name":` */
     size_t *key_len;
+    const char *pre, *post;  /* before and after each row's object */
+    size_t pre_len, post_len;
 } NdSpell;
 
 typedef struct NdjsonWriter {
     TlWriter base;
     NdSpell spell;
     TlWritePipe *pipe;
+    bool array;              /* a JSON array (see the top) */
+    bool started;            /* array: the first row is written */
+    int64_t count[TL_WRITE_COUNTERS]; /* array: the first row's warnings */
 } NdjsonWriter;
 
 static const char hex[] = "0123456789abcdef";
@@ -160,17 +179,23 @@ static TlStatus nd_rows(const void *ctx, TlWriteBuf *b, int64_t n, TlError *err)
     const NdSpell *w = ctx;
     for (int64_t row = 0; row < n; row++) {
         if (w->n_cols == 0) {
-            TL_TRY(tl_write_buf_reserve(b, 3, err));
-            memcpy(b->out + b->len, "{}\n", 3);
-            b->len += 3;
+            TL_TRY(tl_write_buf_reserve(b, w->pre_len + 2 + w->post_len, err));
+            memcpy(b->out + b->len, w->pre, w->pre_len);
+            memcpy(b->out + b->len + w->pre_len, "{}", 2);
+            memcpy(b->out + b->len + w->pre_len + 2, w->post, w->post_len);
+            b->len += w->pre_len + 2 + w->post_len;
             continue;
         }
         for (int c = 0; c < w->n_cols; c++) {
             const TlPiece *pc = &b->pieces[(size_t)c * (size_t)b->chunk + (size_t)row];
-            size_t need = w->key_len[c] + (size_t)pc->len * 6 + 8;
+            size_t need = w->key_len[c] + (size_t)pc->len * 6 + 8 + w->pre_len;
             uint8_t *o;
             if (b->len + need > b->cap) TL_TRY(tl_write_buf_reserve(b, need, err));
             o = b->out + b->len;
+            if (c == 0 && w->pre_len) {
+                memcpy(o, w->pre, w->pre_len);
+                o += w->pre_len;
+            }
             memcpy(o, w->keys[c], w->key_len[c]);
             o += w->key_len[c];
             switch (pc->kind) {
@@ -197,7 +222,7 @@ static TlStatus nd_rows(const void *ctx, TlWriteBuf *b, int64_t n, TlError *err)
             }
             if (c + 1 == w->n_cols) {
                 *o++ = '}';
-                *o++ = '\n';
+                if (w->post_len) *o++ = (uint8_t)w->post[0];
             }
             b->len = (size_t)(o - b->out);
         }
@@ -207,12 +232,47 @@ static TlStatus nd_rows(const void *ctx, TlWriteBuf *b, int64_t n, TlError *err)
 
 static const TlWriteFormat nd_format = {nd_pieces, nd_rows};
 
+/* A JSON array's first row, `[\n{...}`, straight to the sink (nothing is
+ * in the pipeline yet), then the rest of batch b (rows 1..) through the
+ * pipeline. */
+static TlStatus array_start(NdjsonWriter *w, const TlBatch *b, TlError *err)
+{
+    NdSpell first = w->spell;
+    TlWriteBuf buf;
+    TlBatch *rest = NULL;
+    TlStatus st;
+    first.pre = "[\n";
+    first.pre_len = 2;
+    if (!tl_write_buf_init(&buf, w->spell.n_cols)) {
+        tl_write_buf_free(&buf);
+        return tl_error_oom(err);
+    }
+    st = tl_write_format_rows(&nd_format, &first, b, b->n_cols, 0, 1, &buf, err);
+    if (st == TL_OK) st = tl_sink_write(w->base.sink, buf.out, buf.len, err);
+    for (int k = 0; k < TL_WRITE_COUNTERS; k++) w->count[k] += buf.count[k];
+    tl_write_buf_free(&buf);
+    w->started = true;
+    if (st != TL_OK || b->n_rows == 1) return st;
+    rest = tl_batch_new(b->schema, b->n_cols, b->n_rows - 1);
+    if (!rest) return tl_error_oom(err);
+    for (int c = 0; c < b->n_cols; c++)
+        if (!(rest->cols[c] = tl_array_slice(b->cols[c], 1, b->n_rows - 1))) {
+            tl_batch_free(rest);
+            return tl_error_oom(err);
+        }
+    st = tl_write_pipe_put(w->pipe, rest, err);
+    tl_batch_free(rest);
+    return st;
+}
+
 static TlStatus nd_write(TlWriter *base, const TlBatch *b, TlError *err)
 {
     NdjsonWriter *w = (NdjsonWriter *)base;
     if (b->n_cols != w->spell.n_cols)
         return tl_error(err, TL_ERR_DATA, "internal: writer expected %d columns, got %d",
                         w->spell.n_cols, b->n_cols);
+    if (w->array && !w->started)
+        return b->n_rows > 0 ? array_start(w, b, err) : TL_OK;
     return tl_write_pipe_put(w->pipe, b, err);
 }
 
@@ -221,6 +281,10 @@ static TlStatus nd_finish(TlWriter *base, TlError *err)
     NdjsonWriter *w = (NdjsonWriter *)base;
     int64_t count[TL_WRITE_COUNTERS];
     TL_TRY(tl_write_pipe_finish(w->pipe, count, err));
+    for (int k = 0; k < TL_WRITE_COUNTERS; k++) count[k] += w->count[k];
+    if (w->array)
+        TL_TRY(w->started ? tl_sink_write(w->base.sink, "\n]\n", 3, err)
+                          : tl_sink_write(w->base.sink, "[]\n", 3, err));
     if (count[C_NONFINITE] > 0)
         fprintf(stderr, "tally: warning: %lld inf/nan value%s written as null "
                 "(JSON cannot hold them)\n", (long long)count[C_NONFINITE],
@@ -245,11 +309,10 @@ static void nd_free(TlWriter *base)
 
 static const TlWriterOps ndjson_writer_ops = {nd_write, nd_finish, nd_free};
 
-/* Open an NDJSON writer on sink for columns of schema (see the top of this
- * file).  Nothing is written until the first batch.  The sink is borrowed and
- * must outlive the writer; schema is only read here. */
-TlStatus tl_ndjson_writer_open(TlSink *sink, const TlSchema *schema,
-                               TlWriter **out, TlError *err)
+/* Open a writer of objects on sink for columns of schema: NDJSON, or with
+ * array one JSON array (see the top of this file). */
+static TlStatus writer_open(TlSink *sink, const TlSchema *schema, bool array,
+                            TlWriter **out, TlError *err)
 {
     NdjsonWriter *w;
     size_t n_cols = (size_t)schema->n_fields;
@@ -260,6 +323,11 @@ TlStatus tl_ndjson_writer_open(TlSink *sink, const TlSchema *schema,
     w->base.ops = &ndjson_writer_ops;
     w->base.sink = sink;
     w->spell.n_cols = schema->n_fields;
+    w->array = array;
+    w->spell.pre = array ? ",\n" : "";
+    w->spell.pre_len = array ? 2 : 0;
+    w->spell.post = array ? "" : "\n";
+    w->spell.post_len = array ? 0 : 1;
     w->spell.keys = tl_calloc(n_cols + 1, sizeof *w->spell.keys);
     w->spell.key_len = tl_calloc(n_cols + 1, sizeof *w->spell.key_len);
     if (!w->spell.keys || !w->spell.key_len) goto oom;
@@ -286,4 +354,21 @@ TlStatus tl_ndjson_writer_open(TlSink *sink, const TlSchema *schema,
 oom:
     nd_free(&w->base);
     return tl_error_oom(err);
+}
+
+/* Open an NDJSON writer on sink for columns of schema (see the top of this
+ * file).  Nothing is written until the first batch.  The sink is borrowed and
+ * must outlive the writer; schema is only read here. */
+TlStatus tl_ndjson_writer_open(TlSink *sink, const TlSchema *schema,
+                               TlWriter **out, TlError *err)
+{
+    return writer_open(sink, schema, false, out, err);
+}
+
+/* Open a JSON array writer on sink (see the top of this file): as
+ * tl_ndjson_writer_open; finish writes the closing `]` (or `[]`). */
+TlStatus tl_json_writer_open(TlSink *sink, const TlSchema *schema,
+                             TlWriter **out, TlError *err)
+{
+    return writer_open(sink, schema, true, out, err);
 }

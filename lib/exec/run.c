@@ -67,7 +67,7 @@ typedef struct Run {
     int n_groups, cap_groups;
     TlPlanGroup *plan_groups; /* per group, for the planner */
     char *out_path;           /* NULL: standard output */
-    const char *out_format;   /* "csv" / "tsv" */
+    const char *out_format;   /* "csv" / "tsv" / "ndjson" / "json" */
     const char *out_comp;     /* "gz" / "zst" from the -o suffix, or NULL */
     TlSink *sink;
     TlExecStats stats;
@@ -392,6 +392,7 @@ static TlStatus output_format(Run *r, TlError *err)
     else if (strcasecmp(fmt, "tsv") == 0) r->out_format = "tsv";
     else if (strcasecmp(fmt, "ndjson") == 0 || strcasecmp(fmt, "jsonl") == 0)
         r->out_format = "ndjson";
+    else if (strcasecmp(fmt, "json") == 0) r->out_format = "json";
     else return tl_error(err, TL_ERR_USAGE, "unsupported output format %s",
                            tl_quote_name(fmt).s);
     if (r->spec->out_delimiter && strcmp(r->out_format, "csv") != 0)

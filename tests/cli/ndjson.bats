@@ -183,6 +183,8 @@ EOF2
     assert_err 1 'tally: d3.ndjson:1:8: unterminated string (the line ends here)'
     printf '{"a":1,\n"b":2}\n' > d4.ndjson
     run_tally d4.ndjson -o out.ndjson
+    assert_err 1 'tally: d4.ndjson:1:1: an object over several lines (NDJSON holds one object per line; --from json reads JSON documents)'
+    run_tally d4.ndjson --from ndjson
     assert_err 1 'tally: d4.ndjson:1:8: a key (a string in double quotes) expected (the line ends here)'
     printf '{"a":1} {"a":2}\n' > d5.ndjson
     run_tally d5.ndjson -o out.ndjson

@@ -422,6 +422,8 @@ TL_TEST(test_format_from_path)
     CHECK_EQ_STR(tl_format_from_path("b.jsonl.ZST", &comp), "ndjson");
     CHECK_EQ_STR(comp, "zst");
     CHECK_EQ_STR(tl_format_from_path("b.ndjson", NULL), "ndjson");
+    CHECK_EQ_STR(tl_format_from_path("b.JSON.gz", NULL), "json");
+    CHECK(tl_format_from_path("b.geojson", NULL) == NULL);
     CHECK_EQ_STR(tl_format_from_path("b.parquet", NULL), "parquet");
     CHECK_EQ_STR(tl_format_from_path("b.feather", NULL), "arrow");
     CHECK_EQ_STR(tl_format_from_path("b.arrow", NULL), "arrow");

@@ -222,8 +222,11 @@ TL_TEST(test_errors)
                                  "line)");
     check_error("{\"a\":1}{\"a\":2}\n", "1:8: unexpected text after the object (one "
                                         "object per line)");
-    check_error("[1]\n", "1:1: an array where an object was expected (NDJSON holds one "
-                         "object per line)");
+    /* a .ndjson file starting with '[' names --from json (formats/json_doc.c) */
+    check_error("[1]\n", "1:1: a JSON array, not NDJSON (NDJSON holds one object per "
+                         "line; --from json reads JSON documents)");
+    check_error("{\"a\":1}\n[1]\n", "2:1: an array where an object was expected (NDJSON "
+                                   "holds one object per line)");
     check_error("  7\n", "1:3: a JSON object expected (NDJSON holds one object per line)");
     check_error("{\"a\":[1,2}\n", "1:10: ',' or ']' expected");
     check_error("{\"a\":{\"b\":1]}\n", "1:12: ',' or '}' expected");
