@@ -139,6 +139,7 @@
  */
 #include "../lib/core/cpu.h"
 #include "fmt_impl.h"
+#include "csv_dialect.h"
 #include "../lib/core/text.h"
 
 #include <stddef.h>
@@ -264,6 +265,7 @@ typedef struct CsvReader {
     SplitScanFn split_scan;  /* the splitter's block scan (SIMD or scalar) */
     char *null_text;         /* --null, or NULL */
     size_t null_len;
+    char hint[160];          /* added to field-count errors (csv_dialect.c) */
 
     TlSchema schema;         /* every column, its type (fixed after open) */
     TlSchema dup_bases;      /* header names seen twice, and for each the */
@@ -1285,9 +1287,9 @@ static TlStatus tokenize(const CsvReader *r, CsvCursor *d, int64_t max_rows,
         if (!d->saw_quote && memchr(r->p + at_pos, '"', d->pos - at_pos))
             d->saw_quote = true;
         if (found != nc)
-            return tl_error(err, TL_ERR_DATA, "%s:%lld: expected %d field%s, found %d",
+            return tl_error(err, TL_ERR_DATA, "%s:%lld: expected %d field%s, found %d%s",
                             r->name, (long long)at_line, nc, nc == 1 ? "" : "s",
-                            found);
+                            found, r->hint);
         for (int s = 0; s < d->n_store; s++) {
             int k = d->store[s];
             d->cols[k][rows] = d->rec[k];
@@ -3114,10 +3116,6 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     if (!r) return tl_error_oom(err);
     r->base.ops = &csv_ops;
     r->hints = hints;
-    r->delim = (uint8_t)delimiter;
-    r->special[r->delim] = 1;
-    r->special['\n'] = 1;
-    r->special['\r'] = 1;
     r->flatten = flatten_fn();
     r->split_scan = split_scan_fn();
     r->avg_record = 1;
@@ -3140,7 +3138,12 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     *sure = ready >= full; /* an error from part of the input: try all of it */
     if (r->size >= 3 && r->p[0] == 0xEF && r->p[1] == 0xBB && r->p[2] == 0xBF)
         r->start = 3;
+    r->delim = (uint8_t)(opt->delimiter ? delimiter : /* the suffix's breaks ties */
+        tl_csv_sniff_delimiter(r->p + r->start, r->size - r->start, r->size < full, delimiter, true));
+    r->special[r->delim] = r->special['\n'] = r->special['\r'] = 1;
     if (read_header(r, opt->no_header, err) != TL_OK) goto fail;
+    tl_csv_dialect_hint(r->p + r->start, r->size - r->start, r->n_cols, (char)r->delim,
+                        opt->delimiter ? 0 : delimiter, r->hint, sizeof r->hint);
 
     r->fixed = tl_calloc((size_t)r->n_cols + 1, sizeof *r->fixed);
     r->base.stats.converted = tl_calloc((size_t)r->n_cols + 1, sizeof(int64_t));

@@ -1,0 +1,43 @@
+/*
+ * csv_dialect.h -- CSV/TSV dialect decisions made before and beside the
+ * CSV reader (csv_dialect.c): which delimiter a text input uses, and the
+ * hint an error gives when the delimiter looks wrong.
+ */
+#ifndef TL_CSV_DIALECT_H
+#define TL_CSV_DIALECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The bytes of input the sniffer looks at, at most (and at most
+ * TL_SNIFF_RECORDS records, the header included). */
+#define TL_SNIFF_BYTES ((size_t)64 << 10)
+#define TL_SNIFF_RECORDS 21
+
+/* The delimiter of the text p[0..n) (after any BOM): among ',' ';' '|' and
+ * tab, the one that splits every one of the first records (blank lines
+ * skipped; a record cut by the end of the sample when more input follows,
+ * more_follows, is left out) into the same number of fields, more than one;
+ * of several, the one giving the most fields; a tie goes to dflt (the
+ * suffix's: ',' or tab), else to the first in that order.  When no
+ * candidate is consistent, dflt.  quotes: '"' opens a quoted field at a
+ * field's start (CSV), false: quotes are data (IANA TSV).  Deterministic:
+ * depends only on the bytes. */
+char tl_csv_sniff_delimiter(const uint8_t *p, size_t n, bool more_follows,
+                            char dflt, bool quotes);
+
+/* The hint field-count errors end with (buf, "" for none): for a header
+ * hdr[0..n) read as one column that holds another delimiter candidate,
+ * ` (read as one column, but the header holds ';': try --delimiter ';')`;
+ * else, when the delimiter was sniffed (dflt: the suffix's, 0 when
+ * --delimiter gave it) and differs from the suffix's,
+ * ` (delimiter ';' sniffed from the first records: --delimiter sets it)`. */
+void tl_csv_dialect_hint(const uint8_t *hdr, size_t n, int n_cols, char delim,
+                         char dflt, char *buf, size_t cap);
+
+/* How a delimiter is spelled in messages and on the command line: "','",
+ * "'\t'" for tab. */
+const char *tl_csv_delim_spelling(char delim);
+
+#endif

@@ -1,0 +1,118 @@
+#!/usr/bin/env bats
+# CSV dialects: the delimiter sniffed from the first records (among , ; |
+# and tab; the suffix breaks ties; --delimiter overrides), and the hints
+# field-count errors give about it.
+
+load helpers
+
+@test "sniffing: a semicolon file with decimal commas reads as semicolon-separated" {
+    printf 'name;price;n\nanvil;1,5;2\nbolt;0,25;10\n' > semi.csv
+    assert_run_out semi.csv <<'EOF'
+name,price,n
+anvil,"1,5",2
+bolt,"0,25",10
+EOF
+}
+
+@test "sniffing: pipe and tab in a .csv file, from standard input too" {
+    printf 'a|b|c\n1|2|3\n' > pipe.csv
+    assert_run_out pipe.csv <<'EOF'
+a,b,c
+1,2,3
+EOF
+    run_tally_in "$(printf 'a\tb\n1\t2\n')" -
+    assert_ok
+    assert_out "$(printf 'a,b\n1,2')"
+}
+
+@test "sniffing: a comma file stays comma-separated though its values hold semicolons" {
+    printf 'id,note\n1,a;b\n2,c;d\n' > c.csv
+    assert_run_out c.csv <<'EOF'
+id,note
+1,a;b
+2,c;d
+EOF
+}
+
+@test "sniffing: delimiters inside quoted fields do not count" {
+    printf 'a;b\n"x,y,z";1\n"p,q,r";2\n' > q.csv
+    assert_run_out q.csv --select b <<'EOF'
+b
+1
+2
+EOF
+}
+
+@test "sniffing: most fields wins, and a tie goes to the suffix's delimiter" {
+    printf 'a;b;c,d\n1;2;3,4\n' > most.csv
+    assert_run_out most.csv <<'EOF'
+a,b,"c,d"
+1,2,"3,4"
+EOF
+    # both , and tab give 2 fields: .csv takes the comma, .tsv the tab
+    printf 'a,b\tc\n1,2\t3\n' > tie.csv
+    cp tie.csv tie.tsv
+    assert_run_out tie.csv <<'EOF'
+a,b	c
+1,2	3
+EOF
+    assert_run_out tie.tsv <<'EOF'
+"a,b",c
+"1,2",3
+EOF
+}
+
+@test "sniffing: --delimiter overrides it" {
+    printf 'a;b;c,d\n1;2;3,4\n' > o.csv
+    assert_run_out o.csv --delimiter , <<'EOF'
+a;b;c,d
+1;2;3,4
+EOF
+    assert_run_out o.csv --delimiter '|' --select 'length("a;b;c,d") as n' <<'EOF'
+n
+7
+EOF
+}
+
+@test "sniffing: the right side of a join is sniffed on its own" {
+    printf 'id,x\n1,a\n2,b\n' > left.csv
+    printf 'id;y\n1;p\n2;q\n' > right.csv
+    assert_run_out left.csv --join right.csv --on id <<'EOF'
+id,x,y
+1,a,p
+2,b,q
+EOF
+}
+
+@test "sniffing: a record cut by the end of the 64 KiB sample does not count" {
+    # the third record runs past 64 KiB with its commas there: counted as
+    # cut (1 comma-field) it would make the comma inconsistent and the
+    # semicolon win; left out, the comma gives the most fields
+    { printf 'a;b,c,d\n1;2,3,4\n5;'; head -c 65536 /dev/zero | tr '\0' x; printf ',7,8\n'; } > cut.csv
+    assert_run_out cut.csv --select c,d <<'EOF'
+c,d
+3,4
+7,8
+EOF
+}
+
+@test "sniffing: a ragged semicolon file fails naming the sniffed delimiter" {
+    printf 'a;b\n1;2\n3;4;5\n' > rag.csv
+    run_tally rag.csv
+    assert_err 1 "tally: rag.csv:3: expected 2 fields, found 3 (delimiter ';' sniffed from the first records: --delimiter sets it)"
+}
+
+@test "a file read as one column whose header holds another delimiter suggests --delimiter" {
+    printf 'a;b\n1;2\n3,4\n' > one.csv
+    run_tally one.csv --delimiter ,
+    assert_err 1 "tally: one.csv:3: expected 1 field, found 2 (read as one column, but the header holds ';': try --delimiter ';')"
+    printf 'a|b\n1;2\n' > two.csv
+    run_tally two.csv --delimiter ';'
+    assert_err 1 "tally: two.csv:2: expected 1 field, found 2 (read as one column, but the header holds '|': try --delimiter '|')"
+}
+
+@test "a ragged file with the suffix's delimiter keeps the plain message" {
+    printf 'a,b\n1,2\n3,4,5\n' > r.csv
+    run_tally r.csv
+    assert_err 1 "tally: r.csv:3: expected 2 fields, found 3"
+}
