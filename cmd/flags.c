@@ -74,13 +74,13 @@ const char cli_help_text[] =
 "                          sniffed); --out-delimiter C: CSV output's (,)\n"
 "  --with-filename         add a column `filename`: the input each row came from\n"
 "  --compress-level N      -o FILE.gz: 1-9 (default 6), FILE.zst: 1-22 (3)\n"
-"  --null STR              read fields equal to STR as null\n"
-"  --no-header             the first line is data (columns column1, ...)\n"
+"  --null STR              read fields equal to STR as null (TSV: also \\N)\n"
+"  --no-header             the input's first line is data (column1, ...)\n"
+"  --out-no-header         write no header line; --out-null STR: null's text\n"
 "  --schema 'NAME:TYPE,...'  fix column types (int float bool string date\n"
 "                          timestamp) instead of inferring them\n"
 "  --threads N             worker threads (default 0: every core)\n"
-"  --stats                 print what the engine did to stderr\n"
-"  --no-optimize           run the plan exactly as written\n"
+"  --stats, --no-optimize  engine counters to stderr; run the plan as written\n"
 "  --verbose               explain: also list every optimizer rule that fired\n"
 "  -h, --help              this summary;  --version  print the version\n"
 "\n"
@@ -97,6 +97,7 @@ typedef enum FlagId {
     F_DELIMITER, F_NULL, F_NO_HEADER, F_SCHEMA, F_FROM, F_TO, F_OUTPUT,
     F_FILE, F_THREADS, F_STATS, F_NO_OPTIMIZE, F_VERBOSE, F_HELP, F_VERSION,
     F_OUT_DELIMITER, F_WITH_FILENAME, F_COMPRESS_LEVEL, F_SORTED,
+    F_OUT_NO_HEADER, F_OUT_NULL,
 } FlagId;
 
 typedef struct Flag {
@@ -125,6 +126,8 @@ static const Flag flags[] = {
     {"--help", F_HELP, ARG_NONE},        {"-h", F_HELP, ARG_NONE},
     {"--version", F_VERSION, ARG_NONE},
     {"--out-delimiter", F_OUT_DELIMITER, ARG_REQ},
+    {"--out-no-header", F_OUT_NO_HEADER, ARG_NONE},
+    {"--out-null", F_OUT_NULL, ARG_REQ},
     {"--with-filename", F_WITH_FILENAME, ARG_NONE},
     {"--sorted", F_SORTED, ARG_NONE},
     {"--compress-level", F_COMPRESS_LEVEL, ARG_REQ},
@@ -178,6 +181,7 @@ typedef struct Parser {
     bool set_output, set_from, set_to, set_delim, set_null, set_no_header,
         set_schema, set_threads, set_stats, set_no_optimize, set_verbose;
     bool set_out_delim, set_with_filename, set_compress_level, set_sorted;
+    bool set_out_no_header, set_out_null;
 } Parser;
 
 static int usage(Parser *p, const char *fmt, ...)
@@ -454,6 +458,13 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
         s->delimiter = keep;
         return 0;
     }
+    case F_OUT_NO_HEADER:
+        p->set_out_no_header = true;
+        s->out_no_header = true;
+        return 0;
+    case F_OUT_NULL:
+        p->set_out_null = true;
+        return set_str(p, &s->out_null, v);
     case F_WITH_FILENAME:
         p->set_with_filename = true;
         s->with_filename = true;
@@ -517,6 +528,7 @@ static int merge_overrides(Parser *p, TallySpec *cli, TallySpec *file_spec)
     MOVE(set_to, to)
     MOVE(set_null, null_text)
     MOVE(set_schema, schema)
+    MOVE(set_out_null, out_null)
 #undef MOVE
     if (p->set_output) {
         char *out = cli->output;
@@ -543,6 +555,7 @@ static int merge_overrides(Parser *p, TallySpec *cli, TallySpec *file_spec)
     if (p->set_stats) file_spec->stats = true;
     if (p->set_out_delim) file_spec->out_delimiter = cli->out_delimiter;
     if (p->set_with_filename) file_spec->with_filename = true;
+    if (p->set_out_no_header) file_spec->out_no_header = true;
     if (p->set_sorted) file_spec->sorted = true;
     if (p->set_compress_level) file_spec->compress_level = cli->compress_level;
     if (p->set_no_optimize) file_spec->no_optimize = true;

@@ -140,6 +140,7 @@
 #include "../lib/core/cpu.h"
 #include "fmt_impl.h"
 #include "csv_dialect.h"
+#include "tsv.h"
 #include "../lib/core/text.h"
 
 #include <stddef.h>
@@ -266,6 +267,7 @@ typedef struct CsvReader {
     char *null_text;         /* --null, or NULL */
     size_t null_len;
     char hint[160];          /* added to field-count errors (csv_dialect.c) */
+    bool quotes;             /* '"' opens a quoted field (not in IANA TSV) */
 
     TlSchema schema;         /* every column, its type (fixed after open) */
     TlSchema dup_bases;      /* header names seen twice, and for each the */
@@ -1175,7 +1177,7 @@ static TlStatus parse_record(const CsvReader *r, size_t *pos, int64_t *line,
     for (;;) {
         size_t off, flen;
         uint32_t flags = 0;
-        if (i < n && p[i] == '"') {
+        if (i < n && p[i] == '"' && r->quotes) {
             size_t open = i;
             flags = F_QUOTED;
             i++;
@@ -2938,6 +2940,7 @@ static TlStatus add_column_name(CsvReader *r, const char *text, size_t len,
         base_name = tl_strndup(text, len);
     }
     if (!base_name) return tl_error_oom(err);
+    if (!r->quotes) tl_tsv_unescape_str(base_name); /* IANA TSV (tsv_read.c) */
     name = base_name;
     if (tl_schema_find(&r->schema, name) >= 0) {
         /* a repeat: continue from the last suffix given to this base */
@@ -3121,8 +3124,9 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     r->avg_record = 1;
     r->name = tl_strdup(tl_input_name(path));
     if (!r->name) goto oom;
-    if (opt->null_text) {
-        r->null_text = tl_strdup(opt->null_text);
+    r->quotes = !opt->tsv;
+    if (opt->null_text || opt->tsv) { /* IANA TSV: \N is null */
+        r->null_text = tl_strdup(opt->null_text ? opt->null_text : "\\N");
         if (!r->null_text) goto oom;
         r->null_len = strlen(r->null_text);
     }
@@ -3139,7 +3143,7 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     if (r->size >= 3 && r->p[0] == 0xEF && r->p[1] == 0xBB && r->p[2] == 0xBF)
         r->start = 3;
     r->delim = (uint8_t)(opt->delimiter ? delimiter : /* the suffix's breaks ties */
-        tl_csv_sniff_delimiter(r->p + r->start, r->size - r->start, r->size < full, delimiter, true));
+        tl_csv_sniff_delimiter(r->p + r->start, r->size - r->start, r->size < full, delimiter, r->quotes));
     r->special[r->delim] = r->special['\n'] = r->special['\r'] = 1;
     if (read_header(r, opt->no_header, err) != TL_OK) goto fail;
     tl_csv_dialect_hint(r->p + r->start, r->size - r->start, r->n_cols, (char)r->delim,

@@ -17,6 +17,7 @@
  *        "-"  --------> cache (TlBuf, one reference held by the cache)
  */
 #include "fmt_impl.h"
+#include "tsv.h"
 #include "compress.h"
 #include "filename.h"
 
@@ -381,8 +382,11 @@ TlStatus tl_reader_open(const char *path, const TlReadOptions *opt,
                         "cannot read \"%s\": the %s format is not supported yet",
                         path, fmt);
     } else {
-        delim = opt->delimiter ? opt->delimiter : strcmp(fmt, "tsv") == 0 ? '\t' : ',';
-        st = tl_csv_reader_open(path, opt, delim, hints, out, err);
+        TlReadOptions o = *opt;
+        o.tsv = strcmp(fmt, "tsv") == 0; /* quotes are data, \N is null */
+        delim = opt->delimiter ? opt->delimiter : o.tsv ? '\t' : ',';
+        st = tl_csv_reader_open(path, &o, delim, hints, out, err);
+        if (st == TL_OK && o.tsv) st = tl_tsv_reader_wrap(out, err); /* tsv_read.c */
     }
     if (st == TL_OK && opt->with_filename)
         st = tl_filename_reader_wrap(path, out, err); /* filename.c */
@@ -597,9 +601,12 @@ TlStatus tl_writer_open(TlSink *sink, const char *format, const TlSchema *schema
     if (strcmp(fmt, "csv") != 0 && strcmp(fmt, "tsv") != 0)
         return tl_error(err, TL_ERR_USAGE,
                         "writing the %s format is not supported yet", fmt);
-    delim = strcmp(fmt, "tsv") == 0 ? '\t' : ',';
-    if (opt && opt->delimiter) delim = opt->delimiter;
-    return tl_csv_writer_open(sink, delim, schema, header, out, err);
+    if (strcmp(fmt, "tsv") == 0) /* IANA TSV: escapes, never quotes (tsv.c) */
+        return tl_tsv_writer_open(sink, schema, header, opt ? opt->null_text : NULL,
+                                  out, err);
+    delim = opt && opt->delimiter ? opt->delimiter : ',';
+    return tl_csv_writer_open(sink, delim, schema, header,
+                              opt ? opt->null_text : NULL, out, err);
 }
 
 /* Write one batch (columns in the schema's order). */

@@ -32,6 +32,7 @@ typedef struct TlReadOptions {
     const TlSchema *schema;  /* --schema: fixed types by name (others inferred) */
     const char *from;        /* format override ("csv", "tsv"), or NULL */
     bool with_filename;      /* add a `filename` column (formats/filename.c) */
+    bool tsv;                /* set by tl_reader_open for TSV: IANA rules */
 } TlReadOptions;
 
 typedef struct TlReaderStats {
@@ -210,6 +211,7 @@ void tl_sink_close(TlSink *s);
 typedef struct TlWriteOptions {
     char delimiter;   /* ',' default, '\t' for .tsv */
     bool header;      /* true */
+    const char *null_text; /* --out-null: written for null (CSV, TSV); NULL: empty */
 } TlWriteOptions;
 
 typedef struct TlWriter TlWriter;

@@ -90,6 +90,8 @@ typedef struct TallySpec {
                                relative to it; NULL for the flag form */
     bool with_filename;     /* --with-filename: add a `filename` column */
     char out_delimiter;     /* --out-delimiter for CSV output; 0: ',' */
+    bool out_no_header;     /* --out-no-header: write no header line */
+    char *out_null;         /* --out-null: how CSV/TSV output writes null */
     int compress_level;     /* --compress-level for -o x.gz / x.zst; 0: default */
     bool sorted;            /* --sorted: every group-by's input is clustered
                                on its keys (checked; a key that comes back

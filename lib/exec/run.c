@@ -317,6 +317,22 @@ static TlStatus output_format(Run *r, TlError *err)
     if (r->spec->out_delimiter && strcmp(r->out_format, "csv") != 0)
         return tl_error(err, TL_ERR_USAGE,
                         "--out-delimiter applies to CSV output, not %s", r->out_format);
+    if ((r->spec->out_null || r->spec->out_no_header) &&
+        strcmp(r->out_format, "ndjson") == 0)
+        return tl_error(err, TL_ERR_USAGE, "%s applies to CSV and TSV output, not ndjson",
+                        r->spec->out_null ? "--out-null" : "--out-no-header");
+    if (r->spec->out_null) {
+        /* the null text must not end a field or a line of the output */
+        const char *bad = strcmp(r->out_format, "tsv") == 0 ? "\t\n\r" : "\"\n\r";
+        char delim = r->spec->out_delimiter ? r->spec->out_delimiter : ',';
+        if (strpbrk(r->spec->out_null, bad) ||
+            (strcmp(r->out_format, "csv") == 0 && strchr(r->spec->out_null, delim)))
+            return tl_error(err, TL_ERR_USAGE,
+                            "--out-null \"%s\": %s output cannot write null as text "
+                            "holding a %s, a line break%s", r->spec->out_null,
+                            r->out_format, strcmp(r->out_format, "tsv") == 0 ? "tab" : "quote",
+                            strcmp(r->out_format, "csv") == 0 ? " or the delimiter" : "");
+    }
     return TL_OK;
 }
 
@@ -465,7 +481,8 @@ static TlStatus attempt(Run *r, TlError *err)
         memset(&wo, 0, sizeof wo);
         wo.delimiter = strcmp(r->out_format, "tsv") == 0 ? '\t' : ',';
         if (r->spec->out_delimiter) wo.delimiter = r->spec->out_delimiter;
-        wo.header = true;
+        wo.header = !r->spec->out_no_header;
+        wo.null_text = r->spec->out_null;
         st = tl_writer_open(r->sink, r->out_format, root->schema, &wo, &w, err);
         if (st != TL_OK) goto done;
     }

@@ -298,7 +298,7 @@ static TlStatus write_csv(const char *out_path, const char *format, const TlSche
 {
     TlSink *sink = NULL;
     TlWriter *w = NULL;
-    TlWriteOptions wo = {0, true};
+    TlWriteOptions wo = {0, true, NULL};
     TlStatus st = tl_sink_open(out_path, &sink, &err);
     if (st == TL_OK) st = tl_writer_open(sink, format, s, &wo, &w, &err);
     if (st == TL_OK && b) st = tl_writer_write(w, b, &err);
@@ -376,7 +376,7 @@ TL_TEST(test_writer_types)
 
 TL_TEST(test_writer_sliced)
 {
-    /* arrays with offsets (slices) and a string needing quotes in TSV */
+    /* arrays with offsets (slices) and a string needing an escape in TSV */
     TlSchema s = {0};
     TlBuilder bi, bs;
     TlBatch *b;
@@ -403,7 +403,7 @@ TL_TEST(test_writer_sliced)
     }
     CHECK_EQ_INT(write_csv(out_path, "tsv", &s, b), TL_OK);
     tu_slurp(out_path, text, sizeof text);
-    CHECK_EQ_STR(text, "n\ts\n2\t\n3\t\"tab\there 3 and a long tail\"\n4\tv4\n");
+    CHECK_EQ_STR(text, "n\ts\n2\t\n3\ttab\\there 3 and a long tail\n4\tv4\n");
     tl_batch_free(b);
     tl_builder_free(&bi);
     tl_builder_free(&bs);
