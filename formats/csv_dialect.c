@@ -130,13 +130,12 @@ const char *tl_csv_delim_spelling(char delim)
 
 /* See csv_dialect.h. */
 void tl_csv_dialect_hint(const uint8_t *hdr, size_t n, int n_cols, char delim,
-                         char dflt, char *buf, size_t cap)
+                         char dflt, bool tsv, char *buf, size_t cap)
 {
     int count[N_CAND] = {0};
-    buf[0] = 0;
-    if (dflt && delim != dflt)
-        snprintf(buf, cap, " (delimiter %s sniffed from the first records: "
-                 "--delimiter sets it)", tl_csv_delim_spelling(delim));
+    snprintf(buf, cap, "%s, delimiter %s%s", tsv ? "TSV" : "CSV",
+             tl_csv_delim_spelling(delim), dflt && delim != dflt ?
+             " sniffed from the first records: --delimiter sets it" : "");
     if (n_cols != 1) return;
     for (size_t i = 0; i < n && hdr[i] != '\n' && hdr[i] != '\r'; i++)
         for (int k = 0; k < N_CAND; k++)
@@ -145,8 +144,8 @@ void tl_csv_dialect_hint(const uint8_t *hdr, size_t n, int n_cols, char delim,
     for (int k = 0, top = 0; k < N_CAND; k++)
         if (count[k] > top) {
             top = count[k];
-            snprintf(buf, cap, " (read as one column, but the header holds %s: "
-                     "try --delimiter %s)", tl_csv_delim_spelling(candidates[k]),
+            snprintf(buf, cap, "read as one column, but the header holds %s: "
+                     "try --delimiter %s", tl_csv_delim_spelling(candidates[k]),
                      tl_csv_delim_spelling(candidates[k]));
         }
 }

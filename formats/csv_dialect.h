@@ -27,14 +27,15 @@
 char tl_csv_sniff_delimiter(const uint8_t *p, size_t n, bool more_follows,
                             char dflt, bool quotes);
 
-/* The hint field-count errors end with (buf, "" for none): for a header
+/* The dialect a field-count error names (into buf): for a header
  * hdr[0..n) read as one column that holds another delimiter candidate,
- * ` (read as one column, but the header holds ';': try --delimiter ';')`;
- * else, when the delimiter was sniffed (dflt: the suffix's, 0 when
- * --delimiter gave it) and differs from the suffix's,
- * ` (delimiter ';' sniffed from the first records: --delimiter sets it)`. */
+ * `read as one column, but the header holds ';': try --delimiter ';'`;
+ * else the format and delimiter, with how it was decided when it was
+ * sniffed (dflt: the suffix's, 0 when --delimiter gave it) to differ from
+ * the suffix's: `CSV, delimiter ','` or `CSV, delimiter ';' sniffed from
+ * the first records: --delimiter sets it`. */
 void tl_csv_dialect_hint(const uint8_t *hdr, size_t n, int n_cols, char delim,
-                         char dflt, char *buf, size_t cap);
+                         char dflt, bool tsv, char *buf, size_t cap);
 
 /* How a delimiter is spelled in messages and on the command line: "','",
  * "'\t'" for tab. */

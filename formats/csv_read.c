@@ -268,6 +268,7 @@ typedef struct CsvReader {
     size_t null_len;
     char hint[160];          /* added to field-count errors (csv_dialect.c) */
     bool quotes;             /* '"' opens a quoted field (not in IANA TSV) */
+    uint8_t ragged;          /* --ragged: TL_RAGGED_ERROR, _PAD or _SKIP */
 
     TlSchema schema;         /* every column, its type (fixed after open) */
     TlSchema dup_bases;      /* header names seen twice, and for each the */
@@ -1288,10 +1289,13 @@ static TlStatus tokenize(const CsvReader *r, CsvCursor *d, int64_t max_rows,
         /* (the fast tokenizer takes no record with a quote) */
         if (!d->saw_quote && memchr(r->p + at_pos, '"', d->pos - at_pos))
             d->saw_quote = true;
-        if (found != nc)
-            return tl_error(err, TL_ERR_DATA, "%s:%lld: expected %d field%s, found %d%s",
-                            r->name, (long long)at_line, nc, nc == 1 ? "" : "s",
-                            found, r->hint);
+        if (found != nc && r->ragged == TL_RAGGED_SKIP) continue;
+        if (found != nc && (r->ragged != TL_RAGGED_PAD || found > nc))
+            return tl_error(err, TL_ERR_DATA, "%s:%lld: expected %d field%s, found %d (%s; %s)",
+                            r->name, (long long)at_line, nc, nc == 1 ? "" : "s", found,
+                            r->hint, found > nc ? "--ragged skip drops such rows"
+                                                : "--ragged pad or skip reads such rows");
+        for (int k = found; k < nc; k++) d->rec[k] = (CsvField){at_pos, 0, 0}; /* null */
         for (int s = 0; s < d->n_store; s++) {
             int k = d->store[s];
             d->cols[k][rows] = d->rec[k];
@@ -2473,11 +2477,11 @@ static TlStatus reparse_fields(const CsvReader *r, CsvCursor *d, int c,
         int64_t line = d->row_line[sel[j]];
         int found = 0;
         TL_TRY(parse_record(r, &pos, &line, d->rec, 1, r->n_cols, &found, err));
-        if (found != r->n_cols)
+        if (found != r->n_cols && (found > r->n_cols || r->ragged != TL_RAGGED_PAD))
             return tl_error(err, TL_ERR_DATA, "%s:%lld: internal error: record "
                             "read again differs", r->name,
                             (long long)d->row_line[sel[j]]);
-        d->gat[j] = d->rec[c];
+        d->gat[j] = c < found ? d->rec[c] : (CsvField){d->row_pos[sel[j]], 0, 0};
         d->gat_line[j] = d->row_line[sel[j]];
     }
     return TL_OK;
@@ -3125,6 +3129,7 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     r->name = tl_strdup(tl_input_name(path));
     if (!r->name) goto oom;
     r->quotes = !opt->tsv;
+    r->ragged = opt->ragged;
     if (opt->null_text || opt->tsv) { /* IANA TSV: \N is null */
         r->null_text = tl_strdup(opt->null_text ? opt->null_text : "\\N");
         if (!r->null_text) goto oom;
@@ -3147,7 +3152,7 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     r->special[r->delim] = r->special['\n'] = r->special['\r'] = 1;
     if (read_header(r, opt->no_header, err) != TL_OK) goto fail;
     tl_csv_dialect_hint(r->p + r->start, r->size - r->start, r->n_cols, (char)r->delim,
-                        opt->delimiter ? 0 : delimiter, r->hint, sizeof r->hint);
+                        opt->delimiter ? 0 : delimiter, opt->tsv, r->hint, sizeof r->hint);
 
     r->fixed = tl_calloc((size_t)r->n_cols + 1, sizeof *r->fixed);
     r->base.stats.converted = tl_calloc((size_t)r->n_cols + 1, sizeof(int64_t));

@@ -33,7 +33,13 @@ typedef struct TlReadOptions {
     const char *from;        /* format override ("csv", "tsv"), or NULL */
     bool with_filename;      /* add a `filename` column (formats/filename.c) */
     bool tsv;                /* set by tl_reader_open for TSV: IANA rules */
+    uint8_t ragged;          /* rows with another field count (TlRagged) */
 } TlReadOptions;
+
+/* --ragged: a CSV/TSV row with fewer or more fields than the header is an
+ * error, is padded with nulls (fewer only; more stays an error), or is
+ * skipped. */
+typedef enum TlRagged { TL_RAGGED_ERROR, TL_RAGGED_PAD, TL_RAGGED_SKIP } TlRagged;
 
 typedef struct TlReaderStats {
     int64_t rows;            /* data rows read */

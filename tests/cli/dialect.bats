@@ -99,20 +99,65 @@ EOF
 @test "sniffing: a ragged semicolon file fails naming the sniffed delimiter" {
     printf 'a;b\n1;2\n3;4;5\n' > rag.csv
     run_tally rag.csv
-    assert_err 1 "tally: rag.csv:3: expected 2 fields, found 3 (delimiter ';' sniffed from the first records: --delimiter sets it)"
+    assert_err 1 "tally: rag.csv:3: expected 2 fields, found 3 (CSV, delimiter ';' sniffed from the first records: --delimiter sets it; --ragged skip drops such rows)"
 }
 
 @test "a file read as one column whose header holds another delimiter suggests --delimiter" {
     printf 'a;b\n1;2\n3,4\n' > one.csv
     run_tally one.csv --delimiter ,
-    assert_err 1 "tally: one.csv:3: expected 1 field, found 2 (read as one column, but the header holds ';': try --delimiter ';')"
+    assert_err 1 "tally: one.csv:3: expected 1 field, found 2 (read as one column, but the header holds ';': try --delimiter ';'; --ragged skip drops such rows)"
     printf 'a|b\n1;2\n' > two.csv
     run_tally two.csv --delimiter ';'
-    assert_err 1 "tally: two.csv:2: expected 1 field, found 2 (read as one column, but the header holds '|': try --delimiter '|')"
+    assert_err 1 "tally: two.csv:2: expected 1 field, found 2 (read as one column, but the header holds '|': try --delimiter '|'; --ragged skip drops such rows)"
 }
 
-@test "a ragged file with the suffix's delimiter keeps the plain message" {
+@test "a ragged row's error names the dialect and --ragged" {
     printf 'a,b\n1,2\n3,4,5\n' > r.csv
     run_tally r.csv
-    assert_err 1 "tally: r.csv:3: expected 2 fields, found 3"
+    assert_err 1 "tally: r.csv:3: expected 2 fields, found 3 (CSV, delimiter ','; --ragged skip drops such rows)"
+    printf 'a,b\n1,2\n3\n' > s.csv
+    run_tally s.csv
+    assert_err 1 "tally: s.csv:3: expected 2 fields, found 1 (CSV, delimiter ','; --ragged pad or skip reads such rows)"
+}
+
+@test "--ragged pad fills short rows with nulls; a long row stays an error" {
+    printf 'a,b,c\n1,2,3\n4,5\n6\n' > p.csv
+    assert_run_out p.csv --ragged pad --with 'cnull = c is null' <<'EOF'
+a,b,c,cnull
+1,2,3,false
+4,5,,true
+6,,,true
+EOF
+    printf 'a,b\n1,2\n3,4,5\n' > l.csv
+    run_tally l.csv --ragged pad
+    assert_err 1 "tally: l.csv:3: expected 2 fields, found 3 (CSV, delimiter ','; --ragged skip drops such rows)"
+}
+
+@test "--ragged skip drops rows of another field count" {
+    printf 'a,b\n1,2\n3\n4,5,6\n7,8\n' > k.csv
+    assert_run_out k.csv --ragged skip <<'EOF'
+a,b
+1,2
+7,8
+EOF
+}
+
+@test "--ragged pad and skip agree with a padded file through filters, projections and threads" {
+    awk 'BEGIN { print "a,b,c"; for (i = 0; i < 50000; i++) if (i % 10 == 3) printf "%d,x%d\n", i, i; else printf "%d,x%d,s%d\n", i, i, i }' > pad.csv
+    awk -F, 'NR == 1 || NF == 3 { print; next } { print $0 "," }' pad.csv > padded.csv
+    run_tally padded.csv --filter 'a % 997 = 3' --select c,b
+    assert_ok
+    local want=$output
+    TALLY_BATCH_ROWS=1000 run_tally pad.csv --ragged pad --filter 'a % 997 = 3' --select c,b --threads 3
+    assert_ok
+    assert_out "$want"
+    run_tally pad.csv --ragged skip --agg 'n = count()'
+    assert_ok
+    assert_out "$(printf 'n\n45000')"
+}
+
+@test "--ragged takes error, pad or skip" {
+    printf 'a\n1\n' > x.csv
+    run_tally x.csv --ragged maybe
+    assert_err 2 'tally: --ragged: expected error, pad or skip, got "maybe"'
 }

@@ -147,7 +147,7 @@ EOF
 @test "a ragged TSV row names its line" {
     printf 'a\tb\n1\t2\t3\n' > r.tsv
     run_tally r.tsv
-    assert_err 1 "tally: r.tsv:2: expected 2 fields, found 3"
+    assert_err 1 "tally: r.tsv:2: expected 2 fields, found 3 (TSV, delimiter '\\t'; --ragged skip drops such rows)"
 }
 
 @test "a large TSV with stray quotes reads the same with any thread count and batch size" {
@@ -158,4 +158,9 @@ EOF
     TALLY_BATCH_ROWS=100 run_tally big.tsv -o many.tsv --threads 4
     assert_ok
     cmp big.tsv many.tsv
+    # a quote opening a field on one line and one closing it on the next
+    awk 'BEGIN { print "a\tb"; for (i = 0; i < 20000; i++) { printf "%d\t\"q\n", i; printf "\"\t%d\n", i } }' > span.tsv
+    TALLY_BATCH_ROWS=7 run_tally span.tsv -o span_out.tsv --threads 3
+    assert_ok
+    cmp span.tsv span_out.tsv
 }

@@ -133,12 +133,14 @@ TL_TEST(test_errors)
     CHECK_EQ_INT(READ(p, NULL), TL_ERR_DATA);
     snprintf(want, sizeof want, "%s: expected 3 fields, found 4", p);
     /* line 5: the quoted newline on line 3 makes the 4th record start there */
-    snprintf(want, sizeof want, "%s:5: expected 3 fields, found 4", p);
+    snprintf(want, sizeof want, "%s:5: expected 3 fields, found 4 (CSV, delimiter ','; "
+             "--ragged skip drops such rows)", p);
     CHECK_EQ_STR(err.msg, want);
 
     p = tu_file("few.csv", "a,b,c\n1,2\n", -1);
     CHECK_EQ_INT(READ(p, NULL), TL_ERR_DATA);
-    snprintf(want, sizeof want, "%s:2: expected 3 fields, found 2", p);
+    snprintf(want, sizeof want, "%s:2: expected 3 fields, found 2 (CSV, delimiter ','; "
+             "--ragged pad or skip reads such rows)", p);
     CHECK_EQ_STR(err.msg, want);
 
     p = tu_file("unterm.csv", "a,b\n1,2\n3,\"abc\n4,5\n", -1);
