@@ -118,6 +118,22 @@ char tl_csv_sniff_delimiter(const uint8_t *p, size_t n, bool more_follows,
 }
 
 /* See csv_dialect.h. */
+size_t tl_csv_skip_lines(const uint8_t *p, size_t size, size_t start, int64_t n,
+                         int64_t *skipped)
+{
+    size_t i = start;
+    *skipped = 0;
+    while (*skipped < n && i < size) {
+        const uint8_t *lf = memchr(p + i, '\n', size - i);
+        const uint8_t *cr = memchr(p + i, '\r', (lf ? (size_t)(lf - p) : size) - i);
+        if (cr) i = (size_t)(cr - p) + (cr + 1 < p + size && cr[1] == '\n' ? 2 : 1);
+        else i = lf ? (size_t)(lf - p) + 1 : size;
+        (*skipped)++;
+    }
+    return i;
+}
+
+/* See csv_dialect.h. */
 const char *tl_csv_delim_spelling(char delim)
 {
     static const char *const spelled[] = {"','", "';'", "'|'", "'\\t'"};

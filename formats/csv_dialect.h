@@ -27,6 +27,12 @@
 char tl_csv_sniff_delimiter(const uint8_t *p, size_t n, bool more_follows,
                             char dflt, bool quotes);
 
+/* --skip N: the offset after the first n lines of p[start..size) (LF,
+ * CRLF or a lone CR end one; quotes do not count: a preamble is not CSV);
+ * *skipped gets how many there were. */
+size_t tl_csv_skip_lines(const uint8_t *p, size_t size, size_t start, int64_t n,
+                         int64_t *skipped);
+
 /* The dialect a field-count error names (into buf): for a header
  * hdr[0..n) read as one column that holds another delimiter candidate,
  * `read as one column, but the header holds ';': try --delimiter ';'`;

@@ -269,6 +269,7 @@ typedef struct CsvReader {
     char hint[160];          /* added to field-count errors (csv_dialect.c) */
     bool quotes;             /* '"' opens a quoted field (not in IANA TSV) */
     uint8_t ragged;          /* --ragged: TL_RAGGED_ERROR, _PAD or _SKIP */
+    int64_t skipped;         /* --skip: lines before start (line numbers) */
 
     TlSchema schema;         /* every column, its type (fixed after open) */
     TlSchema dup_bases;      /* header names seen twice, and for each the */
@@ -2987,7 +2988,7 @@ static TlStatus add_column_name(CsvReader *r, const char *text, size_t len,
 static TlStatus read_header(CsvReader *r, bool no_header, TlError *err)
 {
     size_t pos = r->start;
-    int64_t line = 1;
+    int64_t line = 1 + r->skipped;
     int found;
     CsvField *hf = NULL;
     CsvCursor tmp = {0}; /* scratch for unescaping names */
@@ -3147,6 +3148,7 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     *sure = ready >= full; /* an error from part of the input: try all of it */
     if (r->size >= 3 && r->p[0] == 0xEF && r->p[1] == 0xBB && r->p[2] == 0xBF)
         r->start = 3;
+    r->start = tl_csv_skip_lines(r->p, r->size, r->start, opt->skip, &r->skipped);
     r->delim = (uint8_t)(opt->delimiter ? delimiter : /* the suffix's breaks ties */
         tl_csv_sniff_delimiter(r->p + r->start, r->size - r->start, r->size < full, delimiter, r->quotes));
     r->special[r->delim] = r->special['\n'] = r->special['\r'] = 1;

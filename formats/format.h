@@ -34,6 +34,7 @@ typedef struct TlReadOptions {
     bool with_filename;      /* add a `filename` column (formats/filename.c) */
     bool tsv;                /* set by tl_reader_open for TSV: IANA rules */
     uint8_t ragged;          /* rows with another field count (TlRagged) */
+    int64_t skip;            /* --skip: lines before the header */
 } TlReadOptions;
 
 /* --ragged: a CSV/TSV row with fewer or more fields than the header is an

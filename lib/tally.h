@@ -92,6 +92,7 @@ typedef struct TallySpec {
     char out_delimiter;     /* --out-delimiter for CSV output; 0: ',' */
     bool out_no_header;     /* --out-no-header: write no header line */
     char *out_null;         /* --out-null: how CSV/TSV output writes null */
+    int64_t skip;           /* --skip N: CSV/TSV lines before the header */
     int ragged;             /* --ragged: 0 error, 1 pad, 2 skip (CSV/TSV
                                rows with another field count than the header) */
     int compress_level;     /* --compress-level for -o x.gz / x.zst; 0: default */

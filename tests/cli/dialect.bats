@@ -161,3 +161,23 @@ EOF
     run_tally x.csv --ragged maybe
     assert_err 2 'tally: --ragged: expected error, pad or skip, got "maybe"'
 }
+
+@test "--skip N skips a preamble before the header; lines keep their numbers" {
+    printf 'Report of 2024\r\nexported by "X\r\na;b\r\n1;2\r\n3;4;5\r\n' > pre.csv
+    run_tally pre.csv --skip 2
+    assert_err 1 "tally: pre.csv:5: expected 2 fields, found 3 (CSV, delimiter ';' sniffed from the first records: --delimiter sets it; --ragged skip drops such rows)"
+    assert_run_out pre.csv --skip 2 --ragged skip <<'EOF'
+a,b
+1,2
+EOF
+    # more lines than the file has: no columns, no rows
+    run_tally pre.csv --skip 9
+    assert_ok
+    assert_out ""
+}
+
+@test "--skip takes a non-negative integer" {
+    printf 'a\n1\n' > x.csv
+    run_tally x.csv --skip -1
+    assert_err 2 'tally: --skip: expected a non-negative integer, got "-1"'
+}
