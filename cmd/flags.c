@@ -74,7 +74,7 @@ const char cli_help_text[] =
 "                          sniffed); --out-delimiter C: CSV output's (,)\n"
 "  --with-filename         add a column `filename`: the input each row came from\n"
 "  --compress-level N      -o FILE.gz: 1-9 (default 6), FILE.zst: 1-22 (3)\n"
-"  --null STR              read fields equal to STR as null (TSV: also \\N)\n"
+"  --null STR, --quote Q   read STR as null (TSV: also \\N); Q: '\"' or none\n"
 "  --no-header, --skip N   input: line 1 is data (column1...); skip N lines first\n"
 "  --ragged error|pad|skip rows of another field count: fail, pad (nulls), drop\n"
 "  --out-no-header         write no header line; --out-null STR: null's text\n"
@@ -97,7 +97,7 @@ typedef enum FlagId {
     F_DELIMITER, F_NULL, F_NO_HEADER, F_SCHEMA, F_FROM, F_TO, F_OUTPUT,
     F_FILE, F_THREADS, F_STATS, F_NO_OPTIMIZE, F_VERBOSE, F_HELP, F_VERSION,
     F_OUT_DELIMITER, F_WITH_FILENAME, F_COMPRESS_LEVEL, F_SORTED,
-    F_OUT_NO_HEADER, F_OUT_NULL, F_RAGGED, F_SKIP,
+    F_OUT_NO_HEADER, F_OUT_NULL, F_RAGGED, F_SKIP, F_QUOTE,
 } FlagId;
 
 typedef struct Flag {
@@ -130,6 +130,7 @@ static const Flag flags[] = {
     {"--out-null", F_OUT_NULL, ARG_REQ},
     {"--ragged", F_RAGGED, ARG_REQ},
     {"--skip", F_SKIP, ARG_REQ},
+    {"--quote", F_QUOTE, ARG_REQ},
     {"--with-filename", F_WITH_FILENAME, ARG_NONE},
     {"--sorted", F_SORTED, ARG_NONE},
     {"--compress-level", F_COMPRESS_LEVEL, ARG_REQ},
@@ -183,7 +184,7 @@ typedef struct Parser {
     bool set_output, set_from, set_to, set_delim, set_null, set_no_header,
         set_schema, set_threads, set_stats, set_no_optimize, set_verbose;
     bool set_out_delim, set_with_filename, set_compress_level, set_sorted;
-    bool set_out_no_header, set_out_null, set_ragged, set_skip;
+    bool set_out_no_header, set_out_null, set_ragged, set_skip, set_quote;
 } Parser;
 
 static int usage(Parser *p, const char *fmt, ...)
@@ -467,6 +468,16 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
     case F_OUT_NULL:
         p->set_out_null = true;
         return set_str(p, &s->out_null, v);
+    case F_QUOTE:
+        /* another quote character (such as ') would need the tokenizer's
+         * SIMD masks to take it: refused, not misread */
+        if (strcmp(v, "none") == 0) s->quote = -1;
+        else if (strcmp(v, "\"") == 0) s->quote = '"';
+        else
+            return usage(p, "%s: expected '\"' or none, got \"%s\" (other quote "
+                         "characters are not supported yet)", typed, v);
+        p->set_quote = true;
+        return 0;
     case F_SKIP:
         if (!parse_count(v, &s->skip))
             return usage(p, "%s: expected a non-negative integer, got \"%s\"",
@@ -574,6 +585,7 @@ static int merge_overrides(Parser *p, TallySpec *cli, TallySpec *file_spec)
     if (p->set_out_no_header) file_spec->out_no_header = true;
     if (p->set_ragged) file_spec->ragged = cli->ragged;
     if (p->set_skip) file_spec->skip = cli->skip;
+    if (p->set_quote) file_spec->quote = cli->quote;
     if (p->set_sorted) file_spec->sorted = true;
     if (p->set_compress_level) file_spec->compress_level = cli->compress_level;
     if (p->set_no_optimize) file_spec->no_optimize = true;

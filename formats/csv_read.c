@@ -267,7 +267,7 @@ typedef struct CsvReader {
     char *null_text;         /* --null, or NULL */
     size_t null_len;
     char hint[160];          /* added to field-count errors (csv_dialect.c) */
-    bool quotes;             /* '"' opens a quoted field (not in IANA TSV) */
+    bool quotes, tsv;        /* '"' opens a quoted field (--quote); IANA TSV */
     uint8_t ragged;          /* --ragged: TL_RAGGED_ERROR, _PAD or _SKIP */
     int64_t skipped;         /* --skip: lines before start (line numbers) */
 
@@ -2945,7 +2945,7 @@ static TlStatus add_column_name(CsvReader *r, const char *text, size_t len,
         base_name = tl_strndup(text, len);
     }
     if (!base_name) return tl_error_oom(err);
-    if (!r->quotes) tl_tsv_unescape_str(base_name); /* IANA TSV (tsv_read.c) */
+    if (r->tsv) tl_tsv_unescape_str(base_name); /* IANA TSV (tsv_read.c) */
     name = base_name;
     if (tl_schema_find(&r->schema, name) >= 0) {
         /* a repeat: continue from the last suffix given to this base */
@@ -3129,7 +3129,8 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     r->avg_record = 1;
     r->name = tl_strdup(tl_input_name(path));
     if (!r->name) goto oom;
-    r->quotes = !opt->tsv;
+    r->quotes = opt->quote ? opt->quote > 0 : !opt->tsv; /* TSV: --quote '"' */
+    r->tsv = opt->tsv;
     r->ragged = opt->ragged;
     if (opt->null_text || opt->tsv) { /* IANA TSV: \N is null */
         r->null_text = tl_strdup(opt->null_text ? opt->null_text : "\\N");

@@ -35,6 +35,8 @@ typedef struct TlReadOptions {
     bool tsv;                /* set by tl_reader_open for TSV: IANA rules */
     uint8_t ragged;          /* rows with another field count (TlRagged) */
     int64_t skip;            /* --skip: lines before the header */
+    int quote;               /* --quote: 0 the format's ('"' CSV, none TSV),
+                                -1 none, '"' */
 } TlReadOptions;
 
 /* --ragged: a CSV/TSV row with fewer or more fields than the header is an

@@ -237,6 +237,7 @@ static TlStatus add_group(Run *r, const TallySpec *s, const TlReadOptions *paren
     if (s->no_header) g->read.no_header = true;
     if (s->ragged) g->read.ragged = (uint8_t)s->ragged; /* TlRagged */
     if (s->skip) g->read.skip = s->skip;
+    if (s->quote) g->read.quote = s->quote;
     if (s->from) g->read.from = s->from;
     g->read.with_filename = s->with_filename;
     if (s->schema) {

@@ -181,3 +181,28 @@ EOF
     run_tally x.csv --skip -1
     assert_err 2 'tally: --skip: expected a non-negative integer, got "-1"'
 }
+
+@test "--quote none reads quotes in CSV as data" {
+    printf 'a,b\n"x,1\n2",3\n' > nq.csv
+    assert_run_out nq.csv --to ndjson <<'EOF'
+{"a":"x,1\n2","b":3}
+EOF
+    assert_run_out nq.csv --quote none --to ndjson <<'EOF'
+{"a":"\"x","b":1}
+{"a":"2\"","b":3}
+EOF
+}
+
+@test "--quote '\"' turns quoting on for TSV (escapes are still decoded)" {
+    printf 'a\tb\n"x\ty"\t1\n"q""r\\\\s"\t2\n' > qt.tsv
+    assert_run_out qt.tsv --quote '"' --to ndjson <<'EOF'
+{"a":"x\ty","b":1}
+{"a":"q\"r\\s","b":2}
+EOF
+}
+
+@test "--quote with another character is refused, not misread" {
+    printf 'a\n1\n' > x.csv
+    run_tally x.csv --quote "'"
+    assert_err 2 "tally: --quote: expected '\"' or none, got \"'\" (other quote characters are not supported yet)"
+}
