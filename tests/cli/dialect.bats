@@ -206,3 +206,18 @@ EOF
     run_tally x.csv --quote "'"
     assert_err 2 "tally: --quote: expected '\"' or none, got \"'\" (other quote characters are not supported yet)"
 }
+
+@test "pipeline files take skip, ragged, quote, out_null and out_no_header" {
+    printf 'junk "\na,b\n"1,2\n3\n' > pj.csv
+    printf '{"input": "pj.csv", "skip": 1, "ragged": "pad", "quote": "none", "out_null": "NA", "out_no_header": true}\n' > pj.json
+    assert_run_out -f pj.json <<'EOF'
+"""1",2
+3,NA
+EOF
+    printf '{"input": "pj.csv", "ragged": "maybe"}\n' > bad.json
+    run_tally -f bad.json
+    assert_err 2 'tally: bad.json: /ragged: expected "error", "pad" or "skip"'
+    printf '{"input": "pj.csv", "quote": "x"}\n' > bad2.json
+    run_tally -f bad2.json
+    assert_err 2 'tally: bad2.json: /quote: expected "\"" or "none"'
+}
