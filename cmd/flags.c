@@ -72,7 +72,7 @@ const char cli_help_text[] =
 "  --from FMT, --to FMT    input / output format: csv, tsv, ndjson, ...\n"
 "  --delimiter C           input separator ('\\t': tab; default: , ; | or tab,\n"
 "                          sniffed); --out-delimiter C: CSV output's (,)\n"
-"  --with-filename         add a column `filename`: the input each row came from\n"
+"  --with-filename, --comment C  add a `filename` column; skip lines starting C\n"
 "  --compress-level N      -o FILE.gz: 1-9 (default 6), FILE.zst: 1-22 (3)\n"
 "  --null STR, --quote Q   read STR as null (TSV: also \\N); Q: '\"' or none\n"
 "  --no-header, --skip N   input: line 1 is data (column1...); skip N lines first\n"
@@ -97,7 +97,7 @@ typedef enum FlagId {
     F_DELIMITER, F_NULL, F_NO_HEADER, F_SCHEMA, F_FROM, F_TO, F_OUTPUT,
     F_FILE, F_THREADS, F_STATS, F_NO_OPTIMIZE, F_VERBOSE, F_HELP, F_VERSION,
     F_OUT_DELIMITER, F_WITH_FILENAME, F_COMPRESS_LEVEL, F_SORTED,
-    F_OUT_NO_HEADER, F_OUT_NULL, F_RAGGED, F_SKIP, F_QUOTE,
+    F_OUT_NO_HEADER, F_OUT_NULL, F_RAGGED, F_SKIP, F_QUOTE, F_COMMENT,
 } FlagId;
 
 typedef struct Flag {
@@ -131,6 +131,7 @@ static const Flag flags[] = {
     {"--ragged", F_RAGGED, ARG_REQ},
     {"--skip", F_SKIP, ARG_REQ},
     {"--quote", F_QUOTE, ARG_REQ},
+    {"--comment", F_COMMENT, ARG_REQ},
     {"--with-filename", F_WITH_FILENAME, ARG_NONE},
     {"--sorted", F_SORTED, ARG_NONE},
     {"--compress-level", F_COMPRESS_LEVEL, ARG_REQ},
@@ -185,6 +186,7 @@ typedef struct Parser {
         set_schema, set_threads, set_stats, set_no_optimize, set_verbose;
     bool set_out_delim, set_with_filename, set_compress_level, set_sorted;
     bool set_out_no_header, set_out_null, set_ragged, set_skip, set_quote;
+    bool set_comment;
 } Parser;
 
 static int usage(Parser *p, const char *fmt, ...)
@@ -468,6 +470,12 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
     case F_OUT_NULL:
         p->set_out_null = true;
         return set_str(p, &s->out_null, v);
+    case F_COMMENT:
+        if (strlen(v) != 1 || v[0] == '\n' || v[0] == '\r')
+            return usage(p, "%s: expected one character, got \"%s\"", typed, v);
+        s->comment = v[0];
+        p->set_comment = true;
+        return 0;
     case F_QUOTE:
         /* another quote character (such as ') would need the tokenizer's
          * SIMD masks to take it: refused, not misread */
@@ -586,6 +594,7 @@ static int merge_overrides(Parser *p, TallySpec *cli, TallySpec *file_spec)
     if (p->set_ragged) file_spec->ragged = cli->ragged;
     if (p->set_skip) file_spec->skip = cli->skip;
     if (p->set_quote) file_spec->quote = cli->quote;
+    if (p->set_comment) file_spec->comment = cli->comment;
     if (p->set_sorted) file_spec->sorted = true;
     if (p->set_compress_level) file_spec->compress_level = cli->compress_level;
     if (p->set_no_optimize) file_spec->no_optimize = true;

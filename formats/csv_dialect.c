@@ -39,7 +39,7 @@ static const char candidates[] = {',', ';', '|', '\t'};
 /* Field counts of candidate c over the sample: *first the header's,
  * returns true when every sampled record has that many fields. */
 static bool count_fields(const uint8_t *p, size_t n, bool more_follows,
-                         char c, bool quotes, int *first)
+                         char c, bool quotes, char comment, int *first)
 {
     size_t pos = 0;
     int records = 0;
@@ -48,7 +48,17 @@ static bool count_fields(const uint8_t *p, size_t n, bool more_follows,
     while (records < TL_SNIFF_RECORDS) {
         int fields = 1;
         bool at_start = true, inq = false, cut = false;
-        while (pos < n && (p[pos] == '\n' || p[pos] == '\r')) pos++;
+        while (pos < n && (p[pos] == '\n' || p[pos] == '\r' ||
+                           (comment && p[pos] == (uint8_t)comment))) {
+            int64_t one;
+            if (p[pos] == (uint8_t)comment) {
+                size_t next = tl_csv_skip_lines(p, n, pos, 1, &one);
+                if (next >= n && more_follows) return consistent; /* cut */
+                pos = next;
+            } else {
+                pos++;
+            }
+        }
         if (pos >= n) break;
         for (;;) {
             uint8_t ch;
@@ -100,7 +110,7 @@ static char best(const int score[N_CAND], char dflt)
 
 /* See csv_dialect.h. */
 char tl_csv_sniff_delimiter(const uint8_t *p, size_t n, bool more_follows,
-                            char dflt, bool quotes)
+                            char dflt, bool quotes, char comment)
 {
     int consistent[N_CAND], header[N_CAND];
     bool any = false;
@@ -109,7 +119,7 @@ char tl_csv_sniff_delimiter(const uint8_t *p, size_t n, bool more_follows,
         more_follows = true;
     }
     for (int i = 0; i < N_CAND; i++) {
-        bool ok = count_fields(p, n, more_follows, candidates[i], quotes,
+        bool ok = count_fields(p, n, more_follows, candidates[i], quotes, comment,
                                &header[i]);
         consistent[i] = ok ? header[i] : 0;
         if (ok && header[i] > 1) any = true;
@@ -146,12 +156,15 @@ const char *tl_csv_delim_spelling(char delim)
 
 /* See csv_dialect.h. */
 void tl_csv_dialect_hint(const uint8_t *hdr, size_t n, int n_cols, char delim,
-                         char dflt, bool tsv, char *buf, size_t cap)
+                         char dflt, bool tsv, char comment, char *buf, size_t cap)
 {
     int count[N_CAND] = {0};
-    snprintf(buf, cap, "%s, delimiter %s%s", tsv ? "TSV" : "CSV",
+    snprintf(buf, cap, "%s, delimiter %s%s%s", tsv ? "TSV" : "CSV",
              tl_csv_delim_spelling(delim), dflt && delim != dflt ?
-             " sniffed from the first records: --delimiter sets it" : "");
+             " sniffed from the first records: --delimiter sets it" : "",
+             !comment && n > 0 && hdr[0] == '#' ?
+             "; the first line starts with '#': try --comment '#'" : "");
+    if (!comment && n > 0 && hdr[0] == '#') return;
     if (n_cols != 1) return;
     for (size_t i = 0; i < n && hdr[i] != '\n' && hdr[i] != '\r'; i++)
         for (int k = 0; k < N_CAND; k++)

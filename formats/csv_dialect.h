@@ -21,11 +21,12 @@
  * more_follows, is left out) into the same number of fields, more than one;
  * of several, the one giving the most fields; a tie goes to dflt (the
  * suffix's: ',' or tab), else to the first in that order.  When no
- * candidate is consistent, dflt.  quotes: '"' opens a quoted field at a
+ * candidate is consistent, dflt.  Lines starting with comment (0: none)
+ * are left out.  quotes: '"' opens a quoted field at a
  * field's start (CSV), false: quotes are data (IANA TSV).  Deterministic:
  * depends only on the bytes. */
 char tl_csv_sniff_delimiter(const uint8_t *p, size_t n, bool more_follows,
-                            char dflt, bool quotes);
+                            char dflt, bool quotes, char comment);
 
 /* --skip N: the offset after the first n lines of p[start..size) (LF,
  * CRLF or a lone CR end one; quotes do not count: a preamble is not CSV);
@@ -39,9 +40,11 @@ size_t tl_csv_skip_lines(const uint8_t *p, size_t size, size_t start, int64_t n,
  * else the format and delimiter, with how it was decided when it was
  * sniffed (dflt: the suffix's, 0 when --delimiter gave it) to differ from
  * the suffix's: `CSV, delimiter ','` or `CSV, delimiter ';' sniffed from
- * the first records: --delimiter sets it`. */
+ * the first records: --delimiter sets it`; a first line starting with '#'
+ * without --comment (comment 0) adds `the first line starts with '#': try
+ * --comment '#'`. */
 void tl_csv_dialect_hint(const uint8_t *hdr, size_t n, int n_cols, char delim,
-                         char dflt, bool tsv, char *buf, size_t cap);
+                         char dflt, bool tsv, char comment, char *buf, size_t cap);
 
 /* How a delimiter is spelled in messages and on the command line: "','",
  * "'\t'" for tab. */

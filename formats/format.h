@@ -35,6 +35,7 @@ typedef struct TlReadOptions {
     bool tsv;                /* set by tl_reader_open for TSV: IANA rules */
     uint8_t ragged;          /* rows with another field count (TlRagged) */
     int64_t skip;            /* --skip: lines before the header */
+    char comment;            /* --comment: lines starting with it skipped */
     int quote;               /* --quote: 0 the format's ('"' CSV, none TSV),
                                 -1 none, '"' */
 } TlReadOptions;

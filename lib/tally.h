@@ -94,6 +94,7 @@ typedef struct TallySpec {
     char *out_null;         /* --out-null: how CSV/TSV output writes null */
     int64_t skip;           /* --skip N: CSV/TSV lines before the header */
     int quote;              /* --quote: 0 the format's, -1 none, '"' */
+    char comment;           /* --comment C: input lines starting with C skipped */
     int ragged;             /* --ragged: 0 error, 1 pad, 2 skip (CSV/TSV
                                rows with another field count than the header) */
     int compress_level;     /* --compress-level for -o x.gz / x.zst; 0: default */

@@ -13,7 +13,7 @@
  *     "schema": "a:int,b:string", "from": "csv", "to": "csv", "threads": 4,
  *     "with_filename": false, "out_delimiter": ";", "compress_level": 9,
  *     "sorted": false, "out_null": "NA", "out_no_header": false,
- *     "ragged": "error", "skip": 0, "quote": "\"" }
+ *     "ragged": "error", "skip": 0, "quote": "\"", "comment": "#" }
  *
  *   STEP is an object with one step key:
  *     {"filter": "EXPR"}              {"select": ["EXPR [as NAME]", ...]}
@@ -564,11 +564,11 @@ static const char *const top_keys[] = {"inputs", "input", "steps", "output",
                                        "with_filename", "out_delimiter",
                                        "compress_level", "sorted",
                                        "out_null", "out_no_header", "ragged",
-                                       "skip", "quote"};
+                                       "skip", "quote", "comment"};
 enum { T_INPUTS, T_INPUT, T_STEPS, T_OUTPUT, T_DELIM, T_NULL, T_NO_HEADER,
        T_SCHEMA, T_FROM, T_TO, T_THREADS, T_WITH_FILENAME, T_OUT_DELIM,
        T_COMPRESS_LEVEL, T_SORTED, T_OUT_NULL, T_OUT_NO_HEADER, T_RAGGED,
-       T_SKIP, T_QUOTE, T_COUNT };
+       T_SKIP, T_QUOTE, T_COMMENT, T_COUNT };
 
 static int push_input(Ctx *c, const char *s)
 {
@@ -632,6 +632,12 @@ static int top_value(Ctx *c, int k, const cJSON *v)
             }
         return fail(c, "expected \"error\", \"pad\" or \"skip\"");
     }
+    case T_COMMENT:
+        if (!cJSON_IsString(v) || !v->valuestring || strlen(v->valuestring) != 1 ||
+            v->valuestring[0] == '\n' || v->valuestring[0] == '\r')
+            return fail(c, "expected a single character such as \"#\"");
+        sp->comment = v->valuestring[0];
+        return 0;
     case T_QUOTE:
         if (cJSON_IsString(v) && v->valuestring && strcmp(v->valuestring, "none") == 0)
             sp->quote = -1;

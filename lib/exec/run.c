@@ -238,6 +238,7 @@ static TlStatus add_group(Run *r, const TallySpec *s, const TlReadOptions *paren
     if (s->ragged) g->read.ragged = (uint8_t)s->ragged; /* TlRagged */
     if (s->skip) g->read.skip = s->skip;
     if (s->quote) g->read.quote = s->quote;
+    if (s->comment) g->read.comment = s->comment;
     if (s->from) g->read.from = s->from;
     g->read.with_filename = s->with_filename;
     if (s->schema) {

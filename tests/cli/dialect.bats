@@ -208,8 +208,8 @@ EOF
 }
 
 @test "pipeline files take skip, ragged, quote, out_null and out_no_header" {
-    printf 'junk "\na,b\n"1,2\n3\n' > pj.csv
-    printf '{"input": "pj.csv", "skip": 1, "ragged": "pad", "quote": "none", "out_null": "NA", "out_no_header": true}\n' > pj.json
+    printf 'junk "\na,b\n"1,2\n;x\n3\n' > pj.csv
+    printf '{"input": "pj.csv", "skip": 1, "ragged": "pad", "quote": "none", "comment": ";", "out_null": "NA", "out_no_header": true}\n' > pj.json
     assert_run_out -f pj.json <<'EOF'
 """1",2
 3,NA
@@ -220,4 +220,39 @@ EOF
     printf '{"input": "pj.csv", "quote": "x"}\n' > bad2.json
     run_tally -f bad2.json
     assert_err 2 'tally: bad2.json: /quote: expected "\"" or "none"'
+}
+
+@test "--comment C skips lines starting with C, before and after the header" {
+    printf '# exported\n# by x\na;b\n1;2\n# mid, "comment\n3;4\n' > cm.csv
+    assert_run_out cm.csv --comment '#' <<'EOF'
+a,b
+1,2
+3,4
+EOF
+    printf '#c\na,b\n1,2\n#x\n3,4,5\n' > cm2.csv
+    run_tally cm2.csv --comment '#'
+    assert_err 1 "tally: cm2.csv:5: expected 2 fields, found 3 (CSV, delimiter ','; --ragged skip drops such rows)"
+}
+
+@test "a file whose first line starts with # suggests --comment" {
+    printf '# exported\na,b\n1,2\n' > c.csv
+    run_tally c.csv
+    assert_err 1 "tally: c.csv:2: expected 1 field, found 2 (CSV, delimiter ','; the first line starts with '#': try --comment '#'; --ragged skip drops such rows)"
+}
+
+@test "--comment agrees with the file without its comments, with quoted line breaks, any threads and batch size" {
+    awk 'BEGIN { print "a,b"; for (i = 0; i < 20000; i++) { if (i % 97 == 0) print "# note, \"x\" " i; printf "%d,\"v\n%d\"\n", i, i } }' > bigc.csv
+    grep -v '^#' bigc.csv > bign.csv
+    run_tally bign.csv
+    assert_ok
+    local want=$output
+    TALLY_BATCH_ROWS=50 run_tally bigc.csv --comment '#' --threads 3
+    assert_ok
+    assert_out "$want"
+}
+
+@test "--comment takes one character" {
+    printf 'a\n1\n' > x.csv
+    run_tally x.csv --comment '//'
+    assert_err 2 'tally: --comment: expected one character, got "//"'
 }
