@@ -144,6 +144,25 @@ size_t tl_csv_skip_lines(const uint8_t *p, size_t size, size_t start, int64_t n,
 }
 
 /* See csv_dialect.h. */
+size_t tl_csv_skip_comments(const uint8_t *p, size_t size, size_t pos, uint8_t comment,
+                            bool blanks, int64_t *line)
+{
+    int64_t one;
+    while (pos < size) {
+        if (p[pos] == comment) {
+            pos = tl_csv_skip_lines(p, size, pos, 1, &one);
+            (*line)++;
+        } else if (blanks && (p[pos] == '\n' || p[pos] == '\r')) {
+            pos += p[pos] == '\r' && pos + 1 < size && p[pos + 1] == '\n' ? 2 : 1;
+            (*line)++;
+        } else {
+            break;
+        }
+    }
+    return pos;
+}
+
+/* See csv_dialect.h. */
 const char *tl_csv_delim_spelling(char delim)
 {
     static const char *const spelled[] = {"','", "';'", "'|'", "'\\t'"};

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tsv.h"
+
 /* The bytes of input the sniffer looks at, at most (and at most
  * TL_SNIFF_RECORDS records, the header included). */
 #define TL_SNIFF_BYTES ((size_t)64 << 10)
@@ -33,6 +35,13 @@ char tl_csv_sniff_delimiter(const uint8_t *p, size_t n, bool more_follows,
  * *skipped gets how many there were. */
 size_t tl_csv_skip_lines(const uint8_t *p, size_t size, size_t start, int64_t n,
                          int64_t *skipped);
+
+/* --comment C: the offset after the lines at p[pos..size) that start with
+ * comment (and, with blanks, the blank lines among and after them: before
+ * a header; in data a blank line may be a value), adding the lines passed
+ * to *line. */
+size_t tl_csv_skip_comments(const uint8_t *p, size_t size, size_t pos, uint8_t comment,
+                            bool blanks, int64_t *line);
 
 /* The dialect a field-count error names (into buf): for a header
  * hdr[0..n) read as one column that holds another delimiter candidate,

@@ -139,8 +139,7 @@
  */
 #include "../lib/core/cpu.h"
 #include "fmt_impl.h"
-#include "csv_dialect.h"
-#include "tsv.h"
+#include "csv_dialect.h" /* and tsv.h */
 #include "../lib/core/text.h"
 
 #include <stddef.h>
@@ -267,10 +266,9 @@ typedef struct CsvReader {
     char *null_text;         /* --null, or NULL */
     size_t null_len;
     char hint[160];          /* added to field-count errors (csv_dialect.c) */
-    bool quotes, tsv;        /* '"' opens a quoted field (--quote); IANA TSV */
-    uint8_t ragged;          /* --ragged: TL_RAGGED_ERROR, _PAD or _SKIP */
+    bool quotes, tsv;        /* '"' opens a quoted field (--quote); IANA TSV; */
+    uint8_t ragged, comment; /* --ragged (TlRagged); --comment (0: none) */
     int64_t skipped;         /* --skip: lines before start (line numbers) */
-    char comment;            /* --comment: lines starting with it are skipped */
 
     TlSchema schema;         /* every column, its type (fixed after open) */
     TlSchema dup_bases;      /* header names seen twice, and for each the */
@@ -1268,9 +1266,8 @@ static TlStatus tokenize(const CsvReader *r, CsvCursor *d, int64_t max_rows,
         rows = fast_rows(r, d, rows, max_rows);
         if (rows >= max_rows || d->pos >= d->end) break;
         c = r->p[d->pos];
-        if (r->comment && c == r->comment) { /* --comment: the line is skipped */
-            d->pos = tl_csv_skip_lines(r->p, d->end, d->pos, 1, &at_line);
-            d->line++;
+        if (r->comment && c == r->comment) { /* --comment: skip such lines */
+            d->pos = tl_csv_skip_comments(r->p, d->end, d->pos, r->comment, false, &d->line);
             continue;
         }
         if (c == '\n' || c == '\r') {
@@ -3000,12 +2997,7 @@ static TlStatus read_header(CsvReader *r, bool no_header, TlError *err)
     CsvCursor tmp = {0}; /* scratch for unescaping names */
     TlStatus st;
     skip_blank(r, &pos, &line, r->size);
-    while (r->comment && pos < r->size && r->p[pos] == (uint8_t)r->comment) {
-        int64_t one;
-        pos = tl_csv_skip_lines(r->p, r->size, pos, 1, &one);
-        line++;
-        skip_blank(r, &pos, &line, r->size);
-    }
+    if (r->comment) pos = tl_csv_skip_comments(r->p, r->size, pos, r->comment, true, &line);
     r->data_start = pos;
     r->data_line = line;
     if (pos >= r->size) return TL_OK; /* no columns at all */
@@ -3162,13 +3154,13 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     if (r->size >= 3 && r->p[0] == 0xEF && r->p[1] == 0xBB && r->p[2] == 0xBF)
         r->start = 3;
     r->start = tl_csv_skip_lines(r->p, r->size, r->start, opt->skip, &r->skipped);
-    if ((r->comment = opt->comment)) r->flatten = NULL; /* tokenize sees every line */
+    if ((r->comment = (uint8_t)opt->comment)) r->flatten = NULL; /* tokenize sees all lines */
     r->delim = (uint8_t)(opt->delimiter ? delimiter : /* the suffix's breaks ties */
-        tl_csv_sniff_delimiter(r->p + r->start, r->size - r->start, r->size < full, delimiter, r->quotes, r->comment));
+        tl_csv_sniff_delimiter(r->p + r->start, r->size - r->start, r->size < full, delimiter, r->quotes, (char)r->comment));
     r->special[r->delim] = r->special['\n'] = r->special['\r'] = 1;
     if (read_header(r, opt->no_header, err) != TL_OK) goto fail;
     tl_csv_dialect_hint(r->p + r->start, r->size - r->start, r->n_cols, (char)r->delim,
-                        opt->delimiter ? 0 : delimiter, opt->tsv, r->comment, r->hint, sizeof r->hint);
+                        opt->delimiter ? 0 : delimiter, opt->tsv, (char)r->comment, r->hint, sizeof r->hint);
 
     r->fixed = tl_calloc((size_t)r->n_cols + 1, sizeof *r->fixed);
     r->base.stats.converted = tl_calloc((size_t)r->n_cols + 1, sizeof(int64_t));
