@@ -256,3 +256,12 @@ EOF
     run_tally x.csv --comment '//'
     assert_err 2 'tally: --comment: expected one character, got "//"'
 }
+
+@test "the right side of a join is read with the main input's --skip and --comment" {
+    printf 'title\nid,a\n#c\n1,p\n' > jl.csv
+    printf 'title\nid,b\n1,q\n#c\n' > jr.csv
+    assert_run_out jl.csv --skip 1 --comment '#' --join jr.csv --on id <<'EOF'
+id,a,b
+1,p,q
+EOF
+}
