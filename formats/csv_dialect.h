@@ -12,6 +12,10 @@
 
 #include "tsv.h"
 
+/* Added to the quote errors of the CSV reader: the knob that reads such a
+ * file. */
+#define TL_CSV_QUOTE_HINT " (a quote opens a quoted field: --quote none reads quotes as data)"
+
 /* The bytes of input the sniffer looks at, at most (and at most
  * TL_SNIFF_RECORDS records, the header included). */
 #define TL_SNIFF_BYTES ((size_t)64 << 10)

@@ -1186,7 +1186,7 @@ static TlStatus parse_record(const CsvReader *r, size_t *pos, int64_t *line,
                 const uint8_t *q = memchr(p + i, '"', n - i);
                 if (!q)
                     return tl_error(err, TL_ERR_DATA,
-                                    "%s:%lld:%lld: unterminated quoted field",
+                                    "%s:%lld:%lld: unterminated quoted field" TL_CSV_QUOTE_HINT,
                                     r->name, (long long)cur_line,
                                     (long long)column_of(r, open));
                 i = (size_t)(q - p);
@@ -1204,7 +1204,7 @@ static TlStatus parse_record(const CsvReader *r, size_t *pos, int64_t *line,
             if (i < n && p[i] != delim && p[i] != '\n' && p[i] != '\r')
                 return tl_error(err, TL_ERR_DATA,
                                 "%s:%lld:%lld: unexpected character after "
-                                "closing quote", r->name, (long long)cur_line,
+                                "closing quote" TL_CSV_QUOTE_HINT, r->name, (long long)cur_line,
                                 (long long)column_of(r, i));
         } else {
             off = i;

@@ -265,3 +265,15 @@ id,a,b
 1,p,q
 EOF
 }
+
+@test "a quote error names --quote none, which reads the file" {
+    printf 'k,v\n1,"5" inch\n' > q.csv
+    run_tally q.csv
+    assert_err 1 'tally: q.csv:2:6: unexpected character after closing quote (a quote opens a quoted field: --quote none reads quotes as data)'
+    printf 'k,v\n1,"open\n' > u.csv
+    run_tally u.csv
+    assert_err 1 'tally: u.csv:2:3: unterminated quoted field (a quote opens a quoted field: --quote none reads quotes as data)'
+    assert_run_out q.csv --quote none --to ndjson <<'EOF'
+{"k":1,"v":"\"5\" inch"}
+EOF
+}

@@ -6,6 +6,7 @@
  */
 #include "tl_test.h"
 #include "csv_test_util.h"
+#include "../../formats/csv_dialect.h"
 
 static char got[1 << 16];
 static TlError err;
@@ -145,18 +146,20 @@ TL_TEST(test_errors)
 
     p = tu_file("unterm.csv", "a,b\n1,2\n3,\"abc\n4,5\n", -1);
     CHECK_EQ_INT(READ(p, NULL), TL_ERR_DATA);
-    snprintf(want, sizeof want, "%s:3:3: unterminated quoted field", p);
+    snprintf(want, sizeof want, "%s:3:3: unterminated quoted field" TL_CSV_QUOTE_HINT, p);
     CHECK_EQ_STR(err.msg, want);
 
     p = tu_file("after.csv", "a,b\n1,2\n\"ab\"c,2\n", -1);
     CHECK_EQ_INT(READ(p, NULL), TL_ERR_DATA);
-    snprintf(want, sizeof want, "%s:3:5: unexpected character after closing quote", p);
+    snprintf(want, sizeof want, "%s:3:5: unexpected character after closing quote"
+             TL_CSV_QUOTE_HINT, p);
     CHECK_EQ_STR(err.msg, want);
 
     /* columns count characters, not bytes */
     p = tu_file("utf8.csv", "a,b\n\xC3\xA9t\xC3\xA9,\"x\"y\n", -1);
     CHECK_EQ_INT(READ(p, NULL), TL_ERR_DATA);
-    snprintf(want, sizeof want, "%s:2:8: unexpected character after closing quote", p);
+    snprintf(want, sizeof want, "%s:2:8: unexpected character after closing quote"
+             TL_CSV_QUOTE_HINT, p);
     CHECK_EQ_STR(err.msg, want);
 
     CHECK_EQ_INT(READ("/nonexistent/x.csv", NULL), TL_ERR_IO);
