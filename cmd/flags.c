@@ -68,21 +68,21 @@ const char cli_help_text[] =
 "Options:\n"
 "  -o, --output FILE       write FILE atomically (.csv .tsv .ndjson .jsonl\n"
 "                          .json, else CSV; + .gz/.zst); a device, FIFO in place\n"
-"  -f, --file PIPELINE     read inputs and steps from a JSON pipeline file\n"
-"  --from FMT, --to FMT    input / output format: csv, tsv, ndjson, json, ...\n"
-"  --delimiter C           CSV separator ('\\t' ok); --out-delimiter C for output\n"
-"  --with-filename         add a column `filename`: the input each row came from\n"
+"  -f, --file PIPELINE     inputs and steps from a JSON file; --from/--to FMT:\n"
+"                          input/output format (csv, tsv, ndjson, json, ...)\n"
+"  --delimiter C           input separator ('\\t': tab); else sniffed: , ; | tab\n"
+"  --with-filename, --comment C  add a `filename` column; skip lines starting C\n"
 "  --compress-level N      -o FILE.gz: 1-9 (default 6), FILE.zst: 1-22 (3)\n"
-"  --null STR              read fields equal to STR as null\n"
-"  --no-header             the first line is data (columns column1, ...)\n"
+"  --null STR, --quote Q   read STR as null (TSV: also \\N); Q: '\"' or none\n"
+"  --no-header, --skip N   input: line 1 is data (column1...); skip N lines first\n"
+"  --ragged error|pad|skip rows of another field count: fail, pad (nulls), drop\n"
+"  --out-no-header         output: no header; --out-null S, --out-delimiter C\n"
 "  --schema 'NAME:TYPE,...'  fix column types (int float bool string date\n"
 "                          timestamp); NAME may be a glob: 'id*:string'\n"
 "  --no-infer, --quoted-as-string  every column / quoted-value columns strings\n"
-"  --threads N             worker threads (default 0: every core)\n"
-"  --stats, --quiet       engine counters to stderr / no notes (renamed columns)\n"
-"  --no-optimize           run the plan exactly as written\n"
-"  --verbose               explain: also list every optimizer rule that fired\n"
-"  -h, --help, help        this summary;  --version  print the version\n"
+"  --threads N, --stats    worker threads (0: all cores); counters to stderr\n"
+"  --no-optimize           run the plan as written; --verbose: explain says rules\n"
+"  --quiet, --version      no notes on stderr / the version; -h, --help: this\n"
 "\n"
 "Exit status: 0 ok, 1 bad data or I/O, 2 bad usage, 128+N signal N; man tally\n";
 
@@ -98,6 +98,7 @@ typedef enum FlagId {
     F_FILE, F_THREADS, F_STATS, F_NO_OPTIMIZE, F_VERBOSE, F_HELP, F_VERSION,
     F_OUT_DELIMITER, F_WITH_FILENAME, F_COMPRESS_LEVEL, F_SORTED,
     F_NO_INFER, F_QUOTED_AS_STRING, F_QUIET,
+    F_OUT_NO_HEADER, F_OUT_NULL, F_RAGGED, F_SKIP, F_QUOTE, F_COMMENT,
 } FlagId;
 
 typedef struct Flag {
@@ -126,6 +127,12 @@ static const Flag flags[] = {
     {"--help", F_HELP, ARG_NONE},        {"-h", F_HELP, ARG_NONE},
     {"--version", F_VERSION, ARG_NONE},
     {"--out-delimiter", F_OUT_DELIMITER, ARG_REQ},
+    {"--out-no-header", F_OUT_NO_HEADER, ARG_NONE},
+    {"--out-null", F_OUT_NULL, ARG_REQ},
+    {"--ragged", F_RAGGED, ARG_REQ},
+    {"--skip", F_SKIP, ARG_REQ},
+    {"--quote", F_QUOTE, ARG_REQ},
+    {"--comment", F_COMMENT, ARG_REQ},
     {"--with-filename", F_WITH_FILENAME, ARG_NONE},
     {"--sorted", F_SORTED, ARG_NONE},
     {"--no-infer", F_NO_INFER, ARG_NONE},
@@ -183,6 +190,8 @@ typedef struct Parser {
         set_schema, set_threads, set_stats, set_no_optimize, set_verbose;
     bool set_out_delim, set_with_filename, set_compress_level, set_sorted;
     bool set_no_infer, set_quoted_as_string, set_quiet;
+    bool set_out_no_header, set_out_null, set_ragged, set_skip, set_quote;
+    bool set_comment;
 } Parser;
 
 static int usage(Parser *p, const char *fmt, ...)
@@ -491,6 +500,43 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
         s->delimiter = keep;
         return 0;
     }
+    case F_OUT_NO_HEADER:
+        p->set_out_no_header = true;
+        s->out_no_header = true;
+        return 0;
+    case F_OUT_NULL:
+        p->set_out_null = true;
+        return set_str(p, &s->out_null, v);
+    case F_COMMENT:
+        if (strlen(v) != 1 || v[0] == '\n' || v[0] == '\r')
+            return usage(p, "%s: expected one character, got \"%s\"", typed, v);
+        s->comment = v[0];
+        p->set_comment = true;
+        return 0;
+    case F_QUOTE:
+        /* another quote character (such as ') would need the tokenizer's
+         * SIMD masks to take it: refused, not misread */
+        if (strcmp(v, "none") == 0) s->quote = -1;
+        else if (strcmp(v, "\"") == 0) s->quote = '"';
+        else
+            return usage(p, "%s: expected '\"' or none, got \"%s\" (other quote "
+                         "characters are not supported yet)", typed, v);
+        p->set_quote = true;
+        return 0;
+    case F_SKIP:
+        if (!parse_count(v, &s->skip))
+            return usage(p, "%s: expected a non-negative integer, got \"%s\"",
+                         typed, v);
+        p->set_skip = true;
+        return 0;
+    case F_RAGGED:
+        p->set_ragged = true;
+        if (strcmp(v, "error") == 0) s->ragged = 0;
+        else if (strcmp(v, "pad") == 0) s->ragged = 1;
+        else if (strcmp(v, "skip") == 0) s->ragged = 2;
+        else
+            return usage(p, "%s: expected error, pad or skip, got \"%s\"", typed, v);
+        return 0;
     case F_WITH_FILENAME:
         p->set_with_filename = true;
         s->with_filename = true;
@@ -566,6 +612,7 @@ static int merge_overrides(Parser *p, TallySpec *cli, TallySpec *file_spec)
     MOVE(set_to, to)
     MOVE(set_null, null_text)
     MOVE(set_schema, schema)
+    MOVE(set_out_null, out_null)
 #undef MOVE
     if (p->set_output) {
         char *out = cli->output;
@@ -592,6 +639,11 @@ static int merge_overrides(Parser *p, TallySpec *cli, TallySpec *file_spec)
     if (p->set_stats) file_spec->stats = true;
     if (p->set_out_delim) file_spec->out_delimiter = cli->out_delimiter;
     if (p->set_with_filename) file_spec->with_filename = true;
+    if (p->set_out_no_header) file_spec->out_no_header = true;
+    if (p->set_ragged) file_spec->ragged = cli->ragged;
+    if (p->set_skip) file_spec->skip = cli->skip;
+    if (p->set_quote) file_spec->quote = cli->quote;
+    if (p->set_comment) file_spec->comment = cli->comment;
     if (p->set_sorted) file_spec->sorted = true;
     if (p->set_no_infer) file_spec->no_infer = true;
     if (p->set_quoted_as_string) file_spec->quoted_as_string = true;

@@ -142,6 +142,7 @@
  */
 #include "../lib/core/cpu.h"
 #include "fmt_impl.h"
+#include "csv_dialect.h" /* and tsv.h */
 #include "../lib/core/text.h"
 #include "infer.h"
 
@@ -270,6 +271,10 @@ typedef struct CsvReader {
     SplitScanFn split_scan;  /* the splitter's block scan (SIMD or scalar) */
     char *null_text;         /* --null, or NULL */
     size_t null_len;
+    char hint[160];          /* added to field-count errors (csv_dialect.c) */
+    bool quotes, tsv;        /* '"' opens a quoted field (--quote); IANA TSV; */
+    uint8_t ragged, comment; /* --ragged (TlRagged); --comment (0: none) */
+    int64_t skipped;         /* --skip: lines before start (line numbers) */
 
     TlSchema schema;         /* every column, its type (fixed after open) */
     bool quoted_as_string;   /* --quoted-as-string */
@@ -1119,7 +1124,7 @@ static TlStatus parse_record(const CsvReader *r, size_t *pos, int64_t *line,
     for (;;) {
         size_t off, flen;
         uint32_t flags = 0;
-        if (i < n && p[i] == '"') {
+        if (i < n && p[i] == '"' && r->quotes) {
             size_t open = i;
             flags = F_QUOTED;
             i++;
@@ -1127,7 +1132,7 @@ static TlStatus parse_record(const CsvReader *r, size_t *pos, int64_t *line,
                 const uint8_t *q = memchr(p + i, '"', n - i);
                 if (!q)
                     return tl_error(err, TL_ERR_DATA,
-                                    "%s:%lld:%lld: unterminated quoted field",
+                                    "%s:%lld:%lld: unterminated quoted field" TL_CSV_QUOTE_HINT,
                                     r->name, (long long)cur_line,
                                     (long long)column_of(r, open));
                 i = (size_t)(q - p);
@@ -1145,7 +1150,7 @@ static TlStatus parse_record(const CsvReader *r, size_t *pos, int64_t *line,
             if (i < n && p[i] != delim && p[i] != '\n' && p[i] != '\r')
                 return tl_error(err, TL_ERR_DATA,
                                 "%s:%lld:%lld: unexpected character after "
-                                "closing quote", r->name, (long long)cur_line,
+                                "closing quote" TL_CSV_QUOTE_HINT, r->name, (long long)cur_line,
                                 (long long)column_of(r, i));
         } else {
             off = i;
@@ -1207,6 +1212,10 @@ static TlStatus tokenize(const CsvReader *r, CsvCursor *d, int64_t max_rows,
         rows = fast_rows(r, d, rows, max_rows);
         if (rows >= max_rows || d->pos >= d->end) break;
         c = r->p[d->pos];
+        if (r->comment && c == r->comment) { /* --comment: skip such lines */
+            d->pos = tl_csv_skip_comments(r->p, d->end, d->pos, r->comment, false, &d->line);
+            continue;
+        }
         if (c == '\n' || c == '\r') {
             if (nc != 1) {
                 skip_blank(r, &d->pos, &d->line, d->end);
@@ -1230,10 +1239,13 @@ static TlStatus tokenize(const CsvReader *r, CsvCursor *d, int64_t max_rows,
         /* (the fast tokenizer takes no record with a quote) */
         if (!d->saw_quote && memchr(r->p + at_pos, '"', d->pos - at_pos))
             d->saw_quote = true;
-        if (found != nc)
-            return tl_error(err, TL_ERR_DATA, "%s:%lld: expected %d field%s, found %d",
-                            r->name, (long long)at_line, nc, nc == 1 ? "" : "s",
-                            found);
+        if (found != nc && r->ragged == TL_RAGGED_SKIP) continue;
+        if (found != nc && (r->ragged != TL_RAGGED_PAD || found > nc))
+            return tl_error(err, TL_ERR_DATA, "%s:%lld: expected %d field%s, found %d (%s; %s)",
+                            r->name, (long long)at_line, nc, nc == 1 ? "" : "s", found,
+                            r->hint, found > nc ? "--ragged skip drops such rows"
+                                                : "--ragged pad or skip reads such rows");
+        for (int k = found; k < nc; k++) d->rec[k] = (CsvField){at_pos, 0, 0}; /* null */
         for (int s = 0; s < d->n_store; s++) {
             int k = d->store[s];
             d->cols[k][rows] = d->rec[k];
@@ -2366,11 +2378,11 @@ static TlStatus reparse_fields(const CsvReader *r, CsvCursor *d, int c,
         int64_t line = d->row_line[sel[j]];
         int found = 0;
         TL_TRY(parse_record(r, &pos, &line, d->rec, 1, r->n_cols, &found, err));
-        if (found != r->n_cols)
+        if (found != r->n_cols && (found > r->n_cols || r->ragged != TL_RAGGED_PAD))
             return tl_error(err, TL_ERR_DATA, "%s:%lld: internal error: record "
                             "read again differs", r->name,
                             (long long)d->row_line[sel[j]]);
-        d->gat[j] = d->rec[c];
+        d->gat[j] = c < found ? d->rec[c] : (CsvField){d->row_pos[sel[j]], 0, 0};
         d->gat_line[j] = d->row_line[sel[j]];
     }
     return TL_OK;
@@ -2825,7 +2837,7 @@ static const TlReaderOps csv_ops = {
 static TlStatus read_header(CsvReader *r, bool no_header, TlError *err)
 {
     size_t pos = r->start;
-    int64_t line = 1;
+    int64_t line = 1 + r->skipped;
     int found;
     CsvField *hf = NULL;
     CsvCursor tmp = {0}; /* scratch for unescaping names */
@@ -2833,6 +2845,7 @@ static TlStatus read_header(CsvReader *r, bool no_header, TlError *err)
     size_t *lens = NULL;
     TlStatus st;
     skip_blank(r, &pos, &line, r->size);
+    if (r->comment) pos = tl_csv_skip_comments(r->p, r->size, pos, r->comment, true, &line);
     r->data_start = pos;
     r->data_line = line;
     if (pos >= r->size) return TL_OK; /* no columns at all */
@@ -2854,6 +2867,10 @@ static TlStatus read_header(CsvReader *r, bool no_header, TlError *err)
             if (!s) st = tl_error_oom(err);
         }
         if (st == TL_OK && !(names[i] = tl_strndup(s, lens[i]))) st = tl_error_oom(err);
+        if (st == TL_OK && r->tsv) { /* IANA TSV escapes (tsv_read.c) */
+            tl_tsv_unescape_str(names[i]);
+            lens[i] = strlen(names[i]);
+        }
     }
     if (st == TL_OK) {
         bool quiet = r->quiet || (r->hints && r->hints->names_noted);
@@ -2992,10 +3009,6 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     if (!r) return tl_error_oom(err);
     r->base.ops = &csv_ops;
     r->hints = hints;
-    r->delim = (uint8_t)delimiter;
-    r->special[r->delim] = 1;
-    r->special['\n'] = 1;
-    r->special['\r'] = 1;
     r->flatten = flatten_fn();
     r->split_scan = split_scan_fn();
     r->avg_record = 1;
@@ -3003,8 +3016,11 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     if (!r->name) goto oom;
     r->quoted_as_string = opt->quoted_as_string;
     r->quiet = opt->quiet;
-    if (opt->null_text) {
-        r->null_text = tl_strdup(opt->null_text);
+    r->quotes = opt->quote ? opt->quote > 0 : !opt->tsv; /* TSV: --quote '"' */
+    r->tsv = opt->tsv;
+    r->ragged = opt->ragged;
+    if (opt->null_text || opt->tsv) { /* IANA TSV: \N is null */
+        r->null_text = tl_strdup(opt->null_text ? opt->null_text : "\\N");
         if (!r->null_text) goto oom;
         r->null_len = strlen(r->null_text);
     }
@@ -3020,7 +3036,14 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     *sure = ready >= full; /* an error from part of the input: try all of it */
     if (r->size >= 3 && r->p[0] == 0xEF && r->p[1] == 0xBB && r->p[2] == 0xBF)
         r->start = 3;
+    r->start = tl_csv_skip_lines(r->p, r->size, r->start, opt->skip, &r->skipped);
+    if ((r->comment = (uint8_t)opt->comment)) r->flatten = NULL; /* tokenize sees all lines */
+    r->delim = (uint8_t)(opt->delimiter ? delimiter : /* the suffix's breaks ties */
+        tl_csv_sniff_delimiter(r->p + r->start, r->size - r->start, r->size < full, delimiter, r->quotes, (char)r->comment));
+    r->special[r->delim] = r->special['\n'] = r->special['\r'] = 1;
     if (read_header(r, opt->no_header, err) != TL_OK) goto fail;
+    tl_csv_dialect_hint(r->p + r->start, r->size - r->start, r->n_cols, (char)r->delim,
+                        opt->delimiter ? 0 : delimiter, opt->tsv, (char)r->comment, r->hint, sizeof r->hint);
 
     r->fixed = tl_calloc((size_t)r->n_cols + 1, sizeof *r->fixed);
     r->base.stats.converted = tl_calloc((size_t)r->n_cols + 1, sizeof(int64_t));

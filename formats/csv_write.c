@@ -3,9 +3,10 @@
  *
  * Spelling (man/tally.1, "Output formatting"): a field is quoted only when it must
  * be -- it holds the delimiter, a double quote, CR or LF -- and quotes inside
- * are doubled.  Null is an empty field; the empty string is "" (the reader
+ * are doubled.  Null is an empty field (or the --out-null text, with a
+ * string of that spelling quoted); the empty string is "" (the reader
  * reads them back the same way).  Values are spelled by lib/core/text.h, so
- * cast(x as string) agrees with the output.  TSV is the same with a tab.
+ * cast(x as string) agrees with the output.  TSV has its own writer (tsv.c).
  *
  * Rows are formatted in chunks (write_common.h), column by column first, so
  * the type is decided once per column, not once per value:
@@ -36,6 +37,8 @@ typedef struct CsvSpell {
     bool check_values;      /* the delimiter may occur in formatted values */
     uint8_t special[256];   /* delimiter, quote, CR, LF */
     int n_cols;
+    char *null_text;        /* --out-null: written for null; NULL: empty */
+    uint32_t null_len;
 } CsvSpell;
 
 typedef struct CsvWriter {
@@ -83,10 +86,14 @@ static TlStatus csv_rows(const void *ctx, TlWriteBuf *b, int64_t n, TlError *err
     for (int64_t row = 0; row < n; row++) {
         for (int c = 0; c < w->n_cols; c++) {
             const TlPiece *pc = &b->pieces[c * stride + row];
-            size_t need = (size_t)pc->len * 2 + 3;
+            size_t need = (size_t)pc->len * 2 + 3 + w->null_len;
             uint8_t *o;
             if (b->len + need > b->cap) TL_TRY(tl_write_buf_reserve(b, need, err));
             o = put_piece(b->out + b->len, pc);
+            if (pc->kind == K_NULL && w->null_len) {
+                memcpy(o, w->null_text, w->null_len);
+                o += w->null_len;
+            }
             *o++ = c + 1 == w->n_cols ? '\n' : w->delim;
             b->len = (size_t)(o - b->out);
         }
@@ -115,6 +122,9 @@ static void csv_pieces(const void *ctx, const TlArray *a, int64_t off, int64_t n
             s = tl_view_ptr(&v[i], a->data);
             len = tl_view_len(v[i]);
             pc[i] = (TlPiece){s, len, kind_of(w, s, len)};
+            /* a string spelled as --out-null is quoted to stay a string */
+            if (w->null_text && len == w->null_len && memcmp(s, w->null_text, len) == 0)
+                pc[i].kind = K_QUOTE;
         }
         return;
     }
@@ -148,6 +158,7 @@ static void csv_free(TlWriter *base)
 {
     CsvWriter *w = (CsvWriter *)base;
     tl_write_pipe_free(w->pipe);
+    tl_free(w->spell.null_text);
     tl_free(w);
 }
 
@@ -179,7 +190,7 @@ static TlStatus write_header(CsvWriter *w, const TlSchema *schema, TlError *err)
  * borrowed and must outlive the writer; schema is only read here. */
 TlStatus tl_csv_writer_open(TlSink *sink, char delimiter,
                             const TlSchema *schema, bool header,
-                            TlWriter **out, TlError *err)
+                            const char *null_text, TlWriter **out, TlError *err)
 {
     CsvWriter *w;
     TlStatus st;
@@ -198,7 +209,10 @@ TlStatus tl_csv_writer_open(TlSink *sink, char delimiter,
     /* formatted numbers, dates and timestamps use only these characters */
     w->spell.check_values = strchr("0123456789+-.:eEinfatyrulsINFAN ", delimiter) != NULL;
     w->spell.n_cols = schema->n_fields;
-    st = tl_write_pipe_new(sink, w->spell.n_cols, &csv_format, &w->spell, &w->pipe, err);
+    w->spell.null_text = null_text ? tl_strdup(null_text) : NULL;
+    w->spell.null_len = null_text ? (uint32_t)strlen(null_text) : 0;
+    if (null_text && !w->spell.null_text) st = tl_error_oom(err);
+    else st = tl_write_pipe_new(sink, w->spell.n_cols, &csv_format, &w->spell, &w->pipe, err);
     if (st == TL_OK && header && w->spell.n_cols > 0) st = write_header(w, schema, err);
     if (st != TL_OK) {
         csv_free(&w->base);

@@ -192,9 +192,9 @@ int tl_csv_scan_mode(int force);
  * bytes per morsel (0: the default, growing).  Like TALLY_BATCH_ROWS, but
  * changeable within one process. */
 void tl_csv_split_force(int64_t rows, int64_t bytes);
-TlStatus tl_csv_writer_open(TlSink *sink, char delimiter,
+TlStatus tl_csv_writer_open(TlSink *sink, char delimiter, /* null_text: --out-null */
                             const TlSchema *schema, bool header,
-                            TlWriter **out, TlError *err);
+                            const char *null_text, TlWriter **out, TlError *err);
 /* NDJSON (ndjson_read.c, ndjson_write.c). */
 TlStatus tl_ndjson_reader_open(const char *path, const TlReadOptions *opt,
                                TlTypeHints *hints, TlReader **out, TlError *err);

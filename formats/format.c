@@ -24,6 +24,7 @@
  *      (mapped.c explains why that is sound).
  */
 #include "fmt_impl.h"
+#include "tsv.h"
 #include "compress.h"
 #include "filename.h"
 
@@ -379,8 +380,11 @@ TlStatus tl_reader_open(const char *path, const TlReadOptions *opt,
                         "cannot read %s: the %s format is not supported yet",
                         tl_quote_name(path).s, fmt);
     } else {
-        delim = opt->delimiter ? opt->delimiter : strcmp(fmt, "tsv") == 0 ? '\t' : ',';
-        st = tl_csv_reader_open(path, opt, delim, hints, out, err);
+        TlReadOptions o = *opt;
+        o.tsv = strcmp(fmt, "tsv") == 0; /* quotes are data, \N is null */
+        delim = opt->delimiter ? opt->delimiter : o.tsv ? '\t' : ',';
+        st = tl_csv_reader_open(path, &o, delim, hints, out, err);
+        if (st == TL_OK && o.tsv) st = tl_tsv_reader_wrap(out, err); /* tsv_read.c */
     }
     st = shrink_first(st == TL_OK ? *out : NULL, st, NULL, NULL, err);
     if (st != TL_OK && *out) {
@@ -666,9 +670,12 @@ TlStatus tl_writer_open(TlSink *sink, const char *format, const TlSchema *schema
     if (strcmp(fmt, "csv") != 0 && strcmp(fmt, "tsv") != 0)
         return tl_error(err, TL_ERR_USAGE,
                         "writing the %s format is not supported yet", fmt);
-    delim = strcmp(fmt, "tsv") == 0 ? '\t' : ',';
-    if (opt && opt->delimiter) delim = opt->delimiter;
-    return tl_csv_writer_open(sink, delim, schema, header, out, err);
+    if (strcmp(fmt, "tsv") == 0) /* IANA TSV: escapes, never quotes (tsv.c) */
+        return tl_tsv_writer_open(sink, schema, header, opt ? opt->null_text : NULL,
+                                  out, err);
+    delim = opt && opt->delimiter ? opt->delimiter : ',';
+    return tl_csv_writer_open(sink, delim, schema, header,
+                              opt ? opt->null_text : NULL, out, err);
 }
 
 /* Write one batch (columns in the schema's order). */

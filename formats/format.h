@@ -59,7 +59,18 @@ typedef struct TlReadOptions {
     bool quoted_as_string;   /* a column with a quoted value is a string */
     bool no_infer;           /* every column not in --schema is a string */
     bool quiet;              /* no notes on standard error (header renames) */
+    bool tsv;                /* set by tl_reader_open for TSV: IANA rules */
+    uint8_t ragged;          /* rows with another field count (TlRagged) */
+    int64_t skip;            /* --skip: lines before the header */
+    char comment;            /* --comment: lines starting with it skipped */
+    int quote;               /* --quote: 0 the format's ('"' CSV, none TSV),
+                                -1 none, '"' */
 } TlReadOptions;
+
+/* --ragged: a CSV/TSV row with fewer or more fields than the header is an
+ * error, is padded with nulls (fewer only; more stays an error), or is
+ * skipped. */
+typedef enum TlRagged { TL_RAGGED_ERROR, TL_RAGGED_PAD, TL_RAGGED_SKIP } TlRagged;
 
 typedef struct TlReaderStats {
     int64_t rows;            /* data rows read */
@@ -275,6 +286,7 @@ void tl_sink_close(TlSink *s);
 typedef struct TlWriteOptions {
     char delimiter;   /* ',' default, '\t' for .tsv */
     bool header;      /* true */
+    const char *null_text; /* --out-null: written for null (CSV, TSV); NULL: empty */
 } TlWriteOptions;
 
 typedef struct TlWriter TlWriter;

@@ -93,6 +93,13 @@ typedef struct TallySpec {
                                relative to it; NULL for the flag form */
     bool with_filename;     /* --with-filename: add a `filename` column */
     char out_delimiter;     /* --out-delimiter for CSV output; 0: ',' */
+    bool out_no_header;     /* --out-no-header: write no header line */
+    char *out_null;         /* --out-null: how CSV/TSV output writes null */
+    int64_t skip;           /* --skip N: CSV/TSV lines before the header */
+    int quote;              /* --quote: 0 the format's, -1 none, '"' */
+    char comment;           /* --comment C: input lines starting with C skipped */
+    int ragged;             /* --ragged: 0 error, 1 pad, 2 skip (CSV/TSV
+                               rows with another field count than the header) */
     int compress_level;     /* --compress-level for -o x.gz / x.zst; 0: default */
     bool sorted;            /* --sorted: every group-by's input is clustered
                                on its keys (checked; a key that comes back

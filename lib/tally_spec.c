@@ -144,6 +144,7 @@ void tally_spec_free(TallySpec *spec)
     tl_free(spec->from);
     tl_free(spec->to);
     tl_free(spec->null_text);
+    tl_free(spec->out_null);
     tl_free(spec->schema);
     tl_free(spec->spec_dir);
     memset(spec, 0, sizeof *spec);

@@ -13,7 +13,8 @@
  *     "schema": "a:int,b:string", "from": "csv", "to": "csv", "threads": 4,
  *     "with_filename": false, "out_delimiter": ";", "compress_level": 9,
  *     "sorted": false, "no_infer": false, "quoted_as_string": false,
- *     "quiet": false }
+ *     "quiet": false, "out_null": "NA", "out_no_header": false,
+ *     "ragged": "error", "skip": 0, "quote": "\"", "comment": "#" }
  *
  *   STEP is an object with one step key:
  *     {"filter": "EXPR"}              {"select": ["EXPR [as NAME]", ...]}
@@ -566,10 +567,13 @@ static const char *const top_keys[] = {"inputs", "input", "steps", "output",
                                        "schema", "from", "to", "threads",
                                        "with_filename", "out_delimiter",
                                        "compress_level", "sorted", "no_infer",
-                                       "quoted_as_string", "quiet"};
+                                       "quoted_as_string", "quiet",
+                                       "out_null", "out_no_header", "ragged",
+                                       "skip", "quote", "comment"};
 enum { T_INPUTS, T_INPUT, T_STEPS, T_OUTPUT, T_DELIM, T_NULL, T_NO_HEADER,
        T_SCHEMA, T_FROM, T_TO, T_THREADS, T_WITH_FILENAME, T_OUT_DELIM,
-       T_COMPRESS_LEVEL, T_SORTED, T_NO_INFER, T_QUOTED_AS_STRING, T_QUIET, T_COUNT };
+       T_COMPRESS_LEVEL, T_SORTED, T_NO_INFER, T_QUOTED_AS_STRING, T_QUIET,
+       T_OUT_NULL, T_OUT_NO_HEADER, T_RAGGED, T_SKIP, T_QUOTE, T_COMMENT, T_COUNT };
 
 static int push_input(Ctx *c, const char *s)
 {
@@ -617,6 +621,36 @@ static int top_value(Ctx *c, int k, const cJSON *v)
     }
     case T_OUTPUT: return get_string(c, v, true, &sp->output);
     case T_NULL: return get_string(c, v, false, &sp->null_text);
+    case T_OUT_NULL: return get_string(c, v, false, &sp->out_null);
+    case T_OUT_NO_HEADER:
+        if (!cJSON_IsBool(v)) return fail(c, "expected true or false");
+        sp->out_no_header = cJSON_IsTrue(v);
+        return 0;
+    case T_SKIP:
+        return get_count(c, v, 9.2233720368547758e18, &sp->skip);
+    case T_RAGGED: {
+        static const char *const how[] = {"error", "pad", "skip"};
+        for (int i = 0; i < 3; i++)
+            if (cJSON_IsString(v) && v->valuestring && strcmp(v->valuestring, how[i]) == 0) {
+                sp->ragged = i;
+                return 0;
+            }
+        return fail(c, "expected \"error\", \"pad\" or \"skip\"");
+    }
+    case T_COMMENT:
+        if (!cJSON_IsString(v) || !v->valuestring || strlen(v->valuestring) != 1 ||
+            v->valuestring[0] == '\n' || v->valuestring[0] == '\r')
+            return fail(c, "expected a single character such as \"#\"");
+        sp->comment = v->valuestring[0];
+        return 0;
+    case T_QUOTE:
+        if (cJSON_IsString(v) && v->valuestring && strcmp(v->valuestring, "none") == 0)
+            sp->quote = -1;
+        else if (cJSON_IsString(v) && v->valuestring && strcmp(v->valuestring, "\"") == 0)
+            sp->quote = '"';
+        else
+            return fail(c, "expected \"\\\"\" or \"none\"");
+        return 0;
     case T_SCHEMA: return get_string(c, v, true, &sp->schema);
     case T_FROM: return get_string(c, v, true, &sp->from);
     case T_TO: return get_string(c, v, true, &sp->to);

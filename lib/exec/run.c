@@ -244,6 +244,10 @@ static TlStatus add_group(Run *r, const TallySpec *s, const TlReadOptions *paren
     if (s->delimiter) g->read.delimiter = s->delimiter;
     if (s->null_text) g->read.null_text = s->null_text;
     if (s->no_header) g->read.no_header = true;
+    if (s->ragged) g->read.ragged = (uint8_t)s->ragged; /* TlRagged */
+    if (s->skip) g->read.skip = s->skip;
+    if (s->quote) g->read.quote = s->quote;
+    if (s->comment) g->read.comment = s->comment;
     if (s->from) g->read.from = s->from;
     if (s->no_infer) g->read.no_infer = true;
     if (s->quoted_as_string) g->read.quoted_as_string = true;
@@ -398,6 +402,22 @@ static TlStatus output_format(Run *r, TlError *err)
     if (r->spec->out_delimiter && strcmp(r->out_format, "csv") != 0)
         return tl_error(err, TL_ERR_USAGE,
                         "--out-delimiter applies to CSV output, not %s", r->out_format);
+    if ((r->spec->out_null || r->spec->out_no_header) &&
+        strcmp(r->out_format, "ndjson") == 0)
+        return tl_error(err, TL_ERR_USAGE, "%s applies to CSV and TSV output, not ndjson",
+                        r->spec->out_null ? "--out-null" : "--out-no-header");
+    if (r->spec->out_null) {
+        /* the null text must not end a field or a line of the output */
+        const char *bad = strcmp(r->out_format, "tsv") == 0 ? "\t\n\r" : "\"\n\r";
+        char delim = r->spec->out_delimiter ? r->spec->out_delimiter : ',';
+        if (strpbrk(r->spec->out_null, bad) ||
+            (strcmp(r->out_format, "csv") == 0 && strchr(r->spec->out_null, delim)))
+            return tl_error(err, TL_ERR_USAGE,
+                            "--out-null \"%s\": %s output cannot write null as text "
+                            "holding a %s, a line break%s", r->spec->out_null,
+                            r->out_format, strcmp(r->out_format, "tsv") == 0 ? "tab" : "quote",
+                            strcmp(r->out_format, "csv") == 0 ? " or the delimiter" : "");
+    }
     return TL_OK;
 }
 
@@ -546,7 +566,8 @@ static TlStatus attempt(Run *r, TlError *err)
         memset(&wo, 0, sizeof wo);
         wo.delimiter = strcmp(r->out_format, "tsv") == 0 ? '\t' : ',';
         if (r->spec->out_delimiter) wo.delimiter = r->spec->out_delimiter;
-        wo.header = true;
+        wo.header = !r->spec->out_no_header;
+        wo.null_text = r->spec->out_null;
         st = tl_writer_open(r->sink, r->out_format, root->schema, &wo, &w, err);
         if (st != TL_OK) goto done;
     }

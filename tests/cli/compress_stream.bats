@@ -95,7 +95,7 @@ same_for_all() {
     done
     # uncorrupted: the data errors
     TALLY_STREAM_STEP=1000 run_tally e.csv.zst --agg 'count()'
-    assert_err 1 'tally: e.csv.zst:2: expected 2 fields, found 1'
+    assert_err 1 "tally: e.csv.zst:2: expected 2 fields, found 1 (CSV, delimiter ','; --ragged pad or skip reads such rows)"
     TALLY_NO_STREAM=1 run_tally e.ndjson.zst --agg 'count()'
     local want_err=$stderr
     [[ "$want_err" == *'e.ndjson.zst:2:'* ]]

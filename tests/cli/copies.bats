@@ -104,10 +104,10 @@ same_copy() { same_as_switch TALLY_NO_COPY "$@"; } # (helpers.bash)
     # the byte before the morsel (record 1, and 8 with TALLY_BATCH_ROWS=7)
     printf 'k,v\nhh,"1"x\n' > first.csv
     same_copy first.csv
-    [ "$(cat want.err)" = 'tally: first.csv:2:7: unexpected character after closing quote' ]
+    [ "$(cat want.err)" = 'tally: first.csv:2:7: unexpected character after closing quote (a quote opens a quoted field: --quote none reads quotes as data)' ]
     printf 'k,v\na,1\nb,2\nc,3\nd,4\ne,5\nf,6\ng,7\nhh,"8"x\n' > eighth.csv
     same_copy eighth.csv --select v
-    [ "$(cat want.err)" = 'tally: eighth.csv:9:7: unexpected character after closing quote' ]
+    [ "$(cat want.err)" = 'tally: eighth.csv:9:7: unexpected character after closing quote (a quote opens a quoted field: --quote none reads quotes as data)' ]
     same_copy widen.csv --group-by v --agg 'n = count()' --sort v --head 3
     files_ok want
     same_copy widen.csv --filter 'x >= 0' --select k,v

@@ -6,6 +6,7 @@
  */
 #include "tl_test.h"
 #include "csv_test_util.h"
+#include "../../formats/csv_dialect.h"
 
 static char got[1 << 16];
 static TlError err;
@@ -135,28 +136,32 @@ TL_TEST(test_errors)
     CHECK_EQ_INT(READ(p, NULL), TL_ERR_DATA);
     snprintf(want, sizeof want, "%s: expected 3 fields, found 4", p);
     /* line 5: the quoted newline on line 3 makes the 4th record start there */
-    snprintf(want, sizeof want, "%s:5: expected 3 fields, found 4", p);
+    snprintf(want, sizeof want, "%s:5: expected 3 fields, found 4 (CSV, delimiter ','; "
+             "--ragged skip drops such rows)", p);
     CHECK_EQ_STR(err.msg, want);
 
     p = tu_file("few.csv", "a,b,c\n1,2\n", -1);
     CHECK_EQ_INT(READ(p, NULL), TL_ERR_DATA);
-    snprintf(want, sizeof want, "%s:2: expected 3 fields, found 2", p);
+    snprintf(want, sizeof want, "%s:2: expected 3 fields, found 2 (CSV, delimiter ','; "
+             "--ragged pad or skip reads such rows)", p);
     CHECK_EQ_STR(err.msg, want);
 
     p = tu_file("unterm.csv", "a,b\n1,2\n3,\"abc\n4,5\n", -1);
     CHECK_EQ_INT(READ(p, NULL), TL_ERR_DATA);
-    snprintf(want, sizeof want, "%s:3:3: unterminated quoted field", p);
+    snprintf(want, sizeof want, "%s:3:3: unterminated quoted field" TL_CSV_QUOTE_HINT, p);
     CHECK_EQ_STR(err.msg, want);
 
     p = tu_file("after.csv", "a,b\n1,2\n\"ab\"c,2\n", -1);
     CHECK_EQ_INT(READ(p, NULL), TL_ERR_DATA);
-    snprintf(want, sizeof want, "%s:3:5: unexpected character after closing quote", p);
+    snprintf(want, sizeof want, "%s:3:5: unexpected character after closing quote"
+             TL_CSV_QUOTE_HINT, p);
     CHECK_EQ_STR(err.msg, want);
 
     /* columns count characters, not bytes */
     p = tu_file("utf8.csv", "a,b\n\xC3\xA9t\xC3\xA9,\"x\"y\n", -1);
     CHECK_EQ_INT(READ(p, NULL), TL_ERR_DATA);
-    snprintf(want, sizeof want, "%s:2:8: unexpected character after closing quote", p);
+    snprintf(want, sizeof want, "%s:2:8: unexpected character after closing quote"
+             TL_CSV_QUOTE_HINT, p);
     CHECK_EQ_STR(err.msg, want);
 
     CHECK_EQ_INT(READ("/nonexistent/x.csv", NULL), TL_ERR_IO);
@@ -300,7 +305,7 @@ static TlStatus write_csv(const char *out_path, const char *format, const TlSche
 {
     TlSink *sink = NULL;
     TlWriter *w = NULL;
-    TlWriteOptions wo = {0, true};
+    TlWriteOptions wo = {0, true, NULL};
     TlStatus st = tl_sink_open(out_path, &sink, &err);
     if (st == TL_OK) st = tl_writer_open(sink, format, s, &wo, &w, &err);
     if (st == TL_OK && b) st = tl_writer_write(w, b, &err);
@@ -378,7 +383,7 @@ TL_TEST(test_writer_types)
 
 TL_TEST(test_writer_sliced)
 {
-    /* arrays with offsets (slices) and a string needing quotes in TSV */
+    /* arrays with offsets (slices) and a string needing an escape in TSV */
     TlSchema s = {0};
     TlBuilder bi, bs;
     TlBatch *b;
@@ -405,7 +410,7 @@ TL_TEST(test_writer_sliced)
     }
     CHECK_EQ_INT(write_csv(out_path, "tsv", &s, b), TL_OK);
     tu_slurp(out_path, text, sizeof text);
-    CHECK_EQ_STR(text, "n\ts\n2\t\n3\t\"tab\there 3 and a long tail\"\n4\tv4\n");
+    CHECK_EQ_STR(text, "n\ts\n2\t\n3\ttab\\there 3 and a long tail\n4\tv4\n");
     tl_batch_free(b);
     tl_builder_free(&bi);
     tl_builder_free(&bs);

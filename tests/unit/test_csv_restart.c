@@ -134,7 +134,8 @@ TL_TEST(test_stdin_reread)
     dup2(fileno(f), 0);
     fclose(f);
     CHECK_EQ_INT(read_proj("-", &o, NULL, NULL, 0), TL_ERR_DATA);
-    CHECK_EQ_STR(err.msg, "<stdin>:2: expected 2 fields, found 3");
+    CHECK_EQ_STR(err.msg, "<stdin>:2: expected 2 fields, found 3 (CSV, delimiter ','; "
+                          "--ragged skip drops such rows)");
     dup2(saved, 0);
     close(saved);
     tl_stdin_cache_free();

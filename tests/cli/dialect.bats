@@ -1,0 +1,279 @@
+#!/usr/bin/env bats
+# CSV dialects: the delimiter sniffed from the first records (among , ; |
+# and tab; the suffix breaks ties; --delimiter overrides), and the hints
+# field-count errors give about it.
+
+load helpers
+
+@test "sniffing: a semicolon file with decimal commas reads as semicolon-separated" {
+    printf 'name;price;n\nanvil;1,5;2\nbolt;0,25;10\n' > semi.csv
+    assert_run_out semi.csv <<'EOF'
+name,price,n
+anvil,"1,5",2
+bolt,"0,25",10
+EOF
+}
+
+@test "sniffing: pipe and tab in a .csv file, from standard input too" {
+    printf 'a|b|c\n1|2|3\n' > pipe.csv
+    assert_run_out pipe.csv <<'EOF'
+a,b,c
+1,2,3
+EOF
+    run_tally_in "$(printf 'a\tb\n1\t2\n')" -
+    assert_ok
+    assert_out "$(printf 'a,b\n1,2')"
+}
+
+@test "sniffing: a comma file stays comma-separated though its values hold semicolons" {
+    printf 'id,note\n1,a;b\n2,c;d\n' > c.csv
+    assert_run_out c.csv <<'EOF'
+id,note
+1,a;b
+2,c;d
+EOF
+}
+
+@test "sniffing: delimiters inside quoted fields do not count" {
+    printf 'a;b\n"x,y,z";1\n"p,q,r";2\n' > q.csv
+    assert_run_out q.csv --select b <<'EOF'
+b
+1
+2
+EOF
+}
+
+@test "sniffing: most fields wins, and a tie goes to the suffix's delimiter" {
+    printf 'a;b;c,d\n1;2;3,4\n' > most.csv
+    assert_run_out most.csv <<'EOF'
+a,b,"c,d"
+1,2,"3,4"
+EOF
+    # both , and tab give 2 fields: .csv takes the comma, .tsv the tab
+    printf 'a,b\tc\n1,2\t3\n' > tie.csv
+    cp tie.csv tie.tsv
+    assert_run_out tie.csv <<'EOF'
+a,b	c
+1,2	3
+EOF
+    assert_run_out tie.tsv <<'EOF'
+"a,b",c
+"1,2",3
+EOF
+}
+
+@test "sniffing: --delimiter overrides it" {
+    printf 'a;b;c,d\n1;2;3,4\n' > o.csv
+    assert_run_out o.csv --delimiter , <<'EOF'
+a;b;c,d
+1;2;3,4
+EOF
+    assert_run_out o.csv --delimiter '|' --select 'length("a;b;c,d") as n' <<'EOF'
+n
+7
+EOF
+}
+
+@test "sniffing: the right side of a join is sniffed on its own" {
+    printf 'id,x\n1,a\n2,b\n' > left.csv
+    printf 'id;y\n1;p\n2;q\n' > right.csv
+    assert_run_out left.csv --join right.csv --on id <<'EOF'
+id,x,y
+1,a,p
+2,b,q
+EOF
+}
+
+@test "sniffing: a record cut by the end of the 64 KiB sample does not count" {
+    # the third record runs past 64 KiB with its commas there: counted as
+    # cut (1 comma-field) it would make the comma inconsistent and the
+    # semicolon win; left out, the comma gives the most fields
+    { printf 'a;b,c,d\n1;2,3,4\n5;'; head -c 65536 /dev/zero | tr '\0' x; printf ',7,8\n'; } > cut.csv
+    assert_run_out cut.csv --select c,d <<'EOF'
+c,d
+3,4
+7,8
+EOF
+}
+
+@test "sniffing: a ragged semicolon file fails naming the sniffed delimiter" {
+    printf 'a;b\n1;2\n3;4;5\n' > rag.csv
+    run_tally rag.csv
+    assert_err 1 "tally: rag.csv:3: expected 2 fields, found 3 (CSV, delimiter ';' sniffed from the first records: --delimiter sets it; --ragged skip drops such rows)"
+}
+
+@test "a file read as one column whose header holds another delimiter suggests --delimiter" {
+    printf 'a;b\n1;2\n3,4\n' > one.csv
+    run_tally one.csv --delimiter ,
+    assert_err 1 "tally: one.csv:3: expected 1 field, found 2 (read as one column, but the header holds ';': try --delimiter ';'; --ragged skip drops such rows)"
+    printf 'a|b\n1;2\n' > two.csv
+    run_tally two.csv --delimiter ';'
+    assert_err 1 "tally: two.csv:2: expected 1 field, found 2 (read as one column, but the header holds '|': try --delimiter '|'; --ragged skip drops such rows)"
+}
+
+@test "a ragged row's error names the dialect and --ragged" {
+    printf 'a,b\n1,2\n3,4,5\n' > r.csv
+    run_tally r.csv
+    assert_err 1 "tally: r.csv:3: expected 2 fields, found 3 (CSV, delimiter ','; --ragged skip drops such rows)"
+    printf 'a,b\n1,2\n3\n' > s.csv
+    run_tally s.csv
+    assert_err 1 "tally: s.csv:3: expected 2 fields, found 1 (CSV, delimiter ','; --ragged pad or skip reads such rows)"
+}
+
+@test "--ragged pad fills short rows with nulls; a long row stays an error" {
+    printf 'a,b,c\n1,2,3\n4,5\n6\n' > p.csv
+    assert_run_out p.csv --ragged pad --with 'cnull = c is null' <<'EOF'
+a,b,c,cnull
+1,2,3,false
+4,5,,true
+6,,,true
+EOF
+    printf 'a,b\n1,2\n3,4,5\n' > l.csv
+    run_tally l.csv --ragged pad
+    assert_err 1 "tally: l.csv:3: expected 2 fields, found 3 (CSV, delimiter ','; --ragged skip drops such rows)"
+}
+
+@test "--ragged skip drops rows of another field count" {
+    printf 'a,b\n1,2\n3\n4,5,6\n7,8\n' > k.csv
+    assert_run_out k.csv --ragged skip <<'EOF'
+a,b
+1,2
+7,8
+EOF
+}
+
+@test "--ragged pad and skip agree with a padded file through filters, projections and threads" {
+    awk 'BEGIN { print "a,b,c"; for (i = 0; i < 50000; i++) if (i % 10 == 3) printf "%d,x%d\n", i, i; else printf "%d,x%d,s%d\n", i, i, i }' > pad.csv
+    awk -F, 'NR == 1 || NF == 3 { print; next } { print $0 "," }' pad.csv > padded.csv
+    run_tally padded.csv --filter 'a % 997 = 3' --select c,b
+    assert_ok
+    local want=$output
+    TALLY_BATCH_ROWS=1000 run_tally pad.csv --ragged pad --filter 'a % 997 = 3' --select c,b --threads 3
+    assert_ok
+    assert_out "$want"
+    run_tally pad.csv --ragged skip --agg 'n = count()'
+    assert_ok
+    assert_out "$(printf 'n\n45000')"
+}
+
+@test "--ragged takes error, pad or skip" {
+    printf 'a\n1\n' > x.csv
+    run_tally x.csv --ragged maybe
+    assert_err 2 'tally: --ragged: expected error, pad or skip, got "maybe"'
+}
+
+@test "--skip N skips a preamble before the header; lines keep their numbers" {
+    printf 'Report of 2024\r\nexported by "X\r\na;b\r\n1;2\r\n3;4;5\r\n' > pre.csv
+    run_tally pre.csv --skip 2
+    assert_err 1 "tally: pre.csv:5: expected 2 fields, found 3 (CSV, delimiter ';' sniffed from the first records: --delimiter sets it; --ragged skip drops such rows)"
+    assert_run_out pre.csv --skip 2 --ragged skip <<'EOF'
+a,b
+1,2
+EOF
+    # more lines than the file has: no columns, no rows
+    run_tally pre.csv --skip 9
+    assert_ok
+    assert_out ""
+}
+
+@test "--skip takes a non-negative integer" {
+    printf 'a\n1\n' > x.csv
+    run_tally x.csv --skip -1
+    assert_err 2 'tally: --skip: expected a non-negative integer, got "-1"'
+}
+
+@test "--quote none reads quotes in CSV as data" {
+    printf 'a,b\n"x,1\n2",3\n' > nq.csv
+    assert_run_out nq.csv --to ndjson <<'EOF'
+{"a":"x,1\n2","b":3}
+EOF
+    assert_run_out nq.csv --quote none --to ndjson <<'EOF'
+{"a":"\"x","b":1}
+{"a":"2\"","b":3}
+EOF
+}
+
+@test "--quote '\"' turns quoting on for TSV (escapes are still decoded)" {
+    printf 'a\tb\n"x\ty"\t1\n"q""r\\\\s"\t2\n' > qt.tsv
+    assert_run_out qt.tsv --quote '"' --to ndjson <<'EOF'
+{"a":"x\ty","b":1}
+{"a":"q\"r\\s","b":2}
+EOF
+}
+
+@test "--quote with another character is refused, not misread" {
+    printf 'a\n1\n' > x.csv
+    run_tally x.csv --quote "'"
+    assert_err 2 "tally: --quote: expected '\"' or none, got \"'\" (other quote characters are not supported yet)"
+}
+
+@test "pipeline files take skip, ragged, quote, out_null and out_no_header" {
+    printf 'junk "\na,b\n"1,2\n;x\n3\n' > pj.csv
+    printf '{"input": "pj.csv", "skip": 1, "ragged": "pad", "quote": "none", "comment": ";", "out_null": "NA", "out_no_header": true}\n' > pj.json
+    assert_run_out -f pj.json <<'EOF'
+"""1",2
+3,NA
+EOF
+    printf '{"input": "pj.csv", "ragged": "maybe"}\n' > bad.json
+    run_tally -f bad.json
+    assert_err 2 'tally: bad.json: /ragged: expected "error", "pad" or "skip"'
+    printf '{"input": "pj.csv", "quote": "x"}\n' > bad2.json
+    run_tally -f bad2.json
+    assert_err 2 'tally: bad2.json: /quote: expected "\"" or "none"'
+}
+
+@test "--comment C skips lines starting with C, before and after the header" {
+    printf '# exported\n# by x\na;b\n1;2\n# mid, "comment\n3;4\n' > cm.csv
+    assert_run_out cm.csv --comment '#' <<'EOF'
+a,b
+1,2
+3,4
+EOF
+    printf '#c\na,b\n1,2\n#x\n3,4,5\n' > cm2.csv
+    run_tally cm2.csv --comment '#'
+    assert_err 1 "tally: cm2.csv:5: expected 2 fields, found 3 (CSV, delimiter ','; --ragged skip drops such rows)"
+}
+
+@test "a file whose first line starts with # suggests --comment" {
+    printf '# exported\na,b\n1,2\n' > c.csv
+    run_tally c.csv
+    assert_err 1 "tally: c.csv:2: expected 1 field, found 2 (CSV, delimiter ','; the first line starts with '#': try --comment '#'; --ragged skip drops such rows)"
+}
+
+@test "--comment agrees with the file without its comments, with quoted line breaks, any threads and batch size" {
+    awk 'BEGIN { print "a,b"; for (i = 0; i < 20000; i++) { if (i % 97 == 0) print "# note, \"x\" " i; printf "%d,\"v\n%d\"\n", i, i } }' > bigc.csv
+    grep -v '^#' bigc.csv > bign.csv
+    run_tally bign.csv
+    assert_ok
+    local want=$output
+    TALLY_BATCH_ROWS=50 run_tally bigc.csv --comment '#' --threads 3
+    assert_ok
+    assert_out "$want"
+}
+
+@test "--comment takes one character" {
+    printf 'a\n1\n' > x.csv
+    run_tally x.csv --comment '//'
+    assert_err 2 'tally: --comment: expected one character, got "//"'
+}
+
+@test "the right side of a join is read with the main input's --skip and --comment" {
+    printf 'title\nid,a\n#c\n1,p\n' > jl.csv
+    printf 'title\nid,b\n1,q\n#c\n' > jr.csv
+    assert_run_out jl.csv --skip 1 --comment '#' --join jr.csv --on id <<'EOF'
+id,a,b
+1,p,q
+EOF
+}
+
+@test "a quote error names --quote none, which reads the file" {
+    printf 'k,v\n1,"5" inch\n' > q.csv
+    run_tally q.csv
+    assert_err 1 'tally: q.csv:2:6: unexpected character after closing quote (a quote opens a quoted field: --quote none reads quotes as data)'
+    printf 'k,v\n1,"open\n' > u.csv
+    run_tally u.csv
+    assert_err 1 'tally: u.csv:2:3: unterminated quoted field (a quote opens a quoted field: --quote none reads quotes as data)'
+    assert_run_out q.csv --quote none --to ndjson <<'EOF'
+{"k":1,"v":"\"5\" inch"}
+EOF
+}
