@@ -46,7 +46,8 @@
 // tally reads nested objects.  Column names and types are not compared.
 //
 // Environment: CORPORA, TALLY_TIMEOUT and DUCKDB_TIMEOUT (seconds per file,
-// default 30 each).  Without the corpora or the oracle the run is skipped
+// default 30 each), DUCKDB_EXPECTED (another expected file, for tests).
+// Without the corpora or the oracle the run is skipped
 // (exit 0), except under CI (CI=true), where either is a failure.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -56,7 +57,7 @@ import { gunzipSync } from 'node:zlib';
 import { connectDuckDB, parseCsv, render, reprFloat } from '../diff/oracle.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const EXPECTED = join(here, 'duckdb_expected.tsv');
+const EXPECTED = process.env.DUCKDB_EXPECTED || join(here, 'duckdb_expected.tsv');
 const CORPORA = resolve(process.env.CORPORA || join(here, '..', '..', '..', 'shared', 'corpora'));
 const SETS = ['duckdb-csv', 'duckdb-json', 'csv-spectrum', 'rust-csv'];
 const TALLY_TIMEOUT = Number(process.env.TALLY_TIMEOUT || 30);
