@@ -290,7 +290,7 @@ async function classify(con, tally, rel) {
     const src = sourceText(path);
     let kept = 0;
     const n = Math.min(tl.rows.length, db.rows.length);
-    const headerless = db.names.every((c, x) => c === `column${x}` || c === `column${String(x).padStart(2, '0')}`);
+    const headerless = db.names.every((c, x) => /^column\d+$/.test(c) && Number(c.slice(6)) === x);
     for (let r = 0; r < n; r++) {
         for (let x = 0; x < nd; x++) {
             const t = x < tl.rows[r].length ? tl.rows[r][x] : null;
