@@ -30,11 +30,11 @@
 // difference from DuckDB, named there): such a case must still differ, so the
 // list cannot go stale.  Prints "diff: N passed, N failed".
 import { spawnSync } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { mkdtempSync, readFileSync, writeFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { connectDuckDB, render, parseCsv } from './oracle.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const EXPECTED = join(here, 'expected.json');
@@ -311,47 +311,13 @@ function makeCases(seed) {
 }
 
 // ---- DuckDB's answers in tally's spelling ----
-function reprFloat(x) {
-    if (Number.isNaN(x)) return 'nan';
-    if (x === Infinity) return 'inf';
-    if (x === -Infinity) return '-inf';
-    if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
-    const [m, e] = x.toExponential().split('e');
-    const exp = Number(e);
-    const neg = m.startsWith('-');
-    const digits = m.replace('-', '').replace('.', '');
-    let s;
-    if (exp < -4 || exp >= 16) {
-        s = digits[0] + (digits.length > 1 ? '.' + digits.slice(1) : '') + 'e' + (exp < 0 ? '-' : '+') + String(Math.abs(exp)).padStart(2, '0');
-    } else if (exp < 0) {
-        s = '0.' + '0'.repeat(-exp - 1) + digits;
-    } else if (digits.length <= exp + 1) {
-        s = digits + '0'.repeat(exp + 1 - digits.length) + '.0';
-    } else {
-        s = digits.slice(0, exp + 1) + '.' + digits.slice(exp + 1);
-    }
-    return (neg ? '-' : '') + s;
-}
-
-function render(v, type) {
-    if (v === null || v === undefined) return null;
-    if (typeof v === 'boolean') return v ? 'true' : 'false';
-    if (typeof v === 'bigint') return v.toString();
-    if (typeof v === 'number') return /DOUBLE|FLOAT/.test(type) ? reprFloat(v) : String(v);
-    return String(v);
-}
-
 async function duckdb() {
-    const dir = process.env.ORACLE_DIR || join(process.env.XDG_CACHE_HOME || join(process.env.HOME || '/root', '.cache'), 'tally', 'oracle');
-    let mod;
     try {
-        mod = createRequire(join(dir, 'package.json'))('@duckdb/node-api');
+        return await connectDuckDB();
     } catch (e) {
-        console.error(`diff: DuckDB (@duckdb/node-api) not found under ${dir}: run scripts/setup-oracles`);
+        console.error(`diff: ${e.message}`);
         process.exit(1);
     }
-    const inst = await mod.DuckDBInstance.create(':memory:');
-    return inst.connect();
 }
 
 async function ask(con, sql) {
@@ -381,38 +347,6 @@ async function answer(con, set) {
 }
 
 // ---- tally's answers ----
-function parseCsv(text) {
-    // RFC 4180 with tally's rule: an unquoted empty field is null
-    const rows = [];
-    let row = [], x = 0;
-    while (x < text.length) {
-        let v, quoted = false;
-        if (text[x] === '"') {
-            quoted = true;
-            let s = '';
-            x++;
-            for (;;) {
-                const q = text.indexOf('"', x);
-                if (q < 0) throw new Error('unterminated quote');
-                s += text.slice(x, q);
-                if (text[q + 1] === '"') { s += '"'; x = q + 2; } else { x = q + 1; break; }
-            }
-            v = s;
-        } else {
-            let e = x;
-            while (e < text.length && text[e] !== ',' && text[e] !== '\n') e++;
-            v = text.slice(x, e);
-            x = e;
-        }
-        row.push(v === '' && !quoted ? null : v);
-        if (text[x] === ',') { x++; continue; }
-        if (text[x] === '\n') x++;
-        rows.push(row);
-        row = [];
-    }
-    return rows;
-}
-
 function runTally(tally, dir, c) {
     const p = spawnSync(tally, ['--schema', SCHEMA, 'data.csv', ...c.args], { encoding: 'utf8', cwd: dir });
     if (p.status !== 0) return { status: p.status, stderr: p.stderr };
