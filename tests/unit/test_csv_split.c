@@ -7,7 +7,7 @@
  * delimiters, LF / CR / CRLF inside and between records, doubled and loose
  * quotes, empty fields, blank lines, one-column files, BOM, --null text, no
  * header, TSV, ragged records and bad quotes; plus every CSV/TSV under
- * $CORPORA, default ../shared/corpora) and several forced morsel limits
+ * $CORPORA) and several forced morsel limits
  * (tl_csv_split_force: records and bytes per morsel):
  *
  *   next == morsels   split everything, decode in forward, reverse and

@@ -97,14 +97,14 @@ static inline long tl_test_scaled(long n, long div)
     return n / div > 0 ? n / div : 1;
 }
 
-/* The folder of the external corpora: $CORPORA, else ../shared/corpora
- * (beside the clone, where CI has it; unit binaries run from the top of
- * the clone).  A test that reads them skips when the folder is missing,
- * except under CI=true, where tl_test_corpora_missing fails it. */
+/* The folder of the external corpora: $CORPORA (scripts/run-unit sets its
+ * default, the corpora beside the clone, where CI has them), or "" when
+ * unset.  A test that reads them skips when the folder is missing, except
+ * under CI=true, where tl_test_corpora_missing fails it. */
 static inline const char *tl_test_corpora(void)
 {
     const char *c = getenv("CORPORA");
-    return c && *c ? c : "../shared/corpora";
+    return c ? c : "";
 }
 
 static inline int tl_ci(void)
