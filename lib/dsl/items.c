@@ -173,10 +173,23 @@ static TlStatus parse_item(TlParser *p, TlItemKind kind, TlItem *it, TlError *er
         if (t1->kind != TL_TK_COLON)
             return expected_at(p, "\":\" (write OLD:NEW)", err);
         p->pos++;
-        if (!is_name_tok(tl_parser_tok(p, 0), true))
-            return expected_at(p, "a new column name", err);
-        TL_TRY(tl_parser_name(p, tl_parser_tok(p, 0), &it->name2, err));
-        p->pos++;
+        if (tl_parser_tok(p, 0)->kind == TL_TK_QNAME) {
+            TL_TRY(tl_parser_name(p, tl_parser_tok(p, 0), &it->name2, err));
+            p->pos++;
+        } else {
+            /* an unquoted new name is the rest of the item as written
+             * ('x:x value', 'n:count-2'): it names a column, never an
+             * expression, so it needs no quotes; a second ':' is still an
+             * error (a comma forgotten between two renames) */
+            const TlToken *first = tl_parser_tok(p, 0), *last = first;
+            if (first->kind == TL_TK_EOF) return expected_at(p, "a new column name", err);
+            while (tl_parser_tok(p, 0)->kind != TL_TK_EOF &&
+                   tl_parser_tok(p, 0)->kind != TL_TK_COLON)
+                last = tl_parser_tok(p, 0), p->pos++;
+            it->name2 = tl_strpool_dup(&p->ea->pool, p->text + first->start,
+                                       last->start + last->len - first->start);
+            if (!it->name2) return tl_error_oom(err);
+        }
         it->auto_name = it->name;
         return expect_end(p, err);
     case TL_ITEM_ASSIGN:

@@ -672,3 +672,19 @@ v
 0.5
 EOF
 }
+
+@test "--rename: a new name is the rest of the item, spaces included; quotes for a comma" {
+    printf 'x,y\n1,2\n' > r.csv
+    assert_run_out r.csv --rename 'x:x value, y:why  not' <<'EOF2'
+x value,why  not
+1,2
+EOF2
+    assert_run_out r.csv --rename 'x:"a,b"' --select '"a,b"' <<'EOF2'
+"a,b"
+1
+EOF2
+    run_tally r.csv --rename 'x:'
+    assert_err 2 'tally: syntax error: expected a new column name
+  --rename: x:
+              ^'
+}
