@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "../../formats/fmt_impl.h"
+#include "../../formats/infer.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -105,7 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         tl_reader_close(r);
         if (st != TL_ERR_RESTART) break;
     }
-    tl_schema_free(&hints.cols);
+    tl_hints_free(&hints);
     unlink(path);
     if (st != TL_OK && st != TL_ERR_DATA) {
         fprintf(stderr, "unexpected status %d: %s\n", st, err.msg);

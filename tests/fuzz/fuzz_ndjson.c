@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "../../formats/format.h"
+#include "../../formats/infer.h"
 #include "../../lib/core/text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -255,7 +256,7 @@ static TlStatus run(const char *path, Text *out, const char *copy_to, TlError *e
     }
     if (st == TL_OK && sink) st = tl_sink_commit(sink, err);
     tl_sink_close(sink);
-    tl_schema_free(&hints.cols);
+    tl_hints_free(&hints);
     return st;
 }
 
