@@ -125,11 +125,7 @@ static const TlWriteFormat tsv_format = {tsv_pieces, tsv_rows};
 static TlStatus tsv_write(TlWriter *base, const TlBatch *b, TlError *err)
 {
     TsvWriter *w = (TsvWriter *)base;
-    if (w->spell.n_cols == 0) return TL_OK;
-    if (b->n_cols != w->spell.n_cols)
-        return tl_error(err, TL_ERR_DATA, "internal: writer expected %d columns, got %d",
-                        w->spell.n_cols, b->n_cols);
-    return tl_write_pipe_put(w->pipe, b, err);
+    return tl_write_pipe_put_cols(w->pipe, w->spell.n_cols, b, err);
 }
 
 static TlStatus tsv_finish(TlWriter *base, TlError *err)

@@ -455,6 +455,17 @@ TlStatus tl_write_pipe_put(TlWritePipe *p, const TlBatch *b, TlError *err)
 }
 
 /* See write_common.h. */
+TlStatus tl_write_pipe_put_cols(TlWritePipe *p, int n_cols, const TlBatch *b,
+                                TlError *err)
+{
+    if (n_cols == 0) return TL_OK;
+    if (b->n_cols != n_cols)
+        return tl_error(err, TL_ERR_DATA, "internal: writer expected %d columns, got %d",
+                        n_cols, b->n_cols);
+    return tl_write_pipe_put(p, b, err);
+}
+
+/* See write_common.h. */
 TlStatus tl_write_pipe_finish(TlWritePipe *p, int64_t count[TL_WRITE_COUNTERS],
                               TlError *err)
 {

@@ -93,6 +93,10 @@ TlStatus tl_write_pipe_new(TlSink *sink, int n_cols, const TlWriteFormat *f,
  * columns when it formats later) and write the bytes of every finished
  * slice, in order.  After an error every call returns that error. */
 TlStatus tl_write_pipe_put(TlWritePipe *p, const TlBatch *b, TlError *err);
+/* tl_write_pipe_put for a text writer of n_cols columns: a batch of another
+ * width is an internal error, and a writer of no columns writes no rows. */
+TlStatus tl_write_pipe_put_cols(TlWritePipe *p, int n_cols, const TlBatch *b,
+                                TlError *err);
 /* Wait for every slice in flight and write its bytes, in order.  count[]
  * (may be NULL) receives the counters summed over every slice written. */
 TlStatus tl_write_pipe_finish(TlWritePipe *p, int64_t count[TL_WRITE_COUNTERS],
