@@ -2,7 +2,7 @@
  * agg_impl.h -- the group-by operator's state, shared by its two files:
  *
  *   op_agg.c     the operator: the serial and staged paths, --sorted runs,
- *                the output window
+ *                the output batches (ordered.h)
  *   agg_radix.c  the radix-partitioned staged path (see op_agg.c's top
  *                comment for the design of both)
  *
@@ -22,6 +22,7 @@
 #include "agg.h"
 #include "eval.h"
 #include "exec.h"
+#include "ordered.h"
 #include "partq.h"
 
 /* Radix partitions of the staged keyed path (a constant: the output does
@@ -80,11 +81,9 @@ typedef struct AggOp {
     int64_t map_cap;
     bool consumed;
     bool keys_ended;          /* output: the grouper's first keys call made */
-    struct OutSlot *win;      /* output batches built ahead (out_submit) */
-    int n_win;                /* its slots: two per thread */
-    TlWait *ow;               /* their completion */
+    TlOrdered *ring;          /* output batches built ahead: two per thread */
     int64_t out_total;        /* output batches */
-    int64_t out_next, out_take; /* the next to queue, to hand out */
+    int64_t out_take;         /* the next to hand out */
     int64_t n_groups;
     /* the radix path (staged, with keys) */
     bool radix;

@@ -19,8 +19,8 @@
  * key values (the first row's of each group) and every aggregate their
  * results, keys first, then aggregates in order; the whole result never
  * exists at once.  Output batches are built up to two per thread ahead on
- * the pool (out_submit: a window of build tasks that runs ahead while the
- * consumer takes the batches in order, so no batch waits for a round of
+ * the pool (an ordered ring of build tasks, ordered.h, that runs ahead while
+ * the consumer takes the batches in order, so no batch waits for a round of
  * others; after the grouper's first keys call, keys and results of a range
  * of groups only read the states).  Nothing depends on hash table order.
  *
@@ -685,27 +685,21 @@ static TlStatus build_batch(AggOp *a, uint32_t first, int64_t rows, TlBatch **ou
     return TL_OK;
 }
 
-/* One output batch being built on the pool (a slot of the window). */
-typedef struct OutSlot {
-    AggOp *a;
-    int64_t first, rows;
-    TlBatch *b;
-    int state;                /* OUT_FREE, OUT_BUSY, OUT_DONE (under a->ow) */
-    TlStatus st;
-    TlError err;
-} OutSlot;
-
-enum { OUT_FREE = 0, OUT_BUSY, OUT_DONE };
-
-static void out_task(void *arg)
+/* Output batch seq on the pool (ordered.h): groups [seq * batch, ...). */
+static TlStatus out_task(void *ctx, int64_t seq, void *in, void **out, TlError *err)
 {
-    OutSlot *s = arg;
-    TlWait *w = s->a->ow;
-    s->st = build_batch(s->a, s->first, s->rows, &s->b, &s->err);
-    tl_wait_lock(w);
-    s->state = OUT_DONE;
-    tl_wait_signal(w);
-    tl_wait_unlock(w);
+    AggOp *a = ctx;
+    TlBatch *b = NULL;
+    int64_t per = tl_batch_rows(), first = seq * per;
+    TL_TRY(build_batch(a, (uint32_t)first, a->n_groups - first < per ? a->n_groups - first : per,
+                       &b, err));
+    *out = b;
+    return TL_OK;
+}
+
+static void out_drop(void *ctx, void *out)
+{
+    tl_batch_free(out);
 }
 
 /* End the grouper's input (its first keys call, alone), so the builds
@@ -725,48 +719,8 @@ static TlStatus end_keys(AggOp *a, TlError *err)
     return TL_OK;
 }
 
-/* Queue the builds of the next output batches until the window (two per
- * thread) is full: they run ahead on the pool while the consumer takes
- * the batches in order, so no batch waits for a whole round of them. */
-static TlStatus out_submit(AggOp *a, TlError *err)
-{
-    int64_t per = tl_batch_rows();
-    while (a->out_next < a->out_total && a->out_next < a->out_take + a->n_win) {
-        OutSlot *s = &a->win[a->out_next % a->n_win];
-        int64_t first = a->out_next * per;
-        s->a = a;
-        s->first = first;
-        s->rows = a->n_groups - first < per ? a->n_groups - first : per;
-        s->b = NULL;
-        s->st = TL_OK;
-        s->state = OUT_BUSY;
-        TlStatus st = tl_pool_submit(out_task, s, err);
-        if (st != TL_OK) {
-            s->state = OUT_FREE;
-            return st;
-        }
-        a->out_next++;
-    }
-    return TL_OK;
-}
-
-/* Wait for every queued build (agg_free, and before an error return). */
-static void out_drain(AggOp *a)
-{
-    if (!a->ow) return;
-    tl_wait_lock(a->ow);
-    for (int i = 0; i < a->n_win; i++)
-        while (a->win[i].state == OUT_BUSY) tl_wait_step(a->ow);
-    tl_wait_unlock(a->ow);
-    for (int i = 0; i < a->n_win; i++) {
-        tl_batch_free(a->win[i].b);
-        a->win[i].b = NULL;
-        a->win[i].state = OUT_FREE;
-    }
-}
-
 /* The next slice of groups (tl_batch_rows at a time), built a few batches
- * ahead on the pool (out_submit); the whole output never exists at once.
+ * ahead on the pool (the ring); the whole output never exists at once.
  * A one-batch output is built inline (no thread started). */
 static TlStatus agg_next(TlOperator *op, TlBatch **out, TlError *err)
 {
@@ -784,50 +738,29 @@ static TlStatus agg_next(TlOperator *op, TlBatch **out, TlError *err)
         a->out_take++;
         return build_batch(a, 0, a->n_groups, out, err);
     }
-    if (!a->win) {
+    if (!a->ring) {
         int64_t w = 2 * (int64_t)tl_pool_threads();
         if (w > a->out_total) w = a->out_total;
-        a->ow = tl_wait_new();
-        a->win = tl_calloc((size_t)w, sizeof *a->win);
-        if (!a->ow || !a->win) return tl_error_oom(err);
-        a->n_win = (int)w;
+        TL_TRY(tl_ordered_new((int)w, out_task, out_drop, a, &a->ring, err));
     }
-    TlStatus st = out_submit(a, err);
+    void *r = NULL;
+    TlStatus st = tl_ordered_next(a->ring, a->out_total, &r, err);
     if (st != TL_OK) {
-        out_drain(a);
-        return st;
-    }
-    OutSlot *s = &a->win[a->out_take % a->n_win];
-    tl_wait_lock(a->ow);
-    while (s->state == OUT_BUSY) tl_wait_step(a->ow);
-    tl_wait_unlock(a->ow);
-    if (s->st != TL_OK) {
-        *err = s->err;
-        st = s->st;
-        out_drain(a);
+        tl_ordered_free(a->ring); /* waits for the builds in flight */
+        a->ring = NULL;
         a->out_take = a->out_total; /* nothing more after an error */
         return st;
     }
-    *out = s->b;
-    s->b = NULL;
-    s->state = OUT_FREE;
     a->out_take++;
-    st = out_submit(a, err);
-    if (st != TL_OK) {
-        tl_batch_free(*out);
-        *out = NULL;
-        out_drain(a);
-    }
-    return st;
+    *out = r;
+    return TL_OK;
 }
 
 static void agg_free(TlOperator *op)
 {
     AggOp *a = (AggOp *)op;
     if (!a) return;
-    out_drain(a); /* first: queued builds read the groups and states */
-    tl_wait_free(a->ow);
-    tl_free(a->win);
+    tl_ordered_free(a->ring); /* first: queued builds read the groups and states */
     if (a->child) a->child->free(a->child);
     tl_agg_radix_free(a);
     tl_grouper_free(a->grouper);

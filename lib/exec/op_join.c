@@ -15,7 +15,7 @@
  *
  * Building on the right (the default):
  *   1. The right input is read whole.  Each morsel is packed where it is
- *      decoded (pack_work: the scan's stage, or windows on the pool) into a
+ *      decoded (pack_work: the scan's stage, or the ring on the pool) into a
  *      block of row-major rows holding only the columns the output takes
  *      from the right ("slots": fixed-width values, 16-byte string views,
  *      then one null bit per slot), so a match costs one or two cache lines
@@ -29,15 +29,17 @@
  *   2. The left streams in morsels.  probe_work turns one left batch into
  *      its output batches: probe, walk each row's chain, gather.  When the
  *      left child is a scan (set_stage), probe_work runs as the scan's stage,
- *      on whichever thread decoded the morsel; otherwise the join pulls a
- *      window of batches itself and runs probe_work on them with
- *      tl_pool_for.  Either way results come back in morsel order and the
- *      consumer only hands their batches out.
+ *      on whichever thread decoded the morsel; otherwise the join pulls
+ *      the batches itself and runs probe_work on them a few batches ahead
+ *      on the pool (the ordered ring, ordered.h: a child's error comes
+ *      after the results of the batches before it).  Either way results
+ *      come back in morsel order and the consumer only hands their
+ *      batches out.
  *   3. Right and full joins: probe_work marks the right rows it matched in
  *      `matched` (relaxed atomic byte stores of 1: the final set is the union,
  *      whatever the order); after the last left morsel the unmatched right
  *      rows are emitted in right order: tail_work gathers those of each range
- *      of tl_batch_rows() right rows, ranges in windows on the pool.
+ *      of tl_batch_rows() right rows, ranges in the ring on the pool.
  *
  * Building on the left (build_left, chosen by the planner when the left
  * input is the smaller file; see physical.c):
@@ -46,13 +48,13 @@
  *   2. The right streams in morsels; keep_work probes each right batch and
  *      packs the rows that match a left key (right, full: every row) into a
  *      block, each with its left key's first row.  As a scan stage or in
- *      windows, like probe_work.  The consumer appends the kept rows in
+ *      the ring, like probe_work.  The consumer appends the kept rows in
  *      morsel order to one chain per left key (rhead/rnext), so each chain
  *      is in right input order -- matches depend only on the key, so every
  *      left row of a key shares one chain.
  *   3. The kept blocks plus a null row then play the part of the right table
  *      above and the left, cut in ranges of tl_batch_rows() rows, that of
- *      the left morsels: range_work (tl_pool_for over a window of ranges)
+ *      the left morsels: range_work (ranges in the ring on the pool)
  *      produces each range's output with the same code as probe_work, and
  *      the consumer hands the ranges out in order.  Right and full joins
  *      then emit the kept rows that matched no left key, in right order.
@@ -84,6 +86,7 @@
 #include "../plan/plan.h"
 #include "join_table.h"
 #include "ops.h"
+#include "ordered.h"
 
 #include <string.h>
 
@@ -116,18 +119,6 @@ typedef struct RBlock {
 } RBlock;
 
 enum { W_PROBE, W_KEEP, W_PACK, W_RANGE, W_TAIL };
-
-/* A window of inputs run on the pool when the child has no stage. */
-typedef struct Win {
-    int kind;
-    int n, i, cap;
-    TlBatch **in;       /* W_PROBE, W_KEEP, W_PACK: the input batches */
-    int64_t *off;       /* W_RANGE, W_TAIL: first row of each range */
-    void **res;         /* Res* or RBlock* per input */
-    TlStatus *st;
-    TlError *errs;
-    bool end;           /* the source is exhausted */
-} Win;
 
 typedef struct Join {
     TlOperator base;
@@ -176,7 +167,6 @@ typedef struct Join {
     TlBatch *lb;           /* the whole left */
     uint32_t *rhead;       /* per left row (a key's first): first kept row */
     uint32_t *rnext;       /* per kept row */
-    int64_t range_off;     /* next left row to hand to a range */
     /* fused from above: maps over each output batch, then a stage */
     Map *maps;
     int n_maps;
@@ -184,11 +174,14 @@ typedef struct Join {
     TlStage stage;
     /* consuming */
     bool staged;           /* the current source runs our stage */
-    Win win;
+    TlOrdered *ring;       /* else: the work of kind ring_kind on the pool */
+    int ring_kind;
+    bool src_end;          /* the ring's source is exhausted (or failed) */
+    TlStatus src_st;       /* the source's error, returned after the items */
+    TlError src_err;       /*   queued before it */
     Res *cur;
     bool probe_done;
     bool tail_started;
-    int64_t tail;          /* right/full: first right row of the next range */
     int64_t cap;           /* tl_batch_rows() */
 } Join;
 
@@ -759,7 +752,7 @@ static TlStatus tail_work(Join *j, int64_t off, void **result, TlError *err)
     return st;
 }
 
-/* ------------------------------------------------ stages and windows */
+/* --------------------------------------------------- stages and the ring */
 
 static TlStatus stage_probe(void *ctx, TlBatch *b, void **result, TlError *err)
 {
@@ -786,107 +779,83 @@ static void drop_block(void *ctx, void *result)
     rblock_free(ctx, result);
 }
 
-static void win_drop(Join *j, Win *w)
+/* Item seq of the ring (ordered.h): an input batch of the child, or the
+ * range of rows seq * cap ... of the left (W_RANGE) or the right (W_TAIL). */
+static TlStatus ring_task(void *ctx, int64_t seq, void *in, void **out, TlError *err)
 {
-    for (int i = w->i; i < w->n; i++) {
-        if (w->kind == W_KEEP || w->kind == W_PACK) rblock_free(j, w->res[i]);
-        else res_free(j, w->res[i]);
-        w->res[i] = NULL;
-    }
-    w->i = w->n = 0;
-}
-
-static void win_task(void *arg, int64_t i)
-{
-    Join *j = arg;
-    Win *w = &j->win;
-    TlBatch *b = w->in[i];
-    w->in[i] = NULL;
-    switch (w->kind) {
-    case W_PROBE: w->st[i] = probe_work(j, b, &w->res[i], &w->errs[i]); break;
-    case W_KEEP: w->st[i] = keep_work(j, b, &w->res[i], &w->errs[i]); break;
-    case W_PACK: w->st[i] = pack_work(j, b, &w->res[i], &w->errs[i]); break;
-    case W_TAIL: w->st[i] = tail_work(j, w->off[i], &w->res[i], &w->errs[i]); break;
-    default: w->st[i] = range_work(j, w->off[i], &w->res[i], &w->errs[i]); break;
+    Join *j = ctx;
+    switch (j->ring_kind) {
+    case W_PROBE: return probe_work(j, in, out, err);
+    case W_KEEP: return keep_work(j, in, out, err);
+    case W_PACK: return pack_work(j, in, out, err);
+    case W_TAIL: return tail_work(j, seq * j->cap, out, err);
+    default: return range_work(j, seq * j->cap, out, err);
     }
 }
 
-/* Refill the window of kind `kind`: up to cap inputs (batches of src, or
- * the next left ranges), run on the pool; w->n 0 at the end. */
-static TlStatus win_fill(Join *j, TlOperator *src, int kind, TlError *err)
+static void ring_drop(void *ctx, void *out)
 {
-    Win *w = &j->win;
-    TlStatus st = TL_OK;
-    win_drop(j, w);
-    w->kind = kind;
-    if (!w->cap) {
-        int threads = tl_pool_threads();
-        int cap = threads > 1 ? 2 * threads : 1;
-        w->in = tl_calloc((size_t)cap, sizeof *w->in);
-        w->off = tl_calloc((size_t)cap, sizeof *w->off);
-        w->res = tl_calloc((size_t)cap, sizeof *w->res);
-        w->st = tl_calloc((size_t)cap, sizeof *w->st);
-        w->errs = tl_calloc((size_t)cap, sizeof *w->errs);
-        if (!w->in || !w->off || !w->res || !w->st || !w->errs) return tl_error_oom(err);
-        w->cap = cap;
-    }
-    while (w->n < w->cap) {
-        if (kind == W_RANGE) {
-            if (j->range_off >= j->lb->n_rows) break;
-            w->off[w->n++] = j->range_off;
-            j->range_off += j->cap;
-            continue;
-        }
-        if (kind == W_TAIL) {
-            if (j->tail >= j->n_r) break;
-            w->off[w->n++] = j->tail;
-            j->tail += j->cap;
-            continue;
-        }
+    Join *j = ctx;
+    if (j->ring_kind == W_KEEP || j->ring_kind == W_PACK) rblock_free(j, out);
+    else res_free(j, out);
+}
+
+/* End the current source's ring (waits for its work in flight). */
+static void ring_end(Join *j)
+{
+    tl_ordered_free(j->ring);
+    j->ring = NULL;
+}
+
+/* Queue the next inputs of kind `kind` (batches of src, or the next
+ * ranges) while the ring has room.  A failure of src ends the source; its
+ * error is returned once the items before it are taken. */
+static void ring_fill(Join *j, TlOperator *src, int kind)
+{
+    while (!j->src_end && tl_ordered_room(j->ring)) {
+        int64_t k = tl_ordered_queued(j->ring);
         TlBatch *b = NULL;
-        TL_TRY(src->next(src, &b, err));
-        if (!b) break;
-        if (b->n_rows == 0) {
-            tl_batch_free(b);
+        if (kind == W_RANGE || kind == W_TAIL) {
+            if (k * j->cap >= (kind == W_RANGE ? j->lb->n_rows : j->n_r)) j->src_end = true;
+            else tl_ordered_put(j->ring, NULL);
             continue;
         }
-        w->in[w->n++] = b;
-    }
-    for (int i = 0; i < w->n; i++) {
-        w->st[i] = TL_OK;
-        w->res[i] = NULL;
-    }
-    if (w->n == 0) return TL_OK;
-    if ((st = tl_pool_for(w->n, win_task, j, err)) != TL_OK) {
-        for (int i = 0; i < w->n; i++) tl_batch_free(w->in[i]), w->in[i] = NULL;
-        win_drop(j, w);
-        return st;
-    }
-    for (int i = 0; i < w->n; i++)
-        if (w->st[i] != TL_OK) {
-            *err = w->errs[i];
-            win_drop(j, w);
-            return err->code ? err->code : TL_ERR_DATA;
+        TlStatus st = src->next(src, &b, &j->src_err);
+        if (st != TL_OK || !b) {
+            j->src_st = st;
+            j->src_end = true;
+        } else if (b->n_rows == 0) {
+            tl_batch_free(b);
+        } else {
+            tl_ordered_put(j->ring, b);
         }
-    return TL_OK;
+    }
 }
 
-/* The next result (Res or RBlock by kind) from src's stage, or from windows;
- * *r NULL at the end. */
+/* The next result (Res or RBlock by kind) from src's stage, or from the
+ * ring: its work runs on the pool, a few inputs ahead, while the caller
+ * uses the earlier results; *r NULL at the end. */
 static TlStatus pull(Join *j, TlOperator *src, int kind, void **r, TlError *err)
 {
-    Win *w = &j->win;
     *r = NULL;
     if (j->staged) return src->next_result(src, r, err);
+    if (!j->ring) {
+        int threads = tl_pool_threads();
+        TL_TRY(tl_ordered_new(threads > 1 ? 2 * threads : 1, ring_task, ring_drop, j, &j->ring,
+                              err));
+        j->ring_kind = kind;
+        j->src_end = false;
+        j->src_st = TL_OK;
+    }
     for (;;) {
-        while (w->i < w->n) {
-            *r = w->res[w->i];
-            w->res[w->i++] = NULL;
-            if (*r) return TL_OK;
+        ring_fill(j, src, kind);
+        if (tl_ordered_count(j->ring) == 0) {
+            if (j->src_st == TL_OK) return TL_OK;
+            *err = j->src_err;
+            return j->src_st;
         }
-        if (w->end) return TL_OK;
-        TL_TRY(win_fill(j, src, kind, err));
-        if (w->n == 0) w->end = true;
+        TL_TRY(tl_ordered_take(j->ring, r, err));
+        if (*r) return TL_OK;
     }
 }
 
@@ -896,7 +865,7 @@ static TlStatus try_stage(Join *j, TlOperator *op, int kind, TlError *err)
     TlStage s = {j, kind == W_KEEP ? stage_keep : kind == W_PACK ? stage_pack : stage_probe,
                  kind == W_PROBE ? drop_res : drop_block};
     j->staged = false;
-    j->win.end = false;
+    ring_end(j);
     if (!op->set_stage || !op->next_result) return TL_OK;
     TL_TRY(op->set_stage(op, &s, err));
     j->staged = true;
@@ -992,7 +961,7 @@ static TlStatus rtab_index(Join *j, TlError *err)
 }
 
 /* Read the right input whole and index it.  Each morsel's rows are packed
- * where it is decoded (pack_work, the scan's stage or windows on the pool):
+ * where it is decoded (pack_work, the scan's stage or the ring on the pool):
  * the blocks are the right table; the key columns, kept aside, are
  * concatenated for the table and then dropped. */
 static TlStatus build_right(Join *j, TlError *err)
@@ -1009,11 +978,10 @@ static TlStatus build_right(Join *j, TlError *err)
         if ((st = add_block(j, r, &cap, err)) != TL_OK) goto done;
     }
     /* the right's operators are no longer needed: free them early */
-    win_drop(j, &j->win);
+    ring_end(j);
     j->right->free(j->right);
     j->right = NULL;
     j->staged = false;
-    j->win.end = false;
     if (cap == 0 && !(j->blk = tl_calloc(1, sizeof *j->blk))) {
         st = tl_error_oom(err);
         goto done;
@@ -1186,11 +1154,10 @@ static TlStatus build_on_left(Join *j, TlError *err)
         if ((st = keep_append(j, r, &cap_blk, &cap_kept, rtail, err)) != TL_OK)
             goto done;
     }
-    win_drop(j, &j->win);
+    ring_end(j);
     j->right->free(j->right);
     j->right = NULL;
     j->staged = false;
-    j->win.end = false;
 
     /* the kept rows' blocks, plus the null row's, are the right table */
     if (cap_blk == 0 && !(j->blk = tl_calloc(1, sizeof *j->blk))) {
@@ -1252,7 +1219,7 @@ static TlStatus next_item(Join *j, void **item, TlError *err)
         if (!j->tail_started) {
             j->tail_started = true;
             j->staged = false;
-            j->win.end = false;
+            ring_end(j);
         }
         void *r = NULL;
         TL_TRY(pull(j, NULL, W_TAIL, &r, err));
@@ -1331,13 +1298,7 @@ static void join_free(TlOperator *op)
      * the table and mark `matched` */
     if (j->left) j->left->free(j->left);
     if (j->right) j->right->free(j->right);
-    for (int i = 0; i < j->win.n; i++) tl_batch_free(j->win.in ? j->win.in[i] : NULL);
-    win_drop(j, &j->win);
-    tl_free(j->win.in);
-    tl_free(j->win.off);
-    tl_free(j->win.res);
-    tl_free(j->win.st);
-    tl_free(j->win.errs);
+    ring_end(j); /* its work reads the table too */
     res_free(j, j->cur);
     for (int m = 0; m < j->n_maps; m++)
         if (j->maps[m].ctx_free) j->maps[m].ctx_free(j->maps[m].ctx);
@@ -1413,7 +1374,6 @@ TlStatus tl_op_join_new(TlOperator *left, TlOperator *right, int how,
     j->build_left = build_left;
     j->keep_unmatched_right = how == TL_JOIN_RIGHT || how == TL_JOIN_FULL;
     j->keep_unmatched_left = how == TL_JOIN_LEFT || how == TL_JOIN_FULL;
-    j->tail = 0;
     j->cap = tl_batch_rows();
     j->lk = copy_ints(lk, n_keys);
     j->rk = copy_ints(rk, n_keys);

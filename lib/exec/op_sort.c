@@ -31,8 +31,8 @@
  * after the sort (out_prepare), which tests that path.
  *
  * Output pipeline (more than one thread): output batches are gathered
- * ahead by pool tasks, a ring of 2 x threads batches (out_start / out_fill
- * / out_next), so the gathering runs on the workers while the caller
+ * ahead by pool tasks, an ordered ring of 2 x threads batches (ordered.h,
+ * out_start / out_task), so the gathering runs on the workers while the caller
  * formats and writes earlier batches; before, the writer's thread gathered
  * most columns itself while the worker formatted, and the output phase ran
  * at the pace of that one thread.  The batches are cut exactly as the
@@ -687,112 +687,39 @@ static TlStatus out_gather(SortOp *s, int64_t off, int64_t n, TlArray **cols, bo
     return tl_sort_gather(s, s->perm + off, n, cols, NULL, par, err);
 }
 
-/* A pool task: gather slot o's rows (every data column, on this thread). */
-static void out_task(void *arg)
+/* Output batch seq on the pool (ordered.h): perm rows [seq * batch,
+ * ...) of every data column, gathered on this thread. */
+static TlStatus out_task(void *ctx, int64_t seq, void *in, void **out, TlError *err)
 {
-    OutSlot *o = arg;
-    SortOp *s = o->s;
-    TlError e;
-    TlStatus st = out_gather(s, o->off, o->n, o->cols, false, &e);
-    tl_wait_lock(s->wait);
-    o->st = st;
-    o->state = OUT_DONE;
-    tl_wait_signal(s->wait);
-    tl_wait_unlock(s->wait);
-}
-
-/* Release the columns a slot holds. */
-static void out_clear(SortOp *s, OutSlot *o)
-{
-    for (int c = 0; c < s->n_data; c++) {
-        tl_array_release(o->cols[c]);
-        o->cols[c] = NULL;
+    SortOp *s = ctx;
+    int64_t per = tl_batch_rows(), off = seq * per;
+    int64_t rows = s->n_out - off < per ? s->n_out - off : per;
+    TlBatch *b = tl_batch_new(s->base.schema, s->n_data, rows);
+    if (!b) return tl_error_oom(err);
+    TlStatus st = out_gather(s, off, rows, b->cols, false, err);
+    if (st != TL_OK) {
+        tl_batch_free(b);
+        return st;
     }
+    *out = b;
+    return TL_OK;
 }
 
-/* Wait for every slot in flight (before freeing what tasks read), then
- * free the ring. */
-static void out_stop(SortOp *s)
+static void out_drop(void *ctx, void *out)
 {
-    if (s->wait && s->inflight > 0) {
-        tl_wait_lock(s->wait);
-        for (int i = 0; s->slots && i < s->n_slots; i++)
-            while (s->slots[i].state == OUT_BUSY) tl_wait_step(s->wait);
-        tl_wait_unlock(s->wait);
-    }
-    for (int i = 0; s->slots && i < s->n_slots; i++)
-        if (s->slots[i].cols) {
-            out_clear(s, &s->slots[i]);
-            tl_free(s->slots[i].cols);
-        }
-    tl_free(s->slots);
-    s->slots = NULL;
-    tl_wait_free(s->wait);
-    s->wait = NULL;
+    tl_batch_free(out);
 }
 
-/* Start the pipeline of output batches (full sort with more than one
- * thread): a ring of slots, each an output batch gathered by a pool task,
- * so the gathering of later batches runs on the workers while the caller
- * writes earlier ones.  Batch boundaries are those of the serial path. */
+/* Start the output batches' ring (full sort with more than one thread):
+ * each batch gathered by a pool task, so the gathering of later batches
+ * runs on the workers while the caller writes earlier ones.  Batch
+ * boundaries are those of the serial path. */
 static TlStatus out_start(SortOp *s, TlError *err)
 {
     int threads = tl_pool_threads();
     if (threads <= 1 || !s->perm || s->n_out <= tl_batch_rows()) return TL_OK;
-    s->n_slots = threads * 2 > 16 ? 16 : threads * 2;
-    s->wait = tl_wait_new();
-    s->slots = tl_calloc((size_t)s->n_slots, sizeof *s->slots);
-    if (!s->wait || !s->slots) goto oom;
-    for (int i = 0; i < s->n_slots; i++) {
-        s->slots[i].s = s;
-        s->slots[i].cols = tl_calloc((size_t)s->n_data + 1, sizeof *s->slots[i].cols);
-        if (!s->slots[i].cols) goto oom;
-    }
-    return TL_OK;
-oom:
-    out_stop(s); /* nothing in flight yet */
-    return tl_error_oom(err);
-}
-
-/* Hand the next batches to free slots (in order) until the ring is full. */
-static void out_fill(SortOp *s)
-{
-    while (s->inflight < s->n_slots && s->submitted < s->n_out) {
-        OutSlot *o = &s->slots[(s->head + s->inflight) % s->n_slots];
-        TlError e;
-        o->off = s->submitted;
-        o->n = s->n_out - s->submitted;
-        if (o->n > tl_batch_rows()) o->n = tl_batch_rows();
-        o->st = TL_OK;
-        o->state = OUT_BUSY;
-        s->submitted += o->n;
-        s->inflight++;
-        if (tl_pool_submit(out_task, o, &e) != TL_OK) out_task(o); /* OOM: here */
-    }
-}
-
-/* The next output batch from the pipeline into b (rows columns). */
-static TlStatus out_next(SortOp *s, TlBatch *b, TlError *err)
-{
-    OutSlot *o;
-    out_fill(s);
-    o = &s->slots[s->head];
-    tl_wait_lock(s->wait);
-    while (o->state == OUT_BUSY) tl_wait_step(s->wait);
-    tl_wait_unlock(s->wait);
-    s->head = (s->head + 1) % s->n_slots;
-    s->inflight--;
-    o->state = OUT_FREE;
-    if (o->st != TL_OK) {
-        out_clear(s, o);
-        return tl_error_oom(err); /* gather fails only out of memory */
-    }
-    for (int c = 0; c < s->n_data; c++) {
-        b->cols[c] = o->cols[c];
-        o->cols[c] = NULL;
-    }
-    out_fill(s); /* the workers go on while the caller uses b */
-    return TL_OK;
+    return tl_ordered_new(threads * 2 > 16 ? 16 : threads * 2, out_task, out_drop, s,
+                          &s->ring, err);
 }
 
 static TlStatus sort_next(TlOperator *op, TlBatch **out, TlError *err)
@@ -807,17 +734,25 @@ static TlStatus sort_next(TlOperator *op, TlBatch **out, TlError *err)
         TL_TRY(out_start(s, err));
     }
     if (s->emitted >= s->n_out) {
-        out_stop(s);
+        tl_ordered_free(s->ring);
+        s->ring = NULL;
         free_chunks(s); /* done: drop the input early */
         return TL_OK;
     }
     int64_t rows = s->n_out - s->emitted;
     if (rows > tl_batch_rows()) rows = tl_batch_rows();
+    if (s->ring) {
+        void *r = NULL;
+        TL_TRY(tl_ordered_next(s->ring, (s->n_out + tl_batch_rows() - 1) / tl_batch_rows(),
+                               &r, err));
+        s->emitted += rows;
+        *out = r;
+        return TL_OK;
+    }
     TlBatch *b = tl_batch_new(op->schema, s->n_data, rows);
     if (!b) return tl_error_oom(err);
     if (s->perm) {
-        TlStatus st = s->slots ? out_next(s, b, err)
-                               : out_gather(s, s->emitted, rows, b->cols, true, err);
+        TlStatus st = out_gather(s, s->emitted, rows, b->cols, true, err);
         if (st != TL_OK) {
             tl_batch_free(b);
             return st;
@@ -840,7 +775,7 @@ static void sort_free(TlOperator *op)
 {
     SortOp *s = (SortOp *)op;
     if (!s) return;
-    out_stop(s); /* tasks read the chunks and perm */
+    tl_ordered_free(s->ring); /* first: its tasks read the chunks and perm */
     if (s->child) s->child->free(s->child);
     free_chunks(s);
     tl_free(s->chunks);

@@ -78,9 +78,10 @@
  * merge runs in ranges on the pool: the largest partition's quantiles cut
  * every partition (binary search), each range merges its parts into its
  * own slice of the output order.  The output batches gather from the
- * partitions' chunks (tl_array_take_multi).  Since positions are unique,
- * the order is total and the same for any NPART, range cuts or thread
- * count.
+ * partitions' chunks (tl_array_take_multi), a few batches ahead on the
+ * pool (the ordered ring, ordered.h) when there is more than one thread.
+ * Since positions are unique, the order is total and the same for any
+ * NPART, range cuts or thread count.
  */
 #include <stdlib.h>
 
@@ -91,6 +92,7 @@
 #include "../group/group.h"
 #include "eval.h"
 #include "exec.h"
+#include "ordered.h"
 #include "partq.h"
 
 enum { PART_BITS = 4, NPART = 1 << PART_BITS };
@@ -211,6 +213,7 @@ typedef struct TopnOp {
     Ent *all;          /* fast keys, at the end: the kept rows of pidx[q]
                           at all_off[q].., Ent.chunk := q */
     int64_t all_off[NPART + 1];
+    TlOrdered *ring;   /* output batches gathered ahead (> 1 thread) */
     bool consumed;
 } TopnOp;
 
@@ -1177,32 +1180,71 @@ static TlStatus consume(TopnOp *t, TlError *err)
     return t->fast ? order_all(t, err) : merge_parts(t, err);
 }
 
-static TlStatus topn_next(TlOperator *op, TlBatch **out, TlError *err)
+/* Output rows [off, off + rows) of every column, gathered from the
+ * partitions' chunks into a new batch. */
+static TlStatus out_batch(const TopnOp *t, int64_t off, int64_t rows, TlBatch **out,
+                          TlError *err)
 {
-    TopnOp *t = (TopnOp *)op;
-    *out = NULL;
-    if (!t->consumed) {
-        t->consumed = true;
-        TL_TRY(consume(t, err));
-    }
-    if (t->emitted >= t->n_out) return TL_OK;
-    int64_t rows = t->n_out - t->emitted;
-    if (rows > tl_batch_rows()) rows = tl_batch_rows();
-    int nc = op->schema->n_fields;
+    int nc = t->base.schema->n_fields;
     TlArray *parts[NPART];
-    TlBatch *b = tl_batch_new(op->schema, nc, rows);
+    TlBatch *b = tl_batch_new(t->base.schema, nc, rows);
+    *out = NULL;
     if (!b) return tl_error_oom(err);
     for (int c = 0; c < nc; c++) {
         for (int q = 0; q < t->np; q++) parts[q] = t->parts[t->pidx[q]].chunks[0].b->cols[c];
-        b->cols[c] = tl_array_take_multi(parts, t->np, t->opart + t->emitted,
-                                         t->orow + t->emitted, rows);
+        b->cols[c] = tl_array_take_multi(parts, t->np, t->opart + off, t->orow + off, rows);
         if (!b->cols[c]) {
             tl_batch_free(b);
             return tl_error_oom(err);
         }
     }
-    t->emitted += rows;
     *out = b;
+    return TL_OK;
+}
+
+/* Output batch seq on the pool (ordered.h). */
+static TlStatus out_task(void *ctx, int64_t seq, void *in, void **out, TlError *err)
+{
+    const TopnOp *t = ctx;
+    TlBatch *b = NULL;
+    int64_t per = tl_batch_rows(), off = seq * per;
+    TL_TRY(out_batch(t, off, t->n_out - off < per ? t->n_out - off : per, &b, err));
+    *out = b;
+    return TL_OK;
+}
+
+static void out_drop(void *ctx, void *out)
+{
+    tl_batch_free(out);
+}
+
+/* The next output batch: with more than one thread and more than one
+ * batch, gathered a few batches ahead on the pool while the caller writes
+ * the earlier ones; else here. */
+static TlStatus topn_next(TlOperator *op, TlBatch **out, TlError *err)
+{
+    TopnOp *t = (TopnOp *)op;
+    int64_t per = tl_batch_rows();
+    *out = NULL;
+    if (!t->consumed) {
+        t->consumed = true;
+        TL_TRY(consume(t, err));
+        int threads = tl_pool_threads();
+        if (threads > 1 && t->n_out > per)
+            TL_TRY(tl_ordered_new(threads * 2 > 16 ? 16 : threads * 2, out_task, out_drop, t,
+                                  &t->ring, err));
+    }
+    if (t->emitted >= t->n_out) return TL_OK;
+    int64_t rows = t->n_out - t->emitted;
+    if (rows > per) rows = per;
+    if (t->ring) {
+        void *r = NULL;
+        TL_TRY(tl_ordered_next(t->ring, (t->n_out + per - 1) / per, &r, err));
+        *out = r;
+    } else {
+        TL_TRY(out_batch(t, t->emitted, rows, out, err));
+    }
+    t->emitted += rows;
     return TL_OK;
 }
 
@@ -1210,6 +1252,7 @@ static void topn_free(TlOperator *op)
 {
     TopnOp *t = (TopnOp *)op;
     if (!t) return;
+    tl_ordered_free(t->ring); /* first: its tasks read the partitions */
     if (t->child) t->child->free(t->child);
     for (int k = 0; k < NPART; k++) part_fini(&t->parts[k]);
     tl_free(t->by_types);

@@ -2,7 +2,7 @@
  * sort_impl.h -- the sort operator's state, shared by its three files:
  *
  *   op_sort.c    the operator: chunks in, top-k pool, stages on the
- *                pool per morsel, the output ring
+ *                pool per morsel, the output batches (ordered.h)
  *   sort_perm.c  the stable sort of the permutation of global row indexes
  *   sort_pack.c  chunks packed into rows, and the gather of output rows
  *
@@ -16,7 +16,7 @@
 #include "../core/pool.h"
 #include "eval.h"
 #include "exec.h"
-#include "exec.h"
+#include "ordered.h"
 
 /* Rows in columns: data columns of the child schema plus evaluated keys.
  * A full sort's chunk keeps its data columns packed as rows instead (see
@@ -56,11 +56,8 @@ typedef struct SortOp {
     /* output */
     uint32_t *perm;          /* global row indexes; NULL: chunks in order */
     int64_t n_out, emitted;
-    /* output batches gathered ahead on the pool (full sort, > 1 thread) */
-    TlWait *wait;
-    struct OutSlot *slots;   /* ring of n_slots */
-    int n_slots, head, inflight;
-    int64_t submitted;       /* rows of perm handed to slots so far */
+    TlOrdered *ring;         /* output batches gathered ahead on the pool
+                                (full sort, > 1 thread), or NULL */
     /* packed rows (pack_chunk): column i at byte pk_off[i] of a row */
     int pack;                /* 0 off, 1 every chunk, 2 chunks of even length */
     bool keys_packed;        /* key columns are packed too (several keys) */
@@ -76,17 +73,6 @@ typedef struct SortOp {
 } SortOp;
 
 enum { LOC_SHIFT = 12 };
-
-/* One output batch being gathered by a pool task: rows perm[off, off+n). */
-typedef struct OutSlot {
-    SortOp *s;
-    int64_t off, n;
-    TlArray **cols;          /* n_data gathered columns (the task fills) */
-    int state;               /* OUT_*; BUSY -> DONE under s->wait */
-    TlStatus st;             /* the task's result */
-} OutSlot;
-
-enum { OUT_FREE = 0, OUT_BUSY, OUT_DONE };
 
 /* sort_pack.c */
 void tl_sort_chunk_free(Chunk *c, int n_data, int n_keys);
