@@ -18,7 +18,7 @@
  *      decoded (pack_work: the scan's stage, or the ring on the pool) into a
  *      block of row-major rows holding only the columns the output takes
  *      from the right ("slots": fixed-width values, 16-byte string views,
- *      then one null bit per slot), so a match costs one or two cache lines
+ *      then one null bit per slot; kernels/rowpack.h), so a match costs one or two cache lines
  *      to gather instead of one miss per column (gather_rows).  The blocks
  *      in morsel order are the right table; rows are numbered across them
  *      and locate finds a row's block through a small block index.  One
@@ -82,6 +82,7 @@
  * so left values are cast to it when they differ.
  */
 #include "../../kernels/core_kernels.h"
+#include "../../kernels/rowpack.h"
 #include "../core/pool.h"
 #include "../plan/plan.h"
 #include "join_table.h"
@@ -214,15 +215,10 @@ static void rblock_free(const Join *j, RBlock *k)
     tl_free(k);
 }
 
-/* Bytes a value of type t takes in a packed row. */
-static size_t slot_width(TlType t)
-{
-    return t == TL_TBOOL ? 1 : tl_type_width(t);
-}
-
 /* Pack rows idx[0..n) of b (idx NULL: rows 0..n) into a new block: the
- * slots' values and null bits, row after row, and the data buffers of the
- * string slots.  Any thread: reads b only. */
+ * slots' values and null bits (kernels/rowpack.h; the null bits inside the
+ * row), row after row, and the data buffers of the string slots.  Any
+ * thread: reads b only. */
 static TlStatus pack(const Join *j, const TlBatch *b, const uint32_t *idx,
                      int64_t n, RBlock **out, TlError *err)
 {
@@ -243,53 +239,20 @@ static TlStatus pack(const Join *j, const TlBatch *b, const uint32_t *idx,
     for (int64_t i = 0; i < n; i++) memset(k->rows + (size_t)i * rw + j->null_off, 0, nb);
     for (int s = 0; s < j->n_slots; s++) {
         const TlArray *a = b->cols[j->slot_col[s]];
-        uint8_t *dst = k->rows + j->slot_off[s];
-        uint8_t *nul = k->rows + j->null_off + (size_t)(s >> 3), bit = (uint8_t)(1u << (s & 7));
-        size_t w = slot_width(j->rtype[j->slot_col[s]]);
-        if (a->type == TL_TNULL) {
-            for (int64_t i = 0; i < n; i++) {
-                memset(dst + (size_t)i * rw, 0, w);
-                nul[(size_t)i * rw] |= bit;
-            }
-            k->nulls[s] = n > 0;
-            continue;
-        }
-        if (a->type != j->rtype[j->slot_col[s]]) {
+        TlType t = j->rtype[j->slot_col[s]];
+        if (a->type != t && a->type != TL_TNULL) {
             TlStatus st = tl_error(err, TL_ERR_DATA, "internal error: a right "
                                    "batch's column is %s, expected %s",
-                                   tl_type_name(a->type),
-                                   tl_type_name(j->rtype[j->slot_col[s]]));
+                                   tl_type_name(a->type), tl_type_name(t));
             rblock_free(j, k);
             return st;
         }
-        if (a->type == TL_TBOOL) {
-            for (int64_t i = 0; i < n; i++)
-                dst[(size_t)i * rw] = tl_array_bool(a, idx ? idx[i] : i);
-        } else if (w == 8) {
-            const uint8_t *v = a->values->data + (size_t)a->offset * 8;
-            for (int64_t i = 0; i < n; i++)
-                memcpy(dst + (size_t)i * rw, v + (size_t)(idx ? idx[i] : i) * 8, 8);
-        } else if (w == 16) {
-            const uint8_t *v = a->values->data + (size_t)a->offset * 16;
-            for (int64_t i = 0; i < n; i++)
-                memcpy(dst + (size_t)i * rw, v + (size_t)(idx ? idx[i] : i) * 16, 16);
-            if (a->n_data > 0) {
-                if (!(k->data[s] = tl_malloc(a->n_data * sizeof *k->data[s]))) goto oom;
-                for (uint32_t d = 0; d < a->n_data; d++)
-                    k->data[s][d] = tl_buf_retain(a->data[d]);
-                k->n_data[s] = a->n_data;
-            }
-        } else {
-            const uint8_t *v = a->values->data + (size_t)a->offset * w;
-            for (int64_t i = 0; i < n; i++)
-                memcpy(dst + (size_t)i * rw, v + (size_t)(idx ? idx[i] : i) * w, w);
-        }
-        if (a->null_count > 0) {
-            for (int64_t i = 0; i < n; i++)
-                if (!tl_array_valid(a, idx ? idx[i] : i)) {
-                    nul[(size_t)i * rw] |= bit;
-                    k->nulls[s] = true;
-                }
+        tl_k_rowpack_put(a, t, idx, 0, n, k->rows + j->slot_off[s], rw, 0);
+        k->nulls[s] = tl_k_rowpack_put_nulls(a, idx, n, k->rows + j->null_off, rw, s);
+        if (a->type == TL_TSTRING && a->n_data > 0) {
+            if (!(k->data[s] = tl_malloc(a->n_data * sizeof *k->data[s]))) goto oom;
+            for (uint32_t d = 0; d < a->n_data; d++) k->data[s][d] = tl_buf_retain(a->data[d]);
+            k->n_data[s] = a->n_data;
         }
     }
     *out = k;
@@ -367,12 +330,14 @@ static TlStatus gather_rows(const Join *j, const uint32_t *part,
     enum { CH = 64, PF = 12 };
     size_t rw = j->rw;
     uint8_t *tmp = tl_malloc(CH * (rw ? rw : 1));
+    const uint8_t *ptr[CH]; /* the rows in tmp */
     TlBuf **vals = tl_calloc((size_t)j->n_slots, sizeof *vals);
     TlBuf **valid = tl_calloc((size_t)j->n_slots, sizeof *valid);
     int64_t *nulls = tl_calloc((size_t)j->n_slots, sizeof *nulls);
     TlStatus st = TL_OK;
     for (int s = 0; s < j->n_slots; s++) out[s] = NULL;
     if (!tmp || !vals || !valid || !nulls) { st = tl_error_oom(err); goto done; }
+    for (int k = 0; k < CH; k++) ptr[k] = tmp + (size_t)k * rw;
     for (int s = 0; s < j->n_slots; s++) {
         TlType t = j->rtype[j->slot_col[s]];
         if (!want[s] || t == TL_TNULL) continue;
@@ -397,37 +362,11 @@ static TlStatus gather_rows(const Join *j, const uint32_t *part,
             memcpy(tmp + (size_t)k * rw, j->brows[part[i]] + (size_t)row[i] * rw, rw);
         }
         for (int s = 0; s < j->n_slots; s++) {
-            const uint8_t *src = tmp + j->slot_off[s];
-            TlType t = j->rtype[j->slot_col[s]];
             if (!vals[s]) continue;
-            if (t == TL_TBOOL) {
-                for (int64_t k = 0; k < m; k++)
-                    if (src[(size_t)k * rw]) tl_bit_set(vals[s]->data, i0 + k);
-            } else if (t == TL_TSTRING) {
-                TlView *d = (TlView *)(void *)vals[s]->data + i0;
-                const uint32_t *base = j->sbase[s];
-                for (int64_t k = 0; k < m; k++) {
-                    TlView v;
-                    memcpy(&v, src + (size_t)k * rw, sizeof v);
-                    if (base && v.in.len > TL_VIEW_INLINE) v.out.buf += base[part[i0 + k]];
-                    d[k] = v;
-                }
-            } else if (tl_type_width(t) == 8) {
-                uint8_t *d = vals[s]->data + (size_t)i0 * 8;
-                for (int64_t k = 0; k < m; k++) memcpy(d + k * 8, src + (size_t)k * rw, 8);
-            } else {
-                size_t w = tl_type_width(t);
-                uint8_t *d = vals[s]->data + (size_t)i0 * w;
-                for (int64_t k = 0; k < m; k++) memcpy(d + (size_t)k * w, src + (size_t)k * rw, w);
-            }
-            if (valid[s]) {
-                const uint8_t *nb = tmp + j->null_off + (size_t)(s >> 3);
-                uint8_t bit = (uint8_t)(1u << (s & 7));
-                for (int64_t k = 0; k < m; k++) {
-                    if (nb[(size_t)k * rw] & bit) nulls[s]++;
-                    else tl_bit_set(valid[s]->data, i0 + k);
-                }
-            }
+            tl_k_rowpack_get(j->rtype[j->slot_col[s]], ptr, (int)m, j->slot_off[s], j->sbase[s],
+                             part + i0, vals[s]->data, i0);
+            if (valid[s])
+                nulls[s] += tl_k_rowpack_get_valid(ptr, (int)m, j->null_off, s, valid[s]->data, i0);
         }
     }
     for (int s = 0; s < j->n_slots; s++) {
@@ -1406,7 +1345,7 @@ TlStatus tl_op_join_new(TlOperator *left, TlOperator *right, int how,
         j->col_slot[c] = j->n_slots;
         j->slot_col[j->n_slots] = c;
         j->slot_off[j->n_slots++] = j->rw;
-        j->rw += slot_width(j->rtype[c]);
+        j->rw += tl_k_rowpack_width(j->rtype[c]);
     }
     j->null_off = j->rw;
     if (j->n_slots > 0) j->rw += ((size_t)j->n_slots + 7) / 8;

@@ -854,7 +854,7 @@ TlStatus tl_op_sort_new(TlOperator *child, const TlExprArena *ea,
     for (int i = 0; i < s->n_data; i++) {
         if (s->pk_off[i] < 0) continue;
         s->pk_off[i] = (int)s->pk_row;
-        s->pk_row += tl_sort_pk_width(child->schema->fields[i].type);
+        s->pk_row += tl_k_rowpack_width(child->schema->fields[i].type);
     }
     s->pk_row = (s->pk_row + 7) / 8 * 8;
     s->pk_mask = ((size_t)s->n_data + 7) / 8;

@@ -12,6 +12,7 @@
 #define TL_SORT_IMPL_H
 
 #include "../../kernels/rowenc.h"
+#include "../../kernels/rowpack.h"
 #include "../../kernels/sort.h"
 #include "../core/pool.h"
 #include "eval.h"
@@ -76,7 +77,6 @@ enum { LOC_SHIFT = 12 };
 
 /* sort_pack.c */
 void tl_sort_chunk_free(Chunk *c, int n_data, int n_keys);
-size_t tl_sort_pk_width(TlType t);
 TlStatus tl_sort_pack_chunk(const SortOp *s, Chunk *c, TlError *err);
 TlStatus tl_sort_gather(SortOp *s, const uint32_t *g, int64_t n, TlArray **out_data,
                         TlArray **out_keys, bool par, TlError *err);

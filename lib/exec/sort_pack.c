@@ -3,10 +3,10 @@
  * gathered back into columns, for op_sort.c.
  *
  * A full sort keeps each child batch as a chunk; tl_sort_pack_chunk turns
- * its data columns into rows of fixed offsets (8 bytes a number, 16 a
- * string view with its block number rebased to the chunk's list of data
- * blocks, 4 a date, 1 a bool, nulls in a per-row mask only where the chunk
- * has nulls) and releases the columns.  The output then gathers each row
+ * its data columns into rows of fixed offsets (kernels/rowpack.h: 8 bytes
+ * a number, 16 a string view with its block number rebased to the chunk's
+ * list of data blocks, 4 a date, 1 a bool, nulls in a per-row mask beside
+ * the rows, only where the chunk has nulls) and releases the columns.  The output then gathers each row
  * with one random read of one or two cache lines (tl_sort_gather_packed,
  * a tile of rows located and prefetched while the previous tile is copied
  * out) instead of one read per column.  Chunks left in columns (top-k,
@@ -48,18 +48,6 @@ static uint8_t *rows_alloc(size_t n, uint8_t **mem)
     return (uint8_t *)(((uintptr_t)m + 63) & ~(uintptr_t)63);
 }
 
-/* Bytes a packed row gives a column of type t. */
-size_t tl_sort_pk_width(TlType t)
-{
-    switch (t) {
-    case TL_TNULL: return 0;
-    case TL_TBOOL: return 1;
-    case TL_TDATE: return 4;
-    case TL_TSTRING: return 16;
-    default: return 8;
-    }
-}
-
 /* A full sort's chunk: its data columns become rows of pk_row bytes (the
  * output gather then reads one or two cache lines per row instead of one
  * per column: each row is a random read, and the gather was a quarter of
@@ -90,20 +78,14 @@ TlStatus tl_sort_pack_chunk(const SortOp *s, Chunk *c, TlError *err)
     c->rows = rows_alloc((size_t)n * W, &c->rows_mem);
     c->bufs = nb ? tl_malloc(nb * sizeof *c->bufs) : NULL;
     if (!c->info || !c->rows || (nb && !c->bufs)) goto oom;
-    /* nulls and string blocks first, then the values a block of rows at a
-     * time (all columns of a block while it is in the cache) */
+    /* nulls first, then the values a block of rows at a time (all columns
+     * of a block while it is in the cache) */
     for (int i = 0; i < nd; i++) {
         const TlArray *a = c->data[i];
-        if (s->pk_off[i] < 0) continue;
-        if (a->type == TL_TNULL || a->null_count > 0) {
-            uint8_t bit = (uint8_t)(1u << (i % 8));
-            uint8_t *m = NULL;
-            c->info[i] = a->type == TL_TNULL ? PK_NULLS | PK_TNULL : PK_NULLS;
-            if (!c->nulls && !(c->nulls = tl_calloc(n ? (size_t)n * mb : 1, 1))) goto oom;
-            m = c->nulls + i / 8;
-            for (int64_t r = 0; r < n; r++)
-                if (!tl_array_valid(a, r)) m[(size_t)r * mb] |= bit;
-        }
+        if (s->pk_off[i] < 0 || (a->type != TL_TNULL && a->null_count == 0)) continue;
+        c->info[i] = a->type == TL_TNULL ? PK_NULLS | PK_TNULL : PK_NULLS;
+        if (!c->nulls && !(c->nulls = tl_calloc(n ? (size_t)n * mb : 1, 1))) goto oom;
+        tl_k_rowpack_put_nulls(a, NULL, n, c->nulls, mb, i);
     }
     for (int64_t r0 = 0; r0 < n; r0 += PK_BLOCK) {
         int64_t r1 = n - r0 < PK_BLOCK ? n : r0 + PK_BLOCK;
@@ -111,37 +93,8 @@ TlStatus tl_sort_pack_chunk(const SortOp *s, Chunk *c, TlError *err)
         for (int i = 0; i < nd; i++) {
             const TlArray *a = c->data[i];
             if (s->pk_off[i] < 0) continue;
-            uint8_t *d = c->rows + s->pk_off[i];
-            if (a->type == TL_TNULL) {
-                size_t w = tl_sort_pk_width(f[i].type);
-                for (int64_t r = r0; r < r1 && w; r++) memset(d + (size_t)r * W, 0, w);
-                continue;
-            }
-            switch (f[i].type) {
-            case TL_TBOOL:
-                for (int64_t r = r0; r < r1; r++) d[(size_t)r * W] = tl_array_bool(a, r);
-                break;
-            case TL_TDATE: {
-                const int32_t *v = tl_array_i32(a);
-                for (int64_t r = r0; r < r1; r++) memcpy(d + (size_t)r * W, &v[r], 4);
-                break;
-            }
-            case TL_TSTRING: {
-                const TlView *v = tl_array_views(a);
-                for (int64_t r = r0; r < r1; r++) {
-                    TlView x = v[r];
-                    if (x.in.len > TL_VIEW_INLINE) x.out.buf += base;
-                    memcpy(d + (size_t)r * W, &x, 16);
-                }
-                base += a->n_data;
-                break;
-            }
-            default: { /* int64, float64, timestamp */
-                const int64_t *v = tl_array_i64(a);
-                for (int64_t r = r0; r < r1; r++) memcpy(d + (size_t)r * W, &v[r], 8);
-                break;
-            }
-            }
+            tl_k_rowpack_put(a, f[i].type, NULL, r0, r1, c->rows + s->pk_off[i], W, base);
+            if (a->type == TL_TSTRING) base += a->n_data;
         }
     }
     for (int i = 0; i < nd; i++)
@@ -269,6 +222,7 @@ enum { PK_TILE = 32 };
 
 typedef struct PkTile {
     const uint8_t *src[PK_TILE];  /* the packed rows */
+    const uint8_t *mask[PK_TILE]; /* their null masks, or NULL */
     uint32_t part[PK_TILE], row[PK_TILE];
 } PkTile;
 
@@ -292,9 +246,10 @@ static void pk_locate(const SortOp *s, const uint32_t *g, int m, bool masks, PkT
         t->part[j] = (uint32_t)lo;
         t->row[j] = r;
         t->src[j] = p;
+        t->mask[j] = masks && c->nulls ? c->nulls + (size_t)r * s->pk_mask : NULL;
         for (size_t q = 0; q < W; q += 64) __builtin_prefetch(p + q);
         if (W) __builtin_prefetch(p + W - 1); /* a row across three lines */
-        if (masks && c->nulls) __builtin_prefetch(c->nulls + (size_t)r * s->pk_mask);
+        if (t->mask[j]) __builtin_prefetch(t->mask[j]);
     }
 }
 
@@ -309,7 +264,6 @@ TlStatus tl_sort_gather_packed(const SortOp *s, const uint32_t *g, int64_t n, in
 {
     const TlField *f = s->base.schema->fields;
     int nd = s->n_data;
-    size_t mb = s->pk_mask;
     uint32_t n_bufs = 0, *bbase = NULL;
     bool masks = false;
     TlBuf **vals = tl_calloc((size_t)nd * 2 + 1, sizeof *vals), **valid = NULL;
@@ -343,7 +297,7 @@ TlStatus tl_sort_gather_packed(const SortOp *s, const uint32_t *g, int64_t n, in
             continue;
         }
         TlType t = f[i].type;
-        vals[i] = tl_buf_new(t == TL_TBOOL ? tl_bitmap_bytes(n) : tl_sort_pk_width(t) * (size_t)n,
+        vals[i] = tl_buf_new(t == TL_TBOOL ? tl_bitmap_bytes(n) : tl_k_rowpack_width(t) * (size_t)n,
                              t == TL_TBOOL);
         if (!vals[i]) goto oom;
         if (nulls && n > 0) {
@@ -365,42 +319,10 @@ TlStatus tl_sort_gather_packed(const SortOp *s, const uint32_t *g, int64_t n, in
                       nxt);
         for (int i = 0; i < nd; i++) {
             if (!vals[i]) continue;
-            size_t off = (size_t)s->pk_off[i];
-            uint8_t *d = vals[i]->data;
-            switch (f[i].type) {
-            case TL_TBOOL:
-                for (int j = 0; j < m; j++)
-                    if (cur->src[j][off]) tl_bit_set(d, t0 + j);
-                break;
-            case TL_TDATE:
-                d += (size_t)t0 * 4;
-                for (int j = 0; j < m; j++) memcpy(d + (size_t)j * 4, cur->src[j] + off, 4);
-                break;
-            case TL_TSTRING: {
-                TlView *v = (TlView *)d + t0;
-                for (int j = 0; j < m; j++) {
-                    TlView x;
-                    memcpy(&x, cur->src[j] + off, 16);
-                    if (x.in.len > TL_VIEW_INLINE) x.out.buf += bbase[cur->part[j]];
-                    v[j] = x;
-                }
-                break;
-            }
-            default:
-                d += (size_t)t0 * 8;
-                for (int j = 0; j < m; j++) memcpy(d + (size_t)j * 8, cur->src[j] + off, 8);
-                break;
-            }
-            if (valid[i]) {
-                uint8_t bit = (uint8_t)(1u << (i % 8));
-                for (int j = 0; j < m; j++) {
-                    const uint8_t *mk = s->chunks[cur->part[j]].nulls;
-                    if (mk && (mk[(size_t)cur->row[j] * mb + (size_t)i / 8] & bit))
-                        nullc[i]++;
-                    else
-                        tl_bit_set(valid[i]->data, t0 + j);
-                }
-            }
+            tl_k_rowpack_get(f[i].type, cur->src, m, (size_t)s->pk_off[i], bbase, cur->part,
+                             vals[i]->data, t0);
+            if (valid[i])
+                nullc[i] += tl_k_rowpack_get_valid(cur->mask, m, 0, i, valid[i]->data, t0);
         }
         PkTile *tmp = cur;
         cur = nxt;
