@@ -24,11 +24,7 @@
 #include "exec.h"
 #include "ordered.h"
 #include "partq.h"
-
-/* Radix partitions of the staged keyed path (a constant: the output does
- * not depend on it). */
-#define RADIX_BITS 4
-#define RADIX_P (1 << RADIX_BITS)
+#include "radix.h"
 
 /* One partition of the radix state: its groups, their states, and per
  * group its first appearance: the row in its morsel (first[g]) and, per
@@ -87,7 +83,7 @@ typedef struct AggOp {
     int64_t n_groups;
     /* the radix path (staged, with keys) */
     bool radix;
-    RPart *parts;             /* RADIX_P */
+    RPart *parts;             /* TL_RADIX_P */
     TlPartQ *pq;              /* made at the second morsel */
     void *first_item;         /* the first morsel, until the second comes */
     int n_args;               /* distinct argument expressions */
@@ -98,7 +94,7 @@ typedef struct AggOp {
     int64_t *mrows;           /* per morsel: its rows */
     int64_t n_morsels, mrows_cap;
     uint8_t *order;           /* output position -> partition */
-    uint32_t *snap;           /* per output batch: RADIX_P partition cursors */
+    uint32_t *snap;           /* per output batch: TL_RADIX_P partition cursors */
 } AggOp;
 
 /* An argument array of the current batch, shared by equal expression ids. */

@@ -1,8 +1,9 @@
 /*
  * agg_radix.c -- the group-by's radix-partitioned staged path (op_agg.c's
  * top comment draws it): morsels split their rows by key hash into
- * RADIX_P partitions on the pool, each partition groups and aggregates its
- * rows in morsel order on a task of its own, and the output interleaves
+ * TL_RADIX_P partitions on the pool (the split of radix.h, which top-N per
+ * group shares), each partition groups and aggregates its rows in morsel
+ * order on a task of its own, and the output interleaves
  * the partitions' groups back into first-appearance order.  Nothing here
  * changes the result: the same groups, states and order as the serial
  * path for any --threads.
@@ -20,7 +21,7 @@ typedef struct RItem {
     TlArray **args;           /* n_args, NULL entries allowed */
     uint32_t *rows;           /* rows, or (pre) local groups */
     uint64_t *hash;           /* their key hashes, in the same order */
-    uint32_t off[RADIX_P + 1];
+    uint32_t off[TL_RADIX_P + 1];
     /* pre-aggregated (few keys): the morsel's local groups instead */
     bool pre;
     uint32_t n_local;
@@ -48,29 +49,6 @@ static void ritem_free(AggOp *a, RItem *it)
     tl_free(it->rows);
     tl_free(it->hash);
     tl_free(it);
-}
-
-/* Sort 0..n) by partition, the top bits of h (stable): it->rows, it->off,
- * and the hashes in that order, it->hash (the partitions' groupers use
- * them instead of hashing the keys again). */
-static void radix_split(RItem *it, const uint64_t *h, uint8_t *pp, int64_t n)
-{
-    uint32_t cnt[RADIX_P] = {0}, pos[RADIX_P];
-    for (int64_t i = 0; i < n; i++) {
-        uint8_t p = (uint8_t)(h[i] >> (64 - RADIX_BITS));
-        pp[i] = p;
-        cnt[p]++;
-    }
-    it->off[0] = 0;
-    for (int p = 0; p < RADIX_P; p++) {
-        pos[p] = it->off[p];
-        it->off[p + 1] = it->off[p] + cnt[p];
-    }
-    for (int64_t i = 0; i < n; i++) {
-        uint32_t at = pos[pp[i]]++;
-        it->rows[at] = (uint32_t)i;
-        it->hash[at] = h[i];
-    }
 }
 
 /* Replace each of arrs[0..n_arrs) (NULL entries skipped) by its rows
@@ -104,7 +82,6 @@ static TlStatus radix_pre(AggOp *a, RItem *it, const TlBatch *b, bool *done,
     TlArray **sl = NULL;
     uint32_t *lids = NULL;
     uint64_t *h = NULL;
-    uint8_t *pp = NULL;
     *done = false;
     sl = tl_calloc((size_t)a->n_keys + 1, sizeof *sl);
     lids = tl_malloc(((size_t)n + 1) * sizeof *lids);
@@ -139,10 +116,9 @@ static TlStatus radix_pre(AggOp *a, RItem *it, const TlBatch *b, bool *done,
     it->lkeys = tl_calloc((size_t)a->n_keys + 1, sizeof *it->lkeys);
     it->first_row = tl_malloc(((size_t)nl + 1) * sizeof *it->first_row);
     h = tl_malloc(((size_t)nl + 1) * sizeof *h);
-    pp = tl_malloc((size_t)nl + 1);
     tl_free(it->hash);
     it->hash = tl_malloc(((size_t)nl + 1) * sizeof *it->hash);
-    if (!it->partial || !it->lkeys || !it->first_row || !h || !pp || !it->hash) {
+    if (!it->partial || !it->lkeys || !it->first_row || !h || !it->hash) {
         st = tl_error_oom(err);
         goto done;
     }
@@ -158,8 +134,8 @@ static TlStatus radix_pre(AggOp *a, RItem *it, const TlBatch *b, bool *done,
     uint32_t next = 0;
     for (int64_t i = 0; i < n && next < nl; i++)
         if (lids[i] == next) it->first_row[next++] = (uint32_t)i;
-    for (int k = 0; k < a->n_keys; k++) tl_k_hash_array(it->lkeys[k], h, k > 0);
-    radix_split(it, h, pp, nl);
+    tl_grouper_hash(a->kt, a->n_keys, (const TlArray *const *)it->lkeys, nl, h);
+    tl_radix_split(h, nl, it->rows, it->hash, it->off);
     st = radix_gather(it->lkeys, a->n_keys, it->rows, nl, err);
     if (st != TL_OK) goto done;
     for (int k = 0; k < a->n_keys; k++) tl_array_release(it->karr[k]);
@@ -175,7 +151,6 @@ done:
     tl_free(sl);
     tl_free(lids);
     tl_free(h);
-    tl_free(pp);
     tl_grouper_free(lg);
     return st;
 }
@@ -195,7 +170,6 @@ TlStatus tl_agg_radix_work(AggOp *a, TlBatch *b, void **result, TlError *err)
     int64_t n = b->n_rows;
     TlStatus st = TL_OK;
     uint64_t *h = NULL;
-    uint8_t *pp = NULL;
     RItem *it = tl_calloc(1, sizeof *it);
     *result = NULL;
     if (!it) {
@@ -208,8 +182,7 @@ TlStatus tl_agg_radix_work(AggOp *a, TlBatch *b, void **result, TlError *err)
     it->rows = tl_malloc(((size_t)n + 1) * sizeof *it->rows);
     it->hash = tl_malloc(((size_t)n + 1) * sizeof *it->hash);
     h = tl_malloc(((size_t)n + 1) * sizeof *h);
-    pp = tl_malloc((size_t)n + 1);
-    if (!it->karr || !it->args || !it->rows || !it->hash || !h || !pp) {
+    if (!it->karr || !it->args || !it->rows || !it->hash || !h) {
         st = tl_error_oom(err);
         goto done;
     }
@@ -226,13 +199,12 @@ TlStatus tl_agg_radix_work(AggOp *a, TlBatch *b, void **result, TlError *err)
         st = radix_pre(a, it, b, &pre, err);
         if (st != TL_OK || pre) goto done;
     }
-    for (int k = 0; k < a->n_keys; k++) tl_k_hash_array(it->karr[k], h, k > 0);
-    radix_split(it, h, pp, n);
+    tl_grouper_hash(a->kt, a->n_keys, (const TlArray *const *)it->karr, n, h);
+    tl_radix_split(h, n, it->rows, it->hash, it->off);
     st = radix_gather(it->karr, a->n_keys, it->rows, n, err);
     if (st == TL_OK) st = radix_gather(it->args, a->n_args, it->rows, n, err);
 done:
     tl_free(h);
-    tl_free(pp);
     tl_batch_free(b);
     if (st != TL_OK) {
         ritem_free(a, it);
@@ -356,7 +328,7 @@ done:
  * morsel, radix_consume), the distinct arguments. */
 TlStatus tl_agg_radix_init(AggOp *a, TlError *err)
 {
-    a->parts = tl_calloc(RADIX_P, sizeof *a->parts);
+    a->parts = tl_calloc(TL_RADIX_P, sizeof *a->parts);
     a->arg_ids = tl_calloc(2 * (size_t)a->n_aggs + 1, sizeof *a->arg_ids);
     a->xi = tl_calloc((size_t)a->n_aggs + 1, sizeof *a->xi);
     a->yi = tl_calloc((size_t)a->n_aggs + 1, sizeof *a->yi);
@@ -389,7 +361,7 @@ void tl_agg_radix_free(AggOp *a)
     ritem_free(a, a->first_item);
     a->first_item = NULL;
     if (a->parts)
-        for (int p = 0; p < RADIX_P; p++) {
+        for (int p = 0; p < TL_RADIX_P; p++) {
             RPart *rp = &a->parts[p];
             tl_grouper_free(rp->g);
             if (rp->states)
@@ -467,7 +439,7 @@ typedef struct OrderCtx {
     AggOp *a;
     int64_t *pos;             /* per morsel: its first output position */
     int64_t per, n_out;
-    uint32_t *cnt;            /* per output batch: RADIX_P group counts */
+    uint32_t *cnt;            /* per output batch: TL_RADIX_P group counts */
     TlStatus *st;             /* per morsel: out of memory or not */
 } OrderCtx;
 
@@ -487,7 +459,7 @@ static void order_task(void *arg, int64_t m)
         o->st[m] = TL_ERR_OOM;
         return;
     }
-    for (int p = 0; p < RADIX_P; p++) {
+    for (int p = 0; p < TL_RADIX_P; p++) {
         const RPart *rp = &a->parts[p];
         if (!rp->mcount) continue;
         uint32_t g = m > 0 ? rp->mcount[m - 1] : 0;
@@ -505,9 +477,9 @@ static void count_task(void *arg, int64_t b)
 {
     OrderCtx *o = arg;
     const AggOp *a = o->a;
-    uint32_t *c = o->cnt + b * RADIX_P;
+    uint32_t *c = o->cnt + b * TL_RADIX_P;
     int64_t i = b * o->per, e = i + o->per < a->n_groups ? i + o->per : a->n_groups;
-    memset(c, 0, RADIX_P * sizeof *c);
+    memset(c, 0, TL_RADIX_P * sizeof *c);
     for (; i < e; i++) c[a->order[i]]++;
 }
 
@@ -521,15 +493,15 @@ static TlStatus radix_order(AggOp *a, TlError *err)
 {
     int64_t per = tl_batch_rows(), n = 0;
     TlStatus st = TL_OK;
-    for (int p = 0; p < RADIX_P; p++) n += a->parts[p].n;
+    for (int p = 0; p < TL_RADIX_P; p++) n += a->parts[p].n;
     int64_t n_out = (n + per - 1) / per, nm = a->n_morsels;
     OrderCtx o = {.a = a, .per = per, .n_out = n_out};
     a->n_groups = n;
     a->order = tl_malloc((size_t)n + 1);
-    a->snap = tl_calloc((size_t)(n_out + 1) * RADIX_P, sizeof *a->snap);
+    a->snap = tl_calloc((size_t)(n_out + 1) * TL_RADIX_P, sizeof *a->snap);
     o.pos = tl_malloc(((size_t)nm + 1) * sizeof *o.pos);
     o.st = tl_calloc((size_t)nm + 1, sizeof *o.st);
-    o.cnt = tl_calloc((size_t)(n_out + 1) * RADIX_P, sizeof *o.cnt);
+    o.cnt = tl_calloc((size_t)(n_out + 1) * TL_RADIX_P, sizeof *o.cnt);
     if (!a->order || !a->snap || !o.pos || !o.st || !o.cnt) {
         st = tl_error_oom(err);
         goto done;
@@ -537,7 +509,7 @@ static TlStatus radix_order(AggOp *a, TlError *err)
     o.pos[0] = 0;
     for (int64_t m = 0; m < nm; m++) {
         int64_t c = 0;
-        for (int p = 0; p < RADIX_P; p++)
+        for (int p = 0; p < TL_RADIX_P; p++)
             if (a->parts[p].mcount) c += a->parts[p].mcount[m];
         o.pos[m + 1] = c;
     }
@@ -556,10 +528,10 @@ static TlStatus radix_order(AggOp *a, TlError *err)
     else if (n_out == 1) count_task(&o, 0);
     if (st != TL_OK) goto done;
     for (int64_t b = 1; b <= n_out; b++)
-        for (int p = 0; p < RADIX_P; p++)
-            a->snap[b * RADIX_P + p] = a->snap[(b - 1) * RADIX_P + p] +
-                                       o.cnt[(b - 1) * RADIX_P + p];
-    for (int p = 0; p < RADIX_P; p++) {
+        for (int p = 0; p < TL_RADIX_P; p++)
+            a->snap[b * TL_RADIX_P + p] = a->snap[(b - 1) * TL_RADIX_P + p] +
+                                       o.cnt[(b - 1) * TL_RADIX_P + p];
+    for (int p = 0; p < TL_RADIX_P; p++) {
         tl_free(a->parts[p].first);
         tl_free(a->parts[p].mcount);
         a->parts[p].first = a->parts[p].mcount = NULL;
@@ -602,7 +574,7 @@ TlStatus tl_agg_radix_consume(AggOp *a, TlError *err)
             continue;
         }
         if (!a->pq) {
-            st = tl_partq_new(RADIX_P, radix_part, tl_agg_radix_drop, a, 0, &a->pq, err);
+            st = tl_partq_new(TL_RADIX_P, radix_part, tl_agg_radix_drop, a, 0, &a->pq, err);
             if (st == TL_OK) st = tl_partq_push(a->pq, a->first_item, err);
             a->first_item = NULL;
             if (st != TL_OK) {
@@ -615,28 +587,28 @@ TlStatus tl_agg_radix_consume(AggOp *a, TlError *err)
     }
     if (a->pq) {
         TL_TRY(tl_partq_finish(a->pq, err));
-        TL_TRY(tl_pool_for(RADIX_P, radix_seal_task, a, err));
+        TL_TRY(tl_pool_for(TL_RADIX_P, radix_seal_task, a, err));
     } else {
         RItem *it = a->first_item;
         a->first_item = NULL;
-        for (int p = 0; it && p < RADIX_P && st == TL_OK; p++)
+        for (int p = 0; it && p < TL_RADIX_P && st == TL_OK; p++)
             st = radix_part(a, it, 0, p, err);
         ritem_free(a, it);
         TL_TRY(st);
-        for (int p = 0; p < RADIX_P; p++) radix_seal_task(a, p);
+        for (int p = 0; p < TL_RADIX_P; p++) radix_seal_task(a, p);
     }
-    for (int p = 0; p < RADIX_P; p++)
+    for (int p = 0; p < TL_RADIX_P; p++)
         if (a->parts[p].bad == -1) {
             if (!a->parts[p].seal_err) return tl_error_oom(err);
             *err = *a->parts[p].seal_err;
             return a->parts[p].seal_st;
         }
     int j = -1; /* the first aggregate that failed anywhere */
-    for (int p = 0; p < RADIX_P; p++)
+    for (int p = 0; p < TL_RADIX_P; p++)
         if (a->parts[p].bad >= 0 && (j < 0 || a->parts[p].bad < j)) j = a->parts[p].bad;
     if (j >= 0) {
         int bad = -1;
-        for (int p = 0; p < RADIX_P; p++) {
+        for (int p = 0; p < TL_RADIX_P; p++) {
             RPart *rp = &a->parts[p];
             if (rp->bad != j) continue;
             if (rp->seal_st != TL_ERR_DATA || rp->seal_err->msg[0] != '\0') {
@@ -673,14 +645,14 @@ TlStatus tl_agg_radix_batch(AggOp *a, int64_t first, int64_t rows, TlBatch *b,
                             TlError *err)
 {
     int64_t per = tl_batch_rows();
-    const uint32_t *s = a->snap + (first / per) * RADIX_P;
-    uint32_t c[RADIX_P] = {0}, slot[RADIX_P], at[RADIX_P];
+    const uint32_t *s = a->snap + (first / per) * TL_RADIX_P;
+    uint32_t c[TL_RADIX_P] = {0}, slot[TL_RADIX_P], at[TL_RADIX_P];
     int np = 0;
     TlStatus st = TL_OK;
-    TlGrouper *gs[RADIX_P];
+    TlGrouper *gs[TL_RADIX_P];
     const uint8_t *pv = a->order + first;
     for (int64_t i = 0; i < rows; i++) c[pv[i]]++;
-    for (int p = 0; p < RADIX_P; p++) {
+    for (int p = 0; p < TL_RADIX_P; p++) {
         slot[p] = c[p] ? (uint32_t)np++ : UINT32_MAX;
         gs[p] = a->parts[p].g;
         at[p] = s[p];
@@ -701,8 +673,8 @@ TlStatus tl_agg_radix_batch(AggOp *a, int64_t first, int64_t rows, TlBatch *b,
         row[i] = at[p] - s[p];
         gid[i] = at[p]++;
     }
-    st = tl_grouper_keys_multi(gs, RADIX_P, pv, gid, rows, b->cols, err);
-    for (int p = 0; p < RADIX_P && st == TL_OK; p++) {
+    st = tl_grouper_keys_multi(gs, TL_RADIX_P, pv, gid, rows, b->cols, err);
+    for (int p = 0; p < TL_RADIX_P && st == TL_OK; p++) {
         if (!c[p]) continue;
         RPart *rp = &a->parts[p];
         for (int j = 0; j < a->n_aggs && st == TL_OK; j++)

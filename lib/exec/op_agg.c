@@ -44,14 +44,15 @@
  * set_stage (a scan, or a join probing on the pool) and the input is not
  * declared clustered, the first next() installs a stage, and most of the
  * work runs on the pool.  With keys, the state is radix-partitioned (as
- * DuckDB and Polars do): RADIX_P partitions, each with its own grouper, its
- * own aggregate states and, per group, its first appearance (the row in
- * its morsel; the morsel follows from the partition's group count after
- * each morsel, kept too).  A key's partition is the top bits
- * of its row hash (tl_k_hash_array: keys equal by the grouper's rules hash
- * equal), so every group lives in exactly one partition, and the same hash
- * goes with the row to its partition's grouper (tl_grouper_map_hashed: the
- * row grouper does not hash the keys again):
+ * DuckDB and Polars do; the split is radix.h's, shared with top-N per
+ * group): TL_RADIX_P partitions, each with its own grouper, its own
+ * aggregate states and, per group, its first appearance (the row in its
+ * morsel; the morsel follows from the partition's group count after each
+ * morsel, kept too).  A key's partition is the top bits of its row hash
+ * (tl_grouper_hash: keys equal by the grouper's rules hash equal), so
+ * every group lives in exactly one partition, and the same hash goes with
+ * the row to its partition's grouper (tl_grouper_map_hashed: the int and
+ * row groupers do not hash the keys again):
  *
  *   stage work (any thread, per morsel)   partition p's task (lib/exec/partq:
  *   keys, args <- tl_eval                 in morsel order per partition,

@@ -9,21 +9,26 @@
  * batch << 32 | row, batch counting the non-empty batches (morsels) the
  * child delivered in order, so positions depend only on the input.
  *
- * Partitions.  The groups are split into NPART partitions (a constant, so
- * nothing depends on the thread count) by the top bits of a hash of the
- * by-columns (tl_k_hash_array).  Each partition owns its grouping (ids
- * dense, first appearance), a bounded max heap per group (limit slots of
- * one flat array: slot g*N .. g*N+N-1, its root the group's worst kept row)
- * and the chunks holding its rows.  A row enters while its group has fewer than N
- * rows, or when it is smaller than the root by (key, position) -- an equal
- * key comes later in the input and loses the tie -- replacing the root.
+ * Partitions.  The groups are split into NPART partitions by the top bits
+ * of a hash of the by-columns: the radix split the group-by uses too
+ * (radix.h; a constant count, so nothing depends on the thread count).
+ * Each partition owns its grouping (a lib/group grouper fed the same
+ * hashes: ids dense, first appearance), a bounded max heap per group
+ * (limit slots of one flat array: slot g*N .. g*N+N-1, its root the
+ * group's worst kept row) and the chunks holding its rows.  A row enters
+ * while its group has fewer than N rows, or when it is smaller than the
+ * root by (key, position) -- an equal key comes later in the input and
+ * loses the tie -- replacing the root.  (The heap is the state of a
+ * per-group aggregate in all but name: the step left is to make it one of
+ * agg.c's states and this operator a group-by.)
  *
  * The stage (per morsel, on the pool): the morsel's sort keys are
- * evaluated, its rows hashed and scattered to the partitions (row numbers
- * by partition, then key images and by-values gathered in that order into
- * arrays shared by the pieces): for each partition a piece holding its
- * rows (all columns gathered; on the int path the morsel's columns shared
- * instead), their positions and their keys.  The consumer pushes each morsel's split, in
+ * evaluated, its rows split by partition (row numbers and hashes by
+ * partition, then with fast keys the key images and by-columns gathered in
+ * that order into arrays shared by the pieces): for each partition a
+ * piece holding its rows (fast keys: the morsel's columns shared; else all
+ * columns gathered, with the encoded keys), their positions and their
+ * keys.  The consumer pushes each morsel's split, in
  * morsel order, into ordered partition queues (partq.h): partition p takes
  * its piece of morsel k after that of morsel k-1, partitions run in
  * parallel on the pool, so each sees its rows in input order, as the
@@ -45,18 +50,14 @@
  * its (rank, image) is strictly smaller than the root's: most rows are
  * turned away on the Root alone, without touching the heap.
  *
- * Grouping.  By default a partition maps its pieces through a grouper
- * (lib/group).  With fast keys and one int64, timestamp or date
- * by-column ("the int path", H2O's `--by id6`), the stage partitions by
- * tl_k_hash_mix64 of the value and each partition keeps its own open
- * addressing table of (value, Root): a row costs one probe, prefetched a
- * few rows ahead.  The int path offers a piece in two passes: the first
- * finds every row's group and sets aside the rows its Root does not turn
- * away (a row turned away then would be turned away later too: roots only
- * get smaller), gathers only those rows from the shared morsel into its
- * chunk (with 1e5 groups of ~100 rows and N = 2, about one row in ten
- * after the first morsels), and the second pass offers them in order,
- * prefetching their heaps.
+ * Offering.  With fast keys a partition offers a piece in two passes: the
+ * first maps the rows to their groups and sets aside the rows whose
+ * group's Root does not turn them away (a row turned away then would be
+ * turned away later too: roots only get smaller), gathers only those rows
+ * from the shared morsel into its chunk (H2O's `--by id6`: with 1e5
+ * groups of ~100 rows and N = 2, about one row in ten after the first
+ * morsels), and the second pass offers them in order, prefetching their
+ * heaps.  Otherwise every row of the piece is offered.
  *
  * Memory.  A piece's chunk is kept while some row of it sits in a heap and
  * freed when its count of kept rows drops to zero.  Since with many groups
@@ -94,8 +95,9 @@
 #include "exec.h"
 #include "ordered.h"
 #include "partq.h"
+#include "radix.h"
 
-enum { PART_BITS = 4, NPART = 1 << PART_BITS };
+enum { NPART = TL_RADIX_P };
 
 /* A kept row: its order (rank, key, pos) and where it is held. */
 typedef struct Ent {
@@ -113,40 +115,26 @@ typedef struct Chunk {
 
 /* Per group: entries used, and (fast keys) a copy of its root's order, so
  * that most rows are turned away without touching the slots.  rg: the
- * root's rank in bits 0-1; the int path keeps the group id in bits 2-31. */
+ * root's rank in bits 0-1. */
 typedef struct Root {
     uint64_t key;
     uint32_t fill;
     uint32_t rg;
 } Root;
 
-#define EMPTY UINT32_MAX /* Ent.chunk of an unused slot, Root.fill of an
-                            unused table slot */
-#define GROUPS_MAX (UINT32_MAX >> 2) /* per partition, the int path */
+#define EMPTY UINT32_MAX /* Ent.chunk of an unused slot */
 
-/* The int path's table (one int64/timestamp/date by-column, fast keys):
- * open addressing on the value, the group's Root inline, so most rows cost
- * one probe. */
-typedef struct ISlot {
-    int64_t v;
-    Root r;            /* r.fill == EMPTY: an unused slot */
-} ISlot;
-
-/* A row the int path's first pass set aside. */
+/* A row the fast path's first pass set aside. */
 typedef struct Acc {
     Root *r;
     uint32_t i, gid;
 } Acc;
 
 typedef struct Part {
-    TlGrouper *g;      /* not the int path */
-    ISlot *tab;        /* the int path */
-    uint64_t tab_cap;  /* a power of two */
-    Root null_root;    /* the int path: the null group's */
-    uint32_t null_gid; /* its id, or EMPTY */
+    TlGrouper *g;      /* the by-columns' groups (lib/group) */
     uint32_t ng;       /* groups so far */
     Ent *slots;        /* per group limit entries (chunk EMPTY: unused) */
-    Root *fill;        /* per group, not the int path */
+    Root *fill;        /* per group */
     uint64_t cap_groups;
     Chunk *chunks;
     int64_t *live;     /* per chunk: its rows in some heap */
@@ -155,7 +143,7 @@ typedef struct Part {
     int64_t kept;      /* entries in the heaps */
     uint32_t *ids;     /* scratch: group ids of a piece */
     int64_t cap_ids;
-    struct Acc *acc;   /* scratch: the int path's rows set aside */
+    struct Acc *acc;   /* scratch: the fast path's rows set aside */
     int64_t cap_acc;
     Ent *sorted;       /* at the end: the kept rows in order */
     int64_t n_sorted;
@@ -163,29 +151,29 @@ typedef struct Part {
     TlError err;
 } Part;
 
-/* One partition's rows of a morsel.  row, u, rank, v and vnull point
- * into the split's arrays. */
+/* One partition's rows of a morsel: rows [at, at + n) of the split's
+ * arrays, which row, hash, u and rank point into. */
 typedef struct Piece {
-    TlBatch *b;        /* NULL: none.  The int path: the whole morsel
-                          (shared columns), else its rows gathered */
-    int64_t n;         /* rows of the partition */
+    TlBatch *b;        /* NULL: none.  Fast keys: the whole morsel (shared
+                          columns), else its rows gathered */
+    int64_t at, n;     /* where in the split, rows of the partition */
     uint32_t *row;     /* their rows in the morsel */
+    uint64_t *hash;    /* their by-columns' hashes */
     uint64_t *u;       /* fast keys: images */
     uint8_t *rank;     /* fast keys: null ranks, NULL when all are values */
-    int64_t *v;        /* the int path: by-values */
-    uint8_t *vnull;    /* the int path: 1 for a null by-value, NULL: none */
     TlRows keys;       /* else: encoded keys */
 } Piece;
 
-/* A morsel's rows by partition: partition k's rows are [off[k], off[k+1])
- * of each array. */
+/* A morsel's rows by partition (radix.h): partition k's rows are
+ * [off[k], off[k+1]) of each array. */
 typedef struct Split {
     Piece p[NPART];
     uint32_t *row;
+    uint64_t *hash;
     uint64_t *u;
     uint8_t *rank;
-    int64_t *v;
-    uint8_t *vnull;
+    TlArray **by;      /* fast keys: the by-columns in split order */
+    int n_by;
 } Split;
 
 typedef struct TopnOp {
@@ -200,7 +188,6 @@ typedef struct TopnOp {
     TlType *by_types;
     int64_t limit;
     bool fast;         /* one float64/int64/timestamp/date key */
-    bool int_by;       /* fast, and one int64/timestamp/date by-column */
     TlType key_type;
     int64_t slack;
     Part parts[NPART];
@@ -300,7 +287,6 @@ static void part_fini(Part *p)
     tl_free(p->live);
     tl_free(p->slots);
     tl_free(p->fill);
-    tl_free(p->tab);
     tl_free(p->ids);
     tl_free(p->acc);
     tl_free(p->sorted);
@@ -444,16 +430,24 @@ done:
     return st;
 }
 
-/* Group b's rows by the by-columns with grouper g: ids[0..n). */
-static TlStatus map_by(const TopnOp *t, TlGrouper *g, const TlBatch *b, uint32_t *ids,
+/* Group the n rows of by-columns cols[by[k]] (hashes h: radix.h) with
+ * grouper g: ids[0..n); with `slice`, rows [at, at + n) of each. */
+static TlStatus map_by(const TopnOp *t, TlGrouper *g, TlArray *const *cols, const int *by,
+                       bool slice, int64_t at, int64_t n, const uint64_t *h, uint32_t *ids,
                        TlError *err)
 {
-    const TlArray *bc[64];
-    const TlArray **v = bc;
+    TlArray *bc[64] = {0};
+    TlArray **v = bc;
+    TlStatus st = TL_OK;
     if (t->n_by > 64 && !(v = tl_calloc((size_t)t->n_by, sizeof *v)))
         return tl_error_oom(err);
-    for (int k = 0; k < t->n_by; k++) v[k] = b->cols[t->by[k]];
-    TlStatus st = tl_grouper_map(g, (const TlArray *const *)v, b->n_rows, ids, err);
+    for (int k = 0; k < t->n_by && st == TL_OK; k++) {
+        TlArray *a = cols[by ? by[k] : k];
+        v[k] = slice ? tl_array_slice(a, at, n) : tl_array_retain(a);
+        if (!v[k]) st = tl_error_oom(err);
+    }
+    if (st == TL_OK) st = tl_grouper_map_hashed(g, (const TlArray *const *)v, n, h, ids, err);
+    for (int k = 0; k < t->n_by; k++) tl_array_release(v[k]);
     if (v != bc) tl_free(v);
     return st;
 }
@@ -520,51 +514,17 @@ offer(const TopnOp *t, Part *p, const Piece *pc, const uint32_t *ids, uint32_t c
     }
 }
 
-/* The int path's hash of a value (the stage partitions by its top bits,
- * the table indexes by its low bits). */
-static inline uint64_t int_hash(int64_t v)
-{
-    return tl_k_hash_mix64((uint64_t)v);
-}
-
-/* Room in p's table for `more` more groups (load at most 5/8). */
-static TlStatus tab_reserve(Part *p, uint64_t more, TlError *err)
-{
-    uint64_t need = (uint64_t)p->ng + more;
-    if (need * 8 <= p->tab_cap * 5) return TL_OK;
-    uint64_t cap = p->tab_cap ? p->tab_cap * 2 : 1024;
-    while (cap * 5 < need * 8) cap *= 2;
-    if (cap > SIZE_MAX / sizeof(ISlot)) return tl_error_oom(err);
-    ISlot *tab = tl_malloc((size_t)cap * sizeof *tab);
-    if (!tab) return tl_error_oom(err);
-    for (uint64_t k = 0; k < cap; k++) tab[k].r.fill = EMPTY;
-    for (uint64_t k = 0; k < p->tab_cap; k++) {
-        const ISlot *o = &p->tab[k];
-        if (o->r.fill == EMPTY) continue;
-        uint64_t j = int_hash(o->v) & (cap - 1);
-        while (tab[j].r.fill != EMPTY) j = (j + 1) & (cap - 1);
-        tab[j] = *o;
-    }
-    tl_free(p->tab);
-    p->tab = tab;
-    p->tab_cap = cap;
-    return TL_OK;
-}
-
-/* The int path: group piece pc's rows by their by-values (pc->v) in p's
- * table and offer them.  First pass: look every row's group up (probes
- * prefetched) and set aside the rows its Root does not turn away; only
- * those are gathered from the morsel (pc->b) into a new chunk.  Second
- * pass: offer them, in order (slots prefetched).  A row turned away
- * against a Root of the first pass would be turned away later too: roots
- * only get smaller. */
-static TlStatus int_offer(const TopnOp *t, Part *p, const Piece *pc, uint64_t hi,
-                          TlError *err)
+/* Fast keys: group piece pc's rows (by-columns: the split's sp->by) in
+ * p's grouper and offer them.  First pass: set aside the rows their
+ * group's Root does not turn away (Roots prefetched); only those are
+ * gathered from the morsel (pc->b) into a new chunk.  Second pass: offer
+ * them, in order (slots prefetched).  A row turned away against a Root of
+ * the first pass would be turned away later too: roots only get smaller. */
+static TlStatus fast_offer(const TopnOp *t, Part *p, const Split *sp, const Piece *pc,
+                           uint64_t hi, TlError *err)
 {
     uint64_t lim = (uint64_t)t->limit;
     int64_t n = pc->n;
-    const int64_t *vv = pc->v;
-    const uint8_t *vnull = pc->vnull;
     if (n > p->cap_acc) {
         Acc *acc = tl_realloc(p->acc, (size_t)n * sizeof *acc);
         uint32_t *ids = tl_realloc(p->ids, (size_t)n * sizeof *ids);
@@ -573,41 +533,21 @@ static TlStatus int_offer(const TopnOp *t, Part *p, const Piece *pc, uint64_t hi
         if (!acc || !ids) return tl_error_oom(err);
         p->cap_acc = n;
     }
-    TL_TRY(tab_reserve(p, (uint64_t)n, err)); /* no rehash below */
-    uint64_t mask = p->tab_cap - 1;
-    ISlot *tab = p->tab;
+    uint32_t *ids = p->ids;
+    TL_TRY(map_by(t, p->g, sp->by, NULL, true, pc->at, n, pc->hash, ids, err));
+    p->ng = tl_grouper_count(p->g);
+    TL_TRY(grow_groups(p, p->ng, t->limit, true, err));
+    Root *fill = p->fill;
     Acc *acc = p->acc;
     int64_t m = 0;
     for (int64_t i = 0; i < n; i++) {
-        if (i + 16 < n) __builtin_prefetch(&tab[int_hash(vv[i + 16]) & mask]);
-        Root *r;
-        if (vnull && vnull[i]) {
-            if (p->null_gid == EMPTY) {
-                TL_TRY(grow_groups(p, (uint64_t)p->ng + 1, t->limit, false, err));
-                memset(&p->null_root, 0, sizeof p->null_root);
-                p->null_gid = p->ng++;
-            }
-            r = &p->null_root;
-            acc[m].gid = p->null_gid;
-        } else {
-            int64_t v = vv[i];
-            uint64_t j = int_hash(v) & mask;
-            while (tab[j].r.fill != EMPTY && tab[j].v != v) j = (j + 1) & mask;
-            if (tab[j].r.fill == EMPTY) { /* a new group */
-                if (p->ng >= GROUPS_MAX)
-                    return tl_error(err, TL_ERR_DATA, "too many groups");
-                TL_TRY(grow_groups(p, (uint64_t)p->ng + 1, t->limit, false, err));
-                memset(&tab[j], 0, sizeof tab[j]);
-                tab[j].v = v;
-                tab[j].r.rg = p->ng++ << 2;
-            }
-            r = &tab[j].r;
-            acc[m].gid = r->rg >> 2;
-        }
+        if (i + 16 < n) __builtin_prefetch(&fill[ids[i + 16]]);
+        Root *r = &fill[ids[i]];
         uint32_t rank = pc->rank ? pc->rank[i] : 1, rr = r->rg & 3;
         if (r->fill == lim && (rank > rr || (rank == rr && pc->u[i] >= r->key)))
             continue;
         acc[m].r = r;
+        acc[m].gid = ids[i];
         acc[m].i = (uint32_t)i;
         m++;
     }
@@ -639,14 +579,14 @@ static TlStatus int_offer(const TopnOp *t, Part *p, const Piece *pc, uint64_t hi
     return TL_OK;
 }
 
-/* Partition p takes piece pc of the batch numbered `batch` (its batch and
- * keys taken over; the int path only reads them). */
-static TlStatus part_take(const TopnOp *t, Part *p, Piece *pc, uint64_t batch,
-                          TlError *err)
+/* Partition p takes piece pc of split sp, the batch numbered `batch`
+ * (its batch and keys taken over; fast keys only read them). */
+static TlStatus part_take(const TopnOp *t, Part *p, const Split *sp, Piece *pc,
+                          uint64_t batch, TlError *err)
 {
     int64_t n = pc->n;
-    if (t->int_by) {
-        TL_TRY(int_offer(t, p, pc, batch << 32, err));
+    if (t->fast) {
+        TL_TRY(fast_offer(t, p, sp, pc, batch << 32, err));
     } else {
         if (n > p->cap_ids) {
             uint32_t *ids = tl_realloc(p->ids, (size_t)n * sizeof *ids);
@@ -654,7 +594,7 @@ static TlStatus part_take(const TopnOp *t, Part *p, Piece *pc, uint64_t batch,
             p->ids = ids;
             p->cap_ids = n;
         }
-        TL_TRY(map_by(t, p->g, pc->b, p->ids, err));
+        TL_TRY(map_by(t, p->g, pc->b->cols, t->by, false, 0, n, pc->hash, p->ids, err));
         p->ng = tl_grouper_count(p->g);
         TL_TRY(grow_groups(p, p->ng, t->limit, true, err));
         TL_TRY(grow_chunks(p, err));
@@ -665,10 +605,7 @@ static TlStatus part_take(const TopnOp *t, Part *p, Piece *pc, uint64_t batch,
         p->held += n;
         pc->b = NULL;
         memset(&pc->keys, 0, sizeof pc->keys);
-        if (t->fast)
-            offer(t, p, pc, p->ids, ci, batch << 32, n, true);
-        else
-            offer(t, p, pc, p->ids, ci, batch << 32, n, false);
+        offer(t, p, pc, p->ids, ci, batch << 32, n, false);
         if (p->live[ci] == 0) chunk_drop(p, ci);
     }
     if (p->held > 4 * p->kept + t->slack) TL_TRY(compact(t, p, err));
@@ -685,11 +622,12 @@ static void split_free(Split *s)
         tl_batch_free(pc->b);
         tl_k_rows_free(&pc->keys);
     }
+    for (int k = 0; s->by && k < s->n_by; k++) tl_array_release(s->by[k]);
+    tl_free(s->by);
     tl_free(s->row);
+    tl_free(s->hash);
     tl_free(s->u);
     tl_free(s->rank);
-    tl_free(s->v);
-    tl_free(s->vnull);
     tl_free(s);
 }
 
@@ -742,9 +680,11 @@ static TlStatus key_images(const TopnOp *t, const TlArray *k, uint64_t *u,
 }
 
 /* The stage's work on a pool thread (reads only read-only operator
- * fields): b's rows scattered to the partitions: row numbers by
- * partition (a counting sort), then images and by-values gathered in that
- * order into arrays the pieces share. */
+ * fields): b's rows split by the partitions of their by-columns' hashes
+ * (radix.h).  Fast keys: the key images and the by-columns gathered in
+ * split order into arrays the pieces share, and every piece shares the
+ * morsel's columns (the partition gathers only the rows it keeps); else
+ * each piece's rows gathered, with their encoded keys. */
 static TlStatus stage_work(void *ctx, TlBatch *b, void **result, TlError *err)
 {
     TopnOp *t = ctx;
@@ -754,19 +694,22 @@ static TlStatus stage_work(void *ctx, TlBatch *b, void **result, TlError *err)
     bool has_null = false;
     TlStatus st = TL_OK;
     TlRows enc = {0};
+    uint32_t off[NPART + 1];
+    TlArray *bc[64], **bv = bc;
     *result = NULL;
-    const TlArray *ba = t->int_by ? b->cols[t->by[0]] : NULL;
-    bool by_null = ba && ba->null_count > 0;
     Split *s = tl_calloc(1, sizeof *s);
     uint64_t *h = tl_malloc(n1 * sizeof *h);
     uint64_t *u = t->fast ? tl_malloc(n1 * sizeof *u) : NULL;
     uint8_t *rank = t->fast ? tl_malloc(n1) : NULL;
-    int64_t *bv = t->int_by ? tl_malloc(n1 * sizeof *bv) : NULL;
-    uint8_t *bn = by_null ? tl_malloc(n1) : NULL;
     TlArray **karr = tl_calloc((size_t)t->n_keys + 1, sizeof *karr);
-    int64_t cnt[NPART] = {0}, off[NPART + 1], at[NPART];
-    if (!s || !h || (t->fast && (!u || !rank)) || (t->int_by && !bv) || (by_null && !bn) ||
-        !karr) {
+    if (t->n_by > 64) bv = tl_calloc((size_t)t->n_by, sizeof *bv);
+    if (!s || !h || (t->fast && (!u || !rank)) || !karr || !bv) {
+        st = tl_error_oom(err);
+        goto done;
+    }
+    s->row = tl_malloc(n1 * sizeof *s->row);
+    s->hash = tl_malloc(n1 * sizeof *s->hash);
+    if (!s->row || !s->hash) {
         st = tl_error_oom(err);
         goto done;
     }
@@ -777,73 +720,46 @@ static TlStatus stage_work(void *ctx, TlBatch *b, void **result, TlError *err)
     else st = tl_k_rowenc((const TlArray *const *)karr, t->n_keys, n, t->desc,
                           t->nulls_first, &enc, err);
     if (st != TL_OK) goto done;
-    if (t->int_by) {
-        if (ba->type == TL_TDATE) {
-            const int32_t *v = tl_array_i32(ba);
-            for (int64_t i = 0; i < n; i++) bv[i] = v[i];
-        } else {
-            memcpy(bv, tl_array_i64(ba), (size_t)n * sizeof *bv);
+    for (int k = 0; k < t->n_by; k++) bv[k] = b->cols[t->by[k]];
+    tl_grouper_hash(t->by_types, t->n_by, (const TlArray *const *)bv, n, h);
+    tl_radix_split(h, n, s->row, s->hash, off);
+    if (t->fast) {
+        s->u = tl_malloc(n1 * sizeof *s->u);
+        if (has_null) s->rank = tl_malloc(n1);
+        s->by = tl_calloc((size_t)t->n_by + 1, sizeof *s->by);
+        s->n_by = t->n_by;
+        if (!s->u || (has_null && !s->rank) || !s->by) {
+            st = tl_error_oom(err);
+            goto done;
         }
-        for (int64_t i = 0; i < n; i++) h[i] = int_hash(bv[i]);
-        if (by_null) /* nulls: partition 0 */
-            for (int64_t i = 0; i < n; i++)
-                if ((bn[i] = !tl_array_valid(ba, i))) h[i] = 0;
-    } else {
-        for (int k = 0; k < t->n_by; k++) tl_k_hash_array(b->cols[t->by[k]], h, k > 0);
-    }
-    for (int64_t i = 0; i < n; i++) cnt[h[i] >> (64 - PART_BITS)]++;
-    off[0] = 0;
-    for (int k = 0; k < NPART; k++) off[k + 1] = off[k] + cnt[k], at[k] = off[k];
-    s->row = tl_malloc(n1 * sizeof *s->row);
-    if (t->fast) s->u = tl_malloc(n1 * sizeof *s->u);
-    if (has_null) s->rank = tl_malloc(n1);
-    if (t->int_by) s->v = tl_malloc(n1 * sizeof *s->v);
-    if (by_null) s->vnull = tl_malloc(n1);
-    if (!s->row || (t->fast && !s->u) || (has_null && !s->rank) || (t->int_by && !s->v) ||
-        (by_null && !s->vnull)) {
-        st = tl_error_oom(err);
-        goto done;
-    }
-    {
-        uint32_t *restrict row = s->row;
+        const uint32_t *restrict row = s->row;
         uint64_t *restrict su = s->u;
-        int64_t *restrict sv = s->v;
-        if (t->int_by && !has_null && !by_null) { /* H2O's q8 */
-            for (int64_t i = 0; i < n; i++) row[at[h[i] >> (64 - PART_BITS)]++] = (uint32_t)i;
-            for (int64_t o = 0; o < n; o++) {
-                uint32_t i = row[o];
-                su[o] = u[i];
-                sv[o] = bv[i];
+        for (int64_t o = 0; o < n; o++) su[o] = u[row[o]];
+        if (s->rank)
+            for (int64_t o = 0; o < n; o++) s->rank[o] = rank[row[o]];
+        for (int k = 0; k < t->n_by; k++)
+            if (!(s->by[k] = tl_array_take(bv[k], row, n))) {
+                st = tl_error_oom(err);
+                goto done;
             }
-        } else {
-            for (int64_t i = 0; i < n; i++) {
-                int64_t o = at[h[i] >> (64 - PART_BITS)]++;
-                row[o] = (uint32_t)i;
-                if (su) su[o] = u[i];
-                if (s->rank) s->rank[o] = rank[i];
-                if (sv) sv[o] = bv[i];
-                if (s->vnull) s->vnull[o] = bn[i];
-            }
-        }
     }
     for (int k = 0; k < NPART; k++) {
-        int64_t m = cnt[k];
+        int64_t m = off[k + 1] - off[k];
         Piece *pc = &s->p[k];
         if (m == 0) continue;
+        pc->at = off[k];
         pc->n = m;
         pc->row = s->row + off[k];
+        pc->hash = s->hash + off[k];
         pc->u = s->u ? s->u + off[k] : NULL;
         pc->rank = s->rank ? s->rank + off[k] : NULL;
-        pc->v = s->v ? s->v + off[k] : NULL;
-        pc->vnull = s->vnull ? s->vnull + off[k] : NULL;
-        /* the int path gathers from the morsel only the rows it keeps */
-        pc->b = tl_batch_new(t->base.schema, nc, t->int_by ? n : m);
+        pc->b = tl_batch_new(t->base.schema, nc, t->fast ? n : m);
         if (!pc->b) {
             st = tl_error_oom(err);
             goto done;
         }
         for (int c = 0; c < nc; c++)
-            if (!(pc->b->cols[c] = m == n || t->int_by
+            if (!(pc->b->cols[c] = m == n || t->fast
                                        ? tl_array_retain(b->cols[c])
                                        : tl_array_take(b->cols[c], pc->row, m))) {
                 st = tl_error_oom(err);
@@ -863,11 +779,10 @@ done:
     if (karr)
         for (int k = 0; k < t->n_keys; k++) tl_array_release(karr[k]);
     tl_free(karr);
+    if (bv != bc) tl_free(bv);
     tl_free(h);
     tl_free(u);
     tl_free(rank);
-    tl_free(bv);
-    tl_free(bn);
     return st;
 }
 
@@ -877,9 +792,10 @@ done:
 static TlStatus part_fn(void *ctx, void *item, int64_t seq, int p, TlError *err)
 {
     TopnOp *t = ctx;
-    Piece *pc = &((Split *)item)->p[p];
+    Split *sp = item;
+    Piece *pc = &sp->p[p];
     if (!pc->b) return TL_OK;
-    return part_take(t, &t->parts[p], pc, (uint64_t)seq, err);
+    return part_take(t, &t->parts[p], sp, pc, (uint64_t)seq, err);
 }
 
 /* The first failure of a partition, in partition order. */
@@ -959,8 +875,6 @@ static void finish_task(void *arg, int64_t i)
     p->slots = NULL;
     tl_free(p->fill);
     p->fill = NULL;
-    tl_free(p->tab);
-    p->tab = NULL;
     p->cap_groups = 0;
     tl_free(p->ids);
     p->ids = NULL;
@@ -1306,13 +1220,8 @@ TlStatus tl_op_topn_by_new(TlOperator *child, const TlExprArena *ea,
         goto fail;
     }
     for (int k = 0; k < n_by; k++) t->by_types[k] = child->schema->fields[by[k]].type;
-    t->int_by = t->fast && n_by == 1 &&
-                (t->by_types[0] == TL_TINT64 || t->by_types[0] == TL_TTIMESTAMP ||
-                 t->by_types[0] == TL_TDATE);
-    for (int k = 0; k < NPART && st == TL_OK; k++) {
-        t->parts[k].null_gid = EMPTY;
-        if (!t->int_by) st = tl_grouper_new(t->by_types, n_by, false, &t->parts[k].g, err);
-    }
+    for (int k = 0; k < NPART && st == TL_OK; k++)
+        st = tl_grouper_new(t->by_types, n_by, false, &t->parts[k].g, err);
     if (st != TL_OK) goto fail;
     *out = &t->base;
     return TL_OK;

@@ -17,23 +17,25 @@
  */
 #include "group.h"
 
+#include "../../kernels/hash.h"
+
 #include <stdlib.h>
+
+/* One integer-like key: the int grouper's (and its hash's) shape. */
+static bool int_key(const TlType *types, int n_keys)
+{
+    return n_keys == 1 && (types[0] == TL_TINT64 || types[0] == TL_TDATE ||
+                           types[0] == TL_TTIMESTAMP || types[0] == TL_TBOOL);
+}
 
 /* Create the grouper fitting the key types (see group.h). */
 TlStatus tl_grouper_new(const TlType *types, int n_keys, bool keep_keys,
                         TlGrouper **out, TlError *err)
 {
     *out = NULL;
-    if (n_keys == 1) {
-        switch (types[0]) {
-        case TL_TINT64: case TL_TDATE: case TL_TTIMESTAMP: case TL_TBOOL:
-            return tl_group_int_new(types, keep_keys, out, err);
-        case TL_TSTRING:
-            return tl_group_str_new(types, keep_keys, out, err);
-        default:
-            break;
-        }
-    }
+    if (int_key(types, n_keys)) return tl_group_int_new(types, keep_keys, out, err);
+    if (n_keys == 1 && types[0] == TL_TSTRING)
+        return tl_group_str_new(types, keep_keys, out, err);
     if (tl_group_fixed_fits(types, n_keys) && getenv("TALLY_GROUP_ROWS") == NULL)
         return tl_group_fixed_new(types, n_keys, keep_keys, out, err);
     return tl_group_rows_new(types, n_keys, keep_keys, out, err);
@@ -207,6 +209,17 @@ done:
             out[k] = NULL;
         }
     return st;
+}
+
+/* See group.h. */
+void tl_grouper_hash(const TlType *types, int n_keys, const TlArray *const *keys, int64_t n,
+                     uint64_t *h)
+{
+    if (int_key(types, n_keys)) {
+        tl_group_int_hash(keys[0], n, h);
+        return;
+    }
+    for (int k = 0; k < n_keys; k++) tl_k_hash_array(keys[k], h, k > 0);
 }
 
 /* Map with the caller's row hashes (see group.h). */

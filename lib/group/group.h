@@ -74,12 +74,20 @@ TlStatus tl_grouper_keys_multi(TlGrouper *const *gs, int n_gs,
                                const uint8_t *part, const uint32_t *gid,
                                int64_t n, TlArray **out, TlError *err);
 
-/* Map with the caller's row hashes (op_agg's radix partitions hash each
- * row once to pick the partition): as tl_grouper_map, with hashes[i] the
- * hash of row i's key tuple by kernels/hash.h's rules (tl_k_hash_array
- * over the key columns in order: equal keys hash equal).  Groupers that
- * hash whole rows themselves (encoded rows) use them instead of hashing
- * again; others ignore them.  A grouper is fed either way, never both. */
+/* The row hashes of key columns keys[0..n_keys) of types types[] (each
+ * n rows long) into h[0..n): equal keys by the groupers' rules hash equal.
+ * The hash a grouper of these types would compute itself: murmur3's
+ * finalizer of the value for one int64, date, timestamp or bool key
+ * (tl_group_int_hash), else tl_k_hash_array over the key columns in order.
+ * Radix-partitioned callers (lib/exec/radix.h) split rows by its top bits
+ * and hand it on to tl_grouper_map_hashed. */
+void tl_grouper_hash(const TlType *types, int n_keys, const TlArray *const *keys, int64_t n,
+                     uint64_t *h);
+
+/* Map with the caller's row hashes (tl_grouper_hash of the same keys): as
+ * tl_grouper_map.  Groupers that hash rows themselves (integer values,
+ * encoded rows) use them instead of hashing again; others ignore them.  A
+ * grouper is fed either way, never both. */
 TlStatus tl_grouper_map_hashed(TlGrouper *g, const TlArray *const *keys,
                                int64_t n_rows, const uint64_t *hashes,
                                uint32_t *ids, TlError *err);
@@ -162,6 +170,9 @@ TlStatus tl_grouper_add(TlGrouper *g, const TlArray *const *keys, int64_t row,
 
 TlStatus tl_group_int_new(const TlType *types, bool keep_keys, TlGrouper **out,
                           TlError *err);
+/* The int grouper's row hashes of key a (n rows): murmur3's finalizer of
+ * the value widened to int64, TL_HASH_NULL for a null. */
+void tl_group_int_hash(const TlArray *a, int64_t n, uint64_t *h);
 TlStatus tl_group_str_new(const TlType *types, bool keep_keys, TlGrouper **out,
                           TlError *err);
 /* Fixed-width key rows fit types[0..n_keys) (1..63 keys of int64, date,

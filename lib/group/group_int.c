@@ -9,8 +9,10 @@
  * The key is stored by value, so a probe touches one cache line and never
  * the input.  Dates and bools are widened to int64 per batch into a scratch
  * buffer first, so there is one probe loop.  The hash is murmur3's 64-bit
- * finalizer of the value, computed once per row for the whole batch, so the
- * probe loop can prefetch the slot of the row PREFETCH rows ahead.  Null never enters the
+ * finalizer of the value (tl_group_int_hash), computed once per row for the
+ * whole batch -- or taken from a radix-partitioned caller, which split its
+ * rows by the same hash (tl_grouper_map_hashed) -- so the probe loop can
+ * prefetch the slot of the row PREFETCH rows ahead.  Null never enters the
  * table: it gets its own id, `null_gid`, at its first appearance.
  *
  * The null path is decided once per batch: a loop without validity checks
@@ -96,8 +98,10 @@ static inline TlStatus lookup(IntGrouper *g, const TlArray *const *keys,
     }
 }
 
-static TlStatus int_map(TlGrouper *gh, const TlArray *const *keys,
-                        int64_t n, uint32_t *ids, TlError *err)
+/* Map rows [0, n); given: their hashes (tl_group_int_hash), or NULL to
+ * hash them here. */
+static TlStatus int_map_with(TlGrouper *gh, const TlArray *const *keys, int64_t n,
+                             const uint64_t *given, uint32_t *ids, TlError *err)
 {
     IntGrouper *g = (IntGrouper *)gh;
     const TlArray *a = keys[0];
@@ -125,14 +129,17 @@ static TlStatus int_map(TlGrouper *gh, const TlArray *const *keys,
         }
         v = g->scratch;
     }
-    if (g->hashes_cap < n) {
-        uint64_t *hs = tl_realloc(g->hashes, (size_t)n * sizeof *hs);
-        if (!hs) return tl_error_oom(err);
-        g->hashes = hs;
-        g->hashes_cap = n;
+    const uint64_t *h = given;
+    if (!h) {
+        if (g->hashes_cap < n) {
+            uint64_t *hs = tl_realloc(g->hashes, (size_t)n * sizeof *hs);
+            if (!hs) return tl_error_oom(err);
+            g->hashes = hs;
+            g->hashes_cap = n;
+        }
+        for (int64_t i = 0; i < n; i++) g->hashes[i] = tl_k_hash_mix64((uint64_t)v[i]);
+        h = g->hashes;
     }
-    uint64_t *h = g->hashes;
-    for (int64_t i = 0; i < n; i++) h[i] = tl_k_hash_mix64((uint64_t)v[i]);
     if (a->null_count == 0) {
         for (int64_t i = 0; i < n; i++) {
             if (i + PREFETCH < n) __builtin_prefetch(&g->slots[h[i + PREFETCH] & g->mask]);
@@ -151,6 +158,47 @@ static TlStatus int_map(TlGrouper *gh, const TlArray *const *keys,
         }
     }
     return TL_OK;
+}
+
+static TlStatus int_map(TlGrouper *gh, const TlArray *const *keys, int64_t n, uint32_t *ids,
+                        TlError *err)
+{
+    return int_map_with(gh, keys, n, NULL, ids, err);
+}
+
+/* tl_grouper_map_hashed: the caller's hashes are tl_group_int_hash's, the
+ * table's own, so the rows are not hashed again. */
+static TlStatus int_map_hashed(TlGrouper *gh, const TlArray *const *keys, int64_t n,
+                               const uint64_t *hashes, uint32_t *ids, TlError *err)
+{
+    return int_map_with(gh, keys, n, hashes, ids, err);
+}
+
+/* See group.h. */
+void tl_group_int_hash(const TlArray *a, int64_t n, uint64_t *h)
+{
+    if (a->type == TL_TNULL || a->null_count == n) {
+        for (int64_t i = 0; i < n; i++) h[i] = TL_HASH_NULL;
+        return;
+    }
+    switch (a->type) {
+    case TL_TDATE: {
+        const int32_t *d = tl_array_i32(a);
+        for (int64_t i = 0; i < n; i++) h[i] = tl_k_hash_mix64((uint64_t)(int64_t)d[i]);
+        break;
+    }
+    case TL_TBOOL:
+        for (int64_t i = 0; i < n; i++) h[i] = tl_k_hash_mix64((uint64_t)tl_array_bool(a, i));
+        break;
+    default: {
+        const int64_t *v = tl_array_i64(a);
+        for (int64_t i = 0; i < n; i++) h[i] = tl_k_hash_mix64((uint64_t)v[i]);
+        break;
+    }
+    }
+    if (a->null_count > 0)
+        for (int64_t i = 0; i < n; i++)
+            if (!tl_array_valid(a, i)) h[i] = TL_HASH_NULL;
 }
 
 /* Lookup without insert (tl_grouper_find): the probe of int_map. */
@@ -222,7 +270,7 @@ static void int_free(TlGrouper *gh)
 }
 
 static const TlGrouperVt int_vt = {int_map, int_free, NULL, int_find,
-                                   NULL, NULL, NULL, NULL};
+                                   NULL, NULL, NULL, int_map_hashed};
 
 /* Create the grouper for one integer-like key types[0] (see group.h). */
 TlStatus tl_group_int_new(const TlType *types, bool keep_keys, TlGrouper **out,

@@ -6,6 +6,7 @@
 
 #include "../../kernels/hash.h"
 #include "../../kernels/rowenc.h"
+#include "../../lib/exec/radix.h"
 #include "../../lib/group/group.h"
 #include "tl_test.h"
 
@@ -105,6 +106,106 @@ TL_TEST(int_grouper_grows)
     tl_free(v);
     tl_free(ids);
     tl_grouper_free(g);
+}
+
+/* The int grouper fed tl_grouper_hash's hashes (a radix partition's
+ * rows): the same ids as a twin fed plainly, through the table's growth
+ * (the growth rehashes from the keys: the same hash); equal keys hash
+ * equal whatever their position, a null's hash is TL_HASH_NULL; a date
+ * and a bool key hash their widened values. */
+TL_TEST(int_grouper_hashed)
+{
+    TlError err = {0};
+    TlType t = TL_TINT64;
+    TlGrouper *g = NULL, *twin = NULL;
+    CHECK(tl_grouper_new(&t, 1, false, &g, &err) == TL_OK);
+    CHECK(tl_grouper_new(&t, 1, false, &twin, &err) == TL_OK);
+    enum { M = 5000 };
+    int64_t *v = tl_malloc(M * sizeof *v);
+    uint64_t *h = tl_malloc(M * sizeof *h);
+    uint32_t *ids = tl_malloc(M * sizeof *ids), *want = tl_malloc(M * sizeof *want);
+    for (int i = 0; i < M; i++) v[i] = i % 11 == 5 ? INT64_MIN : (int64_t)(i % 1700) * 7919 - 3;
+    TlArray *a = ints(v, M, INT64_MIN);
+    tl_grouper_hash(&t, 1, (const TlArray *const *)&a, M, h);
+    bool ok = true;
+    for (int i = 0; i < M; i++) {
+        int j = i % 1700; /* row j holds the same key (or a null) */
+        if (v[i] == INT64_MIN) ok &= h[i] == TL_HASH_NULL;
+        else if (v[j] != INT64_MIN) ok &= h[i] == h[j];
+    }
+    CHECK(ok);
+    for (int off = 0; off < M; off += 1000) { /* five batches */
+        TlArray *s1 = tl_array_slice(a, off, 1000);
+        CHECK(tl_grouper_map_hashed(g, (const TlArray *const *)&s1, 1000, h + off, ids + off,
+                                    &err) == TL_OK);
+        CHECK(tl_grouper_map(twin, (const TlArray *const *)&s1, 1000, want + off, &err) ==
+              TL_OK);
+        tl_array_release(s1);
+    }
+    CHECK_EQ_INT(tl_grouper_count(g), tl_grouper_count(twin));
+    CHECK_EQ_INT(tl_grouper_count(g), 1701);
+    CHECK(memcmp(ids, want, M * sizeof *ids) == 0);
+    tl_array_release(a);
+    tl_grouper_free(g);
+    tl_grouper_free(twin);
+    /* dates and bools hash as their values widened to int64 */
+    TlBuilder b;
+    tl_builder_init(&b, TL_TDATE);
+    tl_builder_append_i32(&b, -5);
+    tl_builder_append_null(&b);
+    TlArray *d = tl_builder_finish(&b);
+    int64_t iv[2] = {-5, 1};
+    TlArray *i2 = ints(iv, 2, INT64_MIN);
+    tl_builder_init(&b, TL_TBOOL);
+    tl_builder_append_bool(&b, true);
+    tl_builder_append_bool(&b, false);
+    TlArray *bo = tl_builder_finish(&b);
+    uint64_t hd[2], hi[2], hb[2];
+    t = TL_TDATE;
+    tl_grouper_hash(&t, 1, (const TlArray *const *)&d, 2, hd);
+    t = TL_TINT64;
+    tl_grouper_hash(&t, 1, (const TlArray *const *)&i2, 2, hi);
+    t = TL_TBOOL;
+    tl_grouper_hash(&t, 1, (const TlArray *const *)&bo, 2, hb);
+    CHECK(hd[0] == hi[0] && hd[1] == TL_HASH_NULL && hb[0] == hi[1]);
+    /* several keys: tl_k_hash_array over them in order */
+    TlType t2[2] = {TL_TINT64, TL_TINT64};
+    TlArray *two[2] = {i2, i2};
+    uint64_t h2[2], hk[2];
+    tl_grouper_hash(t2, 2, (const TlArray *const *)two, 2, h2);
+    tl_k_hash_array(i2, hk, false);
+    tl_k_hash_array(i2, hk, true);
+    CHECK(h2[0] == hk[0] && h2[1] == hk[1]);
+    tl_array_release(d);
+    tl_array_release(i2);
+    tl_array_release(bo);
+    tl_free(v);
+    tl_free(h);
+    tl_free(ids);
+    tl_free(want);
+}
+
+/* The radix split (lib/exec/radix.h): rows by partition (the hash's top
+ * bits), ascending within each, the hashes carried along. */
+TL_TEST(radix_split_stable)
+{
+    enum { M = 1000 };
+    uint64_t h[M], hs[M];
+    uint32_t rows[M], off[TL_RADIX_P + 1];
+    for (int i = 0; i < M; i++) h[i] = tl_k_hash_mix64((uint64_t)i * 31 % 97);
+    tl_radix_split(h, M, rows, hs, off);
+    CHECK_EQ_INT(off[0], 0);
+    CHECK_EQ_INT(off[TL_RADIX_P], M);
+    int bad = 0;
+    for (int p = 0; p < TL_RADIX_P; p++)
+        for (uint32_t k = off[p]; k < off[p + 1]; k++) {
+            if (tl_radix_part(h[rows[k]]) != p || hs[k] != h[rows[k]]) bad++;
+            if (k > off[p] && rows[k] <= rows[k - 1]) bad++;
+        }
+    CHECK_EQ_INT(bad, 0);
+    uint32_t rows2[M], off2[TL_RADIX_P + 1];
+    tl_radix_split(h, M, rows2, NULL, off2);
+    CHECK(memcmp(rows, rows2, sizeof rows) == 0 && memcmp(off, off2, sizeof off) == 0);
 }
 
 TL_TEST(date_and_bool_keys)
@@ -672,6 +773,8 @@ int main(void)
 {
     TL_RUN(int_grouper_nulls);
     TL_RUN(int_grouper_grows);
+    TL_RUN(int_grouper_hashed);
+    TL_RUN(radix_split_stable);
     TL_RUN(date_and_bool_keys);
     TL_RUN(str_grouper_inline_and_long);
     TL_RUN(str_grouper_many);
