@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# run-cli: weight=5
 # Output formatting (floats as Python repr / DuckDB, dates, timestamps,
 # booleans, null vs ""), atomic -o, and a closed standard output.
 

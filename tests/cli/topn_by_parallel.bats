@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# run-cli: weight=50 matrix
 # Top N per group in partitions (lib/exec/op_topn_by.c): the groups are
 # split by a hash of the by-columns, each partition keeps its heaps and
 # compacts its rows, partitions run in parallel.  The output must be

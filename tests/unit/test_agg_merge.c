@@ -1,3 +1,4 @@
+/* run-unit: weight=28 */
 /*
  * test_agg_merge.c -- the aggregate operator's morsel stage (op_agg.c):
  * the same group-by run serially (a plain batch source) and through a

@@ -1,3 +1,4 @@
+/* run-unit: weight=28 */
 /*
  * test_groupby_diff.c -- differential test of the group-by engine (the
  * groupers of lib/group and the aggregate states of lib/exec/agg.c) against
