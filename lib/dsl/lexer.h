@@ -15,7 +15,7 @@
 #ifndef TL_LEXER_H
 #define TL_LEXER_H
 
-#include "ast.h"
+#include "dsl.h"
 
 typedef enum TlTokKind {
     TL_TK_EOF = 0,
@@ -70,8 +70,5 @@ TlKeyword tl_lex_keyword(const char *s, size_t len);
 /* True when s is a bare name that can be printed without double quotes:
  * [A-Za-z_][A-Za-z0-9_]* and not any keyword. */
 bool tl_lex_is_plain_name(const char *s, size_t len);
-
-/* The function name (ops.c) nearest to name[0..len), or NULL. */
-const char *tl_op_suggest(const char *name, size_t len);
 
 #endif

@@ -71,7 +71,7 @@
 #define STREAM_LEAD_MORSELS 4
 
 #include "../core/pool.h"
-#include "eval.h"
+#include "../expr/eval.h"
 
 enum { SLOT_FREE, SLOT_PENDING, SLOT_RUNNING, SLOT_DONE };
 

@@ -27,7 +27,7 @@
 #include "plan.h"
 
 #include "../dsl/lexer.h"
-#include "../exec/eval.h" /* tl_expr_mark_cols */
+#include "../expr/eval.h" /* tl_expr_mark_cols */
 
 #include <stdio.h>
 #include <string.h>

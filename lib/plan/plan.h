@@ -31,7 +31,7 @@
 #include "../../formats/format.h"
 #include "../core/arena.h"
 #include "../core/core.h"
-#include "../dsl/ast.h"
+#include "../expr/expr.h"
 #include "../tally.h"
 
 typedef uint32_t TlPlanId;

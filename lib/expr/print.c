@@ -33,9 +33,10 @@
  * bit pattern, so -0.0 != 0.0 and a NaN equals the same NaN) and column
  * names and indexes, recursively.  Both walks recurse over the tree, whose
  * height the parser bounds (TL_MAX_HEIGHT on a deep stack, TL_MAX_DEPTH
- * elsewhere: ast.h).
+ * elsewhere: lib/dsl/dsl.h).
  */
-#include "lexer.h"
+#include "expr.h"
+#include "../dsl/lexer.h"
 
 #include "../core/text.h"
 

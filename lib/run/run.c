@@ -36,7 +36,7 @@
 #include "../plan/plan.h"
 #include "../../formats/infer.h"
 #include "../core/pool.h"
-#include "ops.h"
+#include "../exec/ops.h"
 
 #include <ctype.h>
 #include <glob.h>

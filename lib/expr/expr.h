@@ -1,5 +1,5 @@
 /*
- * ast.h -- expression nodes, shared by the parser (lib/dsl), name resolution
+ * expr.h -- expression nodes, shared by the parser (lib/dsl), name resolution
  * and type checking (lib/plan/resolve.c), the optimizer and evaluation.
  *
  * All nodes of a run live in one TlExprArena, addressed by TlExprId.  The
@@ -12,11 +12,11 @@
  * byte offsets into that text.  Error messages print that text with a caret
  * line under the span (tl_error_at).
  *
- * Operators and functions are one enum, TlOp; the table in lib/dsl/ops.c
+ * Operators and functions are one enum, TlOp; the table in lib/expr/ops.c
  * gives each its spelling, arity and whether it is an aggregate.
  */
-#ifndef TL_AST_H
-#define TL_AST_H
+#ifndef TL_EXPR_H
+#define TL_EXPR_H
 
 #include "../core/arena.h"
 #include "../core/core.h"
@@ -84,6 +84,8 @@ typedef struct TlOpInfo {
  * also the aliases avg -> mean), returning TL_OP_NONE if unknown. */
 const TlOpInfo *tl_op_info(TlOp op);
 TlOp tl_op_lookup(const char *name, size_t len);
+/* The function name nearest to name[0..len), or NULL. */
+const char *tl_op_suggest(const char *name, size_t len);
 
 typedef struct TlExpr {
     uint8_t kind;      /* TlExprKind */
@@ -147,44 +149,6 @@ TlStatus tl_ea_push(TlExprArena *ea, const TlExpr *tmpl, const TlExprId *args,
 TlStatus tl_error_at(TlError *err, TlStatus code, const TlExprArena *ea,
                      uint16_t src, uint32_t start, uint32_t len,
                      const char *fmt, ...) __attribute__((format(printf, 7, 8)));
-
-/* ----------------------------------------------------------- parsing */
-
-/* Parse srcs[src].text[start, end) as one expression.  Syntax errors are
- * TL_ERR_USAGE with a caret.  Nesting (parentheses, arguments) deeper than
- * TL_MAX_DEPTH is an error, not a stack overflow; so is a tree higher than
- * TL_MAX_HEIGHT (a chain of operators; TL_MAX_DEPTH on a thread without a
- * deep stack, lib/core/pool.h). */
-#define TL_MAX_DEPTH 1000
-#define TL_MAX_HEIGHT 100000
-TlStatus tl_parse_expr(TlExprArena *ea, uint16_t src, uint32_t start,
-                       uint32_t end, TlExprId *out, TlError *err);
-
-typedef enum TlItemKind {
-    TL_ITEM_EXPR,   /* EXPR                          (filter, group-by keys) */
-    TL_ITEM_SELECT, /* EXPR [as NAME]                 (select)               */
-    TL_ITEM_ASSIGN, /* [NAME =] EXPR                  (agg; with requires NAME) */
-    TL_ITEM_SORT,   /* [-]EXPR [asc|desc] [nulls first|last]                 */
-    TL_ITEM_NAME,   /* NAME (bare or double-quoted)   (drop, distinct, join on) */
-    TL_ITEM_RENAME, /* OLD:NEW                                               */
-} TlItemKind;
-
-typedef struct TlItem {
-    TlExprId expr;      /* TL_NO_ID for NAME/RENAME items */
-    const char *name;   /* explicit name (as/=, NAME, OLD), or NULL */
-    const char *name2;  /* RENAME: NEW */
-    const char *auto_name; /* name when none is given (see tl_item_auto_name) */
-    bool desc, nulls_first;
-    uint16_t src;
-    uint32_t start, len;   /* span of the whole item */
-} TlItem;
-
-/* Split srcs[src].text at commas outside parentheses and quotes (when
- * `split`; otherwise the whole text is one item) and parse each item as
- * `kind`.  *items is allocated from ea->pool.  An empty item is an error. */
-TlStatus tl_parse_items(TlExprArena *ea, uint16_t src, bool split,
-                        TlItemKind kind, TlItem **items, uint32_t *n_items,
-                        TlError *err);
 
 /* Print expression id in canonical form (fully parenthesized where needed so
  * that parsing the printed text gives the same tree).  Returns the length;
