@@ -154,8 +154,10 @@ TlStatus tl_k_in_list(const TlDatum *x, const TlArray *const *vals,
 
 /* Whether cast(from as to) is defined (tl_cast_array accepts it). */
 bool tl_k_cast_allowed(TlType from, TlType to);
-/* Declared in lib/expr/eval.h (the evaluator's seam); repeated here because
- * kernels/ may not include lib/expr.  See eval.h for the contract. */
+/* Cast a whole array to type `to` (the same conversions as cast(); strings use
+ * lib/core/text.h).  When try_ is true unconvertible values become null;
+ * otherwise *bad_row is set to the first failing row and TL_ERR_DATA is
+ * returned with no message (the caller writes it). */
 TlStatus tl_cast_array(const TlArray *a, TlType to, bool try_, TlArray **out,
                        int64_t *bad_row, TlError *err);
 

@@ -70,6 +70,7 @@
  * the decompressor is this many morsels' worth ahead of its end. */
 #define STREAM_LEAD_MORSELS 4
 
+#include "../../kernels/core_kernels.h"
 #include "../core/pool.h"
 #include "../expr/eval.h"
 

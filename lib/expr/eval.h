@@ -61,11 +61,4 @@ bool tl_eval_memo_shared(const TlEvalMemo *memo, TlExprId id);
 TlStatus tl_eval_memo(const TlExprArena *ea, TlExprId id, const TlBatch *in,
                       TlEvalMemo *memo, TlArray **out, TlError *err);
 
-/* Cast a whole array to type `to` (the same conversions as cast(); strings use
- * lib/core/text.h).  When try_ is true unconvertible values become null;
- * otherwise *bad_row is set to the first failing row and TL_ERR_DATA is
- * returned with no message (the caller writes it). */
-TlStatus tl_cast_array(const TlArray *a, TlType to, bool try_, TlArray **out,
-                       int64_t *bad_row, TlError *err);
-
 #endif

@@ -87,6 +87,29 @@ TlOp tl_op_lookup(const char *name, size_t len);
 /* The function name nearest to name[0..len), or NULL. */
 const char *tl_op_suggest(const char *name, size_t len);
 
+/* Keywords; TL_KW_NONE for a plain word. */
+typedef enum TlKeyword {
+    TL_KW_NONE = 0,
+    /* reserved: never a bare column name */
+    TL_KW_AND, TL_KW_OR, TL_KW_NOT, TL_KW_IN, TL_KW_IS, TL_KW_NULL,
+    TL_KW_LIKE, TL_KW_BETWEEN, TL_KW_TRUE, TL_KW_FALSE, TL_KW_CASE,
+    TL_KW_WHEN, TL_KW_THEN, TL_KW_ELSE, TL_KW_END, TL_KW_AS, TL_KW_CAST,
+    TL_KW_TRY_CAST,
+    /* soft: keywords only where the grammar expects them */
+    TL_KW_DATE, TL_KW_TIMESTAMP, TL_KW_ASC, TL_KW_DESC, TL_KW_NULLS,
+    TL_KW_FIRST, TL_KW_LAST,
+} TlKeyword;
+
+#define TL_KW_FIRST_SOFT TL_KW_DATE
+
+/* The keyword spelled by s[0..len) (case-insensitive), or TL_KW_NONE
+ * (keywords.c). */
+TlKeyword tl_keyword(const char *s, size_t len);
+
+/* True when s is a bare name that can be printed without double quotes:
+ * [A-Za-z_][A-Za-z0-9_]* and not any keyword. */
+bool tl_name_is_plain(const char *s, size_t len);
+
 typedef struct TlExpr {
     uint8_t kind;      /* TlExprKind */
     uint8_t type;      /* TlType, after resolve */

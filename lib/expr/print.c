@@ -36,7 +36,6 @@
  * elsewhere: lib/dsl/dsl.h).
  */
 #include "expr.h"
-#include "../dsl/lexer.h"
 
 #include "../core/text.h"
 
@@ -208,7 +207,7 @@ static void print(const TlExprArena *ea, TlExprId id, W *w)
     case TL_X_COL: {
         const char *n = e->name ? e->name : "";
         size_t len = strlen(n);
-        if (tl_lex_is_plain_name(n, len)) put(w, n, len);
+        if (tl_name_is_plain(n, len)) put(w, n, len);
         else put_quoted(w, n, len, '"');
         return;
     }

@@ -177,7 +177,4 @@ TlStatus tl_plan_explain(const TlPlan *p, char **out, size_t *len, TlError *err)
 TlStatus tl_plan_print_tree(const TlPlan *p, TlPlanId root, int indent,
                             char **buf, size_t *len, size_t *cap, TlError *err);
 
-/* Optimize (lib/opt/opt.c): sets p->opt_root. */
-TlStatus tl_opt_run(TlPlan *p, TlError *err);
-
 #endif

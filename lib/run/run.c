@@ -33,6 +33,7 @@
  * counters of the successful attempt (plus the number of restarts) to
  * standard error, one `key: value` per line.
  */
+#include "../opt/opt.h"
 #include "../plan/plan.h"
 #include "../../formats/infer.h"
 #include "../core/pool.h"

@@ -8,6 +8,7 @@
  * (TALLY_BATCH_ROWS) so limits, restarts and filters cross batch edges.
  */
 #include "../../lib/exec/ops.h"
+#include "../../lib/opt/opt.h"
 #include "../../lib/plan/plan.h"
 #include "../../lib/tally.h"
 #include "tl_test.h"
