@@ -743,3 +743,17 @@ int cli_flags_parse(int argc, char **argv, TallyMode mode, TallySpec *spec,
     if (spec->n_inputs == 0) return no_input(&p);
     return 0;
 }
+
+/* See flags.h. */
+int cli_exit_status(TallyStatus st)
+{
+    switch (st) {
+    case TALLY_OK:
+    case TALLY_CLOSED:
+        return 0;
+    case TALLY_ERR_USAGE:
+        return 2;
+    default:
+        return 1;
+    }
+}

@@ -18,7 +18,7 @@
 #define TL_EXEC_H
 
 #include "../core/core.h"
-#include "../dsl/ast.h"
+#include "../expr/expr.h"
 
 typedef struct TlExecStats {
     int64_t rows_read, bytes_read, batches_read;

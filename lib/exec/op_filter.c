@@ -21,7 +21,7 @@
  */
 #include "ops.h"
 
-#include "eval.h"
+#include "../expr/eval.h"
 
 typedef struct FilterMap {
     const TlExprArena *ea;

@@ -13,7 +13,7 @@
  */
 #include "ops.h"
 
-#include "eval.h"
+#include "../expr/eval.h"
 
 /* What a projection needs; read-only while batches flow, so a scan may run
  * project_map on several threads at once (each call has its own memo

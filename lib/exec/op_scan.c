@@ -70,8 +70,9 @@
  * the decompressor is this many morsels' worth ahead of its end. */
 #define STREAM_LEAD_MORSELS 4
 
+#include "../../kernels/core_kernels.h"
 #include "../core/pool.h"
-#include "eval.h"
+#include "../expr/eval.h"
 
 enum { SLOT_FREE, SLOT_PENDING, SLOT_RUNNING, SLOT_DONE };
 

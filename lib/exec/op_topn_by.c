@@ -89,7 +89,7 @@
 #include "../../kernels/sort.h"
 #include "../core/pool.h"
 #include "../group/group.h"
-#include "eval.h"
+#include "../expr/eval.h"
 #include "exec.h"
 #include "partq.h"
 

@@ -60,7 +60,7 @@
  */
 #include "rules.h"
 
-#include "../exec/eval.h"
+#include "../expr/eval.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -58,7 +58,8 @@
 #include "../../formats/infer.h"
 
 #include "../core/pool.h"
-#include "../exec/eval.h"
+#include "../dsl/dsl.h"
+#include "resolve.h"
 #include "../core/text.h"
 
 #include <ctype.h>

@@ -31,7 +31,7 @@
 #include "../../formats/format.h"
 #include "../core/arena.h"
 #include "../core/core.h"
-#include "../dsl/ast.h"
+#include "../expr/expr.h"
 #include "../tally.h"
 
 typedef uint32_t TlPlanId;
@@ -176,8 +176,5 @@ TlStatus tl_plan_explain(const TlPlan *p, char **out, size_t *len, TlError *err)
  * string; used by explain and tests. */
 TlStatus tl_plan_print_tree(const TlPlan *p, TlPlanId root, int indent,
                             char **buf, size_t *len, size_t *cap, TlError *err);
-
-/* Optimize (lib/opt/opt.c): sets p->opt_root. */
-TlStatus tl_opt_run(TlPlan *p, TlError *err);
 
 #endif

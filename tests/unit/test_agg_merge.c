@@ -17,7 +17,7 @@
 
 #include "../../lib/core/pool.h"
 #include "../../lib/exec/agg.h"
-#include "../../lib/exec/eval.h"
+#include "../../lib/plan/resolve.h"
 #include "../../lib/exec/exec.h"
 #include "../../lib/group/group.h"
 #include "tl_test.h"

@@ -27,7 +27,7 @@
 #include <stdlib.h>
 
 #include "../../lib/exec/agg.h"
-#include "../../lib/exec/eval.h"
+#include "../../lib/plan/resolve.h"
 #include "../../lib/group/group.h"
 #include "tl_test.h"
 

@@ -29,14 +29,15 @@
  * The modes share the loop: TALLY_RUN writes the pipeline's result as CSV or
  * TSV; TALLY_SCHEMA runs the bare scan over everything (all columns, with
  * restarts) and prints `column,type` rows; TALLY_EXPLAIN plans (with the
- * first batch's types) and prints the plan text.  --stats prints the
- * counters of the successful attempt (plus the number of restarts) to
- * standard error, one `key: value` per line.
+ * first batch's types) and prints the plan text.  The counters of the
+ * successful attempt (plus the number of restarts) go back to the caller
+ * in a TallyStats, which the CLI prints for --stats.
  */
+#include "../opt/opt.h"
 #include "../plan/plan.h"
 #include "../../formats/infer.h"
 #include "../core/pool.h"
-#include "ops.h"
+#include "../exec/ops.h"
 
 #include <ctype.h>
 #include <glob.h>
@@ -623,20 +624,6 @@ static TlStatus run_loop(Run *r, TlError *err)
     return st;
 }
 
-static void print_stats(const Run *r)
-{
-    const TlExecStats *s = &r->stats;
-    fprintf(stderr,
-            "rows_read: %lld\nbytes_read: %lld\nbatches: %lld\nconverted:%s%s\n"
-            "groups: %lld\nrows_sorted: %lld\nrows_written: %lld\nrestarts: %lld\n",
-            (long long)s->rows_read, (long long)s->bytes_read,
-            (long long)s->batches_read,
-            r->converted && *r->converted ? " " : "",
-            r->converted ? r->converted : "", (long long)s->groups,
-            (long long)s->rows_sorted, (long long)r->rows_written,
-            (long long)s->restarts);
-}
-
 static TlStatus run_explain(Run *r, TlError *err)
 {
     TlPlan *p = NULL;
@@ -693,7 +680,6 @@ static TlStatus run(Run *r, TlError *err)
                                        r->spec->compress_level, err));
     TL_TRY(run_loop(r, err));
     TL_TRY(tl_sink_commit(r->sink, err));
-    if (r->spec->stats) print_stats(r);
     return TL_OK;
 }
 
@@ -717,12 +703,42 @@ static void *run_call(void *arg)
     return NULL;
 }
 
-/* See tally.h.  Runs spec in mode; returns the exit status and, on 1 or 2,
- * the message in err.  A closed standard output is a quiet success.  The
+/* The public status of an internal one.  A restart never gets here
+ * (run_loop turns one that widens nothing into a data error). */
+static TallyStatus public_status(TlStatus st)
+{
+    switch (st) {
+    case TL_OK: return TALLY_OK;
+    case TL_ERR_PIPE: return TALLY_CLOSED;
+    case TL_ERR_USAGE: return TALLY_ERR_USAGE;
+    case TL_ERR_IO: return TALLY_ERR_IO;
+    case TL_ERR_OOM: return TALLY_ERR_OOM;
+    default: return TALLY_ERR_DATA;
+    }
+}
+
+/* The counters of a completed run into *out; the converted list changes
+ * hands. */
+static void take_stats(Run *r, TallyStats *out)
+{
+    const TlExecStats *s = &r->stats;
+    out->rows_read = s->rows_read;
+    out->bytes_read = s->bytes_read;
+    out->batches = s->batches_read;
+    out->groups = s->groups;
+    out->rows_sorted = s->rows_sorted;
+    out->rows_written = r->rows_written;
+    out->restarts = s->restarts;
+    out->converted = r->converted;
+    r->converted = NULL;
+}
+
+/* See tally.h.  Runs spec in mode; on failure the message is in err.  The
  * run goes on a thread with a deep stack (pool.h), so long pipelines and
  * long operator chains in expressions fit; without one, on this thread with
  * the shallow bounds. */
-int tally_run(const TallySpec *spec, TallyMode mode, TallyError *uerr)
+TallyStatus tally_run(const TallySpec *spec, TallyMode mode, TallyStats *stats,
+                      TallyError *uerr)
 {
     Run r;
     TlError err;
@@ -740,6 +756,10 @@ int tally_run(const TallySpec *spec, TallyMode mode, TallyError *uerr)
         st = c.st;
     }
 
+    if (stats) {
+        memset(stats, 0, sizeof *stats);
+        if (st == TL_OK) take_stats(&r, stats);
+    }
     tl_sink_close(r.sink);
     for (int i = 0; i < r.n_inputs; i++) {
         tl_free(r.display[i]);
@@ -757,14 +777,12 @@ int tally_run(const TallySpec *spec, TallyMode mode, TallyError *uerr)
     tl_free(r.plan_groups);
     tl_stdin_cache_free();
 
-    if (st == TL_ERR_PIPE) st = TL_OK;
     if (uerr) {
-        uerr->exit_code = tl_error_exit_code(st);
         uerr->message[0] = '\0';
-        if (st != TL_OK) {
+        if (st != TL_OK && st != TL_ERR_PIPE) {
             snprintf(uerr->message, sizeof uerr->message, "%s",
                      err.msg[0] ? err.msg : "failed");
         }
     }
-    return tl_error_exit_code(st);
+    return public_status(st);
 }
