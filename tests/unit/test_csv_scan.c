@@ -1,5 +1,5 @@
 /*
- * test_csv_scan.c -- the CSV reader's fast tokenizer (formats/csv_read.c)
+ * test_csv_scan.c -- the CSV reader's fast tokenizer (formats/csv_tokenize.c)
  * against its general one: every scan mode (parse_record alone, scalar,
  * SSE2, AVX2 masks) must give the same schema, rows, status and message
  * for the same input.  Inputs are random CSV made of the shapes the fast
