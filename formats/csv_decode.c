@@ -519,14 +519,9 @@ static TlStatus convert_str(const CsvReader *r, CsvCursor *d, int c,
             if (!block_reserve(&blk, len)) goto oom;
             memcpy(blk.data + blk.used, s, len);
         } else {
-            /* unescape: every "" becomes " */
-            uint32_t k = 0;
+            /* unescape: a doubled quote (or an escaped character) is one */
             if (!block_reserve(&blk, len)) goto oom;
-            for (uint32_t i = 0; i < len; i++) {
-                blk.data[blk.used + k++] = s[i];
-                if (s[i] == '"') i++;
-            }
-            len = k;
+            len = (uint32_t)tl_csv_unescape(r, s, len, blk.data + blk.used);
             vw->in.len = len;
             if (len <= TL_VIEW_INLINE) {
                 memcpy(vw->in.data, blk.data + blk.used, len);

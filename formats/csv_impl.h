@@ -44,8 +44,9 @@
 #define AVX2_ATTR __attribute__((target("avx2,popcnt,bmi")))
 #endif
 
-typedef int (*FlattenFn)(const uint8_t *p, size_t n, uint8_t delim, size_t from,
-                         int words, uint64_t *dm, uint64_t *em, uint64_t *qm);
+typedef int (*FlattenFn)(const uint8_t *p, size_t n, uint8_t delim, uint8_t quote,
+                         size_t from, int words, uint64_t *dm, uint64_t *em,
+                         uint64_t *qm);
 typedef size_t (*SplitScanFn)(const uint8_t *p, size_t n, uint8_t delim,
                               size_t pos, int64_t want, size_t stop,
                               int64_t *rows, int64_t *lines, size_t *bad);
@@ -91,7 +92,8 @@ typedef struct CsvCursor {
     bool keep_pos;           /* row_pos wanted: some projected column is
                                 not stored (reparse_fields reads it) */
     int64_t n_rows;
-    bool saw_quote;          /* a record tokenized since cursor_seek has '"' */
+    bool saw_quote;          /* a record tokenized since cursor_seek has
+                                r->quote */
     size_t batch_start, batch_end;
     TlBuf *window;           /* view target for this batch, or NULL */
     size_t window_base;
@@ -137,8 +139,14 @@ typedef struct CsvReader {
     SplitScanFn split_scan;  /* the splitter's block scan (SIMD or scalar) */
     char *null_text;         /* --null, or NULL */
     size_t null_len;
-    char hint[160];          /* added to field-count errors (csv_dialect.c) */
-    bool quotes, tsv;        /* '"' opens a quoted field (--quote); IANA TSV; */
+    char hint[240];          /* added to field-count errors (csv_dialect.c) */
+    TlCsvDialect dialect;    /* as decided at open (quote errors name it) */
+    bool quotes, tsv;        /* quote opens a quoted field; IANA TSV; */
+    uint8_t quote;           /* the quote character; '"' when quotes is
+                                false, so the masks route records holding
+                                one to tl_csv_parse_record as always */
+    uint8_t escape;          /* in a quoted field, escape + quote or escape
+                                is that character (0: none) */
     uint8_t ragged, comment; /* --ragged (TlRagged); --comment (0: none) */
     int64_t skipped;         /* --skip: lines before start (line numbers) */
 
@@ -202,10 +210,14 @@ static inline bool chk_field(const CsvReader *r, const CsvField *f, uint8_t kind
 
 /* ------------------------------------------------- csv_tokenize.c */
 
-/* Unescape a field into d->scratch ("" -> "); returns its text and length.
+/* Unescape a field into d->scratch (tl_csv_unescape); returns its text and length.
  * NULL on OOM. */
 const char *tl_csv_field_text(const CsvReader *r, CsvCursor *d, const CsvField *f,
                               size_t *len);
+/* The text of an ESCAPED field's s[0..n) into out (room for n bytes): a
+ * doubled quote is one, r->escape followed by the quote or by itself is
+ * that character (any other escape is kept); returns its length. */
+size_t tl_csv_unescape(const CsvReader *r, const uint8_t *s, size_t n, uint8_t *out);
 /* Lines that text[0..n) adds: LF, CRLF and a lone CR each end one. */
 int64_t tl_csv_count_lines(const uint8_t *s, size_t n);
 /* The mask builder for the current mode, NULL for tl_csv_parse_record
@@ -221,6 +233,13 @@ bool tl_csv_avx2_mode(const CsvReader *r);
 TlStatus tl_csv_parse_record(const CsvReader *r, size_t *pos, int64_t *line,
                              CsvField *out, size_t stride, int max_fields,
                              int *n_found, TlError *err);
+/* The splitter scan (SplitScanFn) of the dialects the SIMD one does not
+ * know (a quote other than '"', an escape): it stops at every record, as
+ * at a quote it cannot judge, so the splitter parses the records one by
+ * one. */
+size_t tl_csv_split_scan_records(const uint8_t *p, size_t n, uint8_t delim, size_t pos,
+                                 int64_t want, size_t stop, int64_t *rows, int64_t *lines,
+                                 size_t *bad);
 /* Skip any empty lines at *pos, up to lim. */
 void tl_csv_skip_blank(const CsvReader *r, size_t *pos, int64_t *line, size_t lim);
 /* Tokenize records from d->pos (up to d->end) into rows [d->n_rows,

@@ -877,6 +877,16 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     *sure = true;
     if (delimiter == '"' || delimiter == '\n' || delimiter == '\r')
         return tl_error(err, TL_ERR_USAGE, "--delimiter cannot be a quote or a newline");
+    if (opt->escape > 0 && opt->tsv)
+        return tl_error(err, TL_ERR_USAGE, "--escape: TSV has its own backslash escapes "
+                        "(\\t \\n \\r \\\\), decoded in any case");
+    if (opt->escape > 0 && opt->quote < 0)
+        return tl_error(err, TL_ERR_USAGE, "--escape: --quote none turns quoting off, "
+                        "so nothing is escaped");
+    if (opt->delimiter && opt->quote > 0 && (char)opt->quote == delimiter)
+        return tl_error(err, TL_ERR_USAGE, "--quote: the delimiter cannot also be the quote");
+    if (opt->delimiter && opt->escape > 0 && (char)opt->escape == delimiter)
+        return tl_error(err, TL_ERR_USAGE, "--escape: the delimiter cannot also be the escape");
     r = tl_calloc(1, sizeof *r);
     if (!r) return tl_error_oom(err);
     r->base.ops = &csv_ops;
@@ -888,7 +898,6 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     if (!r->name) goto oom;
     r->quoted_as_string = opt->quoted_as_string;
     r->quiet = opt->quiet;
-    r->quotes = opt->quote ? opt->quote > 0 : !opt->tsv; /* TSV: --quote '"' */
     r->tsv = opt->tsv;
     r->ragged = opt->ragged;
     if (opt->null_text || opt->tsv) { /* IANA TSV: \N is null */
@@ -910,12 +919,35 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
         r->start = 3;
     r->start = tl_csv_skip_lines(r->p, r->size, r->start, opt->skip, &r->skipped);
     if ((r->comment = (uint8_t)opt->comment)) r->flatten = NULL; /* tl_csv_tokenize sees all lines */
-    r->delim = (uint8_t)(opt->delimiter ? delimiter : /* the suffix's breaks ties */
-        tl_csv_sniff_delimiter(r->p + r->start, r->size - r->start, r->size < full, delimiter, r->quotes, (char)r->comment));
-    r->special[r->delim] = r->special['\n'] = r->special['\r'] = 1;
-    if (read_header(r, opt->no_header, err) != TL_OK) goto fail;
-    tl_csv_dialect_hint(r->p + r->start, r->size - r->start, r->n_cols, (char)r->delim,
-                        opt->delimiter ? 0 : delimiter, opt->tsv, (char)r->comment, r->hint, sizeof r->hint);
+    {
+        /* the dialect: what the options leave open is sniffed (IANA TSV:
+         * no quotes unless --quote, no escape); the suffix's delimiter
+         * breaks ties */
+        TlCsvGiven g = {opt->delimiter ? delimiter : 0, delimiter,
+                        opt->quote ? opt->quote : opt->tsv ? -1 : 0,
+                        opt->tsv ? -1 : opt->escape, (char)r->comment};
+        TlCsvDialect dl;
+        tl_csv_sniff(r->p + r->start, r->size - r->start, r->size < full, &g, &dl);
+        if (dl.quote && dl.quote == dl.delim) {
+            char sq[8];
+            tl_error(err, TL_ERR_USAGE, "--quote %s is the delimiter (--delimiter sets "
+                     "another)", tl_csv_char_spelling(dl.quote, sq));
+            goto fail;
+        }
+        r->delim = (uint8_t)dl.delim;
+        r->quotes = dl.quote != 0;
+        r->quote = dl.quote ? (uint8_t)dl.quote : '"';
+        r->escape = (uint8_t)dl.escape;
+        /* the SIMD split scan knows '"' and doubled quotes: other quoting
+         * is split record by record (tl_csv_split_scan_records) */
+        if (r->quotes && (r->quote != '"' || r->escape))
+            r->split_scan = tl_csv_split_scan_records;
+        r->special[r->delim] = r->special['\n'] = r->special['\r'] = 1;
+        r->dialect = dl;
+        if (read_header(r, opt->no_header, err) != TL_OK) goto fail;
+        tl_csv_dialect_hint(r->p + r->start, r->size - r->start, r->n_cols, &dl, delimiter,
+                            opt->tsv, (char)r->comment, r->hint, sizeof r->hint);
+    }
 
     r->fixed = tl_calloc((size_t)r->n_cols + 1, sizeof *r->fixed);
     r->base.stats.converted = tl_calloc((size_t)r->n_cols + 1, sizeof(int64_t));

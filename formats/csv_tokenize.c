@@ -21,13 +21,12 @@ static int64_t column_of(const CsvReader *r, size_t at)
     return col;
 }
 
-/* Unescape a field into d->scratch ("" -> "); returns its text and length.
+/* Unescape a field into d->scratch (tl_csv_unescape); returns its text and length.
  * NULL on OOM. */
 const char *tl_csv_field_text(const CsvReader *r, CsvCursor *d, const CsvField *f,
                               size_t *len)
 {
     const uint8_t *s = r->p + f->off;
-    size_t n = 0;
     if (!(f->flags & F_ESCAPED)) {
         *len = f->len;
         return (const char *)s;
@@ -38,12 +37,22 @@ const char *tl_csv_field_text(const CsvReader *r, CsvCursor *d, const CsvField *
         d->scratch = g;
         d->scratch_cap = (size_t)f->len + 1;
     }
-    for (uint32_t i = 0; i < f->len; i++) {
-        d->scratch[n++] = s[i];
-        if (s[i] == '"') i++; /* the second quote of a pair */
-    }
-    *len = n;
+    *len = tl_csv_unescape(r, s, f->len, d->scratch);
     return (const char *)d->scratch;
+}
+
+/* See csv_impl.h. */
+size_t tl_csv_unescape(const CsvReader *r, const uint8_t *s, size_t n, uint8_t *out)
+{
+    const uint8_t qc = r->quote, ec = r->escape;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        out[k++] = s[i];
+        if (s[i] == qc) i++; /* the second quote of a pair */
+        else if (ec && s[i] == ec && i + 1 < n && (s[i + 1] == qc || s[i + 1] == ec))
+            out[k - 1] = s[++i];
+    }
+    return k;
 }
 
 /* ------------------------------------------------------------ tokenizer */
@@ -103,18 +112,18 @@ int64_t tl_csv_count_lines(const uint8_t *s, size_t n)
  * the blocks p[from + 64 w ..), bits at or past n cleared. */
 #define DEFINE_MASKS(NAME, ATTR, MASK)                                         \
     ATTR static int NAME(const uint8_t *p, size_t n, uint8_t delim,            \
-                         size_t from, int words, uint64_t *dm, uint64_t *em,   \
-                         uint64_t *qm)                                         \
+                         uint8_t quote, size_t from, int words, uint64_t *dm,  \
+                         uint64_t *em, uint64_t *qm)                           \
     {                                                                          \
         int w;                                                                 \
         for (w = 0; w < words; w++, from += 64) {                              \
             if (from < n && n - from >= 64) {                                  \
-                MASK(p + from, delim, dm + w, em + w, qm + w);                 \
+                MASK(p + from, delim, quote, dm + w, em + w, qm + w);                 \
             } else if (from < n) {                                             \
                 uint8_t tail[64] = {0};                                        \
                 uint64_t keep = ~(uint64_t)0 >> (64 - (n - from));             \
                 memcpy(tail, p + from, n - from);                              \
-                MASK(tail, delim, dm + w, em + w, qm + w);                     \
+                MASK(tail, delim, quote, dm + w, em + w, qm + w);               \
                 dm[w] &= keep;                                                 \
                 em[w] &= keep;                                                 \
                 qm[w] &= keep;                                                 \
@@ -125,14 +134,14 @@ int64_t tl_csv_count_lines(const uint8_t *s, size_t n)
         return w;                                                              \
     }
 
-static inline void mask_scalar(const uint8_t *p, uint8_t delim, uint64_t *dm,
-                               uint64_t *em, uint64_t *qm)
+static inline void mask_scalar(const uint8_t *p, uint8_t delim, uint8_t quote,
+                               uint64_t *dm, uint64_t *em, uint64_t *qm)
 {
     uint64_t m = 0, e = 0, q = 0;
     for (int k = 0; k < 64; k++) {
         m |= (uint64_t)(p[k] == delim) << k;
         e |= (uint64_t)(p[k] == '\n' || p[k] == '\r') << k;
-        q |= (uint64_t)(p[k] == '"') << k;
+        q |= (uint64_t)(p[k] == quote) << k;
     }
     *dm = m;
     *em = e;
@@ -141,10 +150,10 @@ static inline void mask_scalar(const uint8_t *p, uint8_t delim, uint64_t *dm,
 DEFINE_MASKS(flatten_scalar, , mask_scalar)
 
 #if CSV_X86
-static inline void mask_sse2(const uint8_t *p, uint8_t delim, uint64_t *dm,
-                             uint64_t *em, uint64_t *qm)
+static inline void mask_sse2(const uint8_t *p, uint8_t delim, uint8_t quote,
+                             uint64_t *dm, uint64_t *em, uint64_t *qm)
 {
-    const __m128i d = _mm_set1_epi8((char)delim), u = _mm_set1_epi8('"');
+    const __m128i d = _mm_set1_epi8((char)delim), u = _mm_set1_epi8((char)quote);
     const __m128i lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
     uint64_t m = 0, e = 0, q = 0;
     for (int k = 0; k < 4; k++) {
@@ -161,10 +170,10 @@ static inline void mask_sse2(const uint8_t *p, uint8_t delim, uint64_t *dm,
 DEFINE_MASKS(flatten_sse2, , mask_sse2)
 
 #define AVX2_MM(x) ((uint64_t)(uint32_t)_mm256_movemask_epi8(x))
-AVX2_ATTR static inline void mask_avx2(const uint8_t *p, uint8_t delim,
+AVX2_ATTR static inline void mask_avx2(const uint8_t *p, uint8_t delim, uint8_t quote,
                                        uint64_t *dm, uint64_t *em, uint64_t *qm)
 {
-    const __m256i d = _mm256_set1_epi8((char)delim), u = _mm256_set1_epi8('"');
+    const __m256i d = _mm256_set1_epi8((char)delim), u = _mm256_set1_epi8((char)quote);
     const __m256i lf = _mm256_set1_epi8('\n'), cr = _mm256_set1_epi8('\r');
     __m256i x0 = _mm256_loadu_si256((const __m256i *)(const void *)p);
     __m256i x1 = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
@@ -279,8 +288,8 @@ static void window_fill(const CsvReader *r, CsvCursor *d, size_t pos)
     const size_t n = d->end;
     size_t words = (n - pos + 63) / 64;
     if (words > WIN_WORDS) words = WIN_WORDS;
-    words = (size_t)r->flatten(r->p, n, r->delim, pos, (int)words, d->dm, d->em,
-                               d->qm);
+    words = (size_t)r->flatten(r->p, n, r->delim, r->quote, pos, (int)words, d->dm,
+                               d->em, d->qm);
     d->nw = words;
     d->dm[words] = d->em[words] = d->qm[words] = 0;
     d->wq = false;
@@ -604,19 +613,40 @@ TlStatus tl_csv_parse_record(const CsvReader *r, size_t *pos, int64_t *line,
     for (;;) {
         size_t off, flen;
         uint32_t flags = 0;
-        if (i < n && p[i] == '"' && r->quotes) {
+        if (i < n && p[i] == r->quote && r->quotes) {
+            const uint8_t qc = r->quote, ec = r->escape;
+            char hint[256];
             size_t open = i;
             flags = F_QUOTED;
             i++;
             for (;;) {
-                const uint8_t *q = memchr(p + i, '"', n - i);
-                if (!q)
+                const uint8_t *q;
+                if (ec) { /* the quote or the escape, whichever comes first */
+                    while (i < n && p[i] != qc && p[i] != ec) i++;
+                    q = i < n ? p + i : NULL;
+                } else {
+                    q = memchr(p + i, qc, n - i);
+                }
+                if (!q) {
+                    tl_csv_quote_hint(&r->dialect, r->tsv, false, hint, sizeof hint);
                     return tl_error(err, TL_ERR_DATA,
-                                    "%s:%lld:%lld: unterminated quoted field" TL_CSV_QUOTE_HINT,
+                                    "%s:%lld:%lld: unterminated quoted field%s",
                                     r->name, (long long)cur_line,
-                                    (long long)column_of(r, open));
+                                    (long long)column_of(r, open), hint);
+                }
                 i = (size_t)(q - p);
-                if (i + 1 < n && p[i + 1] == '"') {
+                if (*q == ec && *q != qc) {
+                    /* escape + quote or escape: that character; any other
+                     * escape is kept as written */
+                    if (i + 1 < n && (p[i + 1] == qc || p[i + 1] == ec)) {
+                        flags |= F_ESCAPED;
+                        i += 2;
+                    } else {
+                        i++;
+                    }
+                    continue;
+                }
+                if (i + 1 < n && p[i + 1] == qc) {
                     flags |= F_ESCAPED;
                     i += 2;
                     continue;
@@ -627,11 +657,15 @@ TlStatus tl_csv_parse_record(const CsvReader *r, size_t *pos, int64_t *line,
             flen = i - off;
             i++; /* the closing quote */
             cur_line += tl_csv_count_lines(p + off, flen);
-            if (i < n && p[i] != delim && p[i] != '\n' && p[i] != '\r')
+            if (i < n && p[i] != delim && p[i] != '\n' && p[i] != '\r') {
+                /* a backslash before the closing quote: --escape reads it */
+                tl_csv_quote_hint(&r->dialect, r->tsv, !r->escape && p[i - 2] == '\\',
+                                  hint, sizeof hint);
                 return tl_error(err, TL_ERR_DATA,
                                 "%s:%lld:%lld: unexpected character after "
-                                "closing quote" TL_CSV_QUOTE_HINT, r->name, (long long)cur_line,
-                                (long long)column_of(r, i));
+                                "closing quote%s", r->name, (long long)cur_line,
+                                (long long)column_of(r, i), hint);
+            }
         } else {
             off = i;
             while (i < n && !r->special[p[i]]) i++;
@@ -663,6 +697,22 @@ TlStatus tl_csv_parse_record(const CsvReader *r, size_t *pos, int64_t *line,
     return TL_OK;
 }
 
+/* See csv_impl.h: no record is judged here, so split_cut parses each one
+ * with tl_csv_parse_record, which knows every dialect. */
+size_t tl_csv_split_scan_records(const uint8_t *p, size_t n, uint8_t delim, size_t pos,
+                                 int64_t want, size_t stop, int64_t *rows, int64_t *lines,
+                                 size_t *bad)
+{
+    (void)p;
+    (void)delim;
+    (void)want;
+    (void)stop;
+    (void)rows;
+    (void)lines;
+    *bad = pos < n ? pos : SIZE_MAX;
+    return pos;
+}
+
 /* Skip any empty lines at *pos, up to lim. */
 void tl_csv_skip_blank(const CsvReader *r, size_t *pos, int64_t *line, size_t lim)
 {
@@ -675,6 +725,17 @@ void tl_csv_skip_blank(const CsvReader *r, size_t *pos, int64_t *line, size_t li
     }
     *pos = i;
     *line = ln;
+}
+
+/* Whether the record p[a..b) of a CSV input whose quote was left to
+ * sniffing, which kept '"', has a field starting with a single quote: its
+ * field-count error then names --quote "'". */
+static bool single_quoted(const CsvReader *r, size_t a, size_t b)
+{
+    if (r->tsv || r->dialect.quote_given || r->quote != '"') return false;
+    for (size_t i = a; i < b; i++)
+        if (r->p[i] == '\'' && (i == a || r->p[i - 1] == r->delim)) return true;
+    return false;
 }
 
 /* Tokenize records from d->pos (up to d->end) into rows [d->n_rows,
@@ -717,14 +778,17 @@ TlStatus tl_csv_tokenize(const CsvReader *r, CsvCursor *d, int64_t max_rows,
         at_pos = d->pos;
         TL_TRY(tl_csv_parse_record(r, &d->pos, &d->line, d->rec, 1, nc, &found, err));
         /* (the fast tokenizer takes no record with a quote) */
-        if (!d->saw_quote && memchr(r->p + at_pos, '"', d->pos - at_pos))
+        if (!d->saw_quote && memchr(r->p + at_pos, r->quote, d->pos - at_pos))
             d->saw_quote = true;
         if (found != nc && r->ragged == TL_RAGGED_SKIP) continue;
         if (found != nc && (r->ragged != TL_RAGGED_PAD || found > nc))
-            return tl_error(err, TL_ERR_DATA, "%s:%lld: expected %d field%s, found %d (%s; %s)",
+            return tl_error(err, TL_ERR_DATA, "%s:%lld: expected %d field%s, found %d (%s%s; %s)",
                             r->name, (long long)at_line, nc, nc == 1 ? "" : "s", found,
-                            r->hint, found > nc ? "--ragged skip drops such rows"
-                                                : "--ragged pad or skip reads such rows");
+                            r->hint, single_quoted(r, at_pos, d->pos)
+                                         ? "; a field starts with ': --quote \"'\" quotes with it"
+                                         : "",
+                            found > nc ? "--ragged skip drops such rows"
+                                       : "--ragged pad or skip reads such rows");
         for (int k = found; k < nc; k++) d->rec[k] = (CsvField){at_pos, 0, 0}; /* null */
         for (int s = 0; s < d->n_store; s++) {
             int k = d->store[s];

@@ -247,6 +247,7 @@ static TlStatus add_group(Run *r, const TallySpec *s, const TlReadOptions *paren
     if (s->ragged) g->read.ragged = (uint8_t)s->ragged; /* TlRagged */
     if (s->skip) g->read.skip = s->skip;
     if (s->quote) g->read.quote = s->quote;
+    if (s->escape) g->read.escape = s->escape;
     if (s->comment) g->read.comment = s->comment;
     if (s->from) g->read.from = s->from;
     if (s->no_infer) g->read.no_infer = true;
