@@ -73,7 +73,7 @@ const char cli_help_text[] =
 "  --delimiter C, --quote Q, --escape E  else sniffed ('\\t': tab; Q, E: none)\n"
 "  --with-filename, --comment C  add a `filename` column; skip lines starting C\n"
 "  --compress-level N      -o FILE.gz: 1-9 (default 6), FILE.zst: 1-22 (3)\n"
-"  --null STR              read STR as null (TSV: also \\N)\n"
+"  --null STR, --decimal-comma  STR is null (TSV: also \\N); 1,5 is 1.5\n"
 "  --no-header, --skip N   input: line 1 is data (column1...); skip N lines first\n"
 "  --ragged error|pad|skip rows of another field count: fail, pad (nulls), drop\n"
 "  --out-no-header         output: no header; --out-null S, --out-delimiter C\n"
@@ -99,7 +99,7 @@ typedef enum FlagId {
     F_OUT_DELIMITER, F_WITH_FILENAME, F_COMPRESS_LEVEL, F_SORTED,
     F_NO_INFER, F_QUOTED_AS_STRING, F_QUIET,
     F_OUT_NO_HEADER, F_OUT_NULL, F_RAGGED, F_SKIP, F_QUOTE, F_COMMENT,
-    F_ESCAPE,
+    F_ESCAPE, F_DECIMAL_COMMA,
 } FlagId;
 
 typedef struct Flag {
@@ -134,6 +134,7 @@ static const Flag flags[] = {
     {"--skip", F_SKIP, ARG_REQ},
     {"--quote", F_QUOTE, ARG_REQ},
     {"--escape", F_ESCAPE, ARG_REQ},
+    {"--decimal-comma", F_DECIMAL_COMMA, ARG_NONE},
     {"--comment", F_COMMENT, ARG_REQ},
     {"--with-filename", F_WITH_FILENAME, ARG_NONE},
     {"--sorted", F_SORTED, ARG_NONE},
@@ -193,7 +194,7 @@ typedef struct Parser {
     bool set_out_delim, set_with_filename, set_compress_level, set_sorted;
     bool set_no_infer, set_quoted_as_string, set_quiet;
     bool set_out_no_header, set_out_null, set_ragged, set_skip, set_quote;
-    bool set_comment, set_escape;
+    bool set_comment, set_escape, set_decimal_comma;
 } Parser;
 
 static int usage(Parser *p, const char *fmt, ...)
@@ -562,6 +563,10 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
         p->set_quoted_as_string = true;
         s->quoted_as_string = true;
         return 0;
+    case F_DECIMAL_COMMA:
+        p->set_decimal_comma = true;
+        s->decimal_comma = true;
+        return 0;
     case F_QUIET:
         p->set_quiet = true;
         s->quiet = true;
@@ -657,6 +662,7 @@ static int merge_overrides(Parser *p, TallySpec *cli, TallySpec *file_spec)
     if (p->set_sorted) file_spec->sorted = true;
     if (p->set_no_infer) file_spec->no_infer = true;
     if (p->set_quoted_as_string) file_spec->quoted_as_string = true;
+    if (p->set_decimal_comma) file_spec->decimal_comma = true;
     if (p->set_quiet) file_spec->quiet = true;
     if (p->set_compress_level) file_spec->compress_level = cli->compress_level;
     if (p->set_no_optimize) file_spec->no_optimize = true;

@@ -46,7 +46,8 @@ static bool numeric_nearby(const CsvReader *r, const CsvCursor *d, int c, int64_
         f = d->cols[c] + k;
         if (field_null(r, f) || (f->flags & F_ESCAPED)) continue;
         seen++;
-        t = infer_fast(TL_TNULL, (const char *)r->p + f->off, f->len);
+        t = r->decimal_comma ? tl_infer_widen_dc(TL_TNULL, (const char *)r->p + f->off, f->len)
+                             : infer_fast(TL_TNULL, (const char *)r->p + f->off, f->len);
         if (t == TL_TINT64 || t == TL_TFLOAT64) return true;
     }
     return false;
@@ -68,6 +69,8 @@ TlType tl_csv_infer_column(const CsvReader *r, const CsvCursor *d, int c, TlType
         if ((f->flags & F_ESCAPED) || /* holds a quote */
             (r->quoted_as_string && (f->flags & F_QUOTED)))
             t = TL_TSTRING;
+        else if (r->decimal_comma)
+            t = tl_infer_widen_dc(t, (const char *)r->p + f->off, f->len);
         else
             t = infer_fast(t, (const char *)r->p + f->off, f->len);
         if (t == TL_TSTRING) {
@@ -362,12 +365,43 @@ static inline bool parse_ts_any(const char *s, size_t len, size_t room, int64_t 
 DEFINE_CONVERT(convert_f64_base, TL_TFLOAT64, double, parse_f64_inline)
 DEFINE_CONVERT(convert_f64_any, TL_TFLOAT64, double, parse_f64_any)
 
+/* --decimal-comma (tl_infer_widen_dc): s[0..len) with its comma read as
+ * the decimal point, in a copy; a text holding a '.' is no number. */
+static inline bool parse_f64_dc(const char *s, size_t len, double *out, bool exact)
+{
+    char buf[128];
+    const char *comma;
+    if (len >= sizeof buf || memchr(s, '.', len)) return false;
+    memcpy(buf, s, len);
+    comma = memchr(buf, ',', len);
+    if (comma) buf[comma - buf] = '.';
+    return parse_f64_gen(buf, len, len, out, exact);
+}
+
+static inline bool parse_f64_dc_exact(const char *s, size_t len, size_t room, double *out)
+{
+    (void)room;
+    return parse_f64_dc(s, len, out, true);
+}
+
+static inline bool parse_f64_dc_any(const char *s, size_t len, size_t room, double *out)
+{
+    (void)room;
+    return parse_f64_dc(s, len, out, false);
+}
+
+DEFINE_CONVERT(convert_f64_dc, TL_TFLOAT64, double, parse_f64_dc_exact)
+DEFINE_CONVERT(convert_f64_dc_any, TL_TFLOAT64, double, parse_f64_dc_any)
+
 /* The float64 converter: f64_sse first in the AVX2 mode (see
  * tl_csv_scan_mode; the other modes keep the scalar path, and the tests
- * compare them). */
+ * compare them); with --decimal-comma, parse_f64_dc. */
 static TlStatus convert_f64(const CsvReader *r, CsvCursor *d, int c, TlArray **out,
                             int64_t *bad, TlError *err)
 {
+    if (r->decimal_comma)
+        return r->fixed[c] ? convert_f64_dc_any(r, d, c, out, bad, err)
+                           : convert_f64_dc(r, d, c, out, bad, err);
 #if CSV_X86
     if (tl_csv_avx2_mode(r))
         return convert_f64_sse(r, d, c, !r->fixed[c], out, bad, err);
@@ -766,10 +800,12 @@ TlStatus tl_csv_decode(TlReader *base, TlDecoder *dbase, const TlMorsel *m,
  * only the "over 4 GiB of quoted text in one batch" limit is checked on
  * the rows converted.  Pages are given back once the rest is converted. */
 
-/* Whether column type t may wait for tl_csv_decode_rest. */
-static bool late_type(TlType t)
+/* Whether a column of type t may wait for tl_csv_decode_rest (float64 not
+ * with --decimal-comma: the checks take "1.5", which parse_f64_dc
+ * refuses). */
+static bool late_type(const CsvReader *r, TlType t)
 {
-    return t == TL_TINT64 || t == TL_TFLOAT64 || t == TL_TSTRING;
+    return t == TL_TINT64 || (t == TL_TFLOAT64 && !r->decimal_comma) || t == TL_TSTRING;
 }
 
 /* See format.h: decode morsel m converting the early columns (and those
@@ -836,7 +872,7 @@ TlStatus tl_csv_decode_early(TlReader *base, TlDecoder *dbase,
         int c = r->proj[k];
         TlType t = r->schema.fields[c].type;
         if ((k < n_early && early[k]) || d->chk[c]) continue;
-        if (t == TL_TINT64 || t == TL_TFLOAT64) {
+        if (late_type(r, t) && t != TL_TSTRING) {
             d->chk[c] = t == TL_TINT64 ? 1 : 2;
             d->chk_cols[d->n_chk++] = c;
         }
@@ -868,7 +904,7 @@ TlStatus tl_csv_decode_early(TlReader *base, TlDecoder *dbase,
             if (d->chk[r->proj[k]] || r->schema.fields[r->proj[k]].type == TL_TSTRING)
                 d->skip[r->proj[k]] = true;
         for (int k = 0; k < r->n_proj; k++)
-            if ((k < n_early && early[k]) || !late_type(r->schema.fields[r->proj[k]].type))
+            if ((k < n_early && early[k]) || !late_type(r, r->schema.fields[r->proj[k]].type))
                 d->skip[r->proj[k]] = false;
         for (int c = 0; c < r->n_cols; c++) d->stored_all &= !d->skip[c];
     }
@@ -892,8 +928,8 @@ TlStatus tl_csv_decode_early(TlReader *base, TlDecoder *dbase,
         int c = r->proj[k];
         TlType t = r->schema.fields[c].type;
         int64_t bad = -1;
-        if (k < n_early && !early[k] && late_type(t)) continue;
-        if (k >= n_early && late_type(t)) continue;
+        if (k < n_early && !early[k] && late_type(r, t)) continue;
+        if (k >= n_early && late_type(r, t)) continue;
         st = convert_col(r, d, c, t, &b->cols[k], &bad, err);
         if (st != TL_OK) goto fail;
         if (bad >= 0) {

@@ -147,6 +147,8 @@ typedef struct CsvReader {
                                 one to tl_csv_parse_record as always */
     uint8_t escape;          /* in a quoted field, escape + quote or escape
                                 is that character (0: none) */
+    bool decimal_comma;      /* --decimal-comma: numbers are read with
+                                tl_infer_widen_dc and parse_f64_dc */
     uint8_t ragged, comment; /* --ragged (TlRagged); --comment (0: none) */
     int64_t skipped;         /* --skip: lines before start (line numbers) */
 

@@ -897,6 +897,7 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     r->name = tl_strdup(tl_escape_name(tl_input_name(path)).s);
     if (!r->name) goto oom;
     r->quoted_as_string = opt->quoted_as_string;
+    r->decimal_comma = opt->decimal_comma;
     r->quiet = opt->quiet;
     r->tsv = opt->tsv;
     r->ragged = opt->ragged;
@@ -926,6 +927,10 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
         TlCsvGiven g = {opt->delimiter ? delimiter : 0, delimiter,
                         opt->quote ? opt->quote : opt->tsv ? -1 : 0,
                         opt->tsv ? -1 : opt->escape, (char)r->comment};
+        /* --decimal-comma: ';' stands in for the suffix's ',' (a file no
+         * delimiter splits consistently is one column, its numbers'
+         * commas no delimiter); ',' is still a candidate, as in DuckDB */
+        if (opt->decimal_comma && !opt->delimiter && g.dflt == ',') g.dflt = ';';
         TlCsvDialect dl;
         tl_csv_sniff(r->p + r->start, r->size - r->start, r->size < full, &g, &dl);
         if (dl.quote && dl.quote == dl.delim) {
@@ -945,7 +950,7 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
         r->special[r->delim] = r->special['\n'] = r->special['\r'] = 1;
         r->dialect = dl;
         if (read_header(r, opt->no_header, err) != TL_OK) goto fail;
-        tl_csv_dialect_hint(r->p + r->start, r->size - r->start, r->n_cols, &dl, delimiter,
+        tl_csv_dialect_hint(r->p + r->start, r->size - r->start, r->n_cols, &dl, g.dflt,
                             opt->tsv, (char)r->comment, r->hint, sizeof r->hint);
     }
 

@@ -68,6 +68,7 @@ typedef struct TlReadOptions {
                                 character */
     int escape;              /* --escape: 0 sniffed (none or backslash;
                                 TSV: none), -1 none, else the character */
+    bool decimal_comma;      /* --decimal-comma: "1,5" is 1.5 (CSV, TSV) */
 } TlReadOptions;
 
 /* --ragged: a CSV/TSV row with fewer or more fields than the header is an

@@ -100,6 +100,7 @@ typedef struct TallySpec {
                                none, else the character */
     int escape;             /* --escape: 0 sniffed (CSV), -1 none, else the
                                character */
+    bool decimal_comma;     /* --decimal-comma: "1,5" is the number 1.5 */
     char comment;           /* --comment C: input lines starting with C skipped */
     int ragged;             /* --ragged: 0 error, 1 pad, 2 skip (CSV/TSV
                                rows with another field count than the header) */

@@ -15,7 +15,7 @@
  *     "sorted": false, "no_infer": false, "quoted_as_string": false,
  *     "quiet": false, "out_null": "NA", "out_no_header": false,
  *     "ragged": "error", "skip": 0, "quote": "\"", "escape": "\\",
- *     "comment": "#" }
+ *     "comment": "#", "decimal_comma": false }
  *
  *   STEP is an object with one step key:
  *     {"filter": "EXPR"}              {"select": ["EXPR [as NAME]", ...]}
@@ -570,12 +570,13 @@ static const char *const top_keys[] = {"inputs", "input", "steps", "output",
                                        "compress_level", "sorted", "no_infer",
                                        "quoted_as_string", "quiet",
                                        "out_null", "out_no_header", "ragged",
-                                       "skip", "quote", "comment", "escape"};
+                                       "skip", "quote", "comment", "escape",
+                                       "decimal_comma"};
 enum { T_INPUTS, T_INPUT, T_STEPS, T_OUTPUT, T_DELIM, T_NULL, T_NO_HEADER,
        T_SCHEMA, T_FROM, T_TO, T_THREADS, T_WITH_FILENAME, T_OUT_DELIM,
        T_COMPRESS_LEVEL, T_SORTED, T_NO_INFER, T_QUOTED_AS_STRING, T_QUIET,
        T_OUT_NULL, T_OUT_NO_HEADER, T_RAGGED, T_SKIP, T_QUOTE, T_COMMENT, T_ESCAPE,
-       T_COUNT };
+       T_DECIMAL_COMMA, T_COUNT };
 
 static int push_input(Ctx *c, const char *s)
 {
@@ -692,6 +693,10 @@ static int top_value(Ctx *c, int k, const cJSON *v)
     case T_QUOTED_AS_STRING:
         if (!cJSON_IsBool(v)) return fail(c, "expected true or false");
         sp->quoted_as_string = cJSON_IsTrue(v);
+        return 0;
+    case T_DECIMAL_COMMA:
+        if (!cJSON_IsBool(v)) return fail(c, "expected true or false");
+        sp->decimal_comma = cJSON_IsTrue(v);
         return 0;
     case T_QUIET:
         if (!cJSON_IsBool(v)) return fail(c, "expected true or false");

@@ -248,6 +248,7 @@ static TlStatus add_group(Run *r, const TallySpec *s, const TlReadOptions *paren
     if (s->skip) g->read.skip = s->skip;
     if (s->quote) g->read.quote = s->quote;
     if (s->escape) g->read.escape = s->escape;
+    if (s->decimal_comma) g->read.decimal_comma = true;
     if (s->comment) g->read.comment = s->comment;
     if (s->from) g->read.from = s->from;
     if (s->no_infer) g->read.no_infer = true;
