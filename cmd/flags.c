@@ -67,7 +67,7 @@ const char cli_help_text[] =
 "\n"
 "Options:\n"
 "  -o, --output FILE       write FILE atomically (.csv .tsv .ndjson .jsonl\n"
-"                          .json, else CSV; + .gz/.zst); a device, FIFO in place\n"
+"                          .json, + .gz/.zst; else --to); a device, FIFO in place\n"
 "  -f, --file PIPELINE     inputs and steps from a JSON file; --from/--to FMT:\n"
 "                          input/output format (csv, tsv, ndjson, json, ...)\n"
 "  --delimiter C, --quote Q, --escape E  else sniffed ('\\t': tab; Q, E: none)\n"
