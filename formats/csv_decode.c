@@ -83,6 +83,19 @@ TlType tl_csv_infer_column(const CsvReader *r, const CsvCursor *d, int c, TlType
     return t;
 }
 
+/* --decimal-comma (tl_infer_widen_dc): s[0..len) with its comma read as
+ * the decimal point, in a copy; a text holding a '.' is no number. */
+static inline bool parse_f64_dc(const char *s, size_t len, double *out, bool exact)
+{
+    char buf[128];
+    const char *comma;
+    if (len >= sizeof buf || memchr(s, '.', len)) return false;
+    memcpy(buf, s, len);
+    comma = memchr(buf, ',', len);
+    if (comma) buf[comma - buf] = '.';
+    return parse_f64_gen(buf, len, len, out, exact);
+}
+
 /* A value of column c at row does not parse as the column's type: a data
  * error for a --schema column (or without hints); otherwise the widened
  * types of the batch's projected columns go to *widen (a new schema of
@@ -98,11 +111,20 @@ static TlStatus value_misfit(const CsvReader *r, CsvCursor *d, int c, int64_t ro
     if (r->fixed[c] || !r->hints) {
         size_t len;
         const char *s = tl_csv_field_text(r, d, f, &len);
+        const char *knob = "";
+        double v;
         if (!s) return tl_error_oom(err);
-        return tl_error(err, TL_ERR_DATA, "%s:%lld:%d: %s is not a valid %s (column %s)",
+        /* a float spelled with the other decimal separator: the knob */
+        if (fld->type == TL_TFLOAT64 && !r->decimal_comma && memchr(s, ',', len) &&
+            parse_f64_dc(s, len, &v, false))
+            knob = "; --decimal-comma reads a comma as the decimal point";
+        else if (fld->type == TL_TFLOAT64 && r->decimal_comma && memchr(s, '.', len) &&
+                 tl_parse_f64(s, len, &v))
+            knob = "; --decimal-comma reads only a comma as the decimal point";
+        return tl_error(err, TL_ERR_DATA, "%s:%lld:%d: %s is not a valid %s (column %s%s)",
                         r->name, (long long)d->row_line[row], c + 1,
                         tl_quote(s, len).s, tl_type_name(fld->type),
-                        tl_quote_name(fld->name).s);
+                        tl_quote_name(fld->name).s, knob);
     }
     {
         /* the note travels with the widen schema: the value that made
@@ -364,19 +386,6 @@ static inline bool parse_ts_any(const char *s, size_t len, size_t room, int64_t 
 
 DEFINE_CONVERT(convert_f64_base, TL_TFLOAT64, double, parse_f64_inline)
 DEFINE_CONVERT(convert_f64_any, TL_TFLOAT64, double, parse_f64_any)
-
-/* --decimal-comma (tl_infer_widen_dc): s[0..len) with its comma read as
- * the decimal point, in a copy; a text holding a '.' is no number. */
-static inline bool parse_f64_dc(const char *s, size_t len, double *out, bool exact)
-{
-    char buf[128];
-    const char *comma;
-    if (len >= sizeof buf || memchr(s, '.', len)) return false;
-    memcpy(buf, s, len);
-    comma = memchr(buf, ',', len);
-    if (comma) buf[comma - buf] = '.';
-    return parse_f64_gen(buf, len, len, out, exact);
-}
 
 static inline bool parse_f64_dc_exact(const char *s, size_t len, size_t room, double *out)
 {

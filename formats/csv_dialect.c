@@ -201,7 +201,7 @@ void tl_csv_sniff(const uint8_t *p, size_t n, bool more_follows, const TlCsvGive
     out->delim_sniffed = !g->delim;
     out->quote_sniffed = g->quote == 0 && out->quote != quotes[0];
     out->escape_sniffed = g->escape == 0 && out->escape != 0;
-    out->quote_given = g->quote != 0;
+    out->quote_given = false;
 }
 
 /* See csv_dialect.h. */

@@ -43,7 +43,7 @@ typedef struct TlCsvDialect {
     bool delim_sniffed;  /* decided from the data (no --delimiter) */
     bool quote_sniffed;  /* the quote sniffed is not '"' */
     bool escape_sniffed; /* an escape was sniffed */
-    bool quote_given;    /* by --quote (or the format: TSV) */
+    bool quote_given;    /* by --quote (the reader sets it) */
 } TlCsvDialect;
 
 /* The dialect of the text p[0..n) (after any BOM and --skip lines) for

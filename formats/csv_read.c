@@ -949,6 +949,7 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
             r->split_scan = tl_csv_split_scan_records;
         r->special[r->delim] = r->special['\n'] = r->special['\r'] = 1;
         r->dialect = dl;
+        r->dialect.quote_given = opt->quote != 0;
         if (read_header(r, opt->no_header, err) != TL_OK) goto fail;
         tl_csv_dialect_hint(r->p + r->start, r->size - r->start, r->n_cols, &dl, g.dflt,
                             opt->tsv, (char)r->comment, r->hint, sizeof r->hint);

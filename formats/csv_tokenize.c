@@ -727,15 +727,19 @@ void tl_csv_skip_blank(const CsvReader *r, size_t *pos, int64_t *line, size_t li
     *line = ln;
 }
 
-/* Whether the record p[a..b) of a CSV input whose quote was left to
- * sniffing, which kept '"', has a field starting with a single quote: its
- * field-count error then names --quote "'". */
-static bool single_quoted(const CsvReader *r, size_t a, size_t b)
+/* The quote a field-count error suggests for the record p[a..b), or 0: a
+ * field of it starts with ' in CSV whose quote was left to sniffing (which
+ * kept '"'), or with '"' in TSV without --quote (quotes are data there). */
+static char quote_to_try(const CsvReader *r, size_t a, size_t b)
 {
-    if (r->tsv || r->dialect.quote_given || r->quote != '"') return false;
+    char q;
+    if (r->dialect.quote_given) return 0;
+    if (r->tsv) q = '"';
+    else if (r->quote == '"') q = '\'';
+    else return 0;
     for (size_t i = a; i < b; i++)
-        if (r->p[i] == '\'' && (i == a || r->p[i - 1] == r->delim)) return true;
-    return false;
+        if (r->p[i] == (uint8_t)q && (i == a || r->p[i - 1] == r->delim)) return q;
+    return 0;
 }
 
 /* Tokenize records from d->pos (up to d->end) into rows [d->n_rows,
@@ -781,14 +785,16 @@ TlStatus tl_csv_tokenize(const CsvReader *r, CsvCursor *d, int64_t max_rows,
         if (!d->saw_quote && memchr(r->p + at_pos, r->quote, d->pos - at_pos))
             d->saw_quote = true;
         if (found != nc && r->ragged == TL_RAGGED_SKIP) continue;
-        if (found != nc && (r->ragged != TL_RAGGED_PAD || found > nc))
+        if (found != nc && (r->ragged != TL_RAGGED_PAD || found > nc)) {
+            char q = quote_to_try(r, at_pos, d->pos), sq[8], try[64] = "";
+            if (q)
+                snprintf(try, sizeof try, "; a field starts with %c: --quote %s quotes with it",
+                         q, tl_csv_char_spelling(q, sq));
             return tl_error(err, TL_ERR_DATA, "%s:%lld: expected %d field%s, found %d (%s%s; %s)",
                             r->name, (long long)at_line, nc, nc == 1 ? "" : "s", found,
-                            r->hint, single_quoted(r, at_pos, d->pos)
-                                         ? "; a field starts with ': --quote \"'\" quotes with it"
-                                         : "",
-                            found > nc ? "--ragged skip drops such rows"
-                                       : "--ragged pad or skip reads such rows");
+                            r->hint, try, found > nc ? "--ragged skip drops such rows"
+                                                     : "--ragged pad or skip reads such rows");
+        }
         for (int k = found; k < nc; k++) d->rec[k] = (CsvField){at_pos, 0, 0}; /* null */
         for (int s = 0; s < d->n_store; s++) {
             int k = d->store[s];

@@ -308,7 +308,7 @@ EOF
 {"a":"2","b":"2,5","c":"1,0","d":"2"}
 EOF
     run_tally dc2.csv --decimal-comma --schema 'b:float'
-    assert_err 1 'tally: dc2.csv:2:2: "1.5" is not a valid float64 (column "b")'
+    assert_err 1 'tally: dc2.csv:2:2: "1.5" is not a valid float64 (column "b"; --decimal-comma reads only a comma as the decimal point)'
     assert_run_out dc2.csv --decimal-comma --schema 'c:float' --select c <<'EOF'
 c
 0.5
@@ -364,6 +364,27 @@ EOF
         assert_ok
         assert_out "$want"
     done
+}
+
+@test "errors about a decimal comma name --decimal-comma" {
+    printf 'k;v\na;1,5\nb;2\n' > c1.csv
+    run_tally c1.csv --schema v:float
+    assert_err 1 'tally: c1.csv:2:2: "1,5" is not a valid float64 (column "v"; --decimal-comma reads a comma as the decimal point)'
+    run_tally c1.csv --agg 's = sum(v)'
+    assert_err 2 <<'EOF'
+tally: sum needs a numeric argument, not string
+  --agg: s = sum(v)
+                 ^
+  column "v" is string because c1.csv:2 holds "1,5" (--decimal-comma reads a comma as the decimal point)
+EOF
+    printf 'k;v\na;1,5\nb;2.5\n' > c2.csv
+    run_tally c2.csv --decimal-comma --agg 's = sum(v)'
+    assert_err 2 <<'EOF'
+tally: sum needs a numeric argument, not string
+  --agg: s = sum(v)
+                 ^
+  column "v" is string because c2.csv:3 holds "2.5", a point where --decimal-comma reads only a comma
+EOF
 }
 
 @test "--decimal-comma in a pipeline file" {

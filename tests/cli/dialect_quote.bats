@@ -81,6 +81,15 @@ EOF
     assert_err 1 "tally: qt.tsv:2: expected 2 fields, found 3 (TSV, delimiter '\\t'; --ragged skip drops such rows)"
 }
 
+@test "a TSV field-count error on a field starting with a double quote names --quote" {
+    printf 'a\tb\n"x\ty"\t1\n' > dq.tsv
+    run_tally dq.tsv
+    assert_err 1 "tally: dq.tsv:2: expected 2 fields, found 3 (TSV, delimiter '\\t'; a field starts with \": --quote '\"' quotes with it; --ragged skip drops such rows)"
+    assert_run_out dq.tsv --quote '"' --to ndjson <<'EOF'
+{"a":"x\ty","b":1}
+EOF
+}
+
 # Backslash escapes inside quoted fields; a doubled quote is still a quote
 # and any other backslash is kept as written.
 esc_file() {
