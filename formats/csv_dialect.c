@@ -131,10 +131,13 @@ static Count count_fields(const uint8_t *p, size_t n, bool more_follows, char c,
 void tl_csv_sniff(const uint8_t *p, size_t n, bool more_follows, const TlCsvGiven *g,
                   TlCsvDialect *out)
 {
+    struct {
+        char delim, quote, escape;
+        Count k;
+        bool ok; /* valid, same, and (a sniffed ') quoting and closed */
+    } cand[N_CAND * 4];
     char delims[N_CAND], quotes[2], escapes[2];
-    int nd = 0, nq = 0, ne = 0, header[N_CAND] = {0};
-    int best_fields = 1, best_dflt = 0, best_quoted = 0;
-    bool found = false;
+    int nd = 0, nq = 0, ne = 0, nc = 0, best = -1, header[N_CAND] = {0};
     if (n > TL_SNIFF_BYTES) {
         n = TL_SNIFF_BYTES;
         more_follows = true;
@@ -157,46 +160,58 @@ void tl_csv_sniff(const uint8_t *p, size_t n, bool more_follows, const TlCsvGive
     out->delim = g->delim ? g->delim : g->dflt;
     out->quote = quotes[0];
     out->escape = quotes[0] && escapes[0] != quotes[0] ? escapes[0] : 0;
-    for (int di = 0; di < nd; di++) {
-        const char c = delims[di];
-        for (int qi = 0; qi < nq; qi++) {
-            const char q = quotes[qi];
-            if (q && q == c) continue;
+    /* every candidate, in the order of the rule */
+    for (int di = 0; di < nd; di++)
+        for (int qi = 0; qi < nq; qi++)
             for (int ei = 0; ei < ne; ei++) {
+                const char c = delims[di], q = quotes[qi];
                 const char e = q && escapes[ei] != q ? escapes[ei] : 0;
                 Count k;
-                int is_dflt = c == g->dflt, quoted;
-                if ((e && e == c) || (!q && ei > 0)) continue;
+                if ((q && q == c) || (e && e == c) || (!q && ei > 0)) continue;
                 k = count_fields(p, n, more_follows, c, q, e, g->comment);
                 if (qi == 0 && ei == 0) header[di] = k.first;
+                cand[nc].delim = c;
+                cand[nc].quote = q;
+                cand[nc].escape = e;
+                cand[nc].k = k;
                 /* a sniffed quote other than '"' must quote a field of
                  * the sample (and close it there) to compete */
-                if (g->quote == 0 && qi > 0 && (!k.quoted || k.cut_quoted)) continue;
-                if (!k.valid || !k.same || k.first < 2) continue;
-                quoted = k.quoted;
-                if (k.first > best_fields ||
-                    (k.first == best_fields &&
-                     (is_dflt > best_dflt || (is_dflt == best_dflt && quoted > best_quoted)))) {
-                    best_fields = k.first;
-                    best_dflt = is_dflt;
-                    best_quoted = quoted;
-                    out->delim = c;
-                    out->quote = q;
-                    out->escape = e;
-                    found = true;
-                }
+                cand[nc].ok = k.valid && k.same &&
+                              !(g->quote == 0 && qi > 0 && (!k.quoted || k.cut_quoted));
+                nc++;
             }
-        }
+    /* the most fields (more than one), then the suffix's delimiter, then a
+     * quote that quotes, then the order */
+    for (int i = 0; i < nc; i++) {
+        const Count *k = &cand[i].k, *b = best >= 0 ? &cand[best].k : NULL;
+        bool dflt = cand[i].delim == g->dflt;
+        if (!cand[i].ok || k->first < 2) continue;
+        if (!b || k->first > b->first ||
+            (k->first == b->first &&
+             (dflt > (cand[best].delim == g->dflt) ||
+              (dflt == (cand[best].delim == g->dflt) && k->quoted > b->quoted))))
+            best = i;
     }
-    if (!found && !g->delim) {
-        /* a ragged file: the delimiter splitting the header most, with the
-         * first quote and escape */
+    if (best < 0) {
+        /* none: the delimiter splitting the header most (a ragged file),
+         * else the given or the suffix's one; for it, a quote that quotes
+         * a consistent one-column sample ('Doc') */
         int top = 1;
-        for (int di = 0; di < nd; di++)
+        for (int di = 0; !g->delim && di < nd; di++)
             if (header[di] > top || (header[di] == top && top > 1 && delims[di] == g->dflt)) {
                 top = header[di];
                 out->delim = delims[di];
             }
+        for (int i = 0; top == 1 && i < nc; i++)
+            if (cand[i].ok && cand[i].delim == out->delim &&
+                (best < 0 || cand[i].k.quoted > cand[best].k.quoted))
+                best = i;
+        if (best >= 0 && !cand[best].k.quoted) best = -1; /* the first quote */
+    }
+    if (best >= 0) {
+        out->delim = cand[best].delim;
+        out->quote = cand[best].quote;
+        out->escape = cand[best].escape;
     }
     out->delim_sniffed = !g->delim;
     out->quote_sniffed = g->quote == 0 && out->quote != quotes[0];
@@ -248,7 +263,7 @@ const char *tl_csv_char_spelling(char c, char buf[8])
     return buf;
 }
 
-/* ", quote X sniffed ...", ", escape X from --escape" and the like into
+/* "; quote X sniffed ...", "; escape X" and the like into
  * buf (empty for the format's defaults). */
 static void quote_words(const TlCsvDialect *d, bool tsv, char *buf, size_t cap)
 {
@@ -256,14 +271,14 @@ static void quote_words(const TlCsvDialect *d, bool tsv, char *buf, size_t cap)
     size_t k = 0;
     buf[0] = 0;
     if (!d->quote && !tsv) {
-        k = (size_t)snprintf(buf, cap, ", no quotes");
+        k = (size_t)snprintf(buf, cap, "; no quotes");
     } else if (d->quote && (tsv || d->quote != '"')) {
-        k = (size_t)snprintf(buf, cap, ", quote %s%s", tl_csv_char_spelling(d->quote, sq),
+        k = (size_t)snprintf(buf, cap, "; quote %s%s", tl_csv_char_spelling(d->quote, sq),
                              d->quote_sniffed ? " sniffed from the first records: "
                                                 "--quote sets it" : "");
     }
     if (k < cap && d->escape)
-        snprintf(buf + k, cap - k, ", escape %s%s", tl_csv_char_spelling(d->escape, se),
+        snprintf(buf + k, cap - k, "; escape %s%s", tl_csv_char_spelling(d->escape, se),
                  d->escape_sniffed ? " sniffed from the first records: --escape sets it"
                                    : "");
 }

@@ -61,7 +61,9 @@ typedef struct TlCsvDialect {
  * ties go to the suffix's delimiter (g->dflt), then to a candidate whose
  * quote quotes some field, then to the order above.  With none
  * consistent: the first quote and escape, and the delimiter splitting the
- * header into the most fields (ties as above; none above one: g->dflt).
+ * header into the most fields (ties as above); when none splits it, the
+ * given delimiter or g->dflt, with the first candidate quote and escape
+ * under which every sampled record parses and some field is quoted.
  * Deterministic: depends only on the bytes. */
 void tl_csv_sniff(const uint8_t *p, size_t n, bool more_follows, const TlCsvGiven *g,
                   TlCsvDialect *out);
@@ -86,8 +88,8 @@ size_t tl_csv_skip_comments(const uint8_t *p, size_t size, size_t pos, uint8_t c
  * sniffed (dflt: the suffix's) to differ from the suffix's: `CSV,
  * delimiter ','` or `CSV, delimiter ';' sniffed from the first records:
  * --delimiter sets it`, then the quote and escape when they are not the
- * format's defaults (`, quote "'" sniffed from the first records: --quote
- * sets it`, `, no quotes`, `, escape '\'`); a first line
+ * format's defaults (`; quote "'" sniffed from the first records: --quote
+ * sets it`, `; no quotes`, `; escape '\'`); a first line
  * starting with '#' without --comment (comment 0) adds `the first line
  * starts with '#': try --comment '#'`. */
 void tl_csv_dialect_hint(const uint8_t *hdr, size_t n, int n_cols, const TlCsvDialect *d,

@@ -32,6 +32,18 @@ lines"
 EOF
 }
 
+@test "sniffing: a one-column file gets its quote sniffed too" {
+    printf "movie_title\n'Doc'\n'a,b'\n" > one.csv
+    assert_run_out one.csv --to ndjson <<'EOF'
+{"movie_title":"Doc"}
+{"movie_title":"a,b"}
+EOF
+    printf 'title\n"say \\"hi\\""\n' > one_esc.csv
+    assert_run_out one_esc.csv --to ndjson <<'EOF'
+{"title":"say \"hi\""}
+EOF
+}
+
 @test "sniffing: apostrophes inside or opening unclosed values leave the quote '\"'" {
     printf "id,name,size\n1,O'Brien,\"5\"\"\"\n2,'70s,2\n" > apos.csv
     assert_run_out apos.csv --to ndjson <<'EOF'
@@ -241,7 +253,7 @@ EOF
         printf "22,'a,b',c\n"
     } > n.csv
     run_tally n.csv
-    assert_err 1 "tally: n.csv:23: expected 2 fields, found 3 (CSV, delimiter ',', quote \"'\" sniffed from the first records: --quote sets it; --ragged skip drops such rows)"
+    assert_err 1 "tally: n.csv:23: expected 2 fields, found 3 (CSV, delimiter ','; quote \"'\" sniffed from the first records: --quote sets it; --ragged skip drops such rows)"
     printf "a,b\n'x,1',2\n'y',3\n4,5,6\n" > r.csv
     run_tally r.csv
     assert_err 1 "tally: r.csv:2: expected 2 fields, found 3 (CSV, delimiter ','; a field starts with ': --quote \"'\" quotes with it; --ragged skip drops such rows)"
