@@ -364,8 +364,8 @@ TlStatus tl_reader_open(const char *path, const TlReadOptions *opt,
     if (opt->from) {
         fmt = format_name(opt->from);
         if (!fmt)
-            return tl_error(err, TL_ERR_USAGE, "--from: unknown format %s",
-                            tl_quote_name(opt->from).s);
+            return tl_error(err, TL_ERR_USAGE, "--from: unknown format %s (tally reads "
+                            "csv, tsv, ndjson, jsonl, json)", tl_quote_name(opt->from).s);
     }
     if (!fmt && strcmp(path, "-") == 0) TL_TRY(tl_stdin_sniff(&fmt, err));
     if (!fmt) fmt = "csv";
@@ -662,7 +662,8 @@ TlStatus tl_writer_open(TlSink *sink, const char *format, const TlSchema *schema
     bool header = opt ? opt->header : true;
     *out = NULL;
     if (!fmt)
-        return tl_error(err, TL_ERR_USAGE, "--to: unknown format %s", tl_quote_name(format).s);
+        return tl_error(err, TL_ERR_USAGE, "--to: unknown format %s (tally writes csv, tsv, "
+                        "ndjson, jsonl, json)", tl_quote_name(format).s);
     if (strcmp(fmt, "ndjson") == 0)
         return tl_ndjson_writer_open(sink, schema, out, err);
     if (strcmp(fmt, "json") == 0)

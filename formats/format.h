@@ -63,8 +63,12 @@ typedef struct TlReadOptions {
     uint8_t ragged;          /* rows with another field count (TlRagged) */
     int64_t skip;            /* --skip: lines before the header */
     char comment;            /* --comment: lines starting with it skipped */
-    int quote;               /* --quote: 0 the format's ('"' CSV, none TSV),
-                                -1 none, '"' */
+    int quote;               /* --quote: 0 the format's (CSV: sniffed, '"'
+                                or '\''; TSV: none), -1 none, else the
+                                character */
+    int escape;              /* --escape: 0 sniffed (none or backslash;
+                                TSV: none), -1 none, else the character */
+    bool decimal_comma;      /* --decimal-comma: "1,5" is 1.5 (CSV, TSV) */
 } TlReadOptions;
 
 /* --ragged: a CSV/TSV row with fewer or more fields than the header is an

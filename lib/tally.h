@@ -96,7 +96,11 @@ typedef struct TallySpec {
     bool out_no_header;     /* --out-no-header: write no header line */
     char *out_null;         /* --out-null: how CSV/TSV output writes null */
     int64_t skip;           /* --skip N: CSV/TSV lines before the header */
-    int quote;              /* --quote: 0 the format's, -1 none, '"' */
+    int quote;              /* --quote: 0 the format's (CSV: sniffed), -1
+                               none, else the character */
+    int escape;             /* --escape: 0 sniffed (CSV), -1 none, else the
+                               character */
+    bool decimal_comma;     /* --decimal-comma: "1,5" is the number 1.5 */
     char comment;           /* --comment C: input lines starting with C skipped */
     int ragged;             /* --ragged: 0 error, 1 pad, 2 skip (CSV/TSV
                                rows with another field count than the header) */

@@ -1217,7 +1217,21 @@ static bool has_word(const char *text, const char *word)
 /* A type error about a string (a number wanted) that names a column which
  * inference made a string: add which value did it, and the way out
  * (formats/infer.h keeps the first such value of each column). */
-static void explain_string(const TlPlanOptions *opt, TlError *err)
+/* Whether s is a number with its decimal point written as a comma (one
+ * comma, the text with a point there a number): --decimal-comma reads it. */
+static bool comma_number(const char *s)
+{
+    char buf[64];
+    const char *c = strchr(s, ',');
+    size_t n = strlen(s);
+    double v;
+    if (!c || strchr(c + 1, ',') || strchr(s, '.') || n >= sizeof buf) return false;
+    memcpy(buf, s, n + 1);
+    buf[c - s] = '.';
+    return tl_parse_f64(buf, n, &v);
+}
+
+static void explain_string(const TallySpec *spec, const TlPlanOptions *opt, TlError *err)
 {
     size_t len = strlen(err->msg);
     if (!strstr(err->msg, "string") || !opt->hints) return;
@@ -1236,6 +1250,16 @@ static void explain_string(const TlPlanOptions *opt, TlError *err)
                          "\n  column \"%s\" is string because %s:%lld holds \"%.*s%s\" in "
                          "quotes (--quoted-as-string)", n->column, n->file,
                          (long long)n->line, shown, n->text, more);
+            else if (!spec->decimal_comma && comma_number(n->text))
+                snprintf(err->msg + len, sizeof err->msg - len,
+                         "\n  column \"%s\" is string because %s:%lld holds \"%.*s%s\" "
+                         "(--decimal-comma reads a comma as the decimal point)", n->column,
+                         n->file, (long long)n->line, shown, n->text, more);
+            else if (spec->decimal_comma && !is_int && number && strchr(n->text, '.'))
+                snprintf(err->msg + len, sizeof err->msg - len,
+                         "\n  column \"%s\" is string because %s:%lld holds \"%.*s%s\", "
+                         "a point where --decimal-comma reads only a comma", n->column,
+                         n->file, (long long)n->line, shown, n->text, more);
             else if (number)
                 snprintf(err->msg + len, sizeof err->msg - len,
                          "\n  column \"%s\" is string because %s:%lld holds \"%.*s%s\", "
@@ -1290,7 +1314,7 @@ TlStatus tl_plan_build(const TallySpec *spec, const TlPlanOptions *opt,
     *out = p;
     return TL_OK;
 fail:
-    if (st == TL_ERR_USAGE) explain_string(opt, err);
+    if (st == TL_ERR_USAGE) explain_string(spec, opt, err);
     tl_plan_free(p);
     return st;
 }

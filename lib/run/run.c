@@ -68,6 +68,8 @@ typedef struct Run {
     int n_groups, cap_groups;
     TlPlanGroup *plan_groups; /* per group, for the planner */
     char *out_path;           /* NULL: standard output */
+    bool out_unnamed;         /* out_path's suffix names no format, nor
+                                 does --to (unnamed_format) */
     const char *out_format;   /* "csv" / "tsv" / "ndjson" / "json" */
     const char *out_comp;     /* "gz" / "zst" from the -o suffix, or NULL */
     TlSink *sink;
@@ -248,6 +250,8 @@ static TlStatus add_group(Run *r, const TallySpec *s, const TlReadOptions *paren
     if (s->ragged) g->read.ragged = (uint8_t)s->ragged; /* TlRagged */
     if (s->skip) g->read.skip = s->skip;
     if (s->quote) g->read.quote = s->quote;
+    if (s->escape) g->read.escape = s->escape;
+    if (s->decimal_comma) g->read.decimal_comma = true;
     if (s->comment) g->read.comment = s->comment;
     if (s->from) g->read.from = s->from;
     if (s->no_infer) g->read.no_infer = true;
@@ -383,7 +387,38 @@ static TlStatus prepare(Run *r, TlError *err)
     return TL_OK;
 }
 
-/* The output format: --to, else the -o suffix, else CSV. */
+/* -o PATH with no suffix that names a format (and no --to): a usage error
+ * for a file (a new or regular target: a file named out.txt or out that
+ * holds CSV is a trap for whoever opens it later), CSV for a stream (a
+ * device, FIFO or descriptor has no name to mislead).  Asked once the sink
+ * is open, so a path that cannot be written at all says so first; the
+ * sink, not committed, leaves nothing behind. */
+static TlStatus unnamed_format(Run *r, TlError *err)
+{
+    TlTarget t;
+    TlTargetKind kind;
+    const char *base = strrchr(r->spec->output, '/'), *dot;
+    size_t n;
+    TL_TRY(tl_target_resolve(r->out_path, &t, err));
+    kind = t.kind;
+    tl_target_free(&t);
+    if (kind == TL_TARGET_STREAM) return TL_OK;
+    base = base ? base + 1 : r->spec->output;
+    n = strlen(base) - (r->out_comp ? strlen(r->out_comp) + 1 : 0);
+    for (dot = base + n; dot > base && dot[-1] != '.'; dot--) {
+    }
+    if (dot > base + 1)
+        return tl_error(err, TL_ERR_USAGE, "-o %s: the suffix \".%.*s\" names no output "
+                        "format (.csv .tsv .ndjson .jsonl .json, each also with .gz or "
+                        ".zst); --to FORMAT sets one", tl_quote_name(r->spec->output).s,
+                        (int)(base + n - dot), dot);
+    return tl_error(err, TL_ERR_USAGE, "-o %s: no suffix names the output format (.csv "
+                    ".tsv .ndjson .jsonl .json, each also with .gz or .zst); --to FORMAT "
+                    "sets one", tl_quote_name(r->spec->output).s);
+}
+
+/* The output format: --to, else the -o suffix (see unnamed_format), else
+ * CSV. */
 static TlStatus output_format(Run *r, TlError *err)
 {
     const char *fmt = r->spec->to, *sfx = NULL;
@@ -392,14 +427,15 @@ static TlStatus output_format(Run *r, TlError *err)
     if (r->spec->compress_level && !r->out_comp)
         return tl_error(err, TL_ERR_USAGE, "--compress-level needs a compressed "
                         "output (-o FILE.gz or -o FILE.zst)");
+    if (!fmt && r->out_path) r->out_unnamed = true;
     if (!fmt) fmt = "csv";
     if (strcasecmp(fmt, "csv") == 0) r->out_format = "csv";
     else if (strcasecmp(fmt, "tsv") == 0) r->out_format = "tsv";
     else if (strcasecmp(fmt, "ndjson") == 0 || strcasecmp(fmt, "jsonl") == 0)
         r->out_format = "ndjson";
     else if (strcasecmp(fmt, "json") == 0) r->out_format = "json";
-    else return tl_error(err, TL_ERR_USAGE, "unsupported output format %s",
-                           tl_quote_name(fmt).s);
+    else return tl_error(err, TL_ERR_USAGE, "unsupported output format %s (tally "
+                         "writes csv, tsv, ndjson, jsonl, json)", tl_quote_name(fmt).s);
     if (r->spec->out_delimiter && strcmp(r->out_format, "csv") != 0)
         return tl_error(err, TL_ERR_USAGE,
                         "--out-delimiter applies to CSV output, not %s", r->out_format);
@@ -675,6 +711,7 @@ static TlStatus run(Run *r, TlError *err)
     if (r->mode == TALLY_RUN) TL_TRY(output_format(r, err));
     if (r->out_path) TL_TRY(check_output_input(r, err));
     TL_TRY(tl_sink_open(r->out_path, &r->sink, err));
+    if (r->out_unnamed) TL_TRY(unnamed_format(r, err));
     if (r->out_comp)
         TL_TRY(tl_sink_set_compression(r->sink, r->out_comp,
                                        r->spec->compress_level, err));
