@@ -122,6 +122,8 @@ typedef struct Win {
     int kind;
     int n, i, cap;
     TlBatch **in;       /* W_PROBE, W_KEEP, W_PACK: the input batches */
+    TlBatch **keep;     /* W_PROBE: the same rows, for place_item */
+    int64_t *first;     /* W_PROBE: each batch's first row among the left's */
     int64_t *off;       /* W_RANGE, W_TAIL: first row of each range */
     void **res;         /* Res* or RBlock* per input */
     TlStatus *st;
@@ -177,6 +179,7 @@ typedef struct Join {
     uint32_t *rhead;       /* per left row (a key's first): first kept row */
     uint32_t *rnext;       /* per kept row */
     int64_t range_off;     /* next left row to hand to a range */
+    int64_t left_rows;     /* rows pulled from the left into windows */
     /* fused from above: maps over each output batch, then a stage */
     Map *maps;
     int n_maps;
@@ -709,10 +712,9 @@ done:
     return st;
 }
 
-/* Build left: left rows [off, off + cap) -> their output (Res, or NULL). */
-static TlStatus range_work(Join *j, int64_t off, void **result, TlError *err)
+/* Build left: left rows [off, off + n) -> their output (Res, or NULL). */
+static TlStatus range_rows(Join *j, int64_t off, int64_t n, void **result, TlError *err)
 {
-    int64_t n = j->lb->n_rows - off < j->cap ? j->lb->n_rows - off : j->cap;
     const uint32_t *rep = j->t ? tl_join_table_rep(j->t) : NULL;
     uint32_t *first = tl_malloc((size_t)n * sizeof *first);
     TlBatch *b = tl_batch_new(j->left_schema, j->nl, n);
@@ -735,11 +737,18 @@ static TlStatus range_work(Join *j, int64_t off, void **result, TlError *err)
     return st;
 }
 
-/* Right, full: right rows [off, off + cap) that no left row matched ->
- * their output (Res, or NULL).  Runs after every probe: `matched` is final. */
-static TlStatus tail_work(Join *j, int64_t off, void **result, TlError *err)
+/* Build left: left rows [off, off + cap) -> their output (Res, or NULL). */
+static TlStatus range_work(Join *j, int64_t off, void **result, TlError *err)
 {
-    int64_t end = j->n_r - off < j->cap ? j->n_r : off + j->cap, n = 0;
+    int64_t n = j->lb->n_rows - off < j->cap ? j->lb->n_rows - off : j->cap;
+    return range_rows(j, off, n, result, err);
+}
+
+/* Right, full: right rows [off, end) that no left row matched -> their
+ * output (Res, or NULL).  Runs after every probe: `matched` is final. */
+static TlStatus tail_rows(Join *j, int64_t off, int64_t end, void **result, TlError *err)
+{
+    int64_t n = 0;
     uint32_t *ridx = tl_malloc((size_t)j->cap * sizeof *ridx);
     TlBatch *b = NULL;
     Res *r = NULL;
@@ -757,6 +766,89 @@ static TlStatus tail_work(Join *j, int64_t off, void **result, TlError *err)
     }
     *result = r;
     return st;
+}
+
+/* Right, full: right rows [off, off + cap) that no left row matched. */
+static TlStatus tail_work(Join *j, int64_t off, void **result, TlError *err)
+{
+    return tail_rows(j, off, j->n_r - off < j->cap ? j->n_r : off + j->cap, result, err);
+}
+
+/* ------------------------------------------------ placing errors */
+
+/* Where the rows of a failed window item come from (place_item): a run
+ * over the item's first rows for tl_first_failing_row.  The output of
+ * left (or, in the tail, right) rows [0, k) is the first part of their
+ * output, so a prefix fails exactly when it holds a row whose output
+ * fails. */
+typedef struct Rows {
+    Join *j;
+    int64_t off;        /* W_RANGE, W_TAIL: the item's first row */
+} Rows;
+
+/* probe_work over left rows b (consumed), its output dropped. */
+static TlStatus probe_run(void *arg, TlBatch *b, TlError *err)
+{
+    const Rows *a = arg;
+    void *r = NULL;
+    TlStatus st = probe_work(a->j, b, &r, err);
+    res_free(a->j, r);
+    return st;
+}
+
+/* range_rows over the range's first b->n_rows left rows (b: just a count). */
+static TlStatus range_run(void *arg, TlBatch *b, TlError *err)
+{
+    const Rows *a = arg;
+    void *r = NULL;
+    TlStatus st = range_rows(a->j, a->off, b->n_rows, &r, err);
+    res_free(a->j, r);
+    tl_batch_free(b);
+    return st;
+}
+
+/* tail_rows over the range's first b->n_rows right rows (b: just a count). */
+static TlStatus tail_run(void *arg, TlBatch *b, TlError *err)
+{
+    const Rows *a = arg;
+    void *r = NULL;
+    TlStatus st = tail_rows(a->j, a->off, a->off + b->n_rows, &r, err);
+    res_free(a->j, r);
+    tl_batch_free(b);
+    return st;
+}
+
+/* Window item i failed with a data error, err: its message starts with
+ * where the first failing row comes from, asked of the side it was made
+ * from (TlOperator.origin): the left row of a probe or a range, the right
+ * row of the tail (the right table's rows are the right's, in order: build
+ * left keeps every right row when there is a tail).
+ * The rows of the join's result come from no single line of their own, so
+ * the left row's (its streaming side's) stands for them; a right-side value
+ * is shown in the message itself. */
+static void place_item(Join *j, Win *w, int i, TlError *err)
+{
+    char where[TL_ORIGIN_CAP];
+    TlError first = {0};
+    Rows a = {j, w->kind == W_PROBE ? 0 : w->off[i]};
+    TlBatch *n = NULL;
+    TlOperator *src = w->kind == W_TAIL ? j->right : j->left;
+    int64_t row = -1, at = 0;
+    if (!src) return;
+    if (w->kind == W_PROBE) {
+        if (!w->keep[i]) return;
+        row = tl_first_failing_row(probe_run, &a, w->keep[i], &first);
+        at = w->first[i];
+    } else if (w->kind == W_RANGE || w->kind == W_TAIL) {
+        int64_t total = w->kind == W_RANGE ? j->lb->n_rows : j->n_r;
+        n = tl_batch_new(NULL, 0, total - a.off < j->cap ? total - a.off : j->cap);
+        if (n) row = tl_first_failing_row(w->kind == W_RANGE ? range_run : tail_run, &a, n, &first);
+        tl_batch_free(n);
+        at = a.off;
+    }
+    if (row < 0) return;
+    tl_origin(src, at + row, where, sizeof where);
+    if (where[0]) tl_error(err, TL_ERR_DATA, "%s: %s", where, first.msg);
 }
 
 /* ------------------------------------------------ stages and windows */
@@ -788,6 +880,10 @@ static void drop_block(void *ctx, void *result)
 
 static void win_drop(Join *j, Win *w)
 {
+    for (int i = 0; w->keep && i < w->n; i++) {
+        tl_batch_free(w->keep[i]);
+        w->keep[i] = NULL;
+    }
     for (int i = w->i; i < w->n; i++) {
         if (w->kind == W_KEEP || w->kind == W_PACK) rblock_free(j, w->res[i]);
         else res_free(j, w->res[i]);
@@ -823,11 +919,14 @@ static TlStatus win_fill(Join *j, TlOperator *src, int kind, TlError *err)
         int threads = tl_pool_threads();
         int cap = threads > 1 ? 2 * threads : 1;
         w->in = tl_calloc((size_t)cap, sizeof *w->in);
+        w->keep = tl_calloc((size_t)cap, sizeof *w->keep);
+        w->first = tl_calloc((size_t)cap, sizeof *w->first);
         w->off = tl_calloc((size_t)cap, sizeof *w->off);
         w->res = tl_calloc((size_t)cap, sizeof *w->res);
         w->st = tl_calloc((size_t)cap, sizeof *w->st);
         w->errs = tl_calloc((size_t)cap, sizeof *w->errs);
-        if (!w->in || !w->off || !w->res || !w->st || !w->errs) return tl_error_oom(err);
+        if (!w->in || !w->keep || !w->first || !w->off || !w->res || !w->st || !w->errs)
+            return tl_error_oom(err);
         w->cap = cap;
     }
     while (w->n < w->cap) {
@@ -850,6 +949,14 @@ static TlStatus win_fill(Join *j, TlOperator *src, int kind, TlError *err)
             tl_batch_free(b);
             continue;
         }
+        if (kind == W_PROBE) {
+            if (!(w->keep[w->n] = tl_batch_ref(b))) {
+                tl_batch_free(b);
+                return tl_error_oom(err);
+            }
+            w->first[w->n] = j->left_rows;
+            j->left_rows += b->n_rows;
+        }
         w->in[w->n++] = b;
     }
     for (int i = 0; i < w->n; i++) {
@@ -865,9 +972,14 @@ static TlStatus win_fill(Join *j, TlOperator *src, int kind, TlError *err)
     for (int i = 0; i < w->n; i++)
         if (w->st[i] != TL_OK) {
             *err = w->errs[i];
+            if (w->st[i] == TL_ERR_DATA) place_item(j, w, i, err);
             win_drop(j, w);
             return err->code ? err->code : TL_ERR_DATA;
         }
+    for (int i = 0; i < w->n; i++) { /* needed only on failure */
+        tl_batch_free(w->keep[i]);
+        w->keep[i] = NULL;
+    }
     return TL_OK;
 }
 
@@ -1008,10 +1120,13 @@ static TlStatus build_right(Join *j, TlError *err)
         if (!r) break;
         if ((st = add_block(j, r, &cap, err)) != TL_OK) goto done;
     }
-    /* the right's operators are no longer needed: free them early */
+    /* the right's operators are no longer needed (but for naming the rows
+     * of the tail in messages: right, full): free them early */
     win_drop(j, &j->win);
-    j->right->free(j->right);
-    j->right = NULL;
+    if (!j->keep_unmatched_right) {
+        j->right->free(j->right);
+        j->right = NULL;
+    }
     j->staged = false;
     j->win.end = false;
     if (cap == 0 && !(j->blk = tl_calloc(1, sizeof *j->blk))) {
@@ -1153,9 +1268,8 @@ static TlStatus build_on_left(Join *j, TlError *err)
     if (!lcols) { st = tl_error_oom(err); goto done; }
 
     /* the left, whole, as one batch */
+    /* the left stays (its rows are named in messages: place_item) */
     if ((st = drain(j->left, lcols, &nl, err)) != TL_OK) goto done;
-    j->left->free(j->left);
-    j->left = NULL;
     j->lb = tl_batch_new(j->left_schema, j->nl, nl);
     if (!j->lb) { st = tl_error_oom(err); goto done; }
     for (int c = 0; c < j->nl; c++) {
@@ -1187,8 +1301,10 @@ static TlStatus build_on_left(Join *j, TlError *err)
             goto done;
     }
     win_drop(j, &j->win);
-    j->right->free(j->right);
-    j->right = NULL;
+    if (!j->keep_unmatched_right) { /* else kept for place_item */
+        j->right->free(j->right);
+        j->right = NULL;
+    }
     j->staged = false;
     j->win.end = false;
 
@@ -1323,6 +1439,14 @@ static TlStatus join_set_stage(TlOperator *op, const TlStage *stage, TlError *er
     return TL_OK;
 }
 
+/* See exec.h (TlOperator.origin): the join makes its rows; with maps
+ * fused its output is no longer its result, and the row is not named. */
+static void join_origin(TlOperator *op, int64_t row, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    if (((Join *)op)->n_maps == 0) tl_origin_made("join", row, buf, cap);
+}
+
 static void join_free(TlOperator *op)
 {
     Join *j = (Join *)op;
@@ -1334,6 +1458,8 @@ static void join_free(TlOperator *op)
     for (int i = 0; i < j->win.n; i++) tl_batch_free(j->win.in ? j->win.in[i] : NULL);
     win_drop(j, &j->win);
     tl_free(j->win.in);
+    tl_free(j->win.keep);
+    tl_free(j->win.first);
     tl_free(j->win.off);
     tl_free(j->win.res);
     tl_free(j->win.st);
@@ -1396,6 +1522,7 @@ TlStatus tl_op_join_new(TlOperator *left, TlOperator *right, int how,
     }
     j->base.next = join_next;
     j->base.free = join_free;
+    j->base.origin = join_origin;
     j->base.add_map = join_add_map;
     j->base.set_stage = join_set_stage;
     j->base.next_result = join_next_result;

@@ -94,10 +94,16 @@ static TlStatus project_next(TlOperator *op, TlBatch **out, TlError *err)
         return tl_error_oom(err);
     }
     st = project_map(p->map, b, out, err);
-    if (st == TL_ERR_DATA) tl_place_row(project_run, p->map, keep, p->rows_in, err);
+    if (st == TL_ERR_DATA) tl_place_row(project_run, p->map, keep, p->child, p->rows_in, err);
     p->rows_in += keep->n_rows;
     tl_batch_free(keep);
     return st;
+}
+
+/* See exec.h (TlOperator.origin): row i is the child's row i. */
+static void project_origin(TlOperator *op, int64_t row, char *buf, size_t cap)
+{
+    tl_origin(((Project *)op)->child, row, buf, cap);
 }
 
 static void map_free(void *ctx)
@@ -149,6 +155,7 @@ TlStatus tl_op_project_new(TlOperator *child, const TlExprArena *ea,
     if (!(p = tl_calloc(1, sizeof *p))) goto oom;
     p->base.next = project_next;
     p->base.free = project_free;
+    p->base.origin = project_origin;
     p->base.schema = schema;
     p->base.stats = child->stats;
     p->child = child;
