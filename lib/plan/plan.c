@@ -1114,7 +1114,8 @@ static TlStatus build_step(TlPlan *p, const TallyStep *s, TlPlanId *cur,
  * column an earlier step of the same pipeline dropped (before[j] is the
  * schema step j read; the last step that had NAME in its input and not in
  * its output is the one): the message's first line then says which step,
- * counted from 1 in the order given, in place of any "did you mean".
+ * counted from 1 in the order given, and what it did (dropped it, or
+ * renamed it to NEW), in place of any "did you mean".
  * Other errors are left alone. */
 static void dropped_hint(const TallySpec *spec, const TlSchema *const *before,
                          int failed, TlError *err)
@@ -1132,13 +1133,17 @@ static void dropped_hint(const TallySpec *spec, const TlSchema *const *before,
             if (strncmp(name_at, q.s, ql) != 0 ||
                 (name_at[ql] && name_at[ql] != ' ' && name_at[ql] != '\n'))
                 continue;
-            char rest[TL_ERRMSG_MAX];
+            char rest[TL_ERRMSG_MAX], what[sizeof(TlQuoted) + 16] = "dropped it";
             const char *nl = strchr(name_at, '\n');
             snprintf(rest, sizeof rest, "%s", nl ? nl : "");
+            /* a rename keeps every column in its place */
+            if (spec->steps[j].kind == TALLY_STEP_RENAME && out->n_fields == in->n_fields)
+                snprintf(what, sizeof what, "renamed it to %s",
+                         tl_quote_name(out->fields[c].name).s);
             snprintf(err->msg + (name_at - err->msg) + ql,
                      sizeof err->msg - (size_t)(name_at - err->msg) - ql,
-                     ": step %d (%s) dropped it%s", j + 1,
-                     spec->steps[j].origin ? spec->steps[j].origin : "?", rest);
+                     ": step %d (%s) %s%s", j + 1,
+                     spec->steps[j].origin ? spec->steps[j].origin : "?", what, rest);
             return;
         }
     }
