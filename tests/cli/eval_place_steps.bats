@@ -266,3 +266,30 @@ tally: row 2 of the step's input: cannot cast "x" to int64
               ^^^^^^^^
 EOF
 }
+
+@test "eval place steps: TSV and --with-filename inputs name their lines" {
+    printf 'k\ta\nx\t1\ny\t2\nz\tb\\\\ad\n' > t.tsv
+    printf 'k,a\nx,1\nz,bad\n' > c.csv
+    for rows in 1 100000; do
+        export TALLY_BATCH_ROWS=$rows
+        run_tally t.tsv --with 'c = a::int64'
+        assert_err 1 <<'EOF2'
+tally: t.tsv:4: cannot cast "b\\ad" to int64
+  --with: c = a::int64
+              ^^^^^^^^
+EOF2
+        run_tally t.tsv --group-by k --agg 's = sum(a::int64)'
+        assert_err 1 <<'EOF2'
+tally: t.tsv:4: cannot cast "b\\ad" to int64
+  --agg: s = sum(a::int64)
+                 ^^^^^^^^
+EOF2
+        run_tally c.csv t.tsv --with-filename --head 9 --with 'c = a::int64'
+        assert_err 1 <<'EOF2'
+tally: c.csv:3: cannot cast "bad" to int64
+  --with: c = a::int64
+              ^^^^^^^^
+EOF2
+        unset TALLY_BATCH_ROWS
+    done
+}
