@@ -1,7 +1,7 @@
 /*
  * place.c -- which row of a batch a row-by-row step failed on, so that an
  * error raised while evaluating a row can name that row (its input line,
- * op_scan.c; or its number, op_filter.c and op_project.c).
+ * op_scan.c; or its number in the result of the step that made it).
  *
  * Evaluation works on whole batches and reports only what failed, not
  * where.  Carrying a row index out of every kernel and through every
@@ -13,6 +13,12 @@
  * shortest failing prefix is the first failing row of the batch.  Its error
  * (the one from that prefix) is the one reported, so which row is named
  * does not depend on how rows were cut into batches.
+ *
+ * Where that row comes from is asked of the operator that produced it
+ * (TlOperator.origin, tl_origin): a scan names the record's file and line,
+ * a step that made the row its number in the step's result, and a filter
+ * finds which of its input rows became its nth output row the same way,
+ * on prefixes (tl_nth_kept_row: the rows kept by a prefix grow with it).
  */
 #include "exec.h"
 
