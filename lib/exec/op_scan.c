@@ -361,8 +361,9 @@ static TlStatus rerun(void *arg, TlBatch *p, TlError *err)
 }
 
 /* Morsel m decoded again for place_error as run_late decodes it: the
- * columns the first map needs (the others all null; that map does not read
- * them), so a type the dropped rows would have widened plays no part. */
+ * columns the late form (the first map's, or the stage's) reads (the others
+ * all null; it does not read them), so a type the dropped rows would have
+ * widened plays no part. */
 static TlStatus decode_part(const Scan *s, ScanIn *in, TlDecoder *d,
                             const TlMorsel *m, TlBatch **out, TlSchema **widen,
                             TlError *err)
