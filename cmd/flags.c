@@ -310,6 +310,15 @@ static int end_ctx(Parser *p, const char *next)
                          "(got %s; the --agg before it aggregates every row "
                          "on its own: move it after %s)", quoted(p->ctx_flag).s,
                          next ? quoted(next).s : "nothing", p->ctx_flag);
+        /* --agg LIST ... --group-by KEYS: the same, other steps between */
+        for (int j = p->ctx_step - 2; j >= 0; j--)
+            if (p->spec->steps[j].kind == TALLY_STEP_GROUP_BY &&
+                p->spec->steps[j].n_items == 0)
+                return usage(p, "option %s must be followed by --agg LIST "
+                             "(got %s; the --agg of step %d aggregates every "
+                             "row on its own: an --agg goes right after its %s)",
+                             quoted(p->ctx_flag).s, next ? quoted(next).s : "nothing",
+                             j + 1, p->ctx_flag);
         return usage(p, "option %s must be followed by --agg LIST "
                      "(got %s)", quoted(p->ctx_flag).s,
                      next ? quoted(next).s : "nothing");

@@ -16,6 +16,9 @@
 /* Set used[c] for every input column c < n_cols that expression id reads
  * (the scan's late materialization and sub-batch evaluation). */
 void tl_expr_mark_cols(const TlExprArena *ea, TlExprId id, bool *used, int n_cols);
+/* Whether expression id reads some column >= col (a projection's
+ * expression reading an earlier one's output, tl_plan_reads_self). */
+bool tl_expr_reads_from(const TlExprArena *ea, TlExprId id, int col);
 
 /* Evaluate resolved expression id over batch `in`; *out is an owned array of
  * in->n_rows values of the node's type. */

@@ -29,9 +29,11 @@
  *   select    project node (names: `as NAME` or the item's auto name)
  *   with      project node: every column passes through, NAME replaced in
  *             place or appended; a later item sees the earlier ones.  A
- *             run of items that append columns computed from the columns
- *             passed through shares one node (WithRun), so n such items
- *             cost O(n); any other item starts a new node
+ *             run of items that append columns shares one node (WithRun),
+ *             an item reading the ones before it (tl_plan_reads_self), so
+ *             n such items cost O(n); an item that replaces a column, or
+ *             reads the one the run's first item replaced, starts a new
+ *             node
  *   drop      project node without the dropped columns
  *   rename    project node with new names (all renames at once, so a:b,b:a
  *             swaps)
@@ -60,6 +62,7 @@
 #include "../core/pool.h"
 #include "../dsl/dsl.h"
 #include "resolve.h"
+#include "../expr/eval.h" /* tl_expr_reads_from */
 #include "../core/text.h"
 
 #include <ctype.h>
@@ -206,6 +209,17 @@ static TlStatus col_ref(TlPlan *p, const TlSchema *s, int i, TlExprId *out,
                             strlen(s->fields[i].name));
     if (!t.name) return tl_error_oom(err);
     return tl_ea_push(&p->ea, &t, NULL, 0, out, err);
+}
+
+/* See plan.h. */
+bool tl_plan_reads_self(const TlPlan *p, const TlPlanNode *n)
+{
+    int w;
+    if (n->kind != TL_PLAN_PROJECT || n->child == TL_NO_ID) return false;
+    w = tl_plan_node(p, n->child)->schema->n_fields;
+    for (uint32_t i = 0; i < n->n_exprs; i++)
+        if (tl_expr_reads_from(&p->ea, tl_plan_expr(p, n->exprs, i), w)) return true;
+    return false;
 }
 
 /* Push a project node over child with exprs[0..n) named by `out` (which
@@ -454,26 +468,59 @@ static TlStatus with_put(WithRun *w, TlExprId e, TlError *err)
     return TL_OK;
 }
 
-/* Whether every column e reads is one the open run passes through from
- * its child, at the same position: below n, and not the replaced one. */
-static bool reads_passed(const TlExprArena *ea, TlExprId e, int n, int replaced)
+/* Whether e reads column c. */
+static bool reads_col(const TlExprArena *ea, TlExprId e, int c)
 {
     const TlExpr *x = tl_ea_node(ea, e);
-    if (x->kind == TL_X_COL && (x->col < 0 || x->col >= n || x->col == replaced))
-        return false;
+    if (x->kind == TL_X_COL) return x->col == c;
     for (uint32_t i = 0; i < x->n_args; i++)
-        if (!reads_passed(ea, tl_ea_arg(ea, x, i), n, replaced)) return false;
-    return true;
+        if (reads_col(ea, tl_ea_arg(ea, x, i), c)) return true;
+    return false;
+}
+
+/* e, resolved against the open run's schema, in the run node's terms (see
+ * tl_plan_reads_self): a column the run passes through is its child's,
+ * one the run appended (c >= child_n) is the node's own output c, read as
+ * child_n + c.  (e does not read the column the run replaced.) */
+static TlStatus rebase(TlPlan *p, const WithRun *w, TlExprId e, TlExprId *out,
+                       TlError *err)
+{
+    const TlExpr *x = tl_ea_node(&p->ea, e);
+    uint32_t n = x->n_args;
+    *out = e;
+    if (x->kind == TL_X_COL) {
+        TlExpr t = *x;
+        if (x->col < w->child_n) return TL_OK;
+        t.col = w->child_n + x->col;
+        return tl_ea_push(&p->ea, &t, NULL, 0, out, err);
+    }
+    if (n == 0) return TL_OK;
+    TlExprId small[8], *args = n <= 8 ? small : tl_malloc(n * sizeof *args);
+    bool changed = false;
+    TlStatus st = TL_OK;
+    if (!args) return tl_error_oom(err);
+    for (uint32_t i = 0; i < n && st == TL_OK; i++) {
+        TlExprId a = tl_ea_arg(&p->ea, tl_ea_node(&p->ea, e), i);
+        st = rebase(p, w, a, &args[i], err);
+        changed |= args[i] != a;
+    }
+    if (st == TL_OK && changed) {
+        TlExpr t = *tl_ea_node(&p->ea, e);
+        st = tl_ea_push(&p->ea, &t, args, n, out, err);
+    }
+    if (args != small) tl_free(args);
+    return st;
 }
 
 /* One `with` item: a project node passing every column through, NAME
- * replaced in place or appended.  Consecutive items that append a new
- * column computed from the pass-through columns only share one node (a run,
- * WithRun): `--with 'c1 = a + 1' --with 'c2 = a + 2' ...` is one projection
- * of the input, so n such steps cost O(n), not a copy of every column per
- * step.  The expressions keep their written order, so they are evaluated
- * (and fail) in that order.  An item that replaces a column or reads one
- * the run computes starts a new node. */
+ * replaced in place or appended.  Consecutive items that append share one
+ * node (a run, WithRun) that evaluates them in their written order, a later
+ * one reading what the earlier ones made: `--with 'c1 = a + 1' --with 'c2 =
+ * c1 + 1' ...` is one projection of the input, so n such steps cost O(n),
+ * not a copy of every column per step.  An item that replaces a column
+ * starts a new node, and so does one that reads the column the run's first
+ * item replaced (it would read the new value under the input column's
+ * name; two nodes say which value each reads). */
 static TlStatus with_one(TlPlan *p, const TlItem *it, WithRun *w, TlPlanId *cur,
                          TlError *err)
 {
@@ -488,10 +535,11 @@ static TlStatus with_one(TlPlan *p, const TlItem *it, WithRun *w, TlPlanId *cur,
     TL_TRY(tl_resolve_expr(&p->ea, it->expr, in, false, &e, err));
     at = tl_schema_find(in, it->name);
     if (w->node == *cur && at < 0 &&
-        reads_passed(&p->ea, e, w->child_n, w->replaced)) {
+        (w->replaced < 0 || !reads_col(&p->ea, e, w->replaced))) {
+        TlType t = (TlType)tl_ea_node(&p->ea, e)->type;
+        TL_TRY(rebase(p, w, e, &e, err));
         TL_TRY(with_put(w, e, err));
-        return tl_schema_add(w->out, it->name,
-                             (TlType)tl_ea_node(&p->ea, e)->type, err);
+        return tl_schema_add(w->out, it->name, t, err);
     }
     TL_TRY(with_close(p, w, err));
     TL_TRY(tl_plan_schema_new(p, &w->out, err));
@@ -1115,7 +1163,8 @@ static TlStatus build_step(TlPlan *p, const TallyStep *s, TlPlanId *cur,
  * column an earlier step of the same pipeline dropped (before[j] is the
  * schema step j read; the last step that had NAME in its input and not in
  * its output is the one): the message's first line then says which step,
- * counted from 1 in the order given, in place of any "did you mean".
+ * counted from 1 in the order given, and what it did (dropped it, or
+ * renamed it to NEW), in place of any "did you mean".
  * Other errors are left alone. */
 static void dropped_hint(const TallySpec *spec, const TlSchema *const *before,
                          int failed, TlError *err)
@@ -1133,13 +1182,17 @@ static void dropped_hint(const TallySpec *spec, const TlSchema *const *before,
             if (strncmp(name_at, q.s, ql) != 0 ||
                 (name_at[ql] && name_at[ql] != ' ' && name_at[ql] != '\n'))
                 continue;
-            char rest[TL_ERRMSG_MAX];
+            char rest[TL_ERRMSG_MAX], what[sizeof(TlQuoted) + 16] = "dropped it";
             const char *nl = strchr(name_at, '\n');
             snprintf(rest, sizeof rest, "%s", nl ? nl : "");
+            /* a rename keeps every column in its place */
+            if (spec->steps[j].kind == TALLY_STEP_RENAME && out->n_fields == in->n_fields)
+                snprintf(what, sizeof what, "renamed it to %s",
+                         tl_quote_name(out->fields[c].name).s);
             snprintf(err->msg + (name_at - err->msg) + ql,
                      sizeof err->msg - (size_t)(name_at - err->msg) - ql,
-                     ": step %d (%s) dropped it%s", j + 1,
-                     spec->steps[j].origin ? spec->steps[j].origin : "?", rest);
+                     ": step %d (%s) %s%s", j + 1,
+                     spec->steps[j].origin ? spec->steps[j].origin : "?", what, rest);
             return;
         }
     }
