@@ -34,28 +34,31 @@ static inline TlType widen_kind(TlType t, uint32_t k)
 TlType tl_nd_infer_column(const NdCursor *r, int c, TlType t, int64_t *why)
 {
     const NdCol *col = &r->cols[c];
-    int64_t n = r->n_rows < col->cap ? r->n_rows : col->cap, row;
+    const int64_t n = col->n;
+    int64_t i, at = -1; /* the field that made the column a string */
     TlType was = t;
     double v;
     *why = -1;
-    for (row = 0; row < n && t != TL_TSTRING; row++) {
+    for (i = 0; i < n && t != TL_TSTRING; i++) {
         was = t;
-        t = widen_kind(t, col->f[row].kind);
+        t = widen_kind(t, col->f[i].kind);
     }
-    if (t == TL_TSTRING && row > 0 && was != TL_TINT64 && was != TL_TFLOAT64 &&
-        col->f[row - 1].kind != V_NUMTXT) {
+    if (t == TL_TSTRING && i > 0) at = i - 1;
+    if (at >= 0 && was != TL_TINT64 && was != TL_TFLOAT64 && col->f[at].kind != V_NUMTXT) {
+        /* the next 16 rows (those without the key hold no number) */
+        const int64_t last = field_row(col, at) + 16;
         bool num = false;
-        for (int64_t k = row; k < n && k < row + 16 && !num; k++)
+        for (int64_t k = at + 1; k < n && field_row(col, k) <= last && !num; k++)
             num = col->f[k].kind == V_INT || col->f[k].kind == V_FLOAT;
-        if (!num) row = 0; /* text: no note */
+        if (!num) at = -1; /* text: no note */
     }
     for (int64_t k = 0; t == TL_TFLOAT64 && k < n; k++) {
         const NdField *f = &col->f[k];
         if (f->kind == V_INT && f->len > 15 &&
             !tl_exact_f64((const char *)r->p + f->off, f->len, &v))
-            t = TL_TSTRING, row = k + 1;
+            t = TL_TSTRING, at = k;
     }
-    if (t == TL_TSTRING && row > 0) *why = row - 1;
+    if (t == TL_TSTRING && at >= 0) *why = field_row(col, at);
     return t;
 }
 
@@ -100,7 +103,8 @@ static const uint8_t *text_of(const NdCursor *r, NdField f, uint8_t *buf, size_t
 
 /* One converter per type: *bad = the first row whose value does not fit
  * (then no array is made). */
-static TlStatus convert_i64(NdCursor *r, int c, TlArray **out, int64_t *bad, TlError *err)
+static TlStatus convert_i64(NdCursor *r, const NdField *F, TlArray **out, int64_t *bad,
+                            TlError *err)
 {
     const int64_t n = r->n_rows;
     Validity v = {NULL, 0};
@@ -109,7 +113,7 @@ static TlStatus convert_i64(NdCursor *r, int c, TlArray **out, int64_t *bad, TlE
     if (!values) return tl_error_oom(err);
     vals = (int64_t *)values->data;
     for (int64_t row = 0; row < n; row++) {
-        NdField f = field_at(r, c, row);
+        NdField f = F[row];
         if (f.kind == V_INT) {
             vals[row] = int_of(r->p + f.off, f.len);
         } else if (f.kind == V_NULL) {
@@ -130,8 +134,8 @@ drop:
     return *bad >= 0 ? TL_OK : err->code;
 }
 
-static TlStatus convert_f64(NdCursor *r, int c, bool fixed, TlArray **out, int64_t *bad,
-                            TlError *err)
+static TlStatus convert_f64(NdCursor *r, const NdField *F, bool fixed, TlArray **out,
+                            int64_t *bad, TlError *err)
 {
     const int64_t n = r->n_rows;
     Validity v = {NULL, 0};
@@ -140,7 +144,7 @@ static TlStatus convert_f64(NdCursor *r, int c, bool fixed, TlArray **out, int64
     if (!values) return tl_error_oom(err);
     vals = (double *)values->data;
     for (int64_t row = 0; row < n; row++) {
-        NdField f = field_at(r, c, row);
+        NdField f = F[row];
         const uint8_t *s = r->p + f.off;
         if (f.kind == V_INT) {
             int64_t x = int_of(s, f.len);
@@ -169,14 +173,15 @@ drop:
     return *bad >= 0 ? TL_OK : err->code;
 }
 
-static TlStatus convert_bool(NdCursor *r, int c, TlArray **out, int64_t *bad, TlError *err)
+static TlStatus convert_bool(NdCursor *r, const NdField *F, TlArray **out, int64_t *bad,
+                             TlError *err)
 {
     const int64_t n = r->n_rows;
     Validity v = {NULL, 0};
     TlBuf *values = tl_buf_new(tl_bitmap_bytes(n), true);
     if (!values) return tl_error_oom(err);
     for (int64_t row = 0; row < n; row++) {
-        NdField f = field_at(r, c, row);
+        NdField f = F[row];
         if (f.kind == V_TRUE) {
             tl_bit_set(values->data, row);
         } else if (f.kind == V_NULL) {
@@ -197,7 +202,7 @@ drop:
 }
 
 /* Dates and timestamps (only with --schema): strings that parse. */
-static TlStatus convert_datetime(NdCursor *r, int c, TlType t, TlArray **out,
+static TlStatus convert_datetime(NdCursor *r, const NdField *F, TlType t, TlArray **out,
                                  int64_t *bad, TlError *err)
 {
     const int64_t n = r->n_rows;
@@ -207,7 +212,7 @@ static TlStatus convert_datetime(NdCursor *r, int c, TlType t, TlArray **out,
     uint8_t tmp[64];
     if (!values) return tl_error_oom(err);
     for (int64_t row = 0; row < n; row++) {
-        NdField f = field_at(r, c, row);
+        NdField f = F[row];
         const uint8_t *s;
         size_t len;
         bool ok;
@@ -241,9 +246,10 @@ drop:
 
 static TlStatus convert_null(NdCursor *r, int c, TlArray **out, int64_t *bad, TlError *err)
 {
-    for (int64_t row = 0; row < r->n_rows; row++) {
-        if (field_at(r, c, row).kind != V_NULL) {
-            *bad = row;
+    const NdCol *col = &r->cols[c];
+    for (int64_t i = 0; i < col->n; i++) {
+        if (col->f[i].kind != V_NULL) {
+            *bad = field_row(col, i);
             return TL_OK;
         }
     }
@@ -306,7 +312,8 @@ static TlStatus ensure_window(NdCursor *r, TlError *err)
     return r->window ? TL_OK : tl_error_oom(err);
 }
 
-static TlStatus convert_str(NdCursor *r, int c, TlArray **out, int64_t *bad, TlError *err)
+static TlStatus convert_str(NdCursor *r, const NdField *F, TlArray **out, int64_t *bad,
+                            TlError *err)
 {
     const int64_t n = r->n_rows;
     Validity v = {NULL, 0};
@@ -323,7 +330,7 @@ static TlStatus convert_str(NdCursor *r, int c, TlArray **out, int64_t *bad, TlE
     /* window views use buffer 0 and block views buffer 1, fixed up below
      * when only the block is used */
     for (int64_t row = 0; row < n; row++) {
-        NdField f = field_at(r, c, row);
+        NdField f = F[row];
         const uint8_t *s = r->p + f.off;
         uint32_t len = f.len;
         TlView *vw = &views[row];
@@ -408,17 +415,45 @@ fail:
     return err->code;
 }
 
+/* Column c's fields one per row of the batch, nulls where its key is
+ * absent: the column's own fields when it is dense and holds every row,
+ * else the cursor's spread, made here once.  NULL on OOM. */
+static const NdField *row_fields(NdCursor *r, int c)
+{
+    const NdCol *col = &r->cols[c];
+    const int64_t n = r->n_rows;
+    if (!col->sparse && col->n == n) return col->f;
+    if (r->spread_cap < n) {
+        NdField *g = tl_realloc(r->spread, (size_t)n * sizeof *g);
+        if (!g) return NULL;
+        r->spread = g;
+        r->spread_cap = n;
+    }
+    memset(r->spread, 0, (size_t)n * sizeof *r->spread);
+    if (!col->sparse) {
+        if (col->n) memcpy(r->spread, col->f, (size_t)col->n * sizeof *col->f);
+    } else {
+        for (int64_t i = 0; i < col->n; i++) r->spread[col->rows[i]] = col->f[i];
+    }
+    return r->spread;
+}
+
 static TlStatus convert(NdCursor *r, int c, bool fixed, TlArray **out, int64_t *bad,
                         TlError *err)
 {
     TlType t = r->schema->fields[c].type;
+    const NdField *F;
+    if (t != TL_TBOOL && t != TL_TINT64 && t != TL_TFLOAT64 && t != TL_TSTRING &&
+        t != TL_TDATE && t != TL_TTIMESTAMP)
+        return convert_null(r, c, out, bad, err);
+    F = row_fields(r, c);
+    if (!F) return tl_error_oom(err);
     switch (t) {
-    case TL_TBOOL: return convert_bool(r, c, out, bad, err);
-    case TL_TINT64: return convert_i64(r, c, out, bad, err);
-    case TL_TFLOAT64: return convert_f64(r, c, fixed, out, bad, err);
-    case TL_TSTRING: return convert_str(r, c, out, bad, err);
-    case TL_TDATE: case TL_TTIMESTAMP: return convert_datetime(r, c, t, out, bad, err);
-    default: return convert_null(r, c, out, bad, err);
+    case TL_TBOOL: return convert_bool(r, F, out, bad, err);
+    case TL_TINT64: return convert_i64(r, F, out, bad, err);
+    case TL_TFLOAT64: return convert_f64(r, F, fixed, out, bad, err);
+    case TL_TSTRING: return convert_str(r, F, out, bad, err);
+    default: return convert_datetime(r, F, t, out, bad, err);
     }
 }
 
@@ -515,10 +550,12 @@ static TlStatus late_keys(NdReader *r, NdCursor *cu, int64_t seq, TlSchema **wid
     }
     for (;;) {
         TlStatus st;
-        /* the types of the values kept (a duplicate key's last) */
-        for (int i = 0; i < cu->late.n_fields; i++) {
+        /* the types of the values kept (a duplicate key's last), of the
+         * late columns with fields in this batch (the others keep theirs) */
+        for (int t = 0; t < cu->n_touched; t++) {
+            const int c = cu->touched[t];
             int64_t why;
-            cu->cols[n + i].seen = tl_nd_infer_column(cu, n + i, cu->cols[n + i].seen, &why);
+            if (c >= n) cu->cols[c].seen = tl_nd_infer_column(cu, c, cu->cols[c].seen, &why);
         }
         if (cu->pos >= cu->size || __atomic_load_n(&r->late_seq, __ATOMIC_RELAXED) < seq)
             break;

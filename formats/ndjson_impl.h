@@ -39,9 +39,22 @@ typedef struct NdField {
     uint32_t kind;
 } NdField;
 
+/* The fields one column received in the batch tokenized last, in row
+ * order.  Dense while its key came in every row so far (f[i] is row i's
+ * field: the common case, stored by store's fast path); sparse from the
+ * first row without it (rows[i] is f[i]'s row).  So a key absent from a
+ * row costs nothing, a column costs the fields it holds (not rows x
+ * columns), and the nulls of the rows without it are made once, when
+ * the column is converted (row_fields, ndjson_build.c). */
 typedef struct NdCol {
-    NdField *f;        /* fields of the batch's rows, or NULL (late column) */
-    int64_t cap;       /* rows f has room for */
+    NdField *f;        /* cap fields */
+    uint32_t *rows;    /* NULL or cap rows (kept when the next batch is
+                          dense again) */
+    int64_t n;         /* fields stored in this batch */
+    int64_t cap;
+    uint64_t fast;     /* store appends row n itself when 0 < n <= fast:
+                          cap - 1 while dense and growing, else 0 */
+    bool sparse;       /* rows holds the rows of f[0..n) */
     TlType seen;       /* late columns: the type of their values so far */
 } NdCol;
 
@@ -122,7 +135,11 @@ typedef struct NdCursor {
 
     int64_t max_rows;
     int64_t n_rows;          /* records tokenized */
-    int64_t n_dirty;         /* rows whose fields may be set */
+    int32_t *touched;        /* columns with fields in this batch */
+    int n_touched, touched_cap;
+    NdField *spread;         /* one column's fields, one per row (nulls
+                                where its key is absent), for conversion */
+    int64_t spread_cap;
     int64_t *row_line;       /* max_rows */
     bool saw_late;           /* a key not known at open was met */
     bool saw_lone_cr;        /* a record ended at a lone CR */
@@ -178,12 +195,25 @@ static inline int n_all_cols(const NdCursor *r)
     return r->schema->n_fields + r->late.n_fields;
 }
 
-/* The field of column c at row (a zero field past the column's end). */
+/* The row of column col's i-th field. */
+static inline int64_t field_row(const NdCol *col, int64_t i)
+{
+    return col->sparse ? (int64_t)col->rows[i] : i;
+}
+
+/* The field of column c at row (a zero field, null, where it has none). */
 static inline NdField field_at(const NdCursor *r, int c, int64_t row)
 {
     const NdCol *col = &r->cols[c];
-    if (row < col->cap) return col->f[row];
-    return (NdField){0, 0, V_NULL};
+    int64_t lo = 0, hi = col->n;
+    if (!col->sparse) return row < col->n ? col->f[row] : (NdField){0, 0, V_NULL};
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if ((int64_t)col->rows[mid] < row) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < col->n && (int64_t)col->rows[lo] == row ? col->f[lo]
+                                                         : (NdField){0, 0, V_NULL};
 }
 
 /* ndjson_scan.c */

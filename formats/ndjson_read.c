@@ -47,16 +47,20 @@
  *   1. Tokenize the morsel's lines with a hand-written scanner that
  *      validates the JSON fully (strings with every escape and surrogate
  *      pairs, UTF-8, numbers, literals, nesting) and records, per column,
- *      one field per row without copying anything:
+ *      a field for each row that holds its key, without copying anything:
  *
- *        cols[c].f[row] = { off:u64 | len:u32 | kind:u32 }
+ *        cols[c].f[i] = { off:u64 | len:u32 | kind:u32 }
  *
- *      kind is what the value is: null (0, so a zeroed field is a missing
- *      key), false, true, integer, other number, string, string with
- *      escapes, or raw JSON (an array, an empty object, or an object nested
- *      deeper than MAX_PARTS).  off/len cover a string without its quotes,
- *      or the value's text.  Decoders store only the projected columns'
- *      fields (and late keys'); every value is still validated.
+ *      in row order: f[i] is row i's field while every row so far held the
+ *      key (dense, nearly always), else rows[i] is its row (sparse: a wide
+ *      file whose rows hold a few of its many keys costs the fields it
+ *      has, not rows x columns; NdCol).  kind is what the value is: null
+ *      (0, so a zeroed field is a missing key), false, true, integer,
+ *      other number, string, string with escapes, or raw JSON (an array,
+ *      an empty object, or an object nested deeper than MAX_PARTS).
+ *      off/len cover a string without its quotes, or the value's text.
+ *      Decoders store only the projected columns' fields (and late
+ *      keys'); every value is still validated.
  *
  *      Lines that repeat the previous line's keys (nearly all, in such
  *      files) take a shorter road, parse_shaped: the line's shape is the
@@ -71,7 +75,9 @@
  *      the shape anew and reports the errors: both roads store the same
  *      fields, and every message comes from parse_object.
  *
- *   2. Convert only the projected columns, one loop per column and type.
+ *   2. Convert only the projected columns, one loop per column and type
+ *      over one field per row (a sparse column's spread once, its nulls
+ *      zeroed fields).
  *      Strings without escapes become views into the input buffer (or are
  *      inlined when short); escaped strings are decoded and raw JSON is
  *      compacted into a block the array owns.
@@ -304,7 +310,12 @@ static void cursor_free(NdCursor *cu)
 {
     tl_buf_release(cu->window);
     tl_schema_free(&cu->late);
-    for (int c = 0; c < cu->cols_cap; c++) tl_free(cu->cols[c].f);
+    for (int c = 0; c < cu->cols_cap; c++) {
+        tl_free(cu->cols[c].f);
+        tl_free(cu->cols[c].rows);
+    }
+    tl_free(cu->touched);
+    tl_free(cu->spread);
     tl_free(cu->cols);
     for (int e = 0; e < cu->n_entries; e++) tl_free(cu->entries[e].key);
     tl_free(cu->entries);
@@ -674,11 +685,12 @@ static TlStatus nd_open(const char *path, const TlReadOptions *opt, TlTypeHints 
     r->n_open = cu->n_open = r->schema.n_fields;
     /* the sample's fields are not needed any more */
     for (int c = 0; c < cu->cols_cap; c++) {
-        tl_free(cu->cols[c].f);
-        cu->cols[c].f = NULL;
-        cu->cols[c].cap = 0;
+        NdCol *col = &cu->cols[c];
+        tl_free(col->f);
+        tl_free(col->rows);
+        *col = (NdCol){.seen = col->seen};
     }
-    cu->n_rows = cu->n_dirty = 0;
+    cu->n_rows = cu->n_touched = 0;
     r->base.stats.converted = tl_calloc((size_t)r->n_open + 1, sizeof(int64_t));
     r->skip = tl_calloc((size_t)r->n_open + 1, sizeof *r->skip);
     all = tl_malloc(((size_t)r->n_open + 1) * sizeof *all);

@@ -426,7 +426,43 @@ static TlStatus entry_node(NdCursor *r, int ei, int *out)
     return TL_OK;
 }
 
-/* store() for the rare cases: long values, late columns, growth. */
+/* Column c has fields in this batch from now on: clear_fields resets
+ * only the columns listed, so a batch costs the columns it holds. */
+static TlStatus touch(NdCursor *r, int c)
+{
+    if (r->n_touched == r->touched_cap) {
+        int cap = r->touched_cap ? r->touched_cap * 2 : 64;
+        int32_t *g = tl_realloc(r->touched, (size_t)cap * sizeof *g);
+        if (!g) return tl_error_oom(r->err);
+        r->touched = g;
+        r->touched_cap = cap;
+    }
+    r->touched[r->n_touched++] = c;
+    return TL_OK;
+}
+
+/* Room for one more field in col (and its row, when sparse or once was). */
+static TlStatus grow_col(NdCursor *r, NdCol *col)
+{
+    int64_t cap = col->cap ? col->cap * 2 : 4;
+    if (cap > r->max_rows) cap = r->max_rows;
+    if (cap <= col->n) cap = col->n + 1;
+    NdField *g = tl_realloc(col->f, (size_t)cap * sizeof *g);
+    if (!g) return tl_error_oom(r->err);
+    col->f = g;
+    if (col->rows) {
+        uint32_t *h = tl_realloc(col->rows, (size_t)cap * sizeof *h);
+        if (!h) return tl_error_oom(r->err);
+        col->rows = h;
+    }
+    col->cap = cap;
+    col->fast = col->sparse ? 0 : (uint64_t)cap - 1;
+    return TL_OK;
+}
+
+/* store() for the rare cases: long values, late columns, a key given
+ * twice, the first field of a batch, a row without the key before this
+ * one (the column turns sparse), growth. */
 static TlStatus store_slow(NdCursor *r, int c, int64_t row, size_t off,
                            size_t len, uint32_t kind)
 {
@@ -435,22 +471,30 @@ static TlStatus store_slow(NdCursor *r, int c, int64_t row, size_t off,
         return syntax_error(r, off, "value longer than 4 GiB");
     if (c >= r->n_open) /* a key first seen after the first batch */
         r->saw_late = true;
-    if (row >= col->cap) {
-        int64_t cap = col->cap ? col->cap : 64;
-        NdField *g;
-        while (cap <= row) cap *= 2;
-        if (cap > r->max_rows) cap = r->max_rows;
-        g = tl_realloc(col->f, (size_t)cap * sizeof *g);
-        if (!g) return tl_error_oom(r->err);
-        memset(g + col->cap, 0, (size_t)(cap - col->cap) * sizeof *g);
-        col->f = g;
-        col->cap = cap;
+    if (col->n > 0 && field_row(col, col->n - 1) == row) {
+        /* the same key again in this row: the last value wins */
+        col->f[col->n - 1] = (NdField){off, (uint32_t)len, kind};
+        return TL_OK;
     }
-    col->f[row] = (NdField){off, (uint32_t)len, kind};
+    if (col->n == 0) TL_TRY(touch(r, c));
+    if (col->n == col->cap) TL_TRY(grow_col(r, col));
+    if (!col->sparse && row != col->n) {
+        if (!col->rows) {
+            col->rows = tl_malloc((size_t)col->cap * sizeof *col->rows);
+            if (!col->rows) return tl_error_oom(r->err);
+        }
+        for (int64_t i = 0; i < col->n; i++) col->rows[i] = (uint32_t)i;
+        col->sparse = true;
+        col->fast = 0;
+    }
+    col->f[col->n] = (NdField){off, (uint32_t)len, kind};
+    if (col->sparse) col->rows[col->n] = (uint32_t)row;
+    col->n++;
     return TL_OK;
 }
 
-/* Record field {off, len, kind} of column c at row. */
+/* Record field {off, len, kind} of column c at row.  The fast path: the
+ * column is dense, holds rows 0..row-1 and has room for row. */
 static inline TlStatus store(NdCursor *r, int c, int64_t row, size_t off,
                              size_t len, uint32_t kind)
 {
@@ -458,8 +502,10 @@ static inline TlStatus store(NdCursor *r, int c, int64_t row, size_t off,
     if (__builtin_expect(c >= r->n_open || len > UINT32_MAX, 0))
         return store_slow(r, c, row, off, len, kind);
     if (r->skip && r->skip[c]) return TL_OK; /* not converted */
-    if (__builtin_expect(row >= col->cap, 0)) return store_slow(r, c, row, off, len, kind);
+    if (__builtin_expect(row != col->n || (uint64_t)row - 1 >= col->fast, 0))
+        return store_slow(r, c, row, off, len, kind);
     col->f[row] = (NdField){off, (uint32_t)len, kind};
+    col->n = row + 1;
     return TL_OK;
 }
 
@@ -813,10 +859,12 @@ static TlStatus parse_shaped(NdCursor *r, size_t *pi, int64_t row, bool *done)
             }
             if (len > UINT32_MAX) return TL_OK;
             if (!(r->skip && r->skip[c])) {
-                if (__builtin_expect(row >= col->cap, 0))
+                if (__builtin_expect(row != col->n || (uint64_t)row - 1 >= col->fast, 0)) {
                     TL_TRY(store_slow(r, c, row, off, len, kind));
-                else
+                } else {
                     col->f[row] = (NdField){off, (uint32_t)len, kind};
+                    col->n = row + 1;
+                }
             }
         }
         if (i < n && p[i] != ',' && p[i] != '}') i = skip_ws(p, i, n);
@@ -833,15 +881,25 @@ static TlStatus parse_shaped(NdCursor *r, size_t *pi, int64_t row, bool *done)
     return TL_OK;
 }
 
-/* Zero the fields the previous tokenization wrote. */
+/* Forget the fields the previous tokenization stored. */
 void tl_nd_clear_fields(NdCursor *r)
 {
-    for (int c = 0; c < n_all_cols(r) && c < r->cols_cap; c++) {
-        NdCol *col = &r->cols[c];
-        int64_t n = r->n_dirty < col->cap ? r->n_dirty : col->cap;
-        if (col->f && n > 0) memset(col->f, 0, (size_t)n * sizeof *col->f);
+    for (int t = 0; t < r->n_touched; t++) {
+        NdCol *col = &r->cols[r->touched[t]];
+        col->n = 0;
+        col->sparse = false;
+        col->fast = col->cap > 0 ? (uint64_t)col->cap - 1 : 0;
     }
-    r->n_dirty = 0;
+    r->n_touched = 0;
+}
+
+/* Drop the fields of rows from row on (a line that failed half way). */
+static void drop_fields_from(NdCursor *r, int64_t row)
+{
+    for (int t = 0; t < r->n_touched; t++) {
+        NdCol *col = &r->cols[r->touched[t]];
+        while (col->n > 0 && field_row(col, col->n - 1) >= row) col->n--;
+    }
 }
 
 /* Tokenize the lines from pos up to end (a line end or the input's end):
@@ -872,7 +930,6 @@ TlStatus tl_nd_tokenize(NdCursor *r, size_t end, TlError *err)
             r->pos = n;
             break;
         }
-        r->n_dirty = rows + 1; /* parse_object writes this row's fields */
         if (p[i] != '{') {
             if (p[i] == '[')
                 st = syntax_error(r, i, "an array where an object was expected "
@@ -925,7 +982,7 @@ TlStatus tl_nd_tokenize(NdCursor *r, size_t end, TlError *err)
         }
     }
     r->n_rows = rows;
-    if (r->n_dirty < rows) r->n_dirty = rows;
+    if (st != TL_OK) drop_fields_from(r, rows);
     r->batch_end = r->pos;
     return st;
 }
