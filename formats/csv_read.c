@@ -282,6 +282,7 @@ typedef struct CsvReader {
     bool *fixed;             /* per column: type fixed by --schema */
     TlTypeHints *hints;      /* written only by csv_widen (the consumer) */
     int n_cols;
+    int64_t max_cols;        /* --max-columns */
     int64_t max_rows;        /* records per morsel, and in the first batch */
     size_t morsel_bytes;     /* fixed morsel target (tests), or 0 */
     int64_t avg_record;      /* bytes per record in the first batch (>= 1) */
@@ -2854,6 +2855,8 @@ static TlStatus read_header(CsvReader *r, bool no_header, TlError *err)
         int64_t l2 = line;
         TL_TRY(parse_record(r, &p2, &l2, NULL, 1, 0, &found, err));
     }
+    if (found > r->max_cols) /* counted, nothing held yet */
+        return tl_too_many_columns(err, r->name, line, r->max_cols);
     hf = tl_malloc((size_t)found * sizeof *hf);
     if (!hf) return tl_error_oom(err);
     st = parse_record(r, &pos, &line, hf, 1, found, &found, err);
@@ -3016,6 +3019,7 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     if (!r->name) goto oom;
     r->quoted_as_string = opt->quoted_as_string;
     r->quiet = opt->quiet;
+    r->max_cols = tl_max_columns(opt);
     r->quotes = opt->quote ? opt->quote > 0 : !opt->tsv; /* TSV: --quote '"' */
     r->tsv = opt->tsv;
     r->ragged = opt->ragged;

@@ -65,7 +65,15 @@ typedef struct TlReadOptions {
     char comment;            /* --comment: lines starting with it skipped */
     int quote;               /* --quote: 0 the format's ('"' CSV, none TSV),
                                 -1 none, '"' */
+    int64_t max_columns;     /* --max-columns: most columns an input may
+                                have (0: TL_MAX_COLUMNS); more is a data
+                                error naming the line (tl_too_many_columns) */
 } TlReadOptions;
+
+/* The default of --max-columns: generous (a CSV header of a million
+ * names, an NDJSON file of a million keys read in seconds), yet a bound on
+ * what a hostile header or a file of ever new keys can make tally hold. */
+#define TL_MAX_COLUMNS 1000000
 
 /* --ragged: a CSV/TSV row with fewer or more fields than the header is an
  * error, is padded with nulls (fewer only; more stays an error), or is

@@ -548,7 +548,7 @@ static TlStatus late_keys(NdReader *r, NdCursor *cu, int64_t seq, TlSchema **wid
     while (seq < low && !__atomic_compare_exchange_n(&r->late_seq, &low, seq, false,
                                                      __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
     }
-    for (;;) {
+    for (bool full = false;;) {
         TlStatus st;
         /* the types of the values kept (a duplicate key's last), of the
          * late columns with fields in this batch (the others keep theirs) */
@@ -557,14 +557,19 @@ static TlStatus late_keys(NdReader *r, NdCursor *cu, int64_t seq, TlSchema **wid
             int64_t why;
             if (c >= n) cu->cols[c].seen = tl_nd_infer_column(cu, c, cu->cols[c].seen, &why);
         }
-        if (cu->pos >= cu->size || __atomic_load_n(&r->late_seq, __ATOMIC_RELAXED) < seq)
+        if (full || cu->pos >= cu->size ||
+            __atomic_load_n(&r->late_seq, __ATOMIC_RELAXED) < seq)
             break;
         st = tl_nd_tokenize(cu, cu->size, err);
         if (st == TL_ERR_DATA) {
             /* a bad line: the keys before its error count; go on after
-             * it (the next run reports it, in its place) */
-            const uint8_t *nl = memchr(cu->p + cu->pos, '\n', cu->size - cu->pos);
-            cu->pos = nl ? (size_t)(nl - cu->p) + 1 : cu->size;
+             * it (the next run reports it, in its place), unless it met
+             * one column too many: every later new key would too */
+            full = cu->full;
+            if (!full) {
+                const uint8_t *nl = memchr(cu->p + cu->pos, '\n', cu->size - cu->pos);
+                cu->pos = nl ? (size_t)(nl - cu->p) + 1 : cu->size;
+            }
         } else if (st != TL_OK) {
             return st;
         }

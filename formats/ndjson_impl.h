@@ -143,6 +143,8 @@ typedef struct NdCursor {
     int64_t *row_line;       /* max_rows */
     bool saw_late;           /* a key not known at open was met */
     bool saw_lone_cr;        /* a record ended at a lone CR */
+    bool full;               /* a key was one column more than --max-columns
+                                (the line's error) */
     size_t batch_start, batch_end;
     TlBuf *window;
     size_t window_base;
@@ -176,6 +178,7 @@ typedef struct NdReader {
     bool *skip;              /* per column: not projected (decoders do not
                                 store its fields) */
     int64_t max_rows;        /* most records a morsel holds */
+    int64_t max_cols;        /* --max-columns */
 
     /* split: where the next morsel starts */
     size_t split_pos;

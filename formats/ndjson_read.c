@@ -585,6 +585,8 @@ static TlStatus add_column(NdReader *r, NdCursor *cu, const char *name, int *c,
 {
     *c = tl_schema_find(&r->schema, name);
     if (*c >= 0) return TL_OK;
+    if (r->schema.n_fields >= r->max_cols)
+        return tl_too_many_columns(err, r->name, 0, r->max_cols);
     cu->err = err;
     TL_TRY(tl_nd_ensure_cols(cu, r->schema.n_fields + 1));
     TL_TRY(tl_schema_add(&r->schema, name, TL_TNULL, err));
@@ -654,6 +656,7 @@ static TlStatus nd_open(const char *path, const TlReadOptions *opt, TlTypeHints 
     r->late_seq = INT64_MAX;
     r->split_bytes = force_bytes ? (size_t)force_bytes : MORSEL_FIRST;
     r->max_rows = force_rows ? force_rows : tl_batch_rows();
+    r->max_cols = tl_max_columns(opt);
     r->name = tl_strdup(tl_escape_name(tl_input_name(path)).s);
     if (!r->name) goto oom;
     if (tl_input_load_stream(path, &r->input, err) != TL_OK) goto fail;

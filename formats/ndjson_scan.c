@@ -383,6 +383,11 @@ static TlStatus entry_col(NdCursor *r, int ei, int *out)
         TlStatus st;
         bool discovering = r->n_open == INT32_MAX;
         c = n_all_cols(r);
+        if (c >= r->rd->max_cols) {
+            tl_free(name);
+            r->full = true;
+            return tl_too_many_columns(r->err, r->name, r->line, r->rd->max_cols);
+        }
         st = tl_nd_ensure_cols(r, c + 1);
         if (st == TL_OK)
             st = tl_schema_add(discovering ? r->schema : &r->late, name, TL_TNULL, r->err);
@@ -915,6 +920,7 @@ TlStatus tl_nd_tokenize(NdCursor *r, size_t end, TlError *err)
     r->err = err;
     tl_nd_clear_fields(r);
     r->n_rows = 0;
+    r->full = false;
     r->batch_start = r->pos;
     while (rows < r->max_rows && r->pos < end) {
         size_t i = r->pos;

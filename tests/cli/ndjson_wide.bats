@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # Wide and sparse NDJSON (formats/ndjson_scan.c, ndjson_build.c; man/tally.1,
-# NDJSON): a key absent from a line costs nothing and columns the pipeline
-# does not use are not converted.
+# NDJSON, --max-columns): a key absent from a line costs nothing, columns the
+# pipeline does not use are not converted, and --max-columns caps the
+# columns of every format with an error naming the line.
 
 load helpers
 
@@ -127,4 +128,78 @@ true,85714"
     [ "$kb" -gt 0 ] && [ "$kb" -lt 200000 ] || { echo "peak RSS: $kb KB"; false; }
     kb=$(peak_kb wide.ndjson --agg 's = sum(k5)')
     [ "$kb" -gt 0 ] && [ "$kb" -lt 200000 ] || { echo "peak RSS: $kb KB"; false; }
+}
+
+# ----------------------------------------------------------- --max-columns
+
+@test "--max-columns: a new key past the cap names its line, exit 1, no output file" {
+    make_wide
+    run_tally wide.ndjson --agg 'n = count()' --max-columns 100 -o out.csv
+    assert_err 1 "tally: wide.ndjson:101: more than 100 columns (--max-columns 100)"
+    assert_only_files wide.ndjson
+    run_tally wide.ndjson --agg 'n = count()' --max-columns=79999
+    assert_err 1 "tally: wide.ndjson:80000: more than 79999 columns (--max-columns 79999)"
+    run_tally wide.ndjson --agg 'n = count()' --max-columns 80000
+    assert_ok
+    assert_out "n
+80000"
+}
+
+@test "--max-columns: one line with too many keys, a JSON document, --schema" {
+    printf '{"a":1}\n{"a":1,"b":2,"c":3,"d":4}\n' > one.ndjson
+    run_tally one.ndjson --max-columns 3
+    assert_err 1 "tally: one.ndjson:2: more than 3 columns (--max-columns 3)"
+    # a line in a JSON document, and --schema columns not in the data
+    printf '[{"a":1},\n{"b":2},\n{"c":3}]\n' > doc.json
+    run_tally doc.json --max-columns 2
+    assert_err 1 "tally: doc.json:3: more than 2 columns (--max-columns 2)"
+    printf '{"a":1}\n' > a.ndjson
+    run_tally a.ndjson --schema 'b:int' --max-columns 1
+    assert_err 1 "tally: a.ndjson: more than 1 column (--max-columns 1)"
+}
+
+@test "--max-columns: a CSV or TSV header, --skip and --no-header" {
+    python3 -c "
+n = 1_000_001
+print(','.join('c%d' % i for i in range(n)))
+print(','.join('1' for i in range(n)))" > wide.csv
+    run_tally wide.csv --agg 'n = count()'
+    assert_err 1 "tally: wide.csv:1: more than 1000000 columns (--max-columns 1000000)"
+    run_tally wide.csv --agg 'n = count()' --max-columns 1000001
+    assert_ok
+    assert_out "n
+1"
+    printf 'title\n\na,b,c\n1,2,3\n' > s.csv
+    run_tally s.csv --skip 1 --max-columns 2
+    assert_err 1 "tally: s.csv:3: more than 2 columns (--max-columns 2)"
+    run_tally s.csv --skip 1 --max-columns 3
+    assert_ok
+    assert_out "a,b,c
+1,2,3"
+    printf 'a\tb\tc\n1\t2\t3\n' > t.tsv
+    run_tally t.tsv --max-columns 2
+    assert_err 1 "tally: t.tsv:1: more than 2 columns (--max-columns 2)"
+    printf '1,2,3\n' > n.csv
+    run_tally n.csv --no-header --max-columns 2
+    assert_err 1 "tally: n.csv:1: more than 2 columns (--max-columns 2)"
+}
+
+@test "--max-columns in a pipeline file, and its usage errors" {
+    printf 'a,b,c\n1,2,3\n' > t.csv
+    printf '{"input": "t.csv", "max_columns": 2}' > p.json
+    run_tally -f p.json
+    assert_err 1 "tally: ./t.csv:1: more than 2 columns (--max-columns 2)"
+    run_tally -f p.json --max-columns 3
+    assert_ok
+    assert_out "a,b,c
+1,2,3"
+    printf '{"input": "t.csv", "max_columns": 0}' > p0.json
+    run_tally -f p0.json
+    assert_err 2 "tally: p0.json: /max_columns: expected a count from 1 to 2147483647"
+    run_tally t.csv --max-columns 0
+    assert_err 2 'tally: --max-columns: expected a count from 1 to 2147483647, got "0"'
+    run_tally t.csv --max-columns 2147483648
+    assert_err 2 'tally: --max-columns: expected a count from 1 to 2147483647, got "2147483648"'
+    run_tally t.csv --max-columns
+    assert_err 2 'tally: option "--max-columns" needs a value'
 }
