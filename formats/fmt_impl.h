@@ -47,6 +47,8 @@ typedef struct TlReaderOps {
     /* the physical line of record `row` of the morsel d decoded last
      * (tl_decoder_row_line); NULL when the format keeps no lines */
     int64_t (*row_line)(TlDecoder *d, int64_t row);
+    /* tl_reader_more_columns; NULL when the columns are known at open */
+    TlStatus (*more_columns)(TlReader *r, bool *found, TlError *err);
 } TlReaderOps;
 
 struct TlReader {

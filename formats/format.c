@@ -429,6 +429,14 @@ const TlSchema *tl_reader_schema(const TlReader *r)
     return r->ops->schema(r);
 }
 
+/* See format.h. */
+TlStatus tl_reader_more_columns(TlReader *r, bool *found, TlError *err)
+{
+    *found = false;
+    if (!r->ops->more_columns) return TL_OK;
+    return r->ops->more_columns(r, found, err);
+}
+
 /* Choose the columns later batches hold (see format.h). */
 TlStatus tl_reader_project(TlReader *r, const int *cols, int n_cols, TlError *err)
 {

@@ -536,8 +536,6 @@ static TlStatus value_misfit(const NdReader *r, NdCursor *cu, int c, int64_t row
 static TlStatus late_keys(NdReader *r, NdCursor *cu, int64_t seq, TlSchema **widen,
                           TlError *err)
 {
-    TlSchema *w;
-    const int n = cu->schema->n_fields;
     int64_t low = __atomic_load_n(&r->late_seq, __ATOMIC_RELAXED);
     if (!r->hints)
         return tl_error(err, TL_ERR_DATA, "%s: key %s first appears after the "
@@ -548,6 +546,17 @@ static TlStatus late_keys(NdReader *r, NdCursor *cu, int64_t seq, TlSchema **wid
     while (seq < low && !__atomic_compare_exchange_n(&r->late_seq, &low, seq, false,
                                                      __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
     }
+    TL_TRY(tl_nd_scan_late(r, cu, seq, err));
+    TL_TRY(tl_nd_late_widen(cu, widen, err));
+    return tl_error(err, TL_ERR_RESTART, "%s: new key %s; reading again",
+                    r->name, tl_quote_name(cu->late.fields[0].name).s);
+}
+
+/* See ndjson_impl.h.  Bad lines are passed over: the keys before a line's
+ * error count, and a later run reports the first problem in its place. */
+TlStatus tl_nd_scan_late(NdReader *r, NdCursor *cu, int64_t seq, TlError *err)
+{
+    const int n = cu->schema->n_fields;
     for (bool full = false;;) {
         TlStatus st;
         /* the types of the values kept (a duplicate key's last), of the
@@ -558,23 +567,29 @@ static TlStatus late_keys(NdReader *r, NdCursor *cu, int64_t seq, TlSchema **wid
             if (c >= n) cu->cols[c].seen = tl_nd_infer_column(cu, c, cu->cols[c].seen, &why);
         }
         if (full || cu->pos >= cu->size ||
-            __atomic_load_n(&r->late_seq, __ATOMIC_RELAXED) < seq)
-            break;
+            (seq >= 0 && __atomic_load_n(&r->late_seq, __ATOMIC_RELAXED) < seq))
+            return TL_OK;
         st = tl_nd_tokenize(cu, cu->size, err);
         if (st == TL_ERR_DATA) {
-            /* a bad line: the keys before its error count; go on after
-             * it (the next run reports it, in its place), unless it met
-             * one column too many: every later new key would too */
+            /* a key one column more than --max-columns: every later new
+             * key would be too, so the scan ends at its line */
             full = cu->full;
             if (!full) {
                 const uint8_t *nl = memchr(cu->p + cu->pos, '\n', cu->size - cu->pos);
                 cu->pos = nl ? (size_t)(nl - cu->p) + 1 : cu->size;
+                cu->line++;
             }
         } else if (st != TL_OK) {
             return st;
         }
     }
-    w = tl_widen_new(NULL, 0, NULL, 0, false);
+}
+
+/* See ndjson_impl.h. */
+TlStatus tl_nd_late_widen(const NdCursor *cu, TlSchema **widen, TlError *err)
+{
+    const int n = cu->schema->n_fields;
+    TlSchema *w = tl_widen_new(NULL, 0, NULL, 0, false);
     if (!w) return tl_error_oom(err);
     for (int i = 0; i < cu->late.n_fields; i++)
         if (tl_schema_add(w, cu->late.fields[i].name, cu->cols[n + i].seen, err) != TL_OK) {
@@ -583,8 +598,7 @@ static TlStatus late_keys(NdReader *r, NdCursor *cu, int64_t seq, TlSchema **wid
             return err->code;
         }
     *widen = w;
-    return tl_error(err, TL_ERR_RESTART, "%s: new key %s; reading again",
-                    r->name, tl_quote_name(cu->late.fields[0].name).s);
+    return TL_OK;
 }
 
 /* A decoder that met late keys in an earlier morsel forgets them (the

@@ -171,6 +171,8 @@ typedef struct NdReader {
     TlTypeHints *hints;
     NdCursor *keys;          /* open's cursor: the key tables decoders copy
                                 (never changed after open) */
+    size_t sample_end;       /* where open's sample ended, and its line */
+    int64_t sample_line;
 
     int *proj;
     int n_proj;
@@ -226,6 +228,15 @@ TlStatus tl_nd_tokenize(NdCursor *r, size_t end, TlError *err);
 
 /* ndjson_build.c */
 TlType tl_nd_infer_column(const NdCursor *r, int c, TlType t, int64_t *why);
+/* Tokenize the input from cu->pos to its end for keys first seen after
+ * open's sample (cu->late), keeping each one's type in cols[c].seen;
+ * stops early at a key one column more than --max-columns (cu->full) and,
+ * with seq >= 0, once a morsel before seq is known to hold late keys too
+ * (r->late_seq: then this scan's result is never used).  The input must
+ * be complete (tl_input_finish). */
+TlStatus tl_nd_scan_late(NdReader *r, NdCursor *cu, int64_t seq, TlError *err);
+/* cu's late keys with their types, as a widen schema (infer.h). */
+TlStatus tl_nd_late_widen(const NdCursor *cu, TlSchema **widen, TlError *err);
 TlStatus tl_nd_decode_morsel(NdReader *r, NdCursor *cu, const TlMorsel *m,
                              TlBatch **out, TlSchema **widen, TlError *err);
 

@@ -571,13 +571,47 @@ static void nd_close(TlReader *base)
     tl_free(r);
 }
 
+/* See format.h: the keys after open's sample, found as a decoder finds
+ * late keys (with a cursor of its own), go into the hints. */
+static TlStatus nd_more_columns(TlReader *base, bool *found, TlError *err)
+{
+    NdReader *r = (NdReader *)base;
+    NdCursor cu;
+    TlSchema *w = NULL;
+    TlStatus st;
+    *found = false;
+    if (!r->hints || r->hints->all_columns) return TL_OK;
+    TL_TRY(tl_input_finish(r->input, err));
+    st = cursor_init(r, &cu, r->keys, err);
+    if (st == TL_OK) {
+        cu.pos = r->sample_end;
+        cu.line = r->sample_line;
+        st = tl_nd_scan_late(r, &cu, -1, err);
+    }
+    if (st == TL_OK && cu.full)
+        st = tl_too_many_columns(err, r->name, cu.line, r->max_cols);
+    if (st == TL_OK && cu.late.n_fields > 0) {
+        st = tl_nd_late_widen(&cu, &w, err);
+        if (st == TL_OK) st = nd_widen(base, w, err);
+        *found = st == TL_OK;
+    }
+    if (st == TL_OK) r->hints->all_columns = true;
+    if (w) {
+        tl_schema_free(w);
+        tl_free(w);
+    }
+    cursor_free(&cu);
+    return st;
+}
+
 /* The line of record i of the morsel d decoded last (fmt_impl.h). */
 static int64_t nd_row_line(TlDecoder *d, int64_t i) { return ((NdDecoder *)d)->cur.row_line[i]; }
 static const TlReaderOps ndjson_ops = {
     .schema = nd_schema, .project = nd_project, .next = nd_next, .close = nd_close,
     .split = nd_split, .decoder_new = nd_decoder_new, .decoder_free = nd_decoder_free,
     .decode = nd_decode, .widen = nd_widen, .count = nd_count,
-    .guess = nd_guess, .resplit = nd_resplit, .row_line = nd_row_line};
+    .guess = nd_guess, .resplit = nd_resplit, .row_line = nd_row_line,
+    .more_columns = nd_more_columns};
 
 /* Add column name (type null) unless present; its index in *c. */
 static TlStatus add_column(NdReader *r, NdCursor *cu, const char *name, int *c,
@@ -678,6 +712,8 @@ static TlStatus nd_open(const char *path, const TlReadOptions *opt, TlTypeHints 
      * problem before it in the input comes first whatever the sample) */
     sample_st = tl_nd_tokenize(cu, r->size, err);
     if (sample_st != TL_OK && err->code != TL_ERR_DATA) goto fail;
+    r->sample_end = cu->pos;
+    r->sample_line = cu->line;
     if (ready < full) {
         *sure = sample_st == TL_OK && cu->n_rows == cu->max_rows &&
                 ready - cu->pos >= TL_INPUT_AHEAD;

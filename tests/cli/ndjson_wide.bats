@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # Wide and sparse NDJSON (formats/ndjson_scan.c, ndjson_build.c; man/tally.1,
 # NDJSON, --max-columns): a key absent from a line costs nothing, columns the
-# pipeline does not use are not converted, and --max-columns caps the
-# columns of every format with an error naming the line.
+# pipeline does not use are not converted, a step may name a key first seen
+# in the last line, and --max-columns caps the columns of every format with
+# an error naming the line.
 
 load helpers
 
@@ -41,10 +42,10 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if r.returncode == 
     make_wide
     printf '%s\n' '--threads 1' '--threads 2' 'TALLY_BATCH_ROWS=1000 --threads 2' |
         tally_matrix --ok wide.ndjson \
-            --agg 'n = count(), c = count(k5), s = sum(k5)'
+            --agg 'n = count(), c = count(k5), s = sum(k5), t = sum(k79999)'
     matrix_result
-    assert_out "n,c,s
-80000,1,5"
+    assert_out "n,c,s,t
+80000,1,5,79999"
 }
 
 @test "only the columns the pipeline uses are converted (--stats)" {
@@ -81,6 +82,46 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if r.returncode == 
     assert_out "g,n
 false,14286
 true,85714"
+}
+
+@test "a step may name a key first seen after the first batch (planned again)" {
+    make_wide
+    run_tally wide.ndjson --select 'k79999, k0' --filter 'k79999 is not null or k0 is not null'
+    assert_ok
+    assert_out "k79999,k0
+,0
+79999,"
+    run_tally explain wide.ndjson --agg 's = sum(k77777)'
+    assert_ok
+    assert_out "logical plan:
+  aggregate: s = sum(k77777)
+    scan wide.ndjson
+optimized plan:
+  aggregate: s = sum(k77777)
+    scan wide.ndjson columns k77777
+output: s int64"
+}
+
+@test "a key first seen in the last line: named, selected with *, and in the schema" {
+    awk 'BEGIN { for (i = 0; i < 70000; i++) print "{\"a\":1}"; print "{\"a\":2,\"z\":5}" }' > late.ndjson
+    run_tally late.ndjson --agg 's = sum(z), c = count(z), n = count()'
+    assert_ok
+    assert_out "s,c,n
+5,1,70001"
+    run_tally late.ndjson --filter 'a = 2'
+    assert_ok
+    assert_out "a,z
+2,5"
+    run_tally schema late.ndjson
+    assert_ok
+    assert_out "column,type
+a,int64
+z,int64"
+    # a name no line holds is still unknown, after the one read
+    run_tally late.ndjson --agg 's = sum(zz)'
+    assert_err 2 'tally: unknown column "zz" (did you mean "z"?)
+  --agg: s = sum(zz)
+                 ^^'
 }
 
 @test "-o round trip: a missing key is null in the output, and reads back the same" {
@@ -126,7 +167,7 @@ true,85714"
     local kb
     kb=$(peak_kb wide.ndjson --agg 'n = count()')
     [ "$kb" -gt 0 ] && [ "$kb" -lt 200000 ] || { echo "peak RSS: $kb KB"; false; }
-    kb=$(peak_kb wide.ndjson --agg 's = sum(k5)')
+    kb=$(peak_kb wide.ndjson --agg 's = sum(k79999)')
     [ "$kb" -gt 0 ] && [ "$kb" -lt 200000 ] || { echo "peak RSS: $kb KB"; false; }
 }
 
@@ -145,10 +186,13 @@ true,85714"
 80000"
 }
 
-@test "--max-columns: one line with too many keys, a JSON document, --schema" {
+@test "--max-columns: one line with too many keys, a step naming a key past it, JSON, --schema" {
     printf '{"a":1}\n{"a":1,"b":2,"c":3,"d":4}\n' > one.ndjson
     run_tally one.ndjson --max-columns 3
     assert_err 1 "tally: one.ndjson:2: more than 3 columns (--max-columns 3)"
+    make_wide
+    run_tally wide.ndjson --select k5000 --max-columns 3000
+    assert_err 1 "tally: wide.ndjson:3001: more than 3000 columns (--max-columns 3000)"
     # a line in a JSON document, and --schema columns not in the data
     printf '[{"a":1},\n{"b":2},\n{"c":3}]\n' > doc.json
     run_tally doc.json --max-columns 2
