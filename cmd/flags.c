@@ -75,7 +75,7 @@ const char cli_help_text[] =
 "  --compress-level N      -o FILE.gz: 1-9 (default 6), FILE.zst: 1-22 (3)\n"
 "  --null STR, --decimal-comma  STR is null (TSV: also \\N); 1,5 is 1.5\n"
 "  --no-header, --skip N   input: line 1 is data (column1...); skip N lines first\n"
-"  --ragged error|pad|skip rows of another field count: fail, pad (nulls), drop\n"
+"  --ragged error|pad|skip rows of another field count; --max-columns N (1000000)\n"
 "  --out-no-header         output: no header; --out-null S, --out-delimiter C\n"
 "  --schema 'NAME:TYPE,...'  fix column types (int float bool string date\n"
 "                          timestamp); NAME may be a glob: 'id*:string'\n"
@@ -99,7 +99,7 @@ typedef enum FlagId {
     F_OUT_DELIMITER, F_WITH_FILENAME, F_COMPRESS_LEVEL, F_SORTED,
     F_NO_INFER, F_QUOTED_AS_STRING, F_QUIET,
     F_OUT_NO_HEADER, F_OUT_NULL, F_RAGGED, F_SKIP, F_QUOTE, F_COMMENT,
-    F_ESCAPE, F_DECIMAL_COMMA,
+    F_ESCAPE, F_DECIMAL_COMMA, F_MAX_COLUMNS,
 } FlagId;
 
 typedef struct Flag {
@@ -136,6 +136,7 @@ static const Flag flags[] = {
     {"--escape", F_ESCAPE, ARG_REQ},
     {"--decimal-comma", F_DECIMAL_COMMA, ARG_NONE},
     {"--comment", F_COMMENT, ARG_REQ},
+    {"--max-columns", F_MAX_COLUMNS, ARG_REQ},
     {"--with-filename", F_WITH_FILENAME, ARG_NONE},
     {"--sorted", F_SORTED, ARG_NONE},
     {"--no-infer", F_NO_INFER, ARG_NONE},
@@ -194,7 +195,7 @@ typedef struct Parser {
     bool set_out_delim, set_with_filename, set_compress_level, set_sorted;
     bool set_no_infer, set_quoted_as_string, set_quiet;
     bool set_out_no_header, set_out_null, set_ragged, set_skip, set_quote;
-    bool set_comment, set_escape, set_decimal_comma;
+    bool set_comment, set_escape, set_decimal_comma, set_max_columns;
 } Parser;
 
 static int usage(Parser *p, const char *fmt, ...)
@@ -519,6 +520,15 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
     case F_OUT_NULL:
         p->set_out_null = true;
         return set_str(p, &s->out_null, v);
+    case F_MAX_COLUMNS: {
+        int64_t n;
+        if (!parse_count(v, &n) || n < 1 || n > INT32_MAX)
+            return usage(p, "%s: expected a count from 1 to 2147483647, got %s",
+                         typed, quoted(v).s);
+        p->set_max_columns = true;
+        s->max_columns = n;
+        return 0;
+    }
     case F_COMMENT:
         if (strlen(v) != 1 || v[0] == '\n' || v[0] == '\r')
             return usage(p, "%s: expected one character, got \"%s\"", typed, v);
@@ -668,6 +678,7 @@ static int merge_overrides(Parser *p, TallySpec *cli, TallySpec *file_spec)
     if (p->set_quote) file_spec->quote = cli->quote;
     if (p->set_escape) file_spec->escape = cli->escape;
     if (p->set_comment) file_spec->comment = cli->comment;
+    if (p->set_max_columns) file_spec->max_columns = cli->max_columns;
     if (p->set_sorted) file_spec->sorted = true;
     if (p->set_no_infer) file_spec->no_infer = true;
     if (p->set_quoted_as_string) file_spec->quoted_as_string = true;

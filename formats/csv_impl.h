@@ -158,6 +158,7 @@ typedef struct CsvReader {
     bool *fixed;             /* per column: type fixed by --schema */
     TlTypeHints *hints;      /* written only by csv_widen (the consumer) */
     int n_cols;
+    int64_t max_cols;        /* --max-columns */
     int64_t max_rows;        /* records per morsel, and in the first batch */
     size_t morsel_bytes;     /* fixed morsel target (tests), or 0 */
     int64_t avg_record;      /* bytes per record in the first batch (>= 1) */

@@ -726,6 +726,8 @@ static TlStatus read_header(CsvReader *r, bool no_header, TlError *err)
         int64_t l2 = line;
         TL_TRY(tl_csv_parse_record(r, &p2, &l2, NULL, 1, 0, &found, err));
     }
+    if (found > r->max_cols) /* counted, nothing held yet */
+        return tl_too_many_columns(err, r->name, line, r->max_cols);
     hf = tl_malloc((size_t)found * sizeof *hf);
     if (!hf) return tl_error_oom(err);
     st = tl_csv_parse_record(r, &pos, &line, hf, 1, found, &found, err);
@@ -899,6 +901,7 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     r->quoted_as_string = opt->quoted_as_string;
     r->decimal_comma = opt->decimal_comma;
     r->quiet = opt->quiet;
+    r->max_cols = tl_max_columns(opt);
     r->tsv = opt->tsv;
     r->ragged = opt->ragged;
     if (opt->null_text || opt->tsv) { /* IANA TSV: \N is null */

@@ -159,6 +159,11 @@ typedef struct FileDecoder {
 
 static const TlReaderOps fr_split_ops;
 
+static TlStatus fr_more_columns(TlReader *base, bool *found, TlError *err)
+{
+    return tl_reader_more_columns(((FileReader *)base)->inner, found, err);
+}
+
 static TlStatus fr_split(TlReader *base, TlMorsel *m, bool *got, TlError *err)
 {
     return tl_reader_split(((FileReader *)base)->inner, m, got, err);
@@ -232,13 +237,15 @@ static void fr_close(TlReader *base)
 }
 
 static const TlReaderOps fr_ops = {
-    .schema = fr_schema, .project = fr_project, .next = fr_next, .close = fr_close};
+    .schema = fr_schema, .project = fr_project, .next = fr_next, .close = fr_close,
+    .more_columns = fr_more_columns};
 
 /* When the inner reader can split. */
 static const TlReaderOps fr_split_ops = {
     .schema = fr_schema, .project = fr_project, .next = fr_next, .close = fr_close,
     .split = fr_split, .decoder_new = fr_decoder_new, .decoder_free = fr_decoder_free,
-    .decode = fr_decode, .widen = fr_widen, .count = fr_count, .row_line = fr_row_line};
+    .decode = fr_decode, .widen = fr_widen, .count = fr_count, .row_line = fr_row_line,
+    .more_columns = fr_more_columns};
 
 /* See filename.h. */
 TlStatus tl_filename_reader_wrap(const char *path, TlReader **inout, TlError *err)

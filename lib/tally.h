@@ -104,6 +104,8 @@ typedef struct TallySpec {
     char comment;           /* --comment C: input lines starting with C skipped */
     int ragged;             /* --ragged: 0 error, 1 pad, 2 skip (CSV/TSV
                                rows with another field count than the header) */
+    int64_t max_columns;    /* --max-columns N: more columns in an input is a
+                               data error; 0: the default (1,000,000) */
     int compress_level;     /* --compress-level for -o x.gz / x.zst; 0: default */
     bool sorted;            /* --sorted: every group-by's input is clustered
                                on its keys (checked; a key that comes back

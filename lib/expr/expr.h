@@ -142,6 +142,9 @@ typedef struct TlExprArena {
     TlExprSrc *srcs;
     uint32_t n_srcs, cap_srcs;
     TlStrPool pool;
+    bool unknown_name;  /* a name was in no schema it was looked up in (the
+                           planner may then ask the readers for columns
+                           after their samples: tl_reader_more_columns) */
 } TlExprArena;
 
 TlStatus tl_ea_init(TlExprArena *ea, TlError *err);

@@ -184,10 +184,11 @@ static const char *item_name(const TlItem *it)
 }
 
 /* "unknown column" with a suggestion, pointing at the item. */
-static TlStatus unknown_column(const TlPlan *p, const TlSchema *s,
+static TlStatus unknown_column(TlPlan *p, const TlSchema *s,
                                const TlItem *it, const char *name, TlError *err)
 {
     const char *near = tl_schema_suggest(s, name);
+    p->ea.unknown_name = true;
     if (near)
         return tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
                            it->len, "unknown column %s (did you mean %s?)",
@@ -263,7 +264,7 @@ static TlStatus push_passthrough(TlPlan *p, TlPlanId child, const int *order,
 }
 
 /* Column indexes (into s) of NAME items; unknown names are usage errors. */
-static TlStatus item_columns(const TlPlan *p, const TlSchema *s,
+static TlStatus item_columns(TlPlan *p, const TlSchema *s,
                              const ItemVec *iv, int32_t *cols, TlError *err)
 {
     for (uint32_t i = 0; i < iv->n; i++) {
@@ -1062,6 +1063,7 @@ static TlStatus step_join(TlPlan *p, const TallyStep *s, const TlPlanOptions *o,
             bool left = lk[i] < 0;
             const char *nm = left ? ln : rn;
             near = tl_schema_suggest(left ? ls : rs, nm);
+            p->ea.unknown_name = true;
             st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
                              it->len, "unknown column %s in the %s input "
                              "of the join%s%s%s", tl_quote_name(nm).s,
@@ -1330,6 +1332,31 @@ static void explain_string(const TallySpec *spec, const TlPlanOptions *opt, TlEr
 }
 
 /* See plan.h. */
+/* A step named a column in no schema (st, the usage error in err): an
+ * input whose columns come from a sample (NDJSON: the first batch) may
+ * hold it further on.  The readers opened so far scan for such columns;
+ * when one is found the hints have it and the run plans again
+ * (TL_ERR_RESTART), else the error stands.  A scan is made once a run
+ * (the hints remember it), so a misspelt name costs one read of the
+ * input, and only when a reader's sample did not hold all of it. */
+static TlStatus more_columns(TlPlan *p, TlStatus st, TlError *err)
+{
+    bool any = false;
+    for (int i = 0; i < p->n_inputs; i++) {
+        bool found = false;
+        TlError e2;
+        if (!p->inputs[i].reader) continue;
+        if (tl_reader_more_columns(p->inputs[i].reader, &found, &e2) != TL_OK) {
+            *err = e2;
+            return e2.code;
+        }
+        any = any || found;
+    }
+    if (!any) return st;
+    return tl_error(err, TL_ERR_RESTART, "a step names a column first seen after the "
+                    "first batch; planning again");
+}
+
 TlStatus tl_plan_build(const TallySpec *spec, const TlPlanOptions *opt,
                        TlPlan **out, TlError *err)
 {
@@ -1367,6 +1394,7 @@ TlStatus tl_plan_build(const TallySpec *spec, const TlPlanOptions *opt,
     *out = p;
     return TL_OK;
 fail:
+    if (st == TL_ERR_USAGE && p->ea.unknown_name) st = more_columns(p, st, err);
     if (st == TL_ERR_USAGE) explain_string(spec, opt, err);
     tl_plan_free(p);
     return st;

@@ -384,6 +384,7 @@ static TlStatus unknown_column(R *r, TlExprId id)
     const TlExpr *e = N(r, id);
     const char *name = e->name;
     const char *sug = tl_schema_suggest(r->in, name);
+    r->ea->unknown_name = true;
     if (sug)
         return fail_at(r, id, "unknown column %s (did you mean %s?)",
                        tl_quote_name(name).s, tl_quote_name(sug).s);

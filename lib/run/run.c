@@ -21,7 +21,10 @@
  *                  plans with the hints, so the result is as if the wider
  *                  type had been known from the start.  Types only widen, so
  *                  this ends; an attempt that restarts without widening
- *                  anything is reported instead of looping.
+ *                  anything is reported instead of looping.  Planning
+ *                  restarts too when a step names a column an input's
+ *                  sample did not hold and its reader finds it further
+ *                  on (tl_reader_more_columns; once an input).
  *   commit         only a complete run commits its sink; on any error the
  *                  sink is closed without commit, so an existing output file
  *                  is left untouched and standard output gets nothing.
@@ -249,6 +252,7 @@ static TlStatus add_group(Run *r, const TallySpec *s, const TlReadOptions *paren
     if (s->no_header) g->read.no_header = true;
     if (s->ragged) g->read.ragged = (uint8_t)s->ragged; /* TlRagged */
     if (s->skip) g->read.skip = s->skip;
+    if (s->max_columns) g->read.max_columns = s->max_columns;
     if (s->quote) g->read.quote = s->quote;
     if (s->escape) g->read.escape = s->escape;
     if (s->decimal_comma) g->read.decimal_comma = true;
@@ -665,7 +669,13 @@ static TlStatus run_explain(Run *r, TlError *err)
     TlPlan *p = NULL;
     char *text = NULL;
     size_t len = 0;
-    TlStatus st = build_plan(r, false, &p, err);
+    TlStatus st;
+    /* a step that names a key first seen after an input's first batch
+     * plans again with it (tl_reader_more_columns: a scan once an input,
+     * so at most once an input) */
+    for (int k = 0; (st = build_plan(r, false, &p, err)) == TL_ERR_RESTART &&
+                    k < r->n_inputs; k++) {
+    }
     if (st == TL_OK) st = tl_plan_explain(p, &text, &len, err);
     if (st == TL_OK) st = tl_sink_open(NULL, &r->sink, err);
     if (st == TL_OK) st = tl_sink_write(r->sink, text, len, err);
