@@ -15,7 +15,7 @@
 #include "../../kernels/rowpack.h"
 #include "../../kernels/sort.h"
 #include "../core/pool.h"
-#include "eval.h"
+#include "../expr/eval.h"
 #include "exec.h"
 #include "ordered.h"
 
