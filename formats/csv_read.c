@@ -298,6 +298,7 @@ typedef struct CsvReader {
     bool split_poison;       /* the record at split_pos does not parse */
     bool guess;              /* cut at the first line end past the target
                                 (tl_reader_guess; see guess_cut) */
+    size_t max_record;       /* --max-record-size (a stream's split) */
     struct CsvDecoder *own;  /* tl_reader_next's decoder, made on first use */
 } CsvReader;
 
@@ -2039,12 +2040,13 @@ static size_t guess_cut(const CsvReader *r)
 }
 
 static void split_cut(const CsvReader *r, const CsvReader *v, size_t *end,
-                      int64_t *end_line, bool *poison, bool *sure)
+                      int64_t *end_line, bool *poison, bool *sure, size_t *open)
 {
     const size_t begin = r->split_pos;
     size_t pos = begin, stop = split_stop(r), i;
     int64_t line = r->split_line, rows = 0, want = r->max_rows;
     *poison = false;
+    *open = SIZE_MAX;
     if (r->split_poison) {
         /* the record here does not parse: decoding it reports why */
         pos = v->size;
@@ -2061,6 +2063,7 @@ static void split_cut(const CsvReader *r, const CsvReader *v, size_t *end,
             /* the end of the input: a last record without a line end (or
              * an unterminated quote, which decoding reports) */
             if (pos < v->size) rows++;
+            *open = pos;
             pos = v->size;
             break;
         }
@@ -2068,6 +2071,7 @@ static void split_cut(const CsvReader *r, const CsvReader *v, size_t *end,
         rp = pos;
         rl = line;
         if (parse_record(v, &rp, &rl, NULL, 1, 0, &found, &perr) != TL_OK) {
+            *open = pos;
             if (rows > 0) {
                 *poison = true; /* the next morsel starts here */
             } else {
@@ -2087,16 +2091,31 @@ static void split_cut(const CsvReader *r, const CsvReader *v, size_t *end,
                        i < v->size);
 }
 
+/* The record at byte open (line `line`) runs past the bytes ready, which
+ * are more than --max-record-size past it: held in memory until its end,
+ * it would have no bound (a stream's, whose bytes are decompressed). */
+static TlStatus record_too_long(const CsvReader *r, size_t open, int64_t line,
+                                size_t ready, TlError *err)
+{
+    if (open == SIZE_MAX || ready - open <= r->max_record) return TL_OK;
+    return tl_error(err, TL_ERR_DATA, "%s:%lld: record longer than %zu bytes "
+                    "(--max-record-size)", r->name, (long long)line, r->max_record);
+}
+
 /* The next morsel: see the top (step 0).  A streamed input is cut in the
- * bytes ready, waiting for more until the cut is sure (split_cut). */
+ * bytes ready, waiting for more until the cut is sure (split_cut), each
+ * time for twice the bytes of the morsel so far, so a long record is
+ * scanned a few times, not once per MiB; a record longer than
+ * --max-record-size is an error there.  A stream of unknown size is cut
+ * at its end (tl_input_size) once it has one. */
 static TlStatus csv_split(TlReader *base, TlMorsel *m, bool *got, TlError *err)
 {
     CsvReader *r = (CsvReader *)base;
-    size_t end = 0, want;
+    size_t end = 0, want, open = SIZE_MAX;
     int64_t line = 0;
     bool poison = false, sure = false;
     *got = false;
-    if (r->n_cols == 0 || r->split_pos >= r->size) return TL_OK;
+    if (r->n_cols == 0 || r->split_pos >= tl_input_size(r->input)) return TL_OK;
     if (r->guess) {
         /* no line count: the line is known only when split again */
         m->end = guess_cut(r);
@@ -2108,17 +2127,33 @@ static TlStatus csv_split(TlReader *base, TlMorsel *m, bool *got, TlError *err)
         return TL_OK;
     }
     want = r->split_pos + SPLIT_MAX + TL_INPUT_AHEAD;
-    while (r->base.input && !sure) {
-        size_t ready;
+    while (tl_input_is_stream(r->input) && !sure) {
+        size_t ready, size, more;
         CsvReader v;
         TL_TRY(tl_input_wait(r->base.input, want, &ready, err));
-        if (ready >= r->size) break;
+        size = tl_input_size(r->input);
         v = *r;
         v.size = ready;
-        split_cut(r, &v, &end, &line, &poison, &sure);
-        want = ready + ((size_t)1 << 20);
+        if (ready >= size) {
+            /* the end: where a stream of unknown size ended */
+            if (size == r->size) break;
+            split_cut(&v, &v, &end, &line, &poison, &sure, &open);
+            TL_TRY(record_too_long(r, open, line, ready, err));
+            break;
+        }
+        split_cut(r, &v, &end, &line, &poison, &sure, &open);
+        if (sure) break;
+        TL_TRY(record_too_long(r, open, line, ready, err));
+        more = ready - r->split_pos;
+        if (more < ((size_t)1 << 20)) more = (size_t)1 << 20;
+        want = ready + more;
+        if (open != SIZE_MAX && want > open + r->max_record + 1)
+            want = open + r->max_record + 1 > ready ? open + r->max_record + 1 : ready + 1;
     }
-    if (!sure) split_cut(r, r, &end, &line, &poison, &sure);
+    if (!sure) {
+        split_cut(r, r, &end, &line, &poison, &sure, &open);
+        if (tl_input_is_stream(r->input)) TL_TRY(record_too_long(r, open, line, r->size, err));
+    }
     if (poison) r->split_poison = true;
     m->seq = r->split_seq++;
     m->begin = r->split_pos;
@@ -2136,7 +2171,7 @@ static void csv_guess(TlReader *base)
 {
     CsvReader *r = (CsvReader *)base;
     if (r->n_cols >= 2 && !tl_input_streaming(r->input) && !r->split_poison &&
-        r->split_seq == 0)
+        r->split_seq == 0 && tl_input_size(r->input) == r->size)
         r->guess = true;
 }
 
@@ -2199,12 +2234,16 @@ static void csv_decoder_free(TlDecoder *base)
 static const CsvReader *morsel_view(const CsvReader *r, CsvDecoder *dd,
                                     const TlMorsel *m)
 {
-    const uint8_t *p;
-    size_t hi;
+    const uint8_t *p = r->p;
+    size_t hi = tl_input_size(r->input);
     dd->viewing = false;
-    if (r->n_cols < 2) return r;
-    p = tl_input_copy(r->input, &dd->copy, m->begin, m->end, &hi);
-    if (!p) return r;
+    if (hi != r->size) {
+        /* a stream of unknown size that ended: r->size is the address
+         * space reserved for it, the view ends at its end */
+    } else if (r->n_cols < 2 ||
+               !(p = tl_input_copy(r->input, &dd->copy, m->begin, m->end, &hi))) {
+        return r;
+    }
     /* the fields fixed after open, name to proj_schema: base (the stats)
      * and the splitter's, which the consumer writes meanwhile, are not
      * read by decoders */
@@ -2771,7 +2810,7 @@ static TlStatus csv_next(TlReader *base, TlBatch **out, TlError *err)
         TlStatus st;
         TL_TRY(csv_split(base, &m, &got, err));
         if (!got) {
-            r->base.stats.bytes = (int64_t)r->size;
+            r->base.stats.bytes = (int64_t)tl_input_size(r->input);
             return TL_OK;
         }
         st = csv_decode(base, &r->own->base, &m, &b, &w, err);
@@ -2994,7 +3033,7 @@ done:
  * too near the end of the bytes it saw, so it may differ from the whole
  * input's (the reader is returned all the same). */
 static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimiter,
-                         TlTypeHints *hints, size_t need, bool *sure,
+                         TlTypeHints *hints, size_t need, bool *sure, size_t *next,
                          TlReader **out, TlError *err)
 {
     CsvReader *r;
@@ -3027,11 +3066,12 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     if (tl_input_load_stream(path, &r->input, err) != TL_OK) goto fail;
     r->base.input = r->input;
     r->p = r->input->data;
-    full = r->input->size;
     /* a streamed input (fmt_impl.h): header and sample see the bytes
      * ready (need); taken when the sample ends TL_INPUT_AHEAD before
      * their end, else the caller opens again with more */
     if (tl_input_wait(r->input, need, &ready, err) != TL_OK) goto fail;
+    full = tl_input_size(r->input);
+    r->max_record = opt->max_record ? opt->max_record : TL_MAX_RECORD;
     r->size = ready;
     *sure = ready >= full; /* an error from part of the input: try all of it */
     if (r->size >= 3 && r->p[0] == 0xEF && r->p[1] == 0xBB && r->p[2] == 0xBF)
@@ -3063,6 +3103,19 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
         *sure = r->n_cols > 0 && sample_rows == r->max_rows &&
                 ready - sample_end >= TL_INPUT_AHEAD;
         r->size = full;
+        if (!*sure) {
+            /* the bytes may end inside a record (a header or a first
+             * record without an end): no longer than --max-record-size */
+            size_t u = tl_tail_line(r->p, r->start, ready);
+            if (ready - u > r->max_record) {
+                *sure = true;
+                tl_error(err, TL_ERR_DATA, "%s:%lld: record longer than %zu bytes "
+                         "(--max-record-size)", r->name,
+                         (long long)(1 + count_lines_fast(r->p, u)), r->max_record);
+                goto fail;
+            }
+            *next = u + r->max_record + 1;
+        }
     }
 
     all = tl_malloc(((size_t)r->n_cols + 1) * sizeof *all);
@@ -3093,11 +3146,11 @@ typedef struct CsvOpenArgs {
     TlTypeHints *hints;
 } CsvOpenArgs;
 
-static TlStatus csv_open_try(void *ctx, size_t need, bool *sure, TlReader **out,
-                             TlError *err)
+static TlStatus csv_open_try(void *ctx, size_t need, bool *sure, size_t *next,
+                             TlReader **out, TlError *err)
 {
     const CsvOpenArgs *a = ctx;
-    return csv_open(a->path, a->opt, a->delimiter, a->hints, need, sure, out, err);
+    return csv_open(a->path, a->opt, a->delimiter, a->hints, need, sure, next, out, err);
 }
 
 TlStatus tl_csv_reader_open(const char *path, const TlReadOptions *opt,

@@ -219,10 +219,25 @@ static TlStatus input_load(const char *path, TlBuf **out, TlError *err)
 TlStatus tl_input_load(const char *path, TlBuf **out, TlError *err)
 {
     TL_TRY(input_load(path, out, err));
-    if (tl_input_finish(*out, err) != TL_OK) {
-        tl_buf_release(*out);
-        *out = NULL;
+    return tl_input_whole(out, err);
+}
+
+/* See fmt_impl.h. */
+TlStatus tl_input_whole(TlBuf **b, TlError *err)
+{
+    size_t size;
+    if (tl_input_finish(*b, err) != TL_OK) {
+        tl_buf_release(*b);
+        *b = NULL;
         return err->code;
+    }
+    size = tl_input_size(*b);
+    if (size != (*b)->size) {
+        /* a stream of unknown size: its bytes, not its reservation */
+        TlBuf *exact = tl_buf_slice(*b, 0, size);
+        tl_buf_release(*b);
+        *b = exact;
+        if (!exact) return tl_error_oom(err);
     }
     return TL_OK;
 }
@@ -303,6 +318,19 @@ void tl_input_drop(const TlBuf *b, size_t begin, size_t end)
 }
 
 /* See fmt_impl.h. */
+size_t tl_tail_line(const uint8_t *p, size_t from, size_t n)
+{
+    const uint8_t *lf, *cr;
+    size_t a, b;
+    if (n <= from) return from;
+    lf = memrchr(p + from, '\n', n - from);
+    cr = memrchr(p + from, '\r', n - from);
+    a = lf ? (size_t)(lf - p) + 1 : from;
+    b = cr ? (size_t)(cr - p) + 1 : from;
+    return a > b ? a : b;
+}
+
+/* See fmt_impl.h. */
 int64_t tl_count_lf(const uint8_t *s, size_t n)
 {
     int64_t lines = 0;
@@ -334,12 +362,14 @@ TlStatus tl_reader_open_ready(TlOpenTry try, void *ctx, TlReader **out, TlError 
     size_t need = (size_t)4 << 20;
     for (;;) {
         bool sure;
-        TlStatus st = try(ctx, need, &sure, out, err);
+        size_t next = 0;
+        TlStatus st = try(ctx, need, &sure, &next, out, err);
         if (sure) return st;
         if (st == TL_OK) {
             tl_reader_close(*out);
             *out = NULL;
             need = need > SIZE_MAX / 4 ? SIZE_MAX : need * 4;
+            if (next > 0 && need > next) need = next;
         } else {
             /* an error from part of the input may not be the whole's */
             if (st == TL_ERR_OOM) return st;

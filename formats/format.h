@@ -65,7 +65,14 @@ typedef struct TlReadOptions {
     char comment;            /* --comment: lines starting with it skipped */
     int quote;               /* --quote: 0 the format's ('"' CSV, none TSV),
                                 -1 none, '"' */
+    size_t max_record;       /* --max-record-size: a compressed input's
+                                longest record in bytes; 0: TL_MAX_RECORD */
 } TlReadOptions;
+
+/* The default --max-record-size: a record of a compressed input is held in
+ * memory until its end (formats/stream.c), so one without an end within
+ * this many bytes is an error instead of growing without bound. */
+#define TL_MAX_RECORD ((size_t)256 << 20)
 
 /* --ragged: a CSV/TSV row with fewer or more fields than the header is an
  * error, is padded with nulls (fewer only; more stays an error), or is

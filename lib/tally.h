@@ -96,6 +96,8 @@ typedef struct TallySpec {
     bool out_no_header;     /* --out-no-header: write no header line */
     char *out_null;         /* --out-null: how CSV/TSV output writes null */
     int64_t skip;           /* --skip N: CSV/TSV lines before the header */
+    int64_t max_record_size; /* --max-record-size: a compressed input's
+                               longest record, bytes; 0: the default */
     int quote;              /* --quote: 0 the format's, -1 none, '"' */
     char comment;           /* --comment C: input lines starting with C skipped */
     int ragged;             /* --ragged: 0 error, 1 pad, 2 skip (CSV/TSV

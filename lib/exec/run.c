@@ -246,6 +246,7 @@ static TlStatus add_group(Run *r, const TallySpec *s, const TlReadOptions *paren
     if (s->no_header) g->read.no_header = true;
     if (s->ragged) g->read.ragged = (uint8_t)s->ragged; /* TlRagged */
     if (s->skip) g->read.skip = s->skip;
+    if (s->max_record_size) g->read.max_record = (size_t)s->max_record_size;
     if (s->quote) g->read.quote = s->quote;
     if (s->comment) g->read.comment = s->comment;
     if (s->from) g->read.from = s->from;
