@@ -172,6 +172,10 @@ TlStatus tl_input_load_stream(const char *path, TlBuf **out, TlError *err);
  * reopen (restart) decompresses again (tl_input_restream).  Nothing when
  * b is not a stream or is shared by two readers (tl_input_share). */
 void tl_input_drop_read(const TlBuf *b, size_t begin, size_t end);
+/* The splitter cut the morsel [begin, end) of b (format.c, in order, before
+ * it is handed out): pages two morsels share are given back when both are
+ * decoded, pages three share never (stream.c, edge_done). */
+void tl_input_cut(const TlBuf *b, size_t begin, size_t end);
 void tl_input_share(const TlBuf *b);
 /* *b (path's buffer) again, decompressed anew when pages of it were
  * dropped (standard input's cache: its compressed bytes are kept). */

@@ -546,6 +546,7 @@ TlStatus tl_reader_split(TlReader *r, TlMorsel *m, bool *got, TlError *err)
 {
     TlStatus st = shrink_first(r, r->ops->split(r, m, got, err), NULL, NULL, err);
     if (st != TL_OK) *got = false;
+    if (*got && r->input) tl_input_cut(r->input, m->begin, m->end);
     return st;
 }
 

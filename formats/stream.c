@@ -123,6 +123,8 @@ typedef struct Stream {
     bool started;
     int holed;                /* atomic: pages were dropped (tl_input_drop_read) */
     uint64_t *decoded;        /* atomic bits: pages readers are done with */
+    uint64_t *left, *right, *multi, *bound, *edged; /* edge pages (edge_done) */
+    size_t cut_begin, cut_end; /* the splitter's: the last morsel cut */
     size_t n_pages, page, window; /* window: the largest frame window */
     size_t drained;           /* the decompressor's: given back below this */
     int shared;               /* atomic: more than one reader: never drop */
@@ -639,7 +641,14 @@ TlStatus tl_stream_start(TlCompression c, const char *name, TlBuf *raw, TlBuf **
     s->n_pages = s->map_size / s->page + 1;
     if (s->window != SIZE_MAX) {
         s->window += (size_t)64 << 10; /* drops run between steps: margin only */
-        s->decoded = tl_calloc(s->n_pages / 64 + 1, sizeof *s->decoded);
+        /* decoded and the edge bitmaps: one allocation */
+        size_t words = s->n_pages / 64 + 1;
+        s->decoded = tl_calloc(6 * words, sizeof *s->decoded);
+        s->left = s->decoded + words;
+        s->right = s->left + words;
+        s->multi = s->right + words;
+        s->bound = s->multi + words;
+        s->edged = s->bound + words;
         s->no_recycle = getenv("TALLY_NO_RECYCLE") != NULL;
         if (!s->decoded) {
             stream_free(s);
@@ -806,28 +815,81 @@ static void stream_drop_marked(Stream *s, size_t limit)
 
 /* ------------------------------------------------------------- readers */
 
-/* See fmt_impl.h.  The whole pages of [begin, end) are marked, except the
- * one holding byte end - 1 (a message about the next morsel's first record
- * may look back to its line's start); the decompressor gives them back
- * once they are a window behind it (stream_drop_marked). */
-void tl_input_drop_read(const TlBuf *b, size_t begin, size_t end)
+/* Pages [lo, hi) are done with: marked for the decompressor, or given
+ * back at once when it is gone (nothing reads the window any more). */
+static void mark_pages(Stream *s, size_t lo, size_t hi)
 {
-    Stream *s = stream_of(b);
-    size_t lo, hi;
-    if (!s || !s->decoded || __atomic_load_n(&s->shared, __ATOMIC_ACQUIRE)) return;
-    if (end > __atomic_load_n(&s->ready, __ATOMIC_ACQUIRE)) return;
-    lo = (begin + s->page - 1) / s->page;
-    hi = end / s->page;
-    if (hi > lo) hi--;
     if (hi > s->n_pages) hi = s->n_pages;
     if (hi <= lo) return;
     if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == ST_DONE) {
-        /* the decompressor is gone: nothing reads the window any more */
         give_back(s, lo * s->page, hi * s->page);
         return;
     }
     for (size_t p = lo; p < hi; p++)
         __atomic_fetch_or(&s->decoded[p / 64], (uint64_t)1 << (p % 64), __ATOMIC_RELEASE);
+}
+
+/* Edge pages.  The page holding byte x - 1 of a morsel boundary x (the
+ * last byte of one morsel, which the next may read: a message looks back
+ * to its line's start; and, unless x is page-aligned, the first bytes of
+ * the next) is done with when the morsels on both sides are: the one
+ * before sets `left`, the one after `right` (so a morsel reported twice,
+ * by a wrapping reader and its inner one, counts once), and whichever
+ * sees both marks it, once (`edged`).  A page holding two boundaries or
+ * more (morsels smaller than a page) is never given back: morsels in
+ * between may still read it (`multi`, set by tl_input_cut before such a
+ * morsel is handed out).  Batches that view the input never call this,
+ * so their pages stay. */
+static void edge_done(Stream *s, size_t p, uint64_t *mine, uint64_t *other)
+{
+    uint64_t bit = (uint64_t)1 << (p % 64);
+    if (p >= s->n_pages || (__atomic_load_n(&s->multi[p / 64], __ATOMIC_ACQUIRE) & bit))
+        return;
+    __atomic_fetch_or(&mine[p / 64], bit, __ATOMIC_SEQ_CST);
+    if (!(__atomic_load_n(&other[p / 64], __ATOMIC_SEQ_CST) & bit)) return;
+    if (__atomic_fetch_or(&s->edged[p / 64], bit, __ATOMIC_ACQ_REL) & bit) return;
+    mark_pages(s, p, p + 1);
+}
+
+/* The splitter registers boundary x's page (see edge_done). */
+static void edge_cut(Stream *s, size_t x)
+{
+    size_t p = (x - 1) / s->page;
+    uint64_t bit = (uint64_t)1 << (p % 64);
+    if (x == 0 || p >= s->n_pages) return;
+    if (s->bound[p / 64] & bit)
+        __atomic_fetch_or(&s->multi[p / 64], bit, __ATOMIC_RELEASE);
+    s->bound[p / 64] |= bit;
+}
+
+/* See fmt_impl.h. */
+void tl_input_cut(const TlBuf *b, size_t begin, size_t end)
+{
+    Stream *s = stream_of(b);
+    if (!s || !s->decoded || end <= begin) return;
+    if (begin == s->cut_begin && end == s->cut_end) return; /* a wrapper's again */
+    if (begin != s->cut_end) edge_cut(s, begin);
+    edge_cut(s, end);
+    s->cut_begin = begin;
+    s->cut_end = end;
+}
+
+/* See fmt_impl.h.  The pages wholly in [begin, end) are marked, but the
+ * one holding byte end - 1; it and the one holding begin - 1 are edge
+ * pages (edge_done).  The decompressor gives marked pages back once they
+ * are a window behind it (stream_drop_marked). */
+void tl_input_drop_read(const TlBuf *b, size_t begin, size_t end)
+{
+    Stream *s = stream_of(b);
+    size_t lo, hi;
+    if (!s || !s->decoded || __atomic_load_n(&s->shared, __ATOMIC_ACQUIRE)) return;
+    if (end <= begin || end > __atomic_load_n(&s->ready, __ATOMIC_ACQUIRE)) return;
+    lo = (begin + s->page - 1) / s->page;
+    hi = end / s->page;
+    if (end % s->page == 0 && hi > lo) hi--;
+    mark_pages(s, lo, hi);
+    if (begin > 0) edge_done(s, (begin - 1) / s->page, s->right, s->left);
+    edge_done(s, (end - 1) / s->page, s->left, s->right);
 }
 
 /* See fmt_impl.h. */

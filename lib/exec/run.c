@@ -34,6 +34,7 @@
  * standard error, one `key: value` per line.
  */
 #include "../plan/plan.h"
+#include "../../formats/compress.h"
 #include "../../formats/infer.h"
 #include "../core/pool.h"
 #include "ops.h"
@@ -627,6 +628,7 @@ static TlStatus run_loop(Run *r, TlError *err)
 static void print_stats(const Run *r)
 {
     const TlExecStats *s = &r->stats;
+    int64_t peak = 0;
     fprintf(stderr,
             "rows_read: %lld\nbytes_read: %lld\nbatches: %lld\nconverted:%s%s\n"
             "groups: %lld\nrows_sorted: %lld\nrows_written: %lld\nrestarts: %lld\n",
@@ -636,6 +638,10 @@ static void print_stats(const Run *r)
             r->converted ? r->converted : "", (long long)s->groups,
             (long long)s->rows_sorted, (long long)r->rows_written,
             (long long)s->restarts);
+    /* compressed inputs: the most decompressed bytes held in memory at once
+     * (formats/compress.h; with streaming it depends on timing) */
+    tl_decompressed_held(NULL, &peak);
+    if (peak > 0) fprintf(stderr, "decompressed_held_peak: %lld\n", (long long)peak);
 }
 
 static TlStatus run_explain(Run *r, TlError *err)
