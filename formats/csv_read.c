@@ -2091,15 +2091,61 @@ static void split_cut(const CsvReader *r, const CsvReader *v, size_t *end,
                        i < v->size);
 }
 
-/* The record at byte open (line `line`) runs past the bytes ready, which
- * are more than --max-record-size past it: held in memory until its end,
- * it would have no bound (a stream's, whose bytes are decompressed). */
-static TlStatus record_too_long(const CsvReader *r, size_t open, int64_t line,
-                                size_t ready, TlError *err)
+/* The first record of the whole records [pos, end) of v longer than
+ * --max-record-size (its line end not counted): its line in *at; false
+ * when none.  A record at a time, as split_cut finds them: only for a
+ * stretch longer than the bound. */
+static bool long_record(const CsvReader *r, const CsvReader *v, size_t pos, size_t end,
+                        int64_t line, int64_t *at)
 {
-    if (open == SIZE_MAX || ready - open <= r->max_record) return TL_OK;
+    while (pos < end) {
+        size_t q, next, e;
+        int64_t rows = 0, l = line;
+        next = v->split_scan(v->p, v->size, v->delim, pos, 1, SIZE_MAX, &rows, &l, &q);
+        if (rows == 0 && q == SIZE_MAX) {
+            next = end; /* the last record, without a line end */
+        } else if (rows == 0) {
+            size_t rp = pos;
+            int64_t rl = line;
+            int found;
+            TlError perr;
+            if (parse_record(v, &rp, &rl, NULL, 1, 0, &found, &perr) != TL_OK)
+                return false; /* decoding reports it */
+            next = rp;
+            l = rl;
+        }
+        if (next > end) next = end;
+        e = next;
+        if (e > pos && v->p[e - 1] == '\n') e--;
+        if (e > pos && v->p[e - 1] == '\r') e--;
+        if (e - pos > r->max_record) {
+            *at = line;
+            return true;
+        }
+        pos = next;
+        line = l;
+    }
+    return false;
+}
+
+/* A record of a stream longer than --max-record-size in what the split
+ * looked at: among the whole records from split_pos to done, or the
+ * record at open (line open_line; SIZE_MAX: none) that has no end in the
+ * ready bytes yet.  Such a record is held in memory until its end
+ * (decompressed bytes: stream.c), so it is an error, whatever part of it
+ * the decompressor had reached. */
+static TlStatus record_too_long(const CsvReader *r, const CsvReader *v, size_t done,
+                                size_t open, int64_t open_line, size_t ready,
+                                TlError *err)
+{
+    int64_t at = open_line;
+    if (!tl_input_is_stream(r->input)) return TL_OK;
+    if (!(done - r->split_pos > r->max_record &&
+          long_record(r, v, r->split_pos, done, r->split_line, &at)) &&
+        (open == SIZE_MAX || ready - open <= r->max_record))
+        return TL_OK;
     return tl_error(err, TL_ERR_DATA, "%s:%lld: record longer than %zu bytes "
-                    "(--max-record-size)", r->name, (long long)line, r->max_record);
+                    "(--max-record-size)", r->name, (long long)at, r->max_record);
 }
 
 /* The next morsel: see the top (step 0).  A streamed input is cut in the
@@ -2138,12 +2184,15 @@ static TlStatus csv_split(TlReader *base, TlMorsel *m, bool *got, TlError *err)
             /* the end: where a stream of unknown size ended */
             if (size == r->size) break;
             split_cut(&v, &v, &end, &line, &poison, &sure, &open);
-            TL_TRY(record_too_long(r, open, line, ready, err));
+            TL_TRY(record_too_long(r, &v, end, SIZE_MAX, 0, ready, err));
             break;
         }
         split_cut(r, &v, &end, &line, &poison, &sure, &open);
-        if (sure) break;
-        TL_TRY(record_too_long(r, open, line, ready, err));
+        if (sure) {
+            TL_TRY(record_too_long(r, &v, end, SIZE_MAX, 0, ready, err));
+            break;
+        }
+        TL_TRY(record_too_long(r, &v, open != SIZE_MAX ? open : end, open, line, ready, err));
         more = ready - r->split_pos;
         if (more < ((size_t)1 << 20)) more = (size_t)1 << 20;
         want = ready + more;
@@ -2152,7 +2201,7 @@ static TlStatus csv_split(TlReader *base, TlMorsel *m, bool *got, TlError *err)
     }
     if (!sure) {
         split_cut(r, r, &end, &line, &poison, &sure, &open);
-        if (tl_input_is_stream(r->input)) TL_TRY(record_too_long(r, open, line, r->size, err));
+        TL_TRY(record_too_long(r, r, end, SIZE_MAX, 0, r->size, err));
     }
     if (poison) r->split_poison = true;
     m->seq = r->split_seq++;
@@ -2165,13 +2214,14 @@ static TlStatus csv_split(TlReader *base, TlMorsel *m, bool *got, TlError *err)
     return TL_OK;
 }
 
-/* See format.h: guess morsel ends from now on (a complete input of
- * several columns only: a streamed one is cut in the bytes ready). */
+/* See format.h: guess morsel ends from now on (an input of several
+ * columns that is not a stream: a stream is cut in the bytes ready, and
+ * its records checked against --max-record-size). */
 static void csv_guess(TlReader *base)
 {
     CsvReader *r = (CsvReader *)base;
-    if (r->n_cols >= 2 && !tl_input_streaming(r->input) && !r->split_poison &&
-        r->split_seq == 0 && tl_input_size(r->input) == r->size)
+    if (r->n_cols >= 2 && !tl_input_is_stream(r->input) && !r->split_poison &&
+        r->split_seq == 0)
         r->guess = true;
 }
 
@@ -3082,6 +3132,20 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
         tl_csv_sniff_delimiter(r->p + r->start, r->size - r->start, r->size < full, delimiter, r->quotes, (char)r->comment));
     r->special[r->delim] = r->special['\n'] = r->special['\r'] = 1;
     if (read_header(r, opt->no_header, err) != TL_OK) goto fail;
+    if (!opt->no_header && tl_input_is_stream(r->input) && r->data_start - r->start > r->max_record) {
+        /* the header is a record too (--max-record-size; the split checks
+         * the others) */
+        size_t e = r->data_start;
+        if (e > r->start && r->p[e - 1] == '\n') e--;
+        if (e > r->start && r->p[e - 1] == '\r') e--;
+        if (e - r->start > r->max_record) {
+            *sure = true;
+            tl_error(err, TL_ERR_DATA, "%s:%lld: record longer than %zu bytes "
+                     "(--max-record-size)", r->name,
+                     (long long)(1 + count_lines_fast(r->p, r->start)), r->max_record);
+            goto fail;
+        }
+    }
     tl_csv_dialect_hint(r->p + r->start, r->size - r->start, r->n_cols, (char)r->delim,
                         opt->delimiter ? 0 : delimiter, opt->tsv, (char)r->comment, r->hint, sizeof r->hint);
 

@@ -2088,17 +2088,47 @@ static TlStatus nd_project(TlReader *base, const int *cols, int n_cols, TlError 
  * at most max_rows lines, growing from MORSEL_FIRST bytes by doubling to
  * MORSEL_MOST.  The first starts at byte 0 (before a BOM) so the morsels'
  * bytes add up to the input's size. */
-/* The bytes ready end inside a line that starts more than
- * --max-record-size before them: a record with no bound (held in memory
- * until its end, a stream's, whose bytes are decompressed).  Its start is
- * after the last LF, or a lone CR that ends a record (find_end_careful);
- * its line is counted as nd_resplit counts. */
+/* The first line of the whole lines [pos, end) longer than
+ * --max-record-size (its line end not counted): its line in *at; false
+ * when none.  A line at a time: only for a stretch longer than the bound. */
+static bool long_line(const NdReader *r, size_t pos, size_t end, int64_t line, int64_t *at)
+{
+    bool cr = memchr(r->p + pos, '\r', end - pos) != NULL;
+    while (pos < end) {
+        const uint8_t *lf;
+        size_t next, e;
+        int64_t l = 0;
+        if (cr) {
+            next = find_end_careful(r->p, end, pos, 0, 1, &l);
+        } else {
+            lf = memchr(r->p + pos, '\n', end - pos);
+            next = lf ? (size_t)(lf - r->p) + 1 : end;
+            l = lf != NULL;
+        }
+        e = next;
+        if (e > pos && r->p[e - 1] == '\n') e--;
+        if (e > pos && r->p[e - 1] == '\r') e--;
+        if (e - pos > r->max_record) {
+            *at = line;
+            return true;
+        }
+        pos = next;
+        line += l;
+    }
+    return false;
+}
+
+/* A line of a stream longer than --max-record-size in the bytes [begin,
+ * ready) the split looked at (held in memory until its end: decompressed
+ * bytes, stream.c): a whole one, or the last when it has no end yet (it
+ * starts after the last LF, or a lone CR that ends a record).  Its line
+ * is counted as nd_resplit counts. */
 static TlStatus line_too_long(const NdReader *r, size_t begin, size_t ready, TlError *err)
 {
     const uint8_t *lf;
     size_t start;
-    int64_t lines = 0;
-    if (ready - begin <= r->max_record) return TL_OK;
+    int64_t lines = 0, at;
+    if (ready - begin <= r->max_record || !tl_input_is_stream(r->input)) return TL_OK;
     lf = memrchr(r->p + begin, '\n', ready - begin);
     start = lf ? (size_t)(lf - r->p) + 1 : begin;
     while (ready - start > r->max_record && memchr(r->p + start, '\r', ready - start)) {
@@ -2106,6 +2136,9 @@ static TlStatus line_too_long(const NdReader *r, size_t begin, size_t ready, TlE
         if (e >= ready) break;
         start = e;
     }
+    if (start - begin > r->max_record && long_line(r, begin, start, r->split_line, &at))
+        return tl_error(err, TL_ERR_DATA, "%s:%lld: record longer than %zu bytes "
+                        "(--max-record-size)", r->name, (long long)at, r->max_record);
     if (ready - start <= r->max_record) return TL_OK;
     lines = 0;
     if (memchr(r->p + begin, '\r', start - begin))
@@ -2151,11 +2184,10 @@ static TlStatus nd_split(TlReader *base, TlMorsel *m, bool *got, TlError *err)
             end = find_end_careful(r->p, ready, begin, limit < ready ? limit : ready,
                                    r->max_rows, &lines);
         if (ready >= size || (end < ready && ready - end >= TL_INPUT_AHEAD)) {
-            if (end == ready && tl_input_is_stream(r->input))
-                TL_TRY(line_too_long(r, begin, ready, err));
+            TL_TRY(line_too_long(r, begin, end, err));
             break;
         }
-        if (end == ready) TL_TRY(line_too_long(r, begin, ready, err));
+        TL_TRY(line_too_long(r, begin, end, err));
         more = ready - begin < ((size_t)1 << 20) ? (size_t)1 << 20 : ready - begin;
         want = ready + more;
     }
@@ -2171,15 +2203,14 @@ cut:
     return TL_OK;
 }
 
-/* See format.h: guess morsel ends from now on (a complete input only: a
- * streamed one is cut in the bytes ready).  JSON strings hold no raw LF,
+/* See format.h: guess morsel ends from now on (not for a stream: it is
+ * cut in the bytes ready, its lines checked against --max-record-size).
+ * JSON strings hold no raw LF,
  * so every LF ends a line. */
 static void nd_guess(TlReader *base)
 {
     NdReader *r = (NdReader *)base;
-    if (!tl_input_streaming(r->input) && r->split_seq == 0 &&
-        tl_input_size(r->input) == r->size)
-        r->guess = true;
+    if (!tl_input_is_stream(r->input) && r->split_seq == 0) r->guess = true;
 }
 
 /* See format.h: the next split starts at guessed morsel m, which began at

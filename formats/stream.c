@@ -35,7 +35,8 @@
  * size is unknown (its bytes past the end read as zeros); tl_input_size
  * gives the final size once the stream has ended.  A stream of unknown
  * size that ends within its first STREAM_MIN bytes is handed out as an
- * ordinary buffer of exactly its bytes.
+ * ordinary buffer of exactly its bytes; one that ends in the opening
+ * steps past them, as a stream of that size.
  *
  * Memory: format.c marks the whole pages of a decoded morsel whose batch
  * holds no view into the input (tl_input_drop_read); once they lie a
@@ -669,10 +670,16 @@ TlStatus tl_stream_start(TlCompression c, const char *name, TlBuf *raw, TlBuf **
         stream_free(s);
         return st;
     }
-    if (rc > 0 && !s->known) {
+    if (rc > 0 && !s->known && s->out_pos < min) {
         *out = stream_whole(s);
         stream_free(s);
         return *out ? TL_OK : tl_error_oom(err);
+    }
+    if (rc > 0 && !s->known) {
+        /* ended past min in the first steps: its size is known now */
+        stream_seal(s);
+        s->known = true;
+        s->size = s->out_pos;
     }
     if (rc > 0) stream_seal(s);
     s->ready = s->out_pos < s->size ? s->out_pos : s->size;
