@@ -61,11 +61,17 @@ struct TlReader {
      * a decode error (the stream's error comes first, as when the input
      * was decompressed whole at open).  NULL: none. */
     const TlBuf *input;
+    /* a wrapper (tsv_read.c) whose inner reader gives a stream's pages
+     * back itself: format.c leaves them to it */
+    bool outer;
 };
 
 /* Every format's decoder starts with this (tl_decoder_free dispatches). */
 struct TlDecoder {
     const TlReaderOps *ops;
+    /* the morsel being decoded in two steps (decode_early .. decode_rest
+     * or decode_end) of a stream: its pin (tl_input_pin), or NULL */
+    struct TlPin *pin;
 };
 
 typedef struct TlWriterOps {
@@ -176,6 +182,18 @@ void tl_input_drop_read(const TlBuf *b, size_t begin, size_t end);
  * it is handed out): pages two morsels share are given back when both are
  * decoded, pages three share never (stream.c, edge_done). */
 void tl_input_cut(const TlBuf *b, size_t begin, size_t end);
+/* A morsel [begin, end) of stream b whose batches may view the input: its
+ * pages are given back (tl_input_drop_read) when the morsel is over
+ * (tl_pin_done) and the last buffer of its batches' views is released.
+ * tl_input_pin: a pin for the morsel (NULL when b is no stream that gives
+ * pages back, or out of memory: the pages then stay); tl_pin_views: the
+ * batch's string arrays view the input through buffers of the pin from
+ * now on (a view it cannot move keeps the pages for good);
+ * tl_pin_done: the morsel is over (NULL-safe). */
+typedef struct TlPin TlPin;
+TlPin *tl_input_pin(const TlBuf *b, size_t begin, size_t end);
+void tl_pin_views(TlPin *p, TlBatch *batch);
+void tl_pin_done(TlPin *p);
 void tl_input_share(const TlBuf *b);
 /* *b (path's buffer) again, decompressed anew when pages of it were
  * dropped (standard input's cache: its compressed bytes are kept). */

@@ -505,19 +505,6 @@ static void inject(const TlReader *r, int64_t seq)
     close(fd);
 }
 
-/* True when a string column of b points into input (views reference it or
- * a slice of it). */
-static bool batch_views(const TlBatch *b, const TlBuf *input)
-{
-    for (int c = 0; c < b->n_cols; c++) {
-        const TlArray *a = b->cols[c];
-        for (uint32_t i = 0; a && i < a->n_data; i++)
-            if (a->data[i] == input || (a->data[i] && a->data[i]->parent == input))
-                return true;
-    }
-    return false;
-}
-
 /* The next batch, owned by the caller, or *out = NULL at the end. */
 TlStatus tl_reader_next(TlReader *r, TlBatch **out, TlError *err)
 {
@@ -574,7 +561,10 @@ TlStatus tl_decoder_new(TlReader *r, TlDecoder **out, TlError *err)
 /* See format.h. */
 void tl_decoder_free(TlDecoder *d)
 {
-    if (d) d->ops->decoder_free(d);
+    if (!d) return;
+    tl_pin_done(d->pin);
+    d->pin = NULL;
+    d->ops->decoder_free(d);
 }
 
 /* See format.h. */
@@ -586,8 +576,12 @@ TlStatus tl_reader_decode(TlReader *r, TlDecoder *d, const TlMorsel *m,
     inject(r, m->seq);
     st = stream_first(r, r->ops->decode(r, d, m, out, widen, err), widen, err);
     st = shrink_first(r, st, out, widen, err);
-    if (st == TL_OK && *out && r->input && !batch_views(*out, r->input))
-        tl_input_drop_read(r->input, m->begin, m->end);
+    if (st == TL_OK && *out && r->input && !r->outer) {
+        /* a stream's pages go back when the batch's views of them do */
+        TlPin *pin = tl_input_pin(r->input, m->begin, m->end);
+        tl_pin_views(pin, *out);
+        tl_pin_done(pin);
+    }
     return st;
 }
 
@@ -640,7 +634,15 @@ TlStatus tl_reader_decode_early(TlReader *r, TlDecoder *d, const TlMorsel *m,
     TlStatus st = stream_first(r, r->ops->decode_early(r, d, m, early, n_early, few,
                                                        out, widen, err),
                                widen, err);
-    return shrink_first(r, st, out, widen, err);
+    st = shrink_first(r, st, out, widen, err);
+    tl_pin_done(d->pin);
+    d->pin = NULL;
+    if (st == TL_OK && *out && r->input && !r->outer) {
+        /* the morsel is over at decode_rest or decode_end */
+        d->pin = tl_input_pin(r->input, m->begin, m->end);
+        tl_pin_views(d->pin, *out);
+    }
+    return st;
 }
 
 /* See format.h. */
@@ -656,12 +658,20 @@ TlStatus tl_reader_decode_rest(TlReader *r, TlDecoder *d, const TlBatch *early,
     TlStatus st = stream_first(r, r->ops->decode_rest(r, d, early, sel, n, out,
                                                       widen, err),
                                widen, err);
-    return shrink_first(r, st, out, widen, err);
+    st = shrink_first(r, st, out, widen, err);
+    if (st == TL_OK && *out) tl_pin_views(d->pin, *out);
+    tl_pin_done(d->pin);
+    d->pin = NULL;
+    return st;
 }
 
 /* See format.h. */
 void tl_reader_decode_end(TlReader *r, TlDecoder *d)
 {
+    if (d) {
+        tl_pin_done(d->pin);
+        d->pin = NULL;
+    }
     if (d && tl_reader_can_late(r)) r->ops->decode_end(r, d);
 }
 

@@ -38,8 +38,9 @@
  * ordinary buffer of exactly its bytes; one that ends in the opening
  * steps past them, as a stream of that size.
  *
- * Memory: format.c marks the whole pages of a decoded morsel whose batch
- * holds no view into the input (tl_input_drop_read); once they lie a
+ * Memory: the pages of a decoded morsel are marked (tl_input_drop_read)
+ * when its batches' last view into the input goes (format.c pins the
+ * morsel: tl_input_pin); once they lie a
  * frame window behind its output (libzstd reads that window for matches;
  * zlib keeps its own) the thread moves whole marked 64-page chunks ahead
  * of its output (mremap MREMAP_DONTUNMAP: recycled, so it writes into
@@ -897,6 +898,74 @@ void tl_input_drop_read(const TlBuf *b, size_t begin, size_t end)
     mark_pages(s, lo, hi);
     if (begin > 0) edge_done(s, (begin - 1) / s->page, s->right, s->left);
     edge_done(s, (end - 1) / s->page, s->left, s->right);
+}
+
+/* Pins (fmt_impl.h, tl_input_pin).  A batch's string views of the input
+ * go through wraps of the same bytes whose release drops a reference of
+ * the pin; the morsel itself holds one until it is over.  The last
+ * release marks the morsel's pages (tl_input_drop_read) unless a view
+ * could not be moved (`keep`: the pages then stay, as without pins). */
+struct TlPin {
+    TlBuf *input;             /* a reference */
+    size_t begin, end;
+    int64_t refs;             /* atomic */
+    int keep;                 /* atomic */
+};
+
+static void pin_release(void *owner, uint8_t *data, size_t size)
+{
+    TlPin *p = owner;
+    (void)data;
+    (void)size;
+    if (__atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
+    if (!__atomic_load_n(&p->keep, __ATOMIC_ACQUIRE))
+        tl_input_drop_read(p->input, p->begin, p->end);
+    tl_buf_release(p->input);
+    tl_free(p);
+}
+
+/* See fmt_impl.h. */
+TlPin *tl_input_pin(const TlBuf *b, size_t begin, size_t end)
+{
+    Stream *s = stream_of(b);
+    TlPin *p;
+    if (!s || !s->decoded || __atomic_load_n(&s->shared, __ATOMIC_ACQUIRE)) return NULL;
+    p = tl_calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->input = tl_buf_retain((TlBuf *)(uintptr_t)b);
+    p->begin = begin;
+    p->end = end;
+    p->refs = 1;
+    return p;
+}
+
+/* See fmt_impl.h.  Only arrays the batch alone holds (just decoded) are
+ * changed. */
+void tl_pin_views(TlPin *p, TlBatch *batch)
+{
+    if (!p || !batch) return;
+    for (int c = 0; c < batch->n_cols; c++) {
+        TlArray *a = batch->cols[c];
+        for (uint32_t i = 0; a && i < a->n_data; i++) {
+            TlBuf *old = a->data[i], *w;
+            if (!old || (old != p->input && old->parent != p->input)) continue;
+            w = __atomic_load_n(&a->refcount, __ATOMIC_ACQUIRE) == 1
+                    ? tl_buf_wrap(old->data, old->size, pin_release, p) : NULL;
+            if (!w) {
+                __atomic_store_n(&p->keep, 1, __ATOMIC_RELEASE);
+                continue;
+            }
+            __atomic_add_fetch(&p->refs, 1, __ATOMIC_ACQ_REL);
+            a->data[i] = w;
+            tl_buf_release(old);
+        }
+    }
+}
+
+/* See fmt_impl.h. */
+void tl_pin_done(TlPin *p)
+{
+    if (p) pin_release(p, NULL, 0);
 }
 
 /* See fmt_impl.h. */
