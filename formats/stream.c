@@ -123,7 +123,7 @@ typedef struct Stream {
     int drain;                /* atomic: nobody reads on: give everything back */
     pthread_t thread;
     bool started;
-    int holed;                /* atomic: pages were dropped (tl_input_drop_read) */
+    int holed;                /* atomic: pages were marked or dropped (tl_input_drop_read) */
     uint64_t *decoded;        /* atomic bits: pages readers are done with */
     uint64_t *left, *right, *multi, *bound, *edged; /* edge pages (edge_done) */
     size_t cut_begin, cut_end; /* the splitter's: the last morsel cut */
@@ -892,6 +892,8 @@ void tl_input_drop_read(const TlBuf *b, size_t begin, size_t end)
     size_t lo, hi;
     if (!s || !s->decoded || __atomic_load_n(&s->shared, __ATOMIC_ACQUIRE)) return;
     if (end <= begin || end > __atomic_load_n(&s->ready, __ATOMIC_ACQUIRE)) return;
+    /* from now on a reopen decompresses anew: the marks are this reader's */
+    __atomic_store_n(&s->holed, 1, __ATOMIC_RELEASE);
     lo = (begin + s->page - 1) / s->page;
     hi = end / s->page;
     if (end % s->page == 0 && hi > lo) hi--;
