@@ -67,15 +67,15 @@ const char cli_help_text[] =
 "\n"
 "Options:\n"
 "  -o, --output FILE       write FILE atomically (.csv .tsv .ndjson .jsonl\n"
-"                          .json, else CSV; + .gz/.zst); a device, FIFO in place\n"
+"                          .json, + .gz/.zst; else --to); a device, FIFO in place\n"
 "  -f, --file PIPELINE     JSON pipeline; --from/--to FMT: csv tsv ndjson json\n"
-"  --delimiter C           input separator ('\\t': tab); else sniffed: , ; | tab\n"
+"  --delimiter C, --quote Q, --escape E  else sniffed ('\\t': tab; Q, E: none)\n"
 "  --with-filename, --comment C  add a `filename` column; skip lines starting C\n"
 "  --compress-level N      -o FILE.gz: 1-9 (default 6), FILE.zst: 1-22 (3)\n"
 "  --max-record-size SIZE  longest record of a .gz/.zst input (256M; K M G)\n"
-"  --null STR, --quote Q   read STR as null (TSV: also \\N); Q: '\"' or none\n"
+"  --null STR, --decimal-comma  STR is null (TSV: also \\N); 1,5 is 1.5\n"
 "  --no-header, --skip N   input: line 1 is data (column1...); skip N lines first\n"
-"  --ragged error|pad|skip rows of another field count: fail, pad (nulls), drop\n"
+"  --ragged error|pad|skip rows of another field count; --max-columns N (1000000)\n"
 "  --out-no-header         output: no header; --out-null S, --out-delimiter C\n"
 "  --schema 'NAME:TYPE,...'  fix column types (int float bool string date\n"
 "                          timestamp); NAME may be a glob: 'id*:string'\n"
@@ -99,7 +99,7 @@ typedef enum FlagId {
     F_OUT_DELIMITER, F_WITH_FILENAME, F_COMPRESS_LEVEL, F_SORTED,
     F_NO_INFER, F_QUOTED_AS_STRING, F_QUIET,
     F_OUT_NO_HEADER, F_OUT_NULL, F_RAGGED, F_SKIP, F_QUOTE, F_COMMENT,
-    F_MAX_RECORD,
+    F_ESCAPE, F_DECIMAL_COMMA, F_MAX_COLUMNS, F_MAX_RECORD,
 } FlagId;
 
 typedef struct Flag {
@@ -134,7 +134,10 @@ static const Flag flags[] = {
     {"--skip", F_SKIP, ARG_REQ},
     {"--max-record-size", F_MAX_RECORD, ARG_REQ},
     {"--quote", F_QUOTE, ARG_REQ},
+    {"--escape", F_ESCAPE, ARG_REQ},
+    {"--decimal-comma", F_DECIMAL_COMMA, ARG_NONE},
     {"--comment", F_COMMENT, ARG_REQ},
+    {"--max-columns", F_MAX_COLUMNS, ARG_REQ},
     {"--with-filename", F_WITH_FILENAME, ARG_NONE},
     {"--sorted", F_SORTED, ARG_NONE},
     {"--no-infer", F_NO_INFER, ARG_NONE},
@@ -193,8 +196,8 @@ typedef struct Parser {
     bool set_out_delim, set_with_filename, set_compress_level, set_sorted;
     bool set_no_infer, set_quoted_as_string, set_quiet;
     bool set_out_no_header, set_out_null, set_ragged, set_skip, set_quote;
+    bool set_comment, set_escape, set_decimal_comma, set_max_columns;
     bool set_max_record;
-    bool set_comment;
 } Parser;
 
 static int usage(Parser *p, const char *fmt, ...)
@@ -334,6 +337,15 @@ static int end_ctx(Parser *p, const char *next)
                          "(got %s; the --agg before it aggregates every row "
                          "on its own: move it after %s)", quoted(p->ctx_flag).s,
                          next ? quoted(next).s : "nothing", p->ctx_flag);
+        /* --agg LIST ... --group-by KEYS: the same, other steps between */
+        for (int j = p->ctx_step - 2; j >= 0; j--)
+            if (p->spec->steps[j].kind == TALLY_STEP_GROUP_BY &&
+                p->spec->steps[j].n_items == 0)
+                return usage(p, "option %s must be followed by --agg LIST "
+                             "(got %s; the --agg of step %d aggregates every "
+                             "row on its own: an --agg goes right after its %s)",
+                             quoted(p->ctx_flag).s, next ? quoted(next).s : "nothing",
+                             j + 1, p->ctx_flag);
         return usage(p, "option %s must be followed by --agg LIST "
                      "(got %s)", quoted(p->ctx_flag).s,
                      next ? quoted(next).s : "nothing");
@@ -534,6 +546,15 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
     case F_OUT_NULL:
         p->set_out_null = true;
         return set_str(p, &s->out_null, v);
+    case F_MAX_COLUMNS: {
+        int64_t n;
+        if (!parse_count(v, &n) || n < 1 || n > INT32_MAX)
+            return usage(p, "%s: expected a count from 1 to 2147483647, got %s",
+                         typed, quoted(v).s);
+        p->set_max_columns = true;
+        s->max_columns = n;
+        return 0;
+    }
     case F_COMMENT:
         if (strlen(v) != 1 || v[0] == '\n' || v[0] == '\r')
             return usage(p, "%s: expected one character, got \"%s\"", typed, v);
@@ -541,15 +562,22 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
         p->set_comment = true;
         return 0;
     case F_QUOTE:
-        /* another quote character (such as ') would need the tokenizer's
-         * SIMD masks to take it: refused, not misread */
-        if (strcmp(v, "none") == 0) s->quote = -1;
-        else if (strcmp(v, "\"") == 0) s->quote = '"';
+    case F_ESCAPE: {
+        int c;
+        if (strcmp(v, "none") == 0) c = -1;
+        else if (strlen(v) == 1 && v[0] != '\n' && v[0] != '\r') c = (unsigned char)v[0];
         else
-            return usage(p, "%s: expected '\"' or none, got \"%s\" (other quote "
-                         "characters are not supported yet)", typed, v);
-        p->set_quote = true;
+            return usage(p, "%s: expected one character or none, got %s", typed,
+                         quoted(v).s);
+        if (f->id == F_QUOTE) {
+            s->quote = c;
+            p->set_quote = true;
+        } else {
+            s->escape = c;
+            p->set_escape = true;
+        }
         return 0;
+    }
     case F_MAX_RECORD:
         /* at least 1 MiB: smaller compressed inputs are decompressed
          * whole (formats/stream.c), so the bound is the same for all */
@@ -587,6 +615,10 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
     case F_QUOTED_AS_STRING:
         p->set_quoted_as_string = true;
         s->quoted_as_string = true;
+        return 0;
+    case F_DECIMAL_COMMA:
+        p->set_decimal_comma = true;
+        s->decimal_comma = true;
         return 0;
     case F_QUIET:
         p->set_quiet = true;
@@ -679,10 +711,13 @@ static int merge_overrides(Parser *p, TallySpec *cli, TallySpec *file_spec)
     if (p->set_skip) file_spec->skip = cli->skip;
     if (p->set_max_record) file_spec->max_record_size = cli->max_record_size;
     if (p->set_quote) file_spec->quote = cli->quote;
+    if (p->set_escape) file_spec->escape = cli->escape;
     if (p->set_comment) file_spec->comment = cli->comment;
+    if (p->set_max_columns) file_spec->max_columns = cli->max_columns;
     if (p->set_sorted) file_spec->sorted = true;
     if (p->set_no_infer) file_spec->no_infer = true;
     if (p->set_quoted_as_string) file_spec->quoted_as_string = true;
+    if (p->set_decimal_comma) file_spec->decimal_comma = true;
     if (p->set_quiet) file_spec->quiet = true;
     if (p->set_compress_level) file_spec->compress_level = cli->compress_level;
     if (p->set_no_optimize) file_spec->no_optimize = true;
@@ -778,4 +813,18 @@ int cli_flags_parse(int argc, char **argv, TallyMode mode, TallySpec *spec,
     }
     if (spec->n_inputs == 0) return no_input(&p);
     return 0;
+}
+
+/* See flags.h. */
+int cli_exit_status(TallyStatus st)
+{
+    switch (st) {
+    case TALLY_OK:
+    case TALLY_CLOSED:
+        return 0;
+    case TALLY_ERR_USAGE:
+        return 2;
+    default:
+        return 1;
+    }
 }

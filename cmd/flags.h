@@ -26,6 +26,12 @@ typedef enum CliAction {
 int cli_flags_parse(int argc, char **argv, TallyMode mode, TallySpec *spec,
                     CliAction *action, TallyError *err);
 
+/* The exit status for how a run ended: 0 for success and for a standard
+ * output closed by its reader (`tally ... | head -1`), 2 for usage errors,
+ * 1 for everything else.  The one place a TallyStatus becomes an exit
+ * status (main.c; the OOM loop's driver, tests/fault/oom_run.c). */
+int cli_exit_status(TallyStatus st);
+
 /* The --help text. */
 extern const char cli_help_text[];
 

@@ -8,11 +8,13 @@
  *   tally --help | --version | help
  *
  * Like zstd's programs/, this file uses only the public header: flags.c
- * builds a TallySpec, tally_run does the work and reports an exit status
- * (0 ok, 1 data or runtime, 2 usage) with a message that main prints as
- * "tally: <message>" on standard error.  Nothing else is printed on error,
- * so scripts can match the message.  The message is escaped before it is
- * printed (see print_error).
+ * builds a TallySpec, tally_run does the work and reports how it ended (a
+ * TallyStatus, with a message) and what it did (TallyStats).  The program
+ * chooses the exit status (cli_exit_status in flags.c: 0 ok, 2 usage, 1
+ * anything else), prints the message as "tally: <message>" on standard
+ * error, and for --stats the counters once the output is committed.
+ * Nothing else is printed on error, so scripts can match the message.  The
+ * message is escaped before it is printed (see print_error).
  *
  * The CLI owns what is process-wide, so it is set up here, not in the
  * library:
@@ -61,6 +63,22 @@ static void print_error(const char *msg)
     tally_escape_message(safe, sizeof safe, msg);
     size_t n = strlen(safe);
     fprintf(stderr, "tally: %s%s", safe, n && safe[n - 1] == '\n' ? "" : "\n");
+}
+
+/* --stats: the run's counters on standard error, one `key: value` a line. */
+static void print_stats(const TallyStats *s)
+{
+    fprintf(stderr,
+            "rows_read: %lld\nbytes_read: %lld\nbatches: %lld\nconverted:%s%s\n"
+            "groups: %lld\nrows_sorted: %lld\nrows_written: %lld\nrestarts: %lld\n",
+            (long long)s->rows_read, (long long)s->bytes_read,
+            (long long)s->batches,
+            s->converted && *s->converted ? " " : "",
+            s->converted ? s->converted : "", (long long)s->groups,
+            (long long)s->rows_sorted, (long long)s->rows_written,
+            (long long)s->restarts);
+    if (s->decompressed_held_peak > 0)
+        fprintf(stderr, "decompressed_held_peak: %lld\n", (long long)s->decompressed_held_peak);
 }
 
 /* `tally help` prints the help, and a first argument that names no file but
@@ -183,7 +201,12 @@ int main(int argc, char **argv)
     } else if (rc == 0 && action == CLI_VERSION) {
         fputs("tally " TALLY_VERSION "\n", stdout);
     } else if (rc == 0) {
-        rc = tally_run(&spec, mode, &err);
+        TallyStats stats;
+        TallyStatus st = tally_run(&spec, mode, &stats, &err);
+        /* explain runs no pipeline: there is nothing to count */
+        if (st == TALLY_OK && spec.stats && mode != TALLY_EXPLAIN) print_stats(&stats);
+        tally_free(stats.converted);
+        rc = cli_exit_status(st);
     }
     /* --help into a closed pipe is not an error either: no flush check */
     if (rc != 0) {

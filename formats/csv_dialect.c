@@ -1,32 +1,37 @@
 /*
- * csv_dialect.c -- the delimiter of a text input, decided from its first
- * records, and the hint an error gives when it looks wrong.
+ * csv_dialect.c -- the dialect of a text input (delimiter, quote, escape),
+ * decided from its first records, and the hints errors give about it.
  *
- * Sniffing (man/tally.1, "CSV"): users hand tally files exported by
- * spreadsheets in locales that write `;`, databases that write `|` and
- * tools that write tabs into `.csv` files.  Reading such a file with the
- * suffix's delimiter gives one wide column or a field-count error, so the
- * delimiter is decided from the data, as DuckDB's sniffer does, by one rule
- * simple enough to state in the man page:
+ * Sniffing (man/tally.1, "Dialect sniffing"): users hand tally files
+ * exported by spreadsheets in locales that write `;`, databases that write
+ * `|` and tools that write tabs into `.csv` files, SQL tools that quote
+ * with `'`, and programs that escape a quote as `\"`.  Reading such a file
+ * with the defaults gives one wide column or an error, so the dialect is
+ * decided from the data, as DuckDB's sniffer does, by one rule simple
+ * enough to state in the man page (tl_csv_sniff in csv_dialect.h):
  *
  *   - the sample is the first TL_SNIFF_RECORDS records (header included,
  *     blank lines skipped) within the first TL_SNIFF_BYTES bytes; a record
  *     cut by the end of the sample is left out, so the sample, and with it
  *     the answer, depends only on the input's bytes, never on how much of
  *     a streamed input was ready;
- *   - a candidate (',' ';' '|' tab) is consistent when it splits every
- *     sampled record into the same number of fields, outside quotes in
- *     CSV (a '"' at a field's start opens a quoted field, "" inside it is
- *     a quote) and anywhere in IANA TSV, where quotes are data;
- *   - the consistent candidate with the most fields, more than one, wins;
- *     a tie goes to the suffix's delimiter (',' for .csv and standard
- *     input, tab for .tsv), then to the order above;
- *   - with no consistent candidate (a ragged file) the one splitting the
- *     header into the most fields wins, with the same ties, so the error
- *     that follows counts the fields the header promised.
+ *   - every combination of delimiter (',' ';' '|' tab), quote ('"', '\'')
+ *     and escape (none, backslash) the options leave open is tried with
+ *     the reader's own record rules; a combination is consistent when every
+ *     sampled record parses into the same number of fields;
+ *   - the most fields wins; ties go to the suffix's delimiter, then to a
+ *     quote that quotes some field, then to the order above, so a file
+ *     that parses alike under several dialects gets the plain one, and the
+ *     single quote or the backslash escape only where the sample shows
+ *     them (a `'` must open and close a field of the sample to be taken);
+ *   - with no consistent candidate (a ragged file, a quote error) the
+ *     delimiter splitting the header into the most fields wins, with the
+ *     same ties, so the error that follows counts the fields the header
+ *     promised.
  *
- * Four passes over at most 64 KiB cost nothing beside reading the file,
- * and keep each candidate's count independent of the others.
+ * Candidates whose characters the sample does not hold are not tried, so
+ * the usual file costs the four delimiter passes over at most 64 KiB,
+ * nothing beside reading the file.
  */
 #include "csv_dialect.h"
 
@@ -36,24 +41,35 @@
 static const char candidates[] = {',', ';', '|', '\t'};
 #define N_CAND ((int)sizeof candidates)
 
-/* Field counts of candidate c over the sample: *first the header's,
- * returns true when every sampled record has that many fields. */
-static bool count_fields(const uint8_t *p, size_t n, bool more_follows,
-                         char c, bool quotes, char comment, int *first)
+/* What one candidate dialect makes of the sample. */
+typedef struct Count {
+    int first;         /* the header's fields */
+    bool same;         /* every sampled record has that many */
+    bool valid;        /* every sampled record parses (tl_csv_parse_record's
+                          rules: a quoted field closes, and only the
+                          delimiter or a line end follows its closing quote) */
+    bool quoted;       /* a quoted field opened and closed */
+    bool cut_quoted;   /* the sample ends inside a quoted field */
+} Count;
+
+/* The sample's records under delimiter c, quote q (0: none) and escape e
+ * (0: none; a doubled quote is a quote in any case). */
+static Count count_fields(const uint8_t *p, size_t n, bool more_follows, char c,
+                          char q, char e, char comment)
 {
     size_t pos = 0;
     int records = 0;
-    bool consistent = true;
-    *first = 0;
+    Count k = {0, true, true, false, false};
+    const uint8_t uq = (uint8_t)q, ue = (uint8_t)e;
     while (records < TL_SNIFF_RECORDS) {
         int fields = 1;
-        bool at_start = true, inq = false, cut = false;
+        bool at_start = true, inq = false, closed = false, cut = false;
         while (pos < n && (p[pos] == '\n' || p[pos] == '\r' ||
                            (comment && p[pos] == (uint8_t)comment))) {
             int64_t one;
             if (p[pos] == (uint8_t)comment) {
                 size_t next = tl_csv_skip_lines(p, n, pos, 1, &one);
-                if (next >= n && more_follows) return consistent; /* cut */
+                if (next >= n && more_follows) return k; /* cut */
                 pos = next;
             } else {
                 pos++;
@@ -64,20 +80,36 @@ static bool count_fields(const uint8_t *p, size_t n, bool more_follows,
             uint8_t ch;
             if (pos >= n) {
                 cut = more_follows;
+                if (inq) {
+                    k.cut_quoted = cut;
+                    if (!cut) k.valid = false; /* unterminated */
+                }
                 break;
             }
             ch = p[pos];
             if (inq) {
-                if (ch == '"' && pos + 1 < n && p[pos + 1] == '"') pos += 2;
-                else {
-                    if (ch == '"') inq = false;
+                if (ch == uq && pos + 1 < n && p[pos + 1] == uq) {
+                    pos += 2;
+                } else if (ue && ch == ue && pos + 1 < n &&
+                           (p[pos + 1] == uq || p[pos + 1] == ue)) {
+                    pos += 2;
+                } else if (ch == uq && pos + 1 >= n && more_follows) {
+                    pos++; /* a doubled quote, or the closing one? cut */
+                } else {
+                    if (ch == uq) {
+                        inq = false;
+                        closed = true;
+                        k.quoted = true;
+                    }
                     pos++;
                 }
                 continue;
             }
             if (ch == '\n' || ch == '\r') break;
+            if (closed && ch != (uint8_t)c) k.valid = false;
+            closed = false;
             pos++;
-            if (quotes && at_start && ch == '"') {
+            if (uq && at_start && ch == uq) {
                 inq = true;
                 at_start = false;
             } else if (ch == (uint8_t)c) {
@@ -88,43 +120,103 @@ static bool count_fields(const uint8_t *p, size_t n, bool more_follows,
             }
         }
         if (cut) break;
-        if (records == 0) *first = fields;
-        else if (fields != *first) consistent = false;
+        if (records == 0) k.first = fields;
+        else if (fields != k.first) k.same = false;
         records++;
     }
-    return consistent;
-}
-
-/* The best of the scores (ties: dflt, then candidate order), or dflt when
- * no score is above 1. */
-static char best(const int score[N_CAND], char dflt)
-{
-    int top = 1, at = -1;
-    for (int i = 0; i < N_CAND; i++)
-        if (score[i] > top || (score[i] == top && top > 1 && candidates[i] == dflt)) {
-            top = score[i];
-            at = i;
-        }
-    return at < 0 ? dflt : candidates[at];
+    return k;
 }
 
 /* See csv_dialect.h. */
-char tl_csv_sniff_delimiter(const uint8_t *p, size_t n, bool more_follows,
-                            char dflt, bool quotes, char comment)
+void tl_csv_sniff(const uint8_t *p, size_t n, bool more_follows, const TlCsvGiven *g,
+                  TlCsvDialect *out)
 {
-    int consistent[N_CAND], header[N_CAND];
-    bool any = false;
+    struct {
+        char delim, quote, escape;
+        Count k;
+        bool ok; /* valid, same, and (a sniffed ') quoting and closed */
+    } cand[N_CAND * 4];
+    char delims[N_CAND], quotes[2], escapes[2];
+    int nd = 0, nq = 0, ne = 0, nc = 0, best = -1, header[N_CAND] = {0};
     if (n > TL_SNIFF_BYTES) {
         n = TL_SNIFF_BYTES;
         more_follows = true;
     }
-    for (int i = 0; i < N_CAND; i++) {
-        bool ok = count_fields(p, n, more_follows, candidates[i], quotes, comment,
-                               &header[i]);
-        consistent[i] = ok ? header[i] : 0;
-        if (ok && header[i] > 1) any = true;
+    if (g->delim) delims[nd++] = g->delim;
+    else
+        for (int i = 0; i < N_CAND; i++) delims[nd++] = candidates[i];
+    if (g->quote > 0) quotes[nq++] = (char)g->quote;
+    else if (g->quote < 0) quotes[nq++] = 0;
+    else {
+        /* '"', and the single quote when the sample holds one */
+        quotes[nq++] = '"';
+        if (memchr(p, '\'', n)) quotes[nq++] = '\'';
     }
-    return best(any ? consistent : header, dflt);
+    if (g->escape > 0) escapes[ne++] = (char)g->escape;
+    else {
+        escapes[ne++] = 0;
+        if (g->escape == 0 && memchr(p, '\\', n)) escapes[ne++] = '\\';
+    }
+    out->delim = g->delim ? g->delim : g->dflt;
+    out->quote = quotes[0];
+    out->escape = quotes[0] && escapes[0] != quotes[0] ? escapes[0] : 0;
+    /* every candidate, in the order of the rule */
+    for (int di = 0; di < nd; di++)
+        for (int qi = 0; qi < nq; qi++)
+            for (int ei = 0; ei < ne; ei++) {
+                const char c = delims[di], q = quotes[qi];
+                const char e = q && escapes[ei] != q ? escapes[ei] : 0;
+                Count k;
+                if ((q && q == c) || (e && e == c) || (!q && ei > 0)) continue;
+                k = count_fields(p, n, more_follows, c, q, e, g->comment);
+                if (qi == 0 && ei == 0) header[di] = k.first;
+                cand[nc].delim = c;
+                cand[nc].quote = q;
+                cand[nc].escape = e;
+                cand[nc].k = k;
+                /* a sniffed quote other than '"' must quote a field of
+                 * the sample (and close it there) to compete */
+                cand[nc].ok = k.valid && k.same &&
+                              !(g->quote == 0 && qi > 0 && (!k.quoted || k.cut_quoted));
+                nc++;
+            }
+    /* the most fields (more than one), then the suffix's delimiter, then a
+     * quote that quotes, then the order */
+    for (int i = 0; i < nc; i++) {
+        const Count *k = &cand[i].k, *b = best >= 0 ? &cand[best].k : NULL;
+        bool dflt = cand[i].delim == g->dflt;
+        if (!cand[i].ok || k->first < 2) continue;
+        if (!b || k->first > b->first ||
+            (k->first == b->first &&
+             (dflt > (cand[best].delim == g->dflt) ||
+              (dflt == (cand[best].delim == g->dflt) && k->quoted > b->quoted))))
+            best = i;
+    }
+    if (best < 0) {
+        /* none: the delimiter splitting the header most (a ragged file),
+         * else the given or the suffix's one; for it, a quote that quotes
+         * a consistent one-column sample ('Doc') */
+        int top = 1;
+        for (int di = 0; !g->delim && di < nd; di++)
+            if (header[di] > top || (header[di] == top && top > 1 && delims[di] == g->dflt)) {
+                top = header[di];
+                out->delim = delims[di];
+            }
+        for (int i = 0; top == 1 && i < nc; i++)
+            if (cand[i].ok && cand[i].delim == out->delim &&
+                (best < 0 || cand[i].k.quoted > cand[best].k.quoted))
+                best = i;
+        if (best >= 0 && !cand[best].k.quoted) best = -1; /* the first quote */
+    }
+    if (best >= 0) {
+        out->delim = cand[best].delim;
+        out->quote = cand[best].quote;
+        out->escape = cand[best].escape;
+    }
+    out->delim_sniffed = !g->delim;
+    out->quote_sniffed = g->quote == 0 && out->quote != quotes[0];
+    out->escape_sniffed = g->escape == 0 && out->escape != 0;
+    out->quote_given = false;
 }
 
 /* See csv_dialect.h. */
@@ -163,24 +255,45 @@ size_t tl_csv_skip_comments(const uint8_t *p, size_t size, size_t pos, uint8_t c
 }
 
 /* See csv_dialect.h. */
-const char *tl_csv_delim_spelling(char delim)
+const char *tl_csv_char_spelling(char c, char buf[8])
 {
-    static const char *const spelled[] = {"','", "';'", "'|'", "'\\t'"};
-    static _Thread_local char other[8];
-    for (int i = 0; i < N_CAND; i++)
-        if (candidates[i] == delim) return spelled[i];
-    snprintf(other, sizeof other, "'%c'", delim);
-    return other;
+    if (c == '\t') snprintf(buf, 8, "'\\t'");
+    else if (c == '\'') snprintf(buf, 8, "\"'\"");
+    else snprintf(buf, 8, "'%c'", c);
+    return buf;
+}
+
+/* "; quote X sniffed ...", "; escape X" and the like into
+ * buf (empty for the format's defaults). */
+static void quote_words(const TlCsvDialect *d, bool tsv, char *buf, size_t cap)
+{
+    char sq[8], se[8];
+    size_t k = 0;
+    buf[0] = 0;
+    if (!d->quote && !tsv) {
+        k = (size_t)snprintf(buf, cap, "; no quotes");
+    } else if (d->quote && (tsv || d->quote != '"')) {
+        k = (size_t)snprintf(buf, cap, "; quote %s%s", tl_csv_char_spelling(d->quote, sq),
+                             d->quote_sniffed ? " sniffed from the first records: "
+                                                "--quote sets it" : "");
+    }
+    if (k < cap && d->escape)
+        snprintf(buf + k, cap - k, "; escape %s%s", tl_csv_char_spelling(d->escape, se),
+                 d->escape_sniffed ? " sniffed from the first records: --escape sets it"
+                                   : "");
 }
 
 /* See csv_dialect.h. */
-void tl_csv_dialect_hint(const uint8_t *hdr, size_t n, int n_cols, char delim,
+void tl_csv_dialect_hint(const uint8_t *hdr, size_t n, int n_cols, const TlCsvDialect *d,
                          char dflt, bool tsv, char comment, char *buf, size_t cap)
 {
     int count[N_CAND] = {0};
-    snprintf(buf, cap, "%s, delimiter %s%s%s", tsv ? "TSV" : "CSV",
-             tl_csv_delim_spelling(delim), dflt && delim != dflt ?
-             " sniffed from the first records: --delimiter sets it" : "",
+    char sd[8], sc[8], words[160];
+    const char delim = d->delim;
+    quote_words(d, tsv, words, sizeof words);
+    snprintf(buf, cap, "%s, delimiter %s%s%s%s", tsv ? "TSV" : "CSV",
+             tl_csv_char_spelling(delim, sd), d->delim_sniffed && delim != dflt ?
+             " sniffed from the first records: --delimiter sets it" : "", words,
              !comment && n > 0 && hdr[0] == '#' ?
              "; the first line starts with '#': try --comment '#'" : "");
     if (!comment && n > 0 && hdr[0] == '#') return;
@@ -193,7 +306,33 @@ void tl_csv_dialect_hint(const uint8_t *hdr, size_t n, int n_cols, char delim,
         if (count[k] > top) {
             top = count[k];
             snprintf(buf, cap, "read as one column, but the header holds %s: "
-                     "try --delimiter %s", tl_csv_delim_spelling(candidates[k]),
-                     tl_csv_delim_spelling(candidates[k]));
+                     "try --delimiter %s", tl_csv_char_spelling(candidates[k], sd),
+                     tl_csv_char_spelling(candidates[k], sc));
         }
+}
+
+/* See csv_dialect.h. */
+void tl_csv_quote_hint(const TlCsvDialect *d, bool tsv, bool backslash, char *buf,
+                       size_t cap)
+{
+    char sq[8], se[8], escape[96] = "";
+    if (!tsv && d->quote == '"' && !d->escape && !backslash) {
+        snprintf(buf, cap, "%s", TL_CSV_QUOTE_HINT);
+        return;
+    }
+    if (d->escape)
+        snprintf(escape, sizeof escape, "; escape %s%s", tl_csv_char_spelling(d->escape, se),
+                 d->escape_sniffed ? " sniffed from the first records: --escape sets it"
+                                   : " from --escape");
+    else if (backslash)
+        snprintf(escape, sizeof escape, ": --escape '\\' reads \\%c as a quote",
+                 d->quote);
+    if (d->quote != '"' || tsv)
+        snprintf(buf, cap, " (quote %s%s%s; --quote none reads quotes as data)",
+                 tl_csv_char_spelling(d->quote, sq),
+                 d->quote_sniffed ? " sniffed from the first records: --quote sets it"
+                                  : " from --quote", escape);
+    else
+        snprintf(buf, cap, " (a quote opens a quoted field%s; --quote none reads quotes "
+                 "as data)", escape);
 }

@@ -1,7 +1,7 @@
 /*
  * csv_dialect.h -- CSV/TSV dialect decisions made before and beside the
- * CSV reader (csv_dialect.c): which delimiter a text input uses, and the
- * hint an error gives when the delimiter looks wrong.
+ * CSV reader (csv_dialect.c): which delimiter, quote and escape a text
+ * input uses, and the hints errors give about them.
  */
 #ifndef TL_CSV_DIALECT_H
 #define TL_CSV_DIALECT_H
@@ -21,18 +21,52 @@
 #define TL_SNIFF_BYTES ((size_t)64 << 10)
 #define TL_SNIFF_RECORDS 21
 
-/* The delimiter of the text p[0..n) (after any BOM): among ',' ';' '|' and
- * tab, the one that splits every one of the first records (blank lines
- * skipped; a record cut by the end of the sample when more input follows,
- * more_follows, is left out) into the same number of fields, more than one;
- * of several, the one giving the most fields; a tie goes to dflt (the
- * suffix's: ',' or tab), else to the first in that order.  When no
- * candidate is consistent, dflt.  Lines starting with comment (0: none)
- * are left out.  quotes: '"' opens a quoted field at a
- * field's start (CSV), false: quotes are data (IANA TSV).  Deterministic:
- * depends only on the bytes. */
-char tl_csv_sniff_delimiter(const uint8_t *p, size_t n, bool more_follows,
-                            char dflt, bool quotes, char comment);
+/* What the options fix of a CSV/TSV dialect (tl_csv_sniff decides the
+ * rest). */
+typedef struct TlCsvGiven {
+    char delim;      /* --delimiter, 0: sniffed among ',' ';' '|' tab */
+    char dflt;       /* the suffix's delimiter (',' or tab): breaks ties */
+    int quote;       /* --quote: the character; 0: sniffed ('"' or '\''),
+                        -1: none (quotes are data) */
+    int escape;      /* --escape: the character; 0: sniffed (none or
+                        backslash), -1: none */
+    char comment;    /* --comment, 0: none */
+} TlCsvGiven;
+
+/* A CSV/TSV dialect: how tl_csv_parse_record reads records. */
+typedef struct TlCsvDialect {
+    char delim;
+    char quote;      /* opens a quoted field at a field's start; 0: none */
+    char escape;     /* inside a quoted field, escape followed by the quote
+                        or by itself is that character; 0: none (a doubled
+                        quote is a quote in any case) */
+    bool delim_sniffed;  /* decided from the data (no --delimiter) */
+    bool quote_sniffed;  /* the quote sniffed is not '"' */
+    bool escape_sniffed; /* an escape was sniffed */
+    bool quote_given;    /* by --quote (the reader sets it) */
+} TlCsvDialect;
+
+/* The dialect of the text p[0..n) (after any BOM and --skip lines) for
+ * what g leaves open.  The candidates are every combination of delimiter
+ * (',' ';' '|' tab), quote ('"', and '\'' when the sample holds one) and
+ * escape (none, and backslash when the sample holds one) that g allows.
+ * The sample is the first TL_SNIFF_RECORDS records (blank lines and
+ * comment lines skipped) within TL_SNIFF_BYTES; a record cut by the end of
+ * the sample when more input follows (more_follows) is left out.  A
+ * candidate is consistent when every sampled record parses under it (a
+ * quoted field closes; only the delimiter or a line end follows a closing
+ * quote) into the same number of fields, more than one; a sniffed quote
+ * other than '"' must also quote a field of the sample, not cut by its
+ * end.  Of the consistent candidates the one with the most fields wins;
+ * ties go to the suffix's delimiter (g->dflt), then to a candidate whose
+ * quote quotes some field, then to the order above.  With none
+ * consistent: the first quote and escape, and the delimiter splitting the
+ * header into the most fields (ties as above); when none splits it, the
+ * given delimiter or g->dflt, with the first candidate quote and escape
+ * under which every sampled record parses and some field is quoted.
+ * Deterministic: depends only on the bytes. */
+void tl_csv_sniff(const uint8_t *p, size_t n, bool more_follows, const TlCsvGiven *g,
+                  TlCsvDialect *out);
 
 /* --skip N: the offset after the first n lines of p[start..size) (LF,
  * CRLF or a lone CR end one; quotes do not count: a preamble is not CSV);
@@ -51,16 +85,27 @@ size_t tl_csv_skip_comments(const uint8_t *p, size_t size, size_t pos, uint8_t c
  * hdr[0..n) read as one column that holds another delimiter candidate,
  * `read as one column, but the header holds ';': try --delimiter ';'`;
  * else the format and delimiter, with how it was decided when it was
- * sniffed (dflt: the suffix's, 0 when --delimiter gave it) to differ from
- * the suffix's: `CSV, delimiter ','` or `CSV, delimiter ';' sniffed from
- * the first records: --delimiter sets it`; a first line starting with '#'
- * without --comment (comment 0) adds `the first line starts with '#': try
- * --comment '#'`. */
-void tl_csv_dialect_hint(const uint8_t *hdr, size_t n, int n_cols, char delim,
+ * sniffed (dflt: the suffix's) to differ from the suffix's: `CSV,
+ * delimiter ','` or `CSV, delimiter ';' sniffed from the first records:
+ * --delimiter sets it`, then the quote and escape when they are not the
+ * format's defaults (`; quote "'" sniffed from the first records: --quote
+ * sets it`, `; no quotes`, `; escape '\'`); a first line
+ * starting with '#' without --comment (comment 0) adds `the first line
+ * starts with '#': try --comment '#'`. */
+void tl_csv_dialect_hint(const uint8_t *hdr, size_t n, int n_cols, const TlCsvDialect *d,
                          char dflt, bool tsv, char comment, char *buf, size_t cap);
 
-/* How a delimiter is spelled in messages and on the command line: "','",
- * "'\t'" for tab. */
-const char *tl_csv_delim_spelling(char delim);
+/* The end of a quote error's message (into buf, from its leading space):
+ * TL_CSV_QUOTE_HINT for CSV's default dialect; else the quote and escape
+ * and how they were decided, and the options that change them.
+ * backslash: the closing quote followed a backslash, so `--escape '\'
+ * reads \" as a quote` is added. */
+void tl_csv_quote_hint(const TlCsvDialect *d, bool tsv, bool backslash, char *buf,
+                       size_t cap);
+
+/* How a delimiter, quote or escape character is spelled in messages and
+ * on the command line, into buf: "','", "'\t'" for tab, "\"'\"" for the
+ * single quote; returns buf. */
+const char *tl_csv_char_spelling(char c, char buf[8]);
 
 #endif

@@ -159,6 +159,11 @@ typedef struct FileDecoder {
 
 static const TlReaderOps fr_split_ops;
 
+static TlStatus fr_more_columns(TlReader *base, bool *found, TlError *err)
+{
+    return tl_reader_more_columns(((FileReader *)base)->inner, found, err);
+}
+
 static TlStatus fr_split(TlReader *base, TlMorsel *m, bool *got, TlError *err)
 {
     return tl_reader_split(((FileReader *)base)->inner, m, got, err);
@@ -199,6 +204,13 @@ static TlStatus fr_decode(TlReader *base, TlDecoder *dbase, const TlMorsel *m,
     return add_filename(r, in, &d->zeros, &d->n_zeros, out, err);
 }
 
+/* A record's line is the inner decoder's. */
+static int64_t fr_row_line(TlDecoder *dbase, int64_t row)
+{
+    TlDecoder *in = ((FileDecoder *)dbase)->inner;
+    return in->ops->row_line ? in->ops->row_line(in, row) : 0;
+}
+
 static TlStatus fr_widen(TlReader *base, const TlSchema *widen, TlError *err)
 {
     return tl_reader_widen(((FileReader *)base)->inner, widen, err);
@@ -225,13 +237,15 @@ static void fr_close(TlReader *base)
 }
 
 static const TlReaderOps fr_ops = {
-    .schema = fr_schema, .project = fr_project, .next = fr_next, .close = fr_close};
+    .schema = fr_schema, .project = fr_project, .next = fr_next, .close = fr_close,
+    .more_columns = fr_more_columns};
 
 /* When the inner reader can split. */
 static const TlReaderOps fr_split_ops = {
     .schema = fr_schema, .project = fr_project, .next = fr_next, .close = fr_close,
     .split = fr_split, .decoder_new = fr_decoder_new, .decoder_free = fr_decoder_free,
-    .decode = fr_decode, .widen = fr_widen, .count = fr_count};
+    .decode = fr_decode, .widen = fr_widen, .count = fr_count, .row_line = fr_row_line,
+    .more_columns = fr_more_columns};
 
 /* See filename.h. */
 TlStatus tl_filename_reader_wrap(const char *path, TlReader **inout, TlError *err)

@@ -47,6 +47,8 @@ typedef struct TlReaderOps {
     /* the physical line of record `row` of the morsel d decoded last
      * (tl_decoder_row_line); NULL when the format keeps no lines */
     int64_t (*row_line)(TlDecoder *d, int64_t row);
+    /* tl_reader_more_columns; NULL when the columns are known at open */
+    TlStatus (*more_columns)(TlReader *r, bool *found, TlError *err);
 } TlReaderOps;
 
 struct TlReader {
@@ -222,6 +224,11 @@ TlStatus tl_reader_open_ready(TlOpenTry try, void *ctx, TlReader **out, TlError 
 size_t tl_tail_line(const uint8_t *p, size_t from, size_t n);
 /* The name data errors use for path: "<stdin>" for "-", else path. */
 const char *tl_input_name(const char *path);
+/* --max-columns of opt (TL_MAX_COLUMNS when unset), and the data error of
+ * a reader meeting one column more at line `line` of the input `name`
+ * (0: no line, the column came from --schema). */
+int64_t tl_max_columns(const TlReadOptions *opt);
+TlStatus tl_too_many_columns(TlError *err, const char *name, int64_t line, int64_t max);
 
 /* Format implementations. */
 TlStatus tl_csv_reader_open(const char *path, const TlReadOptions *opt,

@@ -108,6 +108,24 @@ const char *tl_input_name(const char *path)
     return strcmp(path, "-") == 0 ? "<stdin>" : path;
 }
 
+/* See fmt_impl.h. */
+int64_t tl_max_columns(const TlReadOptions *opt)
+{
+    return opt && opt->max_columns > 0 ? opt->max_columns : TL_MAX_COLUMNS;
+}
+
+/* See fmt_impl.h.  Readers check before they hold the column, so a
+ * header or a file of ever new keys cannot exhaust memory first. */
+TlStatus tl_too_many_columns(TlError *err, const char *name, int64_t line, int64_t max)
+{
+    const char *s = max == 1 ? "" : "s";
+    if (line <= 0) /* columns named by --schema, not by a line */
+        return tl_error(err, TL_ERR_DATA, "%s: more than %lld column%s (--max-columns %lld)",
+                        name, (long long)max, s, (long long)max);
+    return tl_error(err, TL_ERR_DATA, "%s:%lld: more than %lld column%s (--max-columns %lld)",
+                    name, (long long)line, (long long)max, s, (long long)max);
+}
+
 /* Read fd to its end into one owned buffer. */
 static TlStatus read_all(int fd, const char *path, TlBuf **out, TlError *err)
 {
@@ -394,8 +412,8 @@ TlStatus tl_reader_open(const char *path, const TlReadOptions *opt,
     if (opt->from) {
         fmt = format_name(opt->from);
         if (!fmt)
-            return tl_error(err, TL_ERR_USAGE, "--from: unknown format %s",
-                            tl_quote_name(opt->from).s);
+            return tl_error(err, TL_ERR_USAGE, "--from: unknown format %s (tally reads "
+                            "csv, tsv, ndjson, jsonl, json)", tl_quote_name(opt->from).s);
     }
     if (!fmt && strcmp(path, "-") == 0) TL_TRY(tl_stdin_sniff(&fmt, err));
     if (!fmt) fmt = "csv";
@@ -439,6 +457,14 @@ TlStatus tl_reader_open(const char *path, const TlReadOptions *opt,
 const TlSchema *tl_reader_schema(const TlReader *r)
 {
     return r->ops->schema(r);
+}
+
+/* See format.h. */
+TlStatus tl_reader_more_columns(TlReader *r, bool *found, TlError *err)
+{
+    *found = false;
+    if (!r->ops->more_columns) return TL_OK;
+    return r->ops->more_columns(r, found, err);
 }
 
 /* Choose the columns later batches hold (see format.h). */
@@ -703,7 +729,8 @@ TlStatus tl_writer_open(TlSink *sink, const char *format, const TlSchema *schema
     bool header = opt ? opt->header : true;
     *out = NULL;
     if (!fmt)
-        return tl_error(err, TL_ERR_USAGE, "--to: unknown format %s", tl_quote_name(format).s);
+        return tl_error(err, TL_ERR_USAGE, "--to: unknown format %s (tally writes csv, tsv, "
+                        "ndjson, jsonl, json)", tl_quote_name(format).s);
     if (strcmp(fmt, "ndjson") == 0)
         return tl_ndjson_writer_open(sink, schema, out, err);
     if (strcmp(fmt, "json") == 0)

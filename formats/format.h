@@ -37,6 +37,8 @@ typedef struct TlTypeHints {
     TlInferNote *notes;
     int n_notes, cap_notes;
     bool names_noted; /* header renames already noted on standard error */
+    bool all_columns; /* a reader scanned its whole input for columns
+                         (tl_reader_more_columns): every one is in cols */
 } TlTypeHints;
 
 /* Test-only injection points, set by the run from TALLY_TEST_SHRINK
@@ -63,11 +65,23 @@ typedef struct TlReadOptions {
     uint8_t ragged;          /* rows with another field count (TlRagged) */
     int64_t skip;            /* --skip: lines before the header */
     char comment;            /* --comment: lines starting with it skipped */
-    int quote;               /* --quote: 0 the format's ('"' CSV, none TSV),
-                                -1 none, '"' */
+    int quote;               /* --quote: 0 the format's (CSV: sniffed, '"'
+                                or '\''; TSV: none), -1 none, else the
+                                character */
+    int escape;              /* --escape: 0 sniffed (none or backslash;
+                                TSV: none), -1 none, else the character */
+    bool decimal_comma;      /* --decimal-comma: "1,5" is 1.5 (CSV, TSV) */
+    int64_t max_columns;     /* --max-columns: most columns an input may
+                                have (0: TL_MAX_COLUMNS); more is a data
+                                error naming the line (tl_too_many_columns) */
     size_t max_record;       /* --max-record-size: a compressed input's
                                 longest record in bytes; 0: TL_MAX_RECORD */
 } TlReadOptions;
+
+/* The default of --max-columns: generous (a CSV header of a million
+ * names, an NDJSON file of a million keys read in seconds), yet a bound on
+ * what a hostile header or a file of ever new keys can make tally hold. */
+#define TL_MAX_COLUMNS 1000000
 
 /* The default --max-record-size: a record of a compressed input is held in
  * memory until its end (formats/stream.c), so one without an end within
@@ -95,6 +109,15 @@ TlStatus tl_reader_open(const char *path, const TlReadOptions *opt,
                         TlTypeHints *hints, TlReader **out, TlError *err);
 /* The file's columns and their current types (TL_TNULL: no value seen). */
 const TlSchema *tl_reader_schema(const TlReader *r);
+/* Columns after the sample the schema came from (NDJSON: keys first seen
+ * after the first batch): scan the rest of the input for them and put
+ * them with their types in the hints (which then note that the input was
+ * scanned); *found: there was one.  For the planner, when a step names a
+ * column no input has.  A reader that knows all its columns (CSV, a
+ * sample that held the whole input, hints without room for more, a scan
+ * made before) finds none.  A data error only for a column more than
+ * --max-columns. */
+TlStatus tl_reader_more_columns(TlReader *r, bool *found, TlError *err);
 /* Convert only these columns (indexes into the reader schema, in output
  * order); the batches then hold exactly these columns.  Default: all. */
 TlStatus tl_reader_project(TlReader *r, const int *cols, int n_cols, TlError *err);

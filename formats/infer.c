@@ -144,6 +144,28 @@ TlType tl_infer_widen(TlType so_far, const char *s, size_t len)
     return TL_TSTRING;
 }
 
+/* See infer.h.  The comma becomes a point in a copy, so the rule and its
+ * checks are tl_infer_widen's own; only a float64 reading of the copy is
+ * taken (a comma never makes a date, a timestamp or a bool). */
+TlType tl_infer_widen_dc(TlType so_far, const char *s, size_t len)
+{
+    char buf[64];
+    const char *comma = memchr(s, ',', len);
+    TlType t;
+    if (!comma) {
+        t = tl_infer_widen(so_far, s, len);
+        if ((t == TL_TINT64 || t == TL_TFLOAT64) && memchr(s, '.', len)) return TL_TSTRING;
+        return t;
+    }
+    if (len >= sizeof buf || memchr(s, '.', len) ||
+        memchr(comma + 1, ',', len - (size_t)(comma - s) - 1))
+        return TL_TSTRING;
+    memcpy(buf, s, len);
+    buf[comma - s] = '.';
+    if (infer_one(buf, len) != TL_TFLOAT64) return TL_TSTRING;
+    return tl_infer_widen(so_far, buf, len);
+}
+
 /* ---------------------------------------------------------------- hints */
 
 /* See infer.h. */

@@ -48,6 +48,14 @@ static inline bool tl_leading_zero(const char *s, size_t len)
  * floats (a 17-digit integer is an exact int64 but no exact double). */
 TlType tl_infer_widen(TlType so_far, const char *s, size_t len);
 
+/* tl_infer_widen for --decimal-comma: a number's decimal separator is
+ * the comma (one at most), whose text is then read as with a point under
+ * the rule above ("1,50" is 1.5, "-0,5e3" is -500.0); a text holding a '.'
+ * is no number (neither a decimal point nor a thousands separator is read:
+ * "1.5" and "1.234,5" keep a column a string).  Dates and timestamps are
+ * as ever ("10:00:00.5"). */
+TlType tl_infer_widen_dc(TlType so_far, const char *s, size_t len);
+
 /* Record type t for column name in the hints (add or widen). */
 TlStatus tl_hint_set(TlTypeHints *h, const char *name, TlType t, TlError *err);
 /* Remember that text (len bytes; quoted: in quotes under

@@ -570,6 +570,11 @@ static TlStatus jd_resplit(TlReader *base, const TlMorsel *m, TlError *err)
     return tl_reader_resplit(((JdReader *)base)->inner, m, err);
 }
 
+static TlStatus jd_more_columns(TlReader *base, bool *found, TlError *err)
+{
+    return tl_reader_more_columns(((JdReader *)base)->inner, found, err);
+}
+
 static void jd_close(TlReader *base)
 {
     JdReader *r = (JdReader *)base;
@@ -587,7 +592,7 @@ static const TlReaderOps jd_ops = {
     .schema = jd_schema, .project = jd_project, .next = jd_next, .close = jd_close,
     .split = jd_split, .decoder_new = jd_decoder_new, .decoder_free = jd_decoder_free,
     .decode = jd_decode, .widen = jd_widen, .count = jd_count,
-    .guess = jd_guess, .resplit = jd_resplit};
+    .guess = jd_guess, .resplit = jd_resplit, .more_columns = jd_more_columns};
 
 /* The document path: doc (owned reference, consumed) turned into NDJSON
  * text read by the NDJSON reader. */

@@ -183,6 +183,13 @@ static TlStatus tr_decode(TlReader *base, TlDecoder *dbase, const TlMorsel *m,
     return st;
 }
 
+/* A record's line is the inner decoder's (messages name TSV lines too). */
+static int64_t tr_row_line(TlDecoder *dbase, int64_t row)
+{
+    TlDecoder *in = ((TsvDecoder *)dbase)->inner;
+    return in->ops->row_line ? in->ops->row_line(in, row) : 0;
+}
+
 static TlStatus tr_widen(TlReader *base, const TlSchema *widen, TlError *err)
 {
     return tl_reader_widen(((TsvReader *)base)->inner, widen, err);
@@ -209,7 +216,7 @@ static const TlReaderOps tr_ops = {
 static const TlReaderOps tr_split_ops = {
     .schema = tr_schema, .project = tr_project, .next = tr_next, .close = tr_close,
     .split = tr_split, .decoder_new = tr_decoder_new, .decoder_free = tr_decoder_free,
-    .decode = tr_decode, .widen = tr_widen, .count = tr_count};
+    .decode = tr_decode, .widen = tr_widen, .count = tr_count, .row_line = tr_row_line};
 
 /* See tsv.h. */
 TlStatus tl_tsv_reader_wrap(TlReader **inout, TlError *err)

@@ -297,7 +297,7 @@ oom:
     return tl_error_oom(err);
 }
 
-/* Cast a whole array (see lib/exec/eval.h).  a is borrowed; *out owned. */
+/* Cast a whole array (see core_kernels.h).  a is borrowed; *out owned. */
 TlStatus tl_cast_array(const TlArray *a, TlType to, bool try_, TlArray **out,
                        int64_t *bad_row, TlError *err)
 {

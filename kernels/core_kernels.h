@@ -13,7 +13,7 @@
  * cheaper than branching) and only a detected failure looks at validity.
  *
  * Failures on data (overflow, bad cast) return TL_ERR_DATA with *err_row set
- * to the first failing valid row and NO message; the caller (lib/exec/eval.c)
+ * to the first failing valid row and NO message; the caller (lib/expr/eval.c)
  * writes it with the expression and a caret.  Out of memory is TL_ERR_OOM
  * with err filled.
  *
@@ -154,8 +154,10 @@ TlStatus tl_k_in_list(const TlDatum *x, const TlArray *const *vals,
 
 /* Whether cast(from as to) is defined (tl_cast_array accepts it). */
 bool tl_k_cast_allowed(TlType from, TlType to);
-/* Declared in lib/exec/eval.h (the evaluator's seam); repeated here because
- * kernels/ may not include lib/exec.  See eval.h for the contract. */
+/* Cast a whole array to type `to` (the same conversions as cast(); strings use
+ * lib/core/text.h).  When try_ is true unconvertible values become null;
+ * otherwise *bad_row is set to the first failing row and TL_ERR_DATA is
+ * returned with no message (the caller writes it). */
 TlStatus tl_cast_array(const TlArray *a, TlType to, bool try_, TlArray **out,
                        int64_t *bad_row, TlError *err);
 

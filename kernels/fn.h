@@ -2,7 +2,7 @@
  * fn.h -- the scalar function kernels: math, strings, dates and LIKE.
  *
  * Functions are keyed by their lowercase name as spelled in TlOpInfo.name
- * (lib/dsl/ast.h); kernels/ does not include lib/dsl, so the evaluator maps
+ * (lib/expr/expr.h); kernels/ does not include lib/expr, so the evaluator maps
  * op -> tl_op_info(op)->name -> kernel once per expression node.  The names:
  *
  *   math     abs round floor ceil sqrt ln exp pow

@@ -86,7 +86,7 @@ typedef struct TallySpec {
     bool quoted_as_string;  /* --quoted-as-string */
     bool quiet;             /* --quiet: no notes on standard error */
     int threads;            /* 0: all cores */
-    bool stats;             /* --stats: counters to stderr */
+    bool stats;             /* --stats: the CLI prints the TallyStats */
     bool no_optimize;
     bool verbose;           /* explain: list the optimizer rules that fired */
     char *spec_dir;         /* folder of the pipeline file: inputs/outputs are
@@ -98,10 +98,16 @@ typedef struct TallySpec {
     int64_t skip;           /* --skip N: CSV/TSV lines before the header */
     int64_t max_record_size; /* --max-record-size: a compressed input's
                                longest record, bytes; 0: the default */
-    int quote;              /* --quote: 0 the format's, -1 none, '"' */
+    int quote;              /* --quote: 0 the format's (CSV: sniffed), -1
+                               none, else the character */
+    int escape;             /* --escape: 0 sniffed (CSV), -1 none, else the
+                               character */
+    bool decimal_comma;     /* --decimal-comma: "1,5" is the number 1.5 */
     char comment;           /* --comment C: input lines starting with C skipped */
     int ragged;             /* --ragged: 0 error, 1 pad, 2 skip (CSV/TSV
                                rows with another field count than the header) */
+    int64_t max_columns;    /* --max-columns N: more columns in an input is a
+                               data error; 0: the default (1,000,000) */
     int compress_level;     /* --compress-level for -o x.gz / x.zst; 0: default */
     bool sorted;            /* --sorted: every group-by's input is clustered
                                on its keys (checked; a key that comes back
@@ -120,8 +126,10 @@ TallyStep *tally_spec_add_step(TallySpec *spec, TallyStepKind kind);
 /* Append text/origin to a step list (copies both).  false on OOM. */
 bool tally_text_push(TallyText **list, int *n, const char *text, const char *origin);
 
-/* Errors reported by the library: exit_code 1 (data/runtime) or 2 (usage);
- * message is printed after "tally: ". */
+/* Errors reported by the library: message is printed after "tally: ".
+ * exit_code is set by the pipeline-file reader (tally_spec_from_json): 1
+ * (out of memory, unreadable file) or 2 (usage); tally_run reports a
+ * TallyStatus instead and leaves it alone. */
 typedef struct TallyError {
     int exit_code;
     char message[4096];
@@ -137,10 +145,40 @@ typedef enum TallyMode {
     TALLY_SCHEMA,   /* print each input column's name and type */
 } TallyMode;
 
-/* Run spec in the given mode.  Returns the exit status (0, 1 or 2); on 1/2
- * err holds the message.  A closed standard output ends the run quietly with
- * status 0. */
-int tally_run(const TallySpec *spec, TallyMode mode, TallyError *err);
+/* How a run ended.  The library says what happened; the program chooses
+ * what to make of it (cmd/main.c: exit status 0, 1 or 2). */
+typedef enum TallyStatus {
+    TALLY_OK = 0,
+    TALLY_CLOSED,      /* standard output was closed by its reader (EPIPE):
+                          the run stopped early, nothing is wrong, err holds
+                          no message */
+    TALLY_ERR_USAGE,   /* the command or pipeline is wrong: flags, an
+                          expression, an unknown column */
+    TALLY_ERR_DATA,    /* an input holds what the pipeline cannot take, or
+                          evaluation failed on a value */
+    TALLY_ERR_IO,      /* a file could not be opened, read or written */
+    TALLY_ERR_OOM,     /* out of memory */
+} TallyStatus;
+
+/* What a completed run did: the counters of the attempt that completed
+ * (TALLY_RUN, TALLY_SCHEMA), plus how many attempts type inference
+ * restarted before it.  Zero after TALLY_EXPLAIN or a failure. */
+typedef struct TallyStats {
+    int64_t rows_read, bytes_read, batches;
+    int64_t groups, rows_sorted, rows_written, restarts;
+    int64_t decompressed_held_peak; /* compressed inputs: the most
+                                       decompressed bytes held at once (0:
+                                       none; with streaming it depends on
+                                       timing) */
+    char *converted;   /* "name=count ...": values the readers converted
+                          per column, in the scan's column order, or NULL;
+                          owned, free with tally_free */
+} TallyStats;
+
+/* Run spec in the given mode.  On failure err holds the message.  stats,
+ * when not NULL, is filled (zeroed first). */
+TallyStatus tally_run(const TallySpec *spec, TallyMode mode, TallyStats *stats,
+                      TallyError *err);
 
 /* Install the process-wide SIGBUS handler that makes a memory-mapped input
  * file shrinking during a run a data error ("FILE: changed size while

@@ -89,8 +89,6 @@ TlStatus tl_error(TlError *err, TlStatus code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Set TL_ERR_OOM with a fixed message (never allocates). */
 TlStatus tl_error_oom(TlError *err);
-/* Exit status for a code: 0 ok, 2 usage, 1 everything else. */
-int tl_error_exit_code(TlStatus code);
 
 /* Data shown in a message (lib/core/quote.c has the rule): values longer
  * than TL_QUOTE_SHOW bytes show their first TL_QUOTE_CUT bytes, names longer

@@ -5,8 +5,9 @@
  * forwards the status unchanged (TL_TRY), so the message the user sees is
  * written where the most is known.  The message is formatted into a fixed
  * buffer (truncated, never allocated), so reporting out-of-memory cannot
- * itself run out of memory.  Only the CLI turns codes into exit statuses,
- * through tl_error_exit_code.
+ * itself run out of memory.  tally_run hands the code to the program as a
+ * TallyStatus (lib/tally.h), and only the program turns it into an exit
+ * status (cmd/main.c).
  */
 #include "core.h"
 
@@ -49,19 +50,4 @@ TlStatus tl_error_oom(TlError *err)
     err->code = TL_ERR_OOM;
     memcpy(err->msg, m, sizeof m);
     return TL_ERR_OOM;
-}
-
-/* The process exit status for a code: 0 for success and for a closed output
- * pipe, 2 for usage errors, 1 for everything else. */
-int tl_error_exit_code(TlStatus code)
-{
-    switch (code) {
-    case TL_OK:
-    case TL_ERR_PIPE:
-        return 0;
-    case TL_ERR_USAGE:
-        return 2;
-    default:
-        return 1;
-    }
 }

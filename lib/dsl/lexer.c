@@ -21,38 +21,6 @@
 #include "lexer.h"
 
 #include <stdio.h>
-#include <strings.h>
-
-static const struct {
-    const char *word;
-    TlKeyword kw;
-} keywords[] = {
-    {"and", TL_KW_AND},       {"or", TL_KW_OR},
-    {"not", TL_KW_NOT},       {"in", TL_KW_IN},
-    {"is", TL_KW_IS},         {"null", TL_KW_NULL},
-    {"like", TL_KW_LIKE},     {"between", TL_KW_BETWEEN},
-    {"true", TL_KW_TRUE},     {"false", TL_KW_FALSE},
-    {"case", TL_KW_CASE},     {"when", TL_KW_WHEN},
-    {"then", TL_KW_THEN},     {"else", TL_KW_ELSE},
-    {"end", TL_KW_END},       {"as", TL_KW_AS},
-    {"cast", TL_KW_CAST},     {"try_cast", TL_KW_TRY_CAST},
-    {"date", TL_KW_DATE},     {"timestamp", TL_KW_TIMESTAMP},
-    {"asc", TL_KW_ASC},       {"desc", TL_KW_DESC},
-    {"nulls", TL_KW_NULLS},   {"first", TL_KW_FIRST},
-    {"last", TL_KW_LAST},
-};
-
-/* Look up a keyword (case-insensitive); TL_KW_NONE for other words. */
-TlKeyword tl_lex_keyword(const char *s, size_t len)
-{
-    if (len < 2 || len > 9) return TL_KW_NONE;
-    for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++) {
-        if (strlen(keywords[i].word) == len &&
-            strncasecmp(keywords[i].word, s, len) == 0)
-            return keywords[i].kw;
-    }
-    return TL_KW_NONE;
-}
 
 static bool is_alpha(unsigned char c)
 {
@@ -60,17 +28,6 @@ static bool is_alpha(unsigned char c)
 }
 
 static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
-
-/* True for a name that prints bare: a word that is not a keyword. */
-bool tl_lex_is_plain_name(const char *s, size_t len)
-{
-    if (len == 0 || !is_alpha((unsigned char)s[0])) return false;
-    for (size_t i = 1; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (!is_alpha(c) && !is_digit(c)) return false;
-    }
-    return tl_lex_keyword(s, len) == TL_KW_NONE;
-}
 
 /* Length of the UTF-8 sequence starting at s[i] (1 for a stray byte). */
 static uint32_t utf8_len(const char *s, uint32_t i, uint32_t end)
@@ -178,7 +135,7 @@ TlStatus tl_lex(const TlExprArena *ea, uint16_t src, uint32_t start,
                                      is_digit((unsigned char)s[i + len])))
                 len++;
             kind = TL_TK_WORD;
-            kw = tl_lex_keyword(s + i, len);
+            kw = tl_keyword(s + i, len);
         } else if (c == '\'' || c == '"') {
             len = lex_quoted(s, i, end, (char)c);
             if (len == 0) {

@@ -5,9 +5,10 @@
  * the parser runs, so the parser can look ahead freely (`date '...'`,
  * `name(`, `not in`, `-5::int`).  A token is a kind and a byte span; its
  * value (number, unescaped string, name) is decoded by the parser from the
- * span.  Words are one kind, TL_TK_WORD; tl_lex_keyword says whether a word is
- * a keyword (case-insensitive), because some keywords (date, timestamp, asc,
- * desc, nulls, first, last) are also valid column and function names.
+ * span.  Words are one kind, TL_TK_WORD; tl_keyword (lib/expr/keywords.c)
+ * says whether a word is a keyword (case-insensitive), because some keywords
+ * (date, timestamp, asc, desc, nulls, first, last) are also valid column and
+ * function names.
  *
  * The token array always ends with one TL_TK_EOF token whose span is the
  * empty range at `end`.
@@ -15,7 +16,7 @@
 #ifndef TL_LEXER_H
 #define TL_LEXER_H
 
-#include "ast.h"
+#include "dsl.h"
 
 typedef enum TlTokKind {
     TL_TK_EOF = 0,
@@ -35,21 +36,6 @@ typedef enum TlTokKind {
     TL_TK_COLON,    /* :  (rename items) */
 } TlTokKind;
 
-/* Keywords; TL_KW_NONE for a plain word. */
-typedef enum TlKeyword {
-    TL_KW_NONE = 0,
-    /* reserved: never a bare column name */
-    TL_KW_AND, TL_KW_OR, TL_KW_NOT, TL_KW_IN, TL_KW_IS, TL_KW_NULL,
-    TL_KW_LIKE, TL_KW_BETWEEN, TL_KW_TRUE, TL_KW_FALSE, TL_KW_CASE,
-    TL_KW_WHEN, TL_KW_THEN, TL_KW_ELSE, TL_KW_END, TL_KW_AS, TL_KW_CAST,
-    TL_KW_TRY_CAST,
-    /* soft: keywords only where the grammar expects them */
-    TL_KW_DATE, TL_KW_TIMESTAMP, TL_KW_ASC, TL_KW_DESC, TL_KW_NULLS,
-    TL_KW_FIRST, TL_KW_LAST,
-} TlKeyword;
-
-#define TL_KW_FIRST_SOFT TL_KW_DATE
-
 typedef struct TlToken {
     uint8_t kind;      /* TlTokKind */
     uint8_t kw;        /* TlKeyword, for TL_TK_WORD */
@@ -63,15 +49,5 @@ typedef struct TlToken {
  * TL_ERR_USAGE with a caret, reported through ea/src. */
 TlStatus tl_lex(const TlExprArena *ea, uint16_t src, uint32_t start,
                 uint32_t end, TlToken **toks, uint32_t *n_toks, TlError *err);
-
-/* The keyword spelled by s[0..len) (case-insensitive), or TL_KW_NONE. */
-TlKeyword tl_lex_keyword(const char *s, size_t len);
-
-/* True when s is a bare name that can be printed without double quotes:
- * [A-Za-z_][A-Za-z0-9_]* and not any keyword. */
-bool tl_lex_is_plain_name(const char *s, size_t len);
-
-/* The function name (ops.c) nearest to name[0..len), or NULL. */
-const char *tl_op_suggest(const char *name, size_t len);
 
 #endif

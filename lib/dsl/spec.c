@@ -14,7 +14,8 @@
  *     "with_filename": false, "out_delimiter": ";", "compress_level": 9,
  *     "sorted": false, "no_infer": false, "quoted_as_string": false,
  *     "quiet": false, "out_null": "NA", "out_no_header": false,
- *     "ragged": "error", "skip": 0, "quote": "\"", "comment": "#" }
+ *     "ragged": "error", "skip": 0, "quote": "\"", "escape": "\\",
+ *     "comment": "#", "decimal_comma": false, "max_columns": 1000000 }
  *
  *   STEP is an object with one step key:
  *     {"filter": "EXPR"}              {"select": ["EXPR [as NAME]", ...]}
@@ -569,11 +570,13 @@ static const char *const top_keys[] = {"inputs", "input", "steps", "output",
                                        "compress_level", "sorted", "no_infer",
                                        "quoted_as_string", "quiet",
                                        "out_null", "out_no_header", "ragged",
-                                       "skip", "quote", "comment"};
+                                       "skip", "quote", "comment", "escape",
+                                       "decimal_comma", "max_columns"};
 enum { T_INPUTS, T_INPUT, T_STEPS, T_OUTPUT, T_DELIM, T_NULL, T_NO_HEADER,
        T_SCHEMA, T_FROM, T_TO, T_THREADS, T_WITH_FILENAME, T_OUT_DELIM,
        T_COMPRESS_LEVEL, T_SORTED, T_NO_INFER, T_QUOTED_AS_STRING, T_QUIET,
-       T_OUT_NULL, T_OUT_NO_HEADER, T_RAGGED, T_SKIP, T_QUOTE, T_COMMENT, T_COUNT };
+       T_OUT_NULL, T_OUT_NO_HEADER, T_RAGGED, T_SKIP, T_QUOTE, T_COMMENT, T_ESCAPE,
+       T_DECIMAL_COMMA, T_MAX_COLUMNS, T_COUNT };
 
 static int push_input(Ctx *c, const char *s)
 {
@@ -628,6 +631,10 @@ static int top_value(Ctx *c, int k, const cJSON *v)
         return 0;
     case T_SKIP:
         return get_count(c, v, 9.2233720368547758e18, &sp->skip);
+    case T_MAX_COLUMNS:
+        if (get_count(c, v, 2147483647, &sp->max_columns)) return -1;
+        if (sp->max_columns < 1) return fail(c, "expected a count from 1 to 2147483647");
+        return 0;
     case T_RAGGED: {
         static const char *const how[] = {"error", "pad", "skip"};
         for (int i = 0; i < 3; i++)
@@ -644,13 +651,19 @@ static int top_value(Ctx *c, int k, const cJSON *v)
         sp->comment = v->valuestring[0];
         return 0;
     case T_QUOTE:
+    case T_ESCAPE: {
+        int ch;
         if (cJSON_IsString(v) && v->valuestring && strcmp(v->valuestring, "none") == 0)
-            sp->quote = -1;
-        else if (cJSON_IsString(v) && v->valuestring && strcmp(v->valuestring, "\"") == 0)
-            sp->quote = '"';
+            ch = -1;
+        else if (cJSON_IsString(v) && v->valuestring && strlen(v->valuestring) == 1 &&
+                 v->valuestring[0] != '\n' && v->valuestring[0] != '\r')
+            ch = (unsigned char)v->valuestring[0];
         else
-            return fail(c, "expected \"\\\"\" or \"none\"");
+            return fail(c, "expected a single character such as \"'\" or \"none\"");
+        if (k == T_QUOTE) sp->quote = ch;
+        else sp->escape = ch;
         return 0;
+    }
     case T_SCHEMA: return get_string(c, v, true, &sp->schema);
     case T_FROM: return get_string(c, v, true, &sp->from);
     case T_TO: return get_string(c, v, true, &sp->to);
@@ -684,6 +697,10 @@ static int top_value(Ctx *c, int k, const cJSON *v)
     case T_QUOTED_AS_STRING:
         if (!cJSON_IsBool(v)) return fail(c, "expected true or false");
         sp->quoted_as_string = cJSON_IsTrue(v);
+        return 0;
+    case T_DECIMAL_COMMA:
+        if (!cJSON_IsBool(v)) return fail(c, "expected true or false");
+        sp->decimal_comma = cJSON_IsTrue(v);
         return 0;
     case T_QUIET:
         if (!cJSON_IsBool(v)) return fail(c, "expected true or false");

@@ -21,7 +21,7 @@
 #define TL_AGG_H
 
 #include "../core/core.h"
-#include "../dsl/ast.h"
+#include "../expr/expr.h"
 
 typedef struct TlAgg TlAgg;
 

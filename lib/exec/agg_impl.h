@@ -20,7 +20,7 @@
 #include "../core/text.h"
 #include "../group/group.h"
 #include "agg.h"
-#include "eval.h"
+#include "../expr/eval.h"
 #include "exec.h"
 #include "partq.h"
 

@@ -18,7 +18,7 @@
 #define TL_EXEC_H
 
 #include "../core/core.h"
-#include "../dsl/ast.h"
+#include "../expr/expr.h"
 
 typedef struct TlExecStats {
     int64_t rows_read, bytes_read, batches_read;
@@ -114,6 +114,14 @@ struct TlOperator {
      * has no map. */
     TlStatus (*set_late_stage)(TlOperator *op, TlLateWorkFn fn, const bool *need,
                                int64_t few, TlError *err);
+    /* Optional, for messages (error paths only): where row `row` (0-based,
+     * counted over every row the operator has handed out, by next() or to
+     * a stage) comes from, as text in buf[0, cap): "FILE:LINE" for an
+     * input's record, or "row N of the group-by's result" for a row a step
+     * made (tl_origin_made); "" when it cannot tell.  An operator that
+     * passes its child's rows on or drops some asks its child; one that
+     * drops rows knows only those of the batch it handed out last. */
+    void (*origin)(TlOperator *op, int64_t row, char *buf, size_t cap);
 };
 
 /* Group-by: one row per distinct key tuple (all-null keys form one group),
@@ -180,13 +188,28 @@ typedef TlStatus (*TlPlaceRun)(void *arg, TlBatch *b, TlError *err);
  * data error, or on out of memory.  For error paths only. */
 int64_t tl_first_failing_row(TlPlaceRun run, void *arg, const TlBatch *b,
                              TlError *first);
-/* A step that is not fused into a scan failed on batch b with err, after
- * `before` rows of earlier batches: the message becomes "row N of the
- * step's input: ..." (N counted from 1) with the error of the first
- * failing row of b.  For rows after a join, group-by or sort, which come
- * from no single input line. */
-void tl_place_row(TlPlaceRun run, void *arg, const TlBatch *b, int64_t before,
-                  TlError *err);
+/* A run over a batch that consumes it and counts the rows it keeps (a
+ * filter's, or a scan's maps'). */
+typedef TlStatus (*TlPlaceKeep)(void *arg, TlBatch *b, int64_t *kept, TlError *err);
+/* The row of b that keep keeps as its nth (0-based) kept row, found by
+ * running it on prefixes of b (keep goes row by row); -1 when it keeps at
+ * most nth rows of b or fails.  For error paths only. */
+int64_t tl_nth_kept_row(TlPlaceKeep keep, void *arg, const TlBatch *b, int64_t nth);
+/* A step that is not fused into a scan failed on batch b with err, b
+ * holding rows before.. of src's output (src: the operator the step reads):
+ * the message starts with where the first failing row of b comes from
+ * (tl_origin: "FILE:LINE: ", "row N of the group-by's result: "; when src
+ * cannot tell, "row N of the step's input: "), followed by that row's
+ * error. */
+void tl_place_row(TlPlaceRun run, void *arg, const TlBatch *b, TlOperator *src,
+                  int64_t before, TlError *err);
+/* src's origin of its row `row` (see TlOperator.origin); "" without one. */
+void tl_origin(TlOperator *src, int64_t row, char *buf, size_t cap);
+/* "row N of the WHAT's result" (N = row + 1): the origin of a row made by a
+ * step (what: "group-by", "sort", ...). */
+void tl_origin_made(const char *what, int64_t row, char *buf, size_t cap);
+/* Room for an origin's text. */
+#define TL_ORIGIN_CAP 512
 /* A batch holding new references to b's columns (NULL on OOM): keeps b's
  * rows for tl_first_failing_row while b itself is consumed. */
 TlBatch *tl_batch_ref(const TlBatch *b);

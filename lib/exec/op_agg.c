@@ -369,6 +369,27 @@ done:
     return st;
 }
 
+/* The keys and arguments of b (consumed) evaluated and dropped: the part
+ * of consume_batch that goes row by row, for tl_place_row. */
+static TlStatus eval_run(void *arg, TlBatch *b, TlError *err)
+{
+    AggOp *a = arg;
+    TlStatus st = TL_OK;
+    for (int k = 0; st == TL_OK && k < a->n_keys; k++) {
+        TlArray *x = NULL;
+        st = tl_eval(a->ea, a->keys[k], b, &x, err);
+        tl_array_release(x);
+    }
+    for (int j = 0; st == TL_OK && j < 2 * a->n_aggs; j++) {
+        TlExprId id = j < a->n_aggs ? a->x_ids[j] : a->y_ids[j - a->n_aggs];
+        TlArray *x = NULL;
+        if (id != TL_NO_ID) st = tl_eval(a->ea, id, b, &x, err);
+        tl_array_release(x);
+    }
+    tl_batch_free(b);
+    return st;
+}
+
 /* " in group k1=v1, k2=v2" for group gid into buf (empty without keys or
  * when the keys cannot be had). */
 void tl_agg_group_text_in(AggOp *a, TlGrouper *g, uint32_t gid, char *buf,
@@ -624,11 +645,13 @@ static TlStatus consume(AggOp *a, TlError *err)
         part_free(a, r);
         TL_TRY(st);
     }
-    while (!a->staged) {
+    for (int64_t before = 0; !a->staged;) {
         TlBatch *b = NULL;
         TL_TRY(a->child->next(a->child, &b, err));
         if (!b) break;
         TlStatus st = consume_batch(a, b, err);
+        if (st == TL_ERR_DATA) tl_place_row(eval_run, a, b, a->child, before, err);
+        before += b->n_rows;
         tl_batch_free(b);
         TL_TRY(st);
     }
@@ -821,6 +844,12 @@ static TlStatus agg_next(TlOperator *op, TlBatch **out, TlError *err)
     return st;
 }
 
+/* See exec.h (TlOperator.origin): the aggregate makes its rows. */
+static void agg_origin(TlOperator *op, int64_t row, char *buf, size_t cap)
+{
+    tl_origin_made(((AggOp *)op)->n_keys > 0 ? "group-by" : "aggregate", row, buf, cap);
+}
+
 static void agg_free(TlOperator *op)
 {
     AggOp *a = (AggOp *)op;
@@ -953,6 +982,7 @@ TlStatus tl_op_agg_new(TlOperator *child, const TlExprArena *ea,
     }
     a->base.next = agg_next;
     a->base.free = agg_free;
+    a->base.origin = agg_origin;
     a->base.schema = schema;
     a->base.stats = child->stats;
     a->child = child;

@@ -31,6 +31,10 @@ typedef struct DistinctOp {
     int64_t *counts;        /* limit-by: rows emitted per group */
     uint32_t counts_cap;
     const TlArray **keys;
+    /* rows taken and handed out, and before the batch handed out last,
+     * whose selection sel still holds unless it kept every row */
+    int64_t rows_in, rows_out, last_in, last_out;
+    bool last_all;
 } DistinctOp;
 
 static TlStatus ensure_counts(DistinctOp *d, uint32_t n_groups, TlError *err)
@@ -99,6 +103,13 @@ static TlStatus distinct_next(TlOperator *op, TlBatch **out, TlError *err)
             continue;
         }
         TlStatus st = select_rows(d, b, &m, err);
+        d->rows_in += b->n_rows;
+        if (st == TL_OK && m > 0) {
+            d->last_in = d->rows_in - b->n_rows;
+            d->last_out = d->rows_out;
+            d->last_all = m == b->n_rows;
+            d->rows_out += m;
+        }
         if (st != TL_OK || m == 0) {
             tl_batch_free(b);
             if (st != TL_OK) return st;
@@ -122,6 +133,17 @@ static TlStatus distinct_next(TlOperator *op, TlBatch **out, TlError *err)
         *out = nb;
         return TL_OK;
     }
+}
+
+/* See exec.h (TlOperator.origin): the rows of the batch handed out last
+ * are known (sel), earlier ones not. */
+static void distinct_origin(TlOperator *op, int64_t row, char *buf, size_t cap)
+{
+    DistinctOp *d = (DistinctOp *)op;
+    int64_t i = row - d->last_out;
+    buf[0] = '\0';
+    if (row < d->last_out || row >= d->rows_out) return;
+    tl_origin(d->child, d->last_in + (d->last_all ? i : d->sel[i]), buf, cap);
 }
 
 static void distinct_free(TlOperator *op)
@@ -151,6 +173,7 @@ static TlStatus make(TlOperator *child, int64_t limit, const int *cols,
     }
     d->base.next = distinct_next;
     d->base.free = distinct_free;
+    d->base.origin = distinct_origin;
     d->base.schema = sc;
     d->base.stats = child->stats;
     d->child = child;

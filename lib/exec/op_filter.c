@@ -21,7 +21,7 @@
  */
 #include "ops.h"
 
-#include "eval.h"
+#include "../expr/eval.h"
 
 typedef struct FilterMap {
     const TlExprArena *ea;
@@ -34,6 +34,10 @@ typedef struct Filter {
     TlOperator *child;
     FilterMap map;
     int64_t rows_in;    /* rows of the batches taken so far: for messages */
+    /* the input batch of the batch handed out last, the input rows before
+     * it and the rows handed out before it (filter_origin) */
+    TlBatch *last;
+    int64_t last_in, last_out, rows_out;
 } Filter;
 
 /* The map (exec.h): batch b filtered; *out NULL when no row is left.  Pure,
@@ -115,6 +119,28 @@ static TlStatus filter_run(void *ctx, TlBatch *b, TlError *err)
     return st;
 }
 
+/* filter_map over b (consumed): the rows it keeps, for tl_nth_kept_row. */
+static TlStatus filter_keep(void *ctx, TlBatch *b, int64_t *kept, TlError *err)
+{
+    TlBatch *out = NULL;
+    TlStatus st = filter_map(ctx, b, &out, err);
+    *kept = out ? out->n_rows : 0;
+    tl_batch_free(out);
+    return st;
+}
+
+/* See exec.h (TlOperator.origin): a row of the batch handed out last is
+ * found in its input batch, kept for this, and asked of the child. */
+static void filter_origin(TlOperator *op, int64_t row, char *buf, size_t cap)
+{
+    Filter *f = (Filter *)op;
+    int64_t i = -1;
+    buf[0] = '\0';
+    if (f->last && row >= f->last_out && row < f->rows_out)
+        i = tl_nth_kept_row(filter_keep, &f->map, f->last, row - f->last_out);
+    if (i >= 0) tl_origin(f->child, f->last_in + i, buf, cap);
+}
+
 static TlStatus filter_next(TlOperator *op, TlBatch **out, TlError *err)
 {
     Filter *f = (Filter *)op;
@@ -129,11 +155,20 @@ static TlStatus filter_next(TlOperator *op, TlBatch **out, TlError *err)
             return tl_error_oom(err);
         }
         st = filter_map(&f->map, b, out, err);
-        if (st == TL_ERR_DATA) tl_place_row(filter_run, &f->map, keep, f->rows_in, err);
+        if (st == TL_ERR_DATA)
+            tl_place_row(filter_run, &f->map, keep, f->child, f->rows_in, err);
         f->rows_in += keep->n_rows;
-        tl_batch_free(keep);
-        if (st != TL_OK) return st;
-        if (*out) return TL_OK;
+        if (st != TL_OK || !*out) {
+            tl_batch_free(keep);
+            if (st != TL_OK) return st;
+            continue;
+        }
+        tl_batch_free(f->last);
+        f->last = keep;
+        f->last_in = f->rows_in - keep->n_rows;
+        f->last_out = f->rows_out;
+        f->rows_out += (*out)->n_rows;
+        return TL_OK;
     }
 }
 
@@ -141,6 +176,7 @@ static void filter_free(TlOperator *op)
 {
     Filter *f = (Filter *)op;
     if (!f) return;
+    tl_batch_free(f->last);
     if (f->child) f->child->free(f->child);
     tl_free(f);
 }
@@ -188,6 +224,7 @@ TlStatus tl_op_filter_new(TlOperator *child, const TlExprArena *ea,
     }
     f->base.next = filter_next;
     f->base.free = filter_free;
+    f->base.origin = filter_origin;
     f->base.schema = schema;
     f->base.stats = child->stats;
     f->child = child;

@@ -15,7 +15,7 @@
  *
  * Building on the right (the default):
  *   1. The right input is read whole.  Each morsel is packed where it is
- *      decoded (pack_work: the scan's stage, or windows on the pool) into a
+ *      decoded (tl_join_pack: the scan's stage, or windows on the pool) into a
  *      block of row-major rows holding only the columns the output takes
  *      from the right ("slots": fixed-width values, 16-byte string views,
  *      then one null bit per slot), so a match costs one or two cache lines
@@ -26,42 +26,42 @@
  *      match takes row n_r ("null-padded") through the same gather as a
  *      match.  The key columns are kept aside per morsel and concatenated,
  *      cast to the compared types, for the table.
- *   2. The left streams in morsels.  probe_work turns one left batch into
+ *   2. The left streams in morsels.  tl_join_probe turns one left batch into
  *      its output batches: probe, walk each row's chain, gather.  When the
- *      left child is a scan (set_stage), probe_work runs as the scan's stage,
- *      on whichever thread decoded the morsel; otherwise the join pulls a
- *      window of batches itself and runs probe_work on them with
+ *      left child is a scan (set_stage), tl_join_probe runs as the scan's
+ *      stage, on whichever thread decoded the morsel; otherwise the join pulls a
+ *      window of batches itself and runs tl_join_probe on them with
  *      tl_pool_for.  Either way results come back in morsel order and the
  *      consumer only hands their batches out.
- *   3. Right and full joins: probe_work marks the right rows it matched in
+ *   3. Right and full joins: tl_join_probe marks the right rows it matched in
  *      `matched` (relaxed atomic byte stores of 1: the final set is the union,
  *      whatever the order); after the last left morsel the unmatched right
- *      rows are emitted in right order: tail_work gathers those of each range
- *      of tl_batch_rows() right rows, ranges in windows on the pool.
+ *      rows are emitted in right order: tl_join_tail gathers those of each
+ *      range of tl_batch_rows() right rows, ranges in windows on the pool.
  *
  * Building on the left (build_left, chosen by the planner when the left
  * input is the smaller file; see physical.c):
  *   1. The left is read whole as one batch and its keys go into the table,
  *      with rep[row] (the first left row of the row's key).
- *   2. The right streams in morsels; keep_work probes each right batch and
+ *   2. The right streams in morsels; tl_join_keep probes each right batch and
  *      packs the rows that match a left key (right, full: every row) into a
  *      block, each with its left key's first row.  As a scan stage or in
- *      windows, like probe_work.  The consumer appends the kept rows in
+ *      windows, like tl_join_probe.  The consumer appends the kept rows in
  *      morsel order to one chain per left key (rhead/rnext), so each chain
  *      is in right input order -- matches depend only on the key, so every
  *      left row of a key shares one chain.
  *   3. The kept blocks plus a null row then play the part of the right table
  *      above and the left, cut in ranges of tl_batch_rows() rows, that of
- *      the left morsels: range_work (tl_pool_for over a window of ranges)
- *      produces each range's output with the same code as probe_work, and
+ *      the left morsels: tl_join_range (tl_pool_for over a window of ranges)
+ *      produces each range's output with the same code as tl_join_probe, and
  *      the consumer hands the ranges out in order.  Right and full joins
  *      then emit the kept rows that matched no left key, in right order.
  *
  * Fusion from above: like a scan, the join takes add_map (filters and
  * projections over its output) and set_stage (a group-by's or sort's
  * per-morsel work).  res_add runs them on each output batch right where it
- * is gathered, inside probe_work or range_work, so the whole pipeline above
- * the join runs on the pool too; the consumer then hands out the maps'
+ * is gathered, inside tl_join_probe or tl_join_range, so the whole pipeline
+ * above the join runs on the pool too; the consumer then hands out the maps'
  * batches (next) or the stage's results (next_result) in order.  A join
  * under another join's probe side runs the outer probe in its own tasks
  * the same way.
@@ -79,718 +79,121 @@
  * the left row is missing; the planner gave such a column the common type,
  * so left values are cast to it when they differ.
  */
-#include "../../kernels/core_kernels.h"
-#include "../core/pool.h"
-#include "../plan/plan.h"
-#include "join_table.h"
-#include "ops.h"
+#include "join_impl.h"
 
-#include <string.h>
+/* ------------------------------------------------ placing errors */
 
-#define NONE TL_JT_NONE
+/* Where the rows of a failed window item come from (place_item): a run
+ * over the item's first rows for tl_first_failing_row.  The output of
+ * left (or, in the tail, right) rows [0, k) is the first part of their
+ * output, so a prefix fails exactly when it holds a row whose output
+ * fails. */
+typedef struct Rows {
+    Join *j;
+    int64_t off;        /* W_RANGE, W_TAIL: the item's first row */
+} Rows;
 
-/* The items of one morsel or range, handed out in order: output batches,
- * or the results of the stage the operator above installed. */
-typedef struct Res {
-    void **b;
-    int n, i, cap;
-} Res;
-
-/* A map the operator above fused into the join (add_map). */
-typedef struct Map {
-    TlMapFn fn;
-    void *ctx;
-    void (*ctx_free)(void *ctx);
-} Map;
-
-/* A block of the right table: one right morsel's rows (build right) or the
- * rows kept from one (build left), packed row-major (see pack). */
-typedef struct RBlock {
-    uint8_t *rows;      /* n rows of j->rw bytes, or NULL (no slots) */
-    int64_t n;
-    TlBuf ***data;      /* per slot: the data buffers of its long views, or NULL */
-    uint32_t *n_data;   /* per slot */
-    bool *nulls;        /* per slot: some row is null */
-    TlArray **keys;     /* build right: the morsel's key columns, for the table */
-    uint32_t *lh;       /* build left: per row, the first left row of its key, or NONE */
-} RBlock;
-
-enum { W_PROBE, W_KEEP, W_PACK, W_RANGE, W_TAIL };
-
-/* A window of inputs run on the pool when the child has no stage. */
-typedef struct Win {
-    int kind;
-    int n, i, cap;
-    TlBatch **in;       /* W_PROBE, W_KEEP, W_PACK: the input batches */
-    int64_t *off;       /* W_RANGE, W_TAIL: first row of each range */
-    void **res;         /* Res* or RBlock* per input */
-    TlStatus *st;
-    TlError *errs;
-    bool end;           /* the source is exhausted */
-} Win;
-
-typedef struct Join {
-    TlOperator base;
-    TlOperator *left, *right;
-    int how;
-    int n_keys;
-    int *lk, *rk;          /* key columns (copies) */
-    int *rcols;            /* right output columns (copy) */
-    int n_rcols;
-    TlType *kt;            /* per key: the type both sides are compared in */
-    bool never;            /* a key pair with a null-typed column */
-    bool built;
-    bool build_left;       /* index the left, stream the right */
-    bool keep_unmatched_right; /* right, full */
-    bool keep_unmatched_left;  /* left, full */
-    const TlSchema *left_schema;
-    const TlSchema *join_schema; /* the join's own output (base.schema: after maps) */
-    int nl;                /* left schema width */
-    int rn;                /* right schema width */
-    TlType *rtype;         /* per right column: its type */
-    /* the right table (built, or the kept rows when build_left): blocks of
-     * packed rows, rows numbered across them in order.  A row holds the
-     * slots (the right columns the output takes) at slot_off[s], then one
-     * null bit per slot from null_off on. */
-    int n_slots;
-    int *slot_col;         /* per slot: its right column */
-    int *col_slot;         /* per right column: its slot, or -1 */
-    size_t *slot_off;      /* per slot: byte offset in a row */
-    size_t rw;             /* row width */
-    size_t null_off;
-    RBlock **blk;          /* n_rp + 1 blocks: the last holds the null row */
-    uint8_t **brows;       /* n_rp + 1: each block's rows */
-    bool *slot_nulls;      /* per slot: some block has a null in it */
-    TlBuf ***sdata;        /* per slot: every block's data buffers, in order */
-    uint32_t *sn_data;     /* per slot */
-    uint32_t **sbase;      /* per slot with data: each block's first index */
-    int n_rp;              /* blocks before the null row's */
-    int64_t *rstart;       /* n_rp + 2: first row of each part; [n_rp] = n_r */
-    uint32_t *rblk;        /* per block of 1 << rshift rows: its first row's part */
-    int rshift;
-    int64_t n_r;
-    TlJoinTable *t;
-    const uint32_t *nxt;   /* chains over the right table's rows */
-    uint8_t *matched;      /* right, full: n_r */
-    /* build_left */
-    TlBatch *lb;           /* the whole left */
-    uint32_t *rhead;       /* per left row (a key's first): first kept row */
-    uint32_t *rnext;       /* per kept row */
-    int64_t range_off;     /* next left row to hand to a range */
-    /* fused from above: maps over each output batch, then a stage */
-    Map *maps;
-    int n_maps;
-    bool has_stage;
-    TlStage stage;
-    /* consuming */
-    bool staged;           /* the current source runs our stage */
-    Win win;
-    Res *cur;
-    bool probe_done;
-    bool tail_started;
-    int64_t tail;          /* right/full: first right row of the next range */
-    int64_t cap;           /* tl_batch_rows() */
-} Join;
-
-static void res_free(const Join *j, Res *r)
+/* tl_join_probe over left rows b (consumed), its output dropped. */
+static TlStatus probe_run(void *arg, TlBatch *b, TlError *err)
 {
-    if (!r) return;
-    for (int i = r->i; i < r->n; i++) {
-        if (j->has_stage) j->stage.drop(j->stage.ctx, r->b[i]);
-        else tl_batch_free(r->b[i]);
-    }
-    tl_free(r->b);
-    tl_free(r);
-}
-
-static void rblock_free(const Join *j, RBlock *k)
-{
-    if (!k) return;
-    for (int s = 0; k->data && s < j->n_slots; s++) {
-        for (uint32_t d = 0; k->data[s] && d < k->n_data[s]; d++)
-            tl_buf_release(k->data[s][d]);
-        tl_free(k->data[s]);
-    }
-    for (int q = 0; k->keys && q < j->n_keys; q++) tl_array_release(k->keys[q]);
-    tl_free(k->keys);
-    tl_free(k->data);
-    tl_free(k->n_data);
-    tl_free(k->nulls);
-    tl_free(k->rows);
-    tl_free(k->lh);
-    tl_free(k);
-}
-
-/* Bytes a value of type t takes in a packed row. */
-static size_t slot_width(TlType t)
-{
-    return t == TL_TBOOL ? 1 : tl_type_width(t);
-}
-
-/* Pack rows idx[0..n) of b (idx NULL: rows 0..n) into a new block: the
- * slots' values and null bits, row after row, and the data buffers of the
- * string slots.  Any thread: reads b only. */
-static TlStatus pack(const Join *j, const TlBatch *b, const uint32_t *idx,
-                     int64_t n, RBlock **out, TlError *err)
-{
-    RBlock *k = tl_calloc(1, sizeof *k);
-    size_t rw = j->rw, nb = ((size_t)j->n_slots + 7) / 8;
-    *out = NULL;
-    if (!k) return tl_error_oom(err);
-    k->n = n;
-    if (j->n_slots == 0) {
-        *out = k;
-        return TL_OK;
-    }
-    k->rows = tl_malloc((size_t)(n ? n : 1) * rw);
-    k->data = tl_calloc((size_t)j->n_slots, sizeof *k->data);
-    k->n_data = tl_calloc((size_t)j->n_slots, sizeof *k->n_data);
-    k->nulls = tl_calloc((size_t)j->n_slots, sizeof *k->nulls);
-    if (!k->rows || !k->data || !k->n_data || !k->nulls) goto oom;
-    for (int64_t i = 0; i < n; i++) memset(k->rows + (size_t)i * rw + j->null_off, 0, nb);
-    for (int s = 0; s < j->n_slots; s++) {
-        const TlArray *a = b->cols[j->slot_col[s]];
-        uint8_t *dst = k->rows + j->slot_off[s];
-        uint8_t *nul = k->rows + j->null_off + (size_t)(s >> 3), bit = (uint8_t)(1u << (s & 7));
-        size_t w = slot_width(j->rtype[j->slot_col[s]]);
-        if (a->type == TL_TNULL) {
-            for (int64_t i = 0; i < n; i++) {
-                memset(dst + (size_t)i * rw, 0, w);
-                nul[(size_t)i * rw] |= bit;
-            }
-            k->nulls[s] = n > 0;
-            continue;
-        }
-        if (a->type != j->rtype[j->slot_col[s]]) {
-            TlStatus st = tl_error(err, TL_ERR_DATA, "internal error: a right "
-                                   "batch's column is %s, expected %s",
-                                   tl_type_name(a->type),
-                                   tl_type_name(j->rtype[j->slot_col[s]]));
-            rblock_free(j, k);
-            return st;
-        }
-        if (a->type == TL_TBOOL) {
-            for (int64_t i = 0; i < n; i++)
-                dst[(size_t)i * rw] = tl_array_bool(a, idx ? idx[i] : i);
-        } else if (w == 8) {
-            const uint8_t *v = a->values->data + (size_t)a->offset * 8;
-            for (int64_t i = 0; i < n; i++)
-                memcpy(dst + (size_t)i * rw, v + (size_t)(idx ? idx[i] : i) * 8, 8);
-        } else if (w == 16) {
-            const uint8_t *v = a->values->data + (size_t)a->offset * 16;
-            for (int64_t i = 0; i < n; i++)
-                memcpy(dst + (size_t)i * rw, v + (size_t)(idx ? idx[i] : i) * 16, 16);
-            if (a->n_data > 0) {
-                if (!(k->data[s] = tl_malloc(a->n_data * sizeof *k->data[s]))) goto oom;
-                for (uint32_t d = 0; d < a->n_data; d++)
-                    k->data[s][d] = tl_buf_retain(a->data[d]);
-                k->n_data[s] = a->n_data;
-            }
-        } else {
-            const uint8_t *v = a->values->data + (size_t)a->offset * w;
-            for (int64_t i = 0; i < n; i++)
-                memcpy(dst + (size_t)i * rw, v + (size_t)(idx ? idx[i] : i) * w, w);
-        }
-        if (a->null_count > 0) {
-            for (int64_t i = 0; i < n; i++)
-                if (!tl_array_valid(a, idx ? idx[i] : i)) {
-                    nul[(size_t)i * rw] |= bit;
-                    k->nulls[s] = true;
-                }
-        }
-    }
-    *out = k;
-    return TL_OK;
-oom:
-    rblock_free(j, k);
-    return tl_error_oom(err);
-}
-
-/* Cast a to type t when it differs (a new reference either way). */
-static TlStatus as_type(TlArray *a, TlType t, TlArray **out, TlError *err)
-{
-    int64_t bad = -1;
-    if (a->type == t) {
-        *out = tl_array_retain(a);
-        return TL_OK;
-    }
-    if (a->type == TL_TNULL) {
-        *out = tl_array_new_null(t, a->length);
-        return *out ? TL_OK : tl_error_oom(err);
-    }
-    return tl_cast_array(a, t, false, out, &bad, err);
-}
-
-/* first[i] for rows [0, n) of columns cols (key columns kc): the first row
- * of the table with row i's key, or NONE; more (or NULL): see
- * tl_join_table_probe_more. */
-static TlStatus find_first(Join *j, TlArray *const *cols, const int *kc,
-                           int64_t n, uint32_t *first, uint8_t *more,
-                           TlError *err)
-{
-    TlArray *keys[64];
-    int made = 0;
-    TlStatus st = TL_OK;
-    if (!j->t) {
-        for (int64_t i = 0; i < n; i++) first[i] = NONE;
-        return TL_OK;
-    }
-    for (; made < j->n_keys; made++)
-        if ((st = as_type(cols[kc[made]], j->kt[made], &keys[made], err)) != TL_OK)
-            break;
-    if (st == TL_OK) st = tl_join_table_probe_more(j->t, keys, n, first, more, err);
-    for (int k = 0; k < made; k++) tl_array_release(keys[k]);
+    const Rows *a = arg;
+    void *r = NULL;
+    TlStatus st = tl_join_probe(a->j, b, &r, err);
+    tl_join_res_free(a->j, r);
     return st;
 }
 
-/* Where right rows ridx[0..n) are: part[i] and row[i] within it.  Returns
- * whether some row is the null row n_r.  Any thread: reads only. */
-static bool locate(const Join *j, const uint32_t *ridx, int64_t n,
-                   uint32_t *part, uint32_t *row)
+/* tl_join_range_rows over the range's first b->n_rows left rows (b: just a count). */
+static TlStatus range_run(void *arg, TlBatch *b, TlError *err)
 {
-    const int64_t *start = j->rstart;
-    uint32_t null_row = (uint32_t)j->n_r;
-    bool padded = false;
-    for (int64_t i = 0; i < n; i++) {
-        uint32_t r = ridx[i], p = j->rblk[r >> j->rshift];
-        while (start[p + 1] <= (int64_t)r) p++;
-        part[i] = p;
-        row[i] = (uint32_t)(r - start[p]);
-        padded |= r == null_row;
-    }
-    return padded;
-}
-
-/* The right table's rows located by part/row (n of them) as one array per
- * slot s with want[s] into out[s] (others NULL).  padded: the null row is
- * among them (a slot that never has a null otherwise gets no validity).
- * Rows are copied in chunks into a small scratch area first (one or two
- * cache lines each, prefetched ahead), the slots' columns then taken from
- * there.  Any thread: reads only. */
-static TlStatus gather_rows(const Join *j, const uint32_t *part,
-                            const uint32_t *row, int64_t n, bool padded,
-                            const bool *want, TlArray **out, TlError *err)
-{
-    enum { CH = 64, PF = 12 };
-    size_t rw = j->rw;
-    uint8_t *tmp = tl_malloc(CH * (rw ? rw : 1));
-    TlBuf **vals = tl_calloc((size_t)j->n_slots, sizeof *vals);
-    TlBuf **valid = tl_calloc((size_t)j->n_slots, sizeof *valid);
-    int64_t *nulls = tl_calloc((size_t)j->n_slots, sizeof *nulls);
-    TlStatus st = TL_OK;
-    for (int s = 0; s < j->n_slots; s++) out[s] = NULL;
-    if (!tmp || !vals || !valid || !nulls) { st = tl_error_oom(err); goto done; }
-    for (int s = 0; s < j->n_slots; s++) {
-        TlType t = j->rtype[j->slot_col[s]];
-        if (!want[s] || t == TL_TNULL) continue;
-        vals[s] = tl_buf_new(t == TL_TBOOL ? tl_bitmap_bytes(n) : tl_type_width(t) * (size_t)n,
-                             t == TL_TBOOL);
-        if (!vals[s]) { st = tl_error_oom(err); goto done; }
-        if ((padded || j->slot_nulls[s]) &&
-            !(valid[s] = tl_buf_new(tl_bitmap_bytes(n), true))) {
-            st = tl_error_oom(err);
-            goto done;
-        }
-    }
-    for (int64_t i0 = 0; i0 < n; i0 += CH) {
-        int64_t m = n - i0 < CH ? n - i0 : CH;
-        for (int64_t k = 0; k < m; k++) {
-            int64_t i = i0 + k;
-            if (i + PF < n) {
-                const uint8_t *q = j->brows[part[i + PF]] + (size_t)row[i + PF] * rw;
-                for (size_t o = 0; o < rw; o += 64) __builtin_prefetch(q + o);
-                __builtin_prefetch(q + rw - 1);
-            }
-            memcpy(tmp + (size_t)k * rw, j->brows[part[i]] + (size_t)row[i] * rw, rw);
-        }
-        for (int s = 0; s < j->n_slots; s++) {
-            const uint8_t *src = tmp + j->slot_off[s];
-            TlType t = j->rtype[j->slot_col[s]];
-            if (!vals[s]) continue;
-            if (t == TL_TBOOL) {
-                for (int64_t k = 0; k < m; k++)
-                    if (src[(size_t)k * rw]) tl_bit_set(vals[s]->data, i0 + k);
-            } else if (t == TL_TSTRING) {
-                TlView *d = (TlView *)(void *)vals[s]->data + i0;
-                const uint32_t *base = j->sbase[s];
-                for (int64_t k = 0; k < m; k++) {
-                    TlView v;
-                    memcpy(&v, src + (size_t)k * rw, sizeof v);
-                    if (base && v.in.len > TL_VIEW_INLINE) v.out.buf += base[part[i0 + k]];
-                    d[k] = v;
-                }
-            } else if (tl_type_width(t) == 8) {
-                uint8_t *d = vals[s]->data + (size_t)i0 * 8;
-                for (int64_t k = 0; k < m; k++) memcpy(d + k * 8, src + (size_t)k * rw, 8);
-            } else {
-                size_t w = tl_type_width(t);
-                uint8_t *d = vals[s]->data + (size_t)i0 * w;
-                for (int64_t k = 0; k < m; k++) memcpy(d + (size_t)k * w, src + (size_t)k * rw, w);
-            }
-            if (valid[s]) {
-                const uint8_t *nb = tmp + j->null_off + (size_t)(s >> 3);
-                uint8_t bit = (uint8_t)(1u << (s & 7));
-                for (int64_t k = 0; k < m; k++) {
-                    if (nb[(size_t)k * rw] & bit) nulls[s]++;
-                    else tl_bit_set(valid[s]->data, i0 + k);
-                }
-            }
-        }
-    }
-    for (int s = 0; s < j->n_slots; s++) {
-        TlType t = j->rtype[j->slot_col[s]];
-        TlBuf **data = NULL;
-        if (!want[s]) continue;
-        if (t == TL_TNULL) {
-            if (!(out[s] = tl_array_new_null(TL_TNULL, n))) { st = tl_error_oom(err); goto done; }
-            continue;
-        }
-        if (j->sn_data[s] > 0) {
-            if (!(data = tl_malloc(j->sn_data[s] * sizeof *data))) { st = tl_error_oom(err); goto done; }
-            for (uint32_t d = 0; d < j->sn_data[s]; d++) data[d] = tl_buf_retain(j->sdata[s][d]);
-        }
-        out[s] = tl_array_new(t, n, vals[s], valid[s], valid[s] ? nulls[s] : 0, data,
-                              data ? j->sn_data[s] : 0);
-        vals[s] = valid[s] = NULL;
-        if (!out[s]) { st = tl_error_oom(err); goto done; }
-    }
-done:
-    for (int s = 0; s < j->n_slots; s++) {
-        if (vals) tl_buf_release(vals[s]);
-        if (valid) tl_buf_release(valid[s]);
-        if (st != TL_OK && out[s]) {
-            tl_array_release(out[s]);
-            out[s] = NULL;
-        }
-    }
-    tl_free(tmp);
-    tl_free(vals);
-    tl_free(valid);
-    tl_free(nulls);
-    return st;
-}
-
-/* A batch of n rows: left columns of lb gathered by lidx (or, for the
- * unmatched right rows, nulls with the key columns from the right), then
- * the right columns gathered by ridx.  Any thread: reads only. */
-static TlStatus emit(const Join *j, TlBatch *lb, const uint32_t *lidx,
-                     const uint32_t *ridx, int64_t n, bool tail, TlBatch **out,
-                     TlError *err)
-{
-    const TlSchema *s = j->join_schema;
-    int nl = j->nl, ns = j->n_slots;
-    bool narrow = j->how == TL_JOIN_SEMI || j->how == TL_JOIN_ANTI, any = false;
-    TlBatch *b = tl_batch_new(s, s->n_fields, n);
-    uint32_t *part = NULL, *row = NULL;
-    bool *want = tl_calloc((size_t)(ns ? ns : 1), sizeof *want);
-    TlArray **sc = tl_calloc((size_t)(ns ? ns : 1), sizeof *sc);
-    TlStatus st = TL_OK;
-    if (!b || !want || !sc) { st = tl_error_oom(err); goto done; }
-    /* the slots this batch takes */
-    for (int k = 0; !narrow && k < j->n_rcols; k++) want[j->col_slot[j->rcols[k]]] = true;
-    for (int c = 0; tail && c < nl; c++)
-        for (int k = 0; k < j->n_keys; k++)
-            if (j->lk[k] == c) {
-                want[j->col_slot[j->rk[k]]] = true;
-                break;
-            }
-    for (int q = 0; q < ns; q++) any |= want[q];
-    if (any) {
-        part = tl_malloc((size_t)(n ? n : 1) * sizeof *part);
-        row = tl_malloc((size_t)(n ? n : 1) * sizeof *row);
-        if (!part || !row) { st = tl_error_oom(err); goto done; }
-        st = gather_rows(j, part, row, n, locate(j, ridx, n, part, row), want, sc, err);
-        if (st != TL_OK) goto done;
-    }
-    for (int c = 0; c < nl && st == TL_OK; c++) {
-        TlType t = s->fields[c].type;
-        TlArray *a = NULL;
-        if (!tail) {
-            a = tl_array_take(lb->cols[c], lidx, n);
-        } else {
-            int key = -1;
-            for (int k = 0; k < j->n_keys && key < 0; k++)
-                if (j->lk[k] == c) key = k;
-            a = key >= 0 ? tl_array_retain(sc[j->col_slot[j->rk[key]]])
-                         : tl_array_new_null(t, n);
-        }
-        if (!a) { st = tl_error_oom(err); break; }
-        if (a->type != t) {
-            TlArray *x = NULL;
-            st = as_type(a, t, &x, err);
-            tl_array_release(a);
-            a = x;
-        }
-        b->cols[c] = a;
-    }
-    for (int k = 0; !narrow && k < j->n_rcols && st == TL_OK; k++)
-        b->cols[nl + k] = tl_array_retain(sc[j->col_slot[j->rcols[k]]]);
-done:
-    for (int q = 0; sc && q < ns; q++) tl_array_release(sc[q]);
-    tl_free(sc);
-    tl_free(want);
-    tl_free(part);
-    tl_free(row);
-    if (st != TL_OK) {
-        tl_batch_free(b);
-        return st;
-    }
-    *out = b;
-    return TL_OK;
-}
-
-/* Append an output batch (consumed) to *r: through the fused maps, then
- * the fused stage if any.  Any thread: maps and stage work are pure. */
-static TlStatus res_add(const Join *j, Res **r, TlBatch *b, TlError *err)
-{
-    void *item = b;
-    for (int m = 0; m < j->n_maps && b; m++) {
-        TlBatch *o = NULL;
-        TL_TRY(j->maps[m].fn(j->maps[m].ctx, b, &o, err));
-        b = o;
-    }
-    if (!b) return TL_OK;
-    item = b;
-    if (j->has_stage) {
-        item = NULL;
-        TL_TRY(j->stage.work(j->stage.ctx, b, &item, err));
-        if (!item) return TL_OK;
-    }
-    if (!*r && !(*r = tl_calloc(1, sizeof **r))) goto oom;
-    if ((*r)->n == (*r)->cap) {
-        int nc = (*r)->cap ? (*r)->cap * 2 : 4;
-        void **v = tl_realloc((*r)->b, (size_t)nc * sizeof *v);
-        if (!v) goto oom;
-        (*r)->b = v;
-        (*r)->cap = nc;
-    }
-    (*r)->b[(*r)->n++] = item;
-    return TL_OK;
-oom:
-    if (j->has_stage) j->stage.drop(j->stage.ctx, item);
-    else tl_batch_free(item);
-    return tl_error_oom(err);
-}
-
-/* The output of left rows lb (in order), row i's matches being the chain
- * first[i] -> nxt[...] of the right table (more, or NULL: more[i] 0 when
- * that chain is one row): batches of at most cap rows into *out (NULL when
- * there is no output row).  mark (or NULL): matched right rows get 1.  Any
- * thread: reads the table, writes only mark. */
-static TlStatus produce(const Join *j, TlBatch *lb, const uint32_t *first,
-                        const uint8_t *more, const uint32_t *nxt, uint8_t *mark,
-                        Res **out, TlError *err)
-{
-    int64_t cap = j->cap, n = 0, rows = lb->n_rows;
-    uint32_t null_row = (uint32_t)j->n_r;
-    uint32_t *lidx = tl_malloc((size_t)cap * sizeof *lidx);
-    uint32_t *ridx = tl_malloc((size_t)cap * sizeof *ridx);
-    TlStatus st = TL_OK;
-    TlBatch *b;
-    *out = NULL;
-    if (!lidx || !ridx) { st = tl_error_oom(err); goto done; }
-#define FLUSH()                                                                \
-    do {                                                                       \
-        if ((st = emit(j, lb, lidx, ridx, n, false, &b, err)) != TL_OK ||      \
-            (st = res_add(j, out, b, err)) != TL_OK)                           \
-            goto done;                                                         \
-        n = 0;                                                                 \
-    } while (0)
-    if (j->how == TL_JOIN_SEMI || j->how == TL_JOIN_ANTI) {
-        bool want = j->how == TL_JOIN_SEMI;
-        for (int64_t li = 0; li < rows; li++) {
-            if ((first[li] != NONE) != want) continue;
-            lidx[n++] = (uint32_t)li;
-            if (n == cap) FLUSH();
-        }
-    } else {
-        for (int64_t li = 0; li < rows; li++) {
-            uint32_t r = first[li];
-            if (r == NONE) {
-                if (!j->keep_unmatched_left) continue;
-                lidx[n] = (uint32_t)li;
-                ridx[n++] = null_row;
-                if (n == cap) FLUSH();
-                continue;
-            }
-            if (more && !more[li]) {
-                lidx[n] = (uint32_t)li;
-                ridx[n++] = r;
-                if (mark) __atomic_store_n(&mark[r], (uint8_t)1, __ATOMIC_RELAXED);
-                if (n == cap) FLUSH();
-                continue;
-            }
-            for (; r != NONE; r = nxt[r]) {
-                lidx[n] = (uint32_t)li;
-                ridx[n++] = r;
-                if (mark) __atomic_store_n(&mark[r], (uint8_t)1, __ATOMIC_RELAXED);
-                if (n == cap) FLUSH();
-            }
-        }
-    }
-    if (n > 0) FLUSH();
-#undef FLUSH
-done:
-    tl_free(lidx);
-    tl_free(ridx);
-    if (st != TL_OK) {
-        res_free(j, *out);
-        *out = NULL;
-    }
-    return st;
-}
-
-/* Build right: one left morsel (consumed) -> its output (Res, or NULL). */
-static TlStatus probe_work(Join *j, TlBatch *b, void **result, TlError *err)
-{
-    uint32_t *first = tl_malloc((size_t)(b->n_rows ? b->n_rows : 1) * sizeof *first);
-    uint8_t *more = tl_malloc((size_t)(b->n_rows ? b->n_rows : 1));
-    Res *r = NULL;
-    TlStatus st = first && more ? TL_OK : tl_error_oom(err);
-    *result = NULL;
-    if (st == TL_OK) st = find_first(j, b->cols, j->lk, b->n_rows, first, more, err);
-    if (st == TL_OK) st = produce(j, b, first, more, j->nxt, j->matched, &r, err);
-    tl_free(first);
-    tl_free(more);
+    const Rows *a = arg;
+    void *r = NULL;
+    TlStatus st = tl_join_range_rows(a->j, a->off, b->n_rows, &r, err);
+    tl_join_res_free(a->j, r);
     tl_batch_free(b);
-    *result = r;
     return st;
 }
 
-/* Build left: one right morsel (consumed) -> the rows to keep, packed
- * (RBlock, or NULL), with their left keys' first rows. */
-static TlStatus keep_work(Join *j, TlBatch *b, void **result, TlError *err)
+/* tl_join_tail_rows over the range's first b->n_rows right rows (b: just a count). */
+static TlStatus tail_run(void *arg, TlBatch *b, TlError *err)
 {
-    int64_t n = b->n_rows, nk = 0;
-    uint32_t *first = tl_malloc((size_t)(n ? n : 1) * sizeof *first);
-    uint32_t *kidx = tl_malloc((size_t)(n ? n : 1) * sizeof *kidx);
-    RBlock *k = NULL;
-    TlStatus st = first && kidx ? TL_OK : tl_error_oom(err);
-    *result = NULL;
-    if (st == TL_OK) st = find_first(j, b->cols, j->rk, n, first, NULL, err);
-    if (st != TL_OK) goto done;
-    for (int64_t i = 0; i < n; i++) {
-        /* first[i]: the first left row of the key, the head of its chain */
-        if (first[i] == NONE && !j->keep_unmatched_right) continue;
-        kidx[nk] = (uint32_t)i;
-        first[nk++] = first[i];
-    }
-    if (nk == 0) goto done;
-    if ((st = pack(j, b, kidx, nk, &k, err)) != TL_OK) goto done;
-    k->lh = first;
-    first = NULL;
-done:
-    tl_free(first);
-    tl_free(kidx);
+    const Rows *a = arg;
+    void *r = NULL;
+    TlStatus st = tl_join_tail_rows(a->j, a->off, a->off + b->n_rows, &r, err);
+    tl_join_res_free(a->j, r);
     tl_batch_free(b);
-    *result = k;
     return st;
 }
 
-/* Build right: one right morsel (consumed) -> its rows packed, with its
- * key columns (RBlock, or NULL for no rows). */
-static TlStatus pack_work(Join *j, TlBatch *b, void **result, TlError *err)
+/* Window item i failed with a data error, err: its message starts with
+ * where the first failing row comes from, asked of the side it was made
+ * from (TlOperator.origin): the left row of a probe or a range, the right
+ * row of the tail (the right table's rows are the right's, in order: build
+ * left keeps every right row when there is a tail).
+ * The rows of the join's result come from no single line of their own, so
+ * the left row's (its streaming side's) stands for them; a right-side value
+ * is shown in the message itself. */
+static void place_item(Join *j, Win *w, int i, TlError *err)
 {
-    RBlock *k = NULL;
-    TlStatus st = TL_OK;
-    *result = NULL;
-    if (b->n_rows == 0) goto done;
-    if ((st = pack(j, b, NULL, b->n_rows, &k, err)) != TL_OK) goto done;
-    if (!(k->keys = tl_calloc((size_t)j->n_keys, sizeof *k->keys))) {
-        rblock_free(j, k);
-        k = NULL;
-        st = tl_error_oom(err);
-        goto done;
+    char where[TL_ORIGIN_CAP];
+    TlError first = {0};
+    Rows a = {j, w->kind == W_PROBE ? 0 : w->off[i]};
+    TlBatch *n = NULL;
+    TlOperator *src = w->kind == W_TAIL ? j->right : j->left;
+    int64_t row = -1, at = 0;
+    if (!src) return;
+    if (w->kind == W_PROBE) {
+        if (!w->keep[i]) return;
+        row = tl_first_failing_row(probe_run, &a, w->keep[i], &first);
+        at = w->first[i];
+    } else if (w->kind == W_RANGE || w->kind == W_TAIL) {
+        int64_t total = w->kind == W_RANGE ? j->lb->n_rows : j->n_r;
+        n = tl_batch_new(NULL, 0, total - a.off < j->cap ? total - a.off : j->cap);
+        if (n) row = tl_first_failing_row(w->kind == W_RANGE ? range_run : tail_run, &a, n, &first);
+        tl_batch_free(n);
+        at = a.off;
     }
-    for (int q = 0; q < j->n_keys; q++) k->keys[q] = tl_array_retain(b->cols[j->rk[q]]);
-done:
-    tl_batch_free(b);
-    *result = k;
-    return st;
-}
-
-/* Build left: left rows [off, off + cap) -> their output (Res, or NULL). */
-static TlStatus range_work(Join *j, int64_t off, void **result, TlError *err)
-{
-    int64_t n = j->lb->n_rows - off < j->cap ? j->lb->n_rows - off : j->cap;
-    const uint32_t *rep = j->t ? tl_join_table_rep(j->t) : NULL;
-    uint32_t *first = tl_malloc((size_t)n * sizeof *first);
-    TlBatch *b = tl_batch_new(j->left_schema, j->nl, n);
-    Res *r = NULL;
-    TlStatus st = first && b ? TL_OK : tl_error_oom(err);
-    *result = NULL;
-    for (int c = 0; st == TL_OK && c < j->nl; c++)
-        if (!(b->cols[c] = tl_array_slice(j->lb->cols[c], off, n)))
-            st = tl_error_oom(err);
-    if (st == TL_OK) {
-        for (int64_t i = 0; i < n; i++) {
-            uint32_t g = rep ? rep[off + i] : NONE;
-            first[i] = g != NONE ? j->rhead[g] : NONE;
-        }
-        st = produce(j, b, first, NULL, j->rnext, NULL, &r, err);
-    }
-    tl_free(first);
-    tl_batch_free(b);
-    *result = r;
-    return st;
-}
-
-/* Right, full: right rows [off, off + cap) that no left row matched ->
- * their output (Res, or NULL).  Runs after every probe: `matched` is final. */
-static TlStatus tail_work(Join *j, int64_t off, void **result, TlError *err)
-{
-    int64_t end = j->n_r - off < j->cap ? j->n_r : off + j->cap, n = 0;
-    uint32_t *ridx = tl_malloc((size_t)j->cap * sizeof *ridx);
-    TlBatch *b = NULL;
-    Res *r = NULL;
-    TlStatus st = ridx ? TL_OK : tl_error_oom(err);
-    *result = NULL;
-    for (int64_t i = off; st == TL_OK && i < end; i++)
-        if (!j->matched[i]) ridx[n++] = (uint32_t)i;
-    if (st == TL_OK && n > 0 &&
-        (st = emit(j, NULL, NULL, ridx, n, true, &b, err)) == TL_OK)
-        st = res_add(j, &r, b, err);
-    tl_free(ridx);
-    if (st != TL_OK) {
-        res_free(j, r);
-        r = NULL;
-    }
-    *result = r;
-    return st;
+    if (row < 0) return;
+    tl_origin(src, at + row, where, sizeof where);
+    if (where[0]) tl_error(err, TL_ERR_DATA, "%s: %s", where, first.msg);
 }
 
 /* ------------------------------------------------ stages and windows */
 
 static TlStatus stage_probe(void *ctx, TlBatch *b, void **result, TlError *err)
 {
-    return probe_work(ctx, b, result, err);
+    return tl_join_probe(ctx, b, result, err);
 }
 
 static TlStatus stage_keep(void *ctx, TlBatch *b, void **result, TlError *err)
 {
-    return keep_work(ctx, b, result, err);
+    return tl_join_keep(ctx, b, result, err);
 }
 
 static TlStatus stage_pack(void *ctx, TlBatch *b, void **result, TlError *err)
 {
-    return pack_work(ctx, b, result, err);
+    return tl_join_pack(ctx, b, result, err);
 }
 
 static void drop_res(void *ctx, void *result)
 {
-    res_free(ctx, result);
+    tl_join_res_free(ctx, result);
 }
 
 static void drop_block(void *ctx, void *result)
 {
-    rblock_free(ctx, result);
+    tl_join_block_free(ctx, result);
 }
 
 static void win_drop(Join *j, Win *w)
 {
+    for (int i = 0; w->keep && i < w->n; i++) {
+        tl_batch_free(w->keep[i]);
+        w->keep[i] = NULL;
+    }
     for (int i = w->i; i < w->n; i++) {
-        if (w->kind == W_KEEP || w->kind == W_PACK) rblock_free(j, w->res[i]);
-        else res_free(j, w->res[i]);
+        if (w->kind == W_KEEP || w->kind == W_PACK) tl_join_block_free(j, w->res[i]);
+        else tl_join_res_free(j, w->res[i]);
         w->res[i] = NULL;
     }
     w->i = w->n = 0;
@@ -803,11 +206,11 @@ static void win_task(void *arg, int64_t i)
     TlBatch *b = w->in[i];
     w->in[i] = NULL;
     switch (w->kind) {
-    case W_PROBE: w->st[i] = probe_work(j, b, &w->res[i], &w->errs[i]); break;
-    case W_KEEP: w->st[i] = keep_work(j, b, &w->res[i], &w->errs[i]); break;
-    case W_PACK: w->st[i] = pack_work(j, b, &w->res[i], &w->errs[i]); break;
-    case W_TAIL: w->st[i] = tail_work(j, w->off[i], &w->res[i], &w->errs[i]); break;
-    default: w->st[i] = range_work(j, w->off[i], &w->res[i], &w->errs[i]); break;
+    case W_PROBE: w->st[i] = tl_join_probe(j, b, &w->res[i], &w->errs[i]); break;
+    case W_KEEP: w->st[i] = tl_join_keep(j, b, &w->res[i], &w->errs[i]); break;
+    case W_PACK: w->st[i] = tl_join_pack(j, b, &w->res[i], &w->errs[i]); break;
+    case W_TAIL: w->st[i] = tl_join_tail(j, w->off[i], &w->res[i], &w->errs[i]); break;
+    default: w->st[i] = tl_join_range(j, w->off[i], &w->res[i], &w->errs[i]); break;
     }
 }
 
@@ -823,11 +226,14 @@ static TlStatus win_fill(Join *j, TlOperator *src, int kind, TlError *err)
         int threads = tl_pool_threads();
         int cap = threads > 1 ? 2 * threads : 1;
         w->in = tl_calloc((size_t)cap, sizeof *w->in);
+        w->keep = tl_calloc((size_t)cap, sizeof *w->keep);
+        w->first = tl_calloc((size_t)cap, sizeof *w->first);
         w->off = tl_calloc((size_t)cap, sizeof *w->off);
         w->res = tl_calloc((size_t)cap, sizeof *w->res);
         w->st = tl_calloc((size_t)cap, sizeof *w->st);
         w->errs = tl_calloc((size_t)cap, sizeof *w->errs);
-        if (!w->in || !w->off || !w->res || !w->st || !w->errs) return tl_error_oom(err);
+        if (!w->in || !w->keep || !w->first || !w->off || !w->res || !w->st || !w->errs)
+            return tl_error_oom(err);
         w->cap = cap;
     }
     while (w->n < w->cap) {
@@ -850,6 +256,14 @@ static TlStatus win_fill(Join *j, TlOperator *src, int kind, TlError *err)
             tl_batch_free(b);
             continue;
         }
+        if (kind == W_PROBE) {
+            if (!(w->keep[w->n] = tl_batch_ref(b))) {
+                tl_batch_free(b);
+                return tl_error_oom(err);
+            }
+            w->first[w->n] = j->left_rows;
+            j->left_rows += b->n_rows;
+        }
         w->in[w->n++] = b;
     }
     for (int i = 0; i < w->n; i++) {
@@ -865,9 +279,14 @@ static TlStatus win_fill(Join *j, TlOperator *src, int kind, TlError *err)
     for (int i = 0; i < w->n; i++)
         if (w->st[i] != TL_OK) {
             *err = w->errs[i];
+            if (w->st[i] == TL_ERR_DATA) place_item(j, w, i, err);
             win_drop(j, w);
             return err->code ? err->code : TL_ERR_DATA;
         }
+    for (int i = 0; i < w->n; i++) { /* needed only on failure */
+        tl_batch_free(w->keep[i]);
+        w->keep[i] = NULL;
+    }
     return TL_OK;
 }
 
@@ -912,7 +331,7 @@ static TlStatus add_block(Join *j, RBlock *k, int *cap, TlError *err)
         int nc = *cap ? *cap * 2 : 16;
         RBlock **v = tl_realloc(j->blk, (size_t)nc * sizeof *v);
         if (!v) {
-            rblock_free(j, k);
+            tl_join_block_free(j, k);
             return tl_error_oom(err);
         }
         j->blk = v;
@@ -992,7 +411,7 @@ static TlStatus rtab_index(Join *j, TlError *err)
 }
 
 /* Read the right input whole and index it.  Each morsel's rows are packed
- * where it is decoded (pack_work, the scan's stage or windows on the pool):
+ * where it is decoded (tl_join_pack, the scan's stage or windows on the pool):
  * the blocks are the right table; the key columns, kept aside, are
  * concatenated for the table and then dropped. */
 static TlStatus build_right(Join *j, TlError *err)
@@ -1008,10 +427,13 @@ static TlStatus build_right(Join *j, TlError *err)
         if (!r) break;
         if ((st = add_block(j, r, &cap, err)) != TL_OK) goto done;
     }
-    /* the right's operators are no longer needed: free them early */
+    /* the right's operators are no longer needed (but for naming the rows
+     * of the tail in messages: right, full): free them early */
     win_drop(j, &j->win);
-    j->right->free(j->right);
-    j->right = NULL;
+    if (!j->keep_unmatched_right) {
+        j->right->free(j->right);
+        j->right = NULL;
+    }
     j->staged = false;
     j->win.end = false;
     if (cap == 0 && !(j->blk = tl_calloc(1, sizeof *j->blk))) {
@@ -1040,7 +462,7 @@ static TlStatus build_right(Join *j, TlError *err)
             j->blk[p]->keys[k] = NULL;
         }
         tl_alloc_trim();
-        st = as_type(s, j->kt[k], &rkey[k], err);
+        st = tl_join_as_type(s, j->kt[k], &rkey[k], err);
         tl_array_release(s);
         if (st != TL_OK) goto done;
     }
@@ -1109,7 +531,7 @@ static TlStatus keep_append(Join *j, RBlock *k, int *cap_blk, int64_t *cap_kept,
 {
     int64_t base = j->n_r;
     if (base + k->n >= (int64_t)NONE - 1) {
-        rblock_free(j, k);
+        tl_join_block_free(j, k);
         return tl_error(err, TL_ERR_DATA, "join: the right input has too many "
                         "rows (more than %u)", NONE - 2);
     }
@@ -1121,7 +543,7 @@ static TlStatus keep_append(Join *j, RBlock *k, int *cap_blk, int64_t *cap_kept,
         uint8_t *mt = nx ? tl_realloc(j->matched, (size_t)nc) : NULL;
         if (mt) j->matched = mt;
         if (!nx || !mt) {
-            rblock_free(j, k);
+            tl_join_block_free(j, k);
             return tl_error_oom(err);
         }
         *cap_kept = nc;
@@ -1153,9 +575,8 @@ static TlStatus build_on_left(Join *j, TlError *err)
     if (!lcols) { st = tl_error_oom(err); goto done; }
 
     /* the left, whole, as one batch */
+    /* the left stays (its rows are named in messages: place_item) */
     if ((st = drain(j->left, lcols, &nl, err)) != TL_OK) goto done;
-    j->left->free(j->left);
-    j->left = NULL;
     j->lb = tl_batch_new(j->left_schema, j->nl, nl);
     if (!j->lb) { st = tl_error_oom(err); goto done; }
     for (int c = 0; c < j->nl; c++) {
@@ -1164,7 +585,7 @@ static TlStatus build_on_left(Join *j, TlError *err)
     }
     if (!j->never && nl > 0) {
         for (; made < j->n_keys; made++)
-            if ((st = as_type(j->lb->cols[j->lk[made]], j->kt[made], &keys[made],
+            if ((st = tl_join_as_type(j->lb->cols[j->lk[made]], j->kt[made], &keys[made],
                               err)) != TL_OK)
                 break;
         if (st == TL_OK)
@@ -1187,8 +608,10 @@ static TlStatus build_on_left(Join *j, TlError *err)
             goto done;
     }
     win_drop(j, &j->win);
-    j->right->free(j->right);
-    j->right = NULL;
+    if (!j->keep_unmatched_right) { /* else kept for place_item */
+        j->right->free(j->right);
+        j->right = NULL;
+    }
     j->staged = false;
     j->win.end = false;
 
@@ -1237,7 +660,7 @@ static TlStatus next_item(Join *j, void **item, TlError *err)
             j->cur->b[j->cur->i++] = NULL;
             return TL_OK;
         }
-        res_free(j, j->cur);
+        tl_join_res_free(j, j->cur);
         j->cur = NULL;
         if (!j->probe_done) {
             void *r = NULL;
@@ -1323,6 +746,14 @@ static TlStatus join_set_stage(TlOperator *op, const TlStage *stage, TlError *er
     return TL_OK;
 }
 
+/* See exec.h (TlOperator.origin): the join makes its rows; with maps
+ * fused its output is no longer its result, and the row is not named. */
+static void join_origin(TlOperator *op, int64_t row, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    if (((Join *)op)->n_maps == 0) tl_origin_made("join", row, buf, cap);
+}
+
 static void join_free(TlOperator *op)
 {
     Join *j = (Join *)op;
@@ -1334,15 +765,17 @@ static void join_free(TlOperator *op)
     for (int i = 0; i < j->win.n; i++) tl_batch_free(j->win.in ? j->win.in[i] : NULL);
     win_drop(j, &j->win);
     tl_free(j->win.in);
+    tl_free(j->win.keep);
+    tl_free(j->win.first);
     tl_free(j->win.off);
     tl_free(j->win.res);
     tl_free(j->win.st);
     tl_free(j->win.errs);
-    res_free(j, j->cur);
+    tl_join_res_free(j, j->cur);
     for (int m = 0; m < j->n_maps; m++)
         if (j->maps[m].ctx_free) j->maps[m].ctx_free(j->maps[m].ctx);
     tl_free(j->maps);
-    for (int p = 0; j->blk && p <= j->n_rp; p++) rblock_free(j, j->blk[p]);
+    for (int p = 0; j->blk && p <= j->n_rp; p++) tl_join_block_free(j, j->blk[p]);
     tl_free(j->blk);
     tl_free(j->brows);
     for (int q = 0; q < j->n_slots; q++) {
@@ -1396,6 +829,7 @@ TlStatus tl_op_join_new(TlOperator *left, TlOperator *right, int how,
     }
     j->base.next = join_next;
     j->base.free = join_free;
+    j->base.origin = join_origin;
     j->base.add_map = join_add_map;
     j->base.set_stage = join_set_stage;
     j->base.next_result = join_next_result;
@@ -1446,7 +880,7 @@ TlStatus tl_op_join_new(TlOperator *left, TlOperator *right, int how,
         j->col_slot[c] = j->n_slots;
         j->slot_col[j->n_slots] = c;
         j->slot_off[j->n_slots++] = j->rw;
-        j->rw += slot_width(j->rtype[c]);
+        j->rw += tl_join_slot_width(j->rtype[c]);
     }
     j->null_off = j->rw;
     if (j->n_slots > 0) j->rw += ((size_t)j->n_slots + 7) / 8;

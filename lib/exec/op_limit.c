@@ -49,6 +49,12 @@ static TlStatus limit_next(TlOperator *op, TlBatch **out, TlError *err)
     return TL_OK;
 }
 
+/* See exec.h (TlOperator.origin): row i is the child's row i. */
+static void limit_origin(TlOperator *op, int64_t row, char *buf, size_t cap)
+{
+    tl_origin(((Limit *)op)->child, row, buf, cap);
+}
+
 static void limit_free(TlOperator *op)
 {
     Limit *l = (Limit *)op;
@@ -69,6 +75,7 @@ TlStatus tl_op_limit_new(TlOperator *child, int64_t limit, TlOperator **out,
     }
     l->base.next = limit_next;
     l->base.free = limit_free;
+    l->base.origin = limit_origin;
     l->base.schema = child->schema;
     l->base.stats = child->stats;
     l->child = child;

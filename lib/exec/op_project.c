@@ -8,12 +8,17 @@
  * the optimizer's hash-consing, lib/opt/cse.c), a per-batch memo computes
  * it once (TlEvalMemo, eval.h); without sharing there is no memo.
  *
+ * An expression may read an earlier one's result (a run of `with` items,
+ * tl_plan_reads_self): column n_in + j is output j.  The expressions then
+ * run over the input's columns followed by the outputs made so far, in
+ * order; the batch of those is built only for such a projection.
+ *
  * Over a scan the projection is fused into it as a map (exec.h), so it runs
  * per morsel on the thread pool; elsewhere it is an operator.
  */
 #include "ops.h"
 
-#include "eval.h"
+#include "../expr/eval.h"
 
 /* What a projection needs; read-only while batches flow, so a scan may run
  * project_map on several threads at once (each call has its own memo
@@ -25,6 +30,8 @@ typedef struct ProjectMap {
     const TlSchema *schema;
     TlEvalMemo memo;    /* template: shared marks only */
     bool use_memo;      /* some id is shared */
+    int n_in;           /* the input's columns */
+    bool self;          /* some expression reads an earlier one's output */
 } ProjectMap;
 
 typedef struct Project {
@@ -38,31 +45,39 @@ typedef struct Project {
 static TlStatus project_map(void *ctx, TlBatch *b, TlBatch **out, TlError *err)
 {
     const ProjectMap *p = ctx;
-    TlBatch *nb;
+    TlBatch *nb, *in = b;
     TlStatus st = TL_OK;
     TlEvalMemo memo = {0};
     *out = NULL;
     nb = tl_batch_new(p->schema, p->n_exprs, b->n_rows);
-    if (!nb) {
+    if (nb && p->self) { /* the input's columns, then the outputs so far */
+        in = tl_batch_new(b->schema, p->n_in + p->n_exprs, b->n_rows);
+        for (int c = 0; in && c < p->n_in && c < b->n_cols; c++)
+            in->cols[c] = tl_array_retain(b->cols[c]);
+    }
+    if (!nb || !in) {
+        tl_batch_free(nb);
         tl_batch_free(b);
         return tl_error_oom(err);
     }
-    memo.batch = b;
+    memo.batch = in;
     memo.shared = p->memo.shared;
     memo.shared_mask = p->memo.shared_mask;
     for (int i = 0; i < p->n_exprs && st == TL_OK; i++) {
         const TlExpr *x = tl_ea_node(p->ea, p->exprs[i]);
-        if (x->kind == TL_X_COL && x->col >= 0 && x->col < b->n_cols) {
-            nb->cols[i] = tl_array_retain(b->cols[x->col]);
+        if (x->kind == TL_X_COL && x->col >= 0 && x->col < in->n_cols && in->cols[x->col]) {
+            nb->cols[i] = tl_array_retain(in->cols[x->col]);
         } else {
-            st = tl_eval_memo(p->ea, p->exprs[i], b, p->use_memo ? &memo : NULL,
+            st = tl_eval_memo(p->ea, p->exprs[i], in, p->use_memo ? &memo : NULL,
                               &nb->cols[i], err);
         }
+        if (st == TL_OK && in != b) in->cols[p->n_in + i] = tl_array_retain(nb->cols[i]);
     }
     tl_eval_memo_clear(&memo);
     tl_free(memo.ids);
     tl_free(memo.vals);
     tl_free(memo.scalars);
+    if (in != b) tl_batch_free(in);
     tl_batch_free(b);
     if (st != TL_OK) {
         tl_batch_free(nb);
@@ -94,10 +109,16 @@ static TlStatus project_next(TlOperator *op, TlBatch **out, TlError *err)
         return tl_error_oom(err);
     }
     st = project_map(p->map, b, out, err);
-    if (st == TL_ERR_DATA) tl_place_row(project_run, p->map, keep, p->rows_in, err);
+    if (st == TL_ERR_DATA) tl_place_row(project_run, p->map, keep, p->child, p->rows_in, err);
     p->rows_in += keep->n_rows;
     tl_batch_free(keep);
     return st;
+}
+
+/* See exec.h (TlOperator.origin): row i is the child's row i. */
+static void project_origin(TlOperator *op, int64_t row, char *buf, size_t cap)
+{
+    tl_origin(((Project *)op)->child, row, buf, cap);
 }
 
 static void map_free(void *ctx)
@@ -137,6 +158,9 @@ TlStatus tl_op_project_new(TlOperator *child, const TlExprArena *ea,
     m->ea = ea;
     m->n_exprs = n_exprs;
     m->schema = schema;
+    m->n_in = child->schema->n_fields;
+    for (int i = 0; i < n_exprs && !m->self; i++)
+        m->self = tl_expr_reads_from(ea, exprs[i], m->n_in);
     if (child->add_map) {
         st = child->add_map(child, project_map, m, map_free, schema, err);
         if (st != TL_OK) {
@@ -149,6 +173,7 @@ TlStatus tl_op_project_new(TlOperator *child, const TlExprArena *ea,
     if (!(p = tl_calloc(1, sizeof *p))) goto oom;
     p->base.next = project_next;
     p->base.free = project_free;
+    p->base.origin = project_origin;
     p->base.schema = schema;
     p->base.stats = child->stats;
     p->child = child;

@@ -64,14 +64,16 @@
  */
 #include "ops.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 /* A morsel of a stream still being decompressed goes to the pool only when
  * the decompressor is this many morsels' worth ahead of its end. */
 #define STREAM_LEAD_MORSELS 4
 
+#include "../../kernels/core_kernels.h"
 #include "../core/pool.h"
-#include "eval.h"
+#include "../expr/eval.h"
 
 enum { SLOT_FREE, SLOT_PENDING, SLOT_RUNNING, SLOT_DONE };
 
@@ -108,7 +110,17 @@ typedef struct Slot {
     TlError *err;             /* errs[slot]: written only on failure */
     TlSchema *widen;          /* TL_ERR_RESTART from a decode */
     int64_t late_rows, late_kept; /* run_late: rows decoded early, fetched */
+    int64_t out_rows;         /* rows after the maps (handed out or staged) */
 } Slot;
+
+/* A morsel handed out, for scan_origin: its rows after the maps are the
+ * scan's output rows from `before` on; its first record is record `rec`
+ * of its input. */
+typedef struct Past {
+    int input;
+    TlMorsel m;
+    int64_t before, rec;
+} Past;
 
 typedef struct Scan {
     TlOperator base;
@@ -144,6 +156,13 @@ typedef struct Scan {
     bool cancel;
     bool threads;             /* more than one thread configured */
     TlWait *wait;
+    /* the morsels handed out with rows, in order (scan_origin) */
+    Past *past;
+    int64_t n_past, cap_past;
+    int64_t out_total;        /* rows handed out so far */
+    int64_t recs;             /* records of input recs_in handed out so far */
+    int recs_in;
+    bool past_lost;           /* out of memory recording them */
 } Scan;
 
 static TlStatus fix_column(const Scan *s, TlArray *a, TlType want, int k,
@@ -312,18 +331,40 @@ static TlStatus run_late(Scan *s, ScanIn *in, Slot *sl, TlDecoder *d,
     return st;
 }
 
-/* The first map alone over p (consumed): a late morsel's failure. */
-static TlStatus run_first_map(void *arg, TlBatch *p, TlError *err)
+/* What place_error runs over a morsel decoded again, for
+ * tl_first_failing_row: the first n_maps maps, then the stage when it is
+ * what failed (its result dropped).  The stage goes row by row as the maps
+ * do: its work evaluates the operator's expressions (an aggregate's keys
+ * and arguments, sort keys, a join's probe and what is fused above it) on
+ * each row, and every row goes to it in input order. */
+typedef struct Rerun {
+    const Scan *s;
+    int n_maps;
+    bool stage;
+} Rerun;
+
+/* The steps of r over p (consumed). */
+static TlStatus rerun(void *arg, TlBatch *p, TlError *err)
 {
-    const Scan *s = arg;
-    TlStatus st = s->maps[0].fn(s->maps[0].ctx, p, &p, err);
+    const Rerun *r = arg;
+    const Scan *s = r->s;
+    TlStatus st = TL_OK;
+    void *res = NULL;
+    for (int i = 0; st == TL_OK && p && i < r->n_maps; i++)
+        st = s->maps[i].fn(s->maps[i].ctx, p, &p, err);
+    if (st == TL_OK && p && p->n_rows > 0 && r->stage) {
+        st = s->stage.work(s->stage.ctx, p, &res, err);
+        p = NULL;
+        if (res) s->stage.drop(s->stage.ctx, res);
+    }
     tl_batch_free(p);
     return st;
 }
 
-/* Morsel m decoded again for place_map_error as run_late decodes it: the
- * columns the first map needs (the others all null; that map does not read
- * them), so a type the dropped rows would have widened plays no part. */
+/* Morsel m decoded again for place_error as run_late decodes it: the
+ * columns the late form (the first map's, or the stage's) reads (the others
+ * all null; it does not read them), so a type the dropped rows would have
+ * widened plays no part. */
 static TlStatus decode_part(const Scan *s, ScanIn *in, TlDecoder *d,
                             const TlMorsel *m, TlBatch **out, TlSchema **widen,
                             TlError *err)
@@ -351,18 +392,8 @@ static TlStatus decode_part(const Scan *s, ScanIn *in, TlDecoder *d,
     return st;
 }
 
-/* Every map over p (consumed), for tl_first_failing_row. */
-static TlStatus run_maps(void *arg, TlBatch *p, TlError *err)
-{
-    const Scan *s = arg;
-    TlStatus st = TL_OK;
-    for (int i = 0; st == TL_OK && p && i < s->n_maps; i++)
-        st = s->maps[i].fn(s->maps[i].ctx, p, &p, err);
-    tl_batch_free(p);
-    return st;
-}
-
-/* A map (filter, with, select fused into the scan) failed on morsel sl->m
+/* A map (filter, with, select fused into the scan) or, when `stage`, the
+ * stage (an aggregate's, a sort's, a join's probe) failed on morsel sl->m
  * with a data error: name the file and line of the record that fails.
  * Error path only, so the happy path pays nothing: the morsel is decoded
  * again with a decoder of its own and tl_first_failing_row (place.c) finds
@@ -371,8 +402,10 @@ static TlStatus run_maps(void *arg, TlBatch *p, TlError *err)
  * the first failing morsel in input order).  On any trouble (a stream,
  * whose bytes may be gone; a format without lines; out of memory) the
  * message stays as it was. */
-static void place_map_error(Scan *s, ScanIn *in, Slot *sl, bool late, TlError *err)
+static void place_error(Scan *s, ScanIn *in, Slot *sl, bool late, bool stage,
+                        TlError *err)
 {
+    Rerun all = {s, s->n_maps, stage}, part = {s, stage ? 0 : 1, stage};
     TlDecoder *d = NULL;
     TlBatch *b = NULL;
     TlSchema *widen = NULL;
@@ -385,7 +418,8 @@ static void place_map_error(Scan *s, ScanIn *in, Slot *sl, bool late, TlError *e
     if (tl_decoder_new(in->reader, &d, &e) != TL_OK) goto done;
     /* the whole morsel and every map, as without late materialization; a
      * late morsel whose dropped rows would widen a type (a restart the
-     * late path never needed): its part and the first map, which failed */
+     * late path never needed): its part and the late form's step (the
+     * first map, or the stage when there is no map), which failed */
     st = tl_reader_decode(in->reader, d, &sl->m, &b, &widen, &e);
     if (st == TL_OK && b) st = fix_batch(s, in, b, &b, &e);
     if (st == TL_ERR_RESTART && late) {
@@ -396,7 +430,7 @@ static void place_map_error(Scan *s, ScanIn *in, Slot *sl, bool late, TlError *e
         st = decode_part(s, in, d, &sl->m, &b, &widen, &e);
     }
     if (st != TL_OK || !b) goto done;
-    row = tl_first_failing_row(late_part ? run_first_map : run_maps, s, b, &first);
+    row = tl_first_failing_row(rerun, late_part ? &part : &all, b, &first);
     if (row < 0) goto done;
     tl_decoder_row_line(in->reader, d, row, &line, name, sizeof name);
     if (line > 0)
@@ -429,9 +463,10 @@ static void run_slot(Slot *sl)
             st = run_late(s, in, sl, d, &b, &staged, err);
             first_map = 1;
             put_decoder(s, in, d);
-            /* the first map's late form failed, or the decode did (then
-             * decoding again fails too and the message stays) */
-            if (st == TL_ERR_DATA && !staged) place_map_error(s, in, sl, true, err);
+            /* the late form (the first map's, or the stage's) failed, or
+             * the decode did (then decoding again fails too and the
+             * message stays) */
+            if (st == TL_ERR_DATA) place_error(s, in, sl, true, staged, err);
         } else if (st == TL_OK) {
             st = tl_reader_decode(in->reader, d, &sl->m, &b, &sl->widen, err);
             if (st == TL_OK && b) sl->rows = b->n_rows;
@@ -447,7 +482,8 @@ static void run_slot(Slot *sl)
     if (st == TL_OK && b && !first_map) st = fix_batch(s, in, b, &b, err);
     for (int i = first_map; st == TL_OK && b && i < s->n_maps; i++)
         if ((st = s->maps[i].fn(s->maps[i].ctx, b, &b, err)) == TL_ERR_DATA && in->split)
-            place_map_error(s, in, sl, false, err);
+            place_error(s, in, sl, false, false, err);
+    sl->out_rows = staged ? sl->rows : b ? b->n_rows : 0;
     if (st == TL_OK && b && b->n_rows == 0) {
         tl_batch_free(b);
         b = NULL;
@@ -455,6 +491,7 @@ static void run_slot(Slot *sl)
     if (st == TL_OK && b && s->has_stage && !staged) {
         st = s->stage.work(s->stage.ctx, b, &sl->result, err);
         b = NULL;
+        if (st == TL_ERR_DATA && in->split) place_error(s, in, sl, false, true, err);
     }
     if (st != TL_OK) {
         tl_batch_free(b);
@@ -496,6 +533,7 @@ static void clear_slot(Scan *s, Slot *sl)
     sl->widen = NULL;
     sl->rows = 0;
     sl->late_rows = sl->late_kept = 0;
+    sl->out_rows = 0;
     sl->st = TL_OK;
     sl->state = SLOT_FREE;
 }
@@ -676,6 +714,38 @@ static TlStatus resplit(Scan *s, Slot *head, TlError *err)
     return tl_reader_resplit(s->in[input].reader, &m, err);
 }
 
+/* The end: every morsel was handed out, so no task holds a decoder; the
+ * idle ones (a morsel's scratch each) go now, as an operator that outlives
+ * its input (a join's side, kept to name rows in messages) need not keep
+ * them. */
+static void drop_decoders(Scan *s)
+{
+    if (s->threads) tl_wait_lock(s->wait);
+    for (int i = 0; i < s->n_in; i++) {
+        ScanIn *in = &s->in[i];
+        while (in->n_decoders > 0) tl_decoder_free(in->decoders[--in->n_decoders]);
+    }
+    if (s->threads) tl_wait_unlock(s->wait);
+}
+
+/* Record head morsel sl, whose rows are handed out now (scan_origin). */
+static void remember(Scan *s, const Slot *sl)
+{
+    if (s->n_past == s->cap_past && !s->past_lost) {
+        int64_t nc = s->cap_past ? 2 * s->cap_past : 16;
+        Past *p = tl_realloc(s->past, (size_t)nc * sizeof *p);
+        if (p) {
+            s->past = p;
+            s->cap_past = nc;
+        } else {
+            s->past_lost = true;
+        }
+    }
+    if (!s->past_lost)
+        s->past[s->n_past++] = (Past){sl->input, sl->m, s->out_total, s->recs};
+    s->out_total += sl->out_rows;
+}
+
 /* Hand out the head morsel: its status, counters, and its batch or result.
  * *out_b / *out_r NULL with *more true: the morsel left nothing (ask again);
  * *more false: the end. */
@@ -691,7 +761,10 @@ static TlStatus take(Scan *s, TlBatch **out_b, void **out_r, bool *more,
     if (!s->started) TL_TRY(prepare_late(s, err));
     s->started = true;
     TL_TRY(wait_head(s, &sl, err));
-    if (!sl) return TL_OK;
+    if (!sl) {
+        drop_decoders(s);
+        return TL_OK;
+    }
     *more = true;
     in = &s->in[sl->input];
     st = sl->st;
@@ -727,6 +800,12 @@ static TlStatus take(Scan *s, TlBatch **out_b, void **out_r, bool *more,
         s->base.stats->batches_read++;
     }
     update_stats(s, sl->input);
+    if (sl->input != s->recs_in) {
+        s->recs_in = sl->input;
+        s->recs = 0;
+    }
+    if (sl->out_rows > 0) remember(s, sl);
+    s->recs += sl->rows;
     *out_b = sl->batch;
     *out_r = sl->result;
     sl->batch = NULL;
@@ -759,6 +838,68 @@ static TlStatus scan_next_result(TlOperator *op, void **result, TlError *err)
     *result = NULL;
     while (more && !*result) TL_TRY(take(s, &b, result, &more, err));
     return TL_OK;
+}
+
+/* Every map over p (consumed): how many rows they keep (tl_nth_kept_row). */
+static TlStatus keep_maps(void *arg, TlBatch *p, int64_t *kept, TlError *err)
+{
+    const Scan *s = arg;
+    TlStatus st = TL_OK;
+    for (int i = 0; st == TL_OK && p && i < s->n_maps; i++)
+        st = s->maps[i].fn(s->maps[i].ctx, p, &p, err);
+    *kept = st == TL_OK && p ? p->n_rows : 0;
+    tl_batch_free(p);
+    return st;
+}
+
+/* See exec.h (TlOperator.origin): the morsel that handed out the row is
+ * decoded again, as place_error does, and the maps run on prefixes of it
+ * find the record that became the row; its line comes from the decoder or,
+ * in a morsel whose end was guessed (its first line unknown), from
+ * tl_reader_locate.  Consumer thread, error paths only; "" for a stream or
+ * a format without lines. */
+static void scan_origin(TlOperator *op, int64_t row, char *buf, size_t cap)
+{
+    Scan *s = (Scan *)op;
+    int64_t lo = 0, hi = s->n_past, rec, line = 0;
+    TlDecoder *d = NULL;
+    TlBatch *b = NULL;
+    TlSchema *widen = NULL;
+    TlError e = {0};
+    char name[sizeof(TlQuoted)];
+    const Past *p;
+    const char *lname = NULL;
+    int64_t n_recs = 0;
+    ScanIn *in;
+    buf[0] = '\0';
+    if (s->past_lost || row < 0 || row >= s->out_total || hi == 0) return;
+    while (hi - lo > 1) { /* the last morsel that starts at or before row */
+        int64_t mid = lo + (hi - lo) / 2;
+        if (s->past[mid].before <= row) lo = mid;
+        else hi = mid;
+    }
+    p = &s->past[lo];
+    in = &s->in[p->input];
+    if (!in->split || !tl_reader_can_redecode(in->reader)) return;
+    if (tl_decoder_new(in->reader, &d, &e) != TL_OK) goto done;
+    if (tl_reader_decode(in->reader, d, &p->m, &b, &widen, &e) != TL_OK || !b ||
+        fix_batch(s, in, b, &b, &e) != TL_OK)
+        goto done;
+    rec = tl_nth_kept_row(keep_maps, s, b, row - p->before);
+    if (rec >= 0 && p->m.line >= 1)
+        tl_decoder_row_line(in->reader, d, rec, &line, name, sizeof name);
+    else if (rec >= 0 &&
+             tl_reader_locate(in->reader, p->rec + rec, &line, &n_recs, &lname, &e) == TL_OK &&
+             line > 0)
+        snprintf(name, sizeof name, "%s", tl_escape_name(lname).s);
+    if (line > 0) snprintf(buf, cap, "%s:%lld", name, (long long)line);
+done:
+    if (widen) {
+        tl_schema_free(widen);
+        tl_free(widen);
+    }
+    tl_batch_free(b);
+    tl_decoder_free(d);
 }
 
 static TlStatus scan_add_map(TlOperator *op, TlMapFn fn, void *ctx,
@@ -842,6 +983,7 @@ static void scan_free(TlOperator *op)
         tl_free(s->in[i].early);
     }
     tl_free(s->errs);
+    tl_free(s->past);
     tl_free(s->in);
     tl_free(s->need);
     tl_free(s->stage_need);
@@ -863,6 +1005,7 @@ TlStatus tl_op_scan_new(const TlSchema *schema, const TlScanInput *inputs,
     s->base.add_map = scan_add_map;
     s->base.set_stage = scan_set_stage;
     s->base.next_result = scan_next_result;
+    s->base.origin = scan_origin;
     s->base.set_late_map = scan_set_late_map;
     s->base.set_late_stage = scan_set_late_stage;
     s->base.schema = schema;

@@ -488,6 +488,21 @@ static TlStatus count_rows(int64_t *seen, int64_t n, TlError *err)
     return TL_OK;
 }
 
+/* The keys of b (consumed) evaluated and dropped: the part of make_chunk
+ * that goes row by row, for tl_place_row. */
+static TlStatus keys_run(void *arg, TlBatch *b, TlError *err)
+{
+    const SortOp *s = arg;
+    TlStatus st = TL_OK;
+    for (int k = 0; st == TL_OK && k < s->n_keys; k++) {
+        TlArray *x = NULL;
+        st = tl_eval(s->ea, s->keys[k], b, &x, err);
+        tl_array_release(x);
+    }
+    tl_batch_free(b);
+    return st;
+}
+
 /* Pull the whole input and prepare the chunks + perm.  A scan child runs
  * the stage (keys, top-k candidates) per morsel on the pool; the chunks
  * then arrive here in morsel order, as batches would. */
@@ -532,6 +547,8 @@ static TlStatus consume(SortOp *s, TlError *err)
                 Chunk c;
                 st = count_rows(&seen, b->n_rows, err);
                 if (st == TL_OK) st = make_chunk(s, b, false, &c, err);
+                if (st == TL_ERR_DATA)
+                    tl_place_row(keys_run, s, b, s->child, seen - b->n_rows, err);
                 if (st == TL_OK) st = offer_chunk(s, &c, err);
             }
             tl_batch_free(b);
@@ -836,6 +853,13 @@ static TlStatus sort_next(TlOperator *op, TlBatch **out, TlError *err)
     return TL_OK;
 }
 
+/* See exec.h (TlOperator.origin): the sort's rows are named by their
+ * place in its result. */
+static void sort_origin(TlOperator *op, int64_t row, char *buf, size_t cap)
+{
+    tl_origin_made("sort", row, buf, cap);
+}
+
 static void sort_free(TlOperator *op)
 {
     SortOp *s = (SortOp *)op;
@@ -872,6 +896,7 @@ TlStatus tl_op_sort_new(TlOperator *child, const TlExprArena *ea,
     }
     s->base.next = sort_next;
     s->base.free = sort_free;
+    s->base.origin = sort_origin;
     s->base.schema = child->schema;
     s->base.stats = child->stats;
     s->child = child;

@@ -89,7 +89,7 @@
 #include "../../kernels/sort.h"
 #include "../core/pool.h"
 #include "../group/group.h"
-#include "eval.h"
+#include "../expr/eval.h"
 #include "exec.h"
 #include "partq.h"
 
@@ -1126,10 +1126,21 @@ done:
     return st;
 }
 
+/* stage_work over b (consumed), its result dropped: tl_place_row (it
+ * evaluates the keys row by row; what it keeps does not fail). */
+static TlStatus stage_run(void *arg, TlBatch *b, TlError *err)
+{
+    void *r = NULL;
+    TlStatus st = stage_work(arg, b, &r, err);
+    if (r) stage_drop(arg, r);
+    return st;
+}
+
 /* Read the whole input, then put the kept rows in output order. */
 static TlStatus consume(TopnOp *t, TlError *err)
 {
     TlStatus st = TL_OK, qst;
+    int64_t before = 0;
     TlPartQ *q = NULL;
     TlError qerr = {0};
     bool staged = false;
@@ -1151,7 +1162,17 @@ static TlStatus consume(TopnOp *t, TlError *err)
                 tl_batch_free(b);
                 continue;
             }
-            if ((st = stage_work(t, b, &r, err)) != TL_OK) break;
+            TlBatch *keep = tl_batch_ref(b);
+            if (!keep) {
+                tl_batch_free(b);
+                st = tl_error_oom(err);
+                break;
+            }
+            st = stage_work(t, b, &r, err);
+            if (st == TL_ERR_DATA) tl_place_row(stage_run, t, keep, t->child, before, err);
+            before += keep->n_rows;
+            tl_batch_free(keep);
+            if (st != TL_OK) break;
         }
         if ((st = tl_partq_push(q, r, err)) != TL_OK) break;
     }
@@ -1206,6 +1227,13 @@ static TlStatus topn_next(TlOperator *op, TlBatch **out, TlError *err)
     return TL_OK;
 }
 
+/* See exec.h (TlOperator.origin): rows are named by their place in the
+ * result of --head N --by, which this operator is. */
+static void topn_origin(TlOperator *op, int64_t row, char *buf, size_t cap)
+{
+    tl_origin_made("head", row, buf, cap);
+}
+
 static void topn_free(TlOperator *op)
 {
     TopnOp *t = (TopnOp *)op;
@@ -1235,6 +1263,7 @@ TlStatus tl_op_topn_by_new(TlOperator *child, const TlExprArena *ea,
     }
     t->base.next = topn_next;
     t->base.free = topn_free;
+    t->base.origin = topn_origin;
     t->base.schema = child->schema;
     t->base.stats = child->stats;
     t->child = child;

@@ -1,7 +1,7 @@
 /*
  * place.c -- which row of a batch a row-by-row step failed on, so that an
  * error raised while evaluating a row can name that row (its input line,
- * op_scan.c; or its number, op_filter.c and op_project.c).
+ * op_scan.c; or its number in the result of the step that made it).
  *
  * Evaluation works on whole batches and reports only what failed, not
  * where.  Carrying a row index out of every kernel and through every
@@ -13,8 +13,16 @@
  * shortest failing prefix is the first failing row of the batch.  Its error
  * (the one from that prefix) is the one reported, so which row is named
  * does not depend on how rows were cut into batches.
+ *
+ * Where that row comes from is asked of the operator that produced it
+ * (TlOperator.origin, tl_origin): a scan names the record's file and line,
+ * a step that made the row its number in the step's result, and a filter
+ * finds which of its input rows became its nth output row the same way,
+ * on prefixes (tl_nth_kept_row: the rows kept by a prefix grow with it).
  */
 #include "exec.h"
+
+#include <stdio.h>
 
 /* See exec.h. */
 TlBatch *tl_batch_ref(const TlBatch *b)
@@ -60,13 +68,62 @@ int64_t tl_first_failing_row(TlPlaceRun run, void *arg, const TlBatch *b,
     return hi - 1;
 }
 
+/* keep over rows [0, k) of b: how many it keeps, or -1. */
+static int64_t kept_of_prefix(TlPlaceKeep keep, void *arg, const TlBatch *b, int64_t k)
+{
+    TlBatch *p = tl_batch_new(b->schema, b->n_cols, k);
+    TlError e = {0};
+    int64_t kept = 0;
+    if (!p) return -1;
+    for (int c = 0; c < b->n_cols; c++)
+        if (b->cols[c] && !(p->cols[c] = tl_array_slice(b->cols[c], 0, k))) {
+            tl_batch_free(p);
+            return -1;
+        }
+    return keep(arg, p, &kept, &e) == TL_OK ? kept : -1;
+}
+
+/* See exec.h.  The rows kept by a prefix grow with it, so the shortest
+ * prefix that keeps more than nth rows ends with the nth kept row. */
+int64_t tl_nth_kept_row(TlPlaceKeep keep, void *arg, const TlBatch *b, int64_t nth)
+{
+    int64_t lo = 0, hi = b->n_rows; /* [0, hi) keeps more than nth, [0, lo) not */
+    int64_t k = kept_of_prefix(keep, arg, b, hi);
+    if (k <= nth) return -1;
+    while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if ((k = kept_of_prefix(keep, arg, b, mid)) < 0) return -1;
+        if (k > nth) hi = mid;
+        else lo = mid;
+    }
+    return hi - 1;
+}
+
 /* See exec.h. */
-void tl_place_row(TlPlaceRun run, void *arg, const TlBatch *b, int64_t before,
-                  TlError *err)
+void tl_origin(TlOperator *src, int64_t row, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    if (src && src->origin) src->origin(src, row, buf, cap);
+}
+
+/* See exec.h. */
+void tl_origin_made(const char *what, int64_t row, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "row %lld of the %s's result", (long long)row + 1, what);
+}
+
+/* See exec.h. */
+void tl_place_row(TlPlaceRun run, void *arg, const TlBatch *b, TlOperator *src,
+                  int64_t before, TlError *err)
 {
     TlError first = {0};
+    char where[TL_ORIGIN_CAP];
     int64_t row = tl_first_failing_row(run, arg, b, &first);
-    if (row >= 0)
+    if (row < 0) return;
+    tl_origin(src, before + row, where, sizeof where);
+    if (where[0])
+        tl_error(err, TL_ERR_DATA, "%s: %s", where, first.msg);
+    else
         tl_error(err, TL_ERR_DATA, "row %lld of the step's input: %s",
                  (long long)(before + row + 1), first.msg);
 }

@@ -14,7 +14,7 @@
 #include "../../kernels/rowenc.h"
 #include "../../kernels/sort.h"
 #include "../core/pool.h"
-#include "eval.h"
+#include "../expr/eval.h"
 #include "exec.h"
 #include "exec.h"
 

@@ -6,7 +6,7 @@
  * literal value) and child ids equal an earlier node's becomes that node's
  * id.  Children are interned first, so comparing child ids is comparing
  * whole subtrees.  The project operator then finds ids reached more than
- * once and evaluates them once per batch (TlEvalMemo in lib/exec/eval.h):
+ * once and evaluates them once per batch (TlEvalMemo in lib/expr/eval.h):
  *
  *   select (a * b) + 1 as x, (a * b) * 2 as y     a * b computed once
  *

@@ -31,6 +31,7 @@
  * construction.  Every rule that fires appends a line to p->opt_log, which
  * `tally explain --verbose` prints.
  */
+#include "opt.h"
 #include "rules.h"
 
 #include <stdarg.h>

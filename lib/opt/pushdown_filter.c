@@ -41,6 +41,8 @@
  */
 #include "rules.h"
 
+#include "../expr/eval.h" /* tl_expr_reads_from */
+
 #include <string.h>
 
 #define MAX_COPIES 200000
@@ -79,15 +81,26 @@ static bool only_keys(const TlExprArena *ea, TlExprId e, uint32_t n_keys,
     return true;
 }
 
-/* e with every column reference i replaced by list[i] of the node. */
-static TlStatus subst(TlPlan *p, TlExprId e, uint32_t list, TlExprId *out,
-                      TlError *err)
+/* e with every column reference i >= from replaced by list[i - from] of
+ * the node.  A projection's expression may read an earlier one's output
+ * (column n_in + j, tl_plan_reads_self; n_in < 0: none can), which is
+ * replaced by that expression in turn, at most *budget times: beyond it
+ * *out is TL_NO_ID (the expanded predicate would be too large to move). */
+static TlStatus subst(TlPlan *p, TlExprId e, uint32_t list, int from, int n_in,
+                      int64_t *budget, TlExprId *out, TlError *err)
 {
     const TlExpr *x = tl_ea_node(&p->ea, e);
     uint32_t n = x->n_args;
     if (x->kind == TL_X_COL) {
-        *out = x->col >= 0 ? tl_plan_expr(p, list, (uint32_t)x->col) : e;
-        return TL_OK;
+        *out = e;
+        if (x->col < from) return TL_OK;
+        *out = tl_plan_expr(p, list, (uint32_t)(x->col - from));
+        if (n_in < 0 || !tl_expr_reads_from(&p->ea, *out, n_in)) return TL_OK;
+        if (--*budget < 0) {
+            *out = TL_NO_ID;
+            return TL_OK;
+        }
+        return subst(p, *out, list, n_in, n_in, budget, out, err);
     }
     if (n == 0) {
         *out = e;
@@ -99,7 +112,12 @@ static TlStatus subst(TlPlan *p, TlExprId e, uint32_t list, TlExprId *out,
     if (!args) return tl_error_oom(err);
     for (uint32_t i = 0; i < n && st == TL_OK; i++) {
         TlExprId a = tl_ea_arg(&p->ea, tl_ea_node(&p->ea, e), i);
-        st = subst(p, a, list, &args[i], err);
+        st = subst(p, a, list, from, n_in, budget, &args[i], err);
+        if (args[i] == TL_NO_ID) {
+            *out = TL_NO_ID;
+            if (args != small) tl_free(args);
+            return st;
+        }
         if (args[i] != a) changed = true;
     }
     if (st == TL_OK && changed) {
@@ -304,16 +322,18 @@ static TlStatus sink(Push *ps, TlPlanId f, TlExprId e, TlPlanId c, TlPlanId *out
 
     if (ps->copies < MAX_COPIES) {
         if (k == TL_PLAN_PROJECT) {
-            TL_TRY(subst(p, e, cn->exprs, &below_e, ps->err));
-            cost = expr_size(&p->ea, below_e, MAX_COPIES);
-            pass = cost <= MAX_GROWN ||
-                   cost <= expr_size(&p->ea, e, MAX_COPIES);
+            int64_t budget = MAX_GROWN;
+            int n_in = tl_plan_node(p, cn->child)->schema->n_fields;
+            TL_TRY(subst(p, e, cn->exprs, 0, n_in, &budget, &below_e, ps->err));
+            cost = below_e == TL_NO_ID ? MAX_COPIES : expr_size(&p->ea, below_e, MAX_COPIES);
+            pass = below_e != TL_NO_ID && (cost <= MAX_GROWN ||
+                                           cost <= expr_size(&p->ea, e, MAX_COPIES));
         } else if (k == TL_PLAN_SORT && cn->limit < 0) {
             pass = true;
         } else if (k == TL_PLAN_AGGREGATE && cn->n_exprs > 0 &&
                    only_keys(&p->ea, e, cn->n_exprs, cn->schema)) {
             pass = true;
-            TL_TRY(subst(p, e, cn->exprs, &below_e, ps->err));
+            TL_TRY(subst(p, e, cn->exprs, 0, -1, NULL, &below_e, ps->err));
         } else if (k == TL_PLAN_JOIN && cn->right != TL_NO_ID) {
             return sink_join(ps, f, e, c, out);
         }

@@ -11,7 +11,8 @@
  *   limit          need
  *   limit-by       need + the by columns
  *   distinct       need + its columns (all columns when it has none)
- *   project        keeps only the needed expressions; the child must supply
+ *   project        keeps only the needed expressions (and the earlier ones
+ *                  they read: tl_plan_reads_self); the child must supply
  *                  what those reference
  *   aggregate      keeps everything; the child supplies keys' and
  *                  aggregates' columns
@@ -38,6 +39,23 @@ static void refs(const TlExprArena *ea, TlExprId e, bool *need)
     const TlExpr *x = tl_ea_node(ea, e);
     if (x->kind == TL_X_COL && x->col >= 0) need[x->col] = true;
     for (uint32_t i = 0; i < x->n_args; i++) refs(ea, tl_ea_arg(ea, x, i), need);
+}
+
+/* Mark what e references: a column c < n_in of the child in need[c], an
+ * earlier expression's output (c >= n_in, tl_plan_reads_self) in
+ * self[c - n_in]; *reads set when there is one. */
+static void refs_project(const TlExprArena *ea, TlExprId e, int n_in, bool *need,
+                         bool *self, bool *reads)
+{
+    const TlExpr *x = tl_ea_node(ea, e);
+    if (x->kind == TL_X_COL && x->col >= n_in) {
+        self[x->col - n_in] = true;
+        *reads = true;
+    } else if (x->kind == TL_X_COL && x->col >= 0) {
+        need[x->col] = true;
+    }
+    for (uint32_t i = 0; i < x->n_args; i++)
+        refs_project(ea, tl_ea_arg(ea, x, i), n_in, need, self, reads);
 }
 
 /* e with every column reference c replaced by map[c]; *out = e when nothing
@@ -150,7 +168,10 @@ static TlStatus prune_scan(TlPlan *p, TlPlanId id, const bool *need,
     return st;
 }
 
-/* A project: keep the needed expressions. */
+/* A project: keep the needed expressions.  One that reads an earlier
+ * one's output keeps that one too (the expressions are visited last to
+ * first, so the need flows back), and its reads are remapped to where the
+ * kept outputs and the pruned child's columns end up. */
 static TlStatus prune_project(TlPlan *p, TlPlanId id, const bool *need,
                               bool is_root, TlPlanId *out, int *map, TlError *err)
 {
@@ -158,22 +179,25 @@ static TlStatus prune_project(TlPlan *p, TlPlanId id, const bool *need,
     const TlSchema *s = n->schema;
     const TlSchema *cs = tl_plan_node(p, n->child)->schema;
     uint32_t ne = n->n_exprs, exprs = n->exprs, kept = 0;
+    int n_in = cs->n_fields;
     TlPlanId child = n->child, nc;
-    bool *cneed = tl_calloc((size_t)(cs->n_fields ? cs->n_fields : 1), 1);
+    bool *cneed = tl_calloc((size_t)(n_in ? n_in : 1), 1);
+    bool *self = tl_calloc(ne ? ne : 1, 1), reads = false;
     TlExprId *v = tl_malloc((ne ? ne : 1) * sizeof *v);
-    int *cmap = NULL;
+    int *cmap = NULL, *smap = NULL;
     TlSchema *ns = NULL;
     uint32_t start;
     TlStatus st = TL_OK;
 
-    if (!cneed || !v) { st = tl_error_oom(err); goto done; }
-    for (uint32_t i = 0; i < ne; i++) {
-        bool keep = is_root || need[i];
-        map[i] = keep ? (int)kept++ : -1;
-        if (keep) refs(&p->ea, tl_plan_expr(p, exprs, i), cneed);
-    }
+    if (!cneed || !self || !v) { st = tl_error_oom(err); goto done; }
+    for (uint32_t i = ne; i-- > 0;)
+        if (is_root || need[i] || self[i])
+            refs_project(&p->ea, tl_plan_expr(p, exprs, i), n_in, cneed, self, &reads);
+    for (uint32_t i = 0; i < ne; i++)
+        map[i] = is_root || need[i] || self[i] ? (int)kept++ : -1;
     if (kept == 0 && ne > 0) {
-        /* nothing needed: one column still carries the row count */
+        /* nothing needed: one column still carries the row count (the first
+         * expression reads no earlier one) */
         map[0] = (int)kept++;
         refs(&p->ea, tl_plan_expr(p, exprs, 0), cneed);
     }
@@ -182,9 +206,20 @@ static TlStatus prune_project(TlPlan *p, TlPlanId id, const bool *need,
         *out = id;
         goto done;
     }
+    if (reads) { /* the child's columns, then the outputs, moved */
+        int nn_in = tl_plan_node(p, nc)->schema->n_fields;
+        if (!(smap = tl_malloc(((size_t)n_in + ne) * sizeof *smap))) {
+            st = tl_error_oom(err);
+            goto done;
+        }
+        memcpy(smap, cmap, (size_t)n_in * sizeof *smap);
+        for (uint32_t i = 0; i < ne; i++)
+            smap[n_in + i] = map[i] >= 0 ? nn_in + map[i] : -1;
+    }
     for (uint32_t i = 0, k = 0; i < ne && st == TL_OK; i++)
         if (map[i] >= 0)
-            st = remap(&p->ea, tl_plan_expr(p, exprs, i), cmap, &v[k++], err);
+            st = remap(&p->ea, tl_plan_expr(p, exprs, i), smap ? smap : cmap, &v[k++],
+                       err);
     if (st != TL_OK) goto done;
     if (kept == ne) {
         ns = (TlSchema *)s;
@@ -205,8 +240,10 @@ static TlStatus prune_project(TlPlan *p, TlPlanId id, const bool *need,
     }
 done:
     tl_free(cneed);
+    tl_free(self);
     tl_free(v);
     tl_free(cmap);
+    tl_free(smap);
     return st;
 }
 

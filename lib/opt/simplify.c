@@ -46,6 +46,12 @@
  *                     that branch ends the case; false or null -> dropped;
  *                     coalesce(literal, ...) with a non-null first literal
  *
+ * Literal chains.  `'a' || 'b' || 'c' ...` is parsed left-deep, and folding
+ * it node by node would copy its growing prefix once per term (quadratic in
+ * the chain's length).  The driver first regroups the chain's leading run
+ * of string literals into a balanced tree (|| over strings is associative,
+ * nulls included), which folds with each byte copied log n times.
+ *
  * No identities like x + 0 -> x or x * 1 -> x: they change -0.0 and types.
  * Every replacement has the node's type.
  *
@@ -60,7 +66,7 @@
  */
 #include "rules.h"
 
-#include "../exec/eval.h"
+#include "../expr/eval.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -69,6 +75,7 @@ typedef struct Simp {
     TlPlan *p;
     const char *where;
     TlError *err;
+    TlExprId spine;     /* the || node below a || node simp is in */
 } Simp;
 
 #define MAX_CONJ 64
@@ -442,11 +449,82 @@ __attribute__((noinline)) static TlStatus note(Simp *s, const char *rule,
                        nb >= sizeof b ? "..." : "");
 }
 
+/* Whether x is a string literal (null or not). */
+static bool is_str_lit(const TlExpr *x)
+{
+    return x->kind == TL_X_LIT && x->type == TL_TSTRING;
+}
+
+/* The concatenation of terms v[0..n) (n >= 2) as a balanced tree of copies
+ * of the chain's node tmpl. */
+static TlStatus concat_tree(Simp *s, TlExprId tmpl, const TlExprId *v, uint32_t n,
+                            TlExprId *out)
+{
+    TlExprId kids[2];
+    uint32_t half = n / 2;
+    if (n == 1) {
+        *out = v[0];
+        return TL_OK;
+    }
+    TL_TRY(concat_tree(s, tmpl, v, half, &kids[0]));
+    TL_TRY(concat_tree(s, tmpl, v + half, n - half, &kids[1]));
+    return push_like(s, tmpl, TL_X_CALL, TL_OP_CONCAT_OP, 0, kids, 2, out);
+}
+
+/* Literal chains (see the top): *e, a || node, with the run of string
+ * literals that starts its left-deep chain regrouped as a balanced tree.
+ * The chain's spine is walked without recursion. */
+static TlStatus concat_chain(Simp *s, TlExprId *e)
+{
+    TlExprId *spine = NULL, *lits = NULL, cur = *e, sub;
+    uint32_t n = 0, cap = 0, m = 0;
+    TlStatus st = TL_OK;
+    while (is_call(nd(s, cur), TL_OP_CONCAT_OP) && nd(s, cur)->n_args == 2) {
+        if (n == cap) {
+            uint32_t nc = cap ? 2 * cap : 16;
+            TlExprId *t = tl_realloc(spine, nc * sizeof *t);
+            if (!t) { st = tl_error_oom(s->err); goto done; }
+            spine = t;
+            cap = nc;
+        }
+        spine[n++] = cur;
+        cur = arg(s, cur, 0);
+    }
+    /* terms: cur, then the right operands from the bottom of the spine up;
+     * the leading literal run ends below spine[n - m] */
+    if (n < 2 || !is_str_lit(nd(s, cur))) goto done;
+    while (m < n && is_str_lit(nd(s, arg(s, spine[n - 1 - m], 1)))) m++;
+    if (m < 2) goto done;
+    if (!(lits = tl_malloc(((size_t)m + 1) * sizeof *lits))) {
+        st = tl_error_oom(s->err);
+        goto done;
+    }
+    lits[0] = cur;
+    for (uint32_t i = 0; i < m; i++) lits[i + 1] = arg(s, spine[n - 1 - i], 1);
+    if ((st = concat_tree(s, spine[n - m], lits, m + 1, &sub)) != TL_OK) goto done;
+    /* the spine above the run, rebuilt over it */
+    for (uint32_t i = n - m; i-- > 0 && st == TL_OK;) {
+        TlExprId kids[2] = {sub, arg(s, spine[i], 1)};
+        st = push_like(s, spine[i], TL_X_CALL, TL_OP_CONCAT_OP, 0, kids, 2, &sub);
+    }
+    if (st == TL_OK) *e = sub;
+done:
+    tl_free(spine);
+    tl_free(lits);
+    return st;
+}
+
 static TlStatus simp(Simp *s, TlExprId e, bool pred, TlExprId *out)
 {
+    /* a chain's top node regroups it; the nodes of its spine below do not
+     * walk it again */
+    bool in_spine = e == s->spine;
+    s->spine = TL_NO_ID;
+    if (!in_spine && is_call(nd(s, e), TL_OP_CONCAT_OP)) TL_TRY(concat_chain(s, &e));
     const TlExpr *x = nd(s, e);
     uint32_t n = x->n_args;
     bool child_pred = pred && (is_call(x, TL_OP_AND) || is_call(x, TL_OP_OR));
+    bool concat = is_call(x, TL_OP_CONCAT_OP);
     TlExprId small[8], *args = small, cur = e, r;
     bool changed = false;
     TlStatus st = TL_OK;
@@ -455,6 +533,7 @@ static TlStatus simp(Simp *s, TlExprId e, bool pred, TlExprId *out)
     if (n > 8 && !(args = tl_malloc(n * sizeof *args))) return tl_error_oom(s->err);
     for (uint32_t i = 0; i < n && st == TL_OK; i++) {
         TlExprId a = arg(s, e, i);
+        if (concat && i == 0) s->spine = a;
         st = simp(s, a, child_pred, &args[i]);
         if (args[i] != a) changed = true;
     }
@@ -463,6 +542,7 @@ static TlStatus simp(Simp *s, TlExprId e, bool pred, TlExprId *out)
         st = tl_ea_push(&s->p->ea, &t, args, n, &cur, s->err);
     }
     if (args != small) tl_free(args);
+    s->spine = TL_NO_ID;
     if (st == TL_OK) st = rules(s, cur, pred, &r, &rule);
     if (st == TL_OK && r != TL_NO_ID) {
         st = note(s, rule, cur, r);
@@ -477,7 +557,7 @@ static TlStatus simp(Simp *s, TlExprId e, bool pred, TlExprId *out)
 TlStatus tl_opt_simplify_expr(TlPlan *p, TlExprId e, bool in_pred,
                               const char *where, TlExprId *out, TlError *err)
 {
-    Simp s = {p, where, err};
+    Simp s = {p, where, err, TL_NO_ID};
     return simp(&s, e, in_pred, out);
 }
 

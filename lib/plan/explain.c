@@ -25,9 +25,7 @@
  * pipeline print the same text.
  */
 #include "plan.h"
-
-#include "../dsl/lexer.h"
-#include "../exec/eval.h" /* tl_expr_mark_cols */
+#include "../expr/eval.h" /* tl_expr_mark_cols */
 
 #include <stdio.h>
 #include <string.h>
@@ -68,7 +66,7 @@ static void put_i64(Out *o, int64_t v)
  * else double-quoted with "" for a quote (as tl_expr_print does). */
 static void put_name(Out *o, const char *name)
 {
-    if (tl_lex_is_plain_name(name, strlen(name))) { puts_(o, name); return; }
+    if (tl_name_is_plain(name, strlen(name))) { puts_(o, name); return; }
     put(o, "\"", 1);
     for (const char *c = name; *c; c++) {
         if (*c == '"') put(o, "\"", 1);

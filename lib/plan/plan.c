@@ -29,9 +29,11 @@
  *   select    project node (names: `as NAME` or the item's auto name)
  *   with      project node: every column passes through, NAME replaced in
  *             place or appended; a later item sees the earlier ones.  A
- *             run of items that append columns computed from the columns
- *             passed through shares one node (WithRun), so n such items
- *             cost O(n); any other item starts a new node
+ *             run of items that append columns shares one node (WithRun),
+ *             an item reading the ones before it (tl_plan_reads_self), so
+ *             n such items cost O(n); an item that replaces a column, or
+ *             reads the one the run's first item replaced, starts a new
+ *             node
  *   drop      project node without the dropped columns
  *   rename    project node with new names (all renames at once, so a:b,b:a
  *             swaps)
@@ -58,7 +60,9 @@
 #include "../../formats/infer.h"
 
 #include "../core/pool.h"
-#include "../exec/eval.h"
+#include "../dsl/dsl.h"
+#include "resolve.h"
+#include "../expr/eval.h" /* tl_expr_reads_from */
 #include "../core/text.h"
 
 #include <ctype.h>
@@ -180,10 +184,11 @@ static const char *item_name(const TlItem *it)
 }
 
 /* "unknown column" with a suggestion, pointing at the item. */
-static TlStatus unknown_column(const TlPlan *p, const TlSchema *s,
+static TlStatus unknown_column(TlPlan *p, const TlSchema *s,
                                const TlItem *it, const char *name, TlError *err)
 {
     const char *near = tl_schema_suggest(s, name);
+    p->ea.unknown_name = true;
     if (near)
         return tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
                            it->len, "unknown column %s (did you mean %s?)",
@@ -205,6 +210,17 @@ static TlStatus col_ref(TlPlan *p, const TlSchema *s, int i, TlExprId *out,
                             strlen(s->fields[i].name));
     if (!t.name) return tl_error_oom(err);
     return tl_ea_push(&p->ea, &t, NULL, 0, out, err);
+}
+
+/* See plan.h. */
+bool tl_plan_reads_self(const TlPlan *p, const TlPlanNode *n)
+{
+    int w;
+    if (n->kind != TL_PLAN_PROJECT || n->child == TL_NO_ID) return false;
+    w = tl_plan_node(p, n->child)->schema->n_fields;
+    for (uint32_t i = 0; i < n->n_exprs; i++)
+        if (tl_expr_reads_from(&p->ea, tl_plan_expr(p, n->exprs, i), w)) return true;
+    return false;
 }
 
 /* Push a project node over child with exprs[0..n) named by `out` (which
@@ -248,7 +264,7 @@ static TlStatus push_passthrough(TlPlan *p, TlPlanId child, const int *order,
 }
 
 /* Column indexes (into s) of NAME items; unknown names are usage errors. */
-static TlStatus item_columns(const TlPlan *p, const TlSchema *s,
+static TlStatus item_columns(TlPlan *p, const TlSchema *s,
                              const ItemVec *iv, int32_t *cols, TlError *err)
 {
     for (uint32_t i = 0; i < iv->n; i++) {
@@ -453,26 +469,59 @@ static TlStatus with_put(WithRun *w, TlExprId e, TlError *err)
     return TL_OK;
 }
 
-/* Whether every column e reads is one the open run passes through from
- * its child, at the same position: below n, and not the replaced one. */
-static bool reads_passed(const TlExprArena *ea, TlExprId e, int n, int replaced)
+/* Whether e reads column c. */
+static bool reads_col(const TlExprArena *ea, TlExprId e, int c)
 {
     const TlExpr *x = tl_ea_node(ea, e);
-    if (x->kind == TL_X_COL && (x->col < 0 || x->col >= n || x->col == replaced))
-        return false;
+    if (x->kind == TL_X_COL) return x->col == c;
     for (uint32_t i = 0; i < x->n_args; i++)
-        if (!reads_passed(ea, tl_ea_arg(ea, x, i), n, replaced)) return false;
-    return true;
+        if (reads_col(ea, tl_ea_arg(ea, x, i), c)) return true;
+    return false;
+}
+
+/* e, resolved against the open run's schema, in the run node's terms (see
+ * tl_plan_reads_self): a column the run passes through is its child's,
+ * one the run appended (c >= child_n) is the node's own output c, read as
+ * child_n + c.  (e does not read the column the run replaced.) */
+static TlStatus rebase(TlPlan *p, const WithRun *w, TlExprId e, TlExprId *out,
+                       TlError *err)
+{
+    const TlExpr *x = tl_ea_node(&p->ea, e);
+    uint32_t n = x->n_args;
+    *out = e;
+    if (x->kind == TL_X_COL) {
+        TlExpr t = *x;
+        if (x->col < w->child_n) return TL_OK;
+        t.col = w->child_n + x->col;
+        return tl_ea_push(&p->ea, &t, NULL, 0, out, err);
+    }
+    if (n == 0) return TL_OK;
+    TlExprId small[8], *args = n <= 8 ? small : tl_malloc(n * sizeof *args);
+    bool changed = false;
+    TlStatus st = TL_OK;
+    if (!args) return tl_error_oom(err);
+    for (uint32_t i = 0; i < n && st == TL_OK; i++) {
+        TlExprId a = tl_ea_arg(&p->ea, tl_ea_node(&p->ea, e), i);
+        st = rebase(p, w, a, &args[i], err);
+        changed |= args[i] != a;
+    }
+    if (st == TL_OK && changed) {
+        TlExpr t = *tl_ea_node(&p->ea, e);
+        st = tl_ea_push(&p->ea, &t, args, n, out, err);
+    }
+    if (args != small) tl_free(args);
+    return st;
 }
 
 /* One `with` item: a project node passing every column through, NAME
- * replaced in place or appended.  Consecutive items that append a new
- * column computed from the pass-through columns only share one node (a run,
- * WithRun): `--with 'c1 = a + 1' --with 'c2 = a + 2' ...` is one projection
- * of the input, so n such steps cost O(n), not a copy of every column per
- * step.  The expressions keep their written order, so they are evaluated
- * (and fail) in that order.  An item that replaces a column or reads one
- * the run computes starts a new node. */
+ * replaced in place or appended.  Consecutive items that append share one
+ * node (a run, WithRun) that evaluates them in their written order, a later
+ * one reading what the earlier ones made: `--with 'c1 = a + 1' --with 'c2 =
+ * c1 + 1' ...` is one projection of the input, so n such steps cost O(n),
+ * not a copy of every column per step.  An item that replaces a column
+ * starts a new node, and so does one that reads the column the run's first
+ * item replaced (it would read the new value under the input column's
+ * name; two nodes say which value each reads). */
 static TlStatus with_one(TlPlan *p, const TlItem *it, WithRun *w, TlPlanId *cur,
                          TlError *err)
 {
@@ -487,10 +536,11 @@ static TlStatus with_one(TlPlan *p, const TlItem *it, WithRun *w, TlPlanId *cur,
     TL_TRY(tl_resolve_expr(&p->ea, it->expr, in, false, &e, err));
     at = tl_schema_find(in, it->name);
     if (w->node == *cur && at < 0 &&
-        reads_passed(&p->ea, e, w->child_n, w->replaced)) {
+        (w->replaced < 0 || !reads_col(&p->ea, e, w->replaced))) {
+        TlType t = (TlType)tl_ea_node(&p->ea, e)->type;
+        TL_TRY(rebase(p, w, e, &e, err));
         TL_TRY(with_put(w, e, err));
-        return tl_schema_add(w->out, it->name,
-                             (TlType)tl_ea_node(&p->ea, e)->type, err);
+        return tl_schema_add(w->out, it->name, t, err);
     }
     TL_TRY(with_close(p, w, err));
     TL_TRY(tl_plan_schema_new(p, &w->out, err));
@@ -1013,6 +1063,7 @@ static TlStatus step_join(TlPlan *p, const TallyStep *s, const TlPlanOptions *o,
             bool left = lk[i] < 0;
             const char *nm = left ? ln : rn;
             near = tl_schema_suggest(left ? ls : rs, nm);
+            p->ea.unknown_name = true;
             st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
                              it->len, "unknown column %s in the %s input "
                              "of the join%s%s%s", tl_quote_name(nm).s,
@@ -1114,7 +1165,8 @@ static TlStatus build_step(TlPlan *p, const TallyStep *s, TlPlanId *cur,
  * column an earlier step of the same pipeline dropped (before[j] is the
  * schema step j read; the last step that had NAME in its input and not in
  * its output is the one): the message's first line then says which step,
- * counted from 1 in the order given, in place of any "did you mean".
+ * counted from 1 in the order given, and what it did (dropped it, or
+ * renamed it to NEW), in place of any "did you mean".
  * Other errors are left alone. */
 static void dropped_hint(const TallySpec *spec, const TlSchema *const *before,
                          int failed, TlError *err)
@@ -1132,13 +1184,17 @@ static void dropped_hint(const TallySpec *spec, const TlSchema *const *before,
             if (strncmp(name_at, q.s, ql) != 0 ||
                 (name_at[ql] && name_at[ql] != ' ' && name_at[ql] != '\n'))
                 continue;
-            char rest[TL_ERRMSG_MAX];
+            char rest[TL_ERRMSG_MAX], what[sizeof(TlQuoted) + 16] = "dropped it";
             const char *nl = strchr(name_at, '\n');
             snprintf(rest, sizeof rest, "%s", nl ? nl : "");
+            /* a rename keeps every column in its place */
+            if (spec->steps[j].kind == TALLY_STEP_RENAME && out->n_fields == in->n_fields)
+                snprintf(what, sizeof what, "renamed it to %s",
+                         tl_quote_name(out->fields[c].name).s);
             snprintf(err->msg + (name_at - err->msg) + ql,
                      sizeof err->msg - (size_t)(name_at - err->msg) - ql,
-                     ": step %d (%s) dropped it%s", j + 1,
-                     spec->steps[j].origin ? spec->steps[j].origin : "?", rest);
+                     ": step %d (%s) %s%s", j + 1,
+                     spec->steps[j].origin ? spec->steps[j].origin : "?", what, rest);
             return;
         }
     }
@@ -1216,7 +1272,21 @@ static bool has_word(const char *text, const char *word)
 /* A type error about a string (a number wanted) that names a column which
  * inference made a string: add which value did it, and the way out
  * (formats/infer.h keeps the first such value of each column). */
-static void explain_string(const TlPlanOptions *opt, TlError *err)
+/* Whether s is a number with its decimal point written as a comma (one
+ * comma, the text with a point there a number): --decimal-comma reads it. */
+static bool comma_number(const char *s)
+{
+    char buf[64];
+    const char *c = strchr(s, ',');
+    size_t n = strlen(s);
+    double v;
+    if (!c || strchr(c + 1, ',') || strchr(s, '.') || n >= sizeof buf) return false;
+    memcpy(buf, s, n + 1);
+    buf[c - s] = '.';
+    return tl_parse_f64(buf, n, &v);
+}
+
+static void explain_string(const TallySpec *spec, const TlPlanOptions *opt, TlError *err)
 {
     size_t len = strlen(err->msg);
     if (!strstr(err->msg, "string") || !opt->hints) return;
@@ -1235,6 +1305,16 @@ static void explain_string(const TlPlanOptions *opt, TlError *err)
                          "\n  column \"%s\" is string because %s:%lld holds \"%.*s%s\" in "
                          "quotes (--quoted-as-string)", n->column, n->file,
                          (long long)n->line, shown, n->text, more);
+            else if (!spec->decimal_comma && comma_number(n->text))
+                snprintf(err->msg + len, sizeof err->msg - len,
+                         "\n  column \"%s\" is string because %s:%lld holds \"%.*s%s\" "
+                         "(--decimal-comma reads a comma as the decimal point)", n->column,
+                         n->file, (long long)n->line, shown, n->text, more);
+            else if (spec->decimal_comma && !is_int && number && strchr(n->text, '.'))
+                snprintf(err->msg + len, sizeof err->msg - len,
+                         "\n  column \"%s\" is string because %s:%lld holds \"%.*s%s\", "
+                         "a point where --decimal-comma reads only a comma", n->column,
+                         n->file, (long long)n->line, shown, n->text, more);
             else if (number)
                 snprintf(err->msg + len, sizeof err->msg - len,
                          "\n  column \"%s\" is string because %s:%lld holds \"%.*s%s\", "
@@ -1252,6 +1332,31 @@ static void explain_string(const TlPlanOptions *opt, TlError *err)
 }
 
 /* See plan.h. */
+/* A step named a column in no schema (st, the usage error in err): an
+ * input whose columns come from a sample (NDJSON: the first batch) may
+ * hold it further on.  The readers opened so far scan for such columns;
+ * when one is found the hints have it and the run plans again
+ * (TL_ERR_RESTART), else the error stands.  A scan is made once a run
+ * (the hints remember it), so a misspelt name costs one read of the
+ * input, and only when a reader's sample did not hold all of it. */
+static TlStatus more_columns(TlPlan *p, TlStatus st, TlError *err)
+{
+    bool any = false;
+    for (int i = 0; i < p->n_inputs; i++) {
+        bool found = false;
+        TlError e2;
+        if (!p->inputs[i].reader) continue;
+        if (tl_reader_more_columns(p->inputs[i].reader, &found, &e2) != TL_OK) {
+            *err = e2;
+            return e2.code;
+        }
+        any = any || found;
+    }
+    if (!any) return st;
+    return tl_error(err, TL_ERR_RESTART, "a step names a column first seen after the "
+                    "first batch; planning again");
+}
+
 TlStatus tl_plan_build(const TallySpec *spec, const TlPlanOptions *opt,
                        TlPlan **out, TlError *err)
 {
@@ -1289,7 +1394,8 @@ TlStatus tl_plan_build(const TallySpec *spec, const TlPlanOptions *opt,
     *out = p;
     return TL_OK;
 fail:
-    if (st == TL_ERR_USAGE) explain_string(opt, err);
+    if (st == TL_ERR_USAGE && p->ea.unknown_name) st = more_columns(p, st, err);
+    if (st == TL_ERR_USAGE) explain_string(spec, opt, err);
     tl_plan_free(p);
     return st;
 }

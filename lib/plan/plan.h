@@ -31,7 +31,7 @@
 #include "../../formats/format.h"
 #include "../core/arena.h"
 #include "../core/core.h"
-#include "../dsl/ast.h"
+#include "../expr/expr.h"
 #include "../tally.h"
 
 typedef uint32_t TlPlanId;
@@ -46,7 +46,8 @@ typedef uint32_t TlPlanId;
 typedef enum TlPlanKind {
     TL_PLAN_SCAN,      /* cols: projected scan columns (when projected) */
     TL_PLAN_FILTER,    /* exprs[0]: predicate */
-    TL_PLAN_PROJECT,   /* exprs: one per output column */
+    TL_PLAN_PROJECT,   /* exprs: one per output column, in order; one may
+                          read an earlier one (tl_plan_reads_self) */
     TL_PLAN_AGGREGATE, /* exprs: keys; aggs: aggregate calls */
     TL_PLAN_SORT,      /* exprs: keys; flags: TL_SORT_* per key; limit;
                           n_by > 0: first `limit` rows per group of the
@@ -162,6 +163,11 @@ TlStatus tl_plan_push(TlPlan *p, TlPlanKind kind, TlPlanId child, TlPlanId *id,
                       TlError *err);
 /* A new empty schema owned by the plan. */
 TlStatus tl_plan_schema_new(TlPlan *p, TlSchema **out, TlError *err);
+/* Whether project node n reads its own outputs: in a project's
+ * expressions a column c below the child's width w is the child's, and c >=
+ * w is the node's output c - w, an earlier expression's (a run of `with`
+ * items, plan.c); the expressions are evaluated in order. */
+bool tl_plan_reads_self(const TlPlan *p, const TlPlanNode *n);
 /* Copy n ids / ints into the list arenas; *start receives the first index. */
 TlStatus tl_plan_push_ids(TlPlan *p, const TlExprId *ids, uint32_t n,
                           uint32_t *start, TlError *err);
@@ -176,8 +182,5 @@ TlStatus tl_plan_explain(const TlPlan *p, char **out, size_t *len, TlError *err)
  * string; used by explain and tests. */
 TlStatus tl_plan_print_tree(const TlPlan *p, TlPlanId root, int indent,
                             char **buf, size_t *len, size_t *cap, TlError *err);
-
-/* Optimize (lib/opt/opt.c): sets p->opt_root. */
-TlStatus tl_opt_run(TlPlan *p, TlError *err);
 
 #endif

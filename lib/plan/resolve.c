@@ -11,7 +11,7 @@
  *   - the arguments of an operator have exactly the types its kernel wants
  *     (both sides of a comparison one type, both sides of + one of int64 /
  *     float64, every branch of if/case/coalesce the result type, ...), so
- *     lib/exec/eval.c dispatches once per node on the node's own type;
+ *     lib/expr/eval.c dispatches once per node on the node's own type;
  *   - a null literal where a type is wanted simply takes that type (its
  *     node's `type` is set; lit_type stays null), and any other argument
  *     of the wrong type gets a TL_X_CAST node pushed over it, with the
@@ -41,7 +41,7 @@
  * resolving such a node twice is harmless for the same reason.  Node
  * pointers are re-fetched after every push: the arena may move.
  */
-#include "../exec/eval.h"
+#include "resolve.h"
 #include "../core/text.h"
 #include "../../kernels/core_kernels.h"
 #include "../../kernels/fn.h"
@@ -384,6 +384,7 @@ static TlStatus unknown_column(R *r, TlExprId id)
     const TlExpr *e = N(r, id);
     const char *name = e->name;
     const char *sug = tl_schema_suggest(r->in, name);
+    r->ea->unknown_name = true;
     if (sug)
         return fail_at(r, id, "unknown column %s (did you mean %s?)",
                        tl_quote_name(name).s, tl_quote_name(sug).s);
@@ -569,7 +570,7 @@ static TlStatus resolve(R *r, TlExprId id, bool in_agg, TlExprId *out)
     return fail_at(r, id, "internal error: unknown expression node");
 }
 
-/* Resolve expression id against `input` (see eval.h).  Nodes are typed in
+/* Resolve expression id against `input` (see resolve.h).  Nodes are typed in
  * place; implicit casts and converted literals are pushed as new nodes.
  * *out is the resolved root (currently always id itself: a root is never
  * replaced, only its arguments). */
@@ -585,7 +586,7 @@ TlStatus tl_resolve_expr(TlExprArena *ea, TlExprId id, const TlSchema *input,
 }
 
 /* The result type of aggregate op over an argument of type arg (see
- * eval.h). */
+ * resolve.h). */
 TlType tl_agg_result_type(TlOp op, TlType arg)
 {
     switch (op) {

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# run-cli: weight=60 matrix
 # The radix-partitioned group-by (lib/exec/op_agg.c, staged path with keys):
 # output byte-identical for every --threads, for many morsels
 # (TALLY_BATCH_ROWS=7), with morsels pre-aggregated or not (TALLY_AGG_PRE=1

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# run-cli: weight=25
 # Compressed inputs and outputs (formats/compress.c): gzip and zstd by suffix
 # or magic bytes, concatenated members and frames, standard input sniffing,
 # -o x.gz / x.zst with --compress-level, and clean errors (file and byte

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# run-cli: weight=25
 # Compressed inputs in bounded memory (formats/stream.c): gzip, zstd whose
 # frames announce their size and zstd written by a pipe (no size) all
 # stream, giving the plain file's results for every --threads; a record
@@ -106,6 +107,41 @@ same_streamed() {
     # standard input
     run --separate-stderr bash -c '"$1" - --max-record-size 1M --agg "n = count()" < p.long.csv.zst' _ "$TALLY"
     assert_err 1 "tally: <stdin>:3: record longer than 1048576 bytes (--max-record-size)"
+}
+
+@test "--quote and --escape of a streamed CSV: results as the plain file's; a long record still found" {
+    # quote ' and escape \ are split record by record (no SIMD scan)
+    awk 'BEGIN {
+        print "k,s"
+        for (i = 1; i <= 3000; i++) printf "%d,\047a\\\047b, %d\047\n", i % 5, i
+    }' > q.csv
+    gzip -c q.csv > q.csv.gz
+    zstd -q -c < q.csv > p.q.csv.zst
+    "$TALLY" q.csv --quote "'" --escape '\' --group-by k --agg 'n = count(), m = max(s)' > want.out
+    for z in q.csv.gz p.q.csv.zst; do
+        TALLY_STREAM_STEP=500 TALLY_BATCH_ROWS=7 run_tally $z --quote "'" --escape '\' \
+            --group-by k --agg 'n = count(), m = max(s)'
+        assert_ok
+        assert_out "$(cat want.out)"
+    done
+    assert_out $'k,n,m\n1,600,"a\'b, 996"\n2,600,"a\'b, 997"\n3,600,"a\'b, 998"\n4,600,"a\'b, 999"\n0,600,"a\'b, 995"'
+    # line 4 is one quoted field of 1.5 MB with delimiters and line ends in it
+    { printf "a,b\n1,'x'\n2,'y'\n3,'"; head -c 1500000 /dev/zero | tr '\0' ','; printf "\n'\n4,'z'\n"; } |
+        gzip -c > ql.csv.gz
+    run_tally ql.csv.gz --quote "'" --max-record-size 1M --agg 'n = count()'
+    assert_err 1 "tally: ql.csv.gz:4: record longer than 1048576 bytes (--max-record-size)"
+    run_tally ql.csv.gz --quote "'" --max-record-size 2M --agg 'n = count()'
+    assert_ok
+    assert_out $'n\n4'
+}
+
+@test "a step names an NDJSON key first seen after the first batch, in a streamed input" {
+    # t.ndjson's key late is on line 18000 only: the planner asks the reader
+    # for the columns after its sample, which reads the stream to its end
+    "$TALLY" t.ndjson --filter 'late' --select k,v,late > want.out
+    [ "$(cat want.out)" = $'k,v,late\nk3,18000.0,true' ]
+    same_streamed t.ndjson --filter 'late' --select k,v,late
+    same_streamed t.ndjson --agg 'n = count(late), s = sum(v)'
 }
 
 @test "--max-record-size takes bytes or K, M, G, at least 1M; anything else is a usage error" {

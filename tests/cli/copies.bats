@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# run-cli: weight=10
 # Copies (formats/csv_read.c, "0c. Copies"; format.c tl_input_copy): a
 # decoder of a mapped CSV file with two or more columns, or of a mapped
 # NDJSON file, reads its morsel, and a few bytes either side, into a buffer

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# run-cli: weight=5
 # Reading and writing CSV: quoting, line endings, BOM, null markers, headers,
 # delimiters, .tsv, and type inference that widens in a later batch
 # (TALLY_BATCH_ROWS=2 makes batches of two rows).

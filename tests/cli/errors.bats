@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# run-cli: weight=10
 # Every error path: the exit status (1 data or runtime, 2 usage), the
 # message on standard error (exact where the CLI writes it, a precise
 # pattern where it names files, lines and columns), nothing on standard

@@ -126,12 +126,12 @@ tally: two.csv:3: cannot cast "bad" to int64
 EOF
 }
 
-@test "eval place: after a group-by or --head the row of the step's input is named" {
+@test "eval place: after a group-by the row of its result is named; a head passes lines on" {
     printf 'k,a\n1,5\n2,bad\n3,7\n' > L.csv
     for rows in 1 100000; do
         TALLY_BATCH_ROWS=$rows run_tally L.csv --group-by a --agg 'n = count()' --with 'c = cast(a as int64)'
         assert_err 1 <<'EOF2'
-tally: row 2 of the step's input: cannot cast "bad" to int64
+tally: row 2 of the group-by's result: cannot cast "bad" to int64
   --with: c = cast(a as int64)
               ^^^^^^^^^^^^^^^^
 EOF2
@@ -144,25 +144,25 @@ tally: L.csv:3: cannot cast "bad" to int64
 EOF2
         TALLY_BATCH_ROWS=$rows run_tally L.csv --group-by a --agg 'n = count()' --filter 'n::string::int64 > 0 and a::int64 > 0'
         assert_err 1 <<'EOF2'
-tally: row 2 of the step's input: cannot cast "bad" to int64
+tally: row 2 of the group-by's result: cannot cast "bad" to int64
   --filter: n::string::int64 > 0 and a::int64 > 0
                                      ^^^^^^^^
 EOF2
     done
     run_tally L.csv --head 3 --select 'k, a::int64 as b'
     assert_err 1 <<'EOF2'
-tally: row 2 of the step's input: cannot cast "bad" to int64
+tally: L.csv:3: cannot cast "bad" to int64
   --select: k, a::int64 as b
                ^^^^^^^^
 EOF2
 }
 
-@test "eval place: after a join the message has no place" {
+@test "eval place: after a join the left input's line" {
     printf 'k,a\n1,5\n2,bad\n' > L.csv
     printf 'k,z\n1,q\n2,r\n' > R.csv
     run_tally L.csv --join R.csv --on k --with 'c = cast(a as int64)'
     assert_err 1 <<'EOF2'
-tally: cannot cast "bad" to int64
+tally: L.csv:3: cannot cast "bad" to int64
   --with: c = cast(a as int64)
               ^^^^^^^^^^^^^^^^
 EOF2

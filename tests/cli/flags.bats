@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# run-cli: weight=10
 # Every flag of the command line (man/tally.1, OPTIONS), each in both the
 # `--flag value` and the `--flag=value` spelling somewhere, on the fixture
 # data/sales.csv (8 rows; qty is null in row 2, region in row 8).

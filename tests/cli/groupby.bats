@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# run-cli: weight=5
 # Group-by engine: expressions over aggregates, the groupers' key equality
 # and order, head --by after a sort, and the group-by errors.  Expected values
 # were worked out by hand.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# run-cli: weight=5
 # Many inputs: paths and quoted globs (matches sorted by name) concatenated,
 # schemas unified by column name, --with-filename, --from/--to overrides,
 # mixed formats in one run, the TSV writer and --out-delimiter.

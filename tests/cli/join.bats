@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# run-cli: weight=5
 # join.bats -- --join INPUT --on KEYS [--how ...] and the JSON join step:
 # every join kind, key forms, suffixes, right-side options, nested pipelines,
 # explain, type inference on the right side, and every error.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# run-cli: weight=40 matrix
 # Late materialization (formats/csv_read.c "late materialization",
 # lib/exec/op_scan.c run_late): a filter fused into the scan, and a top-k's
 # per-morsel stage, read their own columns first and the CSV reader

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# run-cli: weight=25
 # Pathological inputs give a result or a clear error in bounded time and
 # memory: no stack overflow, no quadratic blow-up (RELIABILITY.md, limits).
 # Each run is under `timeout`, and under a memory cap (ulimit -v) where the

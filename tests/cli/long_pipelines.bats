@@ -1,11 +1,14 @@
 #!/usr/bin/env bats
 # Long pipelines and long operator chains: planning, optimizing and running
 # cost time linear in the number of steps, columns and expression nodes
-# (lib/plan/plan.c: runs of `with` items share one node; lib/dsl/parser.c:
-# long or/and chains are balanced; lib/core/pool.h: the deep stack).  Each
-# test generates its pipeline; expected outputs are computed separately in
-# python, never by tally.  Runs are under `timeout`, so a quadratic
-# regression shows as a failure, not a hang.
+# (lib/plan/plan.c: runs of `with` items share one node, also when each
+# reads the one before; lib/dsl/parser.c: long or/and chains are balanced;
+# lib/opt/simplify.c: a chain of || literals folds as a balanced tree;
+# lib/core/pool.h: the deep stack).  Each test generates its pipeline;
+# expected outputs are computed separately in python, never by tally.  Runs
+# are under `timeout`, so a quadratic regression shows as a failure, not a
+# hang; the tests marked "quick" allow 20 s where linear takes well under
+# one (quadratic took 40 s and more).
 
 load helpers
 
@@ -18,6 +21,12 @@ timed() {
 # `run` is slow with 20,000 arguments of its own).
 timed_args() {
     run --separate-stderr bash -c 'mapfile -t a < "$1"; exec timeout 120 "$0" "${a[@]}"' \
+        "$TALLY" "$1"
+}
+
+# quick_args FILE: timed_args with 20 s.
+quick_args() {
+    run --separate-stderr bash -c 'mapfile -t a < "$1"; exec timeout 20 "$0" "${a[@]}"' \
         "$TALLY" "$1"
 }
 
@@ -63,18 +72,63 @@ for a, b in ((1, 2), (3, 4), (None, 5)):
 ,5,,5,,1,2"
 }
 
-@test "explain: consecutive with steps over the input's columns are one projection" {
+@test "explain: consecutive with steps are one projection, also when one reads another" {
     timed explain in.csv --with 'c1 = a + 1' --with 'c2 = b * 2' --with 'c3 = c1 + 1'
     assert_ok
     assert_out "logical plan:
-  project a, b, c1, c2, c1 + 1 as c3
-    project a, b, a + 1 as c1, b * 2 as c2
-      scan in.csv
+  project a, b, a + 1 as c1, b * 2 as c2, c1 + 1 as c3
+    scan in.csv
 optimized plan:
-  project a, b, c1, c2, c1 + 1 as c3
-    project a, b, a + 1 as c1, b * 2 as c2
-      scan in.csv
+  project a, b, a + 1 as c1, b * 2 as c2, c1 + 1 as c3
+    scan in.csv
 output: a int64, b int64, c1 int64, c2 int64, c3 int64"
+    # a replaced column starts a projection, and so does reading the column
+    # the projection's first step replaced (its new value)
+    timed explain in.csv --with 'a = a * 10' --with 'c1 = b + 1' --with 'c2 = a + c1' --with 'b = c2'
+    assert_ok
+    assert_out "logical plan:
+  project a, c2 as b, c1, c2
+    project a, b, c1, a + c1 as c2
+      project a * 10 as a, b, b + 1 as c1
+        scan in.csv
+optimized plan:
+  project a, a + c1 as b, c1, a + c1 as c2
+    project a * 10 as a, b + 1 as c1
+      scan in.csv
+output: a int64, b int64, c1 int64, c2 int64"
+    timed in.csv --with 'a = a * 10' --with 'c1 = b + 1' --with 'c2 = a + c1' --with 'b = c2'
+    assert_ok
+    assert_out "a,b,c1,c2
+10,13,3,13
+30,35,5,35
+,,6,"
+}
+
+@test "quick: 10,000 with steps each reading the one before" {
+    python3 -c "print('in.csv\n--with\nc1 = a + 1\n' + ''.join('--with\nc%d = c%d + 1\n' % (i, i - 1) for i in range(2, 10001)), end='')" > args
+    quick_args args
+    assert_ok
+    python3 -c "
+n = 10000
+print(','.join(['a', 'b'] + ['c%d' % i for i in range(1, n + 1)]))
+for a, b in ((1, 2), (3, 4), (None, 5)):
+    print(','.join(['' if a is None else str(a), str(b)] +
+                   ['' if a is None else str(a + i) for i in range(1, n + 1)]))
+" > want.csv
+    assert_out "$(cat want.csv)"
+    # explain, and a filter and a select over the chain: the filter sinks
+    # with the chain substituted as far as the growth bound lets it, the
+    # select keeps what the last column reads
+    { echo explain; cat args; } > explain_args
+    quick_args explain_args
+    assert_ok
+    [ "${#lines[@]}" -eq 7 ] || { show; return 1; }
+    [ "${lines[6]}" = "output: a int64, b int64, $(seq -f 'c%g int64' -s ', ' 1 10000)" ] || { show; return 1; }
+    printf -- '--filter\nc10000 > 10002\n--select\na, c10000\n' >> args
+    quick_args args
+    assert_ok
+    assert_out "a,c10000
+3,10003"
 }
 
 @test "a pipeline file with 10,000 steps: with (both kinds), filter, sort, head" {
@@ -168,6 +222,25 @@ print(json.dumps({'inputs': ['in.csv'],
 10000,10000
 30000,10000
 ,10000"
+}
+
+@test "quick: flat chains of 40,000 terms: or, and, || of literals and of columns" {
+    python3 -c "
+import json
+n = 40000
+ors = ' or '.join(['a = %d' % (i + 10) for i in range(n - 1)] + ['b = 5'])
+ands = ' and '.join(['a != %d' % (i + 10) for i in range(n - 1)] + ['b != 2'])
+lits = ' || '.join([\"'x'\"] * n)
+cols = ' || '.join(['a::string'] * n)
+print(json.dumps({'inputs': ['in.csv'], 'steps': [
+    {'filter': '(%s) or (%s)' % (ors, ands)},
+    {'select': ['a', 'length(%s) as l' % lits, 'length(%s) as m' % cols]}]}))
+" > p.json
+    run --separate-stderr timeout 20 "$TALLY" -f p.json
+    assert_ok
+    assert_out "a,l,m
+3,40000,40000
+,40000,"
 }
 
 @test "true nesting is still limited to 1,000 levels" {

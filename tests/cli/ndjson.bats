@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# run-cli: weight=5
 # NDJSON input and output: types, flattening, round trips through CSV,
 # JSON edge cases, the writer's spelling and warnings, and malformed lines
 # (exit 1, file:line:column, no output file).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# NDJSON line shapes (formats/ndjson_read.c, parse_shaped): a line with the
+# NDJSON line shapes (formats/ndjson_scan.c, parse_shaped): a line with the
 # previous line's keys in the same order is read by a shorter road; any
 # other line (keys reordered, added or dropped, nested values, whitespace,
 # long keys, escapes, bad values) is read again by the ordinary parser.

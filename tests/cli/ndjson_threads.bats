@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# run-cli: weight=15 matrix
 # NDJSON read as morsels (formats/ndjson_read.c) and --with-filename
 # (formats/filename.c) under --threads: the output, the errors and --stats
 # are byte-identical for every thread count, and (no float sums here) for

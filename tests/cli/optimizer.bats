@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# run-cli: weight=10
 # The optimizer (lib/opt): one explain golden per rule (the optimized plan
 # and, with --verbose, the rules that fired), results that do not change
 # (nulls, NaN, guards, --no-optimize), and the differential test.

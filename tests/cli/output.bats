@@ -1,6 +1,8 @@
 #!/usr/bin/env bats
+# run-cli: weight=5
 # Output formatting (floats as Python repr / DuckDB, dates, timestamps,
-# booleans, null vs ""), atomic -o, and a closed standard output.
+# booleans, null vs ""), atomic -o and its format suffix, and a closed
+# standard output.
 
 load helpers
 
@@ -164,6 +166,41 @@ EOF
     [ "$status" -eq 2 ]
     [ "$(cat out.csv)" = old ]
     assert_only_files one.csv out.csv
+}
+
+@test "-o a file whose suffix names no format is a usage error unless --to names one" {
+    run_tally one.csv -o out.txt
+    assert_err 2 'tally: -o "out.txt": the suffix ".txt" names no output format (.csv .tsv .ndjson .jsonl .json, each also with .gz or .zst); --to FORMAT sets one'
+    run_tally one.csv -o out.dat.gz
+    assert_err 2 'tally: -o "out.dat.gz": the suffix ".dat" names no output format (.csv .tsv .ndjson .jsonl .json, each also with .gz or .zst); --to FORMAT sets one'
+    mkdir sub.d
+    run_tally one.csv -o sub.d/report
+    assert_err 2 'tally: -o "sub.d/report": no suffix names the output format (.csv .tsv .ndjson .jsonl .json, each also with .gz or .zst); --to FORMAT sets one'
+    [ -z "$(ls -A sub.d)" ]
+    rmdir sub.d
+    assert_only_files one.csv
+    # an existing file is left as it was
+    printf 'old\n' > keep.txt
+    run_tally one.csv -o keep.txt
+    [ "$status" -eq 2 ]
+    [ "$(cat keep.txt)" = old ]
+    run_tally one.csv -o keep.txt --to tsv
+    assert_ok
+    [ "$(cat keep.txt)" = "$(printf 'x\n1')" ]
+    run_tally one.csv -o out --to ndjson
+    assert_ok
+    [ "$(cat out)" = '{"x":1}' ]
+    assert_only_files one.csv keep.txt out
+}
+
+@test "--to and --from with an unknown format list the known ones" {
+    run_tally one.csv --to xml
+    assert_err 2 'tally: unsupported output format "xml" (tally writes csv, tsv, ndjson, jsonl, json)'
+    run_tally one.csv -o out.parquet
+    assert_err 2 'tally: unsupported output format "parquet" (tally writes csv, tsv, ndjson, jsonl, json)'
+    run_tally one.csv --from xml
+    assert_err 2 'tally: --from: unknown format "xml" (tally reads csv, tsv, ndjson, jsonl, json)'
+    assert_only_files one.csv
 }
 
 @test "the output may be the input file" {

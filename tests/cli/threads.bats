@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# run-cli: weight=15 matrix
 # --threads: the output is byte-identical for every thread count, and for a
 # fixed TALLY_BATCH_ROWS (morsel boundaries follow the batch size, so float
 # subtotals may differ between batch sizes, never between thread counts).

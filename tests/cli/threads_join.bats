@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# run-cli: weight=30 matrix
 # threads_join.bats -- the hash join on all cores (lib/exec/op_join.c,
 # join_table.c): every join kind, 1-3 keys, duplicates and nulls in keys,
 # empty sides, built on either side, under --threads 1, 2, 3 and 8 and with

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# run-cli: weight=25
 # Top N per group after a sort (`--sort -v --head N --by k`): the optimizer
 # folds it into one sort node with a bounded heap per group
 # (lib/opt/topn_by.c, lib/exec/op_topn_by.c).  The output must be that of

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# run-cli: matrix
 # Top N per group, the end (lib/exec/op_topn_by.c): with fast keys every
 # kept row is ordered at once by parallel radix sorts; with encoded keys
 # the partitions' sorted rows merge in ranges on the pool (cut at the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# run-cli: weight=50 matrix
 # Top N per group in partitions (lib/exec/op_topn_by.c): the groups are
 # split by a hash of the by-columns, each partition keeps its heaps and
 # compacts its rows, partitions run in parallel.  The output must be
@@ -187,6 +188,6 @@ for i in range(5000): print(f'{i % 50},{i}')
     done > variants
     tally_matrix --out out.csv o.csv --sort 'w * 2' --head 2 --by g -o out.csv < variants
     matrix_result
-    assert_err_glob 1 'tally: integer overflow in "w \* 2": 9223372036854775807 \* 2*'
+    assert_err_glob 1 'tally: o.csv:5002: integer overflow in "w \* 2": 9223372036854775807 \* 2*'
     [ ! -e mx/want.file ] && [ ! -e out.csv ] || { echo "partial output"; return 1; }
 }

@@ -17,6 +17,14 @@ setup() {
     run_tally r.csv --agg 'n = count()' --group-by region --filter 'n > 1' -o out.csv
     assert_err 2 'tally: option "--group-by" must be followed by --agg LIST (got "--filter"; the --agg before it aggregates every row on its own: move it after --group-by)'
     assert_only_files r.csv
+    # other steps between them: the --agg is named by its step
+    run_tally r.csv --agg 'n = count()' --filter 'n > 1' --group-by region
+    assert_err 2 'tally: option "--group-by" must be followed by --agg LIST (got nothing; the --agg of step 1 aggregates every row on its own: an --agg goes right after its --group-by)'
+    run_tally r.csv --select v --agg 'n = count()' --with 'm = n' --drop m --group-by region --head 1
+    assert_err 2 'tally: option "--group-by" must be followed by --agg LIST (got "--head"; the --agg of step 2 aggregates every row on its own: an --agg goes right after its --group-by)'
+    # an --agg that follows its own --group-by is not named
+    run_tally r.csv --group-by v --agg 'n = count()' --filter 'n > 0' --group-by region
+    assert_err 2 'tally: option "--group-by" must be followed by --agg LIST (got nothing)'
     # without an --agg before it, the message stays the short one
     run_tally r.csv --filter 'v > 1' --group-by region
     assert_err 2 'tally: option "--group-by" must be followed by --agg LIST (got nothing)'
@@ -98,6 +106,20 @@ EOF
 tally: unknown column "v": step 3 (--select) dropped it
   --filter: v = 1
             ^
+EOF
+    # a rename says the new name, on the command line and in a pipeline file
+    run_tally r.csv --rename 'v:w' --filter 'v > 1'
+    assert_err 2 <<'EOF'
+tally: unknown column "v": step 1 (--rename) renamed it to "w"
+  --filter: v > 1
+            ^
+EOF
+    printf '{"inputs": ["r.csv"], "steps": [{"rename": {"v": "w x"}}, {"select": ["region"]}, {"sort": ["v"]}]}' > p.json
+    run_tally -f p.json
+    assert_err 2 <<'EOF'
+tally: unknown column "v": step 1 (/steps/0) renamed it to "w x"
+  /steps/2/sort/0: v
+                   ^
 EOF
     # a name that never was a column keeps its "did you mean"
     run_tally r.csv --select region --filter 'regin = 1'

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# run-cli: weight=15 matrix
 # The writers format batches in parallel and write them in order
 # (formats/write_common.c): CSV, TSV and NDJSON output and NDJSON's warnings
 # are the same bytes for every --threads and batch size, and a write that

@@ -61,7 +61,7 @@ static int run_once(int argc, char **argv, uint64_t n, TallyError *err)
     CliAction action = CLI_RUN;
     tl_alloc_fail_mode(n, true);
     int rc = cli_flags_parse(argc, argv, mode, &spec, &action, err);
-    if (rc == 0 && action == CLI_RUN) rc = tally_run(&spec, mode, err);
+    if (rc == 0 && action == CLI_RUN) rc = cli_exit_status(tally_run(&spec, mode, NULL, err));
     tally_spec_free(&spec);
     tl_alloc_fail_mode(0, false);
     return rc;

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/dsl/ast.h"
+#include "../../lib/dsl/dsl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,3 +1,4 @@
+/* run-unit: weight=28 */
 /*
  * test_agg_merge.c -- the aggregate operator's morsel stage (op_agg.c):
  * the same group-by run serially (a plain batch source) and through a
@@ -16,7 +17,7 @@
 
 #include "../../lib/core/pool.h"
 #include "../../lib/exec/agg.h"
-#include "../../lib/exec/eval.h"
+#include "../../lib/plan/resolve.h"
 #include "../../lib/exec/exec.h"
 #include "../../lib/group/group.h"
 #include "tl_test.h"

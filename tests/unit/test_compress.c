@@ -1,3 +1,4 @@
+/* run-unit: weight=7 */
 /*
  * test_compress.c -- formats/compress.c: sniffing, round trips through the
  * compressor and decompressor (gzip and zstd, empty to multi-MiB, several

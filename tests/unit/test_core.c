@@ -64,13 +64,6 @@ TL_TEST(test_error)
     CHECK_EQ_INT(tl_error_oom(&err), TL_ERR_OOM);
     CHECK_EQ_STR(err.msg, "out of memory");
     CHECK_EQ_INT(tl_error(NULL, TL_ERR_IO, "x"), TL_ERR_IO);
-    CHECK_EQ_INT(tl_error_exit_code(TL_OK), 0);
-    CHECK_EQ_INT(tl_error_exit_code(TL_ERR_PIPE), 0);
-    CHECK_EQ_INT(tl_error_exit_code(TL_ERR_USAGE), 2);
-    CHECK_EQ_INT(tl_error_exit_code(TL_ERR_DATA), 1);
-    CHECK_EQ_INT(tl_error_exit_code(TL_ERR_OOM), 1);
-    CHECK_EQ_INT(tl_error_exit_code(TL_ERR_IO), 1);
-    CHECK_EQ_INT(tl_error_exit_code(TL_ERR_RESTART), 1);
 }
 
 /* --------------------------------------------------------------- types */

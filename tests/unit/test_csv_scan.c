@@ -1,5 +1,5 @@
 /*
- * test_csv_scan.c -- the CSV reader's fast tokenizer (formats/csv_read.c)
+ * test_csv_scan.c -- the CSV reader's fast tokenizer (formats/csv_tokenize.c)
  * against its general one: every scan mode (parse_record alone, scalar,
  * SSE2, AVX2 masks) must give the same schema, rows, status and message
  * for the same input.  Inputs are random CSV made of the shapes the fast
@@ -99,17 +99,19 @@ static size_t random_csv(char delim, int nc, int rows, int flavor)
     return at;
 }
 
-/* Read path under every mode; all must agree with mode 0. */
-static void same_in_every_mode(const char *path, const char *what)
+/* Read path (with opt, NULL: the defaults) under every mode; all must
+ * agree with mode 0, whose answer stays in ref. */
+static TlStatus same_in_every_mode_opt(const char *path, const TlReadOptions *opt,
+                                       const char *what)
 {
     TlStatus st0, st;
     char msg0[sizeof err.msg];
     tl_csv_scan_mode(0);
-    st0 = tu_read(path, NULL, NULL, ref, sizeof ref, &err);
+    st0 = tu_read(path, opt, NULL, ref, sizeof ref, &err);
     snprintf(msg0, sizeof msg0, "%s", err.msg);
     for (int mode = 1; mode <= 3; mode++) {
         tl_csv_scan_mode(mode);
-        st = tu_read(path, NULL, NULL, got, sizeof got, &err);
+        st = tu_read(path, opt, NULL, got, sizeof got, &err);
         if (st != st0 || strcmp(got, ref) != 0 || strcmp(err.msg, msg0) != 0) {
             fprintf(stderr, "mode %d differs on %s (status %d vs %d, \"%s\" vs \"%s\")\n",
                     mode, what, (int)st, (int)st0, err.msg, msg0);
@@ -118,6 +120,12 @@ static void same_in_every_mode(const char *path, const char *what)
         }
     }
     tl_csv_scan_mode(-1);
+    return st0;
+}
+
+static void same_in_every_mode(const char *path, const char *what)
+{
+    same_in_every_mode_opt(path, NULL, what);
 }
 
 TL_TEST(test_modes_exist)
@@ -214,6 +222,80 @@ TL_TEST(test_random_inputs)
         snprintf(label, sizeof label, "random input %d (%d cols, flavor %d)", it, nc,
                  flavor);
         same_in_every_mode(path, label);
+    }
+}
+
+/* text[0..n) with its quoting rewritten: every quote that opens or closes
+ * a field becomes q, a doubled quote inside one becomes e followed by q
+ * (e 0: q q), and any other q in the text becomes x; into out, returns
+ * its length. */
+static size_t requote(const char *in, size_t n, char delim, char q, char e, char x,
+                      char *out, size_t cap)
+{
+    size_t k = 0;
+    bool start = true, inq = false;
+    for (size_t i = 0; i < n && k + 2 < cap; i++) {
+        char c = in[i];
+        if (inq) {
+            if (c == '"' && i + 1 < n && in[i + 1] == '"') {
+                out[k++] = e ? e : q;
+                out[k++] = q;
+                i++;
+            } else if (c == '"') {
+                out[k++] = q;
+                inq = false;
+            } else {
+                out[k++] = c == q ? x : c;
+            }
+            continue;
+        }
+        if (start && c == '"') {
+            out[k++] = q;
+            inq = true;
+            start = false;
+            continue;
+        }
+        start = c == delim || c == '\n' || c == '\r';
+        out[k++] = c == q ? x : c;
+    }
+    return k;
+}
+
+TL_TEST(test_quote_and_escape_dialects_in_every_mode)
+{
+    /* the random inputs requoted with ' (doubled inside) and with " and a
+     * backslash escape read as the originals do, in every mode (with an
+     * escape or a quote other than '"' the splitter parses record by
+     * record; the fast tokenizer's masks mark the quote given) */
+    static char orig[sizeof ref], alt[sizeof text];
+    char label[80];
+    for (int it = 0; it < 150; it++) {
+        int nc = 1 + (int)rnd(it % 5 == 0 ? 30 : 6);
+        int rows = (int)rnd(it % 10 == 0 ? 2000 : 60);
+        size_t n = random_csv(',', nc, rows, 1 + (int)(it % 2));
+        TlStatus st0, st;
+        TlReadOptions o = {0};
+        size_t m;
+        if (n + 64 > sizeof text) continue; /* cut short: its last record differs */
+        for (size_t i = 0; i < n; i++)
+            if (text[i] == '\\' || text[i] == '\'') text[i] = 'b';
+        tl_csv_scan_mode(0);
+        st0 = tu_read(tu_file("orig.csv", text, (long)n), NULL, NULL, orig, sizeof orig, &err);
+        tl_csv_scan_mode(-1);
+        for (int v = 0; v < 2; v++) {
+            o.quote = v == 0 ? '\'' : '"';
+            o.escape = v == 0 ? -1 : '\\';
+            m = requote(text, n, ',', (char)o.quote, v == 0 ? 0 : '\\', v == 0 ? '"' : '"',
+                        alt, sizeof alt);
+            snprintf(label, sizeof label, "requoted input %d, %s", it,
+                     v == 0 ? "quote '" : "escape \\");
+            st = same_in_every_mode_opt(tu_file("alt.csv", alt, (long)m), &o, label);
+            CHECK_EQ_INT((int)st, (int)st0);
+            if (st == TL_OK && st0 == TL_OK && v == 1 && strcmp(ref, orig) != 0) {
+                fprintf(stderr, "%s reads otherwise\n", label);
+                CHECK(false);
+            }
+        }
     }
 }
 
@@ -561,6 +643,7 @@ int main(void)
     TL_RUN(test_crlf_at_every_block_offset);
     TL_RUN(test_window_ends_inside_records);
     TL_RUN(test_random_inputs);
+    TL_RUN(test_quote_and_escape_dialects_in_every_mode);
     TL_RUN(test_projections_in_every_mode);
     TL_RUN(test_parse_numbers_match_libc);
     TL_RUN(test_float_column_matches_strtod);

@@ -1,3 +1,4 @@
+/* run-unit: weight=28 */
 /*
  * test_csv_split.c -- morsel reading of the CSV reader (format.h,
  * "morsel-parallel reading"): tl_reader_split + tl_reader_decode against

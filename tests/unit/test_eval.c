@@ -1,6 +1,6 @@
 /*
  * test_eval.c -- resolve (lib/plan/resolve.c) and evaluation
- * (lib/exec/eval.c) end to end: parse a text, resolve it against a small
+ * (lib/expr/eval.c) end to end: parse a text, resolve it against a small
  * schema, evaluate it over one batch, print the result.
  *
  * The batch (6 rows):
@@ -12,7 +12,9 @@
  *   t bool     true   false  null   true   false  null
  *   amount     10     20     30     40     50     60
  */
-#include "../../lib/exec/eval.h"
+#include "../../lib/dsl/dsl.h"
+#include "../../lib/expr/eval.h"
+#include "../../lib/plan/resolve.h"
 #include "../../lib/core/text.h"
 #include "tl_test.h"
 

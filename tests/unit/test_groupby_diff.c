@@ -1,3 +1,4 @@
+/* run-unit: weight=28 */
 /*
  * test_groupby_diff.c -- differential test of the group-by engine (the
  * groupers of lib/group and the aggregate states of lib/exec/agg.c) against
@@ -26,7 +27,7 @@
 #include <stdlib.h>
 
 #include "../../lib/exec/agg.h"
-#include "../../lib/exec/eval.h"
+#include "../../lib/plan/resolve.h"
 #include "../../lib/group/group.h"
 #include "tl_test.h"
 

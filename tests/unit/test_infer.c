@@ -1,7 +1,7 @@
 /*
  * test_infer.c -- unit tests for formats/infer.c: which spellings infer as
- * numbers without changing a value, the widening rules, --schema globs and
- * unique header names.
+ * numbers without changing a value (also with --decimal-comma), the
+ * widening rules, --schema globs and unique header names.
  */
 #include "formats/infer.h"
 #include "lib/core/text.h"
@@ -97,6 +97,37 @@ TL_TEST(test_infer_exact_f64)
     }
 }
 
+#define WDC(so_far, s) tl_infer_widen_dc(so_far, s, strlen(s))
+
+TL_TEST(test_infer_decimal_comma)
+{
+    /* the comma is the point; the rule is the same */
+    CHECK_EQ_INT(WDC(TL_TNULL, "1,5"), TL_TFLOAT64);
+    CHECK_EQ_INT(WDC(TL_TNULL, "-0,25e3"), TL_TFLOAT64);
+    CHECK_EQ_INT(WDC(TL_TNULL, ",5"), TL_TFLOAT64);
+    CHECK_EQ_INT(WDC(TL_TNULL, "5,"), TL_TFLOAT64);
+    CHECK_EQ_INT(WDC(TL_TNULL, "1,000"), TL_TFLOAT64);
+    CHECK_EQ_INT(WDC(TL_TNULL, "12"), TL_TINT64);
+    CHECK_EQ_INT(WDC(TL_TINT64, "1,5"), TL_TFLOAT64);
+    CHECK_EQ_INT(WDC(TL_TFLOAT64, "7"), TL_TFLOAT64);
+    CHECK_EQ_INT(WDC(TL_TNULL, "nan"), TL_TFLOAT64);
+    CHECK_EQ_INT(WDC(TL_TNULL, "00,5"), TL_TSTRING);
+    CHECK_EQ_INT(WDC(TL_TNULL, "+1,5"), TL_TSTRING);
+    CHECK_EQ_INT(WDC(TL_TNULL, "0,12345678901234567"), TL_TSTRING);
+    /* a point is no decimal point, nor a thousands separator */
+    CHECK_EQ_INT(WDC(TL_TNULL, "1.5"), TL_TSTRING);
+    CHECK_EQ_INT(WDC(TL_TFLOAT64, "1.5"), TL_TSTRING);
+    CHECK_EQ_INT(WDC(TL_TNULL, "1.234,5"), TL_TSTRING);
+    CHECK_EQ_INT(WDC(TL_TNULL, "1.000"), TL_TSTRING);
+    CHECK_EQ_INT(WDC(TL_TNULL, "1,2,3"), TL_TSTRING);
+    /* nor does a comma make anything else */
+    CHECK_EQ_INT(WDC(TL_TNULL, "2024-01-02 03:04:05,5"), TL_TSTRING);
+    CHECK_EQ_INT(WDC(TL_TNULL, "a,b"), TL_TSTRING);
+    CHECK_EQ_INT(WDC(TL_TNULL, "2024-01-02 03:04:05.5"), TL_TTIMESTAMP);
+    CHECK_EQ_INT(WDC(TL_TNULL, "true"), TL_TBOOL);
+    CHECK_EQ_INT(WDC(TL_TBOOL, "1,5"), TL_TSTRING);
+}
+
 TL_TEST(test_infer_globs)
 {
     TlSchema s = {0};
@@ -130,6 +161,7 @@ int main(void)
 {
     TL_RUN(test_infer_types);
     TL_RUN(test_infer_exact_f64);
+    TL_RUN(test_infer_decimal_comma);
     TL_RUN(test_infer_globs);
     TL_RUN(test_infer_names);
     return tl_test_summary(__FILE__);

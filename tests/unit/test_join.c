@@ -1,3 +1,4 @@
+/* run-unit: weight=28 */
 /*
  * test_join.c -- the hash join operator against a nested-loop reference.
  *

@@ -1,3 +1,4 @@
+/* run-unit: weight=17 */
 /*
  * test_ndjson_split.c -- morsel reading of the NDJSON reader (format.h,
  * "morsel-parallel reading"; formats/ndjson_read.c) and of the

@@ -19,7 +19,9 @@
  *   k int64    5    5     6     7     null  5
  */
 #include "../../lib/opt/rules.h"
-#include "../../lib/exec/eval.h"
+#include "../../lib/dsl/dsl.h"
+#include "../../lib/expr/eval.h"
+#include "../../lib/plan/resolve.h"
 #include "tl_test.h"
 
 #include <math.h>

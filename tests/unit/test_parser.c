@@ -6,7 +6,7 @@
  * the expected canonical text; each also checks the round trip (printed
  * text parses to an equal tree and prints identically).
  */
-#include "../../lib/dsl/ast.h"
+#include "../../lib/dsl/dsl.h"
 #include "tl_test.h"
 
 #include <math.h>

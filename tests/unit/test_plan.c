@@ -8,6 +8,7 @@
  * (TALLY_BATCH_ROWS) so limits, restarts and filters cross batch edges.
  */
 #include "../../lib/exec/ops.h"
+#include "../../lib/opt/opt.h"
 #include "../../lib/plan/plan.h"
 #include "../../lib/tally.h"
 #include "tl_test.h"
@@ -58,18 +59,19 @@ static char *read_path(const char *path)
 }
 
 /* tally_run with standard output captured into *out (tl_malloc'd). */
-static int run_capture(const TallySpec *spec, TallyMode mode, char **out,
-                       TallyError *err)
+static TallyStatus run_capture(const TallySpec *spec, TallyMode mode, char **out,
+                               TallyError *err)
 {
     char *cap = path_of("stdout.txt");
-    int saved, fd, rc;
+    int saved, fd;
+    TallyStatus rc;
     fflush(stdout);
     saved = dup(1);
     fd = open(cap, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(fd, 1);
     close(fd);
     memset(err, 0, sizeof *err);
-    rc = tally_run(spec, mode, err);
+    rc = tally_run(spec, mode, NULL, err);
     fflush(stdout);
     dup2(saved, 1);
     close(saved);
@@ -97,15 +99,15 @@ static TallyStep *step(TallySpec *s, TallyStepKind kind, const char *text,
     return st;
 }
 
-/* Run spec into out.csv; returns the exit status and the file text. */
-static int run_to_file(TallySpec *s, char **text, TallyError *err)
+/* Run spec into out.csv; returns how it ended and the file text. */
+static TallyStatus run_to_file(TallySpec *s, char **text, TallyError *err)
 {
-    int rc;
+    TallyStatus rc;
     unlink(path_of("out.csv"));
     tally_free(s->output);
     s->output = tally_strdup("out.csv");
     memset(err, 0, sizeof *err);
-    rc = tally_run(s, TALLY_RUN, err);
+    rc = tally_run(s, TALLY_RUN, NULL, err);
     *text = read_path(path_of("out.csv"));
     return rc;
 }
@@ -171,13 +173,13 @@ TL_TEST(test_explain_both_forms)
     write_file("sales.csv", sales);
 
     flag_form(&s);
-    CHECK_EQ_INT(run_capture(&s, TALLY_EXPLAIN, &out, &err), 0);
+    CHECK_EQ_INT(run_capture(&s, TALLY_EXPLAIN, &out, &err), TALLY_OK);
     CHECK_EQ_STR(out, explain_want);
     tl_free(out);
     tally_spec_free(&s);
 
     json_form(&s);
-    CHECK_EQ_INT(run_capture(&s, TALLY_EXPLAIN, &out, &err), 0);
+    CHECK_EQ_INT(run_capture(&s, TALLY_EXPLAIN, &out, &err), TALLY_OK);
     CHECK_EQ_STR(out, explain_want);
     tl_free(out);
     tally_spec_free(&s);
@@ -190,11 +192,11 @@ TL_TEST(test_run_pipeline)
     char *out = NULL;
     write_file("sales.csv", sales);
     flag_form(&s);
-    CHECK_EQ_INT(run_to_file(&s, &out, &err), 0);
+    CHECK_EQ_INT(run_to_file(&s, &out, &err), TALLY_OK);
     CHECK_EQ_STR(out, "region,total,n\nwest,1000,1\nnorth,551,3\n");
     tl_free(out);
     s.no_optimize = true;
-    CHECK_EQ_INT(run_to_file(&s, &out, &err), 0);
+    CHECK_EQ_INT(run_to_file(&s, &out, &err), TALLY_OK);
     CHECK_EQ_STR(out, "region,total,n\nwest,1000,1\nnorth,551,3\n");
     tl_free(out);
     tally_spec_free(&s);
@@ -211,11 +213,11 @@ TL_TEST(test_select_with_drop_rename)
     step(&s, TALLY_STEP_WITH, "d = a + 1", false, "--with");
     step(&s, TALLY_STEP_DROP, "b", true, "--drop");
     step(&s, TALLY_STEP_RENAME, "a:b,c:a", true, "--rename");
-    CHECK_EQ_INT(run_to_file(&s, &out, &err), 0);
+    CHECK_EQ_INT(run_to_file(&s, &out, &err), TALLY_OK);
     CHECK_EQ_STR(out, "b,a,d\n10,2.5,11\n20,,21\n30,1.0,31\n");
     tl_free(out);
     step(&s, TALLY_STEP_SELECT, "d, b * 2 as twice, a", true, "--select");
-    CHECK_EQ_INT(run_to_file(&s, &out, &err), 0);
+    CHECK_EQ_INT(run_to_file(&s, &out, &err), TALLY_OK);
     CHECK_EQ_STR(out, "d,twice,a\n11,20,2.5\n21,40,\n31,60,1.0\n");
     tl_free(out);
     tally_spec_free(&s);
@@ -224,7 +226,7 @@ TL_TEST(test_select_with_drop_rename)
     spec_init(&s, "t.csv");
     step(&s, TALLY_STEP_RENAME, "a:b,b:a", true, "--rename");
     step(&s, TALLY_STEP_LIMIT, NULL, true, "--head")->limit = 1;
-    CHECK_EQ_INT(run_to_file(&s, &out, &err), 0);
+    CHECK_EQ_INT(run_to_file(&s, &out, &err), TALLY_OK);
     CHECK_EQ_STR(out, "b,a,c\n1,x,2.5\n");
     tl_free(out);
     tally_spec_free(&s);
@@ -241,14 +243,14 @@ TL_TEST(test_limit_filter_distinct)
     step(&s, TALLY_STEP_SELECT, "region", true, "--select");
     step(&s, TALLY_STEP_DISTINCT, NULL, true, "--distinct");
     step(&s, TALLY_STEP_LIMIT, NULL, true, "--head")->limit = 3;
-    CHECK_EQ_INT(run_to_file(&s, &out, &err), 0);
+    CHECK_EQ_INT(run_to_file(&s, &out, &err), TALLY_OK);
     CHECK_EQ_STR(out, "region\nnorth\ntest\neast\n");
     tl_free(out);
     tally_spec_free(&s);
 
     spec_init(&s, "sales.csv");
     step(&s, TALLY_STEP_LIMIT, NULL, true, "--head")->limit = 0;
-    CHECK_EQ_INT(run_to_file(&s, &out, &err), 0);
+    CHECK_EQ_INT(run_to_file(&s, &out, &err), TALLY_OK);
     CHECK_EQ_STR(out, "region,amount,note\n");
     tl_free(out);
     tally_spec_free(&s);
@@ -378,7 +380,7 @@ TL_TEST(test_restart_widens)
     write_file("w.csv", "k,v\na,1\nb,2\nc,3\nd,4\ne,5\nf,2.5\ng,6\nh,x\n");
     spec_init(&s, "w.csv");
     step(&s, TALLY_STEP_SELECT, "v", true, "--select");
-    CHECK_EQ_INT(run_to_file(&s, &out, &err), 0);
+    CHECK_EQ_INT(run_to_file(&s, &out, &err), TALLY_OK);
     CHECK_EQ_STR(out, "v\n1\n2\n3\n4\n5\n2.5\n6\nx\n");
     tl_free(out);
     tally_spec_free(&s);
@@ -386,7 +388,7 @@ TL_TEST(test_restart_widens)
     write_file("f.csv", "k,v\na,1\nb,2\nc,3\nd,4\ne,5\nf,2.5\n");
     spec_init(&s, "f.csv");
     step(&s, TALLY_STEP_FILTER, "v > 1", false, "--filter");
-    CHECK_EQ_INT(run_to_file(&s, &out, &err), 0);
+    CHECK_EQ_INT(run_to_file(&s, &out, &err), TALLY_OK);
     CHECK_EQ_STR(out, "k,v\nb,2.0\nc,3.0\nd,4.0\ne,5.0\nf,2.5\n");
     tl_free(out);
     tally_spec_free(&s);
@@ -396,7 +398,7 @@ TL_TEST(test_restart_widens)
     write_file("n.csv", "k,v\na,\nb,\nc,\nd,\ne,5\nf,1\n");
     spec_init(&s, "n.csv");
     step(&s, TALLY_STEP_FILTER, "v > 1", false, "--filter");
-    CHECK_EQ_INT(run_to_file(&s, &out, &err), 0);
+    CHECK_EQ_INT(run_to_file(&s, &out, &err), TALLY_OK);
     CHECK_EQ_STR(out, "k,v\ne,5\n");
     tl_free(out);
     tally_spec_free(&s);
@@ -404,7 +406,7 @@ TL_TEST(test_restart_widens)
     /* schema mode reads everything */
     write_file("e.csv", "a,b,c\n1,,x\n2,,y\n3,,z\n4,,w\n5.5,,v\n");
     spec_init(&s, "e.csv");
-    CHECK_EQ_INT(run_capture(&s, TALLY_SCHEMA, &out, &err), 0);
+    CHECK_EQ_INT(run_capture(&s, TALLY_SCHEMA, &out, &err), TALLY_OK);
     CHECK_EQ_STR(out, "column,type\na,float64\nb,null\nc,string\n");
     tl_free(out);
     tally_spec_free(&s);
@@ -420,12 +422,12 @@ TL_TEST(test_several_inputs)
     spec_init(&s, "i1.csv");
     s.inputs[1] = tally_strdup("i2.csv");
     s.n_inputs = 2;
-    CHECK_EQ_INT(run_to_file(&s, &out, &err), 0);
+    CHECK_EQ_INT(run_to_file(&s, &out, &err), TALLY_OK);
     /* a: int64 + float64 + "007" (an id: a string) -> string, every
      * value with its own text; c: empty everywhere stays null */
     CHECK_EQ_STR(out, "a,b,c\n1,x,\n2,y,\n1.5,z,\n007,w,\n");
     tl_free(out);
-    CHECK_EQ_INT(run_capture(&s, TALLY_SCHEMA, &out, &err), 0);
+    CHECK_EQ_INT(run_capture(&s, TALLY_SCHEMA, &out, &err), TALLY_OK);
     CHECK_EQ_STR(out, "column,type\na,string\nb,string\nc,null\n");
     tl_free(out);
     tally_spec_free(&s);
@@ -436,7 +438,7 @@ TL_TEST(test_several_inputs)
     s.inputs[1] = tally_strdup("i3.csv");
     s.n_inputs = 2;
     step(&s, TALLY_STEP_SELECT, "a", true, "--select");
-    CHECK_EQ_INT(run_to_file(&s, &out, &err), 0);
+    CHECK_EQ_INT(run_to_file(&s, &out, &err), TALLY_OK);
     CHECK_EQ_STR(out, "a\n1.5\n007\nq\n");
     tl_free(out);
     tally_spec_free(&s);
@@ -446,8 +448,8 @@ static void check_usage(TallySpec *s, const char *want_start)
 {
     TallyError err;
     char *out = NULL;
-    int rc = run_to_file(s, &out, &err);
-    CHECK_EQ_INT(rc, 2);
+    TallyStatus rc = run_to_file(s, &out, &err);
+    CHECK_EQ_INT(rc, TALLY_ERR_USAGE);
     CHECK(out == NULL);
     if (strncmp(err.message, want_start, strlen(want_start)) != 0) {
         CHECK_EQ_STR(err.message, want_start);
@@ -518,74 +520,69 @@ TL_TEST(test_failed_run_keeps_output)
     s.schema = tally_strdup("a:int");
     step(&s, TALLY_STEP_WITH, "b = 10 // a + cast('x' as int)", false, "--with");
     memset(&err, 0, sizeof err);
-    CHECK_EQ_INT(tally_run(&s, TALLY_RUN, &err), 1);
+    CHECK_EQ_INT(tally_run(&s, TALLY_RUN, NULL, &err), TALLY_ERR_DATA);
     CHECK(err.message[0] != '\0');
     out = read_path(path_of("out.csv"));
     CHECK_EQ_STR(out, "old\n");
     tl_free(out);
     tally_spec_free(&s);
 
-    /* a missing input is an I/O error (exit 1) */
+    /* a missing input is an I/O error */
     spec_init(&s, "nope.csv");
-    CHECK_EQ_INT(run_capture(&s, TALLY_RUN, &out, &err), 1);
+    CHECK_EQ_INT(run_capture(&s, TALLY_RUN, &out, &err), TALLY_ERR_IO);
     CHECK(strstr(err.message, "nope.csv") != NULL);
     tl_free(out);
     tally_spec_free(&s);
 }
 
-/* tally_run with standard error captured into *text (tl_malloc'd). */
-static int run_stats(TallySpec *s, char **text)
+/* Run s into out.csv; *st gets its counters (free st->converted). */
+static TallyStatus run_stats(TallySpec *s, TallyStats *st)
 {
-    char *cap = path_of("stderr.txt");
     TallyError err;
-    int saved, fd, rc;
-    fflush(stderr);
-    saved = dup(2);
-    fd = open(cap, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, 2);
-    close(fd);
     tally_free(s->output);
     s->output = tally_strdup("out.csv");
-    s->stats = true;
     memset(&err, 0, sizeof err);
-    rc = tally_run(s, TALLY_RUN, &err);
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    *text = read_path(cap);
-    return rc;
+    return tally_run(s, TALLY_RUN, st, &err);
 }
 
 TL_TEST(test_stats)
 {
     TallySpec s;
+    TallyStats st;
     char *text = NULL;
     write_file("sales.csv", sales);
     spec_init(&s, "sales.csv");
     step(&s, TALLY_STEP_SELECT, "amount", true, "--select");
     step(&s, TALLY_STEP_LIMIT, NULL, true, "--head")->limit = 5;
-    CHECK_EQ_INT(run_stats(&s, &text), 0);
-    CHECK(text && strstr(text, "rows_read: 8\n"));
-    CHECK(text && strstr(text, "batches: 2\n"));
-    CHECK(text && strstr(text, "converted: amount=8\n"));
-    CHECK(text && strstr(text, "rows_written: 5\n"));
-    CHECK(text && strstr(text, "restarts: 0\n"));
-    tl_free(text);
+    CHECK_EQ_INT(run_stats(&s, &st), TALLY_OK);
+    CHECK_EQ_INT(st.rows_read, 8);
+    CHECK_EQ_INT(st.batches, 2);
+    CHECK_EQ_STR(st.converted, "amount=8");
+    CHECK_EQ_INT(st.rows_written, 5);
+    CHECK_EQ_INT(st.restarts, 0);
+    tally_free(st.converted);
     tally_spec_free(&s);
 
     write_file("w.csv", "k,v\na,1\nb,2\nc,3\nd,4\ne,5\nf,2.5\n");
     spec_init(&s, "w.csv");
     TallyStep *g = step(&s, TALLY_STEP_GROUP_BY, "k", true, "--group-by");
     tally_text_push(&g->aggs, &g->n_aggs, "sum(v)", "--agg");
-    CHECK_EQ_INT(run_stats(&s, &text), 0);
-    CHECK(text && strstr(text, "rows_read: 6\n"));
-    CHECK(text && strstr(text, "converted: k=6 v=6\n"));
-    CHECK(text && strstr(text, "groups: 6\n"));
-    CHECK(text && strstr(text, "restarts: 1\n"));
-    tl_free(text);
+    CHECK_EQ_INT(run_stats(&s, &st), TALLY_OK);
+    CHECK_EQ_INT(st.rows_read, 6);
+    CHECK_EQ_STR(st.converted, "k=6 v=6");
+    CHECK_EQ_INT(st.groups, 6);
+    CHECK_EQ_INT(st.restarts, 1);
+    tally_free(st.converted);
     text = read_path(path_of("out.csv"));
     CHECK_EQ_STR(text, "k,sum_v\na,1.0\nb,2.0\nc,3.0\nd,4.0\ne,5.0\nf,2.5\n");
     tl_free(text);
+
+    /* a failed run counts nothing */
+    tally_free(s.inputs[0]);
+    s.inputs[0] = tally_strdup("nope.csv");
+    CHECK_EQ_INT(run_stats(&s, &st), TALLY_ERR_IO);
+    CHECK_EQ_INT(st.rows_read, 0);
+    CHECK(st.converted == NULL);
     tally_spec_free(&s);
 }
 

@@ -1,3 +1,4 @@
+/* run-unit: weight=17 */
 /*
  * test_sort_prop.c -- property tests of the sort engine against a
  * reference comparator sort.

@@ -1,3 +1,4 @@
+/* run-unit: weight=7 */
 /*
  * test_write_parallel.c -- the writers' parallel pipeline (formats/
  * write_common.c): the same bytes for every thread count, errors in order,

@@ -21,7 +21,10 @@
  *                  plans with the hints, so the result is as if the wider
  *                  type had been known from the start.  Types only widen, so
  *                  this ends; an attempt that restarts without widening
- *                  anything is reported instead of looping.
+ *                  anything is reported instead of looping.  Planning
+ *                  restarts too when a step names a column an input's
+ *                  sample did not hold and its reader finds it further
+ *                  on (tl_reader_more_columns; once an input).
  *   commit         only a complete run commits its sink; on any error the
  *                  sink is closed without commit, so an existing output file
  *                  is left untouched and standard output gets nothing.
@@ -29,15 +32,16 @@
  * The modes share the loop: TALLY_RUN writes the pipeline's result as CSV or
  * TSV; TALLY_SCHEMA runs the bare scan over everything (all columns, with
  * restarts) and prints `column,type` rows; TALLY_EXPLAIN plans (with the
- * first batch's types) and prints the plan text.  --stats prints the
- * counters of the successful attempt (plus the number of restarts) to
- * standard error, one `key: value` per line.
+ * first batch's types) and prints the plan text.  The counters of the
+ * successful attempt (plus the number of restarts) go back to the caller
+ * in a TallyStats, which the CLI prints for --stats.
  */
+#include "../opt/opt.h"
 #include "../plan/plan.h"
 #include "../../formats/compress.h"
 #include "../../formats/infer.h"
 #include "../core/pool.h"
-#include "ops.h"
+#include "../exec/ops.h"
 
 #include <ctype.h>
 #include <glob.h>
@@ -68,6 +72,8 @@ typedef struct Run {
     int n_groups, cap_groups;
     TlPlanGroup *plan_groups; /* per group, for the planner */
     char *out_path;           /* NULL: standard output */
+    bool out_unnamed;         /* out_path's suffix names no format, nor
+                                 does --to (unnamed_format) */
     const char *out_format;   /* "csv" / "tsv" / "ndjson" / "json" */
     const char *out_comp;     /* "gz" / "zst" from the -o suffix, or NULL */
     TlSink *sink;
@@ -248,7 +254,10 @@ static TlStatus add_group(Run *r, const TallySpec *s, const TlReadOptions *paren
     if (s->ragged) g->read.ragged = (uint8_t)s->ragged; /* TlRagged */
     if (s->skip) g->read.skip = s->skip;
     if (s->max_record_size) g->read.max_record = (size_t)s->max_record_size;
+    if (s->max_columns) g->read.max_columns = s->max_columns;
     if (s->quote) g->read.quote = s->quote;
+    if (s->escape) g->read.escape = s->escape;
+    if (s->decimal_comma) g->read.decimal_comma = true;
     if (s->comment) g->read.comment = s->comment;
     if (s->from) g->read.from = s->from;
     if (s->no_infer) g->read.no_infer = true;
@@ -384,7 +393,38 @@ static TlStatus prepare(Run *r, TlError *err)
     return TL_OK;
 }
 
-/* The output format: --to, else the -o suffix, else CSV. */
+/* -o PATH with no suffix that names a format (and no --to): a usage error
+ * for a file (a new or regular target: a file named out.txt or out that
+ * holds CSV is a trap for whoever opens it later), CSV for a stream (a
+ * device, FIFO or descriptor has no name to mislead).  Asked once the sink
+ * is open, so a path that cannot be written at all says so first; the
+ * sink, not committed, leaves nothing behind. */
+static TlStatus unnamed_format(Run *r, TlError *err)
+{
+    TlTarget t;
+    TlTargetKind kind;
+    const char *base = strrchr(r->spec->output, '/'), *dot;
+    size_t n;
+    TL_TRY(tl_target_resolve(r->out_path, &t, err));
+    kind = t.kind;
+    tl_target_free(&t);
+    if (kind == TL_TARGET_STREAM) return TL_OK;
+    base = base ? base + 1 : r->spec->output;
+    n = strlen(base) - (r->out_comp ? strlen(r->out_comp) + 1 : 0);
+    for (dot = base + n; dot > base && dot[-1] != '.'; dot--) {
+    }
+    if (dot > base + 1)
+        return tl_error(err, TL_ERR_USAGE, "-o %s: the suffix \".%.*s\" names no output "
+                        "format (.csv .tsv .ndjson .jsonl .json, each also with .gz or "
+                        ".zst); --to FORMAT sets one", tl_quote_name(r->spec->output).s,
+                        (int)(base + n - dot), dot);
+    return tl_error(err, TL_ERR_USAGE, "-o %s: no suffix names the output format (.csv "
+                    ".tsv .ndjson .jsonl .json, each also with .gz or .zst); --to FORMAT "
+                    "sets one", tl_quote_name(r->spec->output).s);
+}
+
+/* The output format: --to, else the -o suffix (see unnamed_format), else
+ * CSV. */
 static TlStatus output_format(Run *r, TlError *err)
 {
     const char *fmt = r->spec->to, *sfx = NULL;
@@ -393,14 +433,15 @@ static TlStatus output_format(Run *r, TlError *err)
     if (r->spec->compress_level && !r->out_comp)
         return tl_error(err, TL_ERR_USAGE, "--compress-level needs a compressed "
                         "output (-o FILE.gz or -o FILE.zst)");
+    if (!fmt && r->out_path) r->out_unnamed = true;
     if (!fmt) fmt = "csv";
     if (strcasecmp(fmt, "csv") == 0) r->out_format = "csv";
     else if (strcasecmp(fmt, "tsv") == 0) r->out_format = "tsv";
     else if (strcasecmp(fmt, "ndjson") == 0 || strcasecmp(fmt, "jsonl") == 0)
         r->out_format = "ndjson";
     else if (strcasecmp(fmt, "json") == 0) r->out_format = "json";
-    else return tl_error(err, TL_ERR_USAGE, "unsupported output format %s",
-                           tl_quote_name(fmt).s);
+    else return tl_error(err, TL_ERR_USAGE, "unsupported output format %s (tally "
+                         "writes csv, tsv, ndjson, jsonl, json)", tl_quote_name(fmt).s);
     if (r->spec->out_delimiter && strcmp(r->out_format, "csv") != 0)
         return tl_error(err, TL_ERR_USAGE,
                         "--out-delimiter applies to CSV output, not %s", r->out_format);
@@ -625,31 +666,18 @@ static TlStatus run_loop(Run *r, TlError *err)
     return st;
 }
 
-static void print_stats(const Run *r)
-{
-    const TlExecStats *s = &r->stats;
-    int64_t peak = 0;
-    fprintf(stderr,
-            "rows_read: %lld\nbytes_read: %lld\nbatches: %lld\nconverted:%s%s\n"
-            "groups: %lld\nrows_sorted: %lld\nrows_written: %lld\nrestarts: %lld\n",
-            (long long)s->rows_read, (long long)s->bytes_read,
-            (long long)s->batches_read,
-            r->converted && *r->converted ? " " : "",
-            r->converted ? r->converted : "", (long long)s->groups,
-            (long long)s->rows_sorted, (long long)r->rows_written,
-            (long long)s->restarts);
-    /* compressed inputs: the most decompressed bytes held in memory at once
-     * (formats/compress.h; with streaming it depends on timing) */
-    tl_decompressed_held(NULL, &peak);
-    if (peak > 0) fprintf(stderr, "decompressed_held_peak: %lld\n", (long long)peak);
-}
-
 static TlStatus run_explain(Run *r, TlError *err)
 {
     TlPlan *p = NULL;
     char *text = NULL;
     size_t len = 0;
-    TlStatus st = build_plan(r, false, &p, err);
+    TlStatus st;
+    /* a step that names a key first seen after an input's first batch
+     * plans again with it (tl_reader_more_columns: a scan once an input,
+     * so at most once an input) */
+    for (int k = 0; (st = build_plan(r, false, &p, err)) == TL_ERR_RESTART &&
+                    k < r->n_inputs; k++) {
+    }
     if (st == TL_OK) st = tl_plan_explain(p, &text, &len, err);
     if (st == TL_OK) st = tl_sink_open(NULL, &r->sink, err);
     if (st == TL_OK) st = tl_sink_write(r->sink, text, len, err);
@@ -695,12 +723,12 @@ static TlStatus run(Run *r, TlError *err)
     if (r->mode == TALLY_RUN) TL_TRY(output_format(r, err));
     if (r->out_path) TL_TRY(check_output_input(r, err));
     TL_TRY(tl_sink_open(r->out_path, &r->sink, err));
+    if (r->out_unnamed) TL_TRY(unnamed_format(r, err));
     if (r->out_comp)
         TL_TRY(tl_sink_set_compression(r->sink, r->out_comp,
                                        r->spec->compress_level, err));
     TL_TRY(run_loop(r, err));
     TL_TRY(tl_sink_commit(r->sink, err));
-    if (r->spec->stats) print_stats(r);
     return TL_OK;
 }
 
@@ -724,12 +752,45 @@ static void *run_call(void *arg)
     return NULL;
 }
 
-/* See tally.h.  Runs spec in mode; returns the exit status and, on 1 or 2,
- * the message in err.  A closed standard output is a quiet success.  The
+/* The public status of an internal one.  A restart never gets here
+ * (run_loop turns one that widens nothing into a data error). */
+static TallyStatus public_status(TlStatus st)
+{
+    switch (st) {
+    case TL_OK: return TALLY_OK;
+    case TL_ERR_PIPE: return TALLY_CLOSED;
+    case TL_ERR_USAGE: return TALLY_ERR_USAGE;
+    case TL_ERR_IO: return TALLY_ERR_IO;
+    case TL_ERR_OOM: return TALLY_ERR_OOM;
+    default: return TALLY_ERR_DATA;
+    }
+}
+
+/* The counters of a completed run into *out; the converted list changes
+ * hands. */
+static void take_stats(Run *r, TallyStats *out)
+{
+    const TlExecStats *s = &r->stats;
+    out->rows_read = s->rows_read;
+    out->bytes_read = s->bytes_read;
+    out->batches = s->batches_read;
+    out->groups = s->groups;
+    out->rows_sorted = s->rows_sorted;
+    out->rows_written = r->rows_written;
+    out->restarts = s->restarts;
+    /* compressed inputs: the most decompressed bytes held in memory at
+     * once (formats/compress.h; with streaming it depends on timing) */
+    tl_decompressed_held(NULL, &out->decompressed_held_peak);
+    out->converted = r->converted;
+    r->converted = NULL;
+}
+
+/* See tally.h.  Runs spec in mode; on failure the message is in err.  The
  * run goes on a thread with a deep stack (pool.h), so long pipelines and
  * long operator chains in expressions fit; without one, on this thread with
  * the shallow bounds. */
-int tally_run(const TallySpec *spec, TallyMode mode, TallyError *uerr)
+TallyStatus tally_run(const TallySpec *spec, TallyMode mode, TallyStats *stats,
+                      TallyError *uerr)
 {
     Run r;
     TlError err;
@@ -747,6 +808,10 @@ int tally_run(const TallySpec *spec, TallyMode mode, TallyError *uerr)
         st = c.st;
     }
 
+    if (stats) {
+        memset(stats, 0, sizeof *stats);
+        if (st == TL_OK) take_stats(&r, stats);
+    }
     tl_sink_close(r.sink);
     for (int i = 0; i < r.n_inputs; i++) {
         tl_free(r.display[i]);
@@ -764,14 +829,12 @@ int tally_run(const TallySpec *spec, TallyMode mode, TallyError *uerr)
     tl_free(r.plan_groups);
     tl_stdin_cache_free();
 
-    if (st == TL_ERR_PIPE) st = TL_OK;
     if (uerr) {
-        uerr->exit_code = tl_error_exit_code(st);
         uerr->message[0] = '\0';
-        if (st != TL_OK) {
+        if (st != TL_OK && st != TL_ERR_PIPE) {
             snprintf(uerr->message, sizeof uerr->message, "%s",
                      err.msg[0] ? err.msg : "failed");
         }
     }
-    return tl_error_exit_code(st);
+    return public_status(st);
 }

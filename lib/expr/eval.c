@@ -183,6 +183,16 @@ void tl_expr_mark_cols(const TlExprArena *ea, TlExprId id, bool *used, int n_col
         tl_expr_mark_cols(ea, tl_ea_arg(ea, e, i), used, n_cols);
 }
 
+/* See eval.h. */
+bool tl_expr_reads_from(const TlExprArena *ea, TlExprId id, int col)
+{
+    const TlExpr *e = tl_ea_node(ea, id);
+    if (e->kind == TL_X_COL) return e->col >= col;
+    for (uint32_t i = 0; i < e->n_args; i++)
+        if (tl_expr_reads_from(ea, tl_ea_arg(ea, e, i), col)) return true;
+    return false;
+}
+
 /* Evaluate id over rows[0..m) of `in` (a sorted subset; m == n_rows means
  * every row).  The result has m rows, or is a scalar. */
 static TlStatus eval_on(Ev *ev, TlExprId id, const TlBatch *in,

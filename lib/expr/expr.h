@@ -1,5 +1,5 @@
 /*
- * ast.h -- expression nodes, shared by the parser (lib/dsl), name resolution
+ * expr.h -- expression nodes, shared by the parser (lib/dsl), name resolution
  * and type checking (lib/plan/resolve.c), the optimizer and evaluation.
  *
  * All nodes of a run live in one TlExprArena, addressed by TlExprId.  The
@@ -12,11 +12,11 @@
  * byte offsets into that text.  Error messages print that text with a caret
  * line under the span (tl_error_at).
  *
- * Operators and functions are one enum, TlOp; the table in lib/dsl/ops.c
+ * Operators and functions are one enum, TlOp; the table in lib/expr/ops.c
  * gives each its spelling, arity and whether it is an aggregate.
  */
-#ifndef TL_AST_H
-#define TL_AST_H
+#ifndef TL_EXPR_H
+#define TL_EXPR_H
 
 #include "../core/arena.h"
 #include "../core/core.h"
@@ -84,6 +84,31 @@ typedef struct TlOpInfo {
  * also the aliases avg -> mean), returning TL_OP_NONE if unknown. */
 const TlOpInfo *tl_op_info(TlOp op);
 TlOp tl_op_lookup(const char *name, size_t len);
+/* The function name nearest to name[0..len), or NULL. */
+const char *tl_op_suggest(const char *name, size_t len);
+
+/* Keywords; TL_KW_NONE for a plain word. */
+typedef enum TlKeyword {
+    TL_KW_NONE = 0,
+    /* reserved: never a bare column name */
+    TL_KW_AND, TL_KW_OR, TL_KW_NOT, TL_KW_IN, TL_KW_IS, TL_KW_NULL,
+    TL_KW_LIKE, TL_KW_BETWEEN, TL_KW_TRUE, TL_KW_FALSE, TL_KW_CASE,
+    TL_KW_WHEN, TL_KW_THEN, TL_KW_ELSE, TL_KW_END, TL_KW_AS, TL_KW_CAST,
+    TL_KW_TRY_CAST,
+    /* soft: keywords only where the grammar expects them */
+    TL_KW_DATE, TL_KW_TIMESTAMP, TL_KW_ASC, TL_KW_DESC, TL_KW_NULLS,
+    TL_KW_FIRST, TL_KW_LAST,
+} TlKeyword;
+
+#define TL_KW_FIRST_SOFT TL_KW_DATE
+
+/* The keyword spelled by s[0..len) (case-insensitive), or TL_KW_NONE
+ * (keywords.c). */
+TlKeyword tl_keyword(const char *s, size_t len);
+
+/* True when s is a bare name that can be printed without double quotes:
+ * [A-Za-z_][A-Za-z0-9_]* and not any keyword. */
+bool tl_name_is_plain(const char *s, size_t len);
 
 typedef struct TlExpr {
     uint8_t kind;      /* TlExprKind */
@@ -117,6 +142,9 @@ typedef struct TlExprArena {
     TlExprSrc *srcs;
     uint32_t n_srcs, cap_srcs;
     TlStrPool pool;
+    bool unknown_name;  /* a name was in no schema it was looked up in (the
+                           planner may then ask the readers for columns
+                           after their samples: tl_reader_more_columns) */
 } TlExprArena;
 
 TlStatus tl_ea_init(TlExprArena *ea, TlError *err);
@@ -147,44 +175,6 @@ TlStatus tl_ea_push(TlExprArena *ea, const TlExpr *tmpl, const TlExprId *args,
 TlStatus tl_error_at(TlError *err, TlStatus code, const TlExprArena *ea,
                      uint16_t src, uint32_t start, uint32_t len,
                      const char *fmt, ...) __attribute__((format(printf, 7, 8)));
-
-/* ----------------------------------------------------------- parsing */
-
-/* Parse srcs[src].text[start, end) as one expression.  Syntax errors are
- * TL_ERR_USAGE with a caret.  Nesting (parentheses, arguments) deeper than
- * TL_MAX_DEPTH is an error, not a stack overflow; so is a tree higher than
- * TL_MAX_HEIGHT (a chain of operators; TL_MAX_DEPTH on a thread without a
- * deep stack, lib/core/pool.h). */
-#define TL_MAX_DEPTH 1000
-#define TL_MAX_HEIGHT 100000
-TlStatus tl_parse_expr(TlExprArena *ea, uint16_t src, uint32_t start,
-                       uint32_t end, TlExprId *out, TlError *err);
-
-typedef enum TlItemKind {
-    TL_ITEM_EXPR,   /* EXPR                          (filter, group-by keys) */
-    TL_ITEM_SELECT, /* EXPR [as NAME]                 (select)               */
-    TL_ITEM_ASSIGN, /* [NAME =] EXPR                  (agg; with requires NAME) */
-    TL_ITEM_SORT,   /* [-]EXPR [asc|desc] [nulls first|last]                 */
-    TL_ITEM_NAME,   /* NAME (bare or double-quoted)   (drop, distinct, join on) */
-    TL_ITEM_RENAME, /* OLD:NEW                                               */
-} TlItemKind;
-
-typedef struct TlItem {
-    TlExprId expr;      /* TL_NO_ID for NAME/RENAME items */
-    const char *name;   /* explicit name (as/=, NAME, OLD), or NULL */
-    const char *name2;  /* RENAME: NEW */
-    const char *auto_name; /* name when none is given (see tl_item_auto_name) */
-    bool desc, nulls_first;
-    uint16_t src;
-    uint32_t start, len;   /* span of the whole item */
-} TlItem;
-
-/* Split srcs[src].text at commas outside parentheses and quotes (when
- * `split`; otherwise the whole text is one item) and parse each item as
- * `kind`.  *items is allocated from ea->pool.  An empty item is an error. */
-TlStatus tl_parse_items(TlExprArena *ea, uint16_t src, bool split,
-                        TlItemKind kind, TlItem **items, uint32_t *n_items,
-                        TlError *err);
 
 /* Print expression id in canonical form (fully parenthesized where needed so
  * that parsing the printed text gives the same tree).  Returns the length;

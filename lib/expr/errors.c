@@ -20,8 +20,7 @@
  * tl_suggest, the "did you mean" helper for names drawn from a fixed list
  * (functions, pipeline-file keys), lives here too.
  */
-#include "ast.h"
-#include "lexer.h"
+#include "expr.h"
 
 #include <ctype.h>
 #include <stdarg.h>

@@ -14,7 +14,7 @@
  * they grow, tl_ea_push copies its template and child list before pushing
  * (callers may pass pointers into the arena itself).
  */
-#include "ast.h"
+#include "expr.h"
 
 /* Initialise an empty arena.  Cannot fail today; returns TL_OK. */
 TlStatus tl_ea_init(TlExprArena *ea, TlError *err)

@@ -9,8 +9,7 @@
  * tl_op_lookup.  Aliases map other spellings onto a row (avg -> mean); the
  * printer always writes the canonical name, so `avg(x)` prints as `mean(x)`.
  */
-#include "ast.h"
-#include "lexer.h"
+#include "expr.h"
 
 #include <strings.h>
 

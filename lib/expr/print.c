@@ -33,9 +33,9 @@
  * bit pattern, so -0.0 != 0.0 and a NaN equals the same NaN) and column
  * names and indexes, recursively.  Both walks recurse over the tree, whose
  * height the parser bounds (TL_MAX_HEIGHT on a deep stack, TL_MAX_DEPTH
- * elsewhere: ast.h).
+ * elsewhere: lib/dsl/dsl.h).
  */
-#include "lexer.h"
+#include "expr.h"
 
 #include "../core/text.h"
 
@@ -207,7 +207,7 @@ static void print(const TlExprArena *ea, TlExprId id, W *w)
     case TL_X_COL: {
         const char *n = e->name ? e->name : "";
         size_t len = strlen(n);
-        if (tl_lex_is_plain_name(n, len)) put(w, n, len);
+        if (tl_name_is_plain(n, len)) put(w, n, len);
         else put_quoted(w, n, len, '"');
         return;
     }

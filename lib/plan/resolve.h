@@ -1,0 +1,29 @@
+/*
+ * resolve.h -- binding parsed expressions to a schema.
+ *
+ * tl_resolve_expr (resolve.c) checks a parsed expression against an input
+ * schema: binds column names (unknown names are TL_ERR_USAGE with a caret
+ * and a "did you mean"), checks arity and argument types, inserts implicit
+ * casts (int64 -> float64 where an operator mixes them, date -> timestamp,
+ * null literal -> the other side's type), and sets every node's type.  It
+ * may push new nodes; *out is the resolved root.
+ */
+#ifndef TL_RESOLVE_H
+#define TL_RESOLVE_H
+
+#include "../core/core.h"
+#include "../expr/expr.h"
+
+/* allow_agg: aggregate calls are allowed at the top of the expression (an
+ * aggregate's argument is resolved against `input` and may not itself hold an
+ * aggregate); otherwise an aggregate is a usage error. */
+TlStatus tl_resolve_expr(TlExprArena *ea, TlExprId id, const TlSchema *input,
+                         bool allow_agg, TlExprId *out, TlError *err);
+
+/* The result type of aggregate op over an argument of type arg (TL_TNULL for
+ * count()).  count/count_distinct -> int64; sum int64 -> int64, float64 ->
+ * float64; mean/median/quantile/std/var/corr/covar -> float64; min/max/first/
+ * last -> arg; string_agg -> string; any/all -> bool. */
+TlType tl_agg_result_type(TlOp op, TlType arg);
+
+#endif
