@@ -68,11 +68,11 @@ const char cli_help_text[] =
 "Options:\n"
 "  -o, --output FILE       write FILE atomically (.csv .tsv .ndjson .jsonl\n"
 "                          .json, + .gz/.zst; else --to); a device, FIFO in place\n"
-"  -f, --file PIPELINE     inputs and steps from a JSON file; --from/--to FMT:\n"
-"                          input/output format (csv, tsv, ndjson, json, ...)\n"
+"  -f, --file PIPELINE     JSON pipeline; --from/--to FMT: csv tsv ndjson json\n"
 "  --delimiter C, --quote Q, --escape E  else sniffed ('\\t': tab; Q, E: none)\n"
 "  --with-filename, --comment C  add a `filename` column; skip lines starting C\n"
 "  --compress-level N      -o FILE.gz: 1-9 (default 6), FILE.zst: 1-22 (3)\n"
+"  --max-record-size SIZE  longest record of a .gz/.zst input (256M; K M G)\n"
 "  --null STR, --decimal-comma  STR is null (TSV: also \\N); 1,5 is 1.5\n"
 "  --no-header, --skip N   input: line 1 is data (column1...); skip N lines first\n"
 "  --ragged error|pad|skip rows of another field count; --max-columns N (1000000)\n"
@@ -99,7 +99,7 @@ typedef enum FlagId {
     F_OUT_DELIMITER, F_WITH_FILENAME, F_COMPRESS_LEVEL, F_SORTED,
     F_NO_INFER, F_QUOTED_AS_STRING, F_QUIET,
     F_OUT_NO_HEADER, F_OUT_NULL, F_RAGGED, F_SKIP, F_QUOTE, F_COMMENT,
-    F_ESCAPE, F_DECIMAL_COMMA, F_MAX_COLUMNS,
+    F_ESCAPE, F_DECIMAL_COMMA, F_MAX_COLUMNS, F_MAX_RECORD,
 } FlagId;
 
 typedef struct Flag {
@@ -132,6 +132,7 @@ static const Flag flags[] = {
     {"--out-null", F_OUT_NULL, ARG_REQ},
     {"--ragged", F_RAGGED, ARG_REQ},
     {"--skip", F_SKIP, ARG_REQ},
+    {"--max-record-size", F_MAX_RECORD, ARG_REQ},
     {"--quote", F_QUOTE, ARG_REQ},
     {"--escape", F_ESCAPE, ARG_REQ},
     {"--decimal-comma", F_DECIMAL_COMMA, ARG_NONE},
@@ -196,6 +197,7 @@ typedef struct Parser {
     bool set_no_infer, set_quoted_as_string, set_quiet;
     bool set_out_no_header, set_out_null, set_ragged, set_skip, set_quote;
     bool set_comment, set_escape, set_decimal_comma, set_max_columns;
+    bool set_max_record;
 } Parser;
 
 static int usage(Parser *p, const char *fmt, ...)
@@ -280,6 +282,30 @@ static bool parse_count(const char *s, int64_t *out)
         v = v * 10 + (*c - '0');
     }
     *out = v;
+    return true;
+}
+
+/* A size in bytes: digits, then optionally K, M or G (KiB, MiB, GiB; "KiB"
+ * and "KB" spell the same), at least 1. */
+static bool parse_size(const char *s, int64_t *out)
+{
+    int64_t v = 0, unit = 1;
+    const char *c = s;
+    if (*c < '0' || *c > '9') return false;
+    for (; *c >= '0' && *c <= '9'; c++) {
+        if (v > (INT64_MAX - (*c - '0')) / 10) return false;
+        v = v * 10 + (*c - '0');
+    }
+    if (*c == 'K' || *c == 'k') unit = (int64_t)1 << 10;
+    else if (*c == 'M' || *c == 'm') unit = (int64_t)1 << 20;
+    else if (*c == 'G' || *c == 'g') unit = (int64_t)1 << 30;
+    if (unit > 1) {
+        c++;
+        if (*c == 'i') c++;
+        if (*c == 'B') c++;
+    }
+    if (*c || v < 1 || v > INT64_MAX / unit) return false;
+    *out = v * unit;
     return true;
 }
 
@@ -552,6 +578,14 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
         }
         return 0;
     }
+    case F_MAX_RECORD:
+        /* at least 1 MiB: smaller compressed inputs are decompressed
+         * whole (formats/stream.c), so the bound is the same for all */
+        if (!parse_size(v, &s->max_record_size) || s->max_record_size < ((int64_t)1 << 20))
+            return usage(p, "%s: expected a size of 1M or more (bytes, or with K, M "
+                         "or G for KiB, MiB, GiB), got %s", typed, quoted(v).s);
+        p->set_max_record = true;
+        return 0;
     case F_SKIP:
         if (!parse_count(v, &s->skip))
             return usage(p, "%s: expected a non-negative integer, got \"%s\"",
@@ -675,6 +709,7 @@ static int merge_overrides(Parser *p, TallySpec *cli, TallySpec *file_spec)
     if (p->set_out_no_header) file_spec->out_no_header = true;
     if (p->set_ragged) file_spec->ragged = cli->ragged;
     if (p->set_skip) file_spec->skip = cli->skip;
+    if (p->set_max_record) file_spec->max_record_size = cli->max_record_size;
     if (p->set_quote) file_spec->quote = cli->quote;
     if (p->set_escape) file_spec->escape = cli->escape;
     if (p->set_comment) file_spec->comment = cli->comment;

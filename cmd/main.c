@@ -77,6 +77,8 @@ static void print_stats(const TallyStats *s)
             s->converted ? s->converted : "", (long long)s->groups,
             (long long)s->rows_sorted, (long long)s->rows_written,
             (long long)s->restarts);
+    if (s->decompressed_held_peak > 0)
+        fprintf(stderr, "decompressed_held_peak: %lld\n", (long long)s->decompressed_held_peak);
 }
 
 /* `tally help` prints the help, and a first argument that names no file but

@@ -3,9 +3,10 @@
  *
  * Reading: tl_decompress turns a whole compressed buffer into one owned
  * buffer of its decompressed bytes (concatenated gzip members and
- * multi-frame zstd are read to the end).  A zstd input whose frames
- * announce their sizes is streamed instead: a thread of its own fills the
- * buffer while readers parse what is ready (fmt_impl.h, tl_input_wait).  tl_input_decompress is the hook
+ * multi-frame zstd are read to the end).  Inputs of 1 MiB or more
+ * decompressed are streamed instead (stream.c): a thread of its own fills
+ * the buffer while readers parse what is ready, in bounded memory
+ * (fmt_impl.h, tl_input_wait).  tl_input_decompress is the hook
  * tl_input_load calls: it picks the compression by the path's suffix
  * (".gz", ".zst") or, for standard input and unknown suffixes, by magic
  * bytes, and swaps the raw buffer for the decompressed one.
@@ -51,11 +52,14 @@ TlStatus tl_input_decompress(const char *path, TlBuf **buf, TlError *err);
  * decompression): "json" for '{' or '[' (json_doc.c tells NDJSON from a
  * document), else "csv".  Loads (and caches) stdin. */
 TlStatus tl_stdin_sniff(const char **fmt, TlError *err);
-/* Wait until every streamed input of the process (formats/compress.c,
- * "Streaming") is decompressed to its end; the first that failed gives its
+/* Wait until every streamed input of the process (formats/stream.c) is decompressed to its end; the first that failed gives its
  * error (TL_ERR_DATA "...truncated/corrupt ... at byte N").  For the end of
  * a run that may have stopped reading early (tl_writer_finish calls it). */
 TlStatus tl_input_check_streams(TlError *err);
+/* Decompressed bytes held in memory now and the most at once, over every
+ * input of the process (whole buffers, and streams' pages until given
+ * back): one process-wide counter while there is no run context. */
+void tl_decompressed_held(int64_t *now, int64_t *peak);
 /* Drop the cached last decompressed file (tl_stdin_cache_free calls it). */
 void tl_compress_cache_free(void);
 

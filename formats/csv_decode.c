@@ -659,12 +659,16 @@ static TlStatus convert_col(const CsvReader *r, CsvCursor *d, int c, TlType t,
 static const CsvReader *morsel_view(const CsvReader *r, CsvDecoder *dd,
                                     const TlMorsel *m)
 {
-    const uint8_t *p;
-    size_t hi;
+    const uint8_t *p = r->p;
+    size_t hi = tl_input_size(r->input);
     dd->viewing = false;
-    if (r->n_cols < 2) return r;
-    p = tl_input_copy(r->input, &dd->copy, m->begin, m->end, &hi);
-    if (!p) return r;
+    if (hi != r->size) {
+        /* a stream of unknown size that ended: r->size is the address
+         * space reserved for it, the view ends at its end */
+    } else if (r->n_cols < 2 ||
+               !(p = tl_input_copy(r->input, &dd->copy, m->begin, m->end, &hi))) {
+        return r;
+    }
     /* the fields fixed after open, name to proj_schema: base (the stats)
      * and the splitter's, which the consumer writes meanwhile, are not
      * read by decoders */

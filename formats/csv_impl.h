@@ -175,6 +175,7 @@ typedef struct CsvReader {
     bool split_poison;       /* the record at split_pos does not parse */
     bool guess;              /* cut at the first line end past the target
                                 (tl_reader_guess; see guess_cut) */
+    size_t max_record;       /* --max-record-size (a stream's split) */
     struct CsvDecoder *own;  /* tl_reader_next's decoder, made on first use */
 } CsvReader;
 

@@ -411,12 +411,13 @@ static size_t guess_cut(const CsvReader *r)
 }
 
 static void split_cut(const CsvReader *r, const CsvReader *v, size_t *end,
-                      int64_t *end_line, bool *poison, bool *sure)
+                      int64_t *end_line, bool *poison, bool *sure, size_t *open)
 {
     const size_t begin = r->split_pos;
     size_t pos = begin, stop = split_stop(r), i;
     int64_t line = r->split_line, rows = 0, want = r->max_rows;
     *poison = false;
+    *open = SIZE_MAX;
     if (r->split_poison) {
         /* the record here does not parse: decoding it reports why */
         pos = v->size;
@@ -433,6 +434,7 @@ static void split_cut(const CsvReader *r, const CsvReader *v, size_t *end,
             /* the end of the input: a last record without a line end (or
              * an unterminated quote, which decoding reports) */
             if (pos < v->size) rows++;
+            *open = pos;
             pos = v->size;
             break;
         }
@@ -440,6 +442,7 @@ static void split_cut(const CsvReader *r, const CsvReader *v, size_t *end,
         rp = pos;
         rl = line;
         if (tl_csv_parse_record(v, &rp, &rl, NULL, 1, 0, &found, &perr) != TL_OK) {
+            *open = pos;
             if (rows > 0) {
                 *poison = true; /* the next morsel starts here */
             } else {
@@ -459,16 +462,77 @@ static void split_cut(const CsvReader *r, const CsvReader *v, size_t *end,
                        i < v->size);
 }
 
+/* The first record of the whole records [pos, end) of v longer than
+ * --max-record-size (its line end not counted): its line in *at; false
+ * when none.  A record at a time, as split_cut finds them: only for a
+ * stretch longer than the bound. */
+static bool long_record(const CsvReader *r, const CsvReader *v, size_t pos, size_t end,
+                        int64_t line, int64_t *at)
+{
+    while (pos < end) {
+        size_t q, next, e;
+        int64_t rows = 0, l = line;
+        next = v->split_scan(v->p, v->size, v->delim, pos, 1, SIZE_MAX, &rows, &l, &q);
+        if (rows == 0 && q == SIZE_MAX) {
+            next = end; /* the last record, without a line end */
+        } else if (rows == 0) {
+            size_t rp = pos;
+            int64_t rl = line;
+            int found;
+            TlError perr;
+            if (tl_csv_parse_record(v, &rp, &rl, NULL, 1, 0, &found, &perr) != TL_OK)
+                return false; /* decoding reports it */
+            next = rp;
+            l = rl;
+        }
+        if (next > end) next = end;
+        e = next;
+        if (e > pos && v->p[e - 1] == '\n') e--;
+        if (e > pos && v->p[e - 1] == '\r') e--;
+        if (e - pos > r->max_record) {
+            *at = line;
+            return true;
+        }
+        pos = next;
+        line = l;
+    }
+    return false;
+}
+
+/* A record of a stream longer than --max-record-size in what the split
+ * looked at: among the whole records from split_pos to done, or the
+ * record at open (line open_line; SIZE_MAX: none) that has no end in the
+ * ready bytes yet.  Such a record is held in memory until its end
+ * (decompressed bytes: stream.c), so it is an error, whatever part of it
+ * the decompressor had reached. */
+static TlStatus record_too_long(const CsvReader *r, const CsvReader *v, size_t done,
+                                size_t open, int64_t open_line, size_t ready,
+                                TlError *err)
+{
+    int64_t at = open_line;
+    if (!tl_input_is_stream(r->input)) return TL_OK;
+    if (!(done - r->split_pos > r->max_record &&
+          long_record(r, v, r->split_pos, done, r->split_line, &at)) &&
+        (open == SIZE_MAX || ready - open <= r->max_record))
+        return TL_OK;
+    return tl_error(err, TL_ERR_DATA, "%s:%lld: record longer than %zu bytes "
+                    "(--max-record-size)", r->name, (long long)at, r->max_record);
+}
+
 /* The next morsel: see the top (step 0).  A streamed input is cut in the
- * bytes ready, waiting for more until the cut is sure (split_cut). */
+ * bytes ready, waiting for more until the cut is sure (split_cut), each
+ * time for twice the bytes of the morsel so far, so a long record is
+ * scanned a few times, not once per MiB; a record longer than
+ * --max-record-size is an error there.  A stream of unknown size is cut
+ * at its end (tl_input_size) once it has one. */
 static TlStatus csv_split(TlReader *base, TlMorsel *m, bool *got, TlError *err)
 {
     CsvReader *r = (CsvReader *)base;
-    size_t end = 0, want;
+    size_t end = 0, want, open = SIZE_MAX;
     int64_t line = 0;
     bool poison = false, sure = false;
     *got = false;
-    if (r->n_cols == 0 || r->split_pos >= r->size) return TL_OK;
+    if (r->n_cols == 0 || r->split_pos >= tl_input_size(r->input)) return TL_OK;
     if (r->guess) {
         /* no line count: the line is known only when split again */
         m->end = guess_cut(r);
@@ -480,17 +544,36 @@ static TlStatus csv_split(TlReader *base, TlMorsel *m, bool *got, TlError *err)
         return TL_OK;
     }
     want = r->split_pos + SPLIT_MAX + TL_INPUT_AHEAD;
-    while (r->base.input && !sure) {
-        size_t ready;
+    while (tl_input_is_stream(r->input) && !sure) {
+        size_t ready, size, more;
         CsvReader v;
         TL_TRY(tl_input_wait(r->base.input, want, &ready, err));
-        if (ready >= r->size) break;
+        size = tl_input_size(r->input);
         v = *r;
         v.size = ready;
-        split_cut(r, &v, &end, &line, &poison, &sure);
-        want = ready + ((size_t)1 << 20);
+        if (ready >= size) {
+            /* the end: where a stream of unknown size ended */
+            if (size == r->size) break;
+            split_cut(&v, &v, &end, &line, &poison, &sure, &open);
+            TL_TRY(record_too_long(r, &v, end, SIZE_MAX, 0, ready, err));
+            break;
+        }
+        split_cut(r, &v, &end, &line, &poison, &sure, &open);
+        if (sure) {
+            TL_TRY(record_too_long(r, &v, end, SIZE_MAX, 0, ready, err));
+            break;
+        }
+        TL_TRY(record_too_long(r, &v, open != SIZE_MAX ? open : end, open, line, ready, err));
+        more = ready - r->split_pos;
+        if (more < ((size_t)1 << 20)) more = (size_t)1 << 20;
+        want = ready + more;
+        if (open != SIZE_MAX && want > open + r->max_record + 1)
+            want = open + r->max_record + 1 > ready ? open + r->max_record + 1 : ready + 1;
     }
-    if (!sure) split_cut(r, r, &end, &line, &poison, &sure);
+    if (!sure) {
+        split_cut(r, r, &end, &line, &poison, &sure, &open);
+        TL_TRY(record_too_long(r, r, end, SIZE_MAX, 0, r->size, err));
+    }
     if (poison) r->split_poison = true;
     m->seq = r->split_seq++;
     m->begin = r->split_pos;
@@ -502,12 +585,13 @@ static TlStatus csv_split(TlReader *base, TlMorsel *m, bool *got, TlError *err)
     return TL_OK;
 }
 
-/* See format.h: guess morsel ends from now on (a complete input of
- * several columns only: a streamed one is cut in the bytes ready). */
+/* See format.h: guess morsel ends from now on (an input of several
+ * columns that is not a stream: a stream is cut in the bytes ready, and
+ * its records checked against --max-record-size). */
 static void csv_guess(TlReader *base)
 {
     CsvReader *r = (CsvReader *)base;
-    if (r->n_cols >= 2 && !tl_input_streaming(r->input) && !r->split_poison &&
+    if (r->n_cols >= 2 && !tl_input_is_stream(r->input) && !r->split_poison &&
         r->split_seq == 0)
         r->guess = true;
 }
@@ -643,7 +727,7 @@ static TlStatus csv_next(TlReader *base, TlBatch **out, TlError *err)
         TlStatus st;
         TL_TRY(csv_split(base, &m, &got, err));
         if (!got) {
-            r->base.stats.bytes = (int64_t)r->size;
+            r->base.stats.bytes = (int64_t)tl_input_size(r->input);
             return TL_OK;
         }
         st = tl_csv_decode(base, &r->own->base, &m, &b, &w, err);
@@ -868,7 +952,7 @@ done:
  * too near the end of the bytes it saw, so it may differ from the whole
  * input's (the reader is returned all the same). */
 static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimiter,
-                         TlTypeHints *hints, size_t need, bool *sure,
+                         TlTypeHints *hints, size_t need, bool *sure, size_t *next,
                          TlReader **out, TlError *err)
 {
     CsvReader *r;
@@ -912,11 +996,12 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     if (tl_input_load_stream(path, &r->input, err) != TL_OK) goto fail;
     r->base.input = r->input;
     r->p = r->input->data;
-    full = r->input->size;
     /* a streamed input (fmt_impl.h): header and sample see the bytes
      * ready (need); taken when the sample ends TL_INPUT_AHEAD before
      * their end, else the caller opens again with more */
     if (tl_input_wait(r->input, need, &ready, err) != TL_OK) goto fail;
+    full = tl_input_size(r->input);
+    r->max_record = opt->max_record ? opt->max_record : TL_MAX_RECORD;
     r->size = ready;
     *sure = ready >= full; /* an error from part of the input: try all of it */
     if (r->size >= 3 && r->p[0] == 0xEF && r->p[1] == 0xBB && r->p[2] == 0xBF)
@@ -954,6 +1039,21 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
         r->dialect = dl;
         r->dialect.quote_given = opt->quote != 0;
         if (read_header(r, opt->no_header, err) != TL_OK) goto fail;
+        if (!opt->no_header && tl_input_is_stream(r->input) &&
+            r->data_start - r->start > r->max_record) {
+            /* the header is a record too (--max-record-size; the split
+             * checks the others) */
+            size_t e = r->data_start;
+            if (e > r->start && r->p[e - 1] == '\n') e--;
+            if (e > r->start && r->p[e - 1] == '\r') e--;
+            if (e - r->start > r->max_record) {
+                *sure = true;
+                tl_error(err, TL_ERR_DATA, "%s:%lld: record longer than %zu bytes "
+                         "(--max-record-size)", r->name,
+                         (long long)(1 + count_lines_fast(r->p, r->start)), r->max_record);
+                goto fail;
+            }
+        }
         tl_csv_dialect_hint(r->p + r->start, r->size - r->start, r->n_cols, &dl, g.dflt,
                             opt->tsv, (char)r->comment, r->hint, sizeof r->hint);
     }
@@ -976,6 +1076,19 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
         *sure = r->n_cols > 0 && sample_rows == r->max_rows &&
                 ready - sample_end >= TL_INPUT_AHEAD;
         r->size = full;
+        if (!*sure) {
+            /* the bytes may end inside a record (a header or a first
+             * record without an end): no longer than --max-record-size */
+            size_t u = tl_tail_line(r->p, r->start, ready);
+            if (ready - u > r->max_record) {
+                *sure = true;
+                tl_error(err, TL_ERR_DATA, "%s:%lld: record longer than %zu bytes "
+                         "(--max-record-size)", r->name,
+                         (long long)(1 + count_lines_fast(r->p, u)), r->max_record);
+                goto fail;
+            }
+            *next = u + r->max_record + 1;
+        }
     }
 
     all = tl_malloc(((size_t)r->n_cols + 1) * sizeof *all);
@@ -1006,11 +1119,11 @@ typedef struct CsvOpenArgs {
     TlTypeHints *hints;
 } CsvOpenArgs;
 
-static TlStatus csv_open_try(void *ctx, size_t need, bool *sure, TlReader **out,
-                             TlError *err)
+static TlStatus csv_open_try(void *ctx, size_t need, bool *sure, size_t *next,
+                             TlReader **out, TlError *err)
 {
     const CsvOpenArgs *a = ctx;
-    return csv_open(a->path, a->opt, a->delimiter, a->hints, need, sure, out, err);
+    return csv_open(a->path, a->opt, a->delimiter, a->hints, need, sure, next, out, err);
 }
 
 TlStatus tl_csv_reader_open(const char *path, const TlReadOptions *opt,

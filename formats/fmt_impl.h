@@ -12,8 +12,8 @@
  * and serves "-" from a process-wide cache of standard input (read once, so
  * a restarted run sees the same bytes; tl_stdin_cache_free drops it).
  * A compressed input is decompressed by compress.c; readers that load it
- * with tl_input_load_stream may get it while a thread still fills it, and
- * wait for the bytes they read (tl_input_wait, below).
+ * with tl_input_load_stream may get it while a thread still fills it
+ * (stream.c), and wait for the bytes they read (tl_input_wait, below).
  */
 #ifndef TL_FMT_IMPL_H
 #define TL_FMT_IMPL_H
@@ -63,11 +63,17 @@ struct TlReader {
      * a decode error (the stream's error comes first, as when the input
      * was decompressed whole at open).  NULL: none. */
     const TlBuf *input;
+    /* a wrapper (tsv_read.c) whose inner reader gives a stream's pages
+     * back itself: format.c leaves them to it */
+    bool outer;
 };
 
 /* Every format's decoder starts with this (tl_decoder_free dispatches). */
 struct TlDecoder {
     const TlReaderOps *ops;
+    /* the morsel being decoded in two steps (decode_early .. decode_rest
+     * or decode_end) of a stream: its pin (tl_input_pin), or NULL */
+    struct TlPin *pin;
 };
 
 typedef struct TlWriterOps {
@@ -136,6 +142,9 @@ void tl_input_copy_free(TlInputCopy *c);
  * count of text without CR, which a reader that splits again from a
  * guessed morsel needs (CSV and NDJSON count CRs their own ways). */
 int64_t tl_count_lf(const uint8_t *s, size_t n);
+/* *b (an owned reference from tl_input_load_stream) waited for to its end
+ * and made a buffer of exactly its bytes; on error released and NULL. */
+TlStatus tl_input_whole(TlBuf **b, TlError *err);
 /* tl_input_load, except that a compressed input may come back still
  * streaming (below): for readers that wait for their bytes. */
 TlStatus tl_input_load_stream(const char *path, TlBuf **out, TlError *err);
@@ -148,10 +157,22 @@ TlStatus tl_input_load_stream(const char *path, TlBuf **out, TlError *err);
  * end's next byte), never wait.  For ordinary buffers these return at once.
  *
  * tl_input_wait: block until at least want bytes (capped at b->size) are
- * ready; *ready (may be NULL) gets the count.  Errors: the stream's (data
- * error naming the file and byte offset, or OOM) when it failed before
- * want.  tl_input_finish: wait for the end; the stream's error if it
- * failed.  tl_input_streaming: b is a stream still being filled. */
+ * ready, or the stream ended short of them; *ready (may be NULL) gets the
+ * count.  Errors: the stream's (data error naming the file and byte
+ * offset, or OOM) when it failed before want.  The decompressor stays a
+ * bounded lead ahead of the most bytes waited for, so splitters wait for
+ * what they read (stream.c).  tl_input_finish: wait for the end (the bound
+ * is lifted: the caller reads on to the end); the stream's error if it
+ * failed.  tl_input_streaming: b is a stream still being filled.
+ *
+ * A stream whose size is not announced (gzip, zstd written by a pipe)
+ * has b->size the address space reserved for it until the end; its bytes
+ * past the end read as zeros.  tl_input_size: b's size once known (the
+ * final size of a stream that ended, b->size for any other buffer and an
+ * announced stream); while a stream of unknown size runs, b->size.  A
+ * splitter that got fewer bytes than it waited for reads the end there;
+ * a decoder reads it to bound its reads (any morsel of a stream still
+ * running lies, with TL_INPUT_AHEAD bytes after it, before the end). */
 #define TL_INPUT_AHEAD ((size_t)64 << 10)
 /* Give back the memory of a streamed input's decoded bytes [begin, end)
  * (format.c calls it for a morsel whose batch holds no view into the
@@ -159,6 +180,22 @@ TlStatus tl_input_load_stream(const char *path, TlBuf **out, TlError *err);
  * reopen (restart) decompresses again (tl_input_restream).  Nothing when
  * b is not a stream or is shared by two readers (tl_input_share). */
 void tl_input_drop_read(const TlBuf *b, size_t begin, size_t end);
+/* The splitter cut the morsel [begin, end) of b (format.c, in order, before
+ * it is handed out): pages two morsels share are given back when both are
+ * decoded, pages three share never (stream.c, edge_done). */
+void tl_input_cut(const TlBuf *b, size_t begin, size_t end);
+/* A morsel [begin, end) of stream b whose batches may view the input: its
+ * pages are given back (tl_input_drop_read) when the morsel is over
+ * (tl_pin_done) and the last buffer of its batches' views is released.
+ * tl_input_pin: a pin for the morsel (NULL when b is no stream that gives
+ * pages back, or out of memory: the pages then stay); tl_pin_views: the
+ * batch's string arrays view the input through buffers of the pin from
+ * now on (a view it cannot move keeps the pages for good);
+ * tl_pin_done: the morsel is over (NULL-safe). */
+typedef struct TlPin TlPin;
+TlPin *tl_input_pin(const TlBuf *b, size_t begin, size_t end);
+void tl_pin_views(TlPin *p, TlBatch *batch);
+void tl_pin_done(TlPin *p);
 void tl_input_share(const TlBuf *b);
 /* *b (path's buffer) again, decompressed anew when pages of it were
  * dropped (standard input's cache: its compressed bytes are kept). */
@@ -166,6 +203,7 @@ TlStatus tl_input_restream(const char *path, TlBuf **b, TlError *err);
 TlStatus tl_input_wait(const TlBuf *b, size_t want, size_t *ready, TlError *err);
 TlStatus tl_input_finish(const TlBuf *b, TlError *err);
 bool tl_input_streaming(const TlBuf *b);
+size_t tl_input_size(const TlBuf *b);
 /* b is a stream (being filled or not): its bytes may have been given back
  * (tl_input_drop_read), so a morsel of it is never decoded twice. */
 bool tl_input_is_stream(const TlBuf *b);
@@ -173,10 +211,17 @@ bool tl_input_is_stream(const TlBuf *b);
  * opens with a schema sample from the first `need` bytes and sets *sure
  * when its result (reader or error) would be the same with the whole
  * input; otherwise the reader is closed and tried again with 4 times the
- * bytes, or, after an error from part of a stream, with all of them. */
-typedef TlStatus (*TlOpenTry)(void *ctx, size_t need, bool *sure, TlReader **out,
-                              TlError *err);
+ * bytes (at most *next when try set it: the bytes that tell whether the
+ * record they end inside is longer than --max-record-size), or, after an
+ * error from part of a stream, with all of them. */
+typedef TlStatus (*TlOpenTry)(void *ctx, size_t need, bool *sure, size_t *next,
+                              TlReader **out, TlError *err);
 TlStatus tl_reader_open_ready(TlOpenTry try, void *ctx, TlReader **out, TlError *err);
+/* Where the last line of p[from..n) starts: after its last LF or CR, else
+ * from.  (No record that starts before it ends in the bytes; a reader
+ * that waits for more checks the bytes after it against
+ * --max-record-size.) */
+size_t tl_tail_line(const uint8_t *p, size_t from, size_t n);
 /* The name data errors use for path: "<stdin>" for "-", else path. */
 const char *tl_input_name(const char *path);
 /* --max-columns of opt (TL_MAX_COLUMNS when unset), and the data error of

@@ -237,10 +237,25 @@ static TlStatus input_load(const char *path, TlBuf **out, TlError *err)
 TlStatus tl_input_load(const char *path, TlBuf **out, TlError *err)
 {
     TL_TRY(input_load(path, out, err));
-    if (tl_input_finish(*out, err) != TL_OK) {
-        tl_buf_release(*out);
-        *out = NULL;
+    return tl_input_whole(out, err);
+}
+
+/* See fmt_impl.h. */
+TlStatus tl_input_whole(TlBuf **b, TlError *err)
+{
+    size_t size;
+    if (tl_input_finish(*b, err) != TL_OK) {
+        tl_buf_release(*b);
+        *b = NULL;
         return err->code;
+    }
+    size = tl_input_size(*b);
+    if (size != (*b)->size) {
+        /* a stream of unknown size: its bytes, not its reservation */
+        TlBuf *exact = tl_buf_slice(*b, 0, size);
+        tl_buf_release(*b);
+        *b = exact;
+        if (!exact) return tl_error_oom(err);
     }
     return TL_OK;
 }
@@ -321,6 +336,19 @@ void tl_input_drop(const TlBuf *b, size_t begin, size_t end)
 }
 
 /* See fmt_impl.h. */
+size_t tl_tail_line(const uint8_t *p, size_t from, size_t n)
+{
+    const uint8_t *lf, *cr;
+    size_t a, b;
+    if (n <= from) return from;
+    lf = memrchr(p + from, '\n', n - from);
+    cr = memrchr(p + from, '\r', n - from);
+    a = lf ? (size_t)(lf - p) + 1 : from;
+    b = cr ? (size_t)(cr - p) + 1 : from;
+    return a > b ? a : b;
+}
+
+/* See fmt_impl.h. */
 int64_t tl_count_lf(const uint8_t *s, size_t n)
 {
     int64_t lines = 0;
@@ -352,12 +380,14 @@ TlStatus tl_reader_open_ready(TlOpenTry try, void *ctx, TlReader **out, TlError 
     size_t need = (size_t)4 << 20;
     for (;;) {
         bool sure;
-        TlStatus st = try(ctx, need, &sure, out, err);
+        size_t next = 0;
+        TlStatus st = try(ctx, need, &sure, &next, out, err);
         if (sure) return st;
         if (st == TL_OK) {
             tl_reader_close(*out);
             *out = NULL;
             need = need > SIZE_MAX / 4 ? SIZE_MAX : need * 4;
+            if (next > 0 && need > next) need = next;
         } else {
             /* an error from part of the input may not be the whole's */
             if (st == TL_ERR_OOM) return st;
@@ -501,19 +531,6 @@ static void inject(const TlReader *r, int64_t seq)
     close(fd);
 }
 
-/* True when a string column of b points into input (views reference it or
- * a slice of it). */
-static bool batch_views(const TlBatch *b, const TlBuf *input)
-{
-    for (int c = 0; c < b->n_cols; c++) {
-        const TlArray *a = b->cols[c];
-        for (uint32_t i = 0; a && i < a->n_data; i++)
-            if (a->data[i] == input || (a->data[i] && a->data[i]->parent == input))
-                return true;
-    }
-    return false;
-}
-
 /* The next batch, owned by the caller, or *out = NULL at the end. */
 TlStatus tl_reader_next(TlReader *r, TlBatch **out, TlError *err)
 {
@@ -542,6 +559,7 @@ TlStatus tl_reader_split(TlReader *r, TlMorsel *m, bool *got, TlError *err)
 {
     TlStatus st = shrink_first(r, r->ops->split(r, m, got, err), NULL, NULL, err);
     if (st != TL_OK) *got = false;
+    if (*got && r->input) tl_input_cut(r->input, m->begin, m->end);
     return st;
 }
 
@@ -569,7 +587,10 @@ TlStatus tl_decoder_new(TlReader *r, TlDecoder **out, TlError *err)
 /* See format.h. */
 void tl_decoder_free(TlDecoder *d)
 {
-    if (d) d->ops->decoder_free(d);
+    if (!d) return;
+    tl_pin_done(d->pin);
+    d->pin = NULL;
+    d->ops->decoder_free(d);
 }
 
 /* See format.h. */
@@ -581,8 +602,12 @@ TlStatus tl_reader_decode(TlReader *r, TlDecoder *d, const TlMorsel *m,
     inject(r, m->seq);
     st = stream_first(r, r->ops->decode(r, d, m, out, widen, err), widen, err);
     st = shrink_first(r, st, out, widen, err);
-    if (st == TL_OK && *out && r->input && !batch_views(*out, r->input))
-        tl_input_drop_read(r->input, m->begin, m->end);
+    if (st == TL_OK && *out && r->input && !r->outer) {
+        /* a stream's pages go back when the batch's views of them do */
+        TlPin *pin = tl_input_pin(r->input, m->begin, m->end);
+        tl_pin_views(pin, *out);
+        tl_pin_done(pin);
+    }
     return st;
 }
 
@@ -635,7 +660,15 @@ TlStatus tl_reader_decode_early(TlReader *r, TlDecoder *d, const TlMorsel *m,
     TlStatus st = stream_first(r, r->ops->decode_early(r, d, m, early, n_early, few,
                                                        out, widen, err),
                                widen, err);
-    return shrink_first(r, st, out, widen, err);
+    st = shrink_first(r, st, out, widen, err);
+    tl_pin_done(d->pin);
+    d->pin = NULL;
+    if (st == TL_OK && *out && r->input && !r->outer) {
+        /* the morsel is over at decode_rest or decode_end */
+        d->pin = tl_input_pin(r->input, m->begin, m->end);
+        tl_pin_views(d->pin, *out);
+    }
+    return st;
 }
 
 /* See format.h. */
@@ -651,12 +684,20 @@ TlStatus tl_reader_decode_rest(TlReader *r, TlDecoder *d, const TlBatch *early,
     TlStatus st = stream_first(r, r->ops->decode_rest(r, d, early, sel, n, out,
                                                       widen, err),
                                widen, err);
-    return shrink_first(r, st, out, widen, err);
+    st = shrink_first(r, st, out, widen, err);
+    if (st == TL_OK && *out) tl_pin_views(d->pin, *out);
+    tl_pin_done(d->pin);
+    d->pin = NULL;
+    return st;
 }
 
 /* See format.h. */
 void tl_reader_decode_end(TlReader *r, TlDecoder *d)
 {
+    if (d) {
+        tl_pin_done(d->pin);
+        d->pin = NULL;
+    }
     if (d && tl_reader_can_late(r)) r->ops->decode_end(r, d);
 }
 

@@ -74,12 +74,19 @@ typedef struct TlReadOptions {
     int64_t max_columns;     /* --max-columns: most columns an input may
                                 have (0: TL_MAX_COLUMNS); more is a data
                                 error naming the line (tl_too_many_columns) */
+    size_t max_record;       /* --max-record-size: a compressed input's
+                                longest record in bytes; 0: TL_MAX_RECORD */
 } TlReadOptions;
 
 /* The default of --max-columns: generous (a CSV header of a million
  * names, an NDJSON file of a million keys read in seconds), yet a bound on
  * what a hostile header or a file of ever new keys can make tally hold. */
 #define TL_MAX_COLUMNS 1000000
+
+/* The default --max-record-size: a record of a compressed input is held in
+ * memory until its end (formats/stream.c), so one without an end within
+ * this many bytes is an error instead of growing without bound. */
+#define TL_MAX_RECORD ((size_t)256 << 20)
 
 /* --ragged: a CSV/TSV row with fewer or more fields than the header is an
  * error, is padded with nulls (fewer only; more stays an error), or is

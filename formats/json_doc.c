@@ -662,16 +662,18 @@ fail:
  * ndjson_like leaves it, or the offset of a '[' that starts it. */
 static TlStatus sniff(const char *path, TlBuf **b, bool *nd, size_t *split, TlError *err)
 {
-    size_t ready = 0, w, i;
+    size_t ready = 0, w, i, size;
     size_t *opens;
     *nd = true;
     *split = SIZE_MAX;
     TL_TRY(tl_input_load_stream(path, b, err));
     w = (*b)->size < SNIFF_BYTES ? (*b)->size : SNIFF_BYTES;
     if (tl_input_wait(*b, w, &ready, err) != TL_OK) goto fail;
+    if (ready < w) w = ready; /* a stream of unknown size that ended */
+    size = tl_input_size(*b);
     for (i = bom((*b)->data, w); i < w && blank((*b)->data[i]); i++) {
     }
-    if (i >= w && w == (*b)->size) return TL_OK; /* blank: no rows */
+    if (i >= w && w == size) return TL_OK; /* blank: no rows */
     *nd = false;
     if (i >= w || (*b)->data[i] != '{') {
         if (i < w && (*b)->data[i] == '[') *split = i;
@@ -682,7 +684,7 @@ static TlStatus sniff(const char *path, TlBuf **b, bool *nd, size_t *split, TlEr
         tl_error_oom(err);
         goto fail;
     }
-    *nd = ndjson_like((*b)->data, w, (*b)->size, i, opens, split);
+    *nd = ndjson_like((*b)->data, w, size, i, opens, split);
     tl_free(opens);
     return TL_OK;
 fail:
@@ -707,10 +709,7 @@ TlStatus tl_json_reader_open(const char *path, const TlReadOptions *opt,
         tl_buf_release(b);
         return tl_ndjson_reader_open(path, opt, hints, out, err);
     }
-    if (tl_input_finish(b, err) != TL_OK) {
-        tl_buf_release(b);
-        return err->code;
-    }
+    TL_TRY(tl_input_whole(&b, err));
     return open_doc(path, b, opt, hints, out, err);
 }
 

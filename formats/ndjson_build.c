@@ -541,8 +541,9 @@ static TlStatus late_keys(NdReader *r, NdCursor *cu, int64_t seq, TlSchema **wid
         return tl_error(err, TL_ERR_DATA, "%s: key %s first appears after the "
                         "first batch", r->name, tl_quote_name(cu->late.fields[0].name).s);
     /* the rest of a streamed input must be there (a decoder may wait: the
-     * decompressor is a thread of its own) */
+     * decompressor is a thread of its own), to its end */
     TL_TRY(tl_input_finish(r->input, err));
+    cu->size = tl_input_size(r->input);
     while (seq < low && !__atomic_compare_exchange_n(&r->late_seq, &low, seq, false,
                                                      __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
     }

@@ -189,6 +189,7 @@ typedef struct NdReader {
     size_t split_bytes;      /* its target size */
     bool guess;              /* cut at the first LF past the target
                                 (tl_reader_guess; see nd_split) */
+    size_t max_record;       /* --max-record-size (a stream's split) */
     TlDecoder *own;          /* next()'s decoder */
     int64_t late_seq;        /* lowest morsel seq met with a late key
                                 (atomic; INT64_MAX: none) */

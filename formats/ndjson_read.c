@@ -369,6 +369,68 @@ static TlStatus nd_project(TlReader *base, const int *cols, int n_cols, TlError 
     return TL_OK;
 }
 
+/* The first line of the whole lines [pos, end) longer than
+ * --max-record-size (its line end not counted): its line in *at; false
+ * when none.  A line at a time: only for a stretch longer than the bound. */
+static bool long_line(const NdReader *r, size_t pos, size_t end, int64_t line, int64_t *at)
+{
+    bool cr = memchr(r->p + pos, '\r', end - pos) != NULL;
+    while (pos < end) {
+        const uint8_t *lf;
+        size_t next, e;
+        int64_t l = 0;
+        if (cr) {
+            next = find_end_careful(r->p, end, pos, 0, 1, &l);
+        } else {
+            lf = memchr(r->p + pos, '\n', end - pos);
+            next = lf ? (size_t)(lf - r->p) + 1 : end;
+            l = lf != NULL;
+        }
+        e = next;
+        if (e > pos && r->p[e - 1] == '\n') e--;
+        if (e > pos && r->p[e - 1] == '\r') e--;
+        if (e - pos > r->max_record) {
+            *at = line;
+            return true;
+        }
+        pos = next;
+        line += l;
+    }
+    return false;
+}
+
+/* A line of a stream longer than --max-record-size in the bytes [begin,
+ * ready) the split looked at (held in memory until its end: decompressed
+ * bytes, stream.c): a whole one, or the last when it has no end yet (it
+ * starts after the last LF, or a lone CR that ends a record).  Its line
+ * is counted as nd_resplit counts. */
+static TlStatus line_too_long(const NdReader *r, size_t begin, size_t ready, TlError *err)
+{
+    const uint8_t *lf;
+    size_t start;
+    int64_t lines = 0, at;
+    if (ready - begin <= r->max_record || !tl_input_is_stream(r->input)) return TL_OK;
+    lf = memrchr(r->p + begin, '\n', ready - begin);
+    start = lf ? (size_t)(lf - r->p) + 1 : begin;
+    while (ready - start > r->max_record && memchr(r->p + start, '\r', ready - start)) {
+        size_t e = find_end_careful(r->p, ready, start, 0, 1, &lines);
+        if (e >= ready) break;
+        start = e;
+    }
+    if (start - begin > r->max_record && long_line(r, begin, start, r->split_line, &at))
+        return tl_error(err, TL_ERR_DATA, "%s:%lld: record longer than %zu bytes "
+                        "(--max-record-size)", r->name, (long long)at, r->max_record);
+    if (ready - start <= r->max_record) return TL_OK;
+    lines = 0;
+    if (memchr(r->p + begin, '\r', start - begin))
+        find_end_careful(r->p, start, begin, SIZE_MAX, INT64_MAX, &lines);
+    else
+        lines = tl_count_lf(r->p + begin, start - begin);
+    return tl_error(err, TL_ERR_DATA, "%s:%lld: record longer than %zu bytes "
+                    "(--max-record-size)", r->name, (long long)(r->split_line + lines),
+                    r->max_record);
+}
+
 /* Morsels: whole lines, cut at LF (and at a lone CR that ends a record),
  * at most max_rows lines, growing from MORSEL_FIRST bytes by doubling to
  * MORSEL_MOST.  The first starts at byte 0 (before a BOM) so the morsels'
@@ -376,11 +438,11 @@ static TlStatus nd_project(TlReader *base, const int *cols, int n_cols, TlError 
 static TlStatus nd_split(TlReader *base, TlMorsel *m, bool *got, TlError *err)
 {
     NdReader *r = (NdReader *)base;
-    size_t begin = r->split_pos, limit, end;
+    size_t begin = r->split_pos, limit, end, size = tl_input_size(r->input);
     int64_t lines = 0;
     bool lone = false;
     *got = false;
-    if (begin >= r->size) return TL_OK;
+    if (begin >= size) return TL_OK;
     limit = r->size - begin > r->split_bytes ? begin + r->split_bytes : r->size;
     if (r->guess) {
         /* only the bytes from the target to the next LF are read; the
@@ -390,12 +452,15 @@ static TlStatus nd_split(TlReader *base, TlMorsel *m, bool *got, TlError *err)
         m->line = -1;
         goto cut;
     }
-    for (size_t want = limit + TL_INPUT_AHEAD;; want += (size_t)1 << 20) {
+    for (size_t want = limit + TL_INPUT_AHEAD;;) {
         /* a streamed input (fmt_impl.h): cut in the bytes ready, and take
          * the cut when it lies TL_INPUT_AHEAD before their end (it is
-         * then where the whole input puts it) or they are all */
-        size_t ready;
+         * then where the whole input puts it) or they are all (where a
+         * stream of unknown size ended); else wait for twice the bytes
+         * (a long line is scanned a few times), up to --max-record-size */
+        size_t ready, more;
         TL_TRY(tl_input_wait(r->input, want, &ready, err));
+        size = tl_input_size(r->input);
         lines = 0;
         lone = false;
         end = find_end_fast(r->p, ready, begin, limit < ready ? limit : ready,
@@ -403,7 +468,13 @@ static TlStatus nd_split(TlReader *base, TlMorsel *m, bool *got, TlError *err)
         if (lone)
             end = find_end_careful(r->p, ready, begin, limit < ready ? limit : ready,
                                    r->max_rows, &lines);
-        if (ready == r->size || (end < ready && ready - end >= TL_INPUT_AHEAD)) break;
+        if (ready >= size || (end < ready && ready - end >= TL_INPUT_AHEAD)) {
+            TL_TRY(line_too_long(r, begin, end, err));
+            break;
+        }
+        TL_TRY(line_too_long(r, begin, end, err));
+        more = ready - begin < ((size_t)1 << 20) ? (size_t)1 << 20 : ready - begin;
+        want = ready + more;
     }
     m->line = r->split_line;
     r->split_line += lines;
@@ -417,13 +488,13 @@ cut:
     return TL_OK;
 }
 
-/* See format.h: guess morsel ends from now on (a complete input only: a
- * streamed one is cut in the bytes ready).  JSON strings hold no raw LF,
- * so every LF ends a line. */
+/* See format.h: guess morsel ends from now on (not for a stream: it is
+ * cut in the bytes ready, its lines checked against --max-record-size).
+ * JSON strings hold no raw LF, so every LF ends a line. */
 static void nd_guess(TlReader *base)
 {
     NdReader *r = (NdReader *)base;
-    if (!tl_input_streaming(r->input) && r->split_seq == 0) r->guess = true;
+    if (!tl_input_is_stream(r->input) && r->split_seq == 0) r->guess = true;
 }
 
 /* See format.h: the next split starts at guessed morsel m, which began at
@@ -491,13 +562,17 @@ static TlStatus nd_decode(TlReader *base, TlDecoder *d, const TlMorsel *m,
     size_t hi;
     const uint8_t *p = tl_input_copy(r->input, &((NdDecoder *)d)->copy, m->begin, m->end, &hi);
     TlStatus st;
+    /* the input's end: a stream of unknown size that ended has r->size
+     * the address space reserved for it */
+    cu->p = r->p;
+    cu->size = tl_input_size(r->input);
     if (p) {
         cu->p = p;
         cu->size = hi;
     }
     st = tl_nd_decode_morsel(r, cu, m, out, widen, err);
     cu->p = r->p;
-    cu->size = r->size;
+    cu->size = tl_input_size(r->input);
     if (st == TL_OK) tl_input_drop(r->input, m->begin, m->end);
     return st;
 }
@@ -584,6 +659,9 @@ static TlStatus nd_more_columns(TlReader *base, bool *found, TlError *err)
     TL_TRY(tl_input_finish(r->input, err));
     st = cursor_init(r, &cu, r->keys, err);
     if (st == TL_OK) {
+        /* to the input's end: a stream of unknown size that ended has
+         * r->size the address space reserved for it */
+        cu.size = tl_input_size(r->input);
         cu.pos = r->sample_end;
         cu.line = r->sample_line;
         st = tl_nd_scan_late(r, &cu, -1, err);
@@ -673,7 +751,8 @@ static TlStatus decide_types(NdReader *r, NdCursor *cu, const TlSchema *fixed,
  * too near the end of the bytes it saw, so it may differ from the whole
  * input's (the reader is returned all the same). */
 static TlStatus nd_open(const char *path, const TlReadOptions *opt, TlTypeHints *hints,
-                        size_t need, bool *sure, TlReader **out, TlError *err)
+                        size_t need, bool *sure, size_t *next, TlReader **out,
+                        TlError *err)
 {
     NdReader *r;
     NdCursor *cu;
@@ -696,11 +775,12 @@ static TlStatus nd_open(const char *path, const TlReadOptions *opt, TlTypeHints 
     if (tl_input_load_stream(path, &r->input, err) != TL_OK) goto fail;
     r->base.input = r->input;
     r->p = r->input->data;
-    full = r->input->size;
     /* a streamed input: the sample sees the bytes ready (need); it is
      * taken when it ends TL_INPUT_AHEAD before their end, else the caller
      * opens again with more */
     if (tl_input_wait(r->input, need, &ready, err) != TL_OK) goto fail;
+    full = tl_input_size(r->input);
+    r->max_record = opt && opt->max_record ? opt->max_record : TL_MAX_RECORD;
     r->size = ready;
     *sure = ready >= full; /* an error from part of the input: try all of it */
     if (r->size >= 3 && r->p[0] == 0xEF && r->p[1] == 0xBB && r->p[2] == 0xBF)
@@ -718,6 +798,15 @@ static TlStatus nd_open(const char *path, const TlReadOptions *opt, TlTypeHints 
         *sure = sample_st == TL_OK && cu->n_rows == cu->max_rows &&
                 ready - cu->pos >= TL_INPUT_AHEAD;
         r->size = cu->size = full;
+        if (!*sure) {
+            /* the bytes may end inside a line: no longer than
+             * --max-record-size */
+            if (line_too_long(r, 0, ready, err) != TL_OK) {
+                *sure = true;
+                goto fail;
+            }
+            *next = tl_tail_line(r->p, 0, ready) + r->max_record + 1;
+        }
     }
     r->max_rows = cu->max_rows; /* fewer for wide input */
     if (decide_types(r, cu, opt ? opt->schema : NULL, hints, err) != TL_OK) goto fail;
@@ -759,11 +848,11 @@ typedef struct NdOpenArgs {
     TlTypeHints *hints;
 } NdOpenArgs;
 
-static TlStatus nd_open_try(void *ctx, size_t need, bool *sure, TlReader **out,
-                            TlError *err)
+static TlStatus nd_open_try(void *ctx, size_t need, bool *sure, size_t *next,
+                            TlReader **out, TlError *err)
 {
     const NdOpenArgs *a = ctx;
-    return nd_open(a->path, a->opt, a->hints, need, sure, out, err);
+    return nd_open(a->path, a->opt, a->hints, need, sure, next, out, err);
 }
 
 TlStatus tl_ndjson_reader_open(const char *path, const TlReadOptions *opt,

@@ -230,6 +230,7 @@ TlStatus tl_tsv_reader_wrap(TlReader **inout, TlError *err)
     r->base.ops = tl_reader_can_split(*inout) ? &tr_split_ops : &tr_ops;
     r->inner = *inout;
     r->base.input = r->inner->input;
+    r->base.outer = true;
     r->base.stats = *tl_reader_stats(r->inner);
     *inout = &r->base;
     return TL_OK;

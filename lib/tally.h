@@ -96,6 +96,8 @@ typedef struct TallySpec {
     bool out_no_header;     /* --out-no-header: write no header line */
     char *out_null;         /* --out-null: how CSV/TSV output writes null */
     int64_t skip;           /* --skip N: CSV/TSV lines before the header */
+    int64_t max_record_size; /* --max-record-size: a compressed input's
+                               longest record, bytes; 0: the default */
     int quote;              /* --quote: 0 the format's (CSV: sniffed), -1
                                none, else the character */
     int escape;             /* --escape: 0 sniffed (CSV), -1 none, else the
@@ -164,6 +166,10 @@ typedef enum TallyStatus {
 typedef struct TallyStats {
     int64_t rows_read, bytes_read, batches;
     int64_t groups, rows_sorted, rows_written, restarts;
+    int64_t decompressed_held_peak; /* compressed inputs: the most
+                                       decompressed bytes held at once (0:
+                                       none; with streaming it depends on
+                                       timing) */
     char *converted;   /* "name=count ...": values the readers converted
                           per column, in the scan's column order, or NULL;
                           owned, free with tally_free */

@@ -558,6 +558,7 @@ static TlStatus cut(Scan *s, bool *got, bool *pending, TlError *err)
         if (in->split) {
             TlStatus st = tl_reader_split(in->reader, &sl->m, &more, err);
             if (st != TL_OK) {
+                sl->m.line = 0; /* no morsel, so not a guessed one to split again */
                 sl->st = st;
                 *sl->err = *err;
                 more = true;

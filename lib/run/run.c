@@ -38,6 +38,7 @@
  */
 #include "../opt/opt.h"
 #include "../plan/plan.h"
+#include "../../formats/compress.h"
 #include "../../formats/infer.h"
 #include "../core/pool.h"
 #include "../exec/ops.h"
@@ -252,6 +253,7 @@ static TlStatus add_group(Run *r, const TallySpec *s, const TlReadOptions *paren
     if (s->no_header) g->read.no_header = true;
     if (s->ragged) g->read.ragged = (uint8_t)s->ragged; /* TlRagged */
     if (s->skip) g->read.skip = s->skip;
+    if (s->max_record_size) g->read.max_record = (size_t)s->max_record_size;
     if (s->max_columns) g->read.max_columns = s->max_columns;
     if (s->quote) g->read.quote = s->quote;
     if (s->escape) g->read.escape = s->escape;
@@ -776,6 +778,9 @@ static void take_stats(Run *r, TallyStats *out)
     out->rows_sorted = s->rows_sorted;
     out->rows_written = r->rows_written;
     out->restarts = s->restarts;
+    /* compressed inputs: the most decompressed bytes held in memory at
+     * once (formats/compress.h; with streaming it depends on timing) */
+    tl_decompressed_held(NULL, &out->decompressed_held_peak);
     out->converted = r->converted;
     r->converted = NULL;
 }

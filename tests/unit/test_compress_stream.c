@@ -5,7 +5,8 @@
  * decompressed bytes; tl_input_finish / tl_input_check_streams report the
  * end; a corrupt stream fails with the whole-buffer path's message, also
  * through tl_input_load; the restart cache serves the same stream; frames
- * without a content size and gzip are decompressed whole (not streamed).
+ * without a content size and gzip stream too, their size known at the
+ * end; small inputs are decompressed whole.
  */
 #include "tl_test.h"
 
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <zlib.h>
 #include <zstd.h>
 
 #define N_PLAIN ((size_t)3 << 20)
@@ -230,7 +232,52 @@ TL_TEST(given_back_pages_are_recycled_ahead)
     free(z);
 }
 
-TL_TEST(unannounced_size_and_small_inputs_are_whole)
+/* gzip of p[0..n) into out (cap bytes); its size. */
+static size_t gzip_of(const uint8_t *p, size_t n, uint8_t *out, size_t cap)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    CHECK(deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+    z.next_in = (Bytef *)(uintptr_t)p;
+    z.avail_in = (uInt)n;
+    z.next_out = out;
+    z.avail_out = (uInt)cap;
+    CHECK(deflate(&z, Z_FINISH) == Z_STREAM_END);
+    deflateEnd(&z);
+    return cap - z.avail_out;
+}
+
+/* A stream of unknown size: b->size is its reservation until the end,
+ * tl_input_size its size once it ended, zeros past it; tl_input_load
+ * gives a buffer of exactly its bytes. */
+static void check_unannounced(const char *name)
+{
+    TlBuf *b = NULL;
+    TlError err;
+    size_t ready = 0;
+    CHECK((tl_input_load_stream(path_of(name), &b, &err)) == TL_OK);
+    CHECK(b && tl_input_is_stream(b) && b->size > N_PLAIN);
+    if (!b) return;
+    CHECK((tl_input_wait(b, 1000, &ready, &err)) == TL_OK);
+    CHECK(ready >= 1000 && memcmp(b->data, plain, 1000) == 0);
+    CHECK((tl_input_wait(b, b->size, &ready, &err)) == TL_OK);
+    CHECK(ready == N_PLAIN && tl_input_size(b) == N_PLAIN && !tl_input_streaming(b));
+    CHECK(memcmp(b->data, plain, N_PLAIN) == 0);
+    for (size_t i = N_PLAIN; i < N_PLAIN + 8192; i++)
+        if (b->data[i]) {
+            CHECK(b->data[i] == 0);
+            break;
+        }
+    tl_buf_release(b);
+    tl_compress_cache_free();
+    b = NULL;
+    CHECK((tl_input_load(path_of(name), &b, &err)) == TL_OK);
+    CHECK(b && b->size == N_PLAIN && memcmp(b->data, plain, N_PLAIN) == 0);
+    tl_buf_release(b);
+    tl_compress_cache_free();
+}
+
+TL_TEST(unannounced_size_streams_and_small_inputs_are_whole)
 {
     ZSTD_CCtx *cc = ZSTD_createCCtx();
     uint8_t *out = malloc(ZSTD_compressBound(N_PLAIN) + 64);
@@ -238,6 +285,7 @@ TL_TEST(unannounced_size_and_small_inputs_are_whole)
     ZSTD_inBuffer in = {plain, N_PLAIN / 2, 0};
     TlBuf *b = NULL;
     TlError err;
+    int64_t now = 0, peak = 0;
     /* streaming compression without a pledged size: no content size */
     while (in.pos < in.size)
         CHECK(!ZSTD_isError(ZSTD_compressStream2(cc, &o, &in, ZSTD_e_continue)));
@@ -246,18 +294,24 @@ TL_TEST(unannounced_size_and_small_inputs_are_whole)
     }
     write_file("u.csv.zst", out, o.pos);
     CHECK(ZSTD_getFrameContentSize(out, o.pos) == ZSTD_CONTENTSIZE_UNKNOWN);
-    CHECK((tl_input_load_stream(path_of("u.csv.zst"), &b, &err)) == TL_OK);
-    CHECK(b && !tl_input_streaming(b) && b->size == N_PLAIN);
-    CHECK(b && memcmp(b->data, plain, N_PLAIN) == 0);
-    tl_buf_release(b);
-    tl_compress_cache_free();
-    /* under 1 MiB without TALLY_STREAM_STEP: whole */
-    b = NULL;
-    o.pos = 0;
+    check_unannounced("u.csv.zst");
+    write_file("u.csv.gz", out, gzip_of(plain, N_PLAIN, out, o.size));
+    check_unannounced("u.csv.gz");
+    /* every byte held was given back with its buffer */
+    tl_decompressed_held(&now, &peak);
+    CHECK(now == 0 && peak >= (int64_t)N_PLAIN);
+    /* under 1 MiB without TALLY_STREAM_STEP: whole, size announced or not */
     o.pos = ZSTD_compress(out, ZSTD_compressBound(N_PLAIN), plain, 1000, 3);
     write_file("s.csv.zst", out, o.pos);
     CHECK((tl_input_load_stream(path_of("s.csv.zst"), &b, &err)) == TL_OK);
-    CHECK(b && !tl_input_streaming(b) && b->size == 1000);
+    CHECK(b && !tl_input_is_stream(b) && b->size == 1000);
+    tl_buf_release(b);
+    tl_compress_cache_free();
+    write_file("s.csv.gz", out, gzip_of(plain, 1000, out, o.size));
+    b = NULL;
+    CHECK((tl_input_load_stream(path_of("s.csv.gz"), &b, &err)) == TL_OK);
+    CHECK(b && !tl_input_is_stream(b) && b->size == 1000);
+    CHECK(b && memcmp(b->data, plain, 1000) == 0);
     tl_buf_release(b);
     tl_compress_cache_free();
     ZSTD_freeCCtx(cc);
@@ -272,7 +326,7 @@ int main(void)
     TL_RUN(stream_cache_serves_the_same_buffer);
     TL_RUN(corrupt_stream_fails_as_the_whole_path);
     TL_RUN(given_back_pages_are_recycled_ahead);
-    TL_RUN(unannounced_size_and_small_inputs_are_whole);
+    TL_RUN(unannounced_size_streams_and_small_inputs_are_whole);
     unlink(path_of("a.csv.zst"));
     unlink(path_of("bad.csv.zst"));
     unlink(path_of("u.csv.zst"));

@@ -1,0 +1,1112 @@
+/*
+ * stream.c -- compressed inputs decompressed by a thread of their own while
+ * the readers parse, in bounded memory.
+ *
+ * Every gzip and zstd input of 1 MiB or more decompressed (and any size
+ * with TALLY_STREAM_STEP) is streamed: its output buffer is one anonymous
+ * mapping whose address never moves, reserved (MAP_NORESERVE: address
+ * space, not memory) at the size the zstd frames announce plus slack, or,
+ * when the size is not announced (gzip, zstd written by a pipe, frame
+ * headers ZSTD_findDecompressedSize cannot walk), at what the compressed
+ * size can expand to (gzip at most 1032:1, zstd 32768:1 per block; at
+ * most RESERVE_MAX).  A decompressor thread (not a pool task: readers
+ * block on it) fills it while readers parse what is ready:
+ *
+ *   opener: mmap -> first step here (so libzstd's and zlib's allocations
+ *           happen on the opening thread, which keeps TALLY_FAIL_ALLOC
+ *           deterministic) -> thread
+ *   thread: steps of at most STREAM_STEP input and about STREAM_OUT
+ *           output (zstd: ZSTD_decompressStream straight into the mapping,
+ *           ZSTD_d_stableOutBuffer, fed ZSTD_CALL bytes a call so that one
+ *           call's output stays bounded even for a bomb; gzip: inflate with
+ *           avail_out bounded); after each step `ready` is published under
+ *           the stream's mutex and waiters are woken.  It stays at most
+ *           STREAM_LEAD bytes ahead of the most any reader asked for
+ *           (`demand`, raised by tl_input_wait), so a reader slower than
+ *           the decompressor does not leave the whole output resident.
+ *           The end is DONE or FAILED.
+ *   readers: tl_input_wait(b, want) blocks until `want` bytes are ready,
+ *           the stream failed or it ended short of want (a size not
+ *           announced: tl_input_size then gives the end);
+ *           tl_input_finish waits for the end (and lifts the bound: its
+ *           caller reads to the end).
+ *
+ * The TlBuf's size is the announced size, or the reservation while the
+ * size is unknown (its bytes past the end read as zeros); tl_input_size
+ * gives the final size once the stream has ended.  A stream of unknown
+ * size that ends within its first STREAM_MIN bytes is handed out as an
+ * ordinary buffer of exactly its bytes; one that ends in the opening
+ * steps past them, as a stream of that size.
+ *
+ * Memory: the pages of a decoded morsel are marked (tl_input_drop_read)
+ * when its batches' last view into the input goes (format.c pins the
+ * morsel: tl_input_pin); once they lie a
+ * frame window behind its output (libzstd reads that window for matches;
+ * zlib keeps its own) the thread moves whole marked 64-page chunks ahead
+ * of its output (mremap MREMAP_DONTUNMAP: recycled, so it writes into
+ * pages that need no fault, zeroing or cgroup charge) and gives the rest
+ * back (MADV_DONTNEED), readers directly once it is done; either way a
+ * given back page reads as zeros.  A filler thread prefaults the fresh
+ * chunks ahead that recycling does not cover and drops the partly given
+ * back ones, so that kernel work stays off the decompressor (the critical
+ * path).  Such a stream is "holed": a reopen (a restart, another reader)
+ * decompresses it anew, and a stream two readers hold at once drops
+ * nothing.  Resident memory is thus about STREAM_LEAD, the morsels in
+ * flight, the frame window and the recycled chunks waiting ahead, plus
+ * what batches still view (and the longest record: --max-record-size).
+ * Its last release cancels and joins the threads.  Every live stream is
+ * in a registry so tl_input_check_streams (tl_writer_finish) can report a
+ * stream that fails after a run stopped reading early (--head): the result
+ * is then an error, as when the whole input was decompressed at open; the
+ * rest is then decompressed and given back as it goes (drained).
+ *
+ * Errors: a truncated stream, data after the last gzip member and a
+ * stream past its reservation have the whole-buffer path's message as is;
+ * for a corrupt one, the byte offset libzstd and zlib report depends on
+ * the output buffers they were given, so the input is decompressed whole
+ * once more (compress.c, tl_decompress) for the message users saw before
+ * streaming.
+ *
+ * TALLY_NO_STREAM=1 turns streaming off, TALLY_NO_RECYCLE=1 the moving of
+ * pages (they are only dropped), TALLY_NO_PREFILL=1 the filler thread;
+ * TALLY_STREAM_STEP=N (tests) streams every input, in steps of N
+ * compressed bytes.
+ */
+#include "compress_impl.h"
+#include "fmt_impl.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define STREAM_STEP ((size_t)256 << 10) /* input per decompression step */
+#define STREAM_OUT ((size_t)1 << 20)    /* output per step, about */
+#define ZSTD_CALL ((size_t)512)         /* input per libzstd call: <= 16 MiB out */
+#define STREAM_SLACK ((size_t)1 << 20)  /* room past the announced size */
+#define STREAM_MIN ((size_t)1 << 20)    /* smaller outputs: whole, at once */
+#define STREAM_LEAD ((size_t)16 << 20)  /* output ahead of the readers' demand */
+#define RESERVE_MAX ((size_t)1 << 40)   /* address space for an unknown size */
+#define RATIO_GZIP 1032                 /* deflate's largest expansion */
+#define RATIO_ZSTD 32768                /* a 4-byte RLE block: 128 KiB */
+#define RECYCLE_AHEAD ((size_t)16 << 20) /* recycled pages waiting ahead */
+#define RECYCLE_LAG ((size_t)4 << 20)    /* partial chunks wait this long */
+#define PREFILL_LOW 8                     /* chunks kept populated ahead */
+#define PREFILL_STEP 8                    /* chunks prefaulted at a time */
+
+enum { ST_RUNNING, ST_DONE, ST_FAILED };
+
+typedef struct Stream {
+    TlCompression codec;
+    TlBuf *raw;               /* the compressed bytes (a reference) */
+    char *name;               /* for messages */
+    uint8_t *data;            /* map_size bytes mapped; the first size used */
+    size_t size, map_size;    /* size: announced, or the reservation */
+    bool known;               /* the frames announced the size */
+    size_t end;               /* atomic: the final size once known, else 0 */
+    size_t step;              /* input per step (STREAM_STEP) */
+    ZSTD_DCtx *dctx;          /* zstd: the thread's after the start */
+    z_stream z;               /* gzip: the same */
+    bool z_ready;
+    ZSTD_inBuffer in;         /* the compressed bytes and how far read */
+    size_t out_pos;
+    bool exact;               /* the failing step's message is the whole path's */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    size_t ready;             /* under mu; also read atomically */
+    size_t demand;            /* under mu: the most bytes a reader waited for */
+    int state;                /* under mu; also read atomically */
+    TlError err;              /* ST_FAILED: why (written before state) */
+    int cancel;               /* atomic: the buffer is going away */
+    int drain;                /* atomic: nobody reads on: give everything back */
+    pthread_t thread;
+    bool started;
+    int holed;                /* atomic: pages were marked or dropped (tl_input_drop_read) */
+    uint64_t *decoded;        /* atomic bits: pages readers are done with */
+    uint64_t *left, *right, *multi, *bound, *edged; /* edge pages (edge_done) */
+    size_t cut_begin, cut_end; /* the splitter's: the last morsel cut */
+    size_t n_pages, page, window; /* window: the largest frame window */
+    size_t drained;           /* the decompressor's: given back below this */
+    int shared;               /* atomic: more than one reader: never drop */
+    size_t fill;              /* the decompressor's: next recycling target chunk */
+    pthread_t filler;         /* prefaults fresh chunks ahead (stream_fill_main) */
+    bool filler_started;
+    size_t pop_lo, pop_hi;    /* under mu: chunks the filler is to prefault */
+    bool no_recycle;          /* the decompressor's: drop pages, never move them */
+    int64_t held;             /* atomic: bytes counted in tl_held_add */
+    TlBuf *buf;               /* the buffer handed out (not a reference) */
+    struct Stream *next;      /* the registry */
+} Stream;
+
+static pthread_mutex_t g_streams_mu = PTHREAD_MUTEX_INITIALIZER;
+static Stream *g_streams;
+
+/* The held-bytes counter, for this stream and the process. */
+static void held(Stream *s, int64_t n)
+{
+    __atomic_add_fetch(&s->held, n, __ATOMIC_RELAXED);
+    tl_held_add(n);
+}
+
+/* Give back [lo, hi) of s's mapping (page-aligned by the caller). */
+static void give_back(Stream *s, size_t lo, size_t hi)
+{
+    if (hi <= lo) return;
+    __atomic_store_n(&s->holed, 1, __ATOMIC_RELEASE);
+    madvise(s->data + lo, hi - lo, MADV_DONTNEED);
+    held(s, -(int64_t)(hi - lo));
+}
+
+/* ---------------------------------------------------------------- steps */
+
+/* The stream went past its mapping: the frames hold more than they
+ * announce (the whole path's message then), or, unannounced, more than
+ * the reservation. */
+static int overflow(Stream *s, TlError *err)
+{
+    if (s->known) {
+        tl_error(err, TL_ERR_DATA, "%s: corrupt zstd data in the block or frame "
+                 "at byte %zu: more data than the frame headers announce",
+                 tl_quote_name(s->name).s, s->in.pos);
+    } else {
+        s->exact = true;
+        tl_error(err, TL_ERR_DATA, "%s: decompressed data longer than the %zu "
+                 "bytes of address space reserved for it", tl_quote_name(s->name).s,
+                 s->map_size);
+    }
+    return -1;
+}
+
+/* zstd: ZSTD_decompressStream calls on at most s->step more bytes of
+ * input, ZSTD_CALL at a time, until about STREAM_OUT bytes came out.
+ * 0 more to do, 1 the stream ended well, -1 failed (*err). */
+static int zstd_step(Stream *s, TlError *err)
+{
+    size_t stop = s->in.size - s->in.pos > s->step ? s->in.pos + s->step : s->in.size;
+    size_t start = s->out_pos, ret = 1;
+    /* the output buffer is the same at every call (ZSTD_d_stableOutBuffer:
+     * libzstd decodes straight into it); the input comes a call at a time */
+    ZSTD_outBuffer out = {s->data, s->map_size, s->out_pos};
+    for (;;) {
+        ZSTD_inBuffer part = s->in;
+        if (stop - part.pos > ZSTD_CALL) part.size = part.pos + ZSTD_CALL;
+        else part.size = stop;
+        ret = ZSTD_decompressStream(s->dctx, &out, &part);
+        s->in.pos = part.pos;
+        s->out_pos = out.pos;
+        if (ZSTD_isError(ret)) {
+            if (ZSTD_getErrorCode(ret) == ZSTD_error_memory_allocation) {
+                tl_error_oom(err);
+                s->exact = true;
+            } else {
+                tl_error(err, TL_ERR_DATA, "%s: corrupt zstd data in the block "
+                         "or frame at byte %zu: %s", tl_quote_name(s->name).s,
+                         s->in.pos, ZSTD_getErrorName(ret));
+            }
+            return -1;
+        }
+        if (s->in.pos >= stop || out.pos == out.size || out.pos - start >= STREAM_OUT)
+            break;
+    }
+    if (ret == 0 && s->in.pos == s->in.size) {
+        if (!s->known || s->out_pos == s->size) return 1;
+        tl_error(err, TL_ERR_DATA, "%s: corrupt zstd data: the frames hold "
+                 "%zu bytes, their headers announce %zu", tl_quote_name(s->name).s,
+                 s->out_pos, s->size);
+        return -1;
+    }
+    if (ret != 0 && s->in.pos == s->in.size && out.pos < out.size) {
+        s->exact = true;
+        tl_error(err, TL_ERR_DATA, "%s: truncated zstd stream: it ends at byte "
+                 "%zu, inside a frame", tl_quote_name(s->name).s, s->in.size);
+        return -1;
+    }
+    if (s->out_pos == s->map_size) return overflow(s, err);
+    return 0;
+}
+
+/* gzip: one inflate call on at most s->step bytes of input and STREAM_OUT
+ * of output; members follow one another to the end, as in compress.c's
+ * gunzip.  Returns as zstd_step. */
+static int gzip_step(Stream *s, TlError *err)
+{
+    const uint8_t *src = s->in.src;
+    size_t n = s->in.size, in_len = n - s->in.pos, out_len = s->map_size - s->out_pos;
+    int rc;
+    if (in_len > s->step) in_len = s->step;
+    if (out_len > STREAM_OUT) out_len = STREAM_OUT;
+    s->z.next_in = (Bytef *)(uintptr_t)(src + s->in.pos);
+    s->z.avail_in = (uInt)in_len;
+    s->z.next_out = s->data + s->out_pos;
+    s->z.avail_out = (uInt)out_len;
+    rc = inflate(&s->z, Z_NO_FLUSH);
+    s->in.pos += in_len - s->z.avail_in;
+    s->out_pos += out_len - s->z.avail_out;
+    if (rc == Z_STREAM_END) {
+        size_t pos = s->in.pos;
+        if (pos == n) return 1;
+        if (n - pos >= 2 && src[pos] == 0x1f && src[pos + 1] == 0x8b) {
+            if (inflateReset(&s->z) != Z_OK) {
+                s->exact = true;
+                tl_error_oom(err);
+                return -1;
+            }
+            return 0;
+        }
+        if (tl_all_zero(src + pos, n - pos)) return 1;
+        s->exact = true;
+        tl_error(err, TL_ERR_DATA, "%s: unexpected data after the gzip stream at byte %zu",
+                 tl_quote_name(s->name).s, pos);
+        return -1;
+    }
+    if (rc == Z_MEM_ERROR) {
+        s->exact = true;
+        tl_error_oom(err);
+        return -1;
+    }
+    if (rc == Z_DATA_ERROR || rc == Z_NEED_DICT || rc == Z_STREAM_ERROR) {
+        tl_error(err, TL_ERR_DATA, "%s: corrupt gzip data at byte %zu: %s",
+                 tl_quote_name(s->name).s, s->in.pos, s->z.msg ? s->z.msg : "invalid stream");
+        return -1;
+    }
+    if (s->in.pos == n && s->z.avail_out > 0) {
+        s->exact = true;
+        tl_error(err, TL_ERR_DATA, "%s: truncated gzip stream: it ends at byte %zu, "
+                 "inside a member", tl_quote_name(s->name).s, n);
+        return -1;
+    }
+    if (s->out_pos == s->map_size) return overflow(s, err);
+    return 0;
+}
+
+/* One step; the held counter follows the output. */
+static int stream_step(Stream *s, TlError *err)
+{
+    size_t before = s->out_pos;
+    int rc = s->codec == TL_COMP_GZIP ? gzip_step(s, err) : zstd_step(s, err);
+    held(s, (int64_t)(s->out_pos - before));
+    return rc;
+}
+
+/* The stream failed (err): unless the message is the whole-buffer path's
+ * already, decompress it whole to get that message, which is what users
+ * saw before streaming (libzstd and zlib report a corrupt block at an
+ * offset that depends on the output buffer they were given). */
+static void stream_error(Stream *s, TlError *err)
+{
+    TlBuf *tmp = NULL;
+    TlError whole;
+    if (s->exact || err->code == TL_ERR_OOM) return;
+    if (tl_decompress(s->codec, s->name, s->raw->data, s->raw->size, &tmp, &whole) != TL_OK)
+        *err = whole;
+    tl_buf_release(tmp);
+}
+
+/* An unannounced stream ended at out_pos: what lies past it reads as
+ * zeros (recycled chunks waiting ahead hold old bytes), then the size is
+ * published. */
+static void stream_seal(Stream *s)
+{
+    size_t end = s->out_pos, up = (end + s->page - 1) / s->page * s->page;
+    if (!s->known) {
+        size_t hi = s->fill * 64 * s->page;
+        if (up > end && up <= s->map_size) memset(s->data + end, 0, up - end);
+        /* recycled chunks left the held count when they moved */
+        if (hi > up) madvise(s->data + up, hi - up, MADV_DONTNEED);
+    }
+    __atomic_store_n(&s->end, end, __ATOMIC_RELEASE);
+}
+
+/* Publish a step's outcome (rc as stream_step) and wake the waiters. */
+static void stream_publish(Stream *s, int rc, const TlError *err)
+{
+    if (rc > 0) stream_seal(s);
+    pthread_mutex_lock(&s->mu);
+    if (rc < 0) s->err = *err;
+    __atomic_store_n(&s->ready, s->out_pos < s->size ? s->out_pos : s->size,
+                     __ATOMIC_RELEASE);
+    if (rc) __atomic_store_n(&s->state, rc > 0 ? ST_DONE : ST_FAILED, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* Block while the output is STREAM_LEAD past what readers asked for;
+ * false when cancelled. */
+static bool stream_await_demand(Stream *s)
+{
+    pthread_mutex_lock(&s->mu);
+    while (!__atomic_load_n(&s->cancel, __ATOMIC_ACQUIRE) && s->demand < SIZE_MAX - STREAM_LEAD &&
+           s->out_pos >= s->demand + STREAM_LEAD)
+        pthread_cond_wait(&s->cv, &s->mu);
+    pthread_mutex_unlock(&s->mu);
+    return !__atomic_load_n(&s->cancel, __ATOMIC_ACQUIRE);
+}
+
+static void stream_drop_marked(Stream *s, size_t limit);
+
+static void stream_drop_partial(Stream *s, size_t late, bool whole);
+
+/* The filler thread, woken with the readers at every step
+ * (stream_publish): prefault (MADV_POPULATE_WRITE) the fresh chunks the
+ * decompressor will write into (stream_prefill), and drop the pages of
+ * chunks readers are done with in part (stream_drop_partial), so that
+ * kernel work (page allocation, zeroing, cgroup charge; unmapping) runs on
+ * another core, not on the decompressor's, which is the critical path.  A
+ * chunk it has not prefaulted in time the decompressor faults in itself,
+ * as without it; without MADV_POPULATE_WRITE (kernels before 5.14) it
+ * only drops. */
+static void *stream_fill_main(void *arg)
+{
+    Stream *s = arg;
+    size_t chunk = 64 * s->page, late = 0;
+    bool populate = true;
+    pthread_mutex_lock(&s->mu);
+    while (!__atomic_load_n(&s->cancel, __ATOMIC_ACQUIRE)) {
+        size_t limit = s->ready > s->window ? s->ready - s->window : 0;
+        size_t want = limit > RECYCLE_LAG ? ((limit - RECYCLE_LAG) / s->page) / 64 : 0;
+        if (s->pop_lo < s->pop_hi) {
+            size_t lo = s->pop_lo, hi = s->pop_hi;
+            s->pop_lo = hi;
+            pthread_mutex_unlock(&s->mu);
+            if (populate &&
+                madvise(s->data + lo * chunk, (hi - lo) * chunk, MADV_POPULATE_WRITE) != 0 &&
+                errno == EINVAL)
+                populate = false;
+            pthread_mutex_lock(&s->mu);
+            continue;
+        }
+        if (s->decoded && want > late && !__atomic_load_n(&s->shared, __ATOMIC_ACQUIRE)) {
+            late = want;
+            pthread_mutex_unlock(&s->mu);
+            stream_drop_partial(s, late, false);
+            pthread_mutex_lock(&s->mu);
+            continue;
+        }
+        pthread_cond_wait(&s->cv, &s->mu);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+/* Keep PREFILL_LOW chunks ahead of the output populated: when fewer
+ * (recycled or prefaulted) wait there, hand the filler the next
+ * PREFILL_STEP fresh chunks (recycled chunks then go after them).  Never
+ * past the readers' demand and STREAM_LEAD: the output stops there. */
+static void stream_prefill(Stream *s)
+{
+    size_t chunk = 64 * s->page;
+    size_t out_chunk = (s->out_pos + chunk - 1) / chunk;
+    size_t last = s->size / chunk, hi, demand;
+    if (!s->filler_started) return;
+    if (s->fill < out_chunk) s->fill = out_chunk;
+    if (s->fill - out_chunk >= PREFILL_LOW || s->fill >= last) return;
+    hi = s->fill + PREFILL_STEP < last ? s->fill + PREFILL_STEP : last;
+    pthread_mutex_lock(&s->mu); /* the filler wakes at stream_publish */
+    demand = s->demand < SIZE_MAX - STREAM_LEAD ? s->demand + STREAM_LEAD : SIZE_MAX;
+    if (hi * chunk > demand + chunk) {
+        pthread_mutex_unlock(&s->mu);
+        return;
+    }
+    if (s->pop_lo < s->fill) s->pop_lo = s->fill;
+    s->pop_hi = hi;
+    pthread_mutex_unlock(&s->mu);
+    s->fill = hi;
+}
+
+/* Drained (tl_input_check_streams): nobody reads on, so everything a
+ * window behind the output goes back as it comes. */
+static void stream_drain(Stream *s)
+{
+    size_t limit;
+    if (s->window == SIZE_MAX || s->out_pos <= s->window) return;
+    limit = (s->out_pos - s->window) / s->page * s->page;
+    /* from where the output was when draining began: the pages before it
+     * went back as readers marked them, or are views of batches */
+    if (!s->drained) s->drained = limit;
+    if (limit > s->drained) give_back(s, s->drained, limit);
+    if (limit > s->drained) s->drained = limit;
+}
+
+static void *stream_main(void *arg)
+{
+    Stream *s = arg;
+    TlError err;
+    int rc = 0;
+    memset(&err, 0, sizeof err);
+    while (rc == 0) {
+        if (!stream_await_demand(s)) {
+            rc = -1;
+            s->exact = true;
+            tl_error(&err, TL_ERR_DATA, "%s: decompression cancelled", tl_quote_name(s->name).s);
+        } else {
+            rc = stream_step(s, &err);
+            if (rc < 0) stream_error(s, &err);
+        }
+        if (rc == 0 && __atomic_load_n(&s->drain, __ATOMIC_ACQUIRE)) stream_drain(s);
+        else if (rc == 0 && s->decoded && s->out_pos > s->window &&
+                 !__atomic_load_n(&s->shared, __ATOMIC_ACQUIRE))
+            stream_drop_marked(s, s->out_pos - s->window);
+        if (rc == 0) stream_prefill(s);
+        stream_publish(s, rc, &err);
+    }
+    return NULL;
+}
+
+static void stream_free(Stream *s)
+{
+    if (s->started || s->filler_started) {
+        pthread_mutex_lock(&s->mu);
+        __atomic_store_n(&s->cancel, 1, __ATOMIC_RELEASE);
+        pthread_cond_broadcast(&s->cv);
+        pthread_mutex_unlock(&s->mu);
+    }
+    if (s->started) pthread_join(s->thread, NULL);
+    if (s->filler_started) pthread_join(s->filler, NULL);
+    pthread_mutex_lock(&g_streams_mu);
+    for (Stream **pp = &g_streams; *pp; pp = &(*pp)->next)
+        if (*pp == s) {
+            *pp = s->next;
+            break;
+        }
+    pthread_mutex_unlock(&g_streams_mu);
+    pthread_cond_destroy(&s->cv);
+    pthread_mutex_destroy(&s->mu);
+    ZSTD_freeDCtx(s->dctx);
+    if (s->z_ready) inflateEnd(&s->z);
+    tl_free(s->decoded);
+    if (s->data) munmap(s->data, s->map_size);
+    tl_held_add(-__atomic_load_n(&s->held, __ATOMIC_RELAXED));
+    tl_buf_release(s->raw);
+    tl_free(s->name);
+    tl_free(s);
+}
+
+static void stream_release(void *owner, uint8_t *data, size_t size)
+{
+    (void)data;
+    (void)size;
+    stream_free(owner);
+}
+
+/* The stream behind b, or NULL when b is an ordinary buffer. */
+static Stream *stream_of(const TlBuf *b)
+{
+    return b && b->release == stream_release ? b->owner : NULL;
+}
+
+/* ---------------------------------------------------------------- start */
+
+/* The size raw's zstd frames announce, 0 when they do not all announce
+ * one (or cannot be walked); *window the largest frame window, SIZE_MAX
+ * when a frame cannot be walked (its window is then unknown: nothing is
+ * given back). */
+static size_t zstd_frames(const TlBuf *raw, size_t *window)
+{
+    unsigned long long f = ZSTD_findDecompressedSize(raw->data, raw->size);
+    size_t pos = 0;
+    *window = 0;
+    while (pos < raw->size) {
+        ZSTD_frameHeader zfh;
+        size_t fc = ZSTD_findFrameCompressedSize(raw->data + pos, raw->size - pos);
+        if (ZSTD_isError(fc) || fc == 0 ||
+            ZSTD_getFrameHeader(&zfh, raw->data + pos, raw->size - pos) != 0) {
+            *window = SIZE_MAX;
+            break;
+        }
+        if (zfh.frameType == ZSTD_frame && zfh.windowSize > *window)
+            *window = zfh.windowSize > SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)zfh.windowSize;
+        pos += fc;
+    }
+    if (f == ZSTD_CONTENTSIZE_UNKNOWN || f == ZSTD_CONTENTSIZE_ERROR || f > SIZE_MAX / 2)
+        return 0;
+    return (size_t)f;
+}
+
+/* The decoder state: libzstd with a stable output buffer, or zlib for
+ * gzip members.  false: out of memory (err), or *whole set when libzstd
+ * has no stable output (then the caller decompresses whole). */
+static bool stream_codec(Stream *s, bool *whole, TlError *err)
+{
+    *whole = false;
+    if (s->codec == TL_COMP_GZIP) {
+        s->z.zalloc = tl_z_alloc;
+        s->z.zfree = tl_z_free;
+        if (inflateInit2(&s->z, 16 + MAX_WBITS) != Z_OK) {
+            tl_error_oom(err);
+            return false;
+        }
+        s->z_ready = true;
+        return true;
+    }
+    s->dctx = ZSTD_createDCtx_advanced(tl_zs_mem);
+    if (!s->dctx) {
+        tl_error_oom(err);
+        return false;
+    }
+    if (ZSTD_isError(ZSTD_DCtx_setParameter(s->dctx, ZSTD_d_stableOutBuffer, 1))) {
+        *whole = true;
+        return false;
+    }
+    return true;
+}
+
+/* Map the output: the announced size and slack, or a reservation of what
+ * n compressed bytes can expand to, halved while the address space will
+ * not have it (ulimit -v).  false: no room at all. */
+static bool stream_map(Stream *s, size_t n)
+{
+    size_t ratio = s->codec == TL_COMP_GZIP ? RATIO_GZIP : RATIO_ZSTD;
+    if (s->known) {
+        s->map_size = s->size + STREAM_SLACK;
+    } else {
+        s->map_size = n < (RESERVE_MAX - STREAM_SLACK) / ratio ? n * ratio + STREAM_SLACK
+                                                               : RESERVE_MAX;
+        s->map_size = (s->map_size + 4095) / 4096 * 4096;
+    }
+    for (;;) {
+        s->data = mmap(NULL, s->map_size, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (s->data != MAP_FAILED) break;
+        s->data = NULL;
+        if (s->known || s->map_size < 2 * STREAM_MIN) return false;
+        s->map_size /= 2;
+    }
+    if (!s->known) s->size = s->map_size - STREAM_SLACK;
+    return true;
+}
+
+/* An unannounced stream that ended while opening: an ordinary buffer of
+ * its bytes (NULL: out of memory). */
+static TlBuf *stream_whole(Stream *s)
+{
+    uint8_t *p = tl_malloc(s->out_pos ? s->out_pos : 1);
+    TlBuf *b;
+    if (!p) return NULL;
+    memcpy(p, s->data, s->out_pos);
+    b = tl_buf_adopt(p, s->out_pos);
+    if (!b) tl_free(p);
+    return b;
+}
+
+/* See compress_impl.h. */
+TlStatus tl_stream_start(TlCompression c, const char *name, TlBuf *raw, TlBuf **out,
+                         TlError *err)
+{
+    Stream *s;
+    const char *env = getenv("TALLY_STREAM_STEP");
+    size_t step = STREAM_STEP, min = STREAM_MIN, announced = 0, window = 0;
+    bool whole;
+    long ps;
+    int rc;
+    *out = NULL;
+    if ((c != TL_COMP_ZSTD && c != TL_COMP_GZIP) || getenv("TALLY_NO_STREAM")) return TL_OK;
+    if (env && atol(env) > 0) {
+        /* tests: stream any size, in steps of this many bytes */
+        step = (size_t)atol(env);
+        min = 1;
+    }
+    if (raw->size < 4 || tl_compression_sniff(raw->data, raw->size) != c) return TL_OK;
+    if (c == TL_COMP_ZSTD) {
+        announced = zstd_frames(raw, &window);
+        if (announced && announced < min) return TL_OK;
+    } else {
+        window = (size_t)1 << 15;
+    }
+    s = tl_calloc(1, sizeof *s);
+    if (!s) return tl_error_oom(err);
+    s->codec = c;
+    s->known = announced > 0;
+    s->size = announced;
+    s->step = step;
+    s->window = window;
+    s->name = tl_strdup(name);
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->cv, NULL);
+    if (!s->name) {
+        stream_free(s);
+        return tl_error_oom(err);
+    }
+    if (!stream_codec(s, &whole, err)) {
+        stream_free(s);
+        return whole ? TL_OK : err->code; /* whole: decompress it whole */
+    }
+    if (!stream_map(s, raw->size)) {
+        stream_free(s);
+        return TL_OK; /* no room to map: decompress it whole */
+    }
+    s->raw = tl_buf_retain(raw);
+    /* pages readers are done with (tl_input_drop_read) */
+    ps = sysconf(_SC_PAGESIZE);
+    s->page = ps > 0 ? (size_t)ps : 4096;
+    s->n_pages = s->map_size / s->page + 1;
+    if (s->window != SIZE_MAX) {
+        s->window += (size_t)64 << 10; /* drops run between steps: margin only */
+        /* decoded and the edge bitmaps: one allocation */
+        size_t words = s->n_pages / 64 + 1;
+        s->decoded = tl_calloc(6 * words, sizeof *s->decoded);
+        s->left = s->decoded + words;
+        s->right = s->left + words;
+        s->multi = s->right + words;
+        s->bound = s->multi + words;
+        s->edged = s->bound + words;
+        s->no_recycle = getenv("TALLY_NO_RECYCLE") != NULL;
+        if (!s->decoded) {
+            stream_free(s);
+            return tl_error_oom(err);
+        }
+    }
+    s->in.src = raw->data;
+    s->in.size = raw->size;
+    /* the first steps here: the codec allocates its buffers on this
+     * thread; an unannounced size is known if it ends within min */
+    do {
+        rc = stream_step(s, err);
+    } while (rc == 0 && !s->known && s->out_pos < min);
+    if (rc < 0) {
+        TlStatus st;
+        stream_error(s, err);
+        st = err->code;
+        stream_free(s);
+        return st;
+    }
+    if (rc > 0 && !s->known && s->out_pos < min) {
+        *out = stream_whole(s);
+        stream_free(s);
+        return *out ? TL_OK : tl_error_oom(err);
+    }
+    if (rc > 0 && !s->known) {
+        /* ended past min in the first steps: its size is known now */
+        stream_seal(s);
+        s->known = true;
+        s->size = s->out_pos;
+    }
+    if (rc > 0) stream_seal(s);
+    s->ready = s->out_pos < s->size ? s->out_pos : s->size;
+    s->state = rc > 0 ? ST_DONE : ST_RUNNING;
+    *out = tl_buf_wrap(s->data, s->size, stream_release, s);
+    if (!*out) {
+        stream_free(s);
+        return tl_error_oom(err);
+    }
+    s->buf = *out;
+    pthread_mutex_lock(&g_streams_mu);
+    s->next = g_streams;
+    g_streams = s;
+    pthread_mutex_unlock(&g_streams_mu);
+    if (rc == 0) {
+        /* the filler first: stream_main reads filler_started */
+        if (!getenv("TALLY_NO_PREFILL") &&
+            pthread_create(&s->filler, NULL, stream_fill_main, s) == 0)
+            s->filler_started = true;
+        if (pthread_create(&s->thread, NULL, stream_main, s) == 0) {
+            s->started = true;
+        } else {
+            /* no thread: finish here */
+            TlError e;
+            while (rc == 0) rc = stream_step(s, &e);
+            if (rc < 0) stream_error(s, &e);
+            stream_publish(s, rc, &e);
+        }
+    }
+    return TL_OK;
+}
+
+/* ------------------------------------------------------------ recycling */
+
+/* Recycling.  A chunk is the 64 pages of one word of the decoded bitmap.
+ * A chunk readers are done with wholly is moved (mremap, MREMAP_DONTUNMAP:
+ * its old place stays mapped and reads as zeros, as after MADV_DONTNEED)
+ * to the first chunk wholly ahead of the output, where the decoder writes
+ * into it next: the pages keep their physical memory, so the decompressor
+ * neither faults on fresh memory (zeroing, cgroup charge: expensive on a
+ * VM that gives freed pages back to the host) nor pays for giving pages
+ * back.  Moves are whole aligned chunks, so a mapping (a moved chunk is a
+ * mapping of its own) never straddles one and every move is one mremap.
+ * Targets lie wholly before the announced size (readers may rely on zeros
+ * past it; an unannounced stream's end is zeroed when it comes,
+ * stream_seal), and at most RECYCLE_AHEAD bytes wait ahead of the output,
+ * so memory stays bounded.  A chunk with pages readers keep (the page
+ * holding a morsel's last byte) is dropped (MADV_DONTNEED) page run by
+ * page run once it lies RECYCLE_LAG behind the window; until then the
+ * rest of its pages may still come. */
+static bool stream_move(Stream *s, size_t w, size_t n)
+{
+    size_t chunk = 64 * s->page;
+    return mremap(s->data + w * chunk, n * chunk, n * chunk,
+                  MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP,
+                  s->data + s->fill * chunk) != MAP_FAILED;
+}
+
+/* Recycle or drop the n whole chunks from chunk w on.  Consecutive chunks
+ * that were moved together lie in one mapping and move in one mremap; a
+ * run that spans mappings (EFAULT) moves a chunk at a time.  A recycled
+ * chunk leaves the held count (its bytes are gone; the output that
+ * overwrites it counts again). */
+static void stream_recycle(Stream *s, size_t w, size_t n)
+{
+    size_t chunk = 64 * s->page;
+    size_t out_chunk = (s->out_pos + chunk - 1) / chunk;
+    size_t last = s->size / chunk; /* targets lie below this chunk */
+    __atomic_store_n(&s->holed, 1, __ATOMIC_RELEASE);
+    if (s->fill < out_chunk) s->fill = out_chunk;
+    while (n && !s->no_recycle && s->fill < last &&
+           (s->fill - out_chunk) * chunk < RECYCLE_AHEAD) {
+        size_t k = n;
+        if (k > last - s->fill) k = last - s->fill;
+        if (k > RECYCLE_AHEAD / chunk - (s->fill - out_chunk))
+            k = RECYCLE_AHEAD / chunk - (s->fill - out_chunk);
+        if (!stream_move(s, w, k)) {
+            if (k == 1 || errno != EFAULT || !stream_move(s, w, k = 1)) {
+                s->no_recycle = true; /* no DONTUNMAP (old kernel), too many maps */
+                break;
+            }
+        }
+        held(s, -(int64_t)(k * chunk));
+        s->fill += k;
+        w += k;
+        n -= k;
+    }
+    if (n) give_back(s, w * chunk, (w + n) * chunk);
+}
+
+/* Drop the marked pages of the chunks before chunk late that readers are
+ * done with in part (whole ones are the decompressor's to recycle, unless
+ * whole is set). */
+static void stream_drop_partial(Stream *s, size_t late, bool whole)
+{
+    for (size_t w = 0; w < late; w++) {
+        uint64_t bits = __atomic_load_n(&s->decoded[w], __ATOMIC_RELAXED);
+        if (!bits || (bits == ~(uint64_t)0 && !whole)) continue;
+        bits = __atomic_exchange_n(&s->decoded[w], 0, __ATOMIC_ACQ_REL);
+        while (bits) {
+            int b = __builtin_ctzll(bits), e = b;
+            while (e < 64 && (bits >> e & 1)) e++;
+            give_back(s, (w * 64 + (size_t)b) * s->page, (w * 64 + (size_t)e) * s->page);
+            bits &= e == 64 ? 0 : ~(uint64_t)0 << e;
+        }
+    }
+}
+
+/* Give back the pages marked decoded that lie wholly before limit
+ * (libzstd still reads the last window of output for its matches):
+ * whole chunks are recycled; partial ones are dropped once they lie
+ * RECYCLE_LAG further behind (the rest of their pages may still come), by
+ * the filler thread when there is one, at once when not recycling. */
+static void stream_drop_marked(Stream *s, size_t limit)
+{
+    size_t words = (limit / s->page) / 64, late = 0, run = 0, n = 0;
+    if (s->no_recycle) {
+        stream_drop_partial(s, words, true);
+        return;
+    }
+    for (size_t w = 0; w < words; w++) {
+        uint64_t bits = __atomic_load_n(&s->decoded[w], __ATOMIC_RELAXED);
+        if (bits != ~(uint64_t)0) continue;
+        /* acquire: the readers' last reads of the chunk come first; the
+         * filler may have taken it meanwhile (when it filled up late) */
+        if (__atomic_exchange_n(&s->decoded[w], 0, __ATOMIC_ACQ_REL) != ~(uint64_t)0)
+            continue;
+        if (n && run + n != w) {
+            stream_recycle(s, run, n);
+            n = 0;
+        }
+        if (!n) run = w;
+        n++;
+    }
+    if (n) stream_recycle(s, run, n);
+    if (!s->filler_started && limit > RECYCLE_LAG)
+        late = ((limit - RECYCLE_LAG) / s->page) / 64;
+    if (late) stream_drop_partial(s, late, false);
+}
+
+/* ------------------------------------------------------------- readers */
+
+/* Pages [lo, hi) are done with: marked for the decompressor, or given
+ * back at once when it is gone (nothing reads the window any more). */
+static void mark_pages(Stream *s, size_t lo, size_t hi)
+{
+    if (hi > s->n_pages) hi = s->n_pages;
+    if (hi <= lo) return;
+    if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == ST_DONE) {
+        give_back(s, lo * s->page, hi * s->page);
+        return;
+    }
+    for (size_t p = lo; p < hi; p++)
+        __atomic_fetch_or(&s->decoded[p / 64], (uint64_t)1 << (p % 64), __ATOMIC_RELEASE);
+}
+
+/* Edge pages.  The page holding byte x - 1 of a morsel boundary x (the
+ * last byte of one morsel, which the next may read: a message looks back
+ * to its line's start; and, unless x is page-aligned, the first bytes of
+ * the next) is done with when the morsels on both sides are: the one
+ * before sets `left`, the one after `right` (so a morsel reported twice,
+ * by a wrapping reader and its inner one, counts once), and whichever
+ * sees both marks it, once (`edged`).  A page holding two boundaries or
+ * more (morsels smaller than a page) is never given back: morsels in
+ * between may still read it (`multi`, set by tl_input_cut before such a
+ * morsel is handed out).  Batches that view the input never call this,
+ * so their pages stay. */
+static void edge_done(Stream *s, size_t p, uint64_t *mine, uint64_t *other)
+{
+    uint64_t bit = (uint64_t)1 << (p % 64);
+    if (p >= s->n_pages || (__atomic_load_n(&s->multi[p / 64], __ATOMIC_ACQUIRE) & bit))
+        return;
+    __atomic_fetch_or(&mine[p / 64], bit, __ATOMIC_SEQ_CST);
+    if (!(__atomic_load_n(&other[p / 64], __ATOMIC_SEQ_CST) & bit)) return;
+    if (__atomic_fetch_or(&s->edged[p / 64], bit, __ATOMIC_ACQ_REL) & bit) return;
+    mark_pages(s, p, p + 1);
+}
+
+/* The splitter registers boundary x's page (see edge_done). */
+static void edge_cut(Stream *s, size_t x)
+{
+    size_t p = (x - 1) / s->page;
+    uint64_t bit = (uint64_t)1 << (p % 64);
+    if (x == 0 || p >= s->n_pages) return;
+    if (s->bound[p / 64] & bit)
+        __atomic_fetch_or(&s->multi[p / 64], bit, __ATOMIC_RELEASE);
+    s->bound[p / 64] |= bit;
+}
+
+/* See fmt_impl.h. */
+void tl_input_cut(const TlBuf *b, size_t begin, size_t end)
+{
+    Stream *s = stream_of(b);
+    if (!s || !s->decoded || end <= begin) return;
+    if (begin == s->cut_begin && end == s->cut_end) return; /* a wrapper's again */
+    if (begin != s->cut_end) edge_cut(s, begin);
+    edge_cut(s, end);
+    s->cut_begin = begin;
+    s->cut_end = end;
+}
+
+/* See fmt_impl.h.  The pages wholly in [begin, end) are marked, but the
+ * one holding byte end - 1; it and the one holding begin - 1 are edge
+ * pages (edge_done).  The decompressor gives marked pages back once they
+ * are a window behind it (stream_drop_marked). */
+void tl_input_drop_read(const TlBuf *b, size_t begin, size_t end)
+{
+    Stream *s = stream_of(b);
+    size_t lo, hi;
+    if (!s || !s->decoded || __atomic_load_n(&s->shared, __ATOMIC_ACQUIRE)) return;
+    if (end <= begin || end > __atomic_load_n(&s->ready, __ATOMIC_ACQUIRE)) return;
+    /* from now on a reopen decompresses anew: the marks are this reader's */
+    __atomic_store_n(&s->holed, 1, __ATOMIC_RELEASE);
+    lo = (begin + s->page - 1) / s->page;
+    hi = end / s->page;
+    if (end % s->page == 0 && hi > lo) hi--;
+    mark_pages(s, lo, hi);
+    if (begin > 0) edge_done(s, (begin - 1) / s->page, s->right, s->left);
+    edge_done(s, (end - 1) / s->page, s->left, s->right);
+}
+
+/* Pins (fmt_impl.h, tl_input_pin).  A batch's string views of the input
+ * go through wraps of the same bytes whose release drops a reference of
+ * the pin; the morsel itself holds one until it is over.  The last
+ * release marks the morsel's pages (tl_input_drop_read) unless a view
+ * could not be moved (`keep`: the pages then stay, as without pins). */
+struct TlPin {
+    TlBuf *input;             /* a reference */
+    size_t begin, end;
+    int64_t refs;             /* atomic */
+    int keep;                 /* atomic */
+};
+
+static void pin_release(void *owner, uint8_t *data, size_t size)
+{
+    TlPin *p = owner;
+    (void)data;
+    (void)size;
+    if (__atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
+    if (!__atomic_load_n(&p->keep, __ATOMIC_ACQUIRE))
+        tl_input_drop_read(p->input, p->begin, p->end);
+    tl_buf_release(p->input);
+    tl_free(p);
+}
+
+/* See fmt_impl.h. */
+TlPin *tl_input_pin(const TlBuf *b, size_t begin, size_t end)
+{
+    Stream *s = stream_of(b);
+    TlPin *p;
+    if (!s || !s->decoded || __atomic_load_n(&s->shared, __ATOMIC_ACQUIRE)) return NULL;
+    p = tl_calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->input = tl_buf_retain((TlBuf *)(uintptr_t)b);
+    p->begin = begin;
+    p->end = end;
+    p->refs = 1;
+    return p;
+}
+
+/* See fmt_impl.h.  Only arrays the batch alone holds (just decoded) are
+ * changed. */
+void tl_pin_views(TlPin *p, TlBatch *batch)
+{
+    if (!p || !batch) return;
+    for (int c = 0; c < batch->n_cols; c++) {
+        TlArray *a = batch->cols[c];
+        for (uint32_t i = 0; a && i < a->n_data; i++) {
+            TlBuf *old = a->data[i], *w;
+            if (!old || (old != p->input && old->parent != p->input)) continue;
+            w = __atomic_load_n(&a->refcount, __ATOMIC_ACQUIRE) == 1
+                    ? tl_buf_wrap(old->data, old->size, pin_release, p) : NULL;
+            if (!w) {
+                __atomic_store_n(&p->keep, 1, __ATOMIC_RELEASE);
+                continue;
+            }
+            __atomic_add_fetch(&p->refs, 1, __ATOMIC_ACQ_REL);
+            a->data[i] = w;
+            tl_buf_release(old);
+        }
+    }
+}
+
+/* See fmt_impl.h. */
+void tl_pin_done(TlPin *p)
+{
+    if (p) pin_release(p, NULL, 0);
+}
+
+/* See fmt_impl.h. */
+void tl_input_share(const TlBuf *b)
+{
+    Stream *s = stream_of(b);
+    if (s) __atomic_store_n(&s->shared, 1, __ATOMIC_RELEASE);
+}
+
+/* See compress_impl.h. */
+bool tl_stream_holed(const TlBuf *b)
+{
+    Stream *s = stream_of(b);
+    return s && __atomic_load_n(&s->holed, __ATOMIC_ACQUIRE);
+}
+
+/* See fmt_impl.h. */
+TlStatus tl_input_restream(const char *path, TlBuf **b, TlError *err)
+{
+    Stream *s = stream_of(*b);
+    TlCompression c;
+    TlBuf *raw, *res = NULL;
+    TlStatus st;
+    if (!s || !tl_stream_holed(*b)) return TL_OK;
+    c = s->codec;
+    raw = tl_buf_retain(s->raw);
+    tl_buf_release(*b);
+    *b = NULL;
+    st = tl_stream_start(c, tl_input_name(path), raw, &res, err);
+    if (st == TL_OK && !res)
+        st = tl_decompress(c, tl_input_name(path), raw->data, raw->size, &res, err);
+    tl_buf_release(raw);
+    *b = res;
+    return st;
+}
+
+/* See fmt_impl.h. */
+bool tl_input_streaming(const TlBuf *b)
+{
+    Stream *s = stream_of(b);
+    return s && __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != ST_DONE;
+}
+
+/* See fmt_impl.h. */
+bool tl_input_is_stream(const TlBuf *b)
+{
+    return stream_of(b) != NULL;
+}
+
+/* See fmt_impl.h. */
+size_t tl_input_size(const TlBuf *b)
+{
+    Stream *s = stream_of(b);
+    size_t end;
+    if (!s) return b ? b->size : 0;
+    if (s->known) return s->size;
+    end = __atomic_load_n(&s->end, __ATOMIC_ACQUIRE);
+    return end ? end : b->size;
+}
+
+/* Readers asked for want bytes: the decompressor may go on to
+ * STREAM_LEAD past them. */
+static void stream_demand(Stream *s, size_t want)
+{
+    if (want <= __atomic_load_n(&s->demand, __ATOMIC_RELAXED)) return;
+    pthread_mutex_lock(&s->mu);
+    if (want > s->demand) {
+        __atomic_store_n(&s->demand, want, __ATOMIC_RELAXED);
+        pthread_cond_broadcast(&s->cv);
+    }
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* See fmt_impl.h. */
+TlStatus tl_input_wait(const TlBuf *b, size_t want, size_t *ready, TlError *err)
+{
+    Stream *s = stream_of(b);
+    size_t got;
+    TlStatus st = TL_OK;
+    if (!s) {
+        if (ready) *ready = b ? b->size : 0;
+        return TL_OK;
+    }
+    if (want > s->size) want = s->size;
+    stream_demand(s, want);
+    got = __atomic_load_n(&s->ready, __ATOMIC_ACQUIRE);
+    if (got < want) {
+        pthread_mutex_lock(&s->mu);
+        while (s->ready < want && s->state == ST_RUNNING)
+            pthread_cond_wait(&s->cv, &s->mu);
+        got = s->ready;
+        if (got < want && s->state == ST_FAILED) {
+            *err = s->err;
+            st = err->code;
+        }
+        pthread_mutex_unlock(&s->mu);
+    }
+    if (ready) *ready = got;
+    return st;
+}
+
+/* Wait for s's end; its error if it failed. */
+static TlStatus stream_finish(Stream *s, TlError *err)
+{
+    TlStatus st = TL_OK;
+    stream_demand(s, SIZE_MAX);
+    pthread_mutex_lock(&s->mu);
+    while (s->state == ST_RUNNING) pthread_cond_wait(&s->cv, &s->mu);
+    if (s->state == ST_FAILED) {
+        *err = s->err;
+        st = err->code;
+    }
+    pthread_mutex_unlock(&s->mu);
+    return st;
+}
+
+/* See fmt_impl.h: the caller reads to the end, so the output is no longer
+ * held back (the memory is then the whole input's). */
+TlStatus tl_input_finish(const TlBuf *b, TlError *err)
+{
+    Stream *s = stream_of(b);
+    return s ? stream_finish(s, err) : TL_OK;
+}
+
+/* See compress.h.  A stream only the restart cache holds belongs to no
+ * reader of this run (an earlier run of the process read it).  The others
+ * are drained: the run is over, so their pages go back as the rest is
+ * decompressed. */
+TlStatus tl_input_check_streams(TlError *err)
+{
+    TlStatus st = TL_OK;
+    pthread_mutex_lock(&g_streams_mu);
+    for (Stream *s = g_streams; s && st == TL_OK; s = s->next) {
+        if (tl_compress_cache_only(s->buf)) continue;
+        if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == ST_RUNNING &&
+            !__atomic_load_n(&s->shared, __ATOMIC_ACQUIRE))
+            __atomic_store_n(&s->drain, 1, __ATOMIC_RELEASE);
+        st = stream_finish(s, err);
+    }
+    pthread_mutex_unlock(&g_streams_mu);
+    return st;
+}
