@@ -69,7 +69,7 @@ const char cli_help_text[] =
 "  -o, --output FILE       write FILE atomically (.csv .tsv .ndjson .jsonl\n"
 "                          .json, else CSV; + .gz/.zst); a device, FIFO in place\n"
 "  -f, --file PIPELINE     inputs and steps from a JSON file; --from/--to FMT:\n"
-"                          input/output format (csv, tsv, ndjson, json, ...)\n"
+"                          input/output format (csv tsv ndjson json; in: parquet)\n"
 "  --delimiter C           input separator ('\\t': tab); else sniffed: , ; | tab\n"
 "  --with-filename, --comment C  add a `filename` column; skip lines starting C\n"
 "  --compress-level N      -o FILE.gz: 1-9 (default 6), FILE.zst: 1-22 (3)\n"

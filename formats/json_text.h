@@ -3,7 +3,8 @@
  * scans with, as static inline functions and tables (they sit in the
  * tokenizer's inner loops): plain string runs, whitespace, UTF-8
  * sequences, \u escapes, and decoding an escaped string body.  Included
- * by ndjson_read.c only; each function is pure (bytes in, bytes out).
+ * by ndjson_read.c, and by the Parquet reader for utf8_seq (parquet/
+ * convert.c); each function is pure (bytes in, bytes out).
  */
 #ifndef TL_JSON_TEXT_H
 #define TL_JSON_TEXT_H

@@ -1,0 +1,67 @@
+#!/usr/bin/env bats
+# run-cli: weight=6
+# The Parquet corpora ($CORPORA/parquet-testing, $CORPORA/duckdb-parquet;
+# CORPORA defaults to ../shared/corpora beside the clone): every file reads
+# or is refused with the message tests/corpora-parquet-refused.txt lists
+# for it (scripts/parquet-sweep), the delta-encoded files equal the values
+# parquet-testing states for them, and a missing corpus is a skip, or a
+# failure under CI=true.
+
+load helpers
+
+SWEEP=$BATS_TEST_DIRNAME/../../scripts/parquet-sweep
+CORP=${CORPORA:-$BATS_TEST_DIRNAME/../../../shared/corpora}
+
+need_corpora() {
+    [ -d "$CORP/parquet-testing" ] && [ -d "$CORP/duckdb-parquet" ] && return 0
+    [ "${CI:-}" != true ] || { echo "CI=true: the corpora are required ($CORP)"; return 1; }
+    skip "no Parquet corpora under $CORP"
+}
+
+@test "parquet corpora: every file reads or is refused as listed, never a crash" {
+    need_corpora
+    run env CORPORA="$CORP" "$SWEEP" "$TALLY"
+    [ "$status" -eq 0 ] || { echo "$output"; return 1; }
+    [ "$output" = "parquet-sweep: 203 files: 129 read, 74 refused, 0 problems" ] ||
+        { echo "$output"; return 1; }
+}
+
+@test "parquet corpora: delta encodings give the values parquet-testing expects" {
+    need_corpora
+    local d=$CORP/parquet-testing/data
+    for f in delta_binary_packed delta_byte_array delta_encoding_optional_column \
+             delta_encoding_required_column; do
+        "$TALLY" "$d/$f.parquet" -o "$f.csv"
+        run python3 -c '
+import csv, sys
+got = list(csv.reader(open(sys.argv[1], newline="")))[1:]
+want = list(csv.reader(open(sys.argv[2], newline="")))[1:]
+if got != want:
+    bad = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
+    print(f"row {bad + 1}: {got[bad] if bad < len(got) else None} != {want[bad] if bad < len(want) else None}")
+    sys.exit(1)
+print(len(got))' "$f.csv" "$d/${f}_expect.csv"
+        [ "$status" -eq 0 ] || { echo "$f: $output"; return 1; }
+    done
+}
+
+@test "parquet-sweep: a missing corpus fails under CI=true, is a skip outside CI" {
+    run env CI=true CORPORA="$PWD/none" "$SWEEP" "$TALLY"
+    [ "$status" -eq 1 ]
+    [ "$output" = "parquet-sweep: $PWD/none/parquet-testing not found (set CORPORA=DIR)
+parquet-sweep: 0 files (CI=true: the corpora are required)" ]
+    run env -u CI CORPORA="$PWD/none" "$SWEEP" "$TALLY"
+    [ "$status" -eq 0 ]
+    [ "$output" = "parquet-sweep: $PWD/none/parquet-testing not found (set CORPORA=DIR)
+parquet-sweep: skipped" ]
+}
+
+@test "parquet-sweep: a refusal that is not listed, or otherwise than listed, is a problem" {
+    mkdir -p c/parquet-testing c/duckdb-parquet
+    printf 'PAR1 not really\n' > c/parquet-testing/a.parquet
+    cp "$BATS_TEST_DIRNAME/data/parquet/nulls.parquet" c/duckdb-parquet/b.parquet
+    run env CORPORA="$PWD/c" "$SWEEP" "$TALLY"
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"parquet-sweep: parquet-testing/a.parquet: refused, not listed: not a Parquet file, or a truncated one (it does not end with PAR1)"* ]]
+    [[ "$output" == *"parquet-sweep: 2 files: 1 read, 0 refused, "*" problems" ]]
+}
