@@ -348,15 +348,19 @@ TlStatus tl_reader_open_ready(TlOpenTry try, void *ctx, TlReader **out, TlError 
     }
 }
 
-/* Whether the file at path starts with Parquet's magic number "PAR1": a
- * file whose suffix names no format is Parquet by content (one read of 4
- * bytes, paid only by such files). */
+/* Whether the regular file at path starts with Parquet's magic number
+ * "PAR1": a file whose suffix names no format is Parquet by content (one
+ * read of 4 bytes, paid only by such files).  Anything else is not opened
+ * here: opening a FIFO's reading end and closing it would let its writer
+ * start and then die of SIGPIPE. */
 static bool starts_par1(const char *path)
 {
     char m[4];
     ssize_t got;
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     struct stat st;
+    int fd;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return false;
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return false;
     got = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? pread(fd, m, 4, 0) : -1;
     close(fd);
