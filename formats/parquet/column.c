@@ -53,7 +53,8 @@ struct PqCol {
     int64_t page_left;        /* rows left in it */
     bool page_dict, v2;
     int64_t v2_nulls, nulls_seen;
-    PqRle def;
+    PqRle def, rep;
+    int rep_width;
     const uint8_t *bp, *bp_end; /* BIT_PACKED levels (deprecated) */
     uint64_t bp_bit;
     bool def_bitpacked;
@@ -61,7 +62,7 @@ struct PqCol {
     /* the batch being filled */
     PqOut out;
     /* scratch for one batch */
-    uint32_t *levels, *idx;
+    uint32_t *levels, *reps, *idx;
     uint8_t *phys;
     int64_t scratch_n;
     char what[sizeof(TlQuoted) + 64];
@@ -98,6 +99,7 @@ TlStatus pq_col_open(const PqChunkRef *ref, PqCol **out, TlError *err)
     c->rows_left = ref->rows;
     c->out.side_idx = c->out.page_idx = -1;
     c->def_width = pq_bit_width((uint32_t)ref->leaf->max_def);
+    c->rep_width = pq_bit_width((uint32_t)ref->leaf->max_rep);
     snprintf(c->what, sizeof c->what, "page header (column %s, row group %d)",
              tl_quote_name(ref->col_name).s, ref->rg);
     /* a dictionary page comes before the data pages; writers that had none
@@ -118,6 +120,12 @@ TlStatus pq_col_open(const PqChunkRef *ref, PqCol **out, TlError *err)
         tl_free(c);
         return st;
     }
+    /* old parquet-mr left the dictionary page header out of the chunk's
+     * size: let its pages run that much further, still inside the data */
+    if (ref->pad && (uint64_t)start + (uint64_t)len < ref->data_end)
+        len += (int64_t)(ref->data_end - (uint64_t)(start + len)) < ref->pad
+                   ? (int64_t)(ref->data_end - (uint64_t)(start + len))
+                   : ref->pad;
     c->p = ref->input->data + start;
     c->end = c->p + len;
     *out = c;
@@ -133,6 +141,7 @@ void pq_col_free(PqCol *c)
     pq_values_free(&c->vals);
     pq_out_free(&c->out);
     tl_free(c->levels);
+    tl_free(c->reps);
     tl_free(c->idx);
     tl_free(c->phys);
     tl_free(c);
@@ -151,12 +160,14 @@ static TlStatus scratch(PqCol *c, int64_t n, TlError *err)
     if (n < 1) n = 1;
     if (n <= c->scratch_n) return TL_OK;
     tl_free(c->levels);
+    tl_free(c->reps);
     tl_free(c->idx);
     tl_free(c->phys);
     c->levels = tl_malloc((size_t)n * sizeof *c->levels);
+    c->reps = tl_malloc((size_t)n * sizeof *c->reps);
     c->idx = tl_malloc((size_t)n * sizeof *c->idx);
     c->phys = tl_malloc((size_t)n * 16);
-    c->scratch_n = c->levels && c->idx && c->phys ? n : 0;
+    c->scratch_n = c->levels && c->reps && c->idx && c->phys ? n : 0;
     return c->scratch_n ? TL_OK : tl_error_oom(err);
 }
 
@@ -193,8 +204,10 @@ static TlStatus page_bytes(PqCol *c, const PqPageHeader *h, const uint8_t *data,
     if (!b) return tl_error_oom(err);
     memcpy(b->data, data, head);
     /* a v2 page of nulls only may hold levels and no compressed bytes at all */
-    st = n == head && un == head ? TL_OK : pq_decompress(c->ref.codecs, c->ref.chunk->meta.codec, data + head, n - head,
-                       b->data + head, un - head, why, sizeof why);
+    st = n == head && un == head ? TL_OK
+                                 : pq_decompress(c->ref.codecs, c->ref.chunk->meta.codec,
+                                                 data + head, n - head, b->data + head,
+                                                 un - head, why, sizeof why);
     if (st != TL_OK) {
         tl_buf_release(b);
         if (st == TL_ERR_OOM) return tl_error_oom(err);
@@ -225,9 +238,10 @@ static TlStatus read_dictionary(PqCol *c, const PqPageHeader *h, const uint8_t *
                     pq_encoding_name(h->encoding, eb, sizeof eb));
     TL_TRY(page_bytes(c, h, data, 0, true, &page, err));
     if ((uint64_t)h->num_values > (uint64_t)page->size * 8 + 8) {
+        size_t bytes = page->size;
         tl_buf_release(page);
         return fail(c, err, "a dictionary page of %d values in %zu bytes", h->num_values,
-                    page->size);
+                    bytes);
     }
     memset(&o, 0, sizeof o);
     o.side_idx = o.page_idx = -1;
@@ -274,7 +288,10 @@ static TlStatus start_page(PqCol *c, const PqPageHeader *h, const uint8_t *data,
     const uint8_t *p, *end;
     c->data_seen = true;
     if (h->num_values > c->rows_left)
-        return fail(c, err, "a page of %d values where the row group has %lld rows left",
+        return fail(c, err, c->ref.nested ? "a page of %d values where the column chunk has "
+                                            "%lld values left"
+                                          : "a page of %d values where the row group has %lld "
+                                            "rows left",
                     h->num_values, (long long)c->rows_left);
     if (!pq_encoding_ok(h->encoding, l->phys, false))
         return fail(c, err, "the %s encoding is not supported for %s values",
@@ -296,13 +313,27 @@ static TlStatus start_page(PqCol *c, const PqPageHeader *h, const uint8_t *data,
     end = p + c->page->size;
     c->def_bitpacked = false;
     if (c->v2) {
-        if (l->max_rep > 0 || h->rep_bytes > 0) p += h->rep_bytes; /* flat: none expected */
+        if (l->max_rep > 0) pq_rle_init(&c->rep, p, (size_t)h->rep_bytes, c->rep_width);
+        p += h->rep_bytes;
         if (l->max_def > 0) pq_rle_init(&c->def, p, (size_t)h->def_bytes, c->def_width);
         p += h->def_bytes;
         c->v2_nulls = h->num_nulls;
         c->nulls_seen = 0;
-    } else if (l->max_def > 0) {
-        if (h->def_encoding == PQ_ENC_BIT_PACKED) {
+    } else {
+        if (l->max_rep > 0) {
+            if (h->rep_encoding != PQ_ENC_RLE)
+                return fail(c, err, "repetition levels in the %s encoding",
+                            pq_encoding_name(h->rep_encoding, eb, sizeof eb));
+            if (end - p < 4) return fail(c, err, "repetition levels past the page");
+            lv = (size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
+            p += 4;
+            if (lv > (size_t)(end - p)) return fail(c, err, "repetition levels past the page");
+            pq_rle_init(&c->rep, p, lv, c->rep_width);
+            p += lv;
+        }
+        if (l->max_def == 0) {
+            /* no definition levels */
+        } else if (h->def_encoding == PQ_ENC_BIT_PACKED) {
             lv = ((size_t)h->num_values * (size_t)c->def_width + 7) / 8;
             if (lv > (size_t)(end - p)) return fail(c, err, "definition levels past the page");
             c->def_bitpacked = true;
@@ -340,7 +371,10 @@ static TlStatus next_page(PqCol *c, TlError *err)
         PqPageHeader h;
         const uint8_t *data;
         if (c->p >= c->end)
-            return fail(c, err, "the column chunk ends %lld rows before the row group does",
+            return fail(c, err, c->ref.nested ? "the column chunk ends %lld values before "
+                                                "its metadata says"
+                                              : "the column chunk ends %lld rows before the "
+                                                "row group does",
                         (long long)c->rows_left);
         pq_th_init(&t, c->p, (size_t)(c->end - c->p), (uint64_t)(c->p - c->ref.input->data),
                    c->ref.name, c->what, err);
@@ -438,6 +472,90 @@ static TlBuf *pack_bools(const uint8_t *b, int64_t n)
     return bits;
 }
 
+/* Start a batch's PqOut: the dictionary's blocks first (its views need no
+ * renumbering), then the current page's when a view needs it. */
+static TlStatus out_begin(PqCol *c, TlError *err)
+{
+    pq_out_free(&c->out);
+    c->out.page = c->page;
+    if (c->n_dict_data == 0) return TL_OK;
+    if (!(c->out.data = tl_malloc(4 * sizeof *c->out.data))) return tl_error_oom(err);
+    c->out.cap_data = 4;
+    for (uint32_t i = 0; i < c->n_dict_data; i++)
+        c->out.data[c->out.n_data++] = tl_buf_retain(c->dict_data[i]);
+    return TL_OK;
+}
+
+/* The array of n values staged in vals (and valid), both taken over. */
+static TlStatus make_array(PqCol *c, TlBuf *vals, TlBuf *valid, int64_t n, TlArray **out,
+                           TlError *err)
+{
+    const PqLeaf *l = c->ref.leaf;
+    TlStatus st = TL_OK;
+    if (l->type == TL_TBOOL) {
+        TlBuf *bits = pack_bools(vals->data, n);
+        tl_buf_release(vals);
+        vals = bits;
+    }
+    if (!vals || (l->type == TL_TSTRING && pq_out_finish(&c->out) != TL_OK)) {
+        tl_buf_release(vals);
+        tl_buf_release(valid);
+        st = tl_error_oom(err);
+    } else if (l->type == TL_TSTRING) {
+        *out = tl_array_new(l->type, n, vals, valid, -1, c->out.data, c->out.n_data);
+        c->out.data = NULL;
+        c->out.n_data = c->out.cap_data = 0;
+    } else {
+        *out = tl_array_new(l->type, n, vals, valid, -1, NULL, 0);
+    }
+    if (st == TL_OK && !*out) st = tl_error_oom(err);
+    c->out.page_idx = -1;
+    pq_out_free(&c->out);
+    c->out.page = c->page;
+    return st;
+}
+
+/* Decode the definition levels of the next k entries of the page into
+ * c->levels (and the repetition levels into c->reps for a nested leaf);
+ * *m: the entries holding a value. */
+static TlStatus entry_levels(PqCol *c, int64_t k, int64_t *m, TlError *err)
+{
+    const PqLeaf *l = c->ref.leaf;
+    uint32_t lv = (uint32_t)l->max_def;
+    const char *why = NULL;
+    *m = k;
+    if (l->max_rep > 0) {
+        if (!pq_rle_next(&c->rep, c->reps, k, &why)) return fail_why(c, err, why);
+        for (int64_t i = 0; i < k; i++)
+            if (c->reps[i] > (uint32_t)l->max_rep)
+                return fail(c, err, "a repetition level of %u above the column's maximum %d",
+                            c->reps[i], l->max_rep);
+    }
+    if (l->max_def == 0) return TL_OK;
+    TL_TRY(levels(c, k, err));
+    *m = 0;
+    for (int64_t i = 0; i < k; i++) {
+        if (c->levels[i] == lv) (*m)++;
+        else if (c->levels[i] > lv)
+            return fail(c, err, "a definition level of %u above the column's maximum %u",
+                        c->levels[i], lv);
+    }
+    return TL_OK;
+}
+
+/* After k entries of the page, m of them values: counters, and a v2
+ * page's null count checked at its end. */
+static TlStatus entries_done(PqCol *c, int64_t k, int64_t m, TlError *err)
+{
+    c->rows_left -= k;
+    c->page_left -= k;
+    c->nulls_seen += k - m;
+    if (c->page_left == 0 && c->v2 && c->nulls_seen != c->v2_nulls)
+        return fail(c, err, "a page whose header counts %lld nulls holds %lld",
+                    (long long)c->v2_nulls, (long long)c->nulls_seen);
+    return TL_OK;
+}
+
 TlStatus pq_col_read(PqCol *c, int64_t n, TlArray **out, TlError *err)
 {
     const PqLeaf *l = c->ref.leaf;
@@ -459,81 +577,78 @@ TlStatus pq_col_read(PqCol *c, int64_t n, TlArray **out, TlError *err)
         c->started = true;
     }
     TL_TRY(scratch(c, n, err));
-    pq_out_free(&c->out);
-    c->out.page = c->page;
-    for (uint32_t i = 0; i < c->n_dict_data; i++) {
-        if (!c->out.data &&
-            !(c->out.data = tl_malloc(4 * sizeof *c->out.data)))
-            return tl_error_oom(err);
-        c->out.cap_data = 4;
-        c->out.data[c->out.n_data++] = tl_buf_retain(c->dict_data[i]);
-    }
+    TL_TRY(out_begin(c, err));
     vals = tl_buf_new((size_t)n * w + 1, false);
-    if (l->max_def > 0) valid = tl_buf_new(tl_bitmap_bytes(n) + 1, l->max_def > 0);
+    if (l->max_def > 0) valid = tl_buf_new(tl_bitmap_bytes(n) + 1, true);
     if (!vals || (l->max_def > 0 && !valid)) {
         st = tl_error_oom(err);
-        goto done;
+        goto fail;
     }
     while (row < n) {
         int64_t k, m;
         uint8_t *dst = vals->data + (size_t)row * w;
-        if (c->page_left == 0 && (st = next_page(c, err)) != TL_OK) goto done;
+        if (c->page_left == 0 && (st = next_page(c, err)) != TL_OK) goto fail;
         k = n - row < c->page_left ? n - row : c->page_left;
-        m = k;
-        if (l->max_def > 0) {
-            uint32_t lv = (uint32_t)l->max_def;
-            if ((st = levels(c, k, err)) != TL_OK) goto done;
-            m = 0;
-            for (int64_t i = 0; i < k; i++) {
-                if (c->levels[i] == lv) {
-                    m++;
-                    tl_bit_set(valid->data, row + i);
-                } else if (c->levels[i] > lv) {
-                    st = fail(c, err, "a definition level of %u above the column's maximum %u",
-                              c->levels[i], lv);
-                    goto done;
-                }
-            }
-        }
-        if (m > 0 && (st = values(c, dst, m, err)) != TL_OK) goto done;
+        if ((st = entry_levels(c, k, &m, err)) != TL_OK) goto fail;
+        for (int64_t i = 0; m < k && i < k; i++)
+            if (c->levels[i] == (uint32_t)l->max_def) tl_bit_set(valid->data, row + i);
+        if (m == k && valid) tl_bitmap_fill(valid->data, row, k, true);
+        if (m > 0 && (st = values(c, dst, m, err)) != TL_OK) goto fail;
         if (m < k) spread(dst, w, c->levels, (uint32_t)l->max_def, k, m);
         row += k;
-        c->rows_left -= k;
-        c->page_left -= k;
-        c->nulls_seen += k - m;
-        if (c->page_left == 0 && c->v2 && c->nulls_seen != c->v2_nulls) {
-            st = fail(c, err, "a page whose header counts %lld nulls holds %lld",
-                      (long long)c->v2_nulls, (long long)c->nulls_seen);
-            goto done;
-        }
+        if ((st = entries_done(c, k, m, err)) != TL_OK) goto fail;
     }
-    if (l->type == TL_TBOOL) {
-        TlBuf *bits = pack_bools(vals->data, n);
-        tl_buf_release(vals);
-        vals = bits;
-        if (!vals) {
-            st = tl_error_oom(err);
-            goto done;
-        }
-    }
-    if (l->type == TL_TSTRING) {
-        if (pq_out_finish(&c->out) != TL_OK) {
-            st = tl_error_oom(err);
-            goto done;
-        }
-        *out = tl_array_new(l->type, n, vals, valid, -1, c->out.data, c->out.n_data);
-        c->out.data = NULL;
-        c->out.n_data = c->out.cap_data = 0;
-    } else {
-        *out = tl_array_new(l->type, n, vals, valid, -1, NULL, 0);
-    }
-    vals = valid = NULL;
-    if (!*out) st = tl_error_oom(err);
-done:
+    return make_array(c, vals, valid, n, out, err);
+fail:
     tl_buf_release(vals);
     tl_buf_release(valid);
     c->out.page_idx = -1;
     pq_out_free(&c->out);
     c->out.page = c->page;
     return st;
+}
+
+TlStatus pq_col_entries(PqCol *c, int64_t max, PqEntries *e, TlError *err)
+{
+    const PqLeaf *l = c->ref.leaf;
+    size_t w = pq_out_width(l->type);
+    TlBuf *vals = NULL;
+    int64_t k, m;
+    TlStatus st;
+    memset(e, 0, sizeof *e);
+    if (c->rows_left == 0) return TL_OK;
+    if (!c->started) {
+        TL_TRY(next_page(c, err));
+        c->started = true;
+    } else if (c->page_left == 0) {
+        TL_TRY(next_page(c, err));
+    }
+    k = max < c->page_left ? max : c->page_left;
+    TL_TRY(scratch(c, k, err));
+    TL_TRY(entry_levels(c, k, &m, err));
+    if (l->max_rep == 0) memset(c->reps, 0, (size_t)k * sizeof *c->reps);
+    if (l->max_def == 0)
+        for (int64_t i = 0; i < k; i++) c->levels[i] = 0;
+    TL_TRY(out_begin(c, err));
+    vals = tl_buf_new((size_t)m * w + 1, false);
+    if (!vals) st = tl_error_oom(err);
+    else if (l->conv == PQ_CV_NULL) st = TL_OK;
+    else st = m > 0 ? values(c, vals->data, m, err) : TL_OK;
+    if (st == TL_OK) st = entries_done(c, k, m, err);
+    if (st == TL_OK && l->conv == PQ_CV_NULL) {
+        tl_buf_release(vals);
+        e->vals = tl_array_new_null(TL_TNULL, m);
+        st = e->vals ? TL_OK : tl_error_oom(err);
+    } else if (st == TL_OK) {
+        st = make_array(c, vals, NULL, m, &e->vals, err);
+    } else {
+        tl_buf_release(vals);
+        pq_out_free(&c->out);
+        c->out.page = c->page;
+    }
+    if (st != TL_OK) return st;
+    e->n = k;
+    e->rep = c->reps;
+    e->def = c->levels;
+    return TL_OK;
 }

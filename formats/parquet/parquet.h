@@ -47,11 +47,29 @@ typedef enum PqConv {
     PQ_CV_BYTES,     /* BYTE_ARRAY / FIXED_LEN_BYTE_ARRAY -> string */
     PQ_CV_UUID,      /* FIXED[16] UUID -> text */
     PQ_CV_F16,       /* FIXED[2] FLOAT16 -> float64 */
+    PQ_CV_JSON,      /* a list, map or deep struct: its JSON text (nested.c) */
 } PqConv;
 
-/* One column of the file as tally sees it. */
+/* A nested value's shape (schema.c builds it, nested.c walks it). */
+typedef enum PqNodeKind { PQ_N_LEAF, PQ_N_STRUCT, PQ_N_LIST, PQ_N_MAP } PqNodeKind;
+
+typedef struct PqNode {
+    PqNodeKind kind;
+    char *name;              /* a struct field's name (owned), else NULL */
+    bool nullable;           /* may be null: present from definition level def */
+    int def;
+    int elem_def;            /* LIST, MAP: level from which it has elements */
+    int rep;                 /* LIST, MAP: repetition level of its elements */
+    struct PqNode **kids;    /* STRUCT: fields; LIST: element; MAP: key, value */
+    int n_kids;
+    int sub;                 /* LEAF: its index among the column's sub-leaves */
+    int first_sub, n_subs;   /* the sub-leaves under this node */
+} PqNode;
+
+/* One column of the file as tally sees it: a primitive leaf, or a nested
+ * column (conv PQ_CV_JSON) whose values come from the leaves under it. */
 typedef struct PqLeaf {
-    int elem;                /* schema element; -1: an unsupported group */
+    int elem;                /* schema element; -1: a group */
     int chunk;               /* its column chunk's index in every row group */
     int phys;                /* physical type */
     int32_t type_length;     /* FIXED_LEN_BYTE_ARRAY */
@@ -60,14 +78,22 @@ typedef struct PqLeaf {
     PqConv conv;
     int32_t scale, precision;
     bool time_utc;           /* a TIME adjusted to UTC: "+00" after it */
+    bool json;               /* text annotated JSON (raw inside a nested value) */
     const char *unsupported; /* why it cannot be read yet, or NULL */
+    /* PQ_CV_JSON */
+    PqNode *node;            /* the value's shape (owned) */
+    struct PqLeaf *subs;     /* the primitive leaves under it (owned) */
+    int n_subs;
+    int base_def;            /* below it, an ancestor struct is null */
 } PqLeaf;
 
 /* The file's columns (schema.c): leaves[i] is schema column i, named in
  * schema (names made unique as CSV headers are).  name: the file as given
- * (unescaped); quiet: no notes on standard error about renames. */
+ * (unescaped); quiet: no notes on standard error about renames.  Free the
+ * leaves with pq_leaves_free. */
 TlStatus pq_schema_build(const PqFileMeta *m, const char *name, bool quiet, PqLeaf **leaves,
                          int *n_leaves, int *n_chunks, TlSchema *schema, TlError *err);
+void pq_leaves_free(PqLeaf *leaves, int n);
 /* Human name of a leaf's physical type and annotation ("INT64", "BYTE_ARRAY
  * (STRING)"), for messages. */
 const char *pq_phys_name(int phys);
@@ -210,16 +236,42 @@ typedef struct PqChunkRef {
     const PqLeaf *leaf;
     const PqColumnChunk *chunk;
     int rg;                  /* row group index */
-    int64_t rows;            /* the row group's rows */
+    int64_t rows;            /* the row group's rows; nested: the chunk's values */
+    bool nested;             /* a leaf under a nested column (pq_col_entries) */
+    int64_t pad;             /* bytes a chunk may run past its size (old writers) */
+    uint64_t data_end;       /* where the pages end: the footer's start */
     PqCodecs *codecs;
 } PqChunkRef;
 
 TlStatus pq_col_open(const PqChunkRef *ref, PqCol **out, TlError *err);
 /* The next n rows of the column as one array (owned). */
 TlStatus pq_col_read(PqCol *c, int64_t n, TlArray **out, TlError *err);
+/* A leaf under a nested column: the next entries of its chunk, at most
+ * max (within one page): each entry's repetition and definition levels
+ * (valid until the next call), and the values of the entries at the leaf's
+ * maximum definition level, in order (owned).  n = 0 at the chunk's end. */
+typedef struct PqEntries {
+    int64_t n;
+    const uint32_t *rep, *def;
+    TlArray *vals;
+} PqEntries;
+TlStatus pq_col_entries(PqCol *c, int64_t max, PqEntries *e, TlError *err);
 /* Bytes of the file (page headers and pages) the column read since the
  * last call. */
 int64_t pq_col_bytes(PqCol *c);
 void pq_col_free(PqCol *c);
+
+/* A nested column (nested.c): its leaves' chunks of one row group
+ * (chunks: the row group's), read as JSON text a batch at a time. */
+typedef struct PqNest PqNest;
+TlStatus pq_nest_open(const PqChunkRef *ref, const PqColumnChunk *chunks, PqNest **out,
+                      TlError *err);
+/* The next rows values (JSON text, null where the value or a struct above
+ * it is null), owned. */
+TlStatus pq_nest_read(PqNest *n, int64_t rows, TlArray **out, TlError *err);
+/* At the row group's end: no leaf may hold more entries. */
+TlStatus pq_nest_end(PqNest *n, TlError *err);
+int64_t pq_nest_bytes(PqNest *n);
+void pq_nest_free(PqNest *n);
 
 #endif

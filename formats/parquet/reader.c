@@ -45,8 +45,11 @@ typedef struct PqReader {
     int rg;                  /* the row group being read */
     int64_t rg_done;         /* its rows read */
     PqCol **cols;            /* its column readers, one per batch column */
+    PqNest **nests;          /* or, for a nested column, its reader */
     bool cols_open;
     PqCodecs *codecs;
+    int64_t pad;             /* PqChunkRef.pad for this file's writer */
+    uint64_t data_end;       /* the footer's start */
 } PqReader;
 
 static const TlSchema *pq_schema(const TlReader *base)
@@ -58,7 +61,9 @@ static void close_cols(PqReader *r)
 {
     for (int j = 0; r->cols && j < r->n_proj; j++) {
         pq_col_free(r->cols[j]);
+        pq_nest_free(r->nests[j]);
         r->cols[j] = NULL;
+        r->nests[j] = NULL;
     }
     r->cols_open = false;
 }
@@ -74,8 +79,9 @@ static TlStatus pq_project(TlReader *base, const int *cols, int n_cols, TlError 
     PqReader *r = (PqReader *)base;
     int *proj = tl_malloc((size_t)(n_cols ? n_cols : 1) * sizeof *proj);
     PqCol **pc = tl_calloc((size_t)(n_cols ? n_cols : 1), sizeof *pc);
+    PqNest **pn = tl_calloc((size_t)(n_cols ? n_cols : 1), sizeof *pn);
     TlSchema ps = {0};
-    TlStatus st = proj && pc ? TL_OK : tl_error_oom(err);
+    TlStatus st = proj && pc && pn ? TL_OK : tl_error_oom(err);
     for (int j = 0; st == TL_OK && j < n_cols; j++) {
         proj[j] = cols[j];
         if (r->leaves[cols[j]].unsupported) st = unsupported(r, cols[j], err);
@@ -85,17 +91,37 @@ static TlStatus pq_project(TlReader *base, const int *cols, int n_cols, TlError 
     if (st != TL_OK) {
         tl_free(proj);
         tl_free(pc);
+        tl_free(pn);
         tl_schema_free(&ps);
         return st;
     }
     close_cols(r);
     tl_free(r->proj);
     tl_free(r->cols);
+    tl_free(r->nests);
     tl_schema_free(&r->proj_schema);
     r->proj = proj;
     r->cols = pc;
+    r->nests = pn;
     r->n_proj = n_cols;
     r->proj_schema = ps;
+    return TL_OK;
+}
+
+/* Whether column chunk cc (of column col) can be read. */
+static TlStatus chunk_ok(const PqReader *r, const PqColumnChunk *cc, const char *col,
+                         TlError *err)
+{
+    if (cc->encrypted)
+        return tl_error(err, TL_ERR_DATA, "%s: column %s, row group %d: encrypted columns "
+                        "are not supported", r->name, tl_quote_name(col).s, r->rg);
+    if (cc->has_file_path)
+        return tl_error(err, TL_ERR_DATA, "%s: column %s, row group %d: the column's data "
+                        "lies in another file, which is not supported", r->name,
+                        tl_quote_name(col).s, r->rg);
+    if (!cc->has_meta)
+        return tl_error(err, TL_ERR_DATA, "%s: corrupt Parquet footer: column %s, row "
+                        "group %d has no metadata", r->name, tl_quote_name(col).s, r->rg);
     return TL_OK;
 }
 
@@ -105,29 +131,26 @@ static TlStatus open_cols(PqReader *r, TlError *err)
     const PqRowGroup *g = &r->meta.rgs[r->rg];
     for (int j = 0; j < r->n_proj; j++) {
         const PqLeaf *l = &r->leaves[r->proj[j]];
-        const PqColumnChunk *cc;
         const char *col = r->schema.fields[r->proj[j]].name;
         PqChunkRef ref;
-        cc = &g->cols[l->chunk];
-        if (cc->encrypted)
-            return tl_error(err, TL_ERR_DATA, "%s: column %s, row group %d: encrypted columns "
-                            "are not supported", r->name, tl_quote_name(col).s, r->rg);
-        if (cc->has_file_path)
-            return tl_error(err, TL_ERR_DATA, "%s: column %s, row group %d: the column's data "
-                            "lies in another file, which is not supported", r->name,
-                            tl_quote_name(col).s, r->rg);
-        if (!cc->has_meta)
-            return tl_error(err, TL_ERR_DATA, "%s: corrupt Parquet footer: column %s, row "
-                            "group %d has no metadata", r->name, tl_quote_name(col).s, r->rg);
+        memset(&ref, 0, sizeof ref);
+        if (l->conv == PQ_CV_JSON)
+            for (int s = 0; s < l->n_subs; s++)
+                TL_TRY(chunk_ok(r, &g->cols[l->subs[s].chunk], col, err));
+        else
+            TL_TRY(chunk_ok(r, &g->cols[l->chunk], col, err));
         ref.input = r->input;
         ref.name = r->name;
         ref.col_name = col;
         ref.leaf = l;
-        ref.chunk = cc;
+        ref.chunk = &g->cols[l->chunk];
         ref.rg = r->rg;
         ref.rows = g->num_rows;
         ref.codecs = r->codecs;
-        TL_TRY(pq_col_open(&ref, &r->cols[j], err));
+        ref.pad = r->pad;
+        ref.data_end = r->data_end;
+        if (l->conv == PQ_CV_JSON) TL_TRY(pq_nest_open(&ref, g->cols, &r->nests[j], err));
+        else TL_TRY(pq_col_open(&ref, &r->cols[j], err));
     }
     r->cols_open = true;
     return TL_OK;
@@ -152,22 +175,25 @@ static TlStatus pq_next(TlReader *base, TlBatch **out, TlError *err)
     b = tl_batch_new(&r->proj_schema, r->n_proj, n);
     if (!b) return tl_error_oom(err);
     for (int j = 0; j < r->n_proj; j++) {
-        TlArray *a;
+        TlArray *a = NULL;
         TlType want = r->proj_schema.fields[j].type;
-        TlStatus st = pq_col_read(r->cols[j], n, &a, err);
+        TlStatus st = r->nests[j] ? pq_nest_read(r->nests[j], n, &a, err)
+                                  : pq_col_read(r->cols[j], n, &a, err);
+        b->cols[j] = a; /* the batch frees it on any failure below */
+        if (st == TL_OK && r->nests[j] && r->rg_done + n == r->meta.rgs[r->rg].num_rows)
+            st = pq_nest_end(r->nests[j], err);
         if (st == TL_OK && a->type != want) {
-            TlArray *w = pq_widen(a, want);
+            b->cols[j] = pq_widen(a, want);
             tl_array_release(a);
-            a = w;
-            if (!a) st = tl_error_oom(err);
+            if (!b->cols[j]) st = tl_error_oom(err);
         }
         if (st != TL_OK) {
             tl_batch_free(b);
             return st;
         }
-        b->cols[j] = a;
         r->base.stats.converted[r->proj[j]] += n;
-        r->base.stats.bytes += pq_col_bytes(r->cols[j]);
+        r->base.stats.bytes += r->nests[j] ? pq_nest_bytes(r->nests[j])
+                                           : pq_col_bytes(r->cols[j]);
     }
     r->rg_done += n;
     r->base.stats.rows += n;
@@ -181,10 +207,11 @@ static void pq_close(TlReader *base)
     PqReader *r = (PqReader *)base;
     close_cols(r);
     tl_free(r->cols);
+    tl_free(r->nests);
     tl_free(r->proj);
     tl_schema_free(&r->proj_schema);
     tl_schema_free(&r->schema);
-    tl_free(r->leaves);
+    pq_leaves_free(r->leaves, r->n_leaves);
     pq_meta_free(&r->meta);
     pq_codecs_free(r->codecs);
     tl_buf_release(r->input);
@@ -233,6 +260,29 @@ static TlStatus decide_type(PqReader *r, int i, const TlReadOptions *opt, TlType
     return TL_OK;
 }
 
+/* Whether the writer is parquet-mr before 1.2.9, which left the dictionary
+ * page header out of a column chunk's size (IMPALA-694, PARQUET-816): its
+ * chunks may run up to 100 bytes longer than they say, as Arrow's reader
+ * allows.  A parquet-mr without a version counts as old. */
+static bool old_parquet_mr(const PqStr *by)
+{
+    static const char tag[] = "parquet-mr";
+    int v[3] = {0, 0, 0}, k = 0;
+    size_t i = sizeof tag - 1;
+    if (by->n < i || memcmp(by->p, tag, i) != 0) return false;
+    while (i < by->n && (by->p[i] < '0' || by->p[i] > '9')) {
+        if (by->p[i] == '(') return true; /* "parquet-mr (build ...)": no version */
+        i++;
+    }
+    if (i == by->n) return true;
+    for (; i < by->n && k < 3; i++) {
+        if (by->p[i] >= '0' && by->p[i] <= '9') v[k] = v[k] * 10 + (by->p[i] - '0');
+        else if (by->p[i] == '.') k++;
+        else break;
+    }
+    return v[0] < 1 || (v[0] == 1 && (v[1] < 2 || (v[1] == 2 && v[2] < 9)));
+}
+
 static uint32_t le32(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -265,9 +315,10 @@ static TlStatus open_file(PqReader *r, const char *path, const TlReadOptions *op
         return tl_error(err, TL_ERR_DATA, "%s: corrupt Parquet file: its footer length (%u "
                         "bytes) is past the start of the file (%zu bytes)", r->name, flen, size);
     TL_TRY(pq_meta_decode(d + size - 8 - flen, flen, size - 8 - flen, r->name, &r->meta, err));
-    if (r->meta.encrypted)
-        return tl_error(err, TL_ERR_DATA, "%s: encrypted Parquet files are not supported",
-                        r->name);
+    /* an encrypted file with a plaintext footer: its columns that are not
+     * encrypted read, the others are refused when a pipeline reads them */
+    r->data_end = size - 8 - flen;
+    r->pad = old_parquet_mr(&r->meta.created_by) ? 100 : 0;
     TL_TRY(pq_schema_build(&r->meta, tl_input_name(path), opt->quiet, &r->leaves,
                            &r->n_leaves, &r->n_chunks, &r->schema, err));
     for (int g = 0; g < r->meta.n_rgs; g++)
