@@ -447,11 +447,20 @@ static TlStatus values(PqCol *c, uint8_t *dst, int64_t m, TlError *err)
     if (c->page_dict) {
         size_t w = pq_out_width(l->type);
         const uint8_t *dict = c->dict->data;
-        for (int64_t i = 0; i < m; i++) {
-            if (c->idx[i] >= (uint64_t)c->dict_n)
-                return fail(c, err, "dictionary index %u out of range (the dictionary holds "
-                            "%lld values)", c->idx[i], (long long)c->dict_n);
-            memcpy(dst + (size_t)i * w, dict + (size_t)c->idx[i] * w, w);
+        const uint32_t *idx = c->idx;
+        uint32_t top = 0;
+        for (int64_t i = 0; i < m; i++) top |= idx[i] >= (uint64_t)c->dict_n;
+        if (top)
+            for (int64_t i = 0; i < m; i++)
+                if (idx[i] >= (uint64_t)c->dict_n)
+                    return fail(c, err, "dictionary index %u out of range (the dictionary "
+                                "holds %lld values)", idx[i], (long long)c->dict_n);
+        /* gathers of the widths there are, each a fixed-size copy */
+        switch (w) {
+        case 16: for (int64_t i = 0; i < m; i++) memcpy(dst + 16 * i, dict + 16 * (size_t)idx[i], 16); break;
+        case 8: for (int64_t i = 0; i < m; i++) memcpy(dst + 8 * i, dict + 8 * (size_t)idx[i], 8); break;
+        case 4: for (int64_t i = 0; i < m; i++) memcpy(dst + 4 * i, dict + 4 * (size_t)idx[i], 4); break;
+        default: for (int64_t i = 0; i < m; i++) dst[i] = dict[idx[i]]; break;
         }
         return TL_OK;
     }

@@ -132,10 +132,21 @@ bool pq_rle_next(PqRle *r, uint32_t *out, int64_t n, const char **why)
             n -= k;
             r->rep_left -= (uint32_t)k;
         } else if (r->lit_left) {
-            int64_t k = n < (int64_t)r->lit_left ? n : (int64_t)r->lit_left;
+            int64_t k = n < (int64_t)r->lit_left ? n : (int64_t)r->lit_left, i = 0;
             int w = r->width;
             uint64_t bit = r->lit_bit;
-            for (int64_t i = 0; i < k; i++, bit += (uint64_t)w)
+            if (w > 0 && w <= 32 && r->lit_end - r->lit >= 8) {
+                /* the values whose 8 bytes lie inside the run: one load each
+                 * (w <= 32 bits at a shift below 8 fit a 64-bit word) */
+                uint64_t safe = ((uint64_t)(r->lit_end - r->lit) - 8) * 8;
+                uint64_t mask = ((uint64_t)1 << w) - 1;
+                for (; i < k && bit <= safe; i++, bit += (uint64_t)w) {
+                    uint64_t x;
+                    memcpy(&x, r->lit + (bit >> 3), 8);
+                    out[i] = (uint32_t)((x >> (bit & 7)) & mask);
+                }
+            }
+            for (; i < k; i++, bit += (uint64_t)w)
                 out[i] = (uint32_t)unpack_at(r->lit, r->lit_end, bit, w);
             r->lit_bit = bit;
             out += k;
