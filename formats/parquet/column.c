@@ -457,10 +457,18 @@ static TlStatus values(PqCol *c, uint8_t *dst, int64_t m, TlError *err)
                                 "holds %lld values)", idx[i], (long long)c->dict_n);
         /* gathers of the widths there are, each a fixed-size copy */
         switch (w) {
-        case 16: for (int64_t i = 0; i < m; i++) memcpy(dst + 16 * i, dict + 16 * (size_t)idx[i], 16); break;
-        case 8: for (int64_t i = 0; i < m; i++) memcpy(dst + 8 * i, dict + 8 * (size_t)idx[i], 8); break;
-        case 4: for (int64_t i = 0; i < m; i++) memcpy(dst + 4 * i, dict + 4 * (size_t)idx[i], 4); break;
-        default: for (int64_t i = 0; i < m; i++) dst[i] = dict[idx[i]]; break;
+        case 16:
+            for (int64_t i = 0; i < m; i++) memcpy(dst + 16 * i, dict + 16 * (size_t)idx[i], 16);
+            break;
+        case 8:
+            for (int64_t i = 0; i < m; i++) memcpy(dst + 8 * i, dict + 8 * (size_t)idx[i], 8);
+            break;
+        case 4:
+            for (int64_t i = 0; i < m; i++) memcpy(dst + 4 * i, dict + 4 * (size_t)idx[i], 4);
+            break;
+        default:
+            for (int64_t i = 0; i < m; i++) dst[i] = dict[idx[i]];
+            break;
         }
         return TL_OK;
     }

@@ -514,7 +514,10 @@ TlArray *pq_widen(TlArray *a, TlType to)
             ok = tl_builder_append_str(&b, tl_view_ptr(v, a->data), tl_view_len(*v));
         } else {
             switch (a->type) {
-            case TL_TBOOL: k = (size_t)snprintf(buf, sizeof buf, "%s", tl_array_bool(a, i) ? "true" : "false"); break;
+            case TL_TBOOL:
+                k = (size_t)snprintf(buf, sizeof buf, "%s",
+                                     tl_array_bool(a, i) ? "true" : "false");
+                break;
             case TL_TINT64: k = tl_fmt_i64(tl_array_i64(a)[i], buf); break;
             case TL_TFLOAT64: k = tl_fmt_f64(tl_array_f64(a)[i], buf); break;
             case TL_TDATE: k = tl_fmt_date(tl_array_i32(a)[i], buf); break;

@@ -264,7 +264,8 @@ static TlStatus column_meta_decode(PqThrift *t, PqColumnMeta *c)
         }
     }
     TL_TRY(require(t, &s, seen, 1u << 1 | 1u << 4 | 1u << 5 | 1u << 7 | 1u << 9, names));
-    if (c->num_values < 0) return pq_th_fail(t, "negative num_values %lld", (long long)c->num_values);
+    if (c->num_values < 0)
+        return pq_th_fail(t, "negative num_values %lld", (long long)c->num_values);
     if (c->total_compressed_size < 0)
         return pq_th_fail(t, "negative total_compressed_size %lld",
                           (long long)c->total_compressed_size);

@@ -231,6 +231,7 @@ void pq_leaves_free(PqLeaf *leaves, int n)
     tl_free(leaves);
 }
 
+/* A node into *out, which holds it also when this fails (for freeing). */
 static TlStatus node_new(Nest *b, PqNodeKind kind, const PqSchemaElem *e, int n_kids,
                          PqNode **out)
 {
@@ -277,8 +278,9 @@ static TlStatus element(Nest *b, const PqSchemaElem *e, int d, int r, int depth,
 {
     PqNode *n;
     if (e->num_children > 0) {
-        TL_TRY(node_new(b, PQ_N_STRUCT, e, e->num_children, &n));
-        *out = n;
+        TlStatus nst = node_new(b, PQ_N_STRUCT, e, e->num_children, out);
+        n = *out;
+        TL_TRY(nst);
         n->def = d;
         for (int32_t k = 0; k < e->num_children; k++) {
             const PqSchemaElem *c = NULL;
@@ -287,8 +289,9 @@ static TlStatus element(Nest *b, const PqSchemaElem *e, int d, int r, int depth,
         }
         return TL_OK;
     }
-    TL_TRY(node_new(b, PQ_N_LEAF, e, 0, &n));
-    *out = n;
+    TlStatus nst = node_new(b, PQ_N_LEAF, e, 0, out);
+    n = *out;
+    TL_TRY(nst);
     n->def = d;
     if (e->type < 0) {
         if (!b->reason) b->reason = "an empty group in a nested column";
@@ -339,8 +342,9 @@ static TlStatus build(Nest *b, const PqSchemaElem *e, int dp, int rp, int depth,
          * list, or map, that is never null */
         bool kv = e->converted == PQ_CT_MAP_KEY_VALUE && e->num_children >= 1 &&
                   e->num_children <= 2;
-        TL_TRY(node_new(b, kv ? PQ_N_MAP : PQ_N_LIST, e, kv ? 2 : 1, &n));
-        *out = n;
+        TlStatus nst = node_new(b, kv ? PQ_N_MAP : PQ_N_LIST, e, kv ? 2 : 1, out);
+        n = *out;
+        TL_TRY(nst);
         n->def = dp;
         n->elem_def = d;
         n->rep = r;
@@ -358,8 +362,9 @@ static TlStatus build(Nest *b, const PqSchemaElem *e, int dp, int rp, int depth,
         return st;
     }
     /* LIST or MAP: one repeated child */
-    TL_TRY(node_new(b, list ? PQ_N_LIST : PQ_N_MAP, e, 2, &n));
-    *out = n;
+    TlStatus nst = node_new(b, list ? PQ_N_LIST : PQ_N_MAP, e, 2, out);
+    n = *out;
+    TL_TRY(nst);
     n->nullable = nullable;
     n->def = d;
     n->elem_def = d + 1;

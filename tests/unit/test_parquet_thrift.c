@@ -485,7 +485,8 @@ TL_TEST(test_flips)
         CHECK(st == TL_OK || st == TL_ERR_DATA);
         if (st == TL_OK) ok++;
         else bad++;
-        if (st == TL_ERR_DATA) CHECK(strncmp(err.msg, "f.parquet: corrupt Parquet footer: ", 35) == 0);
+        if (st == TL_ERR_DATA)
+            CHECK(strncmp(err.msg, "f.parquet: corrupt Parquet footer: ", 35) == 0);
     }
     CHECK(ok > 0 && bad > 0);
 }
