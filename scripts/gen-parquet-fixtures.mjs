@@ -18,20 +18,8 @@
 //
 // Every file tally should read gets NAME.csv beside it: DuckDB's own reading
 // of the file (the oracle, scripts/setup-oracles), through the mappings
-// man/tally.1 documents for Parquet, spelt as tally's CSV writer spells
-// values (tests/diff/oracle.mjs: floats as the shortest round trip):
-//
-//   DECIMAL(p, s), p <= 15  CAST(x AS DOUBLE)
-//   DECIMAL(p, s), p > 15   CAST(x AS VARCHAR)        exact text
-//   FLOAT                   CAST(x AS DOUBLE)         widened exactly
-//   TIMESTAMP (any unit,    CAST(x AS TIMESTAMP)      microseconds, the
-//     with time zone)                                 UTC clock time
-//   BLOB                    the bytes when they are valid UTF-8, else
-//                           DuckDB's BLOB text (\xHH for other bytes)
-//   STRUCT                  one column per field, "parent.child", to the
-//                           8th part of a name; there, to_json(x)
-//   LIST, MAP               to_json(x)               JSON text
-//   everything else         CAST(x AS VARCHAR)
+// man/tally.1 documents for Parquet (tests/diff/oracle.mjs, parquetAnswer,
+// lists them), spelt as tally's CSV writer spells values.
 //
 // The bats file then wants tally's output to be exactly that CSV.  The files
 // tally refuses have their messages written in the bats file.
@@ -39,7 +27,7 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { connectDuckDB, reprFloat } from '../tests/diff/oracle.mjs';
+import { connectDuckDB, parquetAnswer } from '../tests/diff/oracle.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = join(root, 'tests/cli/data/parquet');
@@ -374,75 +362,11 @@ written.set('bad_magic.parquet', Buffer.concat([Buffer.from('PAR2'), good.subarr
 
 // ------------------------------------------------------ DuckDB's answers
 
-function csvField(v) {
-    if (v === null) return '';
-    if (v === '') return '""';
-    return /[",\r\n]/.test(v) ? '"' + v.replace(/"/g, '""') + '"' : v;
-}
-
-function blobText(bytes) {
-    const b = Buffer.from(bytes);
-    const s = b.toString('utf8');
-    if (Buffer.from(s, 'utf8').equals(b)) return s;
-    let o = '';
-    for (const x of b) {
-        o += x >= 32 && x <= 126 && x !== 39 && x !== 34 && x !== 92
-            ? String.fromCharCode(x) : '\\x' + x.toString(16).toUpperCase().padStart(2, '0');
-    }
-    return o;
-}
-
-// The select list reading `path` of SQL type `type` under tally's mappings:
-// [[name, expression, kind]] (structs give one entry per field while the
-// name has at most 8 parts; a deeper struct, a list or a map is one
-// column, to_json()).
-function mapping(name, type, path, parts = 1) {
-    const st = type.match(/^STRUCT\((.*)\)$/s);
-    if (st && parts >= 8 || /\[\]$/.test(type) || /^MAP\(/.test(type))
-        return [[name, `CAST(to_json(${path}) AS VARCHAR)`, 's']];
-    if (st) {
-        const out = [];
-        let depth = 0, cur = '';
-        const fields = [];
-        for (const ch of st[1]) {
-            if (ch === '(') depth++;
-            if (ch === ')') depth--;
-            if (ch === ',' && depth === 0) { fields.push(cur.trim()); cur = ''; } else cur += ch;
-        }
-        if (cur.trim()) fields.push(cur.trim());
-        for (const f of fields) {
-            const m = f.match(/^("(?:[^"]|"")*"|\S+)\s+(.*)$/s);
-            const fname = m[1].startsWith('"') ? m[1].slice(1, -1).replace(/""/g, '"') : m[1];
-            out.push(...mapping(`${name}.${fname}`, m[2], `${path}."${fname.replace(/"/g, '""')}"`, parts + 1));
-        }
-        return out;
-    }
-    const dec = type.match(/^DECIMAL\((\d+),(\d+)\)$/);
-    if (dec) return Number(dec[1]) <= 15 ? [[name, `CAST(${path} AS DOUBLE)`, 'f']] : [[name, `CAST(${path} AS VARCHAR)`, 's']];
-    if (type === 'FLOAT' || type === 'DOUBLE') return [[name, `CAST(${path} AS DOUBLE)`, 'f']];
-    if (type === 'BLOB') return [[name, path, 'blob']];
-    if (type.startsWith('TIMESTAMP')) return [[name, `CAST(CAST(${path} AS TIMESTAMP) AS VARCHAR)`, 's']];
-    return [[name, `CAST(${path} AS VARCHAR)`, 's']];
-}
-
 async function answer(bytes) {
     const tmp = join(OUT, '.answer.tmp.parquet');
     writeFileSync(tmp, bytes);
     try {
-        const cols = (await sql(`DESCRIBE SELECT * FROM read_parquet('${tmp}')`))
-            .flatMap(([n, t]) => mapping(n, t, `"${n.replace(/"/g, '""')}"`));
-        const rows = await sql(`SELECT ${cols.map((c) => c[1]).join(', ')} FROM read_parquet('${tmp}')`);
-        const lines = [cols.map((c) => csvField(c[0])).join(',')];
-        for (const r of rows) {
-            lines.push(r.map((v, i) => {
-                if (v === null) return '';
-                const kind = cols[i][2];
-                if (kind === 'f') return csvField(reprFloat(Number(v)));
-                if (kind === 'blob') return csvField(blobText(v.bytes));
-                return csvField(String(v));
-            }).join(','));
-        }
-        return lines.join('\n') + '\n';
+        return await parquetAnswer(db, tmp);
     } finally {
         (await import('node:fs')).rmSync(tmp);
     }

@@ -3,13 +3,16 @@
 # The Parquet corpora ($CORPORA/parquet-testing, $CORPORA/duckdb-parquet;
 # CORPORA defaults to ../shared/corpora beside the clone): every file reads
 # or is refused with the message tests/corpora-parquet-refused.txt lists
-# for it (scripts/parquet-sweep), the delta-encoded files equal the values
-# parquet-testing states for them, and a missing corpus is a skip, or a
-# failure under CI=true.
+# for it (scripts/parquet-sweep), every file read gives DuckDB's answer
+# under tally's mappings but the listed differences
+# (scripts/parquet-golden.mjs, tests/corpora/parquet_*), the delta-encoded
+# files equal the values parquet-testing states for them, and a missing
+# corpus is a skip, or a failure under CI=true.
 
 load helpers
 
 SWEEP=$BATS_TEST_DIRNAME/../../scripts/parquet-sweep
+GOLDEN=$BATS_TEST_DIRNAME/../../scripts/parquet-golden.mjs
 CORP=${CORPORA:-$BATS_TEST_DIRNAME/../../../shared/corpora}
 
 need_corpora() {
@@ -43,6 +46,31 @@ if got != want:
 print(len(got))' "$f.csv" "$d/${f}_expect.csv"
         [ "$status" -eq 0 ] || { echo "$f: $output"; return 1; }
     done
+}
+
+@test "parquet corpora: every file tally reads gives DuckDB's answer, but the known differences" {
+    need_corpora
+    run env CORPORA="$CORP" node "$GOLDEN" check "$TALLY"
+    [ "$status" -eq 0 ] || { echo "$output"; return 1; }
+    [ "$output" = "parquet-golden: 140 same, 3 known, 17 DuckDB refuses, 0 failed" ] ||
+        { echo "$output"; return 1; }
+}
+
+@test "parquet-golden: a changed answer, and a known difference that is gone, fail" {
+    need_corpora
+    local exp=$BATS_TEST_DIRNAME/../corpora/parquet_expected.tsv
+    local known=$BATS_TEST_DIRNAME/../corpora/parquet_known.txt
+    # another hash for a file tally reads as DuckDB does
+    awk -F '\t' 'BEGIN { OFS = "\t" } $1 == "parquet-testing/data/alltypes_plain.parquet" { $3 = "0" } { print }' \
+        "$exp" > exp.tsv
+    run env CORPORA="$CORP" PARQUET_EXPECTED="$PWD/exp.tsv" node "$GOLDEN" check "$TALLY"
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"parquet-golden: parquet-testing/data/alltypes_plain.parquet: tally's 8 rows differ from DuckDB's 8"* ]]
+    # a known difference that tally no longer has
+    { cat "$known"; printf 'parquet-testing/data/alltypes_plain.parquet\tnone\n'; } > known.txt
+    run env CORPORA="$CORP" PARQUET_KNOWN="$PWD/known.txt" node "$GOLDEN" check "$TALLY"
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"parquet-golden: parquet-testing/data/alltypes_plain.parquet: listed in "*"/known.txt but now the same as DuckDB's answer"* ]]
 }
 
 @test "parquet-sweep: a missing corpus fails under CI=true, is a skip outside CI" {
