@@ -61,6 +61,9 @@ struct TlReader {
      * a decode error (the stream's error comes first, as when the input
      * was decompressed whole at open).  NULL: none. */
     const TlBuf *input;
+    /* the schema's types are the file's own (Parquet): reading the rows
+     * cannot widen them, so `tally schema` need not read any row */
+    bool types_final;
 };
 
 /* Every format's decoder starts with this (tl_decoder_free dispatches). */

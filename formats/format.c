@@ -656,6 +656,12 @@ void tl_reader_decode_end(TlReader *r, TlDecoder *d)
     if (d && tl_reader_can_late(r)) r->ops->decode_end(r, d);
 }
 
+/* See format.h. */
+bool tl_reader_types_final(const TlReader *r)
+{
+    return r->types_final;
+}
+
 /* Counters of what the reader did; valid until tl_reader_close. */
 const TlReaderStats *tl_reader_stats(const TlReader *r)
 {

@@ -342,6 +342,7 @@ TlStatus tl_parquet_reader_open(const char *path, const TlReadOptions *opt,
     r = tl_calloc(1, sizeof *r);
     if (!r) return tl_error_oom(err);
     r->base.ops = &pq_ops;
+    r->base.types_final = true; /* the schema's types, not the rows' */
     r->name = tl_strdup(tl_escape_name(tl_input_name(path)).s);
     st = r->name ? pq_codecs_new(&r->codecs, err) : tl_error_oom(err);
     if (st == TL_OK) st = open_file(r, path, opt, hints, err);

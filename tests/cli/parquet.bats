@@ -246,6 +246,31 @@ deep.a.b.c.d.e.f.g,string
 EOF
 }
 
+@test "schema reads the footer only: no row, no page" {
+    assert_run_out schema "$P/bad_interval.parquet" <<'EOF'
+column,type
+id,int64
+v,string
+EOF
+    # its pages are damaged, its footer is not
+    run_tally schema "$P/bad_dict_index.parquet" --stats
+    [ "$status" -eq 0 ]
+    assert_out $'column,type\nv,int64'
+    assert_stderr_line 1 "rows_read: 0"
+    # beside a CSV input, whose rows give its types, every input is read
+    printf 'id,v\n1.5,x\n' > more.csv
+    run_tally schema "$P/bad_dict_index.parquet" more.csv
+    assert_err 1 "tally: $P/bad_dict_index.parquet: column \"v\", row group 0: dictionary index 3 out of range (the dictionary holds 2 values)"
+    assert_run_out schema "$P/nulls.parquet" more.csv <<'EOF'
+column,type
+id,float64
+none,int64
+empty,string
+nothing,string
+v,string
+EOF
+}
+
 @test "unsupported yet: INTERVAL; the other columns still read" {
     run_tally "$P/bad_interval.parquet"
     assert_err 1 "tally: $P/bad_interval.parquet: column \"v\": INTERVAL values are not supported yet"
