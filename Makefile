@@ -19,7 +19,7 @@
 
 CC      ?= cc
 PREFIX  ?= /usr/local
-PKGS    := libzstd libcjson zlib libxxhash libutf8proc
+PKGS    := libzstd libcjson zlib libxxhash libutf8proc snappy liblz4 libbrotlidec libbrotlicommon
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wno-unused-parameter
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -32,7 +32,7 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # STATIC_DEPS=0 links everything dynamically.  libcjson has no archive on
 # Debian: it stays dynamic.
 STATIC_DEPS ?= 1
-STATIC_PKGS := libzstd zlib libxxhash libutf8proc
+STATIC_PKGS := libzstd zlib libxxhash libutf8proc snappy liblz4 libbrotlidec libbrotlicommon
 ifeq ($(STATIC_DEPS),1)
 static_ar = $(firstword $(wildcard $(addsuffix /lib$(1).a,$(shell pkg-config --variable=libdir $(2) 2>/dev/null))) \
             $(filter /%,$(shell $(CC) -print-file-name=lib$(1).a 2>/dev/null)))
@@ -41,11 +41,21 @@ STATIC_AR := $(foreach p,$(STATIC_PKGS),$(foreach l,$(patsubst -l%,%,$(shell pkg
 PKG_LIBS := $(filter-out $(patsubst STATIC_DROP_%,%,$(filter STATIC_DROP_%,$(STATIC_AR))),$(PKG_LIBS)) \
             $(filter-out STATIC_DROP_%,$(STATIC_AR))
 endif
+# libsnappy is C++: its archive needs the C++ runtime, linked from the
+# compiler's static libstdc++ too (the parts snappy uses: operator new,
+# std::string) and libgcc's unwinder from its archive (-static-libgcc), so no
+# C++ or libgcc shared library loads at start-up; with a shared
+# libsnappy the shared runtime comes along anyway.
+ifneq ($(filter %/libsnappy.a,$(PKG_LIBS)),)
+CXX_RT := $(firstword $(filter /%,$(shell $(CC) -print-file-name=libstdc++.a 2>/dev/null)) -lstdc++) -static-libgcc
+else
+CXX_RT := -lstdc++
+endif
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) $(PKG_CFLAGS) -I.
-LDLIBS  = $(PKG_LIBS) -lm -lpthread
+LDLIBS  = $(PKG_LIBS) $(CXX_RT) -lm -lpthread
 
-LIB_SRC := $(sort $(wildcard lib/*.c lib/*/*.c kernels/*.c formats/*.c))
+LIB_SRC := $(sort $(wildcard lib/*.c lib/*/*.c kernels/*.c formats/*.c formats/*/*.c))
 CMD_SRC := $(sort $(wildcard cmd/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 

@@ -68,7 +68,7 @@ const char cli_help_text[] =
 "Options:\n"
 "  -o, --output FILE       write FILE atomically (.csv .tsv .ndjson .jsonl\n"
 "                          .json, + .gz/.zst; else --to); a device, FIFO in place\n"
-"  -f, --file PIPELINE     JSON pipeline; --from/--to FMT: csv tsv ndjson json\n"
+"  -f, --file PIPELINE     JSON pipeline; --from/--to csv|tsv|ndjson|json|parquet\n"
 "  --delimiter C, --quote Q, --escape E  else sniffed ('\\t': tab; Q, E: none)\n"
 "  --with-filename, --comment C  add a `filename` column; skip lines starting C\n"
 "  --compress-level N      -o FILE.gz: 1-9 (default 6), FILE.zst: 1-22 (3)\n"

@@ -424,6 +424,8 @@ TlStatus tl_stdin_sniff(const char **fmt, TlError *err)
     }
     *fmt = st == TL_OK && i < ready && (b->data[i] == '{' || b->data[i] == '[') ? "json"
                                                                               : "csv";
+    /* Parquet's magic number (its bytes are never blank) */
+    if (st == TL_OK && ready >= 4 && memcmp(b->data, "PAR1", 4) == 0) *fmt = "parquet";
     tl_buf_release(b);
     return st;
 }

@@ -270,6 +270,7 @@ TlStatus tl_filename_reader_wrap(const char *path, TlReader **inout, TlError *er
         return tl_error_oom(err);
     }
     r->base.ops = tl_reader_can_split(inner) ? &fr_split_ops : &fr_ops;
+    r->base.types_final = inner->types_final;
     r->inner = inner;
     st = tl_schema_add(&r->schema, FILENAME_COLUMN, TL_TSTRING, err);
     for (int i = 0; st == TL_OK && i < in->n_fields; i++)

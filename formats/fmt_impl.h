@@ -66,6 +66,9 @@ struct TlReader {
     /* a wrapper (tsv_read.c) whose inner reader gives a stream's pages
      * back itself: format.c leaves them to it */
     bool outer;
+    /* the schema's types are the file's own (Parquet): reading the rows
+     * cannot widen them, so `tally schema` need not read any row */
+    bool types_final;
 };
 
 /* Every format's decoder starts with this (tl_decoder_free dispatches). */
@@ -269,6 +272,10 @@ TlStatus tl_json_ndjson_open(const char *path, const TlReadOptions *opt,
  * object a line. */
 TlStatus tl_json_writer_open(TlSink *sink, const TlSchema *schema,
                              TlWriter **out, TlError *err);
+/* Parquet (formats/parquet/reader.c): the whole file loaded, its footer
+ * and schema read; columns and types come from the file. */
+TlStatus tl_parquet_reader_open(const char *path, const TlReadOptions *opt,
+                                TlTypeHints *hints, TlReader **out, TlError *err);
 /* Until called again with NULL, loading exactly the string path (the same
  * pointer) gives a new reference to buf instead of reading the file: how
  * json_doc.c hands the NDJSON reader the text it made of a document.

@@ -396,8 +396,27 @@ TlStatus tl_reader_open_ready(TlOpenTry try, void *ctx, TlReader **out, TlError 
     }
 }
 
+/* Whether the regular file at path starts with Parquet's magic number
+ * "PAR1": a file whose suffix names no format is Parquet by content (one
+ * read of 4 bytes, paid only by such files).  Anything else is not opened
+ * here: opening a FIFO's reading end and closing it would let its writer
+ * start and then die of SIGPIPE. */
+static bool starts_par1(const char *path)
+{
+    char m[4];
+    ssize_t got;
+    struct stat st;
+    int fd;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return false;
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return false;
+    got = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? pread(fd, m, 4, 0) : -1;
+    close(fd);
+    return got == 4 && memcmp(m, "PAR1", 4) == 0;
+}
+
 /* Open a reader for path: the format comes from opt->from, else the suffix,
- * else (standard input) sniffing, else CSV.  Compressed inputs are
+ * else (standard input) sniffing, else Parquet's magic number, else CSV.  Compressed inputs are
  * decompressed by tl_input_load (compress.c).  See format.h. */
 TlStatus tl_reader_open(const char *path, const TlReadOptions *opt,
                         TlTypeHints *hints, TlReader **out, TlError *err)
@@ -416,6 +435,7 @@ TlStatus tl_reader_open(const char *path, const TlReadOptions *opt,
                             "csv, tsv, ndjson, jsonl, json)", tl_quote_name(opt->from).s);
     }
     if (!fmt && strcmp(path, "-") == 0) TL_TRY(tl_stdin_sniff(&fmt, err));
+    if (!fmt && starts_par1(path)) fmt = "parquet";
     if (!fmt) fmt = "csv";
     if (strcmp(fmt, "ndjson") == 0 && !opt->from) {
         st = tl_json_ndjson_open(path, opt, hints, out, err); /* names --from json */
@@ -423,6 +443,8 @@ TlStatus tl_reader_open(const char *path, const TlReadOptions *opt,
         st = tl_ndjson_reader_open(path, opt, hints, out, err);
     } else if (strcmp(fmt, "json") == 0) {
         st = tl_json_reader_open(path, opt, hints, out, err); /* json_doc.c */
+    } else if (strcmp(fmt, "parquet") == 0) {
+        st = tl_parquet_reader_open(path, opt, hints, out, err); /* parquet/reader.c */
     } else if (strcmp(fmt, "csv") != 0 && strcmp(fmt, "tsv") != 0) {
         return tl_error(err, TL_ERR_USAGE,
                         "cannot read %s: the %s format is not supported yet",
@@ -699,6 +721,12 @@ void tl_reader_decode_end(TlReader *r, TlDecoder *d)
         d->pin = NULL;
     }
     if (d && tl_reader_can_late(r)) r->ops->decode_end(r, d);
+}
+
+/* See format.h. */
+bool tl_reader_types_final(const TlReader *r)
+{
+    return r->types_final;
 }
 
 /* Counters of what the reader did; valid until tl_reader_close. */

@@ -125,6 +125,9 @@ TlStatus tl_reader_project(TlReader *r, const int *cols, int n_cols, TlError *er
  * Data errors name path, line and column. */
 TlStatus tl_reader_next(TlReader *r, TlBatch **out, TlError *err);
 const TlReaderStats *tl_reader_stats(const TlReader *r);
+/* True when r's column types come from the file itself (Parquet), never
+ * from the rows: reading cannot change them. */
+bool tl_reader_types_final(const TlReader *r);
 void tl_reader_close(TlReader *r); /* NULL-safe */
 
 /* ------------------------------------------------- morsel-parallel reading

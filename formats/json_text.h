@@ -2,9 +2,10 @@
  * json_text.h -- the byte-level pieces of JSON text the NDJSON reader
  * scans with, as static inline functions and tables (they sit in the
  * tokenizer's inner loops): plain string runs, whitespace, UTF-8
- * sequences, \u escapes, and decoding an escaped string body.  Included
- * by the NDJSON reader only (ndjson_impl.h); each function is pure (bytes
- * in, bytes out).
+ * sequences, \u escapes, and decoding an escaped string body; and the one
+ * spelling of a string in JSON output (put_json_string).  Included by the
+ * NDJSON reader and writer and by the Parquet reader (UTF-8 checks, lists
+ * and maps as JSON text); each function is pure (bytes in, bytes out).
  */
 #ifndef TL_JSON_TEXT_H
 #define TL_JSON_TEXT_H
@@ -96,6 +97,61 @@ static inline size_t utf8_seq(const uint8_t *s, size_t n)
         return 4;
     }
     return 0;
+}
+
+/* Write s[0..n) as a JSON string (with quotes) at o, which has room for
+ * 6 * n + 2 bytes (RFC 8259: quote, backslash and control characters
+ * escaped, valid UTF-8 as is, each invalid sequence U+FFFD).  Returns the
+ * end; *repaired is set when an invalid UTF-8 sequence was replaced.  The
+ * NDJSON writer and the Parquet reader (lists and maps as JSON text). */
+static inline uint8_t *put_json_string(uint8_t *o, const uint8_t *s, size_t n,
+                                bool *repaired)
+{
+    size_t i = 0;
+    *o++ = '"';
+    while (i < n) {
+        size_t start = i;
+        while (i < n && s[i] >= 0x20 && s[i] != '"' && s[i] != '\\' && s[i] < 0x80) i++;
+        memcpy(o, s + start, i - start);
+        o += i - start;
+        if (i >= n) break;
+        uint8_t c = s[i];
+        if (c >= 0x80) {
+            size_t k = utf8_seq(s + i, n - i);
+            if (k) {
+                memcpy(o, s + i, k);
+                o += k;
+                i += k;
+            } else {
+                *o++ = 0xEF;
+                *o++ = 0xBF;
+                *o++ = 0xBD;
+                *repaired = true;
+                i++;
+            }
+            continue;
+        }
+        *o++ = '\\';
+        switch (c) {
+        case '"': *o++ = '"'; break;
+        case '\\': *o++ = '\\'; break;
+        case '\b': *o++ = 'b'; break;
+        case '\f': *o++ = 'f'; break;
+        case '\n': *o++ = 'n'; break;
+        case '\r': *o++ = 'r'; break;
+        case '\t': *o++ = 't'; break;
+        default:
+            *o++ = 'u';
+            *o++ = '0';
+            *o++ = '0';
+            *o++ = (uint8_t)"0123456789abcdef"[c >> 4];
+            *o++ = (uint8_t)"0123456789abcdef"[c & 15];
+            break;
+        }
+        i++;
+    }
+    *o++ = '"';
+    return o;
 }
 
 static inline int hex_val(uint8_t c)

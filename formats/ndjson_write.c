@@ -41,6 +41,7 @@
  * thread count.
  */
 #include "write_common.h"
+#include "json_text.h"
 #include "../lib/core/text.h"
 
 #include <stdio.h>
@@ -67,85 +68,6 @@ typedef struct NdjsonWriter {
     int64_t count[TL_WRITE_COUNTERS]; /* array: the first row's warnings */
 } NdjsonWriter;
 
-static const char hex[] = "0123456789abcdef";
-
-/* Length of the valid UTF-8 sequence at s[0..n) (n >= 1, s[0] >= 0x80), or
- * 0 when it is invalid (overlong, surrogate, beyond U+10FFFF, truncated). */
-static inline size_t utf8_seq(const uint8_t *s, size_t n)
-{
-    uint8_t c = s[0];
-    if (c >= 0xC2 && c <= 0xDF) {
-        return n >= 2 && (s[1] & 0xC0) == 0x80 ? 2 : 0;
-    }
-    if (c >= 0xE0 && c <= 0xEF) {
-        if (n < 3 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80) return 0;
-        if (c == 0xE0 && s[1] < 0xA0) return 0;  /* overlong */
-        if (c == 0xED && s[1] >= 0xA0) return 0; /* surrogate */
-        return 3;
-    }
-    if (c >= 0xF0 && c <= 0xF4) {
-        if (n < 4 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 ||
-            (s[3] & 0xC0) != 0x80)
-            return 0;
-        if (c == 0xF0 && s[1] < 0x90) return 0;  /* overlong */
-        if (c == 0xF4 && s[1] >= 0x90) return 0; /* > U+10FFFF */
-        return 4;
-    }
-    return 0;
-}
-
-/* Write s[0..n) as a JSON string (with quotes) at o, which has room for
- * 6 * n + 2 bytes.  Returns the end; *repaired is set when an invalid UTF-8
- * sequence was replaced. */
-static uint8_t *put_json_string(uint8_t *o, const uint8_t *s, size_t n,
-                                bool *repaired)
-{
-    size_t i = 0;
-    *o++ = '"';
-    while (i < n) {
-        size_t start = i;
-        while (i < n && s[i] >= 0x20 && s[i] != '"' && s[i] != '\\' && s[i] < 0x80) i++;
-        memcpy(o, s + start, i - start);
-        o += i - start;
-        if (i >= n) break;
-        uint8_t c = s[i];
-        if (c >= 0x80) {
-            size_t k = utf8_seq(s + i, n - i);
-            if (k) {
-                memcpy(o, s + i, k);
-                o += k;
-                i += k;
-            } else {
-                *o++ = 0xEF;
-                *o++ = 0xBF;
-                *o++ = 0xBD;
-                *repaired = true;
-                i++;
-            }
-            continue;
-        }
-        *o++ = '\\';
-        switch (c) {
-        case '"': *o++ = '"'; break;
-        case '\\': *o++ = '\\'; break;
-        case '\b': *o++ = 'b'; break;
-        case '\f': *o++ = 'f'; break;
-        case '\n': *o++ = 'n'; break;
-        case '\r': *o++ = 'r'; break;
-        case '\t': *o++ = 't'; break;
-        default:
-            *o++ = 'u';
-            *o++ = '0';
-            *o++ = '0';
-            *o++ = (uint8_t)hex[c >> 4];
-            *o++ = (uint8_t)hex[c & 15];
-            break;
-        }
-        i++;
-    }
-    *o++ = '"';
-    return o;
-}
 
 /* Pieces for rows [off, off+n) of array a into pc[0..n); inf/nan are
  * counted in b (TlWriteFormat.pieces). */

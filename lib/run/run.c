@@ -600,10 +600,17 @@ static TlStatus attempt(Run *r, TlError *err)
     TlStatus st;
     TlWriteOptions wo;
     TlPlanId top;
+    bool read_rows;
 
     st = build_plan(r, schema_mode, &p, err);
     if (st != TL_OK) return st;
+    /* schema mode reads the rows for the types they show (CSV, NDJSON),
+     * unless every input's types are its file's own (Parquet) */
+    read_rows = !schema_mode;
+    for (int i = 0; !read_rows && i < p->n_inputs; i++)
+        read_rows = !tl_reader_types_final(p->inputs[i].reader);
     top = p->opt_root != TL_NO_ID ? p->opt_root : p->root;
+    if (!read_rows) goto schema;
     if ((st = tl_exec_build(p, top, &r->stats, &root, err)) != TL_OK) goto done;
     if (!schema_mode) {
         memset(&wo, 0, sizeof wo);
@@ -625,6 +632,7 @@ static TlStatus attempt(Run *r, TlError *err)
     }
     if (w && (st = tl_writer_finish(w, err)) != TL_OK) goto done;
     if ((st = collect_converted(r, p, err)) != TL_OK) goto done;
+schema:
     if (schema_mode) st = write_schema(r, tl_plan_node(p, p->root)->schema, err);
 done:
     tl_writer_free(w);

@@ -99,3 +99,99 @@ export function parseCsv(text) {
     }
     return rows;
 }
+
+// ---- Parquet: DuckDB's reading of a file through tally's mappings ----
+//
+// man/tally.1 ("Parquet") maps Parquet's types onto tally's; these are the
+// same mappings as DuckDB queries (scripts/gen-parquet-fixtures.mjs and
+// scripts/parquet-golden.mjs use them):
+//
+//   DECIMAL(p, s), p <= 15  CAST(x AS DOUBLE)
+//   DECIMAL(p, s), p > 15   CAST(x AS VARCHAR)        exact text
+//   FLOAT                   CAST(x AS DOUBLE)         widened exactly
+//   TIMESTAMP (any unit,    CAST(x AS TIMESTAMP)      microseconds, the
+//     with time zone)                                 UTC clock time
+//   BLOB                    the bytes when they are valid UTF-8, else
+//                           DuckDB's BLOB text (\xHH for other bytes)
+//   STRUCT                  one column per field, "parent.child", to the
+//                           8th part of a name; there, to_json(x)
+//   LIST, MAP               to_json(x)               JSON text
+//   everything else         CAST(x AS VARCHAR)
+//
+// The connection must run with SET TimeZone = 'UTC'.
+
+// parquetMapping: the select list reading `path` of SQL type `type`:
+// [[name, expression, kind]] (kind f: a double, blob: bytes, s: text).
+export function parquetMapping(name, type, path, parts = 1) {
+    const st = type.match(/^STRUCT\((.*)\)$/s);
+    if ((st && parts >= 8) || /\[\d*\]$/.test(type) || /^MAP\(/.test(type))
+        return [[name, `CAST(to_json(${path}) AS VARCHAR)`, 's']];
+    if (st) {
+        const out = [];
+        let depth = 0, cur = '';
+        const fields = [];
+        for (const ch of st[1]) {
+            if (ch === '(') depth++;
+            if (ch === ')') depth--;
+            if (ch === ',' && depth === 0) { fields.push(cur.trim()); cur = ''; } else cur += ch;
+        }
+        if (cur.trim()) fields.push(cur.trim());
+        for (const f of fields) {
+            const m = f.match(/^("(?:[^"]|"")*"|\S+)\s+(.*)$/s);
+            const fname = m[1].startsWith('"') ? m[1].slice(1, -1).replace(/""/g, '"') : m[1];
+            out.push(...parquetMapping(`${name}.${fname}`, m[2],
+                `${path}."${fname.replace(/"/g, '""')}"`, parts + 1));
+        }
+        return out;
+    }
+    const dec = type.match(/^DECIMAL\((\d+),(\d+)\)$/);
+    if (dec) return Number(dec[1]) <= 15 ? [[name, `CAST(${path} AS DOUBLE)`, 'f']]
+        : [[name, `CAST(${path} AS VARCHAR)`, 's']];
+    if (type === 'FLOAT' || type === 'DOUBLE') return [[name, `CAST(${path} AS DOUBLE)`, 'f']];
+    if (type === 'BLOB') return [[name, path, 'blob']];
+    if (type.startsWith('TIMESTAMP')) return [[name, `CAST(CAST(${path} AS TIMESTAMP) AS VARCHAR)`, 's']];
+    return [[name, `CAST(${path} AS VARCHAR)`, 's']];
+}
+
+// csvField: one value in tally's CSV spelling (null empty, "" the empty
+// string, quoted when it holds a comma, quote, CR or LF).
+export function csvField(v) {
+    if (v === null) return '';
+    if (v === '') return '""';
+    return /[",\r\n]/.test(v) ? '"' + v.replace(/"/g, '""') + '"' : v;
+}
+
+// blobText: bytes as tally shows a byte array: the text when valid UTF-8,
+// else DuckDB's BLOB spelling.
+export function blobText(bytes) {
+    const b = Buffer.from(bytes);
+    const s = b.toString('utf8');
+    if (Buffer.from(s, 'utf8').equals(b)) return s;
+    let o = '';
+    for (const x of b) {
+        o += x >= 32 && x <= 126 && x !== 39 && x !== 34 && x !== 92
+            ? String.fromCharCode(x) : '\\x' + x.toString(16).toUpperCase().padStart(2, '0');
+    }
+    return o;
+}
+
+// parquetAnswer: DuckDB's reading of the Parquet file at path as the CSV
+// text tally writes for it (header and rows, each line ending in LF).
+export async function parquetAnswer(conn, path) {
+    const sql = async (q) => (await conn.runAndReadAll(q)).getRows();
+    const lit = path.replace(/'/g, "''");
+    const cols = (await sql(`DESCRIBE SELECT * FROM read_parquet('${lit}')`))
+        .flatMap(([n, t]) => parquetMapping(n, t, `"${n.replace(/"/g, '""')}"`));
+    const rows = cols.length
+        ? await sql(`SELECT ${cols.map((c) => c[1]).join(', ')} FROM read_parquet('${lit}')`) : [];
+    const lines = [cols.map((c) => csvField(c[0])).join(',')];
+    for (const r of rows) {
+        lines.push(r.map((v, i) => {
+            if (v === null) return '';
+            if (cols[i][2] === 'f') return csvField(reprFloat(Number(v)));
+            if (cols[i][2] === 'blob') return csvField(blobText(v.bytes));
+            return csvField(String(v));
+        }).join(','));
+    }
+    return lines.join('\n') + '\n';
+}

@@ -169,8 +169,13 @@ TL_TEST(test_errors)
     CHECK_EQ_INT(READ(tu_dir, NULL), TL_ERR_IO);
     snprintf(want, sizeof want, "cannot open \"%s\": Is a directory", tu_dir);
     CHECK_EQ_STR(err.msg, want);
-    p = tu_file("x.parquet", "", 0);
+    p = tu_file("x.arrow", "", 0);
     CHECK_EQ_INT(READ(p, NULL), TL_ERR_USAGE);
+    /* .parquet has its reader (formats/parquet/): an empty file is bad data */
+    p = tu_file("x.parquet", "", 0);
+    CHECK_EQ_INT(READ(p, NULL), TL_ERR_DATA);
+    snprintf(want, sizeof want, "%s: not a Parquet file (0 bytes, too short for one)", p);
+    CHECK_EQ_STR(err.msg, want);
 }
 
 TL_TEST(test_schema_override)
