@@ -15,7 +15,8 @@
  *     "sorted": false, "no_infer": false, "quoted_as_string": false,
  *     "quiet": false, "out_null": "NA", "out_no_header": false,
  *     "ragged": "error", "skip": 0, "quote": "\"", "escape": "\\",
- *     "comment": "#", "decimal_comma": false, "max_columns": 1000000 }
+ *     "comment": "#", "decimal_comma": false, "max_columns": 1000000,
+ *     "max_record_size": 268435456 }
  *
  *   STEP is an object with one step key:
  *     {"filter": "EXPR"}              {"select": ["EXPR [as NAME]", ...]}
@@ -571,12 +572,13 @@ static const char *const top_keys[] = {"inputs", "input", "steps", "output",
                                        "quoted_as_string", "quiet",
                                        "out_null", "out_no_header", "ragged",
                                        "skip", "quote", "comment", "escape",
-                                       "decimal_comma", "max_columns"};
+                                       "decimal_comma", "max_columns",
+                                       "max_record_size"};
 enum { T_INPUTS, T_INPUT, T_STEPS, T_OUTPUT, T_DELIM, T_NULL, T_NO_HEADER,
        T_SCHEMA, T_FROM, T_TO, T_THREADS, T_WITH_FILENAME, T_OUT_DELIM,
        T_COMPRESS_LEVEL, T_SORTED, T_NO_INFER, T_QUOTED_AS_STRING, T_QUIET,
        T_OUT_NULL, T_OUT_NO_HEADER, T_RAGGED, T_SKIP, T_QUOTE, T_COMMENT, T_ESCAPE,
-       T_DECIMAL_COMMA, T_MAX_COLUMNS, T_COUNT };
+       T_DECIMAL_COMMA, T_MAX_COLUMNS, T_MAX_RECORD_SIZE, T_COUNT };
 
 static int push_input(Ctx *c, const char *s)
 {
@@ -634,6 +636,11 @@ static int top_value(Ctx *c, int k, const cJSON *v)
     case T_MAX_COLUMNS:
         if (get_count(c, v, 2147483647, &sp->max_columns)) return -1;
         if (sp->max_columns < 1) return fail(c, "expected a count from 1 to 2147483647");
+        return 0;
+    case T_MAX_RECORD_SIZE: /* bytes, at least 1 MiB as --max-record-size */
+        if (get_count(c, v, 9.2233720368547758e18, &sp->max_record_size)) return -1;
+        if (sp->max_record_size < ((int64_t)1 << 20))
+            return fail(c, "expected a number of bytes, 1048576 or more");
         return 0;
     case T_RAGGED: {
         static const char *const how[] = {"error", "pad", "skip"};

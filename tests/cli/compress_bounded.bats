@@ -245,3 +245,16 @@ same_streamed() {
         done
     done
 }
+
+@test "max_record_size in a pipeline file; the flag overrides it; its usage error" {
+    { printf 'a,b\n1,2\n'; head -c 3000000 /dev/zero | tr '\0' 'x'; printf ',9\n3,4\n'; } | gzip -c > long.csv.gz
+    printf '{"input": "long.csv.gz", "max_record_size": 1048576, "steps": [{"agg": {"n": "count()"}}]}' > p.json
+    run_tally -f p.json
+    assert_err 1 "tally: ./long.csv.gz:3: record longer than 1048576 bytes (--max-record-size)"
+    run_tally -f p.json --max-record-size 4M
+    assert_ok
+    assert_out $'n\n3'
+    printf '{"input": "long.csv.gz", "max_record_size": 1000}' > small.json
+    run_tally -f small.json
+    assert_err 2 "tally: small.json: /max_record_size: expected a number of bytes, 1048576 or more"
+}
