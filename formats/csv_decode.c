@@ -463,27 +463,6 @@ static TlStatus convert_null(const CsvReader *r, CsvCursor *d, int c,
     return TL_OK;
 }
 
-/* Copies of escaped strings (and of strings the window cannot address):
- * one growing block; views hold offsets, so the block may move while it
- * grows. */
-typedef struct CopyBlock {
-    uint8_t *data;
-    size_t used, cap;
-} CopyBlock;
-
-static bool block_reserve(CopyBlock *b, size_t more)
-{
-    size_t cap = b->cap ? b->cap : 4096;
-    uint8_t *g;
-    if (b->used + more <= b->cap) return true;
-    while (cap < b->used + more) cap *= 2;
-    g = tl_realloc(b->data, cap);
-    if (!g) return false;
-    b->data = g;
-    b->cap = cap;
-    return true;
-}
-
 /* The buffer long views of this batch point into: the whole input when it
  * is addressable with 32-bit offsets, else a slice from the batch start. */
 static TlStatus ensure_window(const CsvReader *r, CsvCursor *d, TlError *err)
@@ -507,7 +486,7 @@ static TlStatus convert_str(const CsvReader *r, CsvCursor *d, int c,
     const int64_t n = d->n_rows;
     const CsvField *f = d->cols[c];
     Validity v = {NULL, 0};
-    CopyBlock blk = {NULL, 0, 0};
+    TlCopyBlock blk = {NULL, 0, 0};
     bool use_window = false;
     TlBuf **data = NULL;
     uint32_t n_data = 0, win_idx, blk_idx;
@@ -559,11 +538,11 @@ static TlStatus convert_str(const CsvReader *r, CsvCursor *d, int c,
                 use_window = true;
                 continue;
             }
-            if (!block_reserve(&blk, len)) goto oom;
+            if (!tl_copy_block_reserve(&blk, len)) goto oom;
             memcpy(blk.data + blk.used, s, len);
         } else {
             /* unescape: a doubled quote (or an escaped character) is one */
-            if (!block_reserve(&blk, len)) goto oom;
+            if (!tl_copy_block_reserve(&blk, len)) goto oom;
             len = (uint32_t)tl_csv_unescape(r, s, len, blk.data + blk.used);
             vw->in.len = len;
             if (len <= TL_VIEW_INLINE) {
@@ -582,29 +561,9 @@ static TlStatus convert_str(const CsvReader *r, CsvCursor *d, int c,
         vw->out.off = (uint32_t)blk.used;
         blk.used += len;
     }
-    if (use_window || blk.used) {
-        data = tl_malloc(2 * sizeof *data);
-        if (!data) goto oom;
-        if (use_window) data[n_data++] = tl_buf_retain(d->window);
-        if (blk.used) {
-            uint8_t *shrunk = tl_realloc(blk.data, blk.used);
-            if (shrunk) blk.data = shrunk;
-            data[n_data] = tl_buf_adopt(blk.data, blk.used);
-            blk.data = NULL;
-            if (!data[n_data]) {
-                while (n_data) tl_buf_release(data[--n_data]);
-                tl_free(data);
-                data = NULL;
-                goto oom;
-            }
-            n_data++;
-            if (!use_window) {
-                /* the block is buffer 0: re-point its views */
-                for (int64_t row = 0; row < n; row++)
-                    if (views[row].in.len > TL_VIEW_INLINE) views[row].out.buf = 0;
-            }
-        }
-    }
+    if (tl_copy_block_buffers(&blk, use_window ? d->window : NULL, views, n, &data,
+                              &n_data, err) != TL_OK)
+        goto fail;
     tl_free(blk.data);
     *out = tl_array_new(TL_TSTRING, n, values, v.buf, v.null_count, data, n_data);
     if (!*out) return tl_error_oom(err);

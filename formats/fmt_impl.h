@@ -276,6 +276,24 @@ TlStatus tl_json_writer_open(TlSink *sink, const TlSchema *schema,
  * and schema read; columns and types come from the file. */
 TlStatus tl_parquet_reader_open(const char *path, const TlReadOptions *opt,
                                 TlTypeHints *hints, TlReader **out, TlError *err);
+/* A text reader's copied strings (copy_block.c): one growing block whose
+ * bytes long views address by offset (data buffer 1 beside the input
+ * window, buffer 0 alone). */
+typedef struct TlCopyBlock {
+    uint8_t *data;
+    size_t used, cap;
+} TlCopyBlock;
+/* Room for more bytes after used; false on OOM (the block is kept). */
+bool tl_copy_block_reserve(TlCopyBlock *b, size_t more);
+/* The data buffers of a string column of n views: window (NULL when no
+ * view points into it) as buffer 0, then the block, which it adopts
+ * (b->data NULL afterwards) and shrinks; with no window the block's views
+ * are re-pointed to buffer 0.  *data NULL when there is neither.  Errors:
+ * TL_ERR_OOM (b->data still owned by the caller). */
+TlStatus tl_copy_block_buffers(TlCopyBlock *b, TlBuf *window, TlView *views,
+                               int64_t n, TlBuf ***data, uint32_t *n_data,
+                               TlError *err);
+
 /* Until called again with NULL, loading exactly the string path (the same
  * pointer) gives a new reference to buf instead of reading the file: how
  * json_doc.c hands the NDJSON reader the text it made of a document.

@@ -257,26 +257,6 @@ static TlStatus convert_null(NdCursor *r, int c, TlArray **out, int64_t *bad, Tl
     return *out ? TL_OK : tl_error_oom(err);
 }
 
-/* Decoded strings and compacted JSON: one growing block (views hold
- * offsets, so it may move while it grows). */
-typedef struct CopyBlock {
-    uint8_t *data;
-    size_t used, cap;
-} CopyBlock;
-
-static bool block_reserve(CopyBlock *b, size_t more)
-{
-    size_t cap = b->cap ? b->cap : 4096;
-    uint8_t *g;
-    if (b->used + more <= b->cap) return true;
-    while (cap < b->used + more) cap *= 2;
-    g = tl_realloc(b->data, cap);
-    if (!g) return false;
-    b->data = g;
-    b->cap = cap;
-    return true;
-}
-
 /* Copy the validated JSON text s[0..len) without whitespace outside
  * strings into out (room for len); returns the length. */
 static size_t compact_json(const uint8_t *s, size_t len, uint8_t *out)
@@ -317,7 +297,7 @@ static TlStatus convert_str(NdCursor *r, const NdField *F, TlArray **out, int64_
 {
     const int64_t n = r->n_rows;
     Validity v = {NULL, 0};
-    CopyBlock blk = {NULL, 0, 0};
+    TlCopyBlock blk = {NULL, 0, 0};
     bool use_window = false;
     TlBuf **data = NULL;
     uint32_t n_data = 0;
@@ -358,11 +338,11 @@ static TlStatus convert_str(NdCursor *r, const NdField *F, TlArray **out, int64_
                 use_window = true;
                 continue;
             }
-            if (!block_reserve(&blk, len)) goto oom;
+            if (!tl_copy_block_reserve(&blk, len)) goto oom;
             memcpy(blk.data + blk.used, s, len);
             break;
         default: /* V_STRESC, V_JSON */
-            if (!block_reserve(&blk, len)) goto oom;
+            if (!tl_copy_block_reserve(&blk, len)) goto oom;
             len = (uint32_t)(f.kind == V_JSON ? compact_json(s, len, blk.data + blk.used)
                                               : unescape(s, len, blk.data + blk.used));
             vw->in.len = len;
@@ -382,27 +362,9 @@ static TlStatus convert_str(NdCursor *r, const NdField *F, TlArray **out, int64_
         vw->out.off = (uint32_t)blk.used;
         blk.used += len;
     }
-    if (use_window || blk.used) {
-        data = tl_malloc(2 * sizeof *data);
-        if (!data) goto oom;
-        if (use_window) data[n_data++] = tl_buf_retain(r->window);
-        if (blk.used) {
-            uint8_t *shrunk = tl_realloc(blk.data, blk.used);
-            if (shrunk) blk.data = shrunk;
-            data[n_data] = tl_buf_adopt(blk.data, blk.used);
-            blk.data = NULL;
-            if (!data[n_data]) {
-                while (n_data) tl_buf_release(data[--n_data]);
-                tl_free(data);
-                data = NULL;
-                goto oom;
-            }
-            n_data++;
-            if (!use_window)
-                for (int64_t row = 0; row < n; row++)
-                    if (views[row].in.len > TL_VIEW_INLINE) views[row].out.buf = 0;
-        }
-    }
+    if (tl_copy_block_buffers(&blk, use_window ? r->window : NULL, views, n, &data,
+                              &n_data, err) != TL_OK)
+        goto fail;
     tl_free(blk.data);
     *out = tl_array_new(TL_TSTRING, n, values, v.buf, v.null_count, data, n_data);
     return *out ? TL_OK : tl_error_oom(err);
