@@ -40,13 +40,13 @@ TlStatus tl_copy_block_buffers(TlCopyBlock *b, TlBuf *window, TlView *views,
     if (b->used) {
         uint8_t *shrunk = tl_realloc(b->data, b->used);
         if (shrunk) b->data = shrunk;
-        d[k] = tl_buf_adopt(b->data, b->used);
+        d[k] = tl_buf_adopt(b->data, b->used); /* owns the bytes, also on failure */
+        b->data = NULL;
         if (!d[k]) {
             while (k) tl_buf_release(d[--k]);
             tl_free(d);
             return tl_error_oom(err);
         }
-        b->data = NULL;
         k++;
         if (!window) /* the block is buffer 0: re-point its views */
             for (int64_t row = 0; row < n; row++)

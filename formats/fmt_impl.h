@@ -287,9 +287,9 @@ typedef struct TlCopyBlock {
 bool tl_copy_block_reserve(TlCopyBlock *b, size_t more);
 /* The data buffers of a string column of n views: window (NULL when no
  * view points into it) as buffer 0, then the block, which it adopts
- * (b->data NULL afterwards) and shrinks; with no window the block's views
- * are re-pointed to buffer 0.  *data NULL when there is neither.  Errors:
- * TL_ERR_OOM (b->data still owned by the caller). */
+ * and shrinks (b->data NULL afterwards, also after a failed adoption);
+ * with no window the block's views are re-pointed to buffer 0.  *data NULL
+ * when there is neither.  Errors: TL_ERR_OOM. */
 TlStatus tl_copy_block_buffers(TlCopyBlock *b, TlBuf *window, TlView *views,
                                int64_t n, TlBuf ***data, uint32_t *n_data,
                                TlError *err);
