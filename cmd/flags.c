@@ -46,7 +46,7 @@
 
 const char cli_help_text[] =
 "usage: tally [OPTIONS] INPUT... [STEP...] [-o OUTPUT]\n"
-"       tally [OPTIONS] -f PIPELINE.json [-o OUTPUT]\n"
+"       tally [OPTIONS] -f PIPELINE.json [-o OUTPUT]      --version; -h, --help\n"
 "       tally explain ARGS...   print the plan before and after optimization\n"
 "       tally schema INPUT...   print each column's name and inferred type\n"
 "\n"
@@ -81,10 +81,18 @@ const char cli_help_text[] =
 "                          timestamp); NAME may be a glob: 'id*:string'\n"
 "  --no-infer, --quoted-as-string  every column / quoted-value columns strings\n"
 "  --threads N, --stats    worker threads (0: all cores); counters to stderr\n"
-"  --no-optimize           run the plan as written; --verbose: explain says rules\n"
-"  --quiet, --version      no notes on stderr / the version; -h, --help: this\n"
+"  --no-optimize, --quiet  run as written; no notes; --verbose: explain's rules\n"
+"  --rows N|all (40), --color auto|always|never  tables: terminal, --to table\n"
 "\n"
 "Exit status: 0 ok, 1 bad data or I/O, 2 bad usage, 128+N signal N; man tally\n";
+
+const char cli_usage_text[] =
+"usage: tally [OPTIONS] INPUT... [STEP...] [-o OUTPUT]\n"
+"examples:\n"
+"  tally sales.csv                       the file as a table (CSV into a pipe)\n"
+"  tally sales.csv --filter 'amount > 100' --sort -amount --head 10\n"
+"  tally sales.csv --group-by region --agg 'n = count(), sum(amount)' -o r.csv\n"
+"tally --help lists every option; man tally explains them.\n";
 
 /* ------------------------------------------------------------ the table */
 
@@ -99,7 +107,7 @@ typedef enum FlagId {
     F_OUT_DELIMITER, F_WITH_FILENAME, F_COMPRESS_LEVEL, F_SORTED,
     F_NO_INFER, F_QUOTED_AS_STRING, F_QUIET,
     F_OUT_NO_HEADER, F_OUT_NULL, F_RAGGED, F_SKIP, F_QUOTE, F_COMMENT,
-    F_ESCAPE, F_DECIMAL_COMMA, F_MAX_COLUMNS, F_MAX_RECORD,
+    F_ESCAPE, F_DECIMAL_COMMA, F_MAX_COLUMNS, F_MAX_RECORD, F_ROWS, F_COLOR,
 } FlagId;
 
 typedef struct Flag {
@@ -147,6 +155,8 @@ static const Flag flags[] = {
     {"--join-delimiter", F_JOIN_DELIMITER, ARG_REQ},
     {"--join-schema", F_JOIN_SCHEMA, ARG_REQ},
     {"--join-from", F_JOIN_FROM, ARG_REQ},
+    {"--rows", F_ROWS, ARG_REQ},
+    {"--color", F_COLOR, ARG_REQ},
 };
 #define N_FLAGS ((int)(sizeof flags / sizeof flags[0]))
 
@@ -197,8 +207,19 @@ typedef struct Parser {
     bool set_no_infer, set_quoted_as_string, set_quiet;
     bool set_out_no_header, set_out_null, set_ragged, set_skip, set_quote;
     bool set_comment, set_escape, set_decimal_comma, set_max_columns;
-    bool set_max_record;
+    bool set_max_record, set_rows;
 } Parser;
+
+/* The --color of the last parse: a choice for the program (cmd/term.c),
+ * not part of the spec, whose `color` says only whether to colour.  Reset
+ * by every cli_flags_parse (tally-matrix runs mains one after another). */
+static CliColor g_color;
+
+/* See flags.h. */
+CliColor cli_color_choice(void)
+{
+    return g_color;
+}
 
 static int usage(Parser *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -364,12 +385,16 @@ static int need_step_ctx(Parser *p, const char *flag, Ctx ctx, const char *what)
 
 /* No input on the command line.  When standard input is a pipe or a file,
  * the user most likely meant to read it: say that it is named "-". */
-static int no_input(Parser *p)
+static int no_input(Parser *p, bool bare, CliAction *action)
 {
     struct stat st;
     if (fstat(0, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISREG(st.st_mode)))
         return usage(p, "no input given (standard input is a %s: to read it, "
                      "give - as the input)", S_ISFIFO(st.st_mode) ? "pipe" : "file");
+    if (bare) { /* `tally` alone: someone trying it out */
+        *action = CLI_USAGE;
+        return usage(p, "no input given");
+    }
     return usage(p, "no input given (try tally --help)");
 }
 
@@ -645,6 +670,24 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
         p->set_verbose = true;
         s->verbose = true;
         return 0;
+    case F_ROWS: {
+        int64_t n;
+        if (strcmp(v, "all") == 0) n = -1;
+        else if (!parse_count(v, &n) || n < 1 || n > INT32_MAX)
+            return usage(p, "%s: expected a count of rows from 1, or all, got %s",
+                         typed, quoted(v).s);
+        p->set_rows = true;
+        s->table_rows = n;
+        return 0;
+    }
+    case F_COLOR:
+        if (strcmp(v, "auto") == 0) g_color = CLI_COLOR_AUTO;
+        else if (strcmp(v, "always") == 0) g_color = CLI_COLOR_ALWAYS;
+        else if (strcmp(v, "never") == 0) g_color = CLI_COLOR_NEVER;
+        else
+            return usage(p, "%s: expected auto, always or never, got %s", typed,
+                         quoted(v).s);
+        return 0;
     case F_HELP:
     case F_VERSION:
         return 0;   /* handled by the caller */
@@ -722,6 +765,7 @@ static int merge_overrides(Parser *p, TallySpec *cli, TallySpec *file_spec)
     if (p->set_compress_level) file_spec->compress_level = cli->compress_level;
     if (p->set_no_optimize) file_spec->no_optimize = true;
     if (p->set_verbose) file_spec->verbose = true;
+    if (p->set_rows) file_spec->table_rows = cli->table_rows;
     return 0;
 }
 
@@ -737,6 +781,7 @@ int cli_flags_parse(int argc, char **argv, TallyMode mode, TallySpec *spec,
     err->exit_code = 0;
     err->message[0] = 0;
     *action = CLI_RUN;
+    g_color = CLI_COLOR_AUTO;
     int rc;
     bool only_inputs = false;   /* after "--" */
 
@@ -811,7 +856,7 @@ int cli_flags_parse(int argc, char **argv, TallyMode mode, TallySpec *spec,
         *spec = file_spec;
         return 0;
     }
-    if (spec->n_inputs == 0) return no_input(&p);
+    if (spec->n_inputs == 0) return no_input(&p, argc == 0 && mode == TALLY_RUN, action);
     return 0;
 }
 

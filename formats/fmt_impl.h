@@ -272,6 +272,13 @@ TlStatus tl_json_ndjson_open(const char *path, const TlReadOptions *opt,
  * object a line. */
 TlStatus tl_json_writer_open(TlSink *sink, const TlSchema *schema,
                              TlWriter **out, TlError *err);
+/* The table for people (table_write.c): a box of the first and last of at
+ * most max_rows rows (< 0: all), fitted to width cells, coloured (header,
+ * types, nulls) when color.  schema is borrowed: it must outlive the
+ * writer. */
+TlStatus tl_table_writer_open(TlSink *sink, const TlSchema *schema, int width,
+                              int64_t max_rows, bool color, TlWriter **out,
+                              TlError *err);
 /* Parquet (formats/parquet/reader.c): the whole file loaded, its footer
  * and schema read; columns and types come from the file. */
 TlStatus tl_parquet_reader_open(const char *path, const TlReadOptions *opt,

@@ -756,6 +756,10 @@ TlStatus tl_writer_open(TlSink *sink, const char *format, const TlSchema *schema
     char delim;
     bool header = opt ? opt->header : true;
     *out = NULL;
+    if (format && strcasecmp(format, "table") == 0) /* for people: not a file format */
+        return tl_table_writer_open(sink, schema, opt ? opt->width : 0,
+                                    opt && opt->max_rows ? opt->max_rows : 40,
+                                    opt && opt->color, out, err);
     if (!fmt)
         return tl_error(err, TL_ERR_USAGE, "--to: unknown format %s (tally writes csv, tsv, "
                         "ndjson, jsonl, json)", tl_quote_name(format).s);

@@ -320,11 +320,15 @@ typedef struct TlWriteOptions {
     char delimiter;   /* ',' default, '\t' for .tsv */
     bool header;      /* true */
     const char *null_text; /* --out-null: written for null (CSV, TSV); NULL: empty */
+    int width;        /* table: line width in cells; 0: 80 */
+    int64_t max_rows; /* table: rows shown (first and last); 0: 40, < 0: all */
+    bool color;       /* table: colour the header and the nulls */
 } TlWriteOptions;
 
 typedef struct TlWriter TlWriter;
 
-/* format: "csv" or "tsv" (later: ndjson, parquet, arrow).  Writes the header. */
+/* format: "csv", "tsv", "ndjson", "json" or "table".  Writes the header
+ * (the table: everything at finish). */
 TlStatus tl_writer_open(TlSink *sink, const char *format, const TlSchema *schema,
                         const TlWriteOptions *opt, TlWriter **out, TlError *err);
 TlStatus tl_writer_write(TlWriter *w, const TlBatch *b, TlError *err);

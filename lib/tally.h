@@ -112,6 +112,12 @@ typedef struct TallySpec {
     bool sorted;            /* --sorted: every group-by's input is clustered
                                on its keys (checked; a key that comes back
                                after its run ended is a data error) */
+    int table_width;        /* --to table: the line width in cells (the CLI
+                               reads it from the terminal); 0: 80 */
+    int64_t table_rows;     /* --to table: rows shown, the first and the
+                               last half; 0: 40, -1: all (--rows) */
+    bool color;             /* --to table: colour the header and the nulls
+                               (the CLI decides: --color, NO_COLOR) */
 } TallySpec;
 
 /* Allocation for spec strings (through the one allocator hook). */

@@ -74,7 +74,7 @@ typedef struct Run {
     char *out_path;           /* NULL: standard output */
     bool out_unnamed;         /* out_path's suffix names no format, nor
                                  does --to (unnamed_format) */
-    const char *out_format;   /* "csv" / "tsv" / "ndjson" / "json" */
+    const char *out_format;   /* "csv" / "tsv" / "ndjson" / "json" / "table" */
     const char *out_comp;     /* "gz" / "zst" from the -o suffix, or NULL */
     TlSink *sink;
     TlExecStats stats;
@@ -440,15 +440,16 @@ static TlStatus output_format(Run *r, TlError *err)
     else if (strcasecmp(fmt, "ndjson") == 0 || strcasecmp(fmt, "jsonl") == 0)
         r->out_format = "ndjson";
     else if (strcasecmp(fmt, "json") == 0) r->out_format = "json";
+    else if (strcasecmp(fmt, "table") == 0) r->out_format = "table";
     else return tl_error(err, TL_ERR_USAGE, "unsupported output format %s (tally "
-                         "writes csv, tsv, ndjson, jsonl, json)", tl_quote_name(fmt).s);
+                         "writes csv, tsv, ndjson, jsonl, json, table)", tl_quote_name(fmt).s);
     if (r->spec->out_delimiter && strcmp(r->out_format, "csv") != 0)
         return tl_error(err, TL_ERR_USAGE,
                         "--out-delimiter applies to CSV output, not %s", r->out_format);
     if ((r->spec->out_null || r->spec->out_no_header) &&
-        strcmp(r->out_format, "ndjson") == 0)
-        return tl_error(err, TL_ERR_USAGE, "%s applies to CSV and TSV output, not ndjson",
-                        r->spec->out_null ? "--out-null" : "--out-no-header");
+        (strcmp(r->out_format, "ndjson") == 0 || strcmp(r->out_format, "table") == 0))
+        return tl_error(err, TL_ERR_USAGE, "%s applies to CSV and TSV output, not %s",
+                        r->spec->out_null ? "--out-null" : "--out-no-header", r->out_format);
     if (r->spec->out_null) {
         /* the null text must not end a field or a line of the output */
         const char *bad = strcmp(r->out_format, "tsv") == 0 ? "\t\n\r" : "\"\n\r";
@@ -618,6 +619,9 @@ static TlStatus attempt(Run *r, TlError *err)
         if (r->spec->out_delimiter) wo.delimiter = r->spec->out_delimiter;
         wo.header = !r->spec->out_no_header;
         wo.null_text = r->spec->out_null;
+        wo.width = r->spec->table_width;
+        wo.max_rows = r->spec->table_rows;
+        wo.color = r->spec->color;
         st = tl_writer_open(r->sink, r->out_format, root->schema, &wo, &w, err);
         if (st != TL_OK) goto done;
     }

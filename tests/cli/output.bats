@@ -195,9 +195,9 @@ EOF
 
 @test "--to and --from with an unknown format list the known ones" {
     run_tally one.csv --to xml
-    assert_err 2 'tally: unsupported output format "xml" (tally writes csv, tsv, ndjson, jsonl, json)'
+    assert_err 2 'tally: unsupported output format "xml" (tally writes csv, tsv, ndjson, jsonl, json, table)'
     run_tally one.csv -o out.parquet
-    assert_err 2 'tally: unsupported output format "parquet" (tally writes csv, tsv, ndjson, jsonl, json)'
+    assert_err 2 'tally: unsupported output format "parquet" (tally writes csv, tsv, ndjson, jsonl, json, table)'
     run_tally one.csv --from xml
     assert_err 2 'tally: --from: unknown format "xml" (tally reads csv, tsv, ndjson, jsonl, json)'
     assert_only_files one.csv
