@@ -131,6 +131,21 @@ static int spell(const uint8_t *s, size_t n, int max_w, char *out, size_t *len)
     return w;
 }
 
+/* s between double quotes, inner ones doubled, into out (room for
+ * 2 * CELL_BYTES + 2): its first CELL_BYTES bytes at most, as no more can
+ * be shown.  Returns the length. */
+static size_t quote(const uint8_t *s, size_t n, uint8_t *out)
+{
+    size_t o = 0;
+    out[o++] = '"';
+    for (size_t i = 0; i < n && i < CELL_BYTES; i++) {
+        if (s[i] == '"') out[o++] = '"';
+        out[o++] = s[i];
+    }
+    out[o++] = '"';
+    return o;
+}
+
 static bool numeric(TlType t)
 {
     return t == TL_TINT64 || t == TL_TFLOAT64;
@@ -161,7 +176,7 @@ static TlStatus row_fill(TableWriter *w, TableRow *r, const TlBatch *b, int64_t 
         const TlArray *a = b->cols[c];
         const uint8_t *s;
         size_t n, got;
-        uint8_t text[TL_FMT_MAX], *t = text;
+        uint8_t text[TL_FMT_MAX], *t = text, qbuf[2 * CELL_BYTES + 2];
         if (r->len + CELL_BYTES + 4 > r->cap) {
             size_t cap = r->cap ? r->cap * 2 : (size_t)w->n_cols * 16 + CELL_BYTES + 4;
             char *p;
@@ -178,9 +193,10 @@ static TlStatus row_fill(TableWriter *w, TableRow *r, const TlBatch *b, int64_t 
             const TlView *v = &tl_array_views(a)[i];
             s = tl_view_ptr(v, a->data);
             n = tl_view_len(*v);
-            if (n == 0) { /* the empty string, unlike null */
-                s = (const uint8_t *)"\"\"";
-                n = 2;
+            if (n == 0 || (n == 4 && memcmp(s, "null", 4) == 0) || s[0] == '"') {
+                /* quoted, so no string looks like null or like another */
+                n = quote(s, n, qbuf);
+                s = qbuf;
             }
         } else {
             TlPiece pc;
@@ -281,51 +297,75 @@ typedef struct Layout {
     int n;
 } Layout;
 
-/* Choose which columns fit w->width (first and last ones, alternately,
- * the middle elided) given each column's natural width nat[]. */
+/* The widest cap on column widths (from min_w up) at which columns
+ * nat[idx[0..k)] fit `room` cells (each takes 3 more for its borders and
+ * padding); min_w when none fits. */
+static int fit_cap(const int *nat, const int *idx, int k, int64_t room, int min_w)
+{
+    int lo = min_w, hi = CELL_MAX;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        int64_t used = 0;
+        for (int j = 0; j < k; j++) used += (nat[idx[j]] < mid ? nat[idx[j]] : mid) + 3;
+        if (used <= room) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+/* Columns narrower than this are not cut to make room: the middle columns
+ * are elided instead. */
+#define MIN_CUT 10
+
+/* Choose the columns drawn and their widths for w->width, given each
+ * column's natural width nat[]: all of them when they fit, cutting the
+ * widest down to MIN_CUT cells if need be; else the first and the last
+ * ones (alternately, as many as fit at MIN_CUT) around an elided middle,
+ * then widened again as far as the width allows. */
 static TlStatus layout(TableWriter *w, const int *nat, Layout *L, TlError *err)
 {
-    int n = w->n_cols, left = 0, right = 0;
-    int64_t total = 1;
+    int n = w->n_cols, left = 0, right = 0, k = 0, cap;
+    int *idx = tl_calloc((size_t)n + 1, sizeof *idx);
+    int64_t used;
     L->show = tl_calloc((size_t)n + 1, sizeof *L->show);
     L->cols = tl_calloc((size_t)n + 1, sizeof *L->cols);
-    if (!L->show || !L->cols) return tl_error_oom(err);
-    for (int c = 0; c < n; c++) total += nat[c] + 3;
-    if (total <= w->width) {
+    if (!idx || !L->show || !L->cols) {
+        tl_free(idx);
+        return tl_error_oom(err);
+    }
+    for (int c = 0; c < n; c++) idx[c] = c;
+    used = 1;
+    for (int c = 0; c < n; c++) used += (nat[c] < MIN_CUT ? nat[c] : MIN_CUT) + 3;
+    if (used <= w->width || n == 1) {
         left = n;
-    } else if (n == 1) {
-        L->show[0] = 0;
-        L->cols[0] = w->width - 4 > 1 ? w->width - 4 : 1;
-        L->n = 1;
-        return TL_OK;
     } else {
-        int64_t used = 1 + 4; /* the borders and the elided column */
+        used = 1 + 4; /* the outer border and the elided column */
         for (bool from_left = true;; from_left = !from_left) {
             int c = from_left ? left : n - 1 - right;
-            if (left + right == n || used + nat[c] + 3 > w->width) break;
-            used += nat[c] + 3;
+            int cw = (nat[c] < MIN_CUT ? nat[c] : MIN_CUT) + 3;
+            if (left + right == n || used + cw > w->width) break;
+            used += cw;
             if (from_left) left++;
             else right++;
         }
+        if (left == 0) left = 1; /* at least the first column, cut */
     }
-    for (int c = 0; c < left; c++) {
-        L->show[L->n] = c;
-        L->cols[L->n++] = nat[c];
+    for (int c = 0; c < left; c++) idx[k++] = c;
+    for (int c = n - right; c < n; c++) idx[k++] = c;
+    cap = fit_cap(nat, idx, k, (int64_t)w->width - 1 - (k < n ? 4 : 0), 1);
+    for (int j = 0; j < k; j++) {
+        if (j == left && k < n) {
+            L->show[L->n] = -1;
+            L->cols[L->n++] = 1;
+        }
+        L->show[L->n] = idx[j];
+        L->cols[L->n++] = nat[idx[j]] < cap ? nat[idx[j]] : cap;
     }
-    if (left == 0) { /* not even the first column fits whole: cut it */
-        int room = w->width - 1 - 4 - 3;
-        L->show[L->n] = 0;
-        L->cols[L->n++] = room > 1 ? room : 1;
-        left = 1;
-    }
-    if (left + right < n) {
+    if (k == left && k < n) {
         L->show[L->n] = -1;
         L->cols[L->n++] = 1;
     }
-    for (int c = n - right; c < n; c++) {
-        L->show[L->n] = c;
-        L->cols[L->n++] = nat[c];
-    }
+    tl_free(idx);
     return TL_OK;
 }
 
