@@ -274,3 +274,27 @@ EOF
     run_tally "$TDATA/one.csv" --to tabel
     assert_err 2 'tally: unsupported output format "tabel" (tally writes csv, tsv, ndjson, jsonl, json, table)'
 }
+
+@test "--to table: a type widened by a restart, and a closed pipe is quiet" {
+    { echo v; seq 1 30; echo 2.5; } > w.csv
+    run --separate-stderr env TALLY_BATCH_ROWS=4 COLUMNS=80 "$TALLY" w.csv --to table --rows 4
+    assert_ok
+    assert_out <<'OUT'
+┌─────────┐
+│       v │
+│ float64 │
+├─────────┤
+│     1.0 │
+│     2.0 │
+│       … │
+│    30.0 │
+│     2.5 │
+└─────────┘
+31 rows (4 shown), 1 column
+OUT
+    seq 1 200000 | sed 1ix > long.csv
+    run --separate-stderr bash -c '"$1" long.csv --to table --rows all | head -1; echo "${PIPESTATUS[0]}"' _ "$TALLY"
+    [ "$status" -eq 0 ]
+    [ -z "$stderr" ]
+    [ "$output" = $'┌────────┐\n0' ]
+}
