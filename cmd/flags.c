@@ -208,6 +208,7 @@ typedef struct Parser {
     bool set_out_no_header, set_out_null, set_ragged, set_skip, set_quote;
     bool set_comment, set_escape, set_decimal_comma, set_max_columns;
     bool set_max_record, set_rows;
+    bool output_dash;      /* -o -: standard output asked for by name */
 } Parser;
 
 /* The --color of the last parse: a choice for the program (cmd/term.c),
@@ -540,8 +541,10 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
         if (strcmp(v, "-") == 0) {     /* -o - : standard output */
             tally_free(s->output);
             s->output = NULL;
+            p->output_dash = true;
             return 0;
         }
+        p->output_dash = false;
         return set_str(p, &s->output, v);
     case F_FILE:
         if (!*v) return usage(p, "%s: expected a file name", typed);
@@ -769,6 +772,16 @@ static int merge_overrides(Parser *p, TallySpec *cli, TallySpec *file_spec)
     return 0;
 }
 
+/* -o - names standard output as an output like any -o: it gets the CSV
+ * (or its --to), never the table of a terminal (cmd/term.c). */
+static int dash_csv(Parser *p)
+{
+    if (p->output_dash && !p->spec->output && !p->spec->to &&
+        !(p->spec->to = tally_strdup("csv")))
+        return oom(p);
+    return 0;
+}
+
 /* See flags.h. */
 int cli_flags_parse(int argc, char **argv, TallyMode mode, TallySpec *spec,
                     CliAction *action, TallyError *err)
@@ -854,10 +867,10 @@ int cli_flags_parse(int argc, char **argv, TallyMode mode, TallySpec *spec,
         }
         tally_spec_free(spec);
         *spec = file_spec;
-        return 0;
+        return dash_csv(&p);
     }
     if (spec->n_inputs == 0) return no_input(&p, argc == 0 && mode == TALLY_RUN, action);
-    return 0;
+    return dash_csv(&p);
 }
 
 /* See flags.h. */

@@ -6,10 +6,10 @@
  * decides them (man/tally.1, "Tables" and ENVIRONMENT):
  *
  *   table   a run whose result goes to standard output, with no output
- *           format asked for (-o, --to, or the CSV-only --out-delimiter,
- *           --out-null, --out-no-header), is a table when standard output
- *           is a terminal.  Pipes, redirects and -o files keep getting
- *           exactly the CSV they always did.
+ *           format asked for (-o, even -o -; --to; or the CSV-only
+ *           --out-delimiter, --out-null, --out-no-header), is a table when
+ *           standard output is a terminal.  Pipes, redirects and -o files
+ *           keep getting exactly the CSV they always did.
  *   width   the terminal's (TIOCGWINSZ on standard output), else $COLUMNS,
  *           else 80.
  *   colour  --color=always or never; auto (the default): NO_COLOR set to

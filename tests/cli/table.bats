@@ -154,6 +154,8 @@ make_wide1000() {
     no_escapes
     term_run 80 "$TDATA/nulls.csv" --out-null NA
     [ "$screen" = $'id,s,x\n1,"",1.5\n2,NA,NA\n3,text,-2.25\n4,null,NA\n[exit 0]' ]
+    term_run 80 "$TDATA/nulls.csv" -o -
+    [ "$screen" = $'id,s,x\n1,"",1.5\n2,,\n3,text,-2.25\n4,null,\n[exit 0]' ]
     term_run 80 "$TDATA/nulls.csv" -o out.csv
     [ "$screen" = '[exit 0]' ]
     [ "$(cat out.csv)" = $'id,s,x\n1,"",1.5\n2,,\n3,text,-2.25\n4,null,' ]
