@@ -218,7 +218,8 @@ int main(int argc, char **argv)
         snprintf(err.message, sizeof err.message, "standard output is closed");
         rc = 1;
     } else if (rc == 0 && action == CLI_RUN && cli_terminal_setup(&spec, mode) != 0) {
-        /* (the setup ran above and only an allocation failed) */
+        /* a table or not, its width and colour: set in the spec above;
+         * here only when that failed for memory */
         snprintf(err.message, sizeof err.message, "out of memory");
         rc = 1;
     } else if (rc == 0 && action == CLI_HELP) {

@@ -6,9 +6,9 @@
  *   │ name │ total │   names, then their types
  *   │ str… │ int64 │
  *   ├──────┼───────┤
- *   │ a    │    10 │   numbers right-aligned, null dim "null", "" empty
+ *   │ a    │    10 │   numbers right-aligned; null is a dim null, the
+ *   │ ""   │  null │   strings "", "null" and "\"..." are quoted
  *   │ …    │     … │   the middle rows elided
- *   │ z    │     3 │
  *   └──────┴───────┘
  *   1,000 rows (40 shown), 2 columns
  *
@@ -25,8 +25,9 @@
  * escapes (\n, \x1b, \u202e) or U+FFFD: nothing in the data can move the
  * cursor or reorder the line.  A value is cut to CELL_MAX cells when kept
  * (bounded memory whatever its length) and to its column's width when
- * drawn, with an ellipsis.  The columns that do not fit the width are
- * elided from the middle, keeping the first and last ones.
+ * drawn, with an ellipsis.  Columns too wide for the line are first cut
+ * (the widest, down to MIN_CUT cells), then elided from the middle,
+ * keeping the first and last ones (layout).
  *
  * The writer knows nothing about terminals: its caller passes the width,
  * the row bound and whether to colour (cmd/ decides from the terminal).
@@ -72,7 +73,7 @@ typedef struct TableWriter {
     TableRow *ring;          /* the last tail_cap rows, circular */
     int64_t ring_next;       /* rows put in the ring so far */
     int64_t total;           /* rows written */
-    char *line;              /* the line being drawn */
+    char *line;              /* the table being drawn (written at once) */
     size_t line_len, line_cap;
 } TableWriter;
 

@@ -26,7 +26,7 @@ need_tmux() {
 
 # term_run WIDTH ARGS...: run tally with ARGS (after any NAME=VALUE words,
 # which go to its environment) on a tmux terminal WIDTH columns wide and 60
-# lines high.  Sets $screen (what the terminal shows, trailing blank lines
+# lines high (WIDTH "nosize": a terminal that reports a size of 0 x 0).  Sets $screen (what the terminal shows, trailing blank lines
 # dropped; the last line is "[exit N]") and writes the bytes tally wrote to
 # the terminal to the file raw.
 term_run() {
@@ -35,6 +35,8 @@ term_run() {
     need_tmux || return 1
     {
         echo 'while [ ! -e go ]; do sleep 0.02; done'
+        [ "$width" = nosize ] && echo 'stty cols 0 rows 0'
+        echo 'unset COLUMNS' # the caller's, if exported
         printf 'exec env'
         while [ $# -gt 0 ] && [[ "$1" == *=* ]] && [[ "$1" != -* ]]; do
             printf ' %q' "$1"
@@ -45,6 +47,7 @@ term_run() {
     } > run.sh
     rm -f go raw done
     sock=$(mktemp -u /tmp/tally-tmux.XXXXXX)
+    [ "$width" = nosize ] && width=80
     LC_ALL=C.UTF-8 tmux -u -S "$sock" -f /dev/null new-session -d -x "$width" -y 60 \
         "bash run.sh; printf '[exit %d]' \$?; touch done; sleep 60"
     tmux -S "$sock" pipe-pane -o "cat > '$PWD/raw'"
@@ -299,4 +302,11 @@ OUT
     [ "$status" -eq 0 ]
     [ -z "$stderr" ]
     [ "$output" = $'┌────────┐\n0' ]
+}
+
+@test "table: a terminal that reports no size: \$COLUMNS, else 80" {
+    term_run nosize NO_COLOR=1 COLUMNS=30 "$TDATA/wide.csv"
+    [ "$screen" = "$(cat "$TDATA/wide.w30.file")"$'\n[exit 0]' ]
+    term_run nosize NO_COLOR=1 "$TDATA/wide.csv"
+    [ "$screen" = "$(cat "$TDATA/wide.w80.screen")" ]
 }
