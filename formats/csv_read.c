@@ -788,13 +788,17 @@ static const TlReaderOps csv_ops = {
     .row_line = csv_row_line,
 };
 
-/* Read the first record: column count and (unless no_header) names; the
- * data starts after it (or at it with no_header). */
-static TlStatus read_header(CsvReader *r, bool no_header, TlError *err)
+/* Read the first record: column count and, when it is a header (--header,
+ * or detected unless --no-header: tl_csv_header_guess), names; the data
+ * starts after it (or at it when it is data: columns column1, column2,
+ * ...).  more_follows and *sure as for tl_csv_header_guess. */
+static TlStatus read_header(CsvReader *r, const TlReadOptions *opt, bool more_follows,
+                            bool *sure, TlError *err)
 {
     size_t pos = r->start;
     int64_t line = 1 + r->skipped;
     int found;
+    bool no_header = opt->no_header;
     CsvField *hf = NULL;
     CsvCursor tmp = {0}; /* scratch for unescaping names */
     char **names = NULL;
@@ -812,6 +816,11 @@ static TlStatus read_header(CsvReader *r, bool no_header, TlError *err)
     }
     if (found > r->max_cols) /* counted, nothing held yet */
         return tl_too_many_columns(err, r->name, line, r->max_cols);
+    if (!no_header && !opt->header) {
+        bool header;
+        TL_TRY(tl_csv_header_guess(r, pos, line, found, more_follows, &header, sure, err));
+        r->headless = no_header = !header;
+    }
     hf = tl_malloc((size_t)found * sizeof *hf);
     if (!hf) return tl_error_oom(err);
     st = tl_csv_parse_record(r, &pos, &line, hf, 1, found, &found, err);
@@ -832,6 +841,10 @@ static TlStatus read_header(CsvReader *r, bool no_header, TlError *err)
     }
     if (st == TL_OK) {
         bool quiet = r->quiet || (r->hints && r->hints->names_noted);
+        if (r->headless && !quiet)
+            fprintf(stderr, "tally: note: %s: line %lld read as data, not as a header "
+                    "(its values fit their columns): columns column1...; --header "
+                    "reads it as names\n", r->name, (long long)r->data_line);
         st = tl_names_unique((const char *const *)names, lens, found, r->name, quiet,
                              &r->schema, err);
         if (r->hints) r->hints->names_noted = true;
@@ -888,6 +901,12 @@ static TlStatus decide_types(CsvReader *r, const TlSchema *fixed,
                         ? 0 : tl_schema_find(&r->schema, fixed->fields[i].name);
             if (c < 0) {
                 const char *near = tl_schema_suggest(&r->schema, fixed->fields[i].name);
+                if (r->headless)
+                    return tl_error(err, TL_ERR_USAGE, "--schema: no column %s in %s "
+                                    "(line %lld was read as data, so the columns are "
+                                    "column1...: --header reads it as names)",
+                                    tl_quote_name(fixed->fields[i].name).s, r->name,
+                                    (long long)r->data_line);
                 if (near)
                     return tl_error(err, TL_ERR_USAGE,
                                     "--schema: no column %s in %s (did you "
@@ -959,6 +978,7 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     int *all = NULL;
     int64_t max_rows, sample_rows;
     size_t ready, full, sample_end;
+    bool hdr_sure = true; /* header detection saw its whole sample */
     *out = NULL;
     *sure = true;
     if (delimiter == '"' || delimiter == '\n' || delimiter == '\r')
@@ -1038,8 +1058,8 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
         r->special[r->delim] = r->special['\n'] = r->special['\r'] = 1;
         r->dialect = dl;
         r->dialect.quote_given = opt->quote != 0;
-        if (read_header(r, opt->no_header, err) != TL_OK) goto fail;
-        if (!opt->no_header && tl_input_is_stream(r->input) &&
+        if (read_header(r, opt, r->size < full, &hdr_sure, err) != TL_OK) goto fail;
+        if (!opt->no_header && !r->headless && tl_input_is_stream(r->input) &&
             r->data_start - r->start > r->max_record) {
             /* the header is a record too (--max-record-size; the split
              * checks the others) */
@@ -1073,7 +1093,7 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     if (decide_types(r, opt->schema, hints, &sample_end, &sample_rows, err) != TL_OK)
         goto fail;
     if (ready < full) {
-        *sure = r->n_cols > 0 && sample_rows == r->max_rows &&
+        *sure = hdr_sure && r->n_cols > 0 && sample_rows == r->max_rows &&
                 ready - sample_end >= TL_INPUT_AHEAD;
         r->size = full;
         if (!*sure) {

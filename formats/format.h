@@ -53,7 +53,9 @@ typedef struct TlInputTest {
 typedef struct TlReadOptions {
     char delimiter;          /* 0: by suffix (.tsv = tab, else ',') */
     const char *null_text;   /* a field equal to this is null; NULL: default */
-    bool no_header;          /* columns are named column1, column2, ... */
+    bool no_header;          /* line 1 is data: columns column1, column2, ... */
+    bool header;             /* line 1 is the header (neither: detected,
+                                CSV/TSV, csv_header.c) */
     const TlSchema *schema;  /* --schema: fixed types by name (others inferred) */
     const char *from;        /* format override ("csv", "ndjson", ...), or NULL */
     bool with_filename;      /* add a `filename` column (formats/filename.c) */

@@ -66,7 +66,7 @@ typedef struct TallyStep {
                                threads unused).  The flag form makes one
                                from join_input and --join-delimiter,
                                --join-schema, --join-from.  Its unset
-                               delimiter, null, no_header and from are
+                               delimiter, null, header, no_header and from are
                                taken from the enclosing spec. */
 } TallyStep;
 
@@ -80,7 +80,9 @@ typedef struct TallySpec {
     char *to;               /* output format override, or NULL */
     char delimiter;         /* 0: from the suffix (',' or '\t') */
     char *null_text;        /* --null STR, or NULL */
-    bool no_header;
+    bool no_header;         /* --no-header: line 1 is data */
+    bool header;            /* --header: line 1 is the header (neither:
+                               detected) */
     char *schema;           /* --schema 'name:type,...', or NULL */
     bool no_infer;          /* --no-infer: every column a string */
     bool quoted_as_string;  /* --quoted-as-string */
