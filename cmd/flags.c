@@ -561,8 +561,13 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
         return 0;
     }
     case F_COMMENT:
+        if (strcmp(v, "none") == 0) { /* no comments, none sniffed (tally.h) */
+            s->comment = '\n';
+            p->set_comment = true;
+            return 0;
+        }
         if (strlen(v) != 1 || v[0] == '\n' || v[0] == '\r')
-            return usage(p, "%s: expected one character, got \"%s\"", typed, v);
+            return usage(p, "%s: expected one character or none, got \"%s\"", typed, v);
         s->comment = v[0];
         p->set_comment = true;
         return 0;

@@ -34,6 +34,7 @@
  * nothing beside reading the file.
  */
 #include "csv_dialect.h"
+#include "format.h" /* TL_COMMENT_NONE */
 
 #include <stdio.h>
 #include <string.h>
@@ -127,9 +128,11 @@ static Count count_fields(const uint8_t *p, size_t n, bool more_follows, char c,
     return k;
 }
 
-/* See csv_dialect.h. */
-void tl_csv_sniff(const uint8_t *p, size_t n, bool more_follows, const TlCsvGiven *g,
-                  TlCsvDialect *out)
+/* tl_csv_sniff's rule with lines starting with comment (0: none) skipped;
+ * returns the fields the answer gives the header, and *consistent whether
+ * a consistent candidate was found. */
+static int sniff_with(const uint8_t *p, size_t n, bool more_follows, const TlCsvGiven *g,
+                      char comment, TlCsvDialect *out, bool *consistent)
 {
     struct {
         char delim, quote, escape;
@@ -168,7 +171,7 @@ void tl_csv_sniff(const uint8_t *p, size_t n, bool more_follows, const TlCsvGive
                 const char e = q && escapes[ei] != q ? escapes[ei] : 0;
                 Count k;
                 if ((q && q == c) || (e && e == c) || (!q && ei > 0)) continue;
-                k = count_fields(p, n, more_follows, c, q, e, g->comment);
+                k = count_fields(p, n, more_follows, c, q, e, comment);
                 if (qi == 0 && ei == 0) header[di] = k.first;
                 cand[nc].delim = c;
                 cand[nc].quote = q;
@@ -208,6 +211,7 @@ void tl_csv_sniff(const uint8_t *p, size_t n, bool more_follows, const TlCsvGive
                 best = i;
         if (best >= 0 && !cand[best].k.quoted) best = -1; /* the first quote */
     }
+    *consistent = best >= 0 && cand[best].k.first >= 2;
     if (best >= 0) {
         out->delim = cand[best].delim;
         out->quote = cand[best].quote;
@@ -217,6 +221,36 @@ void tl_csv_sniff(const uint8_t *p, size_t n, bool more_follows, const TlCsvGive
     out->quote_sniffed = g->quote == 0 && out->quote != quotes[0];
     out->escape_sniffed = g->escape == 0 && out->escape != 0;
     out->quote_given = false;
+    out->comment = comment;
+    out->comment_sniffed = false;
+    for (int di = 0; di < nd; di++)
+        if (delims[di] == out->delim) return best >= 0 ? cand[best].k.first : header[di];
+    return 1;
+}
+
+/* Whether a line of p[0..n) starts with '#'. */
+static bool hash_line(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] == '#' && (i == 0 || p[i - 1] == '\n' || p[i - 1] == '\r')) return true;
+    return false;
+}
+
+/* See csv_dialect.h. */
+void tl_csv_sniff(const uint8_t *p, size_t n, bool more_follows, const TlCsvGiven *g,
+                  TlCsvDialect *out)
+{
+    bool ok, ok_hash;
+    TlCsvDialect hash;
+    int fields = sniff_with(p, n, more_follows, g, g->comment == TL_COMMENT_NONE ? 0
+                                                   : g->comment, out, &ok);
+    if (g->comment || !hash_line(p, n < TL_SNIFF_BYTES ? n : TL_SNIFF_BYTES)) return;
+    /* DuckDB's sniffer tries '#' too: taken where it reads the file better */
+    int fields_hash = sniff_with(p, n, more_follows, g, '#', &hash, &ok_hash);
+    if ((ok_hash && !ok) || fields_hash > fields) {
+        *out = hash;
+        out->comment_sniffed = true;
+    }
 }
 
 /* See csv_dialect.h. */
@@ -278,9 +312,13 @@ static void quote_words(const TlCsvDialect *d, bool tsv, char *buf, size_t cap)
                                                 "--quote sets it" : "");
     }
     if (k < cap && d->escape)
-        snprintf(buf + k, cap - k, "; escape %s%s", tl_csv_char_spelling(d->escape, se),
-                 d->escape_sniffed ? " sniffed from the first records: --escape sets it"
-                                   : "");
+        k += (size_t)snprintf(buf + k, cap - k, "; escape %s%s",
+                              tl_csv_char_spelling(d->escape, se),
+                              d->escape_sniffed ? " sniffed from the first records: "
+                                                  "--escape sets it" : "");
+    if (k < cap && d->comment_sniffed)
+        snprintf(buf + k, cap - k, "; comment '#' sniffed from the first records: "
+                 "--comment sets it");
 }
 
 /* See csv_dialect.h. */

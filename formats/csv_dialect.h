@@ -30,7 +30,8 @@ typedef struct TlCsvGiven {
                         -1: none (quotes are data) */
     int escape;      /* --escape: the character; 0: sniffed (none or
                         backslash), -1: none */
-    char comment;    /* --comment, 0: none */
+    char comment;    /* --comment: the character; 0: sniffed (none or '#'),
+                        TL_COMMENT_NONE: none */
 } TlCsvGiven;
 
 /* A CSV/TSV dialect: how tl_csv_parse_record reads records. */
@@ -44,6 +45,8 @@ typedef struct TlCsvDialect {
     bool quote_sniffed;  /* the quote sniffed is not '"' */
     bool escape_sniffed; /* an escape was sniffed */
     bool quote_given;    /* by --quote (the reader sets it) */
+    char comment;        /* lines starting with it are skipped; 0: none */
+    bool comment_sniffed; /* '#' found by the sniffer (no --comment) */
 } TlCsvDialect;
 
 /* The dialect of the text p[0..n) (after any BOM and --skip lines) for
@@ -64,6 +67,9 @@ typedef struct TlCsvDialect {
  * header into the most fields (ties as above); when none splits it, the
  * given delimiter or g->dflt, with the first candidate quote and escape
  * under which every sampled record parses and some field is quoted.
+ * The comment: with g->comment 0 and a sampled line starting with '#',
+ * the rule runs again with '#' lines skipped, and that answer is taken
+ * when it is consistent and the first is not, or it gives more fields.
  * Deterministic: depends only on the bytes. */
 void tl_csv_sniff(const uint8_t *p, size_t n, bool more_follows, const TlCsvGiven *g,
                   TlCsvDialect *out);

@@ -1027,20 +1027,22 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     if (r->size >= 3 && r->p[0] == 0xEF && r->p[1] == 0xBB && r->p[2] == 0xBF)
         r->start = 3;
     r->start = tl_csv_skip_lines(r->p, r->size, r->start, opt->skip, &r->skipped);
-    if ((r->comment = (uint8_t)opt->comment)) r->flatten = NULL; /* tl_csv_tokenize sees all lines */
+    r->comment = opt->comment == TL_COMMENT_NONE ? 0 : (uint8_t)opt->comment;
     {
         /* the dialect: what the options leave open is sniffed (IANA TSV:
          * no quotes unless --quote, no escape); the suffix's delimiter
          * breaks ties */
         TlCsvGiven g = {opt->delimiter ? delimiter : 0, delimiter,
                         opt->quote ? opt->quote : opt->tsv ? -1 : 0,
-                        opt->tsv ? -1 : opt->escape, (char)r->comment};
+                        opt->tsv ? -1 : opt->escape, opt->comment};
         /* --decimal-comma: ';' stands in for the suffix's ',' (a file no
          * delimiter splits consistently is one column, its numbers'
          * commas no delimiter); ',' is still a candidate, as in DuckDB */
         if (opt->decimal_comma && !opt->delimiter && g.dflt == ',') g.dflt = ';';
         TlCsvDialect dl;
         tl_csv_sniff(r->p + r->start, r->size - r->start, r->size < full, &g, &dl);
+        r->comment = (uint8_t)dl.comment;
+        if (r->comment) r->flatten = NULL; /* tl_csv_tokenize sees all lines */
         if (dl.quote && dl.quote == dl.delim) {
             char sq[8];
             tl_error(err, TL_ERR_USAGE, "--quote %s is the delimiter (--delimiter sets "
@@ -1075,7 +1077,8 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
             }
         }
         tl_csv_dialect_hint(r->p + r->start, r->size - r->start, r->n_cols, &dl, g.dflt,
-                            opt->tsv, (char)r->comment, r->hint, sizeof r->hint);
+                            opt->tsv, r->comment ? (char)r->comment : opt->comment,
+                            r->hint, sizeof r->hint);
     }
 
     r->fixed = tl_calloc((size_t)r->n_cols + 1, sizeof *r->fixed);

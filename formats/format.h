@@ -50,6 +50,10 @@ typedef struct TlInputTest {
     uint64_t shrink_to;
 } TlInputTest;
 
+/* --comment none: no comment character, and none sniffed (a line break
+ * can never be one, so it marks "none" in the option's char). */
+#define TL_COMMENT_NONE '\n'
+
 typedef struct TlReadOptions {
     char delimiter;          /* 0: by suffix (.tsv = tab, else ',') */
     const char *null_text;   /* a field equal to this is null; NULL: default */
@@ -66,7 +70,9 @@ typedef struct TlReadOptions {
     bool tsv;                /* set by tl_reader_open for TSV: IANA rules */
     uint8_t ragged;          /* rows with another field count (TlRagged) */
     int64_t skip;            /* --skip: lines before the header */
-    char comment;            /* --comment: lines starting with it skipped */
+    char comment;            /* --comment: lines starting with it skipped;
+                                0: sniffed (CSV/TSV: none or '#');
+                                TL_COMMENT_NONE: none (--comment none) */
     int quote;               /* --quote: 0 the format's (CSV: sniffed, '"'
                                 or '\''; TSV: none), -1 none, else the
                                 character */

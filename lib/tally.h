@@ -105,7 +105,8 @@ typedef struct TallySpec {
     int escape;             /* --escape: 0 sniffed (CSV), -1 none, else the
                                character */
     bool decimal_comma;     /* --decimal-comma: "1,5" is the number 1.5 */
-    char comment;           /* --comment C: input lines starting with C skipped */
+    char comment;           /* --comment C: input lines starting with C skipped;
+                               0: sniffed; '\n': none (--comment none) */
     int ragged;             /* --ragged: 0 error, 1 pad, 2 skip (CSV/TSV
                                rows with another field count than the header) */
     int64_t max_columns;    /* --max-columns N: more columns in an input is a

@@ -652,9 +652,13 @@ static int top_value(Ctx *c, int k, const cJSON *v)
         return fail(c, "expected \"error\", \"pad\" or \"skip\"");
     }
     case T_COMMENT:
+        if (cJSON_IsString(v) && v->valuestring && strcmp(v->valuestring, "none") == 0) {
+            sp->comment = '\n'; /* no comments, none sniffed (tally.h) */
+            return 0;
+        }
         if (!cJSON_IsString(v) || !v->valuestring || strlen(v->valuestring) != 1 ||
             v->valuestring[0] == '\n' || v->valuestring[0] == '\r')
-            return fail(c, "expected a single character such as \"#\"");
+            return fail(c, "expected a single character such as \"#\", or \"none\"");
         sp->comment = v->valuestring[0];
         return 0;
     case T_QUOTE:
