@@ -154,6 +154,9 @@ typedef struct CsvReader {
     int64_t skipped;         /* --skip: lines before start (line numbers) */
     bool headless;           /* line 1 was found to be data (not by
                                 --no-header): messages about names say so */
+    char json_like;          /* the text starts with '{' or '[' (that
+                                character; else 0): quote errors name
+                                --from ndjson and --from json */
 
     TlSchema schema;         /* every column, its type (fixed after open) */
     bool quoted_as_string;   /* --quoted-as-string */

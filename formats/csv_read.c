@@ -1029,6 +1029,13 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     r->start = tl_csv_skip_lines(r->p, r->size, r->start, opt->skip, &r->skipped);
     r->comment = opt->comment == TL_COMMENT_NONE ? 0 : (uint8_t)opt->comment;
     {
+        size_t i = r->start;
+        while (i < r->size && (r->p[i] == ' ' || r->p[i] == '\t' || r->p[i] == '\n' ||
+                               r->p[i] == '\r'))
+            i++;
+        if (i < r->size && (r->p[i] == '{' || r->p[i] == '[')) r->json_like = (char)r->p[i];
+    }
+    {
         /* the dialect: what the options leave open is sniffed (IANA TSV:
          * no quotes unless --quote, no escape); the suffix's delimiter
          * breaks ties */
