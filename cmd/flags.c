@@ -600,6 +600,7 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
         if (!parse_count(v, &s->skip))
             return usage(p, "%s: expected a non-negative integer, got \"%s\"",
                          typed, v);
+        if (s->skip == 0) s->skip = -1; /* given: no preamble sniffed (tally.h) */
         p->set_skip = true;
         return 0;
     case F_RAGGED:

@@ -1041,7 +1041,7 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
          * breaks ties */
         TlCsvGiven g = {opt->delimiter ? delimiter : 0, delimiter,
                         opt->quote ? opt->quote : opt->tsv ? -1 : 0,
-                        opt->tsv ? -1 : opt->escape, opt->comment};
+                        opt->tsv ? -1 : opt->escape, opt->comment, opt->skip != 0};
         /* --decimal-comma: ';' stands in for the suffix's ',' (a file no
          * delimiter splits consistently is one column, its numbers'
          * commas no delimiter); ',' is still a candidate, as in DuckDB */
@@ -1050,6 +1050,11 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
         tl_csv_sniff(r->p + r->start, r->size - r->start, r->size < full, &g, &dl);
         r->comment = (uint8_t)dl.comment;
         if (r->comment) r->flatten = NULL; /* tl_csv_tokenize sees all lines */
+        if (dl.skip > 0) { /* a sniffed preamble: as --skip */
+            int64_t more;
+            r->start = tl_csv_skip_lines(r->p, r->size, r->start, dl.skip, &more);
+            r->skipped += more;
+        }
         if (dl.quote && dl.quote == dl.delim) {
             char sq[8];
             tl_error(err, TL_ERR_USAGE, "--quote %s is the delimiter (--delimiter sets "

@@ -69,7 +69,8 @@ typedef struct TlReadOptions {
     bool quiet;              /* no notes on standard error (header renames) */
     bool tsv;                /* set by tl_reader_open for TSV: IANA rules */
     uint8_t ragged;          /* rows with another field count (TlRagged) */
-    int64_t skip;            /* --skip: lines before the header */
+    int64_t skip;            /* --skip: lines before the header; 0: a
+                                preamble is sniffed (CSV/TSV); -1: none */
     char comment;            /* --comment: lines starting with it skipped;
                                 0: sniffed (CSV/TSV: none or '#');
                                 TL_COMMENT_NONE: none (--comment none) */

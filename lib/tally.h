@@ -97,7 +97,8 @@ typedef struct TallySpec {
     char out_delimiter;     /* --out-delimiter for CSV output; 0: ',' */
     bool out_no_header;     /* --out-no-header: write no header line */
     char *out_null;         /* --out-null: how CSV/TSV output writes null */
-    int64_t skip;           /* --skip N: CSV/TSV lines before the header */
+    int64_t skip;           /* --skip N: CSV/TSV lines before the header;
+                               0: sniffed; -1: none (--skip 0) */
     int64_t max_record_size; /* --max-record-size: a compressed input's
                                longest record, bytes; 0: the default */
     int quote;              /* --quote: 0 the format's (CSV: sniffed), -1

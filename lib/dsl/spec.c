@@ -632,7 +632,9 @@ static int top_value(Ctx *c, int k, const cJSON *v)
         sp->out_no_header = cJSON_IsTrue(v);
         return 0;
     case T_SKIP:
-        return get_count(c, v, 9.2233720368547758e18, &sp->skip);
+        if (get_count(c, v, 9.2233720368547758e18, &sp->skip)) return -1;
+        if (sp->skip == 0) sp->skip = -1; /* given: no preamble sniffed (tally.h) */
+        return 0;
     case T_MAX_COLUMNS:
         if (get_count(c, v, 2147483647, &sp->max_columns)) return -1;
         if (sp->max_columns < 1) return fail(c, "expected a count from 1 to 2147483647");

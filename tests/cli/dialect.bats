@@ -231,7 +231,7 @@ EOF
 
 @test "a file whose first line starts with # suggests --comment where none was sniffed" {
     printf '# exported\na,b\n1,2\n' > c.csv
-    run_tally c.csv --comment none
+    run_tally c.csv --comment none --skip 0
     assert_err 1 "tally: c.csv:2: expected 1 field, found 2 (CSV, delimiter ','; --ragged skip drops such rows)"
     printf '# a,b\n1,2\n1,2,3\n' > c.csv
     run_tally c.csv
@@ -438,4 +438,36 @@ EOF2
     assert_err 1 "tally: c.csv:3: expected 2 fields, found 3 (CSV, delimiter ';' sniffed from the first records: --delimiter sets it; comment '#' sniffed from the first records: --comment sets it; --ragged skip drops such rows)"
     run_tally c.csv --comment '##'
     assert_err 2 'tally: --comment: expected one character or none, got "##"'
+}
+
+@test "preamble sniffing: lines before the header are skipped when the rest reads consistently" {
+    printf 'Sales report\nmore notes,...\nregion,amount,day\nnorth,5,2024-01-01\nsouth,7,2024-01-02\n' > p.csv
+    assert_run_out p.csv <<'EOF2'
+region,amount,day
+north,5,2024-01-01
+south,7,2024-01-02
+EOF2
+    run_tally p.csv --skip 0
+    assert_err 1 "tally: p.csv:2: expected 1 field, found 2 (CSV, delimiter ','; --ragged skip drops such rows)"
+    printf '{"input": "p.csv", "skip": 0}\n' > q.json
+    run_tally -f q.json
+    assert_err 1 "tally: ./p.csv:2: expected 1 field, found 2 (CSV, delimiter ','; --ragged skip drops such rows)"
+}
+
+@test "preamble sniffing: no preamble under numbers, trailing delimiters or a longer first line" {
+    printf 'price\n1,5\n2,75\n' > n.csv
+    run_tally n.csv
+    assert_err 1 "tally: n.csv:2: expected 1 field, found 2 (CSV, delimiter ','; --ragged skip drops such rows)"
+    printf 'c1,c2\n1,2,\n3,4,\n' > t.csv
+    run_tally t.csv
+    assert_err 1 "tally: t.csv:2: expected 2 fields, found 3 (CSV, delimiter ','; --ragged skip drops such rows)"
+    printf 'a,b,c\n1,2\n3,4\n' > l.csv
+    run_tally l.csv
+    assert_err 1 "tally: l.csv:2: expected 3 fields, found 2 (CSV, delimiter ','; --ragged pad or skip reads such rows)"
+}
+
+@test "preamble sniffing: a later ragged row names the sniffed preamble" {
+    { printf 'report\nx;y\n'; seq 1 30 | sed 's/$/;1/'; printf '5;6;7\n'; } > r.csv
+    run_tally r.csv
+    assert_err 1 "tally: r.csv:33: expected 2 fields, found 3 (CSV, delimiter ';' sniffed from the first records: --delimiter sets it; 1 line of preamble sniffed: --skip sets it; --ragged skip drops such rows)"
 }
