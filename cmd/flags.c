@@ -74,7 +74,7 @@ const char cli_help_text[] =
 "  --compress-level N      -o FILE.gz: 1-9 (default 6), FILE.zst: 1-22 (3)\n"
 "  --max-record-size SIZE  longest record of a .gz/.zst input (256M; K M G)\n"
 "  --null STR, --decimal-comma  STR is null (TSV: also \\N); 1,5 is 1.5\n"
-"  --no-header, --skip N   input: line 1 is data (column1...); skip N lines first\n"
+"  --header, --no-header   line 1 names/data (else guessed); --skip N lines first\n"
 "  --ragged error|pad|skip rows of another field count; --max-columns N (1000000)\n"
 "  --out-no-header         output: no header; --out-null S, --out-delimiter C\n"
 "  --schema 'NAME:TYPE,...'  fix column types (int float bool string date\n"
@@ -102,7 +102,7 @@ typedef enum FlagId {
     F_FILTER, F_SELECT, F_WITH, F_DROP, F_RENAME, F_GROUP_BY, F_AGG, F_SORT,
     F_HEAD, F_BY, F_DISTINCT, F_JOIN, F_ON, F_HOW, F_SUFFIX,
     F_JOIN_DELIMITER, F_JOIN_SCHEMA, F_JOIN_FROM,
-    F_DELIMITER, F_NULL, F_NO_HEADER, F_SCHEMA, F_FROM, F_TO, F_OUTPUT,
+    F_DELIMITER, F_NULL, F_NO_HEADER, F_HEADER, F_SCHEMA, F_FROM, F_TO, F_OUTPUT,
     F_FILE, F_THREADS, F_STATS, F_NO_OPTIMIZE, F_VERBOSE, F_HELP, F_VERSION,
     F_OUT_DELIMITER, F_WITH_FILENAME, F_COMPRESS_LEVEL, F_SORTED,
     F_NO_INFER, F_QUOTED_AS_STRING, F_QUIET,
@@ -127,6 +127,7 @@ static const Flag flags[] = {
     {"--on", F_ON, ARG_REQ},             {"--how", F_HOW, ARG_REQ},
     {"--suffix", F_SUFFIX, ARG_REQ},     {"--delimiter", F_DELIMITER, ARG_REQ},
     {"--null", F_NULL, ARG_REQ},         {"--no-header", F_NO_HEADER, ARG_NONE},
+    {"--header", F_HEADER, ARG_NONE},
     {"--schema", F_SCHEMA, ARG_REQ},     {"--from", F_FROM, ARG_REQ},
     {"--to", F_TO, ARG_REQ},             {"--output", F_OUTPUT, ARG_REQ},
     {"-o", F_OUTPUT, ARG_REQ},           {"--file", F_FILE, ARG_REQ},
@@ -201,7 +202,7 @@ typedef struct Parser {
     const char *first_step_flag; /* for `tally schema` */
     const char *file;      /* -f */
     /* options given on the command line (override a pipeline file's) */
-    bool set_output, set_from, set_to, set_delim, set_null, set_no_header,
+    bool set_output, set_from, set_to, set_delim, set_null, set_no_header, set_header,
         set_schema, set_threads, set_stats, set_no_optimize, set_verbose;
     bool set_out_delim, set_with_filename, set_compress_level, set_sorted;
     bool set_no_infer, set_quoted_as_string, set_quiet;
@@ -526,6 +527,10 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
         p->set_no_header = true;
         s->no_header = true;
         return 0;
+    case F_HEADER:
+        p->set_header = true;
+        s->header = true;
+        return 0;
     case F_SCHEMA:
         p->set_schema = true;
         return set_str(p, &s->schema, v);
@@ -584,8 +589,13 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
         return 0;
     }
     case F_COMMENT:
+        if (strcmp(v, "none") == 0) { /* no comments, none sniffed (tally.h) */
+            s->comment = '\n';
+            p->set_comment = true;
+            return 0;
+        }
         if (strlen(v) != 1 || v[0] == '\n' || v[0] == '\r')
-            return usage(p, "%s: expected one character, got \"%s\"", typed, v);
+            return usage(p, "%s: expected one character or none, got \"%s\"", typed, v);
         s->comment = v[0];
         p->set_comment = true;
         return 0;
@@ -618,6 +628,7 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
         if (!parse_count(v, &s->skip))
             return usage(p, "%s: expected a non-negative integer, got \"%s\"",
                          typed, v);
+        if (s->skip == 0) s->skip = -1; /* given: no preamble sniffed (tally.h) */
         p->set_skip = true;
         return 0;
     case F_RAGGED:
@@ -747,7 +758,10 @@ static int merge_overrides(Parser *p, TallySpec *cli, TallySpec *file_spec)
         cli->output = NULL;
     }
     if (p->set_delim) file_spec->delimiter = cli->delimiter;
-    if (p->set_no_header) file_spec->no_header = true;
+    if (p->set_no_header || p->set_header) { /* over the file's choice */
+        file_spec->no_header = p->set_no_header;
+        file_spec->header = p->set_header;
+    }
     if (p->set_threads) file_spec->threads = cli->threads;
     if (p->set_stats) file_spec->stats = true;
     if (p->set_out_delim) file_spec->out_delimiter = cli->out_delimiter;

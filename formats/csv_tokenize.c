@@ -596,6 +596,18 @@ static int64_t fast_rows(const CsvReader *r, CsvCursor *d, int64_t row,
     return fast_rows_body(r, d, row, max_rows, false);
 }
 
+/* The end of a quote error's message: for an input that starts as JSON does
+ * (a .geojsonl file, JSON under another suffix) the knob that reads JSON,
+ * not the CSV quote knobs. */
+static void quote_hint(const CsvReader *r, bool backslash, char *hint, size_t cap)
+{
+    if (r->json_like)
+        snprintf(hint, cap, " (read as CSV, but the input starts with '%c' as JSON does: "
+                 "--from ndjson reads JSON lines, --from json JSON documents)", r->json_like);
+    else
+        tl_csv_quote_hint(&r->dialect, r->tsv, backslash, hint, cap);
+}
+
 /* Parse the record at *pos.  Stores at most max_fields fields in out, field
  * k at out[k * stride], and counts all of them in *n_found.  Advances *pos
  * past the record's line end and *line by the lines it spans.  Reads only
@@ -628,7 +640,7 @@ TlStatus tl_csv_parse_record(const CsvReader *r, size_t *pos, int64_t *line,
                     q = memchr(p + i, qc, n - i);
                 }
                 if (!q) {
-                    tl_csv_quote_hint(&r->dialect, r->tsv, false, hint, sizeof hint);
+                    quote_hint(r, false, hint, sizeof hint);
                     return tl_error(err, TL_ERR_DATA,
                                     "%s:%lld:%lld: unterminated quoted field%s",
                                     r->name, (long long)cur_line,
@@ -659,8 +671,7 @@ TlStatus tl_csv_parse_record(const CsvReader *r, size_t *pos, int64_t *line,
             cur_line += tl_csv_count_lines(p + off, flen);
             if (i < n && p[i] != delim && p[i] != '\n' && p[i] != '\r') {
                 /* a backslash before the closing quote: --escape reads it */
-                tl_csv_quote_hint(&r->dialect, r->tsv, !r->escape && p[i - 2] == '\\',
-                                  hint, sizeof hint);
+                quote_hint(r, !r->escape && p[i - 2] == '\\', hint, sizeof hint);
                 return tl_error(err, TL_ERR_DATA,
                                 "%s:%lld:%lld: unexpected character after "
                                 "closing quote%s", r->name, (long long)cur_line,

@@ -75,6 +75,21 @@ const char *tl_format_from_path(const char *path, const char **compression)
     return NULL;
 }
 
+/* The format of an input named by a suffix that tally reads but does not
+ * write (GeoJSON is JSON to read, but a JSON array written under its name
+ * would not be GeoJSON): ".geojson" is json (sniffed: a document or JSON
+ * lines), after any ".gz" or ".zst"; NULL for any other.  A ".geojsonl"
+ * file stays CSV unless --from says: read as NDJSON, a feature whose
+ * geometry is null beside ones that hold an object would give a column
+ * "geometry" beside "geometry.type"; its quote error names --from ndjson. */
+static const char *input_only_format(const char *path)
+{
+    size_t n = strlen(path);
+    if (ends_with_ci(path, n, ".gz")) n -= 3;
+    else if (ends_with_ci(path, n, ".zst")) n -= 4;
+    return ends_with_ci(path, n, ".geojson") ? "json" : NULL;
+}
+
 /* Normalise a --from/--to format name; NULL when unknown. */
 static const char *format_name(const char *s)
 {
@@ -428,6 +443,7 @@ TlStatus tl_reader_open(const char *path, const TlReadOptions *opt,
     *out = NULL;
     if (!opt) opt = &defaults;
     if (strcmp(path, "-") != 0) fmt = tl_format_from_path(path, NULL);
+    if (!fmt && strcmp(path, "-") != 0) fmt = input_only_format(path);
     if (opt->from) {
         fmt = format_name(opt->from);
         if (!fmt)

@@ -50,10 +50,16 @@ typedef struct TlInputTest {
     uint64_t shrink_to;
 } TlInputTest;
 
+/* --comment none: no comment character, and none sniffed (a line break
+ * can never be one, so it marks "none" in the option's char). */
+#define TL_COMMENT_NONE '\n'
+
 typedef struct TlReadOptions {
     char delimiter;          /* 0: by suffix (.tsv = tab, else ',') */
     const char *null_text;   /* a field equal to this is null; NULL: default */
-    bool no_header;          /* columns are named column1, column2, ... */
+    bool no_header;          /* line 1 is data: columns column1, column2, ... */
+    bool header;             /* line 1 is the header (neither: detected,
+                                CSV/TSV, csv_header.c) */
     const TlSchema *schema;  /* --schema: fixed types by name (others inferred) */
     const char *from;        /* format override ("csv", "ndjson", ...), or NULL */
     bool with_filename;      /* add a `filename` column (formats/filename.c) */
@@ -63,8 +69,11 @@ typedef struct TlReadOptions {
     bool quiet;              /* no notes on standard error (header renames) */
     bool tsv;                /* set by tl_reader_open for TSV: IANA rules */
     uint8_t ragged;          /* rows with another field count (TlRagged) */
-    int64_t skip;            /* --skip: lines before the header */
-    char comment;            /* --comment: lines starting with it skipped */
+    int64_t skip;            /* --skip: lines before the header; 0: a
+                                preamble is sniffed (CSV/TSV); -1: none */
+    char comment;            /* --comment: lines starting with it skipped;
+                                0: sniffed (CSV/TSV: none or '#');
+                                TL_COMMENT_NONE: none (--comment none) */
     int quote;               /* --quote: 0 the format's (CSV: sniffed, '"'
                                 or '\''; TSV: none), -1 none, else the
                                 character */

@@ -66,7 +66,7 @@ typedef struct TallyStep {
                                threads unused).  The flag form makes one
                                from join_input and --join-delimiter,
                                --join-schema, --join-from.  Its unset
-                               delimiter, null, no_header and from are
+                               delimiter, null, header, no_header and from are
                                taken from the enclosing spec. */
 } TallyStep;
 
@@ -80,7 +80,9 @@ typedef struct TallySpec {
     char *to;               /* output format override, or NULL */
     char delimiter;         /* 0: from the suffix (',' or '\t') */
     char *null_text;        /* --null STR, or NULL */
-    bool no_header;
+    bool no_header;         /* --no-header: line 1 is data */
+    bool header;            /* --header: line 1 is the header (neither:
+                               detected) */
     char *schema;           /* --schema 'name:type,...', or NULL */
     bool no_infer;          /* --no-infer: every column a string */
     bool quoted_as_string;  /* --quoted-as-string */
@@ -95,7 +97,8 @@ typedef struct TallySpec {
     char out_delimiter;     /* --out-delimiter for CSV output; 0: ',' */
     bool out_no_header;     /* --out-no-header: write no header line */
     char *out_null;         /* --out-null: how CSV/TSV output writes null */
-    int64_t skip;           /* --skip N: CSV/TSV lines before the header */
+    int64_t skip;           /* --skip N: CSV/TSV lines before the header;
+                               0: sniffed; -1: none (--skip 0) */
     int64_t max_record_size; /* --max-record-size: a compressed input's
                                longest record, bytes; 0: the default */
     int quote;              /* --quote: 0 the format's (CSV: sniffed), -1
@@ -103,7 +106,8 @@ typedef struct TallySpec {
     int escape;             /* --escape: 0 sniffed (CSV), -1 none, else the
                                character */
     bool decimal_comma;     /* --decimal-comma: "1,5" is the number 1.5 */
-    char comment;           /* --comment C: input lines starting with C skipped */
+    char comment;           /* --comment C: input lines starting with C skipped;
+                               0: sniffed; '\n': none (--comment none) */
     int ragged;             /* --ragged: 0 error, 1 pad, 2 skip (CSV/TSV
                                rows with another field count than the header) */
     int64_t max_columns;    /* --max-columns N: more columns in an input is a

@@ -9,7 +9,7 @@
  *   { "inputs": ["a.csv", ...] | "input": "a.csv",
  *     "steps": [ {STEP}, ... ],
  *     "output": "out.csv",
- *     "delimiter": ",", "null": "NA", "no_header": false,
+ *     "delimiter": ",", "null": "NA", "header": false, "no_header": false,
  *     "schema": "a:int,b:string", "from": "csv", "to": "csv", "threads": 4,
  *     "with_filename": false, "out_delimiter": ";", "compress_level": 9,
  *     "sorted": false, "no_infer": false, "quoted_as_string": false,
@@ -565,7 +565,7 @@ static int step(Ctx *c, const cJSON *v)
 /* ---------------------------------------------------------- top level */
 
 static const char *const top_keys[] = {"inputs", "input", "steps", "output",
-                                       "delimiter", "null", "no_header",
+                                       "delimiter", "null", "no_header", "header",
                                        "schema", "from", "to", "threads",
                                        "with_filename", "out_delimiter",
                                        "compress_level", "sorted", "no_infer",
@@ -574,7 +574,7 @@ static const char *const top_keys[] = {"inputs", "input", "steps", "output",
                                        "skip", "quote", "comment", "escape",
                                        "decimal_comma", "max_columns",
                                        "max_record_size"};
-enum { T_INPUTS, T_INPUT, T_STEPS, T_OUTPUT, T_DELIM, T_NULL, T_NO_HEADER,
+enum { T_INPUTS, T_INPUT, T_STEPS, T_OUTPUT, T_DELIM, T_NULL, T_NO_HEADER, T_HEADER,
        T_SCHEMA, T_FROM, T_TO, T_THREADS, T_WITH_FILENAME, T_OUT_DELIM,
        T_COMPRESS_LEVEL, T_SORTED, T_NO_INFER, T_QUOTED_AS_STRING, T_QUIET,
        T_OUT_NULL, T_OUT_NO_HEADER, T_RAGGED, T_SKIP, T_QUOTE, T_COMMENT, T_ESCAPE,
@@ -632,7 +632,9 @@ static int top_value(Ctx *c, int k, const cJSON *v)
         sp->out_no_header = cJSON_IsTrue(v);
         return 0;
     case T_SKIP:
-        return get_count(c, v, 9.2233720368547758e18, &sp->skip);
+        if (get_count(c, v, 9.2233720368547758e18, &sp->skip)) return -1;
+        if (sp->skip == 0) sp->skip = -1; /* given: no preamble sniffed (tally.h) */
+        return 0;
     case T_MAX_COLUMNS:
         if (get_count(c, v, 2147483647, &sp->max_columns)) return -1;
         if (sp->max_columns < 1) return fail(c, "expected a count from 1 to 2147483647");
@@ -652,9 +654,13 @@ static int top_value(Ctx *c, int k, const cJSON *v)
         return fail(c, "expected \"error\", \"pad\" or \"skip\"");
     }
     case T_COMMENT:
+        if (cJSON_IsString(v) && v->valuestring && strcmp(v->valuestring, "none") == 0) {
+            sp->comment = '\n'; /* no comments, none sniffed (tally.h) */
+            return 0;
+        }
         if (!cJSON_IsString(v) || !v->valuestring || strlen(v->valuestring) != 1 ||
             v->valuestring[0] == '\n' || v->valuestring[0] == '\r')
-            return fail(c, "expected a single character such as \"#\"");
+            return fail(c, "expected a single character such as \"#\", or \"none\"");
         sp->comment = v->valuestring[0];
         return 0;
     case T_QUOTE:
@@ -688,6 +694,10 @@ static int top_value(Ctx *c, int k, const cJSON *v)
     case T_NO_HEADER:
         if (!cJSON_IsBool(v)) return fail(c, "expected true or false");
         sp->no_header = cJSON_IsTrue(v);
+        return 0;
+    case T_HEADER:
+        if (!cJSON_IsBool(v)) return fail(c, "expected true or false");
+        sp->header = cJSON_IsTrue(v);
         return 0;
     case T_WITH_FILENAME:
         if (!cJSON_IsBool(v)) return fail(c, "expected true or false");

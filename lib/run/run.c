@@ -250,7 +250,13 @@ static TlStatus add_group(Run *r, const TallySpec *s, const TlReadOptions *paren
     g->read.schema = NULL;
     if (s->delimiter) g->read.delimiter = s->delimiter;
     if (s->null_text) g->read.null_text = s->null_text;
-    if (s->no_header) g->read.no_header = true;
+    if (s->header && s->no_header)
+        return tl_error(err, TL_ERR_USAGE, "--header and --no-header exclude each other "
+                        "(line 1 is either the header or data)");
+    if (s->header || s->no_header) { /* a join's own choice over the enclosing one */
+        g->read.header = s->header;
+        g->read.no_header = s->no_header;
+    }
     if (s->ragged) g->read.ragged = (uint8_t)s->ragged; /* TlRagged */
     if (s->skip) g->read.skip = s->skip;
     if (s->max_record_size) g->read.max_record = (size_t)s->max_record_size;
