@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # Inputs that change or multiply underneath tally (man page, "Inputs that
 # change during a run"): a mapped file truncated while it is read, globs of
-# thousands of files under a small descriptor limit, the same pipe or
-# standard input named twice.
+# thousands of files under a small descriptor limit (files of other headers
+# and formats among them, files that change between planning and scan), the
+# same pipe or standard input named twice.
 #
 # Truncation is made deterministic by the test-only switch
 # TALLY_TEST_SHRINK=MORSEL:BYTES: the reader truncates its own file to BYTES
@@ -151,6 +152,42 @@ a,float64
 b,string
 c,string
 d,bool
+EOF
+}
+
+@test "a glob of CSV, NDJSON and Parquet files: unified by name, id widened to float64 across formats, the scan opening the later ones" {
+    mkdir m
+    for i in 01 02 03 04 05 06 07 08 09 10; do printf 'id,region\n%d,east\n%d,west\n' $((10#$i)) $((10#$i * 100)) > m/a$i.csv; done
+    printf '{"id": 1.5, "extra": "e"}\n{"id": 2, "region": "north"}\n' > m/b.ndjson
+    cp "$BATS_TEST_DIRNAME/data/parquet/codec_zstd.parquet" m/c.parquet
+    for th in 1 2; do
+        run --separate-stderr "$TALLY" 'm/*' --threads $th --agg 'n = count(), s = sum(id), r = count(region), e = count(extra), f = count(flag)'
+        assert_ok
+        assert_out <<'EOF'
+n,s,r,e,f
+2122,2209508.5,2121,1,2100
+EOF
+        run --separate-stderr "$TALLY" 'm/*' --threads $th --with-filename --filter 'id < 2 or extra is not null' --select 'filename, id, region, extra, n' --head 4
+        assert_ok
+        assert_out <<'EOF'
+filename,id,region,extra,n
+m/a01.csv,1.0,east,,
+m/b.ndjson,1.5,,e,
+m/c.parquet,0.0,north,,-500
+m/c.parquet,1.0,south,,-463
+EOF
+    done
+    run --separate-stderr "$TALLY" schema 'm/*'
+    assert_ok
+    assert_out <<'EOF'
+column,type
+id,float64
+region,string
+extra,string
+n,int64
+x,float64
+item,string
+flag,bool
 EOF
 }
 
