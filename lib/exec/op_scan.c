@@ -2,9 +2,11 @@
  * op_scan.c -- the scan operator: reader batches in, plan batches out, as
  * morsels on the thread pool.
  *
- * A scan reads its inputs one after another (several inputs concatenate).
- * Each input's reader was projected by the builder, so it converts only the
- * columns the plan uses; pos[k] says where output column k sits in that
+ * A scan reads its inputs one after another (several inputs concatenate),
+ * opening each one the plan did not keep open when it reaches it and
+ * closing it once read ("opening and closing" below).  Each input's reader
+ * is projected (by the builder, or as it is opened), so it converts only
+ * the columns the plan uses; pos[k] says where output column k sits in that
  * reader's batches (-1: this input has no such column, so it is null here).
  *
  * Types: the plan fixed each column's type before the run.  A reader may
@@ -78,7 +80,7 @@
 enum { SLOT_FREE, SLOT_PENDING, SLOT_RUNNING, SLOT_DONE };
 
 typedef struct ScanIn {
-    TlReader *reader;         /* open, or NULL (see open_input) */
+    TlReader *reader;         /* open, or NULL (see ready_input) */
     bool owned;               /* opened by the scan, closed once read */
     bool ready;               /* the cut reached it (ready_input) */
     bool any_cut;             /* a morsel of it was cut */
