@@ -183,6 +183,16 @@ TlStatus tl_plan_build(const TallySpec *spec, const TlPlanOptions *opt,
                        TlPlan **out, TlError *err);
 void tl_plan_free(TlPlan *p); /* NULL-safe; closes the readers it kept */
 
+/* The scan node of inputs [first, first + n_in) read with `read`: each
+ * input opened for its columns and types, the union by name, the hints
+ * of inputs narrower than it (scan.c). */
+TlStatus tl_plan_build_scan(TlPlan *p, const TlPlanOptions *o, int first, int n_in,
+                            const TlReadOptions *read, TlPlanId *out, TlError *err);
+/* A step named a column in no schema (st, the usage error in err): the
+ * inputs whose columns come from a sample look further (scan.c);
+ * TL_ERR_RESTART when one found a column, else st. */
+TlStatus tl_plan_more_columns(TlPlan *p, TlStatus st, TlError *err);
+
 /* Builders shared with the optimizer. */
 TlStatus tl_plan_push(TlPlan *p, TlPlanKind kind, TlPlanId child, TlPlanId *id,
                       TlError *err);
