@@ -225,8 +225,6 @@ TlStatus tl_reader_open_ready(TlOpenTry try, void *ctx, TlReader **out, TlError 
  * that waits for more checks the bytes after it against
  * --max-record-size.) */
 size_t tl_tail_line(const uint8_t *p, size_t from, size_t n);
-/* The name data errors use for path: "<stdin>" for "-", else path. */
-const char *tl_input_name(const char *path);
 /* --max-columns of opt (TL_MAX_COLUMNS when unset), and the data error of
  * a reader meeting one column more at line `line` of the input `name`
  * (0: no line, the column came from --schema). */

@@ -184,6 +184,37 @@ static TlStatus read_all(int fd, const char *path, TlBuf **out, TlError *err)
     return TL_OK;
 }
 
+/* A regular file smaller than this is read, not mapped: a mapping costs
+ * more system calls than such a file's bytes (a glob of many small files
+ * opens each twice, planning and scan), and a private copy cannot change
+ * while it is read. */
+#define SMALL_FILE ((off_t)64 << 10)
+
+/* The n bytes a small regular file had at open (fewer if it shrank since:
+ * the copy is then what it holds now, read at once). */
+static TlStatus read_small(int fd, const char *path, size_t n, TlBuf **out,
+                           TlError *err)
+{
+    uint8_t *data = tl_malloc(n);
+    size_t len = 0;
+    if (!data) return tl_error_oom(err);
+    while (len < n) {
+        ssize_t got = pread(fd, data + len, n - len, (off_t)len);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            int e = errno;
+            tl_free(data);
+            return tl_error(err, TL_ERR_IO, "cannot read %s: %s",
+                            tl_quote_name(path).s, strerror(e));
+        }
+        if (got == 0) break;
+        len += (size_t)got;
+    }
+    *out = tl_buf_adopt(data, len);
+    if (!*out) return tl_error_oom(err);
+    return TL_OK;
+}
+
 /* Load the whole input named path ("-" = standard input) as one buffer; an
  * owned reference is returned in *out.  Standard input is read once per
  * process and served from the cache afterwards.  Errors: TL_ERR_IO naming
@@ -231,6 +262,12 @@ static TlStatus input_load(const char *path, TlBuf **out, TlError *err)
         close(fd);
         return tl_error(err, TL_ERR_IO, "cannot open %s: %s", tl_quote_name(path).s,
                         strerror(EISDIR));
+    }
+    if (S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size < SMALL_FILE) {
+        st_code = read_small(fd, path, (size_t)st.st_size, out, err);
+        close(fd);
+        if (st_code == TL_OK) st_code = tl_input_decompress(path, out, err);
+        return st_code;
     }
     if (S_ISREG(st.st_mode) && st.st_size > 0 &&
         (uint64_t)st.st_size <= (uint64_t)SIZE_MAX) {
@@ -503,6 +540,12 @@ TlStatus tl_reader_more_columns(TlReader *r, bool *found, TlError *err)
     *found = false;
     if (!r->ops->more_columns) return TL_OK;
     return r->ops->more_columns(r, found, err);
+}
+
+/* See format.h. */
+bool tl_reader_may_find_columns(const TlReader *r)
+{
+    return r->ops->more_columns != NULL;
 }
 
 /* Choose the columns later batches hold (see format.h). */

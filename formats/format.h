@@ -111,6 +111,9 @@ typedef struct TlReaderStats {
 
 typedef struct TlReader TlReader;
 
+/* The name data errors use for path: "<stdin>" for "-", else path. */
+const char *tl_input_name(const char *path);
+
 /* Open `path` ("-" = standard input), read the header, and infer the types
  * of all columns from the first batch's rows (cheap; conversion is separate).
  * hints may be NULL.  Missing or unreadable files are TL_ERR_IO naming path. */
@@ -127,6 +130,10 @@ const TlSchema *tl_reader_schema(const TlReader *r);
  * made before) finds none.  A data error only for a column more than
  * --max-columns. */
 TlStatus tl_reader_more_columns(TlReader *r, bool *found, TlError *err);
+/* Whether r's format can find columns after its sample at all (false: a
+ * CSV reader, whose header names them all); the planner opens an input
+ * again for tl_reader_more_columns only when it can. */
+bool tl_reader_may_find_columns(const TlReader *r);
 /* Convert only these columns (indexes into the reader schema, in output
  * order); the batches then hold exactly these columns.  Default: all. */
 TlStatus tl_reader_project(TlReader *r, const int *cols, int n_cols, TlError *err);
@@ -232,6 +239,12 @@ void tl_reader_count(TlReader *r, int64_t rows, int64_t bytes);
  * was not made by tl_reader_open or cannot be split into morsels. */
 TlStatus tl_reader_locate(const TlReader *r, int64_t rec, int64_t *line,
                           int64_t *n_records, const char **name, TlError *err);
+/* The same for the input at path read with opt, whether or not a reader of
+ * it is open (a scan closes an input's reader once it is read); *name
+ * lives as long as path. */
+TlStatus tl_input_locate(const char *path, const TlReadOptions *opt, int64_t rec,
+                         int64_t *line, int64_t *n_records, const char **name,
+                         TlError *err);
 
 /* ------------------------------------------------- late materialization
  *

@@ -25,7 +25,21 @@
 TlStatus tl_reader_locate(const TlReader *r, int64_t rec, int64_t *line,
                           int64_t *n_records, const char **name, TlError *err)
 {
-    TlReadOptions o;
+    *line = 0;
+    *n_records = 0;
+    *name = NULL;
+    if (!r || !r->loc_path)
+        return tl_error(err, TL_ERR_USAGE, "internal: this input cannot be "
+                        "located");
+    return tl_input_locate(r->loc_path, &r->loc_opt, rec, line, n_records, name, err);
+}
+
+/* See format.h. */
+TlStatus tl_input_locate(const char *path, const TlReadOptions *opt, int64_t rec,
+                         int64_t *line, int64_t *n_records, const char **name,
+                         TlError *err)
+{
+    TlReadOptions o = *opt;
     TlReader *x = NULL;
     TlDecoder *d = NULL;
     TlStatus st;
@@ -33,16 +47,11 @@ TlStatus tl_reader_locate(const TlReader *r, int64_t rec, int64_t *line,
 
     *line = 0;
     *n_records = 0;
-    *name = NULL;
-    if (!r || !r->loc_path)
-        return tl_error(err, TL_ERR_USAGE, "internal: this input cannot be "
-                        "located");
-    *name = tl_input_name(r->loc_path);
-    o = r->loc_opt;
+    *name = tl_input_name(path);
     o.with_filename = false;
     tl_csv_split_force(1, 0);
     tl_ndjson_split_force(1, 0);
-    st = tl_reader_open(r->loc_path, &o, NULL, &x, err);
+    st = tl_reader_open(path, &o, NULL, &x, err);
     tl_csv_split_force(0, 0);
     tl_ndjson_split_force(0, 0);
     if (st != TL_OK) goto done;

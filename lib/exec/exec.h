@@ -152,14 +152,15 @@ TlStatus tl_op_topn_by_new(TlOperator *child, const TlExprArena *ea,
 void tl_op_agg_set_sorted(TlOperator *op, bool check);
 
 /* For the --sorted check's message: the aggregate's input rows are, one to
- * one and in order, the records of these readers' inputs (concatenated);
- * the error then names the file and line of the offending record
- * (tl_reader_locate).  Without this call (a filter, a join... below) it
- * names the row number of the aggregate's input.  readers are borrowed
- * for the operator's life; the array is copied. */
-typedef struct TlReader TlReader;
-TlStatus tl_op_agg_set_source(TlOperator *op, TlReader *const *readers,
-                              int n_readers, TlError *err);
+ * one and in order, the records of these inputs (paths read with `read`,
+ * concatenated); the error then names the file and line of the offending
+ * record (tl_input_locate).  Without this call (a filter, a join... below)
+ * it names the row number of the aggregate's input.  paths and read are
+ * borrowed for the operator's life; the array is copied. */
+typedef struct TlReadOptions TlReadOptions;
+TlStatus tl_op_agg_set_source(TlOperator *op, const char *const *paths,
+                              const TlReadOptions *read, int n_paths,
+                              TlError *err);
 
 /* Stable sort by keys (expressions over the child schema); desc[i] and
  * nulls_first[i] per key.  Ascending puts nulls last by default; strings by

@@ -220,7 +220,8 @@ static TlStatus sorted_error(AggOp *a, const char *kv, int64_t row, TlError *err
         int64_t line = 0, n = 0;
         const char *name = NULL;
         TlError e2;
-        if (tl_reader_locate(a->src[i], rec, &line, &n, &name, &e2) != TL_OK) break;
+        if (tl_input_locate(a->src[i], a->src_read, rec, &line, &n, &name, &e2) != TL_OK)
+            break;
         if (line > 0)
             return tl_error(err, TL_ERR_DATA, "%s:%lld: --sorted: key %s "
                             "reappears after its run ended", tl_escape_name(name).s,
@@ -822,16 +823,18 @@ void tl_op_agg_set_sorted(TlOperator *op, bool check)
 }
 
 /* See exec.h. */
-TlStatus tl_op_agg_set_source(TlOperator *op, TlReader *const *readers,
-                              int n_readers, TlError *err)
+TlStatus tl_op_agg_set_source(TlOperator *op, const char *const *paths,
+                              const TlReadOptions *read, int n_paths,
+                              TlError *err)
 {
     AggOp *a = (AggOp *)op;
-    TlReader **v = tl_malloc(((size_t)n_readers + 1) * sizeof *v);
+    const char **v = tl_malloc(((size_t)n_paths + 1) * sizeof *v);
     if (!v) return tl_error_oom(err);
-    for (int i = 0; i < n_readers; i++) v[i] = readers[i];
+    for (int i = 0; i < n_paths; i++) v[i] = paths[i];
     tl_free(a->src);
     a->src = v;
-    a->n_src = n_readers;
+    a->src_read = read;
+    a->n_src = n_paths;
     return TL_OK;
 }
 

@@ -15,21 +15,34 @@
 #include "../plan/plan.h"
 #include "exec.h"
 
-/* One input of a scan: its reader (already projected) and, per output
- * column, the column's index in the reader's batches or -1 (the input lacks
- * it: nulls). */
+/* One input of a scan.  reader: open and already projected (the plan's,
+ * borrowed), or NULL: the scan opens path (read, hints) when it reaches the
+ * input, checks that its columns are still `cols` (the planned ones; else
+ * the file changed), projects it to proj[0, n_proj) and closes it once
+ * read.  pos: per output column, the column's index in the reader's
+ * batches or -1 (the input lacks it: nulls).  map: per column of the full
+ * scan (before the optimizer's projection), the reader's column or -1,
+ * for the converted counters.  Everything is borrowed. */
 typedef struct TlScanInput {
     TlReader *reader;
+    const char *path;
+    const TlReadOptions *read;
+    TlTypeHints *hints;
+    const TlSchema *cols;
+    const int *proj;
+    int n_proj;
     const int *pos;
+    const int *map;
 } TlScanInput;
 
 /* Read the inputs one after another as batches of `schema`.  A column the
  * reader delivers as all-null type (no value seen) becomes an all-null array
- * of the schema's type.  Counts rows, bytes and batches in stats.  The
- * inputs array is copied; pos arrays are borrowed. */
+ * of the schema's type.  Counts rows, bytes and batches in stats, and into
+ * converted[0, n_conv) (NULL: not counted) the fields converted per column
+ * of the full scan.  The inputs array is copied. */
 TlStatus tl_op_scan_new(const TlSchema *schema, const TlScanInput *inputs,
-                        int n_inputs, TlExecStats *stats, TlOperator **out,
-                        TlError *err);
+                        int n_inputs, TlExecStats *stats, int64_t *converted,
+                        int n_conv, TlOperator **out, TlError *err);
 
 /* Keep the rows where the resolved predicate is true. */
 TlStatus tl_op_filter_new(TlOperator *child, const TlExprArena *ea,

@@ -219,10 +219,8 @@ static void late_note(Out *o, const TlPlan *p, const TlPlanNode *scan,
     const TlSchema *s = scan->schema;
     bool *need, rest = false, first = true;
     if (s->n_fields == 0) return;
-    for (uint32_t i = 0; i < scan->n_in; i++) {
-        TlReader *r = p->inputs[scan->in0 + i].reader;
-        if (!r || !tl_reader_can_split(r) || !tl_reader_can_late(r)) return;
-    }
+    for (uint32_t i = 0; i < scan->n_in; i++)
+        if (!p->inputs[scan->in0 + i].can_late) return;
     need = tl_calloc((size_t)s->n_fields, sizeof *need);
     if (!need) { if (o->st == TL_OK) o->st = tl_error_oom(o->err); return; }
     tl_expr_mark_cols(&p->ea, tl_plan_expr(p, filter->exprs, 0), need, s->n_fields);

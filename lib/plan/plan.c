@@ -9,9 +9,13 @@
  *   int64 + float64 -> float64      null (no value seen) + T -> T
  *   any other mix   -> string
  *
- * An input whose column is narrower than the union is reopened with a type
- * hint, so its reader produces the union's type directly (reading "01" as a
- * string gives "01", where casting the int 1 would give "1").
+ * An input whose column is narrower than the union gets a type hint, so its
+ * reader produces the union's type directly (reading "01" as a string gives
+ * "01", where casting the int 1 would give "1"): a reader the plan keeps is
+ * reopened with it now, the others are closed after planning (the plan
+ * keeps their columns, TlPlanShape, plan.h) and the scan opens them with
+ * their hints when it reaches them, so a glob of any size costs a few
+ * bytes a file here.
  *
  * A column nobody has seen a value in keeps the null type.  It must not be
  * planned as string: its values may still come in a later batch (the reader
@@ -272,90 +276,6 @@ static TlStatus item_columns(TlPlan *p, const TlSchema *s,
         if (c < 0) return unknown_column(p, s, &iv->v[i], iv->v[i].name, err);
         cols[i] = c;
     }
-    return TL_OK;
-}
-
-/* ------------------------------------------------------------- scan */
-
-static TlType merge_type(TlType a, TlType b)
-{
-    if (a == b || b == TL_TNULL) return a;
-    if (a == TL_TNULL) return b;
-    if ((a == TL_TINT64 && b == TL_TFLOAT64) || (a == TL_TFLOAT64 && b == TL_TINT64))
-        return TL_TFLOAT64;
-    return TL_TSTRING;
-}
-
-
-/* The scan of inputs [first, first + n_in) read with `read`. */
-static TlStatus build_scan(TlPlan *p, const TlPlanOptions *o, int first,
-                           int n_in, const TlReadOptions *read, TlPlanId *out,
-                           TlError *err)
-{
-    TlSchema *u;
-    TlPlanId id;
-    int end = first + n_in;
-
-    if (n_in < 1 || end > p->n_inputs)
-        return tl_error(err, TL_ERR_USAGE, "no input given");
-    for (int i = first; i < end; i++) {
-        TlPlanInput *in = &p->inputs[i];
-        in->display = tl_strdup(o->display[i]);
-        in->path = tl_strdup(o->paths[i]);
-        if (!in->display || !in->path) return tl_error_oom(err);
-        TL_TRY(tl_reader_open(in->path, read, &o->hints[i], &in->reader, err));
-    }
-
-    /* The union.  The first input keeps all its columns (even repeated
-     * names); later ones match by name. */
-    TL_TRY(tl_plan_schema_new(p, &u, err));
-    for (int i = first; i < end; i++) {
-        const TlSchema *rs = tl_reader_schema(p->inputs[i].reader);
-        for (int c = 0; c < rs->n_fields; c++) {
-            int j = i == first ? -1 : tl_schema_find(u, rs->fields[c].name);
-            if (j < 0)
-                TL_TRY(tl_schema_add(u, rs->fields[c].name, rs->fields[c].type,
-                                     err));
-            else
-                u->fields[j].type = merge_type(u->fields[j].type,
-                                               rs->fields[c].type);
-        }
-    }
-
-    /* Reopen inputs narrower than the union with hints. */
-    for (int i = first; n_in > 1 && i < end; i++) {
-        TlPlanInput *in = &p->inputs[i];
-        const TlSchema *rs = tl_reader_schema(in->reader);
-        bool reopen = false;
-        for (int c = 0; c < rs->n_fields; c++) {
-            TlType t = rs->fields[c].type;
-            TlType want = u->fields[tl_schema_find(u, rs->fields[c].name)].type;
-            if (t != TL_TNULL && t != want) {
-                TL_TRY(tl_hint_set(&o->hints[i], rs->fields[c].name, want, err));
-                reopen = true;
-            }
-        }
-        if (!reopen) continue;
-        tl_reader_close(in->reader);
-        in->reader = NULL;
-        TL_TRY(tl_reader_open(in->path, read, &o->hints[i], &in->reader, err));
-    }
-
-    for (int i = first; i < end; i++) {
-        TlPlanInput *in = &p->inputs[i];
-        const TlSchema *rs = tl_reader_schema(in->reader);
-        in->map = tl_malloc((size_t)(u->n_fields ? u->n_fields : 1) * sizeof(int));
-        if (!in->map) return tl_error_oom(err);
-        for (int j = 0; j < u->n_fields; j++)
-            in->map[j] = i > first ? tl_schema_find(rs, u->fields[j].name)
-                         : j < rs->n_fields ? j : -1;
-    }
-
-    TL_TRY(tl_plan_push(p, TL_PLAN_SCAN, TL_NO_ID, &id, err));
-    tl_plan_node(p, id)->schema = u;
-    tl_plan_node(p, id)->in0 = (uint32_t)first;
-    tl_plan_node(p, id)->n_in = (uint32_t)n_in;
-    *out = id;
     return TL_OK;
 }
 
@@ -1217,7 +1137,7 @@ static TlStatus build_pipeline(TlPlan *p, const TallySpec *spec,
         n = o->groups[g].n;
         read = o->groups[g].read;
     }
-    TL_TRY(build_scan(p, o, first, n, read, &cur, err));
+    TL_TRY(tl_plan_build_scan(p, o, first, n, read, &cur, err));
     if (g == 0) p->scan = cur;
     WithRun w = {TL_NO_ID, 0, -1, NULL, 0, 0, NULL};
     TlStatus st = TL_OK;
@@ -1332,31 +1252,6 @@ static void explain_string(const TallySpec *spec, const TlPlanOptions *opt, TlEr
 }
 
 /* See plan.h. */
-/* A step named a column in no schema (st, the usage error in err): an
- * input whose columns come from a sample (NDJSON: the first batch) may
- * hold it further on.  The readers opened so far scan for such columns;
- * when one is found the hints have it and the run plans again
- * (TL_ERR_RESTART), else the error stands.  A scan is made once a run
- * (the hints remember it), so a misspelt name costs one read of the
- * input, and only when a reader's sample did not hold all of it. */
-static TlStatus more_columns(TlPlan *p, TlStatus st, TlError *err)
-{
-    bool any = false;
-    for (int i = 0; i < p->n_inputs; i++) {
-        bool found = false;
-        TlError e2;
-        if (!p->inputs[i].reader) continue;
-        if (tl_reader_more_columns(p->inputs[i].reader, &found, &e2) != TL_OK) {
-            *err = e2;
-            return e2.code;
-        }
-        any = any || found;
-    }
-    if (!any) return st;
-    return tl_error(err, TL_ERR_RESTART, "a step names a column first seen after the "
-                    "first batch; planning again");
-}
-
 TlStatus tl_plan_build(const TallySpec *spec, const TlPlanOptions *opt,
                        TlPlan **out, TlError *err)
 {
@@ -1394,7 +1289,7 @@ TlStatus tl_plan_build(const TallySpec *spec, const TlPlanOptions *opt,
     *out = p;
     return TL_OK;
 fail:
-    if (st == TL_ERR_USAGE && p->ea.unknown_name) st = more_columns(p, st, err);
+    if (st == TL_ERR_USAGE && p->ea.unknown_name) st = tl_plan_more_columns(p, st, err);
     if (st == TL_ERR_USAGE) explain_string(spec, opt, err);
     tl_plan_free(p);
     return st;
@@ -1408,9 +1303,14 @@ void tl_plan_free(TlPlan *p)
         tl_reader_close(p->inputs[i].reader);
         tl_free(p->inputs[i].display);
         tl_free(p->inputs[i].path);
-        tl_free(p->inputs[i].map);
     }
     tl_free(p->inputs);
+    for (int k = 0; k < p->n_shapes; k++) {
+        tl_schema_free(&p->shapes[k].cols);
+        tl_free(p->shapes[k].map);
+    }
+    tl_free(p->shapes);
+    tl_free(p->converted);
     for (int i = 0; i < p->n_schemas; i++) {
         tl_schema_free(p->schemas[i]);
         tl_free(p->schemas[i]);

@@ -494,33 +494,22 @@ static bool hints_equal(const Run *r, const TlTypeHints *snap)
 }
 
 /* "name=count ..." for the columns the readers converted, in the order of
- * the scan's (full) schema, counts summed over inputs. */
+ * the scan's (full) schema, counts summed over inputs (by the scan). */
 static TlStatus collect_converted(Run *r, const TlPlan *p, TlError *err)
 {
     const TlSchema *u = tl_plan_node(p, p->scan)->schema;
-    int64_t *sum = tl_calloc((size_t)(u->n_fields ? u->n_fields : 1), sizeof *sum);
+    const int64_t *sum = p->converted;
     size_t cap = 64, len = 0;
     char *s = tl_malloc(cap);
-    if (!sum || !s) {
-        tl_free(sum);
-        tl_free(s);
-        return tl_error_oom(err);
-    }
+    if (!s) return tl_error_oom(err);
     s[0] = '\0';
-    for (int i = 0; i < (int)tl_plan_node(p, p->scan)->n_in; i++) {
-        const TlReaderStats *rs = tl_reader_stats(p->inputs[i].reader);
-        if (!rs->converted) continue;
-        for (int j = 0; j < u->n_fields; j++)
-            if (p->inputs[i].map[j] >= 0) sum[j] += rs->converted[p->inputs[i].map[j]];
-    }
-    for (int j = 0; j < u->n_fields; j++) {
+    for (int j = 0; sum && j < u->n_fields; j++) {
         if (sum[j] == 0) continue;
         size_t need = len + strlen(u->fields[j].name) + 32;
         if (need > cap) {
             while (cap < need) cap *= 2;
             char *ns = tl_realloc(s, cap);
             if (!ns) {
-                tl_free(sum);
                 tl_free(s);
                 return tl_error_oom(err);
             }
@@ -529,7 +518,6 @@ static TlStatus collect_converted(Run *r, const TlPlan *p, TlError *err)
         len += (size_t)snprintf(s + len, cap - len, "%s%s=%lld", len ? " " : "",
                                 u->fields[j].name, (long long)sum[j]);
     }
-    tl_free(sum);
     tl_free(r->converted);
     r->converted = s;
     return TL_OK;
@@ -615,7 +603,7 @@ static TlStatus attempt(Run *r, TlError *err)
      * unless every input's types are its file's own (Parquet) */
     read_rows = !schema_mode;
     for (int i = 0; !read_rows && i < p->n_inputs; i++)
-        read_rows = !tl_reader_types_final(p->inputs[i].reader);
+        read_rows = !p->inputs[i].types_final;
     top = p->opt_root != TL_NO_ID ? p->opt_root : p->root;
     if (!read_rows) goto schema;
     if ((st = tl_exec_build(p, top, &r->stats, &root, err)) != TL_OK) goto done;
@@ -641,6 +629,9 @@ static TlStatus attempt(Run *r, TlError *err)
         if (st != TL_OK) goto done;
     }
     if (w && (st = tl_writer_finish(w, err)) != TL_OK) goto done;
+    /* a scan sums its readers' counters as it lets them go */
+    root->free(root);
+    root = NULL;
     if ((st = collect_converted(r, p, err)) != TL_OK) goto done;
 schema:
     if (schema_mode) st = write_schema(r, tl_plan_node(p, p->root)->schema, err);
