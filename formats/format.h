@@ -320,11 +320,22 @@ typedef struct TlWriteOptions {
     char delimiter;   /* ',' default, '\t' for .tsv */
     bool header;      /* true */
     const char *null_text; /* --out-null: written for null (CSV, TSV); NULL: empty */
+    /* Parquet (formats/parquet/writer.c) */
+    const char *parquet_compression; /* zstd snappy gzip lz4 none; NULL: zstd */
+    int compress_level;      /* the codec's level; 0: its default */
+    int64_t row_group_size;  /* rows per row group; 0: TL_PARQUET_ROW_GROUP */
+    const char *created_by;  /* the footer's created_by; NULL: "tally" */
 } TlWriteOptions;
+
+/* The default rows per row group of Parquet output: DuckDB's, small enough
+ * that a row group's columns are held and encoded in a few MiB, large
+ * enough that dictionaries and codecs pay. */
+#define TL_PARQUET_ROW_GROUP 122880
 
 typedef struct TlWriter TlWriter;
 
-/* format: "csv" or "tsv" (later: ndjson, parquet, arrow).  Writes the header. */
+/* format: "csv", "tsv", "ndjson", "json" or "parquet".  Writes the header
+ * (CSV, TSV). */
 TlStatus tl_writer_open(TlSink *sink, const char *format, const TlSchema *schema,
                         const TlWriteOptions *opt, TlWriter **out, TlError *err);
 TlStatus tl_writer_write(TlWriter *w, const TlBatch *b, TlError *err);
