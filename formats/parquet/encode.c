@@ -15,7 +15,11 @@
  * are keyed by their bits: -0.0 and 0.0, and NaNs with different payloads,
  * are kept apart, so a dictionary page gives back exactly what was written.
  * The build gives up as soon as the distinct values' PLAIN bytes pass the
- * caller's bound: the column is then written PLAIN (chunk_write.c).
+ * caller's bound, or when, at a multiple of PQ_DICT_PROBE values, more than
+ * 3/4 of those seen were distinct (a dictionary cannot pay then: its page
+ * alone would be most of the PLAIN bytes, and the indices come on top):
+ * the column is then written PLAIN (chunk_write.c), and a column of
+ * unique values costs little more than its first values' hashing.
  */
 #include "pqwrite.h"
 
@@ -120,23 +124,26 @@ void pq_rle_encode(PqBytes *out, const uint32_t *v, int64_t n, int width)
 
 /* --------------------------------------------------------- dictionaries */
 
+/* A slot holds the entry's index + 1 in its low half and the high half of
+ * its hash in the other, so a probe rarely compares bytes that differ. */
+#define SLOT(h, k) (((h) & 0xffffffff00000000ull) | (uint64_t)(k))
+
 static uint64_t hash_fixed(int64_t x)
 {
     uint64_t h = (uint64_t)x * 0x9E3779B97F4A7C15ull;
     return h ^ (h >> 29);
 }
 
+/* Twice the slots, the entries placed again by their kept hashes. */
 static bool grow(PqDict *d)
 {
     uint64_t cap = d->mask ? (d->mask + 1) * 2 : 1024;
-    int32_t *s = tl_calloc((size_t)cap, sizeof *s);
+    uint64_t *s = tl_calloc((size_t)cap, sizeof *s);
     if (!s) return false;
     for (int64_t k = 0; k < d->n; k++) {
-        uint64_t h = d->phys == PQ_BYTE_ARRAY ? XXH3_64bits(d->strs[k].p, d->strs[k].n)
-                                              : hash_fixed(d->fixed[k]);
-        uint64_t at = h & (cap - 1);
+        uint64_t h = d->hashes[k], at = h & (cap - 1);
         while (s[at]) at = (at + 1) & (cap - 1);
-        s[at] = (int32_t)(k + 1);
+        s[at] = SLOT(h, k + 1);
     }
     tl_free(d->slots);
     d->slots = s;
@@ -150,6 +157,9 @@ static bool add_room(PqDict *d, int64_t *cap)
     if ((uint64_t)(d->n + 1) * 2 > d->mask + 1 && !grow(d)) return false;
     if (d->n == *cap) {
         int64_t nc = *cap ? *cap * 2 : 256;
+        uint64_t *hs = tl_realloc(d->hashes, (size_t)nc * sizeof *hs);
+        if (!hs) return false;
+        d->hashes = hs;
         if (d->phys == PQ_BYTE_ARRAY) {
             PqVal *g = tl_realloc(d->strs, (size_t)nc * sizeof *g);
             if (!g) return false;
@@ -164,6 +174,14 @@ static bool add_room(PqDict *d, int64_t *cap)
     return true;
 }
 
+/* The slot of a new entry of hash h (after add_room, which may grow). */
+static uint64_t free_slot(const PqDict *d, uint64_t h)
+{
+    uint64_t at = h & d->mask;
+    while (d->slots[at]) at = (at + 1) & d->mask;
+    return at;
+}
+
 bool pq_dict_build(PqDict *d, int phys, const void *vals, int64_t n, size_t max_bytes,
                    uint32_t *idx, bool *full)
 {
@@ -174,44 +192,43 @@ bool pq_dict_build(PqDict *d, int phys, const void *vals, int64_t n, size_t max_
     *full = false;
     if (!grow(d)) return false;
     for (int64_t i = 0; i < n; i++) {
-        uint64_t h, at;
-        int32_t s;
+        uint64_t h, at, s, tag;
+        if ((i & (PQ_DICT_PROBE - 1)) == 0 && i > 0 && d->n > i / 4 * 3)
+            goto full; /* nearly every value distinct: it will not pay */
         if (phys == PQ_BYTE_ARRAY) {
             const PqVal *v = (const PqVal *)vals + i;
             h = XXH3_64bits(v->p, v->n);
+            tag = SLOT(h, 0);
             for (at = h & d->mask; (s = d->slots[at]) != 0; at = (at + 1) & d->mask) {
-                const PqVal *e = &d->strs[s - 1];
-                if (e->n == v->n && memcmp(e->p, v->p, v->n) == 0) break;
+                const PqVal *e = &d->strs[(s & 0xffffffffu) - 1];
+                if ((s & ~0xffffffffull) == tag && e->n == v->n &&
+                    memcmp(e->p, v->p, v->n) == 0)
+                    break;
             }
             if (!s) {
-                uint64_t mask = d->mask;
                 if (d->plain_bytes + 4 + v->n > max_bytes) goto full;
                 if (!add_room(d, &cap)) return false;
-                if (d->mask != mask) /* grown: find the slot again */
-                    for (at = h & d->mask; d->slots[at]; at = (at + 1) & d->mask) {
-                    }
                 d->strs[d->n] = *v;
                 d->plain_bytes += 4 + v->n;
-                s = d->slots[at] = (int32_t)++d->n;
             }
         } else {
             int64_t x = phys == PQ_INT32 ? ((const int32_t *)vals)[i] : ((const int64_t *)vals)[i];
             h = hash_fixed(x);
             for (at = h & d->mask; (s = d->slots[at]) != 0; at = (at + 1) & d->mask)
-                if (d->fixed[s - 1] == x) break;
+                if (d->fixed[(s & 0xffffffffu) - 1] == x) break;
             if (!s) {
-                uint64_t mask = d->mask;
                 if (d->plain_bytes + width > max_bytes) goto full;
                 if (!add_room(d, &cap)) return false;
-                if (d->mask != mask)
-                    for (at = h & d->mask; d->slots[at]; at = (at + 1) & d->mask) {
-                    }
                 d->fixed[d->n] = x;
                 d->plain_bytes += width;
-                s = d->slots[at] = (int32_t)++d->n;
             }
         }
-        idx[i] = (uint32_t)(s - 1);
+        if (!s) {
+            d->hashes[d->n] = h;
+            s = SLOT(h, (uint64_t)++d->n);
+            d->slots[free_slot(d, h)] = s;
+        }
+        idx[i] = (uint32_t)(s & 0xffffffffu) - 1;
     }
     return true;
 full:
@@ -224,5 +241,6 @@ void pq_dict_free(PqDict *d)
     tl_free(d->fixed);
     tl_free(d->strs);
     tl_free(d->slots);
+    tl_free(d->hashes);
     memset(d, 0, sizeof *d);
 }

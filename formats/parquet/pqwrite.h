@@ -82,16 +82,21 @@ typedef struct PqVal {
  * value's index among them.  phys: PQ_INT32, PQ_INT64, PQ_DOUBLE (as
  * 8-byte bit patterns, so -0.0 and every NaN stay what they were) or
  * PQ_BYTE_ARRAY.  Gives up (false, *full true) once the dictionary's
- * PLAIN bytes pass max_bytes; false with *full false is out of memory. */
+ * PLAIN bytes pass max_bytes or nearly every value is distinct (encode.c);
+ * false with *full false is out of memory. */
 typedef struct PqDict {
     int phys;
     int64_t n;               /* distinct values */
     size_t plain_bytes;      /* their PLAIN encoding's size */
     int64_t *fixed;          /* INT32 / INT64 / DOUBLE: the values (bits) */
     PqVal *strs;             /* BYTE_ARRAY */
-    int32_t *slots;          /* open addressing: index + 1, 0 empty */
+    uint64_t *hashes;        /* per value */
+    uint64_t *slots;         /* open addressing (encode.c); 0 empty */
     uint64_t mask;
 } PqDict;
+
+/* How often the dictionary build looks at how many values were distinct. */
+#define PQ_DICT_PROBE 16384
 
 bool pq_dict_build(PqDict *d, int phys, const void *vals, int64_t n, size_t max_bytes,
                    uint32_t *idx, bool *full);
