@@ -1,4 +1,5 @@
-// Read-back of the Parquet files tally writes, by DuckDB, value by value.
+// Read-back of the Parquet files tally writes, by DuckDB and Polars, value
+// by value.
 //
 //   node tests/diff/parquet_readback.mjs TALLY WORKDIR
 //
@@ -18,15 +19,21 @@
 //     copy by DuckDB itself (EXCEPT ALL both ways), which is much faster;
 //   - tally reading its own file gives that same CSV;
 //   - the footer as DuckDB sees it: row groups, codec, which chunks are
-//     dictionary-coded, and min/max statistics equal to the column's.
+//     dictionary-coded, and min/max statistics equal to the column's;
+//   - Polars (nodejs-polars) reads the same types (Int64, Float64, Bool,
+//     String, Date, Datetime(us), Int32 for null) and values (its datetime
+//     text without trailing zeros of the fraction, as tally spells it),
+//     and the other codecs' copies equal to the checked one (frameEqual).
 //
-// Prints "parquet_readback: N files, M values, all equal" and exits 0, or
+// Prints "parquet_readback: N files, M values, all equal (Polars: K
+// values)" and exits 0, or
 // lists the differences and exits 1.  A missing DuckDB is an error (the
-// bats test that runs this skips before, outside CI).
+// bats test that runs this skips before, outside CI); a missing Polars is
+// one under CI=true, else a note (scripts/setup-oracles installs both).
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { connectDuckDB, parseCsv, render } from './oracle.mjs';
+import { connectDuckDB, loadPolars, parseCsv, render } from './oracle.mjs';
 
 const [tally, dir] = process.argv.slice(2);
 if (!tally || !dir) {
@@ -85,8 +92,25 @@ const sqlType = { int64: 'BIGINT', float64: 'DOUBLE', bool: 'BOOLEAN', string: '
 const q = (name) => '"' + name.replace(/"/g, '""') + '"';
 const con = await connectDuckDB();
 await con.run("SET TimeZone = 'UTC'");
+const pl = loadPolars();
+if (!pl) {
+    if (process.env.CI === 'true') {
+        console.error('parquet_readback: Polars (nodejs-polars) is not installed: run scripts/setup-oracles');
+        process.exit(1);
+    }
+    console.log('parquet_readback: Polars is not installed (scripts/setup-oracles): DuckDB only');
+}
+const plType = { int64: 'Int64', float64: 'Float64', bool: 'Bool', string: 'String',
+                 date: 'Date', timestamp: 'Datetime(us,)', null: 'Int32' };
+// A Polars value in tally's spelling.
+function plText(v, dtype) {
+    if (v === null || v === undefined) return null;
+    if (dtype === 'Float64') return render(v, 'DOUBLE');
+    if (dtype.startsWith('Datetime')) return v.replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
+    return v;
+}
 const bad = [];
-let values = 0;
+let values = 0, plValues = 0;
 for (const [file, src, flags, wflags, want] of cases) {
     run([src, ...flags, ...wflags, '-o', file]);
     const expectCsv = run([src, ...flags]);
@@ -126,6 +150,29 @@ for (const [file, src, flags, wflags, want] of cases) {
             if (got !== expect[r][c])
                 bad.push(`${file}: row ${r + 1} column ${header[c]}: DuckDB ${JSON.stringify(got)}, tally ${JSON.stringify(expect[r][c])}`);
         }
+    if (pl) {
+        const df = pl.readParquet(at(file));
+        const dts = df.dtypes.map((t) => String(t).replace(/^DataType\((.*)\)$/, '$1'));
+        dts.forEach((t, c) => {
+            if (t !== plType[types[c][1]]) bad.push(`${file}: column ${header[c]}: Polars ${t}, tally ${types[c][1]}`);
+        });
+        if (df.height !== expect.length) bad.push(`${file}: Polars reads ${df.height} rows`);
+        if (want.same) {
+            if (!df.frameEqual(pl.readParquet(at(want.same)), true)) bad.push(`${file}: Polars reads other rows than ${want.same}`);
+            plValues += df.height * df.width;
+        } else {
+            df.columns.forEach((name, c) => {
+                const s = df.getColumn(name);
+                const vals = dts[c] === 'Float64' ? s.toArray() : s.cast(pl.Utf8).toArray();
+                for (let r = 0; r < Math.min(vals.length, expect.length) && bad.length < 20; r++) {
+                    const got = plText(vals[r], dts[c]);
+                    plValues++;
+                    if (got !== expect[r][c])
+                        bad.push(`${file}: row ${r + 1} column ${name}: Polars ${JSON.stringify(got)}, tally ${JSON.stringify(expect[r][c])}`);
+                }
+            });
+        }
+    }
     // the footer
     const meta = (await con.runAndReadAll(
         `SELECT row_group_id, path_in_schema, compression, encodings, stats_min_value, stats_max_value, stats_null_count
@@ -163,4 +210,5 @@ if (bad.length) {
     for (const b of bad) console.log(b);
     process.exit(1);
 }
-console.log(`parquet_readback: ${cases.length} files, ${values} values, all equal`);
+console.log(`parquet_readback: ${cases.length} files, ${values} values, all equal` +
+            (pl ? ` (Polars: ${plValues} values)` : ''));
