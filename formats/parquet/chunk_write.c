@@ -149,9 +149,14 @@ static int str_cmp(const PqVal *a, const PqVal *b)
     return d ? d : (a->n > b->n) - (a->n < b->n);
 }
 
+/* Statistics of the values, or of the dictionary's entries when the
+ * chunk has one (the same bounds, from far fewer values). */
 static bool stats(Chunk *c)
 {
     PqChunkOut *o = c->out;
+    int64_t nv = c->nv;
+    const void *vals = c->vals;
+    bool wide32 = false;     /* INT32 values held as int64 (the dictionary's) */
     const uint8_t *lo = NULL, *hi = NULL;
     size_t lo_n = 0, hi_n = 0;
     int64_t i64[2];
@@ -160,34 +165,46 @@ static bool stats(Chunk *c)
     uint8_t b8[2];
     o->null_count = c->n - c->nv;
     if (c->nv == 0) return true;
-    switch (c->phys) {
-    case PQ_INT64: {
-        const int64_t *v = c->vals;
-        i64[0] = i64[1] = v[0];
-        for (int64_t i = 1; i < c->nv; i++) {
-            if (v[i] < i64[0]) i64[0] = v[i];
-            if (v[i] > i64[1]) i64[1] = v[i];
-        }
-        lo = (const uint8_t *)&i64[0], hi = (const uint8_t *)&i64[1], lo_n = hi_n = 8;
-        break;
+    if (o->dict) {
+        nv = c->dict.n;
+        vals = c->phys == PQ_BYTE_ARRAY ? (const void *)c->dict.strs : (const void *)c->dict.fixed;
+        wide32 = c->phys == PQ_INT32;
     }
+    switch (c->phys) {
+    case PQ_INT64:
     case PQ_INT32: {
-        const int32_t *v = c->vals;
-        i32[0] = i32[1] = v[0];
-        for (int64_t i = 1; i < c->nv; i++) {
-            if (v[i] < i32[0]) i32[0] = v[i];
-            if (v[i] > i32[1]) i32[1] = v[i];
+        if (c->phys == PQ_INT64 || wide32) {
+            const int64_t *v = vals;
+            i64[0] = i64[1] = v[0];
+            for (int64_t i = 1; i < nv; i++) {
+                if (v[i] < i64[0]) i64[0] = v[i];
+                if (v[i] > i64[1]) i64[1] = v[i];
+            }
+        } else {
+            const int32_t *v = vals;
+            i64[0] = i64[1] = v[0];
+            for (int64_t i = 1; i < nv; i++) {
+                if (v[i] < i64[0]) i64[0] = v[i];
+                if (v[i] > i64[1]) i64[1] = v[i];
+            }
         }
-        lo = (const uint8_t *)&i32[0], hi = (const uint8_t *)&i32[1], lo_n = hi_n = 4;
+        if (c->phys == PQ_INT64) {
+            lo = (const uint8_t *)&i64[0], hi = (const uint8_t *)&i64[1], lo_n = hi_n = 8;
+        } else {
+            i32[0] = (int32_t)i64[0], i32[1] = (int32_t)i64[1];
+            lo = (const uint8_t *)&i32[0], hi = (const uint8_t *)&i32[1], lo_n = hi_n = 4;
+        }
         break;
     }
     case PQ_DOUBLE: {
-        const double *v = c->vals;
+        const int64_t *v = vals;
         bool any = false;
-        for (int64_t i = 0; i < c->nv; i++) {
-            if (isnan(v[i])) continue;
-            if (!any || v[i] < f64[0]) f64[0] = v[i];
-            if (!any || v[i] > f64[1]) f64[1] = v[i];
+        for (int64_t i = 0; i < nv; i++) {
+            double x;
+            memcpy(&x, &v[i], 8);
+            if (isnan(x)) continue;
+            if (!any || x < f64[0]) f64[0] = x;
+            if (!any || x > f64[1]) f64[1] = x;
             any = true;
         }
         if (!any) return true; /* only NaN: no bounds */
@@ -197,9 +214,9 @@ static bool stats(Chunk *c)
         break;
     }
     case PQ_BOOLEAN: {
-        const uint32_t *v = c->vals;
+        const uint32_t *v = vals;
         b8[0] = 1, b8[1] = 0;
-        for (int64_t i = 0; i < c->nv; i++) {
+        for (int64_t i = 0; i < nv; i++) {
             if (!v[i]) b8[0] = 0;
             else b8[1] = 1;
         }
@@ -207,10 +224,10 @@ static bool stats(Chunk *c)
         break;
     }
     default: {
-        const PqVal *v = c->vals, *mn = &v[0], *mx = &v[0];
-        for (int64_t i = 1; i < c->nv; i++) {
+        const PqVal *v = vals, *mn = &v[0], *mx = &v[0];
+        for (int64_t i = 1; i < nv; i++) {
             if (str_cmp(&v[i], mn) < 0) mn = &v[i];
-            if (str_cmp(&v[i], mx) > 0) mx = &v[i];
+            else if (str_cmp(&v[i], mx) > 0) mx = &v[i];
         }
         if (mn->n > PQ_STAT_MAX || mx->n > PQ_STAT_MAX) return true;
         lo = mn->p, hi = mx->p, lo_n = mn->n, hi_n = mx->n;
@@ -383,12 +400,12 @@ TlStatus pq_chunk_encode(const PqChunkIn *in, PqChunkOut *out)
     c.phys = out->phys = pq_write_phys(in->type);
     c.n = out->num_values = in->rows;
     out->dict_offset = out->data_offset = -1;
-    if (!gather(&c) || !stats(&c)) {
+    if (!gather(&c)) {
         st = TL_ERR_OOM;
         goto done;
     }
     out->dict = try_dict(&c, &oom);
-    if (oom) {
+    if (oom || !stats(&c)) {
         st = TL_ERR_OOM;
         goto done;
     }
