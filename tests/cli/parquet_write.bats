@@ -160,6 +160,24 @@ i,s
 EOF
 }
 
+@test "a type widened after the first batch (a restart) and standard output" {
+    { echo x,y; seq 1 3000 | sed 's/.*/&,a&/'; echo 1.5,b; } > late.csv
+    "$TALLY" late.csv > want.csv
+    run_tally late.csv -o late.parquet --row-group-size 1000
+    assert_ok
+    assert_run_out schema late.parquet <<'EOF'
+column,type
+x,float64
+y,string
+EOF
+    run_tally late.parquet -o back.csv
+    cmp want.csv back.csv
+    "$TALLY" late.csv --to parquet --row-group-size 1000 > stdout.parquet
+    cmp late.parquet stdout.parquet
+    "$TALLY" late.csv --to parquet --row-group-size 1000 -o - > dash.parquet
+    cmp late.parquet dash.parquet
+}
+
 @test "a failed run leaves no Parquet file" {
     printf 'x\n1\n2\nabc\n' > bad.csv
     run_tally bad.csv --schema x:int -o out.parquet
@@ -231,4 +249,16 @@ EOF
     run node "$script" "$TALLY" "$PWD"
     [ "$status" -eq 0 ] || { echo "$output"; return 1; }
     [[ "$output" == *"parquet_readback: "*" files, "*" values, all equal"* ]] || { echo "$output"; return 1; }
+}
+
+@test "a failed write of Parquet output leaves the old file untouched and no temporary file" {
+    [ -z "${TALLY_ASAN:-}" ] || skip "LD_PRELOAD shim is not used with ASan"
+    shim="$BATS_TEST_DIRNAME/../../build/iofail.so"
+    [ -f "$shim" ] || skip "build/iofail.so not built"
+    printf 'old\n' > out.parquet
+    run --separate-stderr env LD_PRELOAD="$shim" TALLY_IOFAIL="write:1:ENOSPC" \
+        "$TALLY" types.ndjson -o out.parquet
+    assert_err 1 'tally: cannot write "out.parquet": No space left on device'
+    [ "$(cat out.parquet)" = old ]
+    assert_only_files types.ndjson out.parquet
 }
