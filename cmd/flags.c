@@ -66,13 +66,13 @@ const char cli_help_text[] =
 "    KEYS: 'id', 'a,b' or 'l=r'; --join-delimiter/-schema/-from read INPUT\n"
 "\n"
 "Options:\n"
-"  -o, --output FILE       write FILE atomically (.csv .tsv .ndjson .jsonl\n"
-"                          .json, + .gz/.zst; else --to); a device, FIFO in place\n"
+"  -o, --output FILE       write FILE atomically (.csv .tsv .ndjson .jsonl .json\n"
+"                          .parquet, + .gz/.zst; else --to); devices in place\n"
 "  -f, --file PIPELINE     JSON pipeline; --from/--to csv|tsv|ndjson|json|parquet\n"
 "  --delimiter C, --quote Q, --escape E  else sniffed ('\\t': tab; Q, E: none)\n"
 "  --with-filename, --comment C  add a `filename` column; skip lines starting C\n"
-"  --compress-level N      -o FILE.gz: 1-9 (default 6), FILE.zst: 1-22 (3)\n"
-"  --max-record-size SIZE  longest record of a .gz/.zst input (256M; K M G)\n"
+"  --compress-level N      gz 1-9 (6) zst 1-22 (3); --max-record-size SIZE (256M)\n"
+"  --parquet-compression zstd|snappy|gzip|lz4|none; --row-group-size N (122880)\n"
 "  --null STR, --decimal-comma  STR is null (TSV: also \\N); 1,5 is 1.5\n"
 "  --header, --no-header   line 1 names/data (else guessed); --skip N lines first\n"
 "  --ragged error|pad|skip rows of another field count; --max-columns N (1000000)\n"
@@ -108,6 +108,7 @@ typedef enum FlagId {
     F_NO_INFER, F_QUOTED_AS_STRING, F_QUIET,
     F_OUT_NO_HEADER, F_OUT_NULL, F_RAGGED, F_SKIP, F_QUOTE, F_COMMENT,
     F_ESCAPE, F_DECIMAL_COMMA, F_MAX_COLUMNS, F_MAX_RECORD, F_ROWS, F_COLOR,
+    F_PARQUET_COMPRESSION, F_ROW_GROUP_SIZE,
 } FlagId;
 
 typedef struct Flag {
@@ -153,6 +154,8 @@ static const Flag flags[] = {
     {"--quoted-as-string", F_QUOTED_AS_STRING, ARG_NONE},
     {"--quiet", F_QUIET, ARG_NONE},
     {"--compress-level", F_COMPRESS_LEVEL, ARG_REQ},
+    {"--parquet-compression", F_PARQUET_COMPRESSION, ARG_REQ},
+    {"--row-group-size", F_ROW_GROUP_SIZE, ARG_REQ},
     {"--join-delimiter", F_JOIN_DELIMITER, ARG_REQ},
     {"--join-schema", F_JOIN_SCHEMA, ARG_REQ},
     {"--join-from", F_JOIN_FROM, ARG_REQ},
@@ -208,7 +211,7 @@ typedef struct Parser {
     bool set_no_infer, set_quoted_as_string, set_quiet;
     bool set_out_no_header, set_out_null, set_ragged, set_skip, set_quote;
     bool set_comment, set_escape, set_decimal_comma, set_max_columns;
-    bool set_max_record, set_rows;
+    bool set_max_record, set_rows, set_parquet_compression, set_row_group_size;
     bool output_dash;      /* -o -: standard output asked for by name */
 } Parser;
 
@@ -672,6 +675,21 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
         s->compress_level = (int)n;
         return 0;
     }
+    case F_PARQUET_COMPRESSION:
+        if (!tally_parquet_codec_ok(v))
+            return usage(p, "%s: expected zstd, snappy, gzip, lz4 or none, got %s", typed,
+                         quoted(v).s);
+        p->set_parquet_compression = true;
+        return set_str(p, &s->parquet_compression, v);
+    case F_ROW_GROUP_SIZE: {
+        int64_t n;
+        if (!parse_count(v, &n) || n < 1 || n > INT32_MAX)
+            return usage(p, "%s: expected a row count from 1 to 2147483647, got %s",
+                         typed, quoted(v).s);
+        p->set_row_group_size = true;
+        s->row_group_size = n;
+        return 0;
+    }
     case F_STATS:
         p->set_stats = true;
         s->stats = true;
@@ -737,6 +755,7 @@ static int merge_overrides(Parser *p, TallySpec *cli, TallySpec *file_spec)
     MOVE(set_null, null_text)
     MOVE(set_schema, schema)
     MOVE(set_out_null, out_null)
+    MOVE(set_parquet_compression, parquet_compression)
 #undef MOVE
     if (p->set_output) {
         char *out = cli->output;
@@ -780,6 +799,7 @@ static int merge_overrides(Parser *p, TallySpec *cli, TallySpec *file_spec)
     if (p->set_decimal_comma) file_spec->decimal_comma = true;
     if (p->set_quiet) file_spec->quiet = true;
     if (p->set_compress_level) file_spec->compress_level = cli->compress_level;
+    if (p->set_row_group_size) file_spec->row_group_size = cli->row_group_size;
     if (p->set_no_optimize) file_spec->no_optimize = true;
     if (p->set_verbose) file_spec->verbose = true;
     if (p->set_rows) file_spec->table_rows = cli->table_rows;

@@ -277,6 +277,12 @@ TlStatus tl_json_writer_open(TlSink *sink, const TlSchema *schema,
 TlStatus tl_table_writer_open(TlSink *sink, const TlSchema *schema, int width,
                               int64_t max_rows, bool color, TlWriter **out,
                               TlError *err);
+/* Parquet output (formats/parquet/writer.c): row groups of
+ * opt->row_group_size rows, compressed as opt says; a usage error for an
+ * unknown codec or a level outside its range; a data error for a result
+ * of no column (Parquet has no such file). */
+TlStatus tl_parquet_writer_open(TlSink *sink, const TlSchema *schema,
+                                const TlWriteOptions *opt, TlWriter **out, TlError *err);
 /* Parquet (formats/parquet/reader.c): the whole file loaded, its footer
  * and schema read; columns and types come from the file. */
 TlStatus tl_parquet_reader_open(const char *path, const TlReadOptions *opt,

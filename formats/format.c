@@ -805,7 +805,8 @@ void tl_reader_close(TlReader *r)
 
 /* ------------------------------------------------------------ writers */
 
-/* Open a writer of format ("csv", "tsv"; case-insensitive) on sink and write
+/* Open a writer of format ("csv", "tsv", "ndjson", "json", "parquet";
+ * case-insensitive) on sink and write
  * the header.  opt may be NULL (comma or tab by format, header on).  The
  * sink stays owned by the caller and must outlive the writer. */
 TlStatus tl_writer_open(TlSink *sink, const char *format, const TlSchema *schema,
@@ -821,11 +822,13 @@ TlStatus tl_writer_open(TlSink *sink, const char *format, const TlSchema *schema
                                     opt && opt->color, out, err);
     if (!fmt)
         return tl_error(err, TL_ERR_USAGE, "--to: unknown format %s (tally writes csv, tsv, "
-                        "ndjson, jsonl, json)", tl_quote_name(format).s);
+                        "ndjson, jsonl, json, parquet)", tl_quote_name(format).s);
     if (strcmp(fmt, "ndjson") == 0)
         return tl_ndjson_writer_open(sink, schema, out, err);
     if (strcmp(fmt, "json") == 0)
         return tl_json_writer_open(sink, schema, out, err);
+    if (strcmp(fmt, "parquet") == 0)
+        return tl_parquet_writer_open(sink, schema, opt, out, err);
     if (strcmp(fmt, "csv") != 0 && strcmp(fmt, "tsv") != 0)
         return tl_error(err, TL_ERR_USAGE,
                         "writing the %s format is not supported yet", fmt);

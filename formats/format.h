@@ -345,12 +345,22 @@ typedef struct TlWriteOptions {
     int width;        /* table: line width in cells; 0: 80 */
     int64_t max_rows; /* table: rows shown (first and last); 0: 40, < 0: all */
     bool color;       /* table: colour the header and the nulls */
+    /* Parquet (formats/parquet/writer.c) */
+    const char *parquet_compression; /* zstd snappy gzip lz4 none; NULL: zstd */
+    int compress_level;      /* the codec's level; 0: its default */
+    int64_t row_group_size;  /* rows per row group; 0: TL_PARQUET_ROW_GROUP */
+    const char *created_by;  /* the footer's created_by; NULL: "tally" */
 } TlWriteOptions;
+
+/* The default rows per row group of Parquet output: DuckDB's, small enough
+ * that a row group's columns are held and encoded in a few MiB, large
+ * enough that dictionaries and codecs pay. */
+#define TL_PARQUET_ROW_GROUP 122880
 
 typedef struct TlWriter TlWriter;
 
-/* format: "csv", "tsv", "ndjson", "json" or "table".  Writes the header
- * (the table: everything at finish). */
+/* format: "csv", "tsv", "ndjson", "json", "table" or "parquet".  Writes the
+ * header (CSV, TSV; the table: everything at finish). */
 TlStatus tl_writer_open(TlSink *sink, const char *format, const TlSchema *schema,
                         const TlWriteOptions *opt, TlWriter **out, TlError *err);
 TlStatus tl_writer_write(TlWriter *w, const TlBatch *b, TlError *err);

@@ -112,7 +112,12 @@ typedef struct TallySpec {
                                rows with another field count than the header) */
     int64_t max_columns;    /* --max-columns N: more columns in an input is a
                                data error; 0: the default (1,000,000) */
-    int compress_level;     /* --compress-level for -o x.gz / x.zst; 0: default */
+    int compress_level;     /* --compress-level for -o x.gz / x.zst and Parquet's
+                               codec; 0: default */
+    char *parquet_compression; /* --parquet-compression: zstd snappy gzip lz4
+                               none; NULL: zstd */
+    int64_t row_group_size; /* --row-group-size: Parquet output's rows per row
+                               group; 0: the default (122,880) */
     bool sorted;            /* --sorted: every group-by's input is clustered
                                on its keys (checked; a key that comes back
                                after its run ended is a data error) */
@@ -123,6 +128,10 @@ typedef struct TallySpec {
     bool color;             /* --to table: colour the header and the nulls
                                (the CLI decides: --color, NO_COLOR) */
 } TallySpec;
+
+/* Whether s names a Parquet codec of --parquet-compression (zstd snappy
+ * gzip lz4 none). */
+bool tally_parquet_codec_ok(const char *s);
 
 /* Allocation for spec strings (through the one allocator hook). */
 char *tally_strdup(const char *s);

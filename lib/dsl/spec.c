@@ -16,7 +16,8 @@
  *     "quiet": false, "out_null": "NA", "out_no_header": false,
  *     "ragged": "error", "skip": 0, "quote": "\"", "escape": "\\",
  *     "comment": "#", "decimal_comma": false, "max_columns": 1000000,
- *     "max_record_size": 268435456 }
+ *     "max_record_size": 268435456, "parquet_compression": "zstd",
+ *     "row_group_size": 122880 }
  *
  *   STEP is an object with one step key:
  *     {"filter": "EXPR"}              {"select": ["EXPR [as NAME]", ...]}
@@ -573,12 +574,14 @@ static const char *const top_keys[] = {"inputs", "input", "steps", "output",
                                        "out_null", "out_no_header", "ragged",
                                        "skip", "quote", "comment", "escape",
                                        "decimal_comma", "max_columns",
-                                       "max_record_size"};
+                                       "max_record_size", "parquet_compression",
+                                       "row_group_size"};
 enum { T_INPUTS, T_INPUT, T_STEPS, T_OUTPUT, T_DELIM, T_NULL, T_NO_HEADER, T_HEADER,
        T_SCHEMA, T_FROM, T_TO, T_THREADS, T_WITH_FILENAME, T_OUT_DELIM,
        T_COMPRESS_LEVEL, T_SORTED, T_NO_INFER, T_QUOTED_AS_STRING, T_QUIET,
        T_OUT_NULL, T_OUT_NO_HEADER, T_RAGGED, T_SKIP, T_QUOTE, T_COMMENT, T_ESCAPE,
-       T_DECIMAL_COMMA, T_MAX_COLUMNS, T_MAX_RECORD_SIZE, T_COUNT };
+       T_DECIMAL_COMMA, T_MAX_COLUMNS, T_MAX_RECORD_SIZE, T_PARQUET_COMPRESSION,
+       T_ROW_GROUP_SIZE, T_COUNT };
 
 static int push_input(Ctx *c, const char *s)
 {
@@ -627,6 +630,11 @@ static int top_value(Ctx *c, int k, const cJSON *v)
     case T_OUTPUT: return get_string(c, v, true, &sp->output);
     case T_NULL: return get_string(c, v, false, &sp->null_text);
     case T_OUT_NULL: return get_string(c, v, false, &sp->out_null);
+    case T_PARQUET_COMPRESSION:
+        if (get_string(c, v, false, &sp->parquet_compression)) return -1;
+        if (!tally_parquet_codec_ok(sp->parquet_compression))
+            return fail(c, "expected zstd, snappy, gzip, lz4 or none");
+        return 0;
     case T_OUT_NO_HEADER:
         if (!cJSON_IsBool(v)) return fail(c, "expected true or false");
         sp->out_no_header = cJSON_IsTrue(v);
@@ -739,6 +747,13 @@ static int top_value(Ctx *c, int k, const cJSON *v)
         if (get_count(c, v, 22, &n)) return -1;
         if (n < 1) return fail(c, "expected a level from 1 to 22");
         sp->compress_level = (int)n;
+        return 0;
+    }
+    case T_ROW_GROUP_SIZE: {
+        int64_t n;
+        if (get_count(c, v, INT32_MAX, &n)) return -1;
+        if (n < 1) return fail(c, "expected a row count from 1 to 2147483647");
+        sp->row_group_size = n;
         return 0;
     }
     case T_THREADS: {

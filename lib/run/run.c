@@ -422,11 +422,11 @@ static TlStatus unnamed_format(Run *r, TlError *err)
     if (dot > base + 1)
         return tl_error(err, TL_ERR_USAGE, "-o %s: the suffix \".%.*s\" names no output "
                         "format (.csv .tsv .ndjson .jsonl .json, each also with .gz or "
-                        ".zst); --to FORMAT sets one", tl_quote_name(r->spec->output).s,
+                        ".zst, or .parquet); --to FORMAT sets one", tl_quote_name(r->spec->output).s,
                         (int)(base + n - dot), dot);
     return tl_error(err, TL_ERR_USAGE, "-o %s: no suffix names the output format (.csv "
-                    ".tsv .ndjson .jsonl .json, each also with .gz or .zst); --to FORMAT "
-                    "sets one", tl_quote_name(r->spec->output).s);
+                    ".tsv .ndjson .jsonl .json, each also with .gz or .zst, or .parquet); --to "
+                    "FORMAT sets one", tl_quote_name(r->spec->output).s);
 }
 
 /* The output format: --to, else the -o suffix (see unnamed_format), else
@@ -436,9 +436,6 @@ static TlStatus output_format(Run *r, TlError *err)
     const char *fmt = r->spec->to, *sfx = NULL;
     if (r->out_path) sfx = tl_format_from_path(r->out_path, &r->out_comp);
     if (!fmt) fmt = sfx;
-    if (r->spec->compress_level && !r->out_comp)
-        return tl_error(err, TL_ERR_USAGE, "--compress-level needs a compressed "
-                        "output (-o FILE.gz or -o FILE.zst)");
     if (!fmt && r->out_path) r->out_unnamed = true;
     if (!fmt) fmt = "csv";
     if (strcasecmp(fmt, "csv") == 0) r->out_format = "csv";
@@ -447,15 +444,35 @@ static TlStatus output_format(Run *r, TlError *err)
         r->out_format = "ndjson";
     else if (strcasecmp(fmt, "json") == 0) r->out_format = "json";
     else if (strcasecmp(fmt, "table") == 0) r->out_format = "table";
+    else if (strcasecmp(fmt, "parquet") == 0) r->out_format = "parquet";
     else return tl_error(err, TL_ERR_USAGE, "unsupported output format %s (tally "
-                         "writes csv, tsv, ndjson, jsonl, json, table)", tl_quote_name(fmt).s);
+                         "writes csv, tsv, ndjson, jsonl, json, table, parquet)",
+                         tl_quote_name(fmt).s);
+    if (strcmp(r->out_format, "parquet") == 0) {
+        /* Parquet compresses its pages itself (--parquet-compression) */
+        if (r->out_comp)
+            return tl_error(err, TL_ERR_USAGE, "-o %s: Parquet output is compressed "
+                            "inside the file (--parquet-compression), not as .%s",
+                            tl_quote_name(r->spec->output).s, r->out_comp);
+    } else {
+        if (r->spec->compress_level && !r->out_comp)
+            return tl_error(err, TL_ERR_USAGE, "--compress-level needs a compressed "
+                            "output (-o FILE.gz, -o FILE.zst or Parquet)");
+        if (r->spec->parquet_compression || r->spec->row_group_size)
+            return tl_error(err, TL_ERR_USAGE, "%s applies to Parquet output, not %s",
+                            r->spec->parquet_compression ? "--parquet-compression"
+                                                         : "--row-group-size",
+                            r->out_format);
+    }
     if (r->spec->out_delimiter && strcmp(r->out_format, "csv") != 0)
         return tl_error(err, TL_ERR_USAGE,
                         "--out-delimiter applies to CSV output, not %s", r->out_format);
     if ((r->spec->out_null || r->spec->out_no_header) &&
-        (strcmp(r->out_format, "ndjson") == 0 || strcmp(r->out_format, "table") == 0))
+        (strcmp(r->out_format, "ndjson") == 0 || strcmp(r->out_format, "table") == 0 ||
+         strcmp(r->out_format, "parquet") == 0))
         return tl_error(err, TL_ERR_USAGE, "%s applies to CSV and TSV output, not %s",
-                        r->spec->out_null ? "--out-null" : "--out-no-header", r->out_format);
+                        r->spec->out_null ? "--out-null" : "--out-no-header",
+                        r->out_format);
     if (r->spec->out_null) {
         /* the null text must not end a field or a line of the output */
         const char *bad = strcmp(r->out_format, "tsv") == 0 ? "\t\n\r" : "\"\n\r";
@@ -616,6 +633,10 @@ static TlStatus attempt(Run *r, TlError *err)
         wo.width = r->spec->table_width;
         wo.max_rows = r->spec->table_rows;
         wo.color = r->spec->color;
+        wo.parquet_compression = r->spec->parquet_compression;
+        wo.compress_level = r->spec->compress_level;
+        wo.row_group_size = r->spec->row_group_size;
+        wo.created_by = "tally version " TALLY_VERSION;
         st = tl_writer_open(r->sink, r->out_format, root->schema, &wo, &w, err);
         if (st != TL_OK) goto done;
     }

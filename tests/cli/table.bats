@@ -277,7 +277,7 @@ EOF
     run_tally "$TDATA/one.csv" --to table --out-null NA
     assert_err 2 'tally: --out-null applies to CSV and TSV output, not table'
     run_tally "$TDATA/one.csv" --to tabel
-    assert_err 2 'tally: unsupported output format "tabel" (tally writes csv, tsv, ndjson, jsonl, json, table)'
+    assert_err 2 'tally: unsupported output format "tabel" (tally writes csv, tsv, ndjson, jsonl, json, table, parquet)'
 }
 
 @test "--to table: a type widened by a restart, and a closed pipe is quiet" {
