@@ -41,7 +41,7 @@ static TlStatus place(TlPlan *p, TlPlanId lim, int64_t n, TlPlanId c,
         tl_plan_node(p, *out)->limit = m;
         return TL_OK;
     }
-    if (cn->kind == TL_PLAN_PROJECT) {
+    if (cn->kind == TL_PLAN_PROJECT && cn->n_guards == 0) {
         TlPlanId below;
         TL_TRY(place(p, lim, n, cn->child, &below, err));
         return tl_opt_copy_node(p, c, below, out, err);

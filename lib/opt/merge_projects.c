@@ -48,6 +48,7 @@ TlStatus tl_opt_merge_projects(TlPlan *p, TlPlanId root, TlPlanId *out,
     }
     if (n.kind == TL_PLAN_PROJECT && n.child != TL_NO_ID && n.n_exprs > 0 &&
         tl_plan_node(p, n.child)->kind == TL_PLAN_PROJECT && only_columns(p, &n) &&
+        n.n_guards == 0 && tl_plan_node(p, n.child)->n_guards == 0 &&
         !tl_plan_reads_self(p, &n) && !tl_plan_reads_self(p, tl_plan_node(p, n.child))) {
         const TlPlanNode *low = tl_plan_node(p, n.child);
         TlExprId *v = tl_malloc((n.n_exprs ? n.n_exprs : 1) * sizeof *v);

@@ -321,7 +321,7 @@ static TlStatus sink(Push *ps, TlPlanId f, TlExprId e, TlPlanId c, TlPlanId *out
     int64_t cost = 1;
 
     if (ps->copies < MAX_COPIES) {
-        if (k == TL_PLAN_PROJECT) {
+        if (k == TL_PLAN_PROJECT && cn->n_guards == 0) {
             int64_t budget = MAX_GROWN;
             int n_in = tl_plan_node(p, cn->child)->schema->n_fields;
             TL_TRY(subst(p, e, cn->exprs, 0, n_in, &budget, &below_e, ps->err));

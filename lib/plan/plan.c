@@ -361,34 +361,54 @@ static TlStatus build_scan(TlPlan *p, const TlPlanOptions *o, int first,
 
 /* ------------------------------------------------------------ steps */
 
-static TlStatus step_filter(TlPlan *p, const TallyStep *s, TlPlanId *cur,
-                            TlError *err)
+/* The predicates of a filter step, resolved against s and checked to be
+ * boolean, into preds[0..iv->n) (iv: its parsed items). */
+static TlStatus filter_preds(TlPlan *p, const TallyStep *s, const TlSchema *in,
+                             ItemVec *iv, TlExprId **preds, TlError *err)
 {
-    ItemVec iv = {0};
     TlStatus st = parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
-                             TL_ITEM_EXPR, &iv, err);
-    for (uint32_t i = 0; st == TL_OK && i < iv.n; i++) {
-        const TlItem *it = &iv.v[i];
-        TlExprId e;
-        TlPlanId id;
-        uint32_t start;
-        st = tl_resolve_expr(&p->ea, it->expr, tl_plan_node(p, *cur)->schema,
-                             false, &e, err);
+                             TL_ITEM_EXPR, iv, err);
+    if (st != TL_OK) return st;
+    if (!(*preds = tl_malloc((size_t)(iv->n ? iv->n : 1) * sizeof **preds)))
+        return tl_error_oom(err);
+    for (uint32_t i = 0; st == TL_OK && i < iv->n; i++) {
+        const TlItem *it = &iv->v[i];
+        st = tl_resolve_expr(&p->ea, it->expr, in, false, &(*preds)[i], err);
         if (st != TL_OK) break;
-        TlType t = (TlType)tl_ea_node(&p->ea, e)->type;
-        if (t != TL_TBOOL && t != TL_TNULL) {
+        TlType t = (TlType)tl_ea_node(&p->ea, (*preds)[i])->type;
+        if (t != TL_TBOOL && t != TL_TNULL)
             st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
                              it->len, "filter must be a boolean expression, got %s",
                              tl_type_name(t));
-            break;
-        }
-        st = tl_plan_push_ids(p, &e, 1, &start, err);
-        if (st == TL_OK) st = tl_plan_push(p, TL_PLAN_FILTER, *cur, &id, err);
-        if (st != TL_OK) break;
+    }
+    return st;
+}
+
+/* One filter node per predicate over *cur. */
+static TlStatus push_filters(TlPlan *p, const TlExprId *preds, uint32_t n,
+                             TlPlanId *cur, TlError *err)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        TlPlanId id;
+        uint32_t start;
+        TL_TRY(tl_plan_push_ids(p, &preds[i], 1, &start, err));
+        TL_TRY(tl_plan_push(p, TL_PLAN_FILTER, *cur, &id, err));
         tl_plan_node(p, id)->exprs = start;
         tl_plan_node(p, id)->n_exprs = 1;
         *cur = id;
     }
+    return TL_OK;
+}
+
+static TlStatus step_filter(TlPlan *p, const TallyStep *s, TlPlanId *cur,
+                            TlError *err)
+{
+    ItemVec iv = {0};
+    TlExprId *preds = NULL;
+    TlStatus st = filter_preds(p, s, tl_plan_node(p, *cur)->schema, &iv, &preds,
+                               err);
+    if (st == TL_OK) st = push_filters(p, preds, iv.n, cur, err);
+    tl_free(preds);
     tl_free(iv.v);
     return st;
 }
@@ -441,6 +461,9 @@ typedef struct WithRun {
     TlExprId *exprs;
     uint32_t n, cap;
     TlSchema *out;          /* the node's schema, grown in place */
+    TlExprId *guards;       /* filters inside the run (TlPlanNode.guards) */
+    int32_t *guard_at;      /* per guard: the outputs made before it */
+    uint32_t n_guards, cap_guards;
 } WithRun;
 
 /* Close the open run: its expression list goes into the plan. */
@@ -451,8 +474,16 @@ static TlStatus with_close(TlPlan *p, WithRun *w, TlError *err)
     TL_TRY(tl_plan_push_ids(p, w->exprs, w->n, &start, err));
     tl_plan_node(p, w->node)->exprs = start;
     tl_plan_node(p, w->node)->n_exprs = w->n;
+    if (w->n_guards) {
+        TL_TRY(tl_plan_push_ids(p, w->guards, w->n_guards, &start, err));
+        tl_plan_node(p, w->node)->guards = start;
+        tl_plan_node(p, w->node)->n_guards = w->n_guards;
+        TL_TRY(tl_plan_push_ints(p, w->guard_at, w->n_guards, &start, err));
+        tl_plan_node(p, w->node)->guard_at = start;
+    }
     w->node = TL_NO_ID;
     w->n = 0;
+    w->n_guards = 0;
     return TL_OK;
 }
 
@@ -577,6 +608,50 @@ static TlStatus step_with(TlPlan *p, const TallyStep *s, WithRun *w,
                              s->split, TL_ITEM_ASSIGN, &iv, err);
     for (uint32_t i = 0; st == TL_OK && i < iv.n; i++)
         st = with_one(p, &iv.v[i], w, cur, err);
+    tl_free(iv.v);
+    return st;
+}
+
+/* A filter step between two `with` steps of an open run: when none of its
+ * predicates reads the column the run's first item replaced, they become
+ * the run's guards, in order, and the run stays open; otherwise the run
+ * closes and the filters are nodes of their own.  A filter node between
+ * two projections would end the run, and the projection after it would
+ * list every column again: n with + filter pairs would cost O(n) columns
+ * each, O(n^2) in all.  The guard keeps the rows the filter keeps at the
+ * same point of the run, so every output after it is evaluated on the
+ * rows it would have been evaluated on, in the same order. */
+static TlStatus step_filter_run(TlPlan *p, const TallyStep *s, WithRun *w,
+                                TlPlanId *cur, TlError *err)
+{
+    ItemVec iv = {0};
+    TlExprId *preds = NULL;
+    bool fuse = true;
+    TlStatus st = filter_preds(p, s, w->out, &iv, &preds, err);
+    for (uint32_t i = 0; st == TL_OK && fuse && i < iv.n; i++)
+        fuse = w->replaced < 0 || !reads_col(&p->ea, preds[i], w->replaced);
+    if (st == TL_OK && !fuse) {
+        st = with_close(p, w, err);
+        if (st == TL_OK) st = push_filters(p, preds, iv.n, cur, err);
+    }
+    for (uint32_t i = 0; st == TL_OK && fuse && i < iv.n; i++) {
+        TlExprId e;
+        st = rebase(p, w, preds[i], &e, err);
+        if (st == TL_OK && w->n_guards == w->cap_guards) {
+            uint32_t nc = w->cap_guards ? w->cap_guards * 2 : 16;
+            TlExprId *g = tl_realloc(w->guards, (size_t)nc * sizeof *g);
+            if (g) w->guards = g;
+            int32_t *at = g ? tl_realloc(w->guard_at, (size_t)nc * sizeof *at) : NULL;
+            if (at) w->guard_at = at;
+            if (!at) st = tl_error_oom(err);
+            else w->cap_guards = nc;
+        }
+        if (st == TL_OK) {
+            w->guards[w->n_guards] = e;
+            w->guard_at[w->n_guards++] = (int32_t)w->n;
+        }
+    }
+    tl_free(preds);
     tl_free(iv.v);
     return st;
 }
@@ -1219,7 +1294,7 @@ static TlStatus build_pipeline(TlPlan *p, const TallySpec *spec,
     }
     TL_TRY(build_scan(p, o, first, n, read, &cur, err));
     if (g == 0) p->scan = cur;
-    WithRun w = {TL_NO_ID, 0, -1, NULL, 0, 0, NULL};
+    WithRun w = {TL_NO_ID, 0, -1, NULL, 0, 0, NULL, NULL, NULL, 0, 0};
     TlStatus st = TL_OK;
     int max = tl_stack_deep() ? TL_PLAN_MAX_NODES : TL_PLAN_MAX_NODES_SHALLOW;
     /* each step's input schema, for dropped_hint (inside a run of --with
@@ -1231,6 +1306,11 @@ static TlStatus build_pipeline(TlPlan *p, const TallySpec *spec,
         if (s->kind == TALLY_STEP_WITH) {
             before[i] = tl_plan_node(p, cur)->schema;
             st = step_with(p, s, &w, &cur, err);
+        } else if (s->kind == TALLY_STEP_FILTER && w.node == cur &&
+                   i + 1 < spec->n_steps &&
+                   spec->steps[i + 1].kind == TALLY_STEP_WITH) {
+            before[i] = tl_plan_node(p, cur)->schema;
+            st = step_filter_run(p, s, &w, &cur, err);
         } else {
             st = with_close(p, &w, err);
             before[i] = tl_plan_node(p, cur)->schema;
@@ -1248,6 +1328,8 @@ static TlStatus build_pipeline(TlPlan *p, const TallySpec *spec,
     }
     if (st == TL_OK) st = with_close(p, &w, err);
     tl_free(w.exprs);
+    tl_free(w.guards);
+    tl_free(w.guard_at);
     tl_free(before);
     if (st != TL_OK) return st;
     *out = cur;
