@@ -690,6 +690,50 @@ done:
     return st;
 }
 
+/* Consecutive drop steps first..last as one projection: each step's names
+ * are looked up in the run's input schema, and by[c] records the step that
+ * dropped column c (-1: kept; dropped_hint reads it), so n steps over w
+ * columns cost O(n + w) rather than a projection of every column left per
+ * step.  The run stops before a step that would fail (a name unknown or
+ * already dropped, every column dropped, a parse error), which then runs
+ * alone and fails as it always did; *last is the run's last step (first - 1:
+ * none, nothing pushed). */
+static TlStatus drop_run(TlPlan *p, const TallySpec *spec, int first, int *last,
+                         TlPlanId *cur, int32_t *by, TlError *err)
+{
+    const TlSchema *in = tl_plan_node(p, *cur)->schema;
+    int n = in->n_fields, left = n, n_keep = 0, *keep;
+    TlStatus st = TL_OK;
+    for (int c = 0; c < n; c++) by[c] = -1;
+    for (int k = first; k <= *last; k++) {
+        const TallyStep *s = &spec->steps[k];
+        ItemVec iv = {0};
+        TlError perr;
+        bool fine = parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
+                               TL_ITEM_NAME, &iv, &perr) == TL_OK;
+        for (uint32_t i = 0; fine && i < iv.n; i++) {
+            int c = tl_schema_find(in, iv.v[i].name);
+            fine = c >= 0 && (by[c] < 0 || by[c] == k);
+            if (fine && by[c] < 0) left--;
+            if (fine) by[c] = k;
+        }
+        tl_free(iv.v);
+        if (!fine || left == 0) {
+            for (int c = 0; c < n; c++)
+                if (by[c] == k) by[c] = -1;
+            *last = k - 1;
+            break;
+        }
+    }
+    if (*last < first) return TL_OK;
+    if (!(keep = tl_malloc((size_t)(n ? n : 1) * sizeof *keep))) return tl_error_oom(err);
+    for (int c = 0; c < n; c++)
+        if (by[c] < 0) keep[n_keep++] = c;
+    st = push_passthrough(p, *cur, keep, n_keep, NULL, cur, err);
+    tl_free(keep);
+    return st;
+}
+
 static TlStatus step_rename(TlPlan *p, const TallyStep *s, TlPlanId *cur,
                             TlError *err)
 {
@@ -1241,10 +1285,12 @@ static TlStatus build_step(TlPlan *p, const TallyStep *s, TlPlanId *cur,
  * schema step j read; the last step that had NAME in its input and not in
  * its output is the one): the message's first line then says which step,
  * counted from 1 in the order given, and what it did (dropped it, or
- * renamed it to NEW), in place of any "did you mean".
+ * renamed it to NEW), in place of any "did you mean".  Inside a run of
+ * drop steps planned as one (drop_run), before[j] is the run's input and
+ * by[j][c] the step that dropped column c. 
  * Other errors are left alone. */
 static void dropped_hint(const TallySpec *spec, const TlSchema *const *before,
-                         int failed, TlError *err)
+                         int32_t *const *by, int failed, TlError *err)
 {
     static const char head[] = "unknown column ";
     const char *name_at = err->msg + sizeof head - 1;
@@ -1253,7 +1299,8 @@ static void dropped_hint(const TallySpec *spec, const TlSchema *const *before,
     for (int j = failed - 1; j >= 0; j--) {
         const TlSchema *in = before[j], *out = before[j + 1];
         for (int c = 0; c < in->n_fields; c++) {
-            if (tl_schema_find(out, in->fields[c].name) >= 0) continue;
+            if (by[j] ? by[j][c] != j : tl_schema_find(out, in->fields[c].name) >= 0)
+                continue;
             TlQuoted q = tl_quote_name(in->fields[c].name);
             size_t ql = strlen(q.s);
             if (strncmp(name_at, q.s, ql) != 0 ||
@@ -1300,9 +1347,40 @@ static TlStatus build_pipeline(TlPlan *p, const TallySpec *spec,
     /* each step's input schema, for dropped_hint (inside a run of --with
      * steps, the schema before the run: such steps drop nothing) */
     const TlSchema **before = tl_calloc((size_t)spec->n_steps + 1, sizeof *before);
-    if (!before) return tl_error_oom(err);
+    int32_t **by = tl_calloc((size_t)spec->n_steps + 1, sizeof *by);
+    int single = -1; /* drop steps up to this one run one by one */
+    if (!before || !by) {
+        tl_free(before);
+        tl_free(by);
+        return tl_error_oom(err);
+    }
     for (int i = 0; st == TL_OK && !o->no_steps && i < spec->n_steps; i++) {
         const TallyStep *s = &spec->steps[i];
+        if (s->kind == TALLY_STEP_DROP && i > single && i + 1 < spec->n_steps &&
+            spec->steps[i + 1].kind == TALLY_STEP_DROP) {
+            int last = i;
+            while (last + 1 < spec->n_steps && spec->steps[last + 1].kind == TALLY_STEP_DROP)
+                last++;
+            st = with_close(p, &w, err);
+            const TlSchema *in = tl_plan_node(p, cur)->schema;
+            if (st == TL_OK &&
+                !(by[i] = tl_malloc((size_t)(in->n_fields ? in->n_fields : 1) * sizeof **by)))
+                st = tl_error_oom(err);
+            if (st == TL_OK) st = drop_run(p, spec, i, &last, &cur, by[i], err);
+            if (st == TL_OK && last >= i) {
+                for (int k = i; k <= last; k++) {
+                    before[k] = in;
+                    by[k] = by[i];
+                }
+                i = last;
+                before[i + 1] = tl_plan_node(p, cur)->schema;
+                continue;
+            }
+            tl_free(by[i]);
+            by[i] = NULL;
+            single = i;
+            if (st != TL_OK) break;
+        }
         if (s->kind == TALLY_STEP_WITH) {
             before[i] = tl_plan_node(p, cur)->schema;
             st = step_with(p, s, &w, &cur, err);
@@ -1319,7 +1397,7 @@ static TlStatus build_pipeline(TlPlan *p, const TallySpec *spec,
             else if (st == TL_OK)
                 st = build_step(p, s, &cur, err);
         }
-        if (st != TL_OK) dropped_hint(spec, before, i, err);
+        if (st != TL_OK) dropped_hint(spec, before, by, i, err);
         /* operators and rewrites recurse along the chain: bound it */
         else if (p->nodes.n > (uint32_t)max)
             st = tl_error(err, TL_ERR_USAGE,
@@ -1330,6 +1408,9 @@ static TlStatus build_pipeline(TlPlan *p, const TallySpec *spec,
     tl_free(w.exprs);
     tl_free(w.guards);
     tl_free(w.guard_at);
+    for (int k = 0; k < spec->n_steps; k++)
+        if (by[k] && (k == 0 || by[k] != by[k - 1])) tl_free(by[k]);
+    tl_free(by);
     tl_free(before);
     if (st != TL_OK) return st;
     *out = cur;
