@@ -742,6 +742,7 @@ static TlStatus step_rename(TlPlan *p, const TallyStep *s, TlPlanId *cur,
     ItemVec iv = {0};
     const char **names = NULL;
     int *order = NULL, *by = NULL;
+    TlSchema seen = {0};
     TlStatus st = TL_OK;
 
     if (s->names) {
@@ -789,17 +790,23 @@ static TlStatus step_rename(TlPlan *p, const TallyStep *s, TlPlanId *cur,
         by[c] = (int)i;
         names[c] = it->name2;
     }
-    for (int c = 0; c < n; c++)
-        for (int d = 0; d < c; d++)
-            if (strcmp(names[c], names[d]) == 0) {
-                const TlItem *it = &iv.v[by[c] >= 0 ? by[c] : by[d]];
-                st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
-                                 it->len, "duplicate column name %s",
-                                 tl_quote_name(names[c]).s);
-                goto done;
-            }
+    /* the first column whose name an earlier one has (the schema's name
+     * index finds it in O(1), so a rename over w columns costs O(w)) */
+    for (int c = 0; c < n; c++) {
+        int d = tl_schema_find(&seen, names[c]);
+        if (d >= 0) {
+            const TlItem *it = &iv.v[by[c] >= 0 ? by[c] : by[d]];
+            st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
+                             it->len, "duplicate column name %s",
+                             tl_quote_name(names[c]).s);
+            goto done;
+        }
+        if ((st = tl_schema_add(&seen, names[c], in->fields[c].type, err)) != TL_OK)
+            goto done;
+    }
     st = push_passthrough(p, *cur, order, n, names, cur, err);
 done:
+    tl_schema_free(&seen);
     tl_free(names);
     tl_free(order);
     tl_free(by);
