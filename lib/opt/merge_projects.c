@@ -15,7 +15,8 @@
  * select-over-with once the filter has sunk below both.
  *
  * Runs after projection pruning, bottom-up, so chains of pure selections
- * collapse into one node.  Not when either reads its own outputs
+ * collapse into one node.  A project holding guards (plan.h) does not
+ * merge, either way: its guards read its own columns and drop rows.  Not when either reads its own outputs
  * (tl_plan_reads_self): those reads go by position in the node they are in.
  */
 #include "rules.h"

@@ -18,6 +18,10 @@
  *                              apart)
  *   anything else           stop: the filter goes directly above it
  *
+ * A project holding guards (filters inside a run of `with` items, plan.h)
+ * is a filter itself: nothing passes it, but its leading guards leave it
+ * (unguard) and sink like any filter above it would.
+ *
  * A filter never passes another filter: a filter below may guard this one
  * (`x > 0` before `10 // x > 1`), so filters keep their order, and the
  * predicate is evaluated only on rows the plan as written evaluates it on.

@@ -33,8 +33,10 @@
  *             an item reading the ones before it (tl_plan_reads_self), so
  *             n such items cost O(n); an item that replaces a column, or
  *             reads the one the run's first item replaced, starts a new
- *             node
- *   drop      project node without the dropped columns
+ *             node.  A filter step between two with steps joins the run
+ *             as a guard (step_filter_run)
+ *   drop      project node without the dropped columns; consecutive drop
+ *             steps share one (drop_run)
  *   rename    project node with new names (all renames at once, so a:b,b:a
  *             swaps)
  *   group_by  aggregate node: keys then aggregates; items that are
