@@ -29,14 +29,14 @@
  *   select    project node (names: `as NAME` or the item's auto name)
  *   with      project node: every column passes through, NAME replaced in
  *             place or appended; a later item sees the earlier ones.  A
- *             run of items that append columns shares one node (WithRun),
+ *             run of items that append columns shares one node (TlWithRun),
  *             an item reading the ones before it (tl_plan_reads_self), so
  *             n such items cost O(n); an item that replaces a column, or
  *             reads the one the run's first item replaced, starts a new
  *             node.  A filter step between two with steps joins the run
- *             as a guard (step_filter_run)
+ *             as a guard (runs.c)
  *   drop      project node without the dropped columns; consecutive drop
- *             steps share one (drop_run)
+ *             steps share one (runs.c)
  *   rename    project node with new names (all renames at once, so a:b,b:a
  *             swaps)
  *   group_by  aggregate node: keys then aggregates; items that are
@@ -64,6 +64,7 @@
 #include "../core/pool.h"
 #include "../dsl/dsl.h"
 #include "resolve.h"
+#include "steps.h"
 #include "../expr/eval.h" /* tl_expr_reads_from */
 #include "../core/text.h"
 
@@ -130,13 +131,8 @@ TlStatus tl_plan_push_ints(TlPlan *p, const int32_t *v, uint32_t n,
     return TL_OK;
 }
 
-/* A growable list of parsed items (tl_parse_items hands out one text's). */
-typedef struct ItemVec {
-    TlItem *v;
-    uint32_t n, cap;
-} ItemVec;
 
-static TlStatus items_add(ItemVec *iv, const TlItem *items, uint32_t n,
+static TlStatus items_add(TlItemVec *iv, const TlItem *items, uint32_t n,
                           TlError *err)
 {
     if (iv->n + n > iv->cap) {
@@ -155,9 +151,9 @@ static TlStatus items_add(ItemVec *iv, const TlItem *items, uint32_t n,
 /* Parse texts[0..n) as items of `kind` into iv.  When names[i] is set (JSON
  * objects: the name came as the key), texts[i] is one bare expression named
  * names[i]. */
-static TlStatus parse_list(TlPlan *p, const TallyText *texts, int n,
+TlStatus tl_plan_parse_list(TlPlan *p, const TallyText *texts, int n,
                            char *const *names, const char *origin, bool split,
-                           TlItemKind kind, ItemVec *iv, TlError *err)
+                           TlItemKind kind, TlItemVec *iv, TlError *err)
 {
     for (int i = 0; i < n; i++) {
         uint16_t src;
@@ -200,7 +196,7 @@ static TlStatus unknown_column(TlPlan *p, const TlSchema *s,
 }
 
 /* Push a resolved reference to column i of s. */
-static TlStatus col_ref(TlPlan *p, const TlSchema *s, int i, TlExprId *out,
+TlStatus tl_plan_col_ref(TlPlan *p, const TlSchema *s, int i, TlExprId *out,
                         TlError *err)
 {
     TlExpr t;
@@ -243,7 +239,7 @@ static TlStatus push_project(TlPlan *p, TlPlanId child, const TlExprId *exprs,
 
 /* A project that passes columns through, in `order` (indexes into the
  * child schema), renamed to names[k] (or kept when names is NULL). */
-static TlStatus push_passthrough(TlPlan *p, TlPlanId child, const int *order,
+TlStatus tl_plan_push_passthrough(TlPlan *p, TlPlanId child, const int *order,
                                  int n, const char *const *names, TlPlanId *id,
                                  TlError *err)
 {
@@ -255,7 +251,7 @@ static TlStatus push_passthrough(TlPlan *p, TlPlanId child, const int *order,
     st = tl_plan_schema_new(p, &out, err);
     for (int k = 0; st == TL_OK && k < n; k++) {
         int c = order[k];
-        st = col_ref(p, in, c, &exprs[k], err);
+        st = tl_plan_col_ref(p, in, c, &exprs[k], err);
         if (st == TL_OK)
             st = tl_schema_add(out, names ? names[k] : in->fields[c].name,
                                in->fields[c].type, err);
@@ -267,7 +263,7 @@ static TlStatus push_passthrough(TlPlan *p, TlPlanId child, const int *order,
 
 /* Column indexes (into s) of NAME items; unknown names are usage errors. */
 static TlStatus item_columns(TlPlan *p, const TlSchema *s,
-                             const ItemVec *iv, int32_t *cols, TlError *err)
+                             const TlItemVec *iv, int32_t *cols, TlError *err)
 {
     for (uint32_t i = 0; i < iv->n; i++) {
         int c = tl_schema_find(s, iv->v[i].name);
@@ -365,10 +361,10 @@ static TlStatus build_scan(TlPlan *p, const TlPlanOptions *o, int first,
 
 /* The predicates of a filter step, resolved against s and checked to be
  * boolean, into preds[0..iv->n) (iv: its parsed items). */
-static TlStatus filter_preds(TlPlan *p, const TallyStep *s, const TlSchema *in,
-                             ItemVec *iv, TlExprId **preds, TlError *err)
+TlStatus tl_plan_filter_preds(TlPlan *p, const TallyStep *s, const TlSchema *in,
+                             TlItemVec *iv, TlExprId **preds, TlError *err)
 {
-    TlStatus st = parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
+    TlStatus st = tl_plan_parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
                              TL_ITEM_EXPR, iv, err);
     if (st != TL_OK) return st;
     if (!(*preds = tl_malloc((size_t)(iv->n ? iv->n : 1) * sizeof **preds)))
@@ -387,7 +383,7 @@ static TlStatus filter_preds(TlPlan *p, const TallyStep *s, const TlSchema *in,
 }
 
 /* One filter node per predicate over *cur. */
-static TlStatus push_filters(TlPlan *p, const TlExprId *preds, uint32_t n,
+TlStatus tl_plan_push_filters(TlPlan *p, const TlExprId *preds, uint32_t n,
                              TlPlanId *cur, TlError *err)
 {
     for (uint32_t i = 0; i < n; i++) {
@@ -405,11 +401,11 @@ static TlStatus push_filters(TlPlan *p, const TlExprId *preds, uint32_t n,
 static TlStatus step_filter(TlPlan *p, const TallyStep *s, TlPlanId *cur,
                             TlError *err)
 {
-    ItemVec iv = {0};
+    TlItemVec iv = {0};
     TlExprId *preds = NULL;
-    TlStatus st = filter_preds(p, s, tl_plan_node(p, *cur)->schema, &iv, &preds,
+    TlStatus st = tl_plan_filter_preds(p, s, tl_plan_node(p, *cur)->schema, &iv, &preds,
                                err);
-    if (st == TL_OK) st = push_filters(p, preds, iv.n, cur, err);
+    if (st == TL_OK) st = tl_plan_push_filters(p, preds, iv.n, cur, err);
     tl_free(preds);
     tl_free(iv.v);
     return st;
@@ -418,10 +414,10 @@ static TlStatus step_filter(TlPlan *p, const TallyStep *s, TlPlanId *cur,
 static TlStatus step_select(TlPlan *p, const TallyStep *s, TlPlanId *cur,
                             TlError *err)
 {
-    ItemVec iv = {0};
+    TlItemVec iv = {0};
     TlExprId *exprs = NULL;
     TlSchema *out = NULL;
-    TlStatus st = parse_list(p, s->items, s->n_items, s->names, s->origin,
+    TlStatus st = tl_plan_parse_list(p, s->items, s->n_items, s->names, s->origin,
                              s->split, TL_ITEM_SELECT, &iv, err);
     if (st != TL_OK) goto done;
     if (iv.n == 0) {
@@ -453,220 +449,15 @@ done:
     return st;
 }
 
-/* An open run of `with` items (see with_one): the project node `node`
- * over a child of child_n columns, whose expression list is pushed when the
- * run closes.  Columns >= child_n are the appended ones. */
-typedef struct WithRun {
-    TlPlanId node;          /* TL_NO_ID: no run open */
-    int child_n;
-    int replaced;           /* the column the first item replaced, or -1 */
-    TlExprId *exprs;
-    uint32_t n, cap;
-    TlSchema *out;          /* the node's schema, grown in place */
-    TlExprId *guards;       /* filters inside the run (TlPlanNode.guards) */
-    int32_t *guard_at;      /* per guard: the outputs made before it */
-    uint32_t n_guards, cap_guards;
-} WithRun;
-
-/* Close the open run: its expression list goes into the plan. */
-static TlStatus with_close(TlPlan *p, WithRun *w, TlError *err)
-{
-    uint32_t start;
-    if (w->node == TL_NO_ID) return TL_OK;
-    TL_TRY(tl_plan_push_ids(p, w->exprs, w->n, &start, err));
-    tl_plan_node(p, w->node)->exprs = start;
-    tl_plan_node(p, w->node)->n_exprs = w->n;
-    if (w->n_guards) {
-        TL_TRY(tl_plan_push_ids(p, w->guards, w->n_guards, &start, err));
-        tl_plan_node(p, w->node)->guards = start;
-        tl_plan_node(p, w->node)->n_guards = w->n_guards;
-        TL_TRY(tl_plan_push_ints(p, w->guard_at, w->n_guards, &start, err));
-        tl_plan_node(p, w->node)->guard_at = start;
-    }
-    w->node = TL_NO_ID;
-    w->n = 0;
-    w->n_guards = 0;
-    return TL_OK;
-}
-
-static TlStatus with_put(WithRun *w, TlExprId e, TlError *err)
-{
-    if (w->n == w->cap) {
-        uint32_t nc = w->cap ? w->cap * 2 : 16;
-        TlExprId *v = tl_realloc(w->exprs, (size_t)nc * sizeof *v);
-        if (!v) return tl_error_oom(err);
-        w->exprs = v;
-        w->cap = nc;
-    }
-    w->exprs[w->n++] = e;
-    return TL_OK;
-}
-
-/* Whether e reads column c. */
-static bool reads_col(const TlExprArena *ea, TlExprId e, int c)
-{
-    const TlExpr *x = tl_ea_node(ea, e);
-    if (x->kind == TL_X_COL) return x->col == c;
-    for (uint32_t i = 0; i < x->n_args; i++)
-        if (reads_col(ea, tl_ea_arg(ea, x, i), c)) return true;
-    return false;
-}
-
-/* e, resolved against the open run's schema, in the run node's terms (see
- * tl_plan_reads_self): a column the run passes through is its child's,
- * one the run appended (c >= child_n) is the node's own output c, read as
- * child_n + c.  (e does not read the column the run replaced.) */
-static TlStatus rebase(TlPlan *p, const WithRun *w, TlExprId e, TlExprId *out,
-                       TlError *err)
-{
-    const TlExpr *x = tl_ea_node(&p->ea, e);
-    uint32_t n = x->n_args;
-    *out = e;
-    if (x->kind == TL_X_COL) {
-        TlExpr t = *x;
-        if (x->col < w->child_n) return TL_OK;
-        t.col = w->child_n + x->col;
-        return tl_ea_push(&p->ea, &t, NULL, 0, out, err);
-    }
-    if (n == 0) return TL_OK;
-    TlExprId small[8], *args = n <= 8 ? small : tl_malloc(n * sizeof *args);
-    bool changed = false;
-    TlStatus st = TL_OK;
-    if (!args) return tl_error_oom(err);
-    for (uint32_t i = 0; i < n && st == TL_OK; i++) {
-        TlExprId a = tl_ea_arg(&p->ea, tl_ea_node(&p->ea, e), i);
-        st = rebase(p, w, a, &args[i], err);
-        changed |= args[i] != a;
-    }
-    if (st == TL_OK && changed) {
-        TlExpr t = *tl_ea_node(&p->ea, e);
-        st = tl_ea_push(&p->ea, &t, args, n, out, err);
-    }
-    if (args != small) tl_free(args);
-    return st;
-}
-
-/* One `with` item: a project node passing every column through, NAME
- * replaced in place or appended.  Consecutive items that append share one
- * node (a run, WithRun) that evaluates them in their written order, a later
- * one reading what the earlier ones made: `--with 'c1 = a + 1' --with 'c2 =
- * c1 + 1' ...` is one projection of the input, so n such steps cost O(n),
- * not a copy of every column per step.  An item that replaces a column
- * starts a new node, and so does one that reads the column the run's first
- * item replaced (it would read the new value under the input column's
- * name; two nodes say which value each reads). */
-static TlStatus with_one(TlPlan *p, const TlItem *it, WithRun *w, TlPlanId *cur,
-                         TlError *err)
-{
-    const TlSchema *in = tl_plan_node(p, *cur)->schema;
-    TlExprId e;
-    TlStatus st = TL_OK;
-    int n = in->n_fields, at;
-
-    if (!it->name)
-        return tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
-                           it->len, "expected NAME = EXPR");
-    TL_TRY(tl_resolve_expr(&p->ea, it->expr, in, false, &e, err));
-    at = tl_schema_find(in, it->name);
-    if (w->node == *cur && at < 0 &&
-        (w->replaced < 0 || !reads_col(&p->ea, e, w->replaced))) {
-        TlType t = (TlType)tl_ea_node(&p->ea, e)->type;
-        TL_TRY(rebase(p, w, e, &e, err));
-        TL_TRY(with_put(w, e, err));
-        return tl_schema_add(w->out, it->name, t, err);
-    }
-    TL_TRY(with_close(p, w, err));
-    TL_TRY(tl_plan_schema_new(p, &w->out, err));
-    for (int c = 0; st == TL_OK && c < n; c++) {
-        TlExprId x = e;
-        TlType t = (TlType)tl_ea_node(&p->ea, e)->type;
-        if (c != at) {
-            st = col_ref(p, in, c, &x, err);
-            t = in->fields[c].type;
-        }
-        if (st == TL_OK) st = with_put(w, x, err);
-        if (st == TL_OK) st = tl_schema_add(w->out, in->fields[c].name, t, err);
-    }
-    if (st == TL_OK && at < 0) {
-        st = with_put(w, e, err);
-        if (st == TL_OK)
-            st = tl_schema_add(w->out, it->name,
-                               (TlType)tl_ea_node(&p->ea, e)->type, err);
-    }
-    if (st == TL_OK) st = tl_plan_push(p, TL_PLAN_PROJECT, *cur, cur, err);
-    if (st != TL_OK) return st;
-    tl_plan_node(p, *cur)->schema = w->out;
-    w->node = *cur;
-    w->child_n = n;
-    w->replaced = at;
-    return TL_OK;
-}
-
-static TlStatus step_with(TlPlan *p, const TallyStep *s, WithRun *w,
-                          TlPlanId *cur, TlError *err)
-{
-    ItemVec iv = {0};
-    TlStatus st = parse_list(p, s->items, s->n_items, s->names, s->origin,
-                             s->split, TL_ITEM_ASSIGN, &iv, err);
-    for (uint32_t i = 0; st == TL_OK && i < iv.n; i++)
-        st = with_one(p, &iv.v[i], w, cur, err);
-    tl_free(iv.v);
-    return st;
-}
-
-/* A filter step between two `with` steps of an open run: when none of its
- * predicates reads the column the run's first item replaced, they become
- * the run's guards, in order, and the run stays open; otherwise the run
- * closes and the filters are nodes of their own.  A filter node between
- * two projections would end the run, and the projection after it would
- * list every column again: n with + filter pairs would cost O(n) columns
- * each, O(n^2) in all.  The guard keeps the rows the filter keeps at the
- * same point of the run, so every output after it is evaluated on the
- * rows it would have been evaluated on, in the same order. */
-static TlStatus step_filter_run(TlPlan *p, const TallyStep *s, WithRun *w,
-                                TlPlanId *cur, TlError *err)
-{
-    ItemVec iv = {0};
-    TlExprId *preds = NULL;
-    bool fuse = true;
-    TlStatus st = filter_preds(p, s, w->out, &iv, &preds, err);
-    for (uint32_t i = 0; st == TL_OK && fuse && i < iv.n; i++)
-        fuse = w->replaced < 0 || !reads_col(&p->ea, preds[i], w->replaced);
-    if (st == TL_OK && !fuse) {
-        st = with_close(p, w, err);
-        if (st == TL_OK) st = push_filters(p, preds, iv.n, cur, err);
-    }
-    for (uint32_t i = 0; st == TL_OK && fuse && i < iv.n; i++) {
-        TlExprId e;
-        st = rebase(p, w, preds[i], &e, err);
-        if (st == TL_OK && w->n_guards == w->cap_guards) {
-            uint32_t nc = w->cap_guards ? w->cap_guards * 2 : 16;
-            TlExprId *g = tl_realloc(w->guards, (size_t)nc * sizeof *g);
-            if (g) w->guards = g;
-            int32_t *at = g ? tl_realloc(w->guard_at, (size_t)nc * sizeof *at) : NULL;
-            if (at) w->guard_at = at;
-            if (!at) st = tl_error_oom(err);
-            else w->cap_guards = nc;
-        }
-        if (st == TL_OK) {
-            w->guards[w->n_guards] = e;
-            w->guard_at[w->n_guards++] = (int32_t)w->n;
-        }
-    }
-    tl_free(preds);
-    tl_free(iv.v);
-    return st;
-}
-
 static TlStatus step_drop(TlPlan *p, const TallyStep *s, TlPlanId *cur,
                           TlError *err)
 {
     const TlSchema *in = tl_plan_node(p, *cur)->schema;
-    ItemVec iv = {0};
+    TlItemVec iv = {0};
     int32_t *cols = NULL;
     int *keep = NULL, n_keep = 0;
     bool *gone = NULL;
-    TlStatus st = parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
+    TlStatus st = tl_plan_parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
                              TL_ITEM_NAME, &iv, err);
     if (st != TL_OK) goto done;
     cols = tl_malloc((size_t)(iv.n ? iv.n : 1) * sizeof *cols);
@@ -683,7 +474,7 @@ static TlStatus step_drop(TlPlan *p, const TallyStep *s, TlPlanId *cur,
                          "cannot drop every column");
         goto done;
     }
-    st = push_passthrough(p, *cur, keep, n_keep, NULL, cur, err);
+    st = tl_plan_push_passthrough(p, *cur, keep, n_keep, NULL, cur, err);
 done:
     tl_free(cols);
     tl_free(keep);
@@ -692,56 +483,12 @@ done:
     return st;
 }
 
-/* Consecutive drop steps first..last as one projection: each step's names
- * are looked up in the run's input schema, and by[c] records the step that
- * dropped column c (-1: kept; dropped_hint reads it), so n steps over w
- * columns cost O(n + w) rather than a projection of every column left per
- * step.  The run stops before a step that would fail (a name unknown or
- * already dropped, every column dropped, a parse error), which then runs
- * alone and fails as it always did; *last is the run's last step (first - 1:
- * none, nothing pushed). */
-static TlStatus drop_run(TlPlan *p, const TallySpec *spec, int first, int *last,
-                         TlPlanId *cur, int32_t *by, TlError *err)
-{
-    const TlSchema *in = tl_plan_node(p, *cur)->schema;
-    int n = in->n_fields, left = n, n_keep = 0, *keep;
-    TlStatus st = TL_OK;
-    for (int c = 0; c < n; c++) by[c] = -1;
-    for (int k = first; k <= *last; k++) {
-        const TallyStep *s = &spec->steps[k];
-        ItemVec iv = {0};
-        TlError perr;
-        bool fine = parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
-                               TL_ITEM_NAME, &iv, &perr) == TL_OK;
-        for (uint32_t i = 0; fine && i < iv.n; i++) {
-            int c = tl_schema_find(in, iv.v[i].name);
-            fine = c >= 0 && (by[c] < 0 || by[c] == k);
-            if (fine && by[c] < 0) left--;
-            if (fine) by[c] = k;
-        }
-        tl_free(iv.v);
-        if (!fine || left == 0) {
-            for (int c = 0; c < n; c++)
-                if (by[c] == k) by[c] = -1;
-            *last = k - 1;
-            break;
-        }
-    }
-    if (*last < first) return TL_OK;
-    if (!(keep = tl_malloc((size_t)(n ? n : 1) * sizeof *keep))) return tl_error_oom(err);
-    for (int c = 0; c < n; c++)
-        if (by[c] < 0) keep[n_keep++] = c;
-    st = push_passthrough(p, *cur, keep, n_keep, NULL, cur, err);
-    tl_free(keep);
-    return st;
-}
-
 static TlStatus step_rename(TlPlan *p, const TallyStep *s, TlPlanId *cur,
                             TlError *err)
 {
     const TlSchema *in = tl_plan_node(p, *cur)->schema;
     int n = in->n_fields;
-    ItemVec iv = {0};
+    TlItemVec iv = {0};
     const char **names = NULL;
     int *order = NULL, *by = NULL;
     TlSchema seen = {0};
@@ -766,7 +513,7 @@ static TlStatus step_rename(TlPlan *p, const TallyStep *s, TlPlanId *cur,
             else st = items_add(&iv, &it, 1, err);
         }
     } else {
-        st = parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
+        st = tl_plan_parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
                         TL_ITEM_RENAME, &iv, err);
     }
     if (st != TL_OK) goto done;
@@ -806,7 +553,7 @@ static TlStatus step_rename(TlPlan *p, const TallyStep *s, TlPlanId *cur,
         if ((st = tl_schema_add(&seen, names[c], in->fields[c].type, err)) != TL_OK)
             goto done;
     }
-    st = push_passthrough(p, *cur, order, n, names, cur, err);
+    st = tl_plan_push_passthrough(p, *cur, order, n, names, cur, err);
 done:
     tl_schema_free(&seen);
     tl_free(names);
@@ -922,17 +669,17 @@ static TlStatus step_group(TlPlan *p, const TallyStep *s, TlPlanId *cur,
                            TlError *err)
 {
     const TlSchema *in = tl_plan_node(p, *cur)->schema;
-    ItemVec keys = {0}, aggs = {0};
+    TlItemVec keys = {0}, aggs = {0};
     TlExprId *ek = NULL, *eg = NULL, *items = NULL;
     TlSchema *out = NULL, *pout = NULL;
     TlPlanId id;
     uint32_t ks, gs;
     AggCalls calls = {0};
     bool over = false;  /* some item is not just an aggregate call */
-    TlStatus st = parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
+    TlStatus st = tl_plan_parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
                              TL_ITEM_EXPR, &keys, err);
     if (st == TL_OK)
-        st = parse_list(p, s->aggs, s->n_aggs, s->agg_names, s->origin, s->split,
+        st = tl_plan_parse_list(p, s->aggs, s->n_aggs, s->agg_names, s->origin, s->split,
                         TL_ITEM_ASSIGN, &aggs, err);
     if (st != TL_OK) goto done;
     if (keys.n + aggs.n == 0) {
@@ -979,7 +726,7 @@ static TlStatus step_group(TlPlan *p, const TallyStep *s, TlPlanId *cur,
         if (st != TL_OK) goto done;
     } else {
         for (uint32_t k = 0; st == TL_OK && k < keys.n; k++)
-            st = col_ref(p, out, (int)k, &items[k], err);
+            st = tl_plan_col_ref(p, out, (int)k, &items[k], err);
         for (uint32_t j = 0; st == TL_OK && j < aggs.n; j++)
             st = over_aggs(p, &calls, ek, keys.n, eg[j], &items[keys.n + j], err);
         for (uint32_t j = 0; st == TL_OK && j < calls.n; j++) {
@@ -1029,12 +776,12 @@ static TlStatus step_sort(TlPlan *p, const TallyStep *s, TlPlanId *cur,
                           TlError *err)
 {
     const TlSchema *in = tl_plan_node(p, *cur)->schema;
-    ItemVec iv = {0};
+    TlItemVec iv = {0};
     TlExprId *keys = NULL;
     int32_t *flags = NULL;
     uint32_t ks, fs;
     TlPlanId id;
-    TlStatus st = parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
+    TlStatus st = tl_plan_parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
                              TL_ITEM_SORT, &iv, err);
     if (st != TL_OK) goto done;
     if (iv.n == 0) {
@@ -1074,7 +821,7 @@ static TlStatus step_cols(TlPlan *p, const TallyStep *s, TlPlanId *cur,
 {
     const TlSchema *in = tl_plan_node(p, *cur)->schema;
     bool is_limit = s->kind == TALLY_STEP_LIMIT;
-    ItemVec iv = {0};
+    TlItemVec iv = {0};
     int32_t *cols = NULL;
     uint32_t cs;
     TlPlanId id;
@@ -1084,9 +831,9 @@ static TlStatus step_cols(TlPlan *p, const TallyStep *s, TlPlanId *cur,
     if (is_limit && s->limit < 0)
         return tl_error(err, TL_ERR_USAGE, "%s: limit must not be negative",
                         s->origin ? s->origin : "limit");
-    st = is_limit ? parse_list(p, s->by, s->n_by, NULL, s->origin, s->split,
+    st = is_limit ? tl_plan_parse_list(p, s->by, s->n_by, NULL, s->origin, s->split,
                                TL_ITEM_NAME, &iv, err)
-                  : parse_list(p, s->items, s->n_items, NULL, s->origin,
+                  : tl_plan_parse_list(p, s->items, s->n_items, NULL, s->origin,
                                s->split, TL_ITEM_NAME, &iv, err);
     if (st != TL_OK) goto done;
     cols = tl_malloc((size_t)(iv.n ? iv.n : 1) * sizeof *cols);
@@ -1143,7 +890,7 @@ static TlStatus step_join(TlPlan *p, const TallyStep *s, const TlPlanOptions *o,
     const TlSchema *ls = tl_plan_node(p, *cur)->schema, *rs;
     const char *origin = s->origin ? s->origin : "--join";
     const char *suffix = s->suffix ? s->suffix : "_right";
-    ItemVec iv = {0};
+    TlItemVec iv = {0};
     int32_t *lk = NULL, *rk = NULL, *rc = NULL;
     bool *is_key = NULL;
     TlSchema *out = NULL;
@@ -1160,7 +907,7 @@ static TlStatus step_join(TlPlan *p, const TallyStep *s, const TlPlanOptions *o,
     TL_TRY(build_pipeline(p, s->join_spec, o, group, depth + 1, &right, err));
     rs = tl_plan_node(p, right)->schema;
     ls = tl_plan_node(p, *cur)->schema;
-    st = parse_list(p, s->items, s->n_items, NULL, origin, s->split,
+    st = tl_plan_parse_list(p, s->items, s->n_items, NULL, origin, s->split,
                     TL_ITEM_ASSIGN, &iv, err);
     if (st != TL_OK) goto done;
     if (iv.n == 0) {
@@ -1295,7 +1042,7 @@ static TlStatus build_step(TlPlan *p, const TallyStep *s, TlPlanId *cur,
  * its output is the one): the message's first line then says which step,
  * counted from 1 in the order given, and what it did (dropped it, or
  * renamed it to NEW), in place of any "did you mean".  Inside a run of
- * drop steps planned as one (drop_run), before[j] is the run's input and
+ * drop steps planned as one (tl_plan_drop_run), before[j] is the run's input and
  * by[j][c] the step that dropped column c. 
  * Other errors are left alone. */
 static void dropped_hint(const TallySpec *spec, const TlSchema *const *before,
@@ -1350,7 +1097,7 @@ static TlStatus build_pipeline(TlPlan *p, const TallySpec *spec,
     }
     TL_TRY(build_scan(p, o, first, n, read, &cur, err));
     if (g == 0) p->scan = cur;
-    WithRun w = {TL_NO_ID, 0, -1, NULL, 0, 0, NULL, NULL, NULL, 0, 0};
+    TlWithRun w = {TL_NO_ID, 0, -1, NULL, 0, 0, NULL, NULL, NULL, 0, 0};
     TlStatus st = TL_OK;
     int max = tl_stack_deep() ? TL_PLAN_MAX_NODES : TL_PLAN_MAX_NODES_SHALLOW;
     /* each step's input schema, for dropped_hint (inside a run of --with
@@ -1370,12 +1117,12 @@ static TlStatus build_pipeline(TlPlan *p, const TallySpec *spec,
             int last = i;
             while (last + 1 < spec->n_steps && spec->steps[last + 1].kind == TALLY_STEP_DROP)
                 last++;
-            st = with_close(p, &w, err);
+            st = tl_plan_with_close(p, &w, err);
             const TlSchema *in = tl_plan_node(p, cur)->schema;
             if (st == TL_OK &&
                 !(by[i] = tl_malloc((size_t)(in->n_fields ? in->n_fields : 1) * sizeof **by)))
                 st = tl_error_oom(err);
-            if (st == TL_OK) st = drop_run(p, spec, i, &last, &cur, by[i], err);
+            if (st == TL_OK) st = tl_plan_drop_run(p, spec, i, &last, &cur, by[i], err);
             if (st == TL_OK && last >= i) {
                 for (int k = i; k <= last; k++) {
                     before[k] = in;
@@ -1392,14 +1139,14 @@ static TlStatus build_pipeline(TlPlan *p, const TallySpec *spec,
         }
         if (s->kind == TALLY_STEP_WITH) {
             before[i] = tl_plan_node(p, cur)->schema;
-            st = step_with(p, s, &w, &cur, err);
+            st = tl_plan_step_with(p, s, &w, &cur, err);
         } else if (s->kind == TALLY_STEP_FILTER && w.node == cur &&
                    i + 1 < spec->n_steps &&
                    spec->steps[i + 1].kind == TALLY_STEP_WITH) {
             before[i] = tl_plan_node(p, cur)->schema;
-            st = step_filter_run(p, s, &w, &cur, err);
+            st = tl_plan_filter_run(p, s, &w, &cur, err);
         } else {
-            st = with_close(p, &w, err);
+            st = tl_plan_with_close(p, &w, err);
             before[i] = tl_plan_node(p, cur)->schema;
             if (st == TL_OK && s->kind == TALLY_STEP_JOIN)
                 st = step_join(p, s, o, group, depth, &cur, err);
@@ -1413,7 +1160,7 @@ static TlStatus build_pipeline(TlPlan *p, const TallySpec *spec,
                           "the pipeline is too long (more than %d steps)", max);
         else before[i + 1] = tl_plan_node(p, cur)->schema;
     }
-    if (st == TL_OK) st = with_close(p, &w, err);
+    if (st == TL_OK) st = tl_plan_with_close(p, &w, err);
     tl_free(w.exprs);
     tl_free(w.guards);
     tl_free(w.guard_at);
