@@ -75,7 +75,7 @@ static TlStatus guard(const ProjectMap *p, int g, TlBatch *in, TlBatch *nb,
         return st;
     }
     *none = n_sel == 0;
-    for (int c = 0; !*none && c < p->n_in + made; c++) {
+    for (int c = 0; st == TL_OK && !*none && c < p->n_in + made; c++) {
         TlArray *a = in->cols[c];
         if (!a) continue;
         in->cols[c] = tl_array_take(a, sel, n_sel);
