@@ -152,8 +152,8 @@ static TlStatus items_add(TlItemVec *iv, const TlItem *items, uint32_t n,
  * objects: the name came as the key), texts[i] is one bare expression named
  * names[i]. */
 TlStatus tl_plan_parse_list(TlPlan *p, const TallyText *texts, int n,
-                           char *const *names, const char *origin, bool split,
-                           TlItemKind kind, TlItemVec *iv, TlError *err)
+                            char *const *names, const char *origin, bool split,
+                            TlItemKind kind, TlItemVec *iv, TlError *err)
 {
     for (int i = 0; i < n; i++) {
         uint16_t src;
@@ -197,7 +197,7 @@ static TlStatus unknown_column(TlPlan *p, const TlSchema *s,
 
 /* Push a resolved reference to column i of s. */
 TlStatus tl_plan_col_ref(TlPlan *p, const TlSchema *s, int i, TlExprId *out,
-                        TlError *err)
+                         TlError *err)
 {
     TlExpr t;
     memset(&t, 0, sizeof t);
@@ -240,8 +240,8 @@ static TlStatus push_project(TlPlan *p, TlPlanId child, const TlExprId *exprs,
 /* A project that passes columns through, in `order` (indexes into the
  * child schema), renamed to names[k] (or kept when names is NULL). */
 TlStatus tl_plan_push_passthrough(TlPlan *p, TlPlanId child, const int *order,
-                                 int n, const char *const *names, TlPlanId *id,
-                                 TlError *err)
+                                  int n, const char *const *names, TlPlanId *id,
+                                  TlError *err)
 {
     const TlSchema *in = tl_plan_node(p, child)->schema;
     TlSchema *out;
@@ -362,10 +362,10 @@ static TlStatus build_scan(TlPlan *p, const TlPlanOptions *o, int first,
 /* The predicates of a filter step, resolved against s and checked to be
  * boolean, into preds[0..iv->n) (iv: its parsed items). */
 TlStatus tl_plan_filter_preds(TlPlan *p, const TallyStep *s, const TlSchema *in,
-                             TlItemVec *iv, TlExprId **preds, TlError *err)
+                              TlItemVec *iv, TlExprId **preds, TlError *err)
 {
     TlStatus st = tl_plan_parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
-                             TL_ITEM_EXPR, iv, err);
+                                     TL_ITEM_EXPR, iv, err);
     if (st != TL_OK) return st;
     if (!(*preds = tl_malloc((size_t)(iv->n ? iv->n : 1) * sizeof **preds)))
         return tl_error_oom(err);
@@ -384,7 +384,7 @@ TlStatus tl_plan_filter_preds(TlPlan *p, const TallyStep *s, const TlSchema *in,
 
 /* One filter node per predicate over *cur. */
 TlStatus tl_plan_push_filters(TlPlan *p, const TlExprId *preds, uint32_t n,
-                             TlPlanId *cur, TlError *err)
+                              TlPlanId *cur, TlError *err)
 {
     for (uint32_t i = 0; i < n; i++) {
         TlPlanId id;
@@ -404,7 +404,7 @@ static TlStatus step_filter(TlPlan *p, const TallyStep *s, TlPlanId *cur,
     TlItemVec iv = {0};
     TlExprId *preds = NULL;
     TlStatus st = tl_plan_filter_preds(p, s, tl_plan_node(p, *cur)->schema, &iv, &preds,
-                               err);
+                                       err);
     if (st == TL_OK) st = tl_plan_push_filters(p, preds, iv.n, cur, err);
     tl_free(preds);
     tl_free(iv.v);
@@ -418,7 +418,7 @@ static TlStatus step_select(TlPlan *p, const TallyStep *s, TlPlanId *cur,
     TlExprId *exprs = NULL;
     TlSchema *out = NULL;
     TlStatus st = tl_plan_parse_list(p, s->items, s->n_items, s->names, s->origin,
-                             s->split, TL_ITEM_SELECT, &iv, err);
+                                     s->split, TL_ITEM_SELECT, &iv, err);
     if (st != TL_OK) goto done;
     if (iv.n == 0) {
         st = tl_error(err, TL_ERR_USAGE, "%s: no columns to select", s->origin);
@@ -458,7 +458,7 @@ static TlStatus step_drop(TlPlan *p, const TallyStep *s, TlPlanId *cur,
     int *keep = NULL, n_keep = 0;
     bool *gone = NULL;
     TlStatus st = tl_plan_parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
-                             TL_ITEM_NAME, &iv, err);
+                                     TL_ITEM_NAME, &iv, err);
     if (st != TL_OK) goto done;
     cols = tl_malloc((size_t)(iv.n ? iv.n : 1) * sizeof *cols);
     keep = tl_malloc((size_t)(in->n_fields ? in->n_fields : 1) * sizeof *keep);
@@ -514,7 +514,7 @@ static TlStatus step_rename(TlPlan *p, const TallyStep *s, TlPlanId *cur,
         }
     } else {
         st = tl_plan_parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
-                        TL_ITEM_RENAME, &iv, err);
+                                TL_ITEM_RENAME, &iv, err);
     }
     if (st != TL_OK) goto done;
     names = tl_malloc((size_t)(n ? n : 1) * sizeof *names);
@@ -677,10 +677,10 @@ static TlStatus step_group(TlPlan *p, const TallyStep *s, TlPlanId *cur,
     AggCalls calls = {0};
     bool over = false;  /* some item is not just an aggregate call */
     TlStatus st = tl_plan_parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
-                             TL_ITEM_EXPR, &keys, err);
+                                     TL_ITEM_EXPR, &keys, err);
     if (st == TL_OK)
         st = tl_plan_parse_list(p, s->aggs, s->n_aggs, s->agg_names, s->origin, s->split,
-                        TL_ITEM_ASSIGN, &aggs, err);
+                                TL_ITEM_ASSIGN, &aggs, err);
     if (st != TL_OK) goto done;
     if (keys.n + aggs.n == 0) {
         st = tl_error(err, TL_ERR_USAGE, "%s: needs keys or aggregates",
@@ -782,7 +782,7 @@ static TlStatus step_sort(TlPlan *p, const TallyStep *s, TlPlanId *cur,
     uint32_t ks, fs;
     TlPlanId id;
     TlStatus st = tl_plan_parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
-                             TL_ITEM_SORT, &iv, err);
+                                     TL_ITEM_SORT, &iv, err);
     if (st != TL_OK) goto done;
     if (iv.n == 0) {
         st = tl_error(err, TL_ERR_USAGE, "%s: no sort keys",
@@ -832,9 +832,9 @@ static TlStatus step_cols(TlPlan *p, const TallyStep *s, TlPlanId *cur,
         return tl_error(err, TL_ERR_USAGE, "%s: limit must not be negative",
                         s->origin ? s->origin : "limit");
     st = is_limit ? tl_plan_parse_list(p, s->by, s->n_by, NULL, s->origin, s->split,
-                               TL_ITEM_NAME, &iv, err)
+                                       TL_ITEM_NAME, &iv, err)
                   : tl_plan_parse_list(p, s->items, s->n_items, NULL, s->origin,
-                               s->split, TL_ITEM_NAME, &iv, err);
+                                       s->split, TL_ITEM_NAME, &iv, err);
     if (st != TL_OK) goto done;
     cols = tl_malloc((size_t)(iv.n ? iv.n : 1) * sizeof *cols);
     if (!cols) { st = tl_error_oom(err); goto done; }
@@ -908,7 +908,7 @@ static TlStatus step_join(TlPlan *p, const TallyStep *s, const TlPlanOptions *o,
     rs = tl_plan_node(p, right)->schema;
     ls = tl_plan_node(p, *cur)->schema;
     st = tl_plan_parse_list(p, s->items, s->n_items, NULL, origin, s->split,
-                    TL_ITEM_ASSIGN, &iv, err);
+                            TL_ITEM_ASSIGN, &iv, err);
     if (st != TL_OK) goto done;
     if (iv.n == 0) {
         st = tl_error(err, TL_ERR_USAGE, "%s: no key columns (--on KEYS)", origin);

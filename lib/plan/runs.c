@@ -152,11 +152,11 @@ static TlStatus with_one(TlPlan *p, const TlItem *it, TlWithRun *w, TlPlanId *cu
 }
 
 TlStatus tl_plan_step_with(TlPlan *p, const TallyStep *s, TlWithRun *w,
-                          TlPlanId *cur, TlError *err)
+                           TlPlanId *cur, TlError *err)
 {
     TlItemVec iv = {0};
     TlStatus st = tl_plan_parse_list(p, s->items, s->n_items, s->names, s->origin,
-                             s->split, TL_ITEM_ASSIGN, &iv, err);
+                                     s->split, TL_ITEM_ASSIGN, &iv, err);
     for (uint32_t i = 0; st == TL_OK && i < iv.n; i++)
         st = with_one(p, &iv.v[i], w, cur, err);
     tl_free(iv.v);
@@ -173,7 +173,7 @@ TlStatus tl_plan_step_with(TlPlan *p, const TallyStep *s, TlWithRun *w,
  * same point of the run, so every output after it is evaluated on the
  * rows it would have been evaluated on, in the same order. */
 TlStatus tl_plan_filter_run(TlPlan *p, const TallyStep *s, TlWithRun *w,
-                                TlPlanId *cur, TlError *err)
+                            TlPlanId *cur, TlError *err)
 {
     TlItemVec iv = {0};
     TlExprId *preds = NULL;
@@ -217,7 +217,7 @@ TlStatus tl_plan_filter_run(TlPlan *p, const TallyStep *s, TlWithRun *w,
  * alone and fails as it always did; *last is the run's last step (first - 1:
  * none, nothing pushed). */
 TlStatus tl_plan_drop_run(TlPlan *p, const TallySpec *spec, int first, int *last,
-                         TlPlanId *cur, int32_t *by, TlError *err)
+                          TlPlanId *cur, int32_t *by, TlError *err)
 {
     const TlSchema *in = tl_plan_node(p, *cur)->schema;
     int n = in->n_fields, left = n, n_keep = 0, *keep;
@@ -228,7 +228,7 @@ TlStatus tl_plan_drop_run(TlPlan *p, const TallySpec *spec, int first, int *last
         TlItemVec iv = {0};
         TlError perr;
         bool fine = tl_plan_parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
-                               TL_ITEM_NAME, &iv, &perr) == TL_OK;
+                                       TL_ITEM_NAME, &iv, &perr) == TL_OK;
         for (uint32_t i = 0; fine && i < iv.n; i++) {
             int c = tl_schema_find(in, iv.v[i].name);
             fine = c >= 0 && (by[c] < 0 || by[c] == k);
