@@ -183,7 +183,8 @@ static TlStatus project_next(TlOperator *op, TlBatch **out, TlError *err)
             return tl_error_oom(err);
         }
         st = project_map(p->map, b, out, err);
-        if (st == TL_ERR_DATA) tl_place_row(project_run, p->map, keep, p->child, p->rows_in, err);
+        if (st == TL_ERR_DATA)
+            tl_place_row(project_run, p->map, keep, p->child, p->rows_in, err);
         p->rows_in += keep->n_rows;
         if (st != TL_OK || !*out) {
             tl_batch_free(keep);

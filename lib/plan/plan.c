@@ -1115,12 +1115,13 @@ static TlStatus build_pipeline(TlPlan *p, const TallySpec *spec,
         if (s->kind == TALLY_STEP_DROP && i > single && i + 1 < spec->n_steps &&
             spec->steps[i + 1].kind == TALLY_STEP_DROP) {
             int last = i;
-            while (last + 1 < spec->n_steps && spec->steps[last + 1].kind == TALLY_STEP_DROP)
+            while (last + 1 < spec->n_steps &&
+                   spec->steps[last + 1].kind == TALLY_STEP_DROP)
                 last++;
             st = tl_plan_with_close(p, &w, err);
             const TlSchema *in = tl_plan_node(p, cur)->schema;
-            if (st == TL_OK &&
-                !(by[i] = tl_malloc((size_t)(in->n_fields ? in->n_fields : 1) * sizeof **by)))
+            size_t w_in = (size_t)(in->n_fields ? in->n_fields : 1);
+            if (st == TL_OK && !(by[i] = tl_malloc(w_in * sizeof **by)))
                 st = tl_error_oom(err);
             if (st == TL_OK) st = tl_plan_drop_run(p, spec, i, &last, &cur, by[i], err);
             if (st == TL_OK && last >= i) {
