@@ -447,6 +447,19 @@ optimized plan:
   project s, a, s as x, filter x != 'bad', cast(x as int64) as y
     scan s.csv
 output: s string, a int64, x string, y int64"
+    # the optimizer moves a guard out of the projection (substituted)
+    timed explain --verbose s.csv --with 'x = a' --filter 'x > 5' --with 'y = x + 1'
+    assert_ok
+    assert_out "logical plan:
+  project s, a, a as x, filter x > 5, x + 1 as y
+    scan s.csv
+optimized plan:
+  project s, a, a as x, x + 1 as y
+    filter a > 5
+      scan s.csv (a first, the rest only for kept rows)
+output: s string, a int64, x int64, y int64
+rules:
+  pushdown-filter: x > 5 moved out of project"
     # the row a guard keeps is named by its line, after a sort by its row
     timed s.csv --with 'x = s' --filter 'a > 5' --with 'y = cast(x as int64)'
     assert_err 1 'tally: s.csv:3: cannot cast "bad" to int64
