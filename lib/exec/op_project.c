@@ -192,11 +192,11 @@ static TlStatus project_next(TlOperator *op, TlBatch **out, TlError *err)
             continue;
         }
         tl_batch_free(p->last);
-        p->last = p->map->n_guards ? keep : NULL;
-        if (!p->last) tl_batch_free(keep);
         p->last_in = p->rows_in - keep->n_rows;
         p->last_out = p->rows_out;
         p->rows_out += (*out)->n_rows;
+        p->last = p->map->n_guards ? keep : NULL;
+        if (!p->last) tl_batch_free(keep);
         return TL_OK;
     }
 }
