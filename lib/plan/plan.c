@@ -38,7 +38,7 @@
  *   drop      project node without the dropped columns; consecutive drop
  *             steps share one (runs.c)
  *   rename    project node with new names (all renames at once, so a:b,b:a
- *             swaps)
+ *             swaps); consecutive rename steps share one (runs.c)
  *   group_by  aggregate node: keys then aggregates; items that are
  *             expressions over aggregates add a project (see over_aggs)
  *   sort      sort node (limit -1)
@@ -483,17 +483,11 @@ done:
     return st;
 }
 
-static TlStatus step_rename(TlPlan *p, const TallyStep *s, TlPlanId *cur,
-                            TlError *err)
+/* See steps.h. */
+TlStatus tl_plan_rename_items(TlPlan *p, const TallyStep *s, TlItemVec *iv,
+                              TlError *err)
 {
-    const TlSchema *in = tl_plan_node(p, *cur)->schema;
-    int n = in->n_fields;
-    TlItemVec iv = {0};
-    const char **names = NULL;
-    int *order = NULL, *by = NULL;
-    TlSchema seen = {0};
     TlStatus st = TL_OK;
-
     if (s->names) {
         /* JSON: names[i] (old) -> items[i] (new), plain strings. */
         for (int i = 0; st == TL_OK && i < s->n_items; i++) {
@@ -510,12 +504,26 @@ static TlStatus step_rename(TlPlan *p, const TallyStep *s, TlPlanId *cur,
             it.name2 = tl_strpool_dup(&p->ea.pool, s->items[i].text,
                                       strlen(s->items[i].text));
             if (!it.name2) st = tl_error_oom(err);
-            else st = items_add(&iv, &it, 1, err);
+            else st = items_add(iv, &it, 1, err);
         }
     } else {
         st = tl_plan_parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
-                                TL_ITEM_RENAME, &iv, err);
+                                TL_ITEM_RENAME, iv, err);
     }
+    return st;
+}
+
+static TlStatus step_rename(TlPlan *p, const TallyStep *s, TlPlanId *cur,
+                            TlError *err)
+{
+    const TlSchema *in = tl_plan_node(p, *cur)->schema;
+    int n = in->n_fields;
+    TlItemVec iv = {0};
+    const char **names = NULL;
+    int *order = NULL, *by = NULL;
+    TlSchema seen = {0};
+    TlStatus st = tl_plan_rename_items(p, s, &iv, err);
+
     if (st != TL_OK) goto done;
     names = tl_malloc((size_t)(n ? n : 1) * sizeof *names);
     order = tl_malloc((size_t)(n ? n : 1) * sizeof *order);
@@ -1045,34 +1053,62 @@ static TlStatus build_step(TlPlan *p, const TallyStep *s, TlPlanId *cur,
  * drop steps planned as one (tl_plan_drop_run), before[j] is the run's input and
  * by[j][c] the step that dropped column c. 
  * Other errors are left alone. */
+/* Whether the message text at name_at starts with column `name`, quoted. */
+static size_t names_column(const char *name_at, const char *name)
+{
+    TlQuoted q = tl_quote_name(name);
+    size_t ql = strlen(q.s);
+    if (strncmp(name_at, q.s, ql) != 0 ||
+        (name_at[ql] && name_at[ql] != ' ' && name_at[ql] != '\n'))
+        return 0;
+    return ql;
+}
+
+/* Append ": step J (ORIGIN) WHAT" after the name (ql bytes at name_at). */
+static void say_step(const TallySpec *spec, int j, const char *what,
+                     const char *name_at, size_t ql, TlError *err)
+{
+    char rest[TL_ERRMSG_MAX];
+    const char *nl = strchr(name_at, '\n');
+    snprintf(rest, sizeof rest, "%s", nl ? nl : "");
+    snprintf(err->msg + (name_at - err->msg) + ql,
+             sizeof err->msg - (size_t)(name_at - err->msg) - ql,
+             ": step %d (%s) %s%s", j + 1,
+             spec->steps[j].origin ? spec->steps[j].origin : "?", what, rest);
+}
+
 static void dropped_hint(const TallySpec *spec, const TlSchema *const *before,
-                         int32_t *const *by, int failed, TlError *err)
+                         int32_t *const *by, TlRenamed *const *ren, int failed,
+                         TlError *err)
 {
     static const char head[] = "unknown column ";
     const char *name_at = err->msg + sizeof head - 1;
+    char what[sizeof(TlQuoted) + 16];
+    size_t ql;
     if (err->code != TL_ERR_USAGE || strncmp(err->msg, head, sizeof head - 1) != 0)
         return;
     for (int j = failed - 1; j >= 0; j--) {
         const TlSchema *in = before[j], *out = before[j + 1];
-        for (int c = 0; c < in->n_fields; c++) {
+        for (uint32_t i = 0; ren[j] && i < ren[j]->n; i++) {
+            const TlRenamed *r = ren[j];
+            bool kept = false; /* a:b,b:a keeps both names */
+            for (uint32_t m = 0; m < r->n && !kept; m++)
+                kept = strcmp(r->new_[m], r->old[i]) == 0;
+            if (kept || !(ql = names_column(name_at, r->old[i]))) continue;
+            snprintf(what, sizeof what, "renamed it to %s", tl_quote_name(r->new_[i]).s);
+            say_step(spec, j, what, name_at, ql, err);
+            return;
+        }
+        for (int c = 0; !ren[j] && c < in->n_fields; c++) {
             if (by[j] ? by[j][c] != j : tl_schema_find(out, in->fields[c].name) >= 0)
                 continue;
-            TlQuoted q = tl_quote_name(in->fields[c].name);
-            size_t ql = strlen(q.s);
-            if (strncmp(name_at, q.s, ql) != 0 ||
-                (name_at[ql] && name_at[ql] != ' ' && name_at[ql] != '\n'))
-                continue;
-            char rest[TL_ERRMSG_MAX], what[sizeof(TlQuoted) + 16] = "dropped it";
-            const char *nl = strchr(name_at, '\n');
-            snprintf(rest, sizeof rest, "%s", nl ? nl : "");
+            if (!(ql = names_column(name_at, in->fields[c].name))) continue;
+            snprintf(what, sizeof what, "dropped it");
             /* a rename keeps every column in its place */
             if (spec->steps[j].kind == TALLY_STEP_RENAME && out->n_fields == in->n_fields)
                 snprintf(what, sizeof what, "renamed it to %s",
                          tl_quote_name(out->fields[c].name).s);
-            snprintf(err->msg + (name_at - err->msg) + ql,
-                     sizeof err->msg - (size_t)(name_at - err->msg) - ql,
-                     ": step %d (%s) %s%s", j + 1,
-                     spec->steps[j].origin ? spec->steps[j].origin : "?", what, rest);
+            say_step(spec, j, what, name_at, ql, err);
             return;
         }
     }
@@ -1104,10 +1140,12 @@ static TlStatus build_pipeline(TlPlan *p, const TallySpec *spec,
      * steps, the schema before the run: such steps drop nothing) */
     const TlSchema **before = tl_calloc((size_t)spec->n_steps + 1, sizeof *before);
     int32_t **by = tl_calloc((size_t)spec->n_steps + 1, sizeof *by);
-    int single = -1; /* drop steps up to this one run one by one */
-    if (!before || !by) {
+    TlRenamed **ren = tl_calloc((size_t)spec->n_steps + 1, sizeof *ren);
+    int single = -1; /* drop or rename steps up to this one run one by one */
+    if (!before || !by || !ren) {
         tl_free(before);
         tl_free(by);
+        tl_free(ren);
         return tl_error_oom(err);
     }
     for (int i = 0; st == TL_OK && !o->no_steps && i < spec->n_steps; i++) {
@@ -1138,6 +1176,24 @@ static TlStatus build_pipeline(TlPlan *p, const TallySpec *spec,
             single = i;
             if (st != TL_OK) break;
         }
+        if (s->kind == TALLY_STEP_RENAME && i > single && i + 1 < spec->n_steps &&
+            spec->steps[i + 1].kind == TALLY_STEP_RENAME) {
+            int last = i;
+            while (last + 1 < spec->n_steps &&
+                   spec->steps[last + 1].kind == TALLY_STEP_RENAME)
+                last++;
+            st = tl_plan_with_close(p, &w, err);
+            const TlSchema *in = tl_plan_node(p, cur)->schema;
+            if (st == TL_OK) st = tl_plan_rename_run(p, spec, i, &last, &cur, ren, err);
+            if (st == TL_OK && last >= i) {
+                for (int k = i; k <= last; k++) before[k] = in;
+                i = last;
+                before[i + 1] = tl_plan_node(p, cur)->schema;
+                continue;
+            }
+            single = i;
+            if (st != TL_OK) break;
+        }
         if (s->kind == TALLY_STEP_WITH) {
             before[i] = tl_plan_node(p, cur)->schema;
             st = tl_plan_step_with(p, s, &w, &cur, err);
@@ -1154,7 +1210,7 @@ static TlStatus build_pipeline(TlPlan *p, const TallySpec *spec,
             else if (st == TL_OK)
                 st = build_step(p, s, &cur, err);
         }
-        if (st != TL_OK) dropped_hint(spec, before, by, i, err);
+        if (st != TL_OK) dropped_hint(spec, before, by, ren, i, err);
         /* operators and rewrites recurse along the chain: bound it */
         else if (p->nodes.n > (uint32_t)max)
             st = tl_error(err, TL_ERR_USAGE,
@@ -1167,7 +1223,9 @@ static TlStatus build_pipeline(TlPlan *p, const TallySpec *spec,
     tl_free(w.guard_at);
     for (int k = 0; k < spec->n_steps; k++)
         if (by[k] && (k == 0 || by[k] != by[k - 1])) tl_free(by[k]);
+    for (int k = 0; k < spec->n_steps; k++) tl_plan_renamed_free(ren[k]);
     tl_free(by);
+    tl_free(ren);
     tl_free(before);
     if (st != TL_OK) return st;
     *out = cur;

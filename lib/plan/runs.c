@@ -9,6 +9,12 @@
  *   filter    between two with steps of a run: the run's guards
  *             (TlPlanNode.guards), evaluated at their place in the run
  *   drop      consecutive steps: one projection of the columns left
+ *   rename    consecutive steps: one projection under the last names, a
+ *             name -> column table kept up to date step by step
+ *
+ * A step of a drop or rename run that would fail ends the run and runs
+ * alone, so its message is the one it always gave; what the run's steps
+ * did stays known for dropped_hint (plan.c).
  */
 #include "steps.h"
 
@@ -249,5 +255,177 @@ TlStatus tl_plan_drop_run(TlPlan *p, const TallySpec *spec, int first, int *last
         if (by[c] < 0) keep[n_keep++] = c;
     st = tl_plan_push_passthrough(p, *cur, keep, n_keep, NULL, cur, err);
     tl_free(keep);
+    return st;
+}
+
+/* A name -> column table for a rename run: open addressing, removal by
+ * tombstone; it doubles (keeping the live names) once half its slots are
+ * used, so each rename costs O(1) on average. */
+typedef struct NameTab {
+    const char **key;   /* NULL: empty */
+    int *col;           /* -1: removed */
+    size_t mask, used;
+} NameTab;
+
+static size_t name_hash(const char *s)
+{
+    size_t h = 1469598103934665603u;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+/* The slot of name (live or removed), or of the empty slot ending its
+ * probe. */
+static size_t tab_slot(const NameTab *t, const char *name, bool live)
+{
+    size_t i = name_hash(name) & t->mask;
+    while (t->key[i] && (strcmp(t->key[i], name) != 0 || (live && t->col[i] < 0)))
+        i = (i + 1) & t->mask;
+    return i;
+}
+
+static int tab_find(const NameTab *t, const char *name)
+{
+    size_t i = tab_slot(t, name, true);
+    return t->key[i] ? t->col[i] : -1;
+}
+
+static TlStatus tab_put(NameTab *t, const char *name, int col, TlError *err)
+{
+    if (2 * (t->used + 1) > t->mask + 1) {
+        NameTab g = {NULL, NULL, 2 * t->mask + 1, 0};
+        g.key = tl_calloc(g.mask + 1, sizeof *g.key);
+        g.col = tl_malloc((g.mask + 1) * sizeof *g.col);
+        if (!g.key || !g.col) {
+            tl_free(g.key);
+            tl_free(g.col);
+            return tl_error_oom(err);
+        }
+        for (size_t i = 0; i <= t->mask; i++)
+            if (t->key[i] && t->col[i] >= 0) {
+                size_t j = name_hash(t->key[i]) & g.mask;
+                while (g.key[j]) j = (j + 1) & g.mask;
+                g.key[j] = t->key[i];
+                g.col[j] = t->col[i];
+                g.used++;
+            }
+        tl_free(t->key);
+        tl_free(t->col);
+        *t = g;
+    }
+    size_t i = name_hash(name) & t->mask;
+    while (t->key[i]) i = (i + 1) & t->mask;
+    t->key[i] = name;
+    t->col[i] = col;
+    t->used++;
+    return TL_OK;
+}
+
+/* See steps.h. */
+void tl_plan_renamed_free(TlRenamed *r)
+{
+    if (!r) return;
+    tl_free(r->old);
+    tl_free(r->new_);
+    tl_free(r);
+}
+
+/* Step k's renames, checked against the run's table: *ok false when the
+ * step would fail (an unknown name, a column renamed twice, a duplicate
+ * name), the run's state then as before the step. */
+static TlStatus rename_step(TlPlan *p, const TallyStep *s, int k, NameTab *t,
+                            const char **names, int *stamp, TlRenamed **out,
+                            bool *ok, TlError *err)
+{
+    TlItemVec iv = {0};
+    TlError perr;
+    TlRenamed *r = NULL;
+    int *cols = NULL;
+    *ok = false;
+    *out = NULL;
+    if (tl_plan_rename_items(p, s, &iv, &perr) != TL_OK) goto done;
+    r = tl_calloc(1, sizeof *r);
+    cols = tl_malloc((iv.n ? iv.n : 1) * sizeof *cols);
+    if (r) r->old = tl_malloc((iv.n ? iv.n : 1) * sizeof *r->old);
+    if (r) r->new_ = tl_malloc((iv.n ? iv.n : 1) * sizeof *r->new_);
+    if (!r || !cols || !r->old || !r->new_) {
+        tl_plan_renamed_free(r);
+        tl_free(cols);
+        tl_free(iv.v);
+        return tl_error_oom(err);
+    }
+    r->n = iv.n;
+    for (uint32_t i = 0; i < iv.n; i++) {
+        int c = tab_find(t, iv.v[i].name);
+        if (c < 0 || stamp[c] == k) goto done;
+        stamp[c] = k;
+        cols[i] = c;
+        r->old[i] = names[c];
+        r->new_[i] = iv.v[i].name2;
+    }
+    /* every old name leaves, then every new one comes (a:b,b:a swaps) */
+    for (uint32_t i = 0; i < iv.n; i++) t->col[tab_slot(t, r->old[i], true)] = -1;
+    for (uint32_t i = 0; i < iv.n; i++) {
+        if (tab_find(t, r->new_[i]) >= 0) goto done; /* the table is dropped */
+        if (tab_put(t, r->new_[i], cols[i], err) != TL_OK) {
+            tl_plan_renamed_free(r);
+            tl_free(cols);
+            tl_free(iv.v);
+            return TL_ERR_OOM;
+        }
+    }
+    for (uint32_t i = 0; i < iv.n; i++) names[cols[i]] = r->new_[i];
+    *ok = true;
+    *out = r;
+    r = NULL;
+done:
+    tl_plan_renamed_free(r);
+    tl_free(cols);
+    tl_free(iv.v);
+    return TL_OK;
+}
+
+/* See steps.h.  As drop runs do, the run stops before a step that would
+ * fail, which then runs alone and fails as it always did. */
+TlStatus tl_plan_rename_run(TlPlan *p, const TallySpec *spec, int first,
+                            int *last, TlPlanId *cur, TlRenamed **ren,
+                            TlError *err)
+{
+    const TlSchema *in = tl_plan_node(p, *cur)->schema;
+    int n = in->n_fields, *order = NULL, *stamp = NULL;
+    size_t cap = 16;
+    const char **names = NULL;
+    NameTab t = {0};
+    TlStatus st = TL_OK;
+    while (cap < 4 * (size_t)n) cap *= 2;
+    t.key = tl_calloc(cap, sizeof *t.key);
+    t.col = tl_malloc(cap * sizeof *t.col);
+    t.mask = cap - 1;
+    names = tl_malloc((size_t)(n ? n : 1) * sizeof *names);
+    order = tl_malloc((size_t)(n ? n : 1) * sizeof *order);
+    stamp = tl_malloc((size_t)(n ? n : 1) * sizeof *stamp);
+    if (!t.key || !t.col || !names || !order || !stamp) {
+        st = tl_error_oom(err);
+        goto done;
+    }
+    for (int c = 0; c < n && st == TL_OK; c++) {
+        names[c] = in->fields[c].name;
+        order[c] = c;
+        stamp[c] = -1;
+        st = tab_put(&t, names[c], c, err);
+    }
+    for (int k = first; k <= *last && st == TL_OK; k++) {
+        bool ok;
+        st = rename_step(p, &spec->steps[k], k, &t, names, stamp, &ren[k], &ok, err);
+        if (st == TL_OK && !ok) *last = k - 1;
+    }
+    if (st == TL_OK && *last >= first)
+        st = tl_plan_push_passthrough(p, *cur, order, n, names, cur, err);
+done:
+    tl_free(t.key);
+    tl_free(t.col);
+    tl_free(names);
+    tl_free(order);
+    tl_free(stamp);
     return st;
 }

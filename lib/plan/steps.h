@@ -33,6 +33,10 @@ TlStatus tl_plan_push_passthrough(TlPlan *p, TlPlanId child, const int *order,
  * boolean, into preds[0..iv->n) (iv: its parsed items; *preds tl_malloc'd). */
 TlStatus tl_plan_filter_preds(TlPlan *p, const TallyStep *s, const TlSchema *in,
                               TlItemVec *iv, TlExprId **preds, TlError *err);
+/* The items of a rename step (flags: OLD:NEW items; JSON: names[i] ->
+ * items[i]), name = OLD, name2 = NEW. */
+TlStatus tl_plan_rename_items(TlPlan *p, const TallyStep *s, TlItemVec *iv,
+                              TlError *err);
 /* One filter node per predicate over *cur. */
 TlStatus tl_plan_push_filters(TlPlan *p, const TlExprId *preds, uint32_t n,
                               TlPlanId *cur, TlError *err);
@@ -63,5 +67,19 @@ TlStatus tl_plan_filter_run(TlPlan *p, const TallyStep *s, TlWithRun *w,
 /* Consecutive drop steps first..*last as one projection (runs.c). */
 TlStatus tl_plan_drop_run(TlPlan *p, const TallySpec *spec, int first, int *last,
                           TlPlanId *cur, int32_t *by, TlError *err);
+
+/* What a rename step of a run did, for dropped_hint: old[i] -> new[i]. */
+typedef struct TlRenamed {
+    const char **old, **new_;
+    uint32_t n;
+} TlRenamed;
+
+/* Consecutive rename steps first..*last as one projection (runs.c);
+ * ren[k] (tl_malloc'd, the caller frees it with tl_plan_renamed_free)
+ * records step k's renames. */
+TlStatus tl_plan_rename_run(TlPlan *p, const TallySpec *spec, int first,
+                            int *last, TlPlanId *cur, TlRenamed **ren,
+                            TlError *err);
+void tl_plan_renamed_free(TlRenamed *r); /* NULL-safe */
 
 #endif
