@@ -49,10 +49,19 @@ TlStatus tl_op_filter_new(TlOperator *child, const TlExprArena *ea,
                           TlExprId pred, const TlSchema *schema,
                           TlOperator **out, TlError *err);
 
-/* One output column per resolved expression (ids borrowed for the life of
- * the operator); bare column references pass the child's array on. */
+/* A project node's guards (plan.h, TlPlanNode.guards): preds[g] keeps
+ * the rows where it is true once the first at[g] outputs are made. */
+typedef struct TlProjectGuards {
+    const TlExprId *preds;
+    const int32_t *at;
+    int n;
+} TlProjectGuards;
+
+/* One output column per resolved expression (ids copied); bare column
+ * references pass the child's array on.  guards may be NULL. */
 TlStatus tl_op_project_new(TlOperator *child, const TlExprArena *ea,
                            const TlExprId *exprs, int n_exprs,
+                           const TlProjectGuards *guards,
                            const TlSchema *schema, TlOperator **out,
                            TlError *err);
 

@@ -145,7 +145,8 @@ static TlStatus sorted_source(const TlPlan *p, const TlPlanNode *n,
                               TlOperator *op, TlError *err)
 {
     const TlPlanNode *c = tl_plan_node(p, n->child);
-    while (c->kind == TL_PLAN_PROJECT) c = tl_plan_node(p, c->child);
+    while (c->kind == TL_PLAN_PROJECT && c->n_guards == 0)
+        c = tl_plan_node(p, c->child);
     if (c->kind != TL_PLAN_SCAN || c->n_in == 0) return TL_OK;
     const char *paths[64];
     int k = c->n_in < 64 ? (int)c->n_in : 64;
@@ -213,10 +214,15 @@ static TlStatus build(TlPlan *p, TlPlanId id, TlExecStats *stats,
         st = tl_op_filter_new(child, &p->ea, tl_plan_expr(p, n.exprs, 0),
                               n.schema, &op, err);
         break;
-    case TL_PLAN_PROJECT:
+    case TL_PLAN_PROJECT: {
+        TlProjectGuards g = {id_list(p, n.guards, n.n_guards),
+                             n.n_guards ? (const int32_t *)tl_arena_at(&p->ints, n.guard_at)
+                                        : NULL,
+                             (int)n.n_guards};
         st = tl_op_project_new(child, &p->ea, id_list(p, n.exprs, n.n_exprs),
-                               (int)n.n_exprs, n.schema, &op, err);
+                               (int)n.n_exprs, &g, n.schema, &op, err);
         break;
+    }
     case TL_PLAN_AGGREGATE:
         st = tl_op_agg_new(child, &p->ea, id_list(p, n.exprs, n.n_exprs),
                            (int)n.n_exprs, id_list(p, n.aggs, n.n_aggs),

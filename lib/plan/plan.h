@@ -49,7 +49,8 @@ typedef enum TlPlanKind {
     TL_PLAN_SCAN,      /* cols: projected scan columns (when projected) */
     TL_PLAN_FILTER,    /* exprs[0]: predicate */
     TL_PLAN_PROJECT,   /* exprs: one per output column, in order; one may
-                          read an earlier one (tl_plan_reads_self) */
+                          read an earlier one (tl_plan_reads_self);
+                          guards: filters between them (TlPlanNode) */
     TL_PLAN_AGGREGATE, /* exprs: keys; aggs: aggregate calls */
     TL_PLAN_SORT,      /* exprs: keys; flags: TL_SORT_* per key; limit;
                           n_by > 0: first `limit` rows per group of the
@@ -86,6 +87,13 @@ typedef struct TlPlanNode {
     uint32_t rkeys;         /* join: into plan->ints, n_cols entries */
     uint32_t rcols, n_rcols;/* join: into plan->ints */
     uint32_t by, n_by;      /* sort: top-n per group columns, plan->ints */
+    uint32_t guards, n_guards; /* project: filter predicates inside a run
+                               of `with` items (plan->ids, in the node's
+                               terms like its exprs); guard g keeps the rows
+                               where it is true once the first
+                               guard_at[g] outputs are made, so the later
+                               outputs and guards see those rows alone */
+    uint32_t guard_at;      /* project: plan->ints, n_guards entries */
     uint8_t sorted;         /* aggregate: 1 when the user asserts its input
                                is clustered on the keys (--sorted, checked
                                at run time); physical.c also sees a sort on

@@ -383,7 +383,7 @@ TL_TEST(test_writer_types)
                        "-9\t1e+16\tfalse\t1970-01-01\t1970-01-01 00:00:00\t\n");
     tl_batch_free(b);
     tl_reader_close(r);
-    CHECK_EQ_INT(write_csv(out_path, "parquet", NULL, NULL), TL_ERR_USAGE);
+    CHECK_EQ_INT(write_csv(out_path, "xml", NULL, NULL), TL_ERR_USAGE);
 }
 
 TL_TEST(test_writer_sliced)
