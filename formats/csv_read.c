@@ -769,6 +769,16 @@ static void csv_close(TlReader *base)
 /* The line of record i of the morsel d decoded last (fmt_impl.h). */
 static int64_t csv_row_line(TlDecoder *d, int64_t i) { return ((CsvDecoder *)d)->cur.row_line[i]; }
 
+/* Column k's place in a record (fmt_impl.h): its field number, as the
+ * reader's data errors count it. */
+static int64_t csv_row_col(const TlReader *base, TlDecoder *d, int64_t row, int k)
+{
+    const CsvReader *r = (const CsvReader *)base;
+    (void)d;
+    (void)row;
+    return k < r->n_proj ? r->proj[k] + 1 : 0;
+}
+
 static const TlReaderOps csv_ops = {
     .schema = csv_schema,
     .project = csv_project,
@@ -786,6 +796,7 @@ static const TlReaderOps csv_ops = {
     .guess = csv_guess,
     .resplit = csv_resplit,
     .row_line = csv_row_line,
+    .row_col = csv_row_col,
 };
 
 /* Read the first record: column count and, when it is a header (--header,

@@ -47,6 +47,9 @@ typedef struct TlReaderOps {
     /* the physical line of record `row` of the morsel d decoded last
      * (tl_decoder_row_line); NULL when the format keeps no lines */
     int64_t (*row_line)(TlDecoder *d, int64_t row);
+    /* where column k of the batches handed out lies in record `row` of the
+     * morsel d decoded last (tl_decoder_row_col); NULL when not known */
+    int64_t (*row_col)(const TlReader *r, TlDecoder *d, int64_t row, int k);
     /* tl_reader_more_columns; NULL when the columns are known at open */
     TlStatus (*more_columns)(TlReader *r, bool *found, TlError *err);
 } TlReaderOps;

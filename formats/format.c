@@ -710,6 +710,13 @@ void tl_decoder_row_line(const TlReader *r, TlDecoder *d, int64_t row,
 }
 
 /* See format.h. */
+int64_t tl_decoder_row_col(const TlReader *r, TlDecoder *d, int64_t row, int k)
+{
+    if (!tl_reader_can_redecode(r) || row < 0 || k < 0 || !r->ops->row_col) return 0;
+    return r->ops->row_col(r, d, row, k);
+}
+
+/* See format.h. */
 TlStatus tl_reader_widen(TlReader *r, const TlSchema *widen, TlError *err)
 {
     return r->ops->widen(r, widen, err);

@@ -220,6 +220,12 @@ TlStatus tl_reader_decode(TlReader *r, TlDecoder *d, const TlMorsel *m,
  * error path only, to find the row. */
 void tl_decoder_row_line(const TlReader *r, TlDecoder *d, int64_t row,
                          int64_t *line, char *name, size_t cap);
+/* Where column k (of the batches handed out) of record `row` of the morsel
+ * d decoded last with tl_reader_decode lies in its line, as data errors
+ * count it: the field number for CSV and TSV, the character where the
+ * key's value starts for NDJSON; 0 when not known (a format or wrapper
+ * without it, a stream, a record without the key).  Error paths only. */
+int64_t tl_decoder_row_col(const TlReader *r, TlDecoder *d, int64_t row, int k);
 /* Whether a morsel of r may be decoded a second time (its bytes are still
  * there: r's input is not a stream being decompressed). */
 bool tl_reader_can_redecode(const TlReader *r);

@@ -422,6 +422,20 @@ static TlStatus convert(NdCursor *r, int c, bool fixed, TlArray **out, int64_t *
 
 /* ------------------------------------------------------ morsel decoding */
 
+/* See ndjson_impl.h.  The line start is found through r's mapping, not the
+ * cursor's copy: past a lone CR (LF only ends a line), before the morsel. */
+int64_t tl_nd_value_col(const NdReader *r, const NdCursor *cu, NdField f)
+{
+    size_t ls = f.off;
+    int64_t col = 1;
+    if (f.kind == V_STR || f.kind == V_STRESC) ls--; /* the quote */
+    size_t at = ls;
+    while (ls > cu->start && r->p[ls - 1] != '\n') ls--;
+    for (size_t j = ls; j < at; j++)
+        if ((r->p[j] & 0xC0) != 0x80) col++;
+    return col;
+}
+
 /* A value of column c at row does not fit the column's type: a data error
  * for a --schema column (and without hints); otherwise the projected
  * columns' types widened by this morsel's values go into *widen and the
@@ -434,16 +448,7 @@ static TlStatus value_misfit(const NdReader *r, NdCursor *cu, int c, int64_t row
     TlSchema *w;
     int i;
     if (r->fixed[c] || !r->hints) {
-        /* column of the value in its line: find the line start (LF only:
-         * past a lone CR, before the morsel, so through r's mapping, not
-         * the cursor's copy) */
-        size_t ls = f.off;
-        int64_t col = 1;
-        if (f.kind == V_STR || f.kind == V_STRESC) ls--; /* the quote */
-        size_t at = ls;
-        while (ls > cu->start && r->p[ls - 1] != '\n') ls--;
-        for (size_t j = ls; j < at; j++)
-            if ((r->p[j] & 0xC0) != 0x80) col++;
+        int64_t col = tl_nd_value_col(r, cu, f);
         const char *v = (const char *)cu->p + f.off; /* source text; strings quoted */
         bool str = f.kind == V_STR || f.kind == V_STRESC;
         return tl_error(err, TL_ERR_DATA, "%s:%lld:%lld: %s is not a valid %s (column %s)",

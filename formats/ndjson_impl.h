@@ -228,6 +228,9 @@ void tl_nd_clear_fields(NdCursor *r);
 TlStatus tl_nd_tokenize(NdCursor *r, size_t end, TlError *err);
 
 /* ndjson_build.c */
+/* The character (1-based) of its line where field f's value starts (a
+ * string's opening quote), as data errors name it. */
+int64_t tl_nd_value_col(const NdReader *r, const NdCursor *cu, NdField f);
 TlType tl_nd_infer_column(const NdCursor *r, int c, TlType t, int64_t *why);
 /* Tokenize the input from cu->pos to its end for keys first seen after
  * open's sample (cu->late), keeping each one's type in cols[c].seen;

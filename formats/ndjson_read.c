@@ -684,12 +684,24 @@ static TlStatus nd_more_columns(TlReader *base, bool *found, TlError *err)
 
 /* The line of record i of the morsel d decoded last (fmt_impl.h). */
 static int64_t nd_row_line(TlDecoder *d, int64_t i) { return ((NdDecoder *)d)->cur.row_line[i]; }
+/* Where column k's value lies in record i (fmt_impl.h): the character its
+ * value starts at; 0 when the record has no such key. */
+static int64_t nd_row_col(const TlReader *base, TlDecoder *d, int64_t i, int k)
+{
+    const NdReader *r = (const NdReader *)base;
+    const NdCursor *cu = &((NdDecoder *)d)->cur;
+    NdField f;
+    if (k >= r->n_proj || i >= cu->n_rows) return 0;
+    f = field_at(cu, r->proj[k], i);
+    return f.kind == V_NULL && f.len == 0 ? 0 : tl_nd_value_col(r, cu, f);
+}
+
 static const TlReaderOps ndjson_ops = {
     .schema = nd_schema, .project = nd_project, .next = nd_next, .close = nd_close,
     .split = nd_split, .decoder_new = nd_decoder_new, .decoder_free = nd_decoder_free,
     .decode = nd_decode, .widen = nd_widen, .count = nd_count,
     .guess = nd_guess, .resplit = nd_resplit, .row_line = nd_row_line,
-    .more_columns = nd_more_columns};
+    .row_col = nd_row_col, .more_columns = nd_more_columns};
 
 /* Add column name (type null) unless present; its index in *c. */
 static TlStatus add_column(NdReader *r, NdCursor *cu, const char *name, int *c,

@@ -190,6 +190,13 @@ static int64_t tr_row_line(TlDecoder *dbase, int64_t row)
     return in->ops->row_line ? in->ops->row_line(in, row) : 0;
 }
 
+/* And a column's place, the inner decoder's. */
+static int64_t tr_row_col(const TlReader *base, TlDecoder *dbase, int64_t row, int k)
+{
+    const TlReader *in = ((const TsvReader *)base)->inner;
+    return in->ops->row_col ? in->ops->row_col(in, ((TsvDecoder *)dbase)->inner, row, k) : 0;
+}
+
 static TlStatus tr_widen(TlReader *base, const TlSchema *widen, TlError *err)
 {
     return tl_reader_widen(((TsvReader *)base)->inner, widen, err);
@@ -216,7 +223,8 @@ static const TlReaderOps tr_ops = {
 static const TlReaderOps tr_split_ops = {
     .schema = tr_schema, .project = tr_project, .next = tr_next, .close = tr_close,
     .split = tr_split, .decoder_new = tr_decoder_new, .decoder_free = tr_decoder_free,
-    .decode = tr_decode, .widen = tr_widen, .count = tr_count, .row_line = tr_row_line};
+    .decode = tr_decode, .widen = tr_widen, .count = tr_count, .row_line = tr_row_line,
+    .row_col = tr_row_col};
 
 /* See tsv.h. */
 TlStatus tl_tsv_reader_wrap(TlReader **inout, TlError *err)

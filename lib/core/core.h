@@ -81,6 +81,11 @@ enum {
 typedef struct TlError {
     TlStatus code;
     char msg[TL_ERRMSG_MAX];
+    /* A data error raised while evaluating an expression over one input
+     * column: that column's name (in the expression arena, alive as long as
+     * the plan), so the step that placed the row can name the field the
+     * value was read from; NULL otherwise.  Every tl_error* resets it. */
+    const char *col;
 } TlError;
 
 /* Set code and a printf-formatted message; returns code, so a caller can

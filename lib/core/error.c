@@ -22,6 +22,7 @@ TlStatus tl_error(TlError *err, TlStatus code, const char *fmt, ...)
     int n;
     if (!err) return code;
     err->code = code;
+    err->col = NULL;
     va_start(ap, fmt);
     n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
     va_end(ap);
@@ -48,6 +49,7 @@ TlStatus tl_error_oom(TlError *err)
     static const char m[] = "out of memory";
     if (!err) return TL_ERR_OOM;
     err->code = TL_ERR_OOM;
+    err->col = NULL;
     memcpy(err->msg, m, sizeof m);
     return TL_ERR_OOM;
 }

@@ -464,22 +464,74 @@ typedef struct Rerun {
     const Scan *s;
     int n_maps;
     bool stage;
+    /* out: the scan column the failing value was read from, or -1 (see
+     * read_from); set by each run, so it is that of the run whose error
+     * tl_first_failing_row keeps */
+    int col;
 } Rerun;
+
+/* Same type, same value (or both null): a[i] and b[j]. */
+static bool same_value(const TlArray *a, int64_t i, const TlArray *b, int64_t j)
+{
+    bool na, nb;
+    if (!a || !b || a->type != b->type) return false;
+    na = !tl_array_valid(a, i);
+    nb = !tl_array_valid(b, j);
+    if (na || nb) return na == nb;
+    switch (a->type) {
+    case TL_TBOOL: return tl_array_bool(a, i) == tl_array_bool(b, j);
+    case TL_TINT64:
+    case TL_TTIMESTAMP: return tl_array_i64(a)[i] == tl_array_i64(b)[j];
+    case TL_TFLOAT64:
+        return memcmp(&tl_array_f64(a)[i], &tl_array_f64(b)[j], sizeof(double)) == 0;
+    case TL_TDATE: return tl_array_i32(a)[i] == tl_array_i32(b)[j];
+    case TL_TSTRING:
+        return tl_view_eq(&tl_array_views(a)[i], a->data, &tl_array_views(b)[j], b->data);
+    default: return false;
+    }
+}
+
+/* A step failed on `in` (its input: the last row is the failing record, the
+ * last of the prefix run) with err: the scan column (of the decoded batch
+ * `all`, whose last row is that record) its failing value was read from,
+ * or -1.  The expression names the column it reads (TlError.col); the
+ * scan's column of that name is it when the step's input holds the very
+ * value the record holds there, so a value a step made under the name
+ * of an input column is never placed in the input. */
+static int read_from(const Scan *s, const TlBatch *all, const TlBatch *in,
+                     const TlError *err)
+{
+    int c, k;
+    if (err->code != TL_ERR_DATA || !err->col || !in || in->n_rows < 1) return -1;
+    c = tl_schema_find(in->schema, err->col);
+    k = tl_schema_find(s->scan_schema, err->col);
+    if (c < 0 || k < 0 || c >= in->n_cols || k >= all->n_cols) return -1;
+    return same_value(in->cols[c], in->n_rows - 1, all->cols[k], all->n_rows - 1) ? k : -1;
+}
 
 /* The steps of r over p (consumed). */
 static TlStatus rerun(void *arg, TlBatch *p, TlError *err)
 {
-    const Rerun *r = arg;
+    Rerun *r = arg;
     const Scan *s = r->s;
     TlStatus st = TL_OK;
     void *res = NULL;
-    for (int i = 0; st == TL_OK && p && i < r->n_maps; i++)
+    TlBatch *all = tl_batch_ref(p), *in = NULL;
+    for (int i = 0; st == TL_OK && p && i < r->n_maps; i++) {
+        tl_batch_free(in);
+        in = tl_batch_ref(p);
         st = s->maps[i].fn(s->maps[i].ctx, p, &p, err);
+    }
     if (st == TL_OK && p && p->n_rows > 0 && r->stage) {
+        tl_batch_free(in);
+        in = tl_batch_ref(p);
         st = s->stage.work(s->stage.ctx, p, &res, err);
         p = NULL;
         if (res) s->stage.drop(s->stage.ctx, res);
     }
+    if (st == TL_ERR_DATA && all) r->col = read_from(s, all, in, err);
+    tl_batch_free(all);
+    tl_batch_free(in);
     tl_batch_free(p);
     return st;
 }
@@ -528,12 +580,12 @@ static TlStatus decode_part(const Scan *s, ScanIn *in, TlDecoder *d,
 static void place_error(Scan *s, ScanIn *in, Slot *sl, bool late, bool stage,
                         TlError *err)
 {
-    Rerun all = {s, s->n_maps, stage}, part = {s, stage ? 0 : 1, stage};
+    Rerun all = {s, s->n_maps, stage, -1}, part = {s, stage ? 0 : 1, stage, -1};
     TlDecoder *d = NULL;
     TlBatch *b = NULL;
     TlSchema *widen = NULL;
     TlError e = {0}, first = {0};
-    int64_t row, line = 0;
+    int64_t row, line = 0, col = 0;
     char name[sizeof(TlQuoted)];
     bool late_part = false;
     TlStatus st;
@@ -556,8 +608,18 @@ static void place_error(Scan *s, ScanIn *in, Slot *sl, bool late, bool stage,
     row = tl_first_failing_row(rerun, late_part ? &part : &all, b, &first);
     if (row < 0) goto done;
     tl_decoder_row_line(in->reader, d, row, &line, name, sizeof name);
-    if (line > 0)
+    /* the late part's decode leaves no record to look into */
+    if (line > 0 && !late_part && all.col >= 0)
+        col = tl_decoder_row_col(in->reader, d, row, in->pos[all.col]);
+    if (line > 0 && col > 0) {
+        const char *nl = strchr(first.msg, '\n');
+        int head = nl ? (int)(nl - first.msg) : (int)strlen(first.msg);
+        tl_error(err, TL_ERR_DATA, "%s:%lld:%lld: %.*s (column %s)%s", name, (long long)line,
+                 (long long)col, head, first.msg,
+                 tl_quote_name(s->scan_schema->fields[all.col].name).s, first.msg + head);
+    } else if (line > 0) {
         tl_error(err, TL_ERR_DATA, "%s:%lld: %s", name, (long long)line, first.msg);
+    }
 done:
     if (widen) {
         tl_schema_free(widen);

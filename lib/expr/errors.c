@@ -72,6 +72,7 @@ TlStatus tl_error_at(TlError *err, TlStatus code, const TlExprArena *ea,
     va_list ap;
     if (!err) return code;
     err->code = code;
+    err->col = NULL;
     va_start(ap, fmt);
     if (vsnprintf(err->msg, sizeof err->msg, fmt, ap) < 0) err->msg[0] = 0;
     va_end(ap);

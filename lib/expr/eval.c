@@ -126,7 +126,24 @@ static void fmt_val(const Val *v, int64_t i, char *buf, size_t cap)
     fmt_value(v->a, v->scalar ? 0 : i, buf, cap);
 }
 
-/* A TL_ERR_DATA error at node id: "<msg>", then the caret. */
+/* The one column the expression id reads (its name), NULL when it reads
+ * none or several: *seen carries the name met so far, *many whether a
+ * second one was met. */
+static void one_col(const TlExprArena *ea, TlExprId id, const char **seen, bool *many)
+{
+    const TlExpr *e = tl_ea_node(ea, id);
+    if (e->kind == TL_X_COL) {
+        if (*seen && strcmp(*seen, e->name) != 0) *many = true;
+        *seen = e->name;
+        return;
+    }
+    for (uint32_t i = 0; i < e->n_args && !*many; i++)
+        one_col(ea, tl_ea_arg(ea, e, i), seen, many);
+}
+
+/* A TL_ERR_DATA error at node id: "<msg>", then the caret; err->col names
+ * the one column the failing node reads (a value computed from several
+ * columns names none), for the step that places the row. */
 static TlStatus data_error(Ev *ev, TlExprId id, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static TlStatus data_error(Ev *ev, TlExprId id, const char *fmt, ...)
@@ -134,11 +151,15 @@ static TlStatus data_error(Ev *ev, TlExprId id, const char *fmt, ...)
     char msg[1024];
     va_list ap;
     const TlExpr *e = node(ev, id);
+    const char *col = NULL;
+    bool many = false;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return tl_error_at(ev->err, TL_ERR_DATA, ev->ea, e->src, e->start, e->len,
-                       "%s", msg);
+    tl_error_at(ev->err, TL_ERR_DATA, ev->ea, e->src, e->start, e->len, "%s", msg);
+    one_col(ev->ea, id, &col, &many);
+    if (ev->err && !many) ev->err->col = col;
+    return TL_ERR_DATA;
 }
 
 /* The source text of node id (cut at 60 bytes) into buf. */

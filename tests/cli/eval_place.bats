@@ -22,14 +22,14 @@ write_big() {
     printf 'a,b\n1,x\n2,y\nzz,q\n4,r\n' > c.csv
     run_tally c.csv --with 'n = cast(a as int64)'
     assert_err 1 <<'EOF'
-tally: c.csv:4: cannot cast "zz" to int64
+tally: c.csv:4:1: cannot cast "zz" to int64 (column "a")
   --with: n = cast(a as int64)
               ^^^^^^^^^^^^^^^^
 EOF
     # a filter before it that keeps the row, a select after it
     run_tally c.csv --filter "b != 'x'" --select 'b, a::int64 as n' -o out.csv
     assert_err 1 <<'EOF'
-tally: c.csv:4: cannot cast "zz" to int64
+tally: c.csv:4:1: cannot cast "zz" to int64 (column "a")
   --select: b, a::int64 as n
                ^^^^^^^^
 EOF
@@ -45,14 +45,14 @@ EOF
         for t in 1 2; do
             TALLY_BATCH_ROWS=$rows run_tally big.csv --threads "$t" --with 'c = a * 2'
             assert_err 1 <<'EOF'
-tally: big.csv:302: integer overflow in "a * 2": 9223372036854775807 * 2
+tally: big.csv:302:1: integer overflow in "a * 2": 9223372036854775807 * 2 (column "a")
   --with: c = a * 2
               ^^^^^
 EOF
             # lines, not records: each quoted record before it takes two
             TALLY_BATCH_ROWS=$rows run_tally big.csv --threads "$t" --filter 'a < 100' --with 'r = sqrt(a)'
             assert_err 1 <<'EOF'
-tally: big.csv:383: cannot take the square root of a negative number in "sqrt(a)": sqrt(-4.0)
+tally: big.csv:383:1: cannot take the square root of a negative number in "sqrt(a)": sqrt(-4.0) (column "a")
   --with: r = sqrt(a)
               ^^^^^^^
 EOF
@@ -66,14 +66,14 @@ EOF
     printf 'a,b\n1,2\n-1,3\n4,bad\n' > f.csv
     run_tally f.csv --filter 'cast(b as int64) > 0' --with 'r = sqrt(a)'
     assert_err 1 <<'EOF'
-tally: f.csv:3: cannot take the square root of a negative number in "sqrt(a)": sqrt(-1.0)
+tally: f.csv:3:1: cannot take the square root of a negative number in "sqrt(a)": sqrt(-1.0) (column "a")
   --with: r = sqrt(a)
               ^^^^^^^
 EOF
     printf 'a,b\n1,2\n5,bad\n-1,3\n' > g.csv
     run_tally g.csv --filter 'cast(b as int64) > 0' --with 'r = sqrt(a)'
     assert_err 1 <<'EOF'
-tally: g.csv:3: cannot cast "bad" to int64
+tally: g.csv:3:2: cannot cast "bad" to int64 (column "b")
   --filter: cast(b as int64) > 0
             ^^^^^^^^^^^^^^^^
 EOF
@@ -84,7 +84,7 @@ EOF
     for late in "" 1; do
         TALLY_NO_LATE=$late run_tally e.csv --filter 'cast(a as int64) > 0' --select b
         assert_err 1 <<'EOF'
-tally: e.csv:4: cannot cast "bad" to int64
+tally: e.csv:4:1: cannot cast "bad" to int64 (column "a")
   --filter: cast(a as int64) > 0
             ^^^^^^^^^^^^^^^^
 EOF
@@ -95,7 +95,7 @@ EOF
     printf '{"a":1}\n\n{"a":"x"}\n{"a":-1}\n' > n.ndjson
     run_tally n.ndjson --with 'c = cast(a as int64)'
     assert_err 1 <<'EOF'
-tally: n.ndjson:3: cannot cast "x" to int64
+tally: n.ndjson:3:6: cannot cast "x" to int64 (column "a")
   --with: c = cast(a as int64)
               ^^^^^^^^^^^^^^^^
 EOF
@@ -103,13 +103,13 @@ EOF
     gzip -k s.csv
     run_tally s.csv.gz --with 'c = cast(a as int64)'
     assert_err 1 <<'EOF'
-tally: s.csv.gz:4: cannot cast "bad" to int64
+tally: s.csv.gz:4:1: cannot cast "bad" to int64 (column "a")
   --with: c = cast(a as int64)
               ^^^^^^^^^^^^^^^^
 EOF
     run_tally_in "$(cat s.csv)" - --with 'c = cast(a as int64)'
     assert_err 1 <<'EOF'
-tally: <stdin>:4: cannot cast "bad" to int64
+tally: <stdin>:4:1: cannot cast "bad" to int64 (column "a")
   --with: c = cast(a as int64)
               ^^^^^^^^^^^^^^^^
 EOF
@@ -120,7 +120,7 @@ EOF
     printf 'a\n3\nbad\n' > two.csv
     run_tally one.csv two.csv --with 'c = cast(a as int64)'
     assert_err 1 <<'EOF'
-tally: two.csv:3: cannot cast "bad" to int64
+tally: two.csv:3:1: cannot cast "bad" to int64 (column "a")
   --with: c = cast(a as int64)
               ^^^^^^^^^^^^^^^^
 EOF
@@ -138,7 +138,7 @@ EOF2
         # a filter on a key moves below the group-by, onto the input's lines
         TALLY_BATCH_ROWS=$rows run_tally L.csv --group-by a --agg 'n = count()' --filter 'a::int64 > 0'
         assert_err 1 <<'EOF2'
-tally: L.csv:3: cannot cast "bad" to int64
+tally: L.csv:3:2: cannot cast "bad" to int64 (column "a")
   --filter: a::int64 > 0
             ^^^^^^^^
 EOF2
@@ -162,7 +162,7 @@ EOF2
     printf 'k,z\n1,q\n2,r\n' > R.csv
     run_tally L.csv --join R.csv --on k --with 'c = cast(a as int64)'
     assert_err 1 <<'EOF2'
-tally: L.csv:3: cannot cast "bad" to int64
+tally: L.csv:3:2: cannot cast "bad" to int64 (column "a")
   --with: c = cast(a as int64)
               ^^^^^^^^^^^^^^^^
 EOF2

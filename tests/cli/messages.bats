@@ -18,7 +18,7 @@ hostile_csv() {
     hostile_csv
     run_tally e.csv --with 'c = cast(a as int64)'
     assert_err 1 <<'EOF'
-tally: e.csv:3: cannot cast "\x1b[31mRED\x1b]0;pwned\x07" to int64
+tally: e.csv:3:1: cannot cast "\x1b[31mRED\x1b]0;pwned\x07" to int64 (column "a")
   --with: c = cast(a as int64)
               ^^^^^^^^^^^^^^^^
 EOF
@@ -82,7 +82,7 @@ EOF
     assert_err 1 'tally: long.csv:2:1: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa…" (12,345 bytes) is not a valid int64 (column "a")'
     run_tally long.csv --with 'b = cast(a as int64)'
     assert_err 1 <<'EOF'
-tally: long.csv:2: cannot cast "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa…" (12,345 bytes) to int64
+tally: long.csv:2:1: cannot cast "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa…" (12,345 bytes) to int64 (column "a")
   --with: b = cast(a as int64)
               ^^^^^^^^^^^^^^^^
 EOF
