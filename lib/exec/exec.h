@@ -30,6 +30,17 @@ typedef struct TlExecStats {
 
 typedef struct TlOperator TlOperator;
 
+/* The value an error raised while evaluating a row was raised on, for
+ * TlOperator.origin: the one column the failing expression reads
+ * (TlError.col), and that column of the failing row as the step read it
+ * (a[row]); placed: an origin named where the input holds it. */
+typedef struct TlPlaceVal {
+    const char *col;
+    const TlArray *a;
+    int64_t row;
+    bool placed;
+} TlPlaceVal;
+
 /* ------------------------------------------- morsel parallelism (op_scan.c)
  *
  * A scan runs its inputs as morsels on the thread pool (lib/core/pool.h):
@@ -120,8 +131,10 @@ struct TlOperator {
      * input's record, or "row N of the group-by's result" for a row a step
      * made (tl_origin_made); "" when it cannot tell.  An operator that
      * passes its child's rows on or drops some asks its child; one that
-     * drops rows knows only those of the batch it handed out last. */
-    void (*origin)(TlOperator *op, int64_t row, char *buf, size_t cap);
+     * drops rows knows only those of the batch it handed out last.  v
+     * (NULL: none) is the value the error was raised on: a scan whose
+     * record holds it in that column appends ":COL" and sets v->placed. */
+    void (*origin)(TlOperator *op, int64_t row, TlPlaceVal *v, char *buf, size_t cap);
 };
 
 /* Group-by: one row per distinct key tuple (all-null keys form one group),
@@ -205,7 +218,13 @@ int64_t tl_nth_kept_row(TlPlaceKeep keep, void *arg, const TlBatch *b, int64_t n
 void tl_place_row(TlPlaceRun run, void *arg, const TlBatch *b, TlOperator *src,
                   int64_t before, TlError *err);
 /* src's origin of its row `row` (see TlOperator.origin); "" without one. */
-void tl_origin(TlOperator *src, int64_t row, char *buf, size_t cap);
+void tl_origin(TlOperator *src, int64_t row, TlPlaceVal *v, char *buf, size_t cap);
+/* err = "WHERE: " and the message of first, whose first line ends with
+ * (column "COL") when col is not NULL. */
+void tl_place_error(TlError *err, const char *where, const char *col,
+                    const TlError *first);
+/* Same type and value (or both null): a[i] and b[j]. */
+bool tl_same_value(const TlArray *a, int64_t i, const TlArray *b, int64_t j);
 /* "row N of the WHAT's result" (N = row + 1): the origin of a row made by a
  * step (what: "group-by", "sort", ...). */
 void tl_origin_made(const char *what, int64_t row, char *buf, size_t cap);

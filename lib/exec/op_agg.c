@@ -782,8 +782,9 @@ static TlStatus agg_next(TlOperator *op, TlBatch **out, TlError *err)
 }
 
 /* See exec.h (TlOperator.origin): the aggregate makes its rows. */
-static void agg_origin(TlOperator *op, int64_t row, char *buf, size_t cap)
+static void agg_origin(TlOperator *op, int64_t row, TlPlaceVal *v, char *buf, size_t cap)
 {
+    (void)v;
     tl_origin_made(((AggOp *)op)->n_keys > 0 ? "group-by" : "aggregate", row, buf, cap);
 }
 

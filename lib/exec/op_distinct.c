@@ -137,13 +137,14 @@ static TlStatus distinct_next(TlOperator *op, TlBatch **out, TlError *err)
 
 /* See exec.h (TlOperator.origin): the rows of the batch handed out last
  * are known (sel), earlier ones not. */
-static void distinct_origin(TlOperator *op, int64_t row, char *buf, size_t cap)
+static void distinct_origin(TlOperator *op, int64_t row, TlPlaceVal *v, char *buf,
+                            size_t cap)
 {
     DistinctOp *d = (DistinctOp *)op;
     int64_t i = row - d->last_out;
     buf[0] = '\0';
     if (row < d->last_out || row >= d->rows_out) return;
-    tl_origin(d->child, d->last_in + (d->last_all ? i : d->sel[i]), buf, cap);
+    tl_origin(d->child, d->last_in + (d->last_all ? i : d->sel[i]), v, buf, cap);
 }
 
 static void distinct_free(TlOperator *op)

@@ -131,14 +131,15 @@ static TlStatus filter_keep(void *ctx, TlBatch *b, int64_t *kept, TlError *err)
 
 /* See exec.h (TlOperator.origin): a row of the batch handed out last is
  * found in its input batch, kept for this, and asked of the child. */
-static void filter_origin(TlOperator *op, int64_t row, char *buf, size_t cap)
+static void filter_origin(TlOperator *op, int64_t row, TlPlaceVal *v, char *buf,
+                          size_t cap)
 {
     Filter *f = (Filter *)op;
     int64_t i = -1;
     buf[0] = '\0';
     if (f->last && row >= f->last_out && row < f->rows_out)
         i = tl_nth_kept_row(filter_keep, &f->map, f->last, row - f->last_out);
-    if (i >= 0) tl_origin(f->child, f->last_in + i, buf, cap);
+    if (i >= 0) tl_origin(f->child, f->last_in + i, v, buf, cap);
 }
 
 static TlStatus filter_next(TlOperator *op, TlBatch **out, TlError *err)

@@ -145,6 +145,9 @@ static void place_item(Join *j, int kind, int64_t seq, TlError *err)
     TlBatch *n = NULL;
     TlOperator *src = kind == W_TAIL ? j->right : j->left;
     int64_t row = -1, at = 0;
+    const TlBatch *rows;
+    int c;
+    TlPlaceVal v = {NULL, NULL, 0, false};
     if (!src) return;
     if (kind == W_PROBE) {
         TlBatch *keep = j->ring_keep[seq % j->ring_depth];
@@ -159,8 +162,17 @@ static void place_item(Join *j, int kind, int64_t seq, TlError *err)
         at = a.off;
     }
     if (row < 0) return;
-    tl_origin(src, at + row, where, sizeof where);
-    if (where[0]) tl_error(err, TL_ERR_DATA, "%s: %s", where, first.msg);
+    v.col = first.col;
+    /* a left column's value is the left row's (its batch: the item's, or
+     * the whole left) */
+    rows = kind == W_PROBE ? j->ring_keep[seq % j->ring_depth] : kind == W_RANGE ? j->lb : NULL;
+    c = first.col && rows && rows->schema ? tl_schema_find(rows->schema, first.col) : -1;
+    if (c >= 0 && c < rows->n_cols) {
+        v.a = rows->cols[c];
+        v.row = kind == W_PROBE ? row : at + row;
+    }
+    tl_origin(src, at + row, v.a ? &v : NULL, where, sizeof where);
+    if (where[0]) tl_place_error(err, where, v.placed ? v.col : NULL, &first);
 }
 
 /* --------------------------------------------------- stages and the ring */
@@ -733,8 +745,9 @@ static TlStatus join_set_stage(TlOperator *op, const TlStage *stage, TlError *er
 
 /* See exec.h (TlOperator.origin): the join makes its rows; with maps
  * fused its output is no longer its result, and the row is not named. */
-static void join_origin(TlOperator *op, int64_t row, char *buf, size_t cap)
+static void join_origin(TlOperator *op, int64_t row, TlPlaceVal *v, char *buf, size_t cap)
 {
+    (void)v;
     buf[0] = '\0';
     if (((Join *)op)->n_maps == 0) tl_origin_made("join", row, buf, cap);
 }

@@ -50,9 +50,10 @@ static TlStatus limit_next(TlOperator *op, TlBatch **out, TlError *err)
 }
 
 /* See exec.h (TlOperator.origin): row i is the child's row i. */
-static void limit_origin(TlOperator *op, int64_t row, char *buf, size_t cap)
+static void limit_origin(TlOperator *op, int64_t row, TlPlaceVal *v, char *buf,
+                         size_t cap)
 {
-    tl_origin(((Limit *)op)->child, row, buf, cap);
+    tl_origin(((Limit *)op)->child, row, v, buf, cap);
 }
 
 static void limit_free(TlOperator *op)

@@ -204,18 +204,19 @@ static TlStatus project_next(TlOperator *op, TlBatch **out, TlError *err)
 /* See exec.h (TlOperator.origin): row i is the child's row i; with guards,
  * a row of the batch handed out last is found in its input batch, as
  * op_filter.c does. */
-static void project_origin(TlOperator *op, int64_t row, char *buf, size_t cap)
+static void project_origin(TlOperator *op, int64_t row, TlPlaceVal *v, char *buf,
+                           size_t cap)
 {
     Project *p = (Project *)op;
     int64_t i = -1;
     if (!p->map->n_guards) {
-        tl_origin(p->child, row, buf, cap);
+        tl_origin(p->child, row, v, buf, cap);
         return;
     }
     buf[0] = '\0';
     if (p->last && row >= p->last_out && row < p->rows_out)
         i = tl_nth_kept_row(project_keep, p->map, p->last, row - p->last_out);
-    if (i >= 0) tl_origin(p->child, p->last_in + i, buf, cap);
+    if (i >= 0) tl_origin(p->child, p->last_in + i, v, buf, cap);
 }
 
 static void map_free(void *ctx)

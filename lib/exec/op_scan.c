@@ -470,27 +470,6 @@ typedef struct Rerun {
     int col;
 } Rerun;
 
-/* Same type, same value (or both null): a[i] and b[j]. */
-static bool same_value(const TlArray *a, int64_t i, const TlArray *b, int64_t j)
-{
-    bool na, nb;
-    if (!a || !b || a->type != b->type) return false;
-    na = !tl_array_valid(a, i);
-    nb = !tl_array_valid(b, j);
-    if (na || nb) return na == nb;
-    switch (a->type) {
-    case TL_TBOOL: return tl_array_bool(a, i) == tl_array_bool(b, j);
-    case TL_TINT64:
-    case TL_TTIMESTAMP: return tl_array_i64(a)[i] == tl_array_i64(b)[j];
-    case TL_TFLOAT64:
-        return memcmp(&tl_array_f64(a)[i], &tl_array_f64(b)[j], sizeof(double)) == 0;
-    case TL_TDATE: return tl_array_i32(a)[i] == tl_array_i32(b)[j];
-    case TL_TSTRING:
-        return tl_view_eq(&tl_array_views(a)[i], a->data, &tl_array_views(b)[j], b->data);
-    default: return false;
-    }
-}
-
 /* A step failed on `in` (its input: the last row is the failing record, the
  * last of the prefix run) with err: the scan column (of the decoded batch
  * `all`, whose last row is that record) its failing value was read from,
@@ -506,7 +485,7 @@ static int read_from(const Scan *s, const TlBatch *all, const TlBatch *in,
     c = tl_schema_find(in->schema, err->col);
     k = tl_schema_find(s->scan_schema, err->col);
     if (c < 0 || k < 0 || c >= in->n_cols || k >= all->n_cols) return -1;
-    return same_value(in->cols[c], in->n_rows - 1, all->cols[k], all->n_rows - 1) ? k : -1;
+    return tl_same_value(in->cols[c], in->n_rows - 1, all->cols[k], all->n_rows - 1) ? k : -1;
 }
 
 /* The steps of r over p (consumed). */
@@ -586,6 +565,7 @@ static void place_error(Scan *s, ScanIn *in, Slot *sl, bool late, bool stage,
     TlSchema *widen = NULL;
     TlError e = {0}, first = {0};
     int64_t row, line = 0, col = 0;
+    int k;
     char name[sizeof(TlQuoted)];
     bool late_part = false;
     TlStatus st;
@@ -608,17 +588,15 @@ static void place_error(Scan *s, ScanIn *in, Slot *sl, bool late, bool stage,
     row = tl_first_failing_row(rerun, late_part ? &part : &all, b, &first);
     if (row < 0) goto done;
     tl_decoder_row_line(in->reader, d, row, &line, name, sizeof name);
-    /* the late part's decode leaves no record to look into */
-    if (line > 0 && !late_part && all.col >= 0)
-        col = tl_decoder_row_col(in->reader, d, row, in->pos[all.col]);
-    if (line > 0 && col > 0) {
-        const char *nl = strchr(first.msg, '\n');
-        int head = nl ? (int)(nl - first.msg) : (int)strlen(first.msg);
-        tl_error(err, TL_ERR_DATA, "%s:%lld:%lld: %.*s (column %s)%s", name, (long long)line,
-                 (long long)col, head, first.msg,
-                 tl_quote_name(s->scan_schema->fields[all.col].name).s, first.msg + head);
-    } else if (line > 0) {
-        tl_error(err, TL_ERR_DATA, "%s:%lld: %s", name, (long long)line, first.msg);
+    k = late_part ? part.col : all.col;
+    if (line > 0 && k >= 0) col = tl_decoder_row_col(in->reader, d, row, in->pos[k]);
+    if (line > 0) {
+        char where[sizeof name + 48];
+        if (col > 0)
+            snprintf(where, sizeof where, "%s:%lld:%lld", name, (long long)line, (long long)col);
+        else
+            snprintf(where, sizeof where, "%s:%lld", name, (long long)line);
+        tl_place_error(err, where, col > 0 ? s->scan_schema->fields[k].name : NULL, &first);
     }
 done:
     if (widen) {
@@ -1058,10 +1036,11 @@ static TlStatus keep_maps(void *arg, TlBatch *p, int64_t *kept, TlError *err)
  * in a morsel whose end was guessed (its first line unknown), from
  * tl_reader_locate.  Consumer thread, error paths only; "" for a stream or
  * a format without lines. */
-static void scan_origin(TlOperator *op, int64_t row, char *buf, size_t cap)
+static void scan_origin(TlOperator *op, int64_t row, TlPlaceVal *v, char *buf, size_t cap)
 {
     Scan *s = (Scan *)op;
-    int64_t lo = 0, hi = s->n_past, rec, line = 0;
+    int64_t lo = 0, hi = s->n_past, rec, line = 0, col = 0;
+    int k;
     TlDecoder *d = NULL;
     TlBatch *b = NULL;
     TlSchema *widen = NULL;
@@ -1096,7 +1075,16 @@ static void scan_origin(TlOperator *op, int64_t row, char *buf, size_t cap)
              tl_reader_locate(r, p->rec + rec, &line, &n_recs, &lname, &e) == TL_OK &&
              line > 0)
         snprintf(name, sizeof name, "%s", tl_escape_name(lname).s);
-    if (line > 0) snprintf(buf, cap, "%s:%lld", name, (long long)line);
+    /* the value's column, when the record holds the very value there */
+    k = v && line > 0 ? tl_schema_find(s->scan_schema, v->col) : -1;
+    if (k >= 0 && k < b->n_cols && tl_same_value(v->a, v->row, b->cols[k], rec))
+        col = tl_decoder_row_col(r, d, rec, in->pos[k]);
+    if (col > 0) {
+        snprintf(buf, cap, "%s:%lld:%lld", name, (long long)line, (long long)col);
+        v->placed = true;
+    } else if (line > 0) {
+        snprintf(buf, cap, "%s:%lld", name, (long long)line);
+    }
 done:
     if (widen) {
         tl_schema_free(widen);

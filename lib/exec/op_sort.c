@@ -790,8 +790,9 @@ static TlStatus sort_next(TlOperator *op, TlBatch **out, TlError *err)
 
 /* See exec.h (TlOperator.origin): the sort's rows are named by their
  * place in its result. */
-static void sort_origin(TlOperator *op, int64_t row, char *buf, size_t cap)
+static void sort_origin(TlOperator *op, int64_t row, TlPlaceVal *v, char *buf, size_t cap)
 {
+    (void)v;
     tl_origin_made("sort", row, buf, cap);
 }
 

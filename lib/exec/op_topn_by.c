@@ -1185,8 +1185,9 @@ static TlStatus topn_next(TlOperator *op, TlBatch **out, TlError *err)
 
 /* See exec.h (TlOperator.origin): rows are named by their place in the
  * result of --head N --by, which this operator is. */
-static void topn_origin(TlOperator *op, int64_t row, char *buf, size_t cap)
+static void topn_origin(TlOperator *op, int64_t row, TlPlaceVal *v, char *buf, size_t cap)
 {
+    (void)v;
     tl_origin_made("head", row, buf, cap);
 }
 

@@ -23,6 +23,7 @@
 #include "exec.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* See exec.h. */
 TlBatch *tl_batch_ref(const TlBatch *b)
@@ -100,10 +101,46 @@ int64_t tl_nth_kept_row(TlPlaceKeep keep, void *arg, const TlBatch *b, int64_t n
 }
 
 /* See exec.h. */
-void tl_origin(TlOperator *src, int64_t row, char *buf, size_t cap)
+void tl_origin(TlOperator *src, int64_t row, TlPlaceVal *v, char *buf, size_t cap)
 {
     buf[0] = '\0';
-    if (src && src->origin) src->origin(src, row, buf, cap);
+    if (src && src->origin) src->origin(src, row, v, buf, cap);
+}
+
+/* See exec.h. */
+bool tl_same_value(const TlArray *a, int64_t i, const TlArray *b, int64_t j)
+{
+    bool na, nb;
+    if (!a || !b || a->type != b->type) return false;
+    na = !tl_array_valid(a, i);
+    nb = !tl_array_valid(b, j);
+    if (na || nb) return na == nb;
+    switch (a->type) {
+    case TL_TBOOL: return tl_array_bool(a, i) == tl_array_bool(b, j);
+    case TL_TINT64:
+    case TL_TTIMESTAMP: return tl_array_i64(a)[i] == tl_array_i64(b)[j];
+    case TL_TFLOAT64:
+        return memcmp(&tl_array_f64(a)[i], &tl_array_f64(b)[j], sizeof(double)) == 0;
+    case TL_TDATE: return tl_array_i32(a)[i] == tl_array_i32(b)[j];
+    case TL_TSTRING:
+        return tl_view_eq(&tl_array_views(a)[i], a->data, &tl_array_views(b)[j], b->data);
+    default: return false;
+    }
+}
+
+/* See exec.h.  The column goes at the end of the message's first line, as
+ * the readers' conversion errors put it ("... is not a valid int64 (column
+ * "a")"); the expression and its caret follow. */
+void tl_place_error(TlError *err, const char *where, const char *col,
+                    const TlError *first)
+{
+    const char *nl = strchr(first->msg, '\n');
+    int head = nl ? (int)(nl - first->msg) : (int)strlen(first->msg);
+    if (col)
+        tl_error(err, TL_ERR_DATA, "%s: %.*s (column %s)%s", where, head, first->msg,
+                 tl_quote_name(col).s, first->msg + head);
+    else
+        tl_error(err, TL_ERR_DATA, "%s: %s", where, first->msg);
 }
 
 /* See exec.h. */
@@ -119,10 +156,14 @@ void tl_place_row(TlPlaceRun run, void *arg, const TlBatch *b, TlOperator *src,
     TlError first = {0};
     char where[TL_ORIGIN_CAP];
     int64_t row = tl_first_failing_row(run, arg, b, &first);
+    int c;
+    TlPlaceVal v = {first.col, NULL, row, false};
     if (row < 0) return;
-    tl_origin(src, before + row, where, sizeof where);
+    c = first.col && b->schema ? tl_schema_find(b->schema, first.col) : -1;
+    if (c >= 0 && c < b->n_cols) v.a = b->cols[c];
+    tl_origin(src, before + row, v.a ? &v : NULL, where, sizeof where);
     if (where[0])
-        tl_error(err, TL_ERR_DATA, "%s: %s", where, first.msg);
+        tl_place_error(err, where, v.placed ? v.col : NULL, &first);
     else
         tl_error(err, TL_ERR_DATA, "row %lld of the step's input: %s",
                  (long long)(before + row + 1), first.msg);

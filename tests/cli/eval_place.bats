@@ -151,7 +151,7 @@ EOF2
     done
     run_tally L.csv --head 3 --select 'k, a::int64 as b'
     assert_err 1 <<'EOF2'
-tally: L.csv:3: cannot cast "bad" to int64
+tally: L.csv:3:2: cannot cast "bad" to int64 (column "a")
   --select: k, a::int64 as b
                ^^^^^^^^
 EOF2

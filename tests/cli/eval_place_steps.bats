@@ -33,8 +33,8 @@ assert_fails_with() {
 }
 
 # The two messages of big.csv's bad records.
-OVERFLOW='tally: big.csv:302: integer overflow in "a * 2": 9223372036854775807 * 2'
-SQRT='tally: big.csv:383: cannot take the square root of a negative number in "sqrt(a)": sqrt(-4.0)'
+OVERFLOW='tally: big.csv:302:1: integer overflow in "a * 2": 9223372036854775807 * 2 (column "a")'
+SQRT='tally: big.csv:383:1: cannot take the square root of a negative number in "sqrt(a)": sqrt(-4.0) (column "a")'
 
 @test "eval place steps: group-by keys and aggregate arguments name the line, on every path" {
     printf 'k,a\nx,1\ny,2\nx,zz\ny,4\n' > c.csv
@@ -42,21 +42,21 @@ SQRT='tally: big.csv:383: cannot take the square root of a negative number in "s
         # shellcheck disable=SC2086
         run --separate-stderr env $path "$TALLY" c.csv --group-by k --agg 's = sum(cast(a as int64))'
         assert_err 1 <<'EOF'
-tally: c.csv:4: cannot cast "zz" to int64
+tally: c.csv:4:2: cannot cast "zz" to int64 (column "a")
   --agg: s = sum(cast(a as int64))
                  ^^^^^^^^^^^^^^^^
 EOF
         # shellcheck disable=SC2086
         run --separate-stderr env $path "$TALLY" c.csv --agg 's = sum(a::int64), m = max(a)'
         assert_err 1 <<'EOF'
-tally: c.csv:4: cannot cast "zz" to int64
+tally: c.csv:4:2: cannot cast "zz" to int64 (column "a")
   --agg: s = sum(a::int64), m = max(a)
                  ^^^^^^^^
 EOF
         # shellcheck disable=SC2086
         run --separate-stderr env $path "$TALLY" c.csv --group-by 'a::int64' --agg 'n = count()'
         assert_err 1 <<'EOF'
-tally: c.csv:4: cannot cast "zz" to int64
+tally: c.csv:4:2: cannot cast "zz" to int64 (column "a")
   --group-by: a::int64
               ^^^^^^^^
 EOF
@@ -78,7 +78,7 @@ EOF
             # shellcheck disable=SC2086
             run --separate-stderr env $env "$TALLY" c.csv $steps
             assert_err 1 <<'EOF'
-tally: c.csv:4: cannot cast "zz" to int64
+tally: c.csv:4:2: cannot cast "zz" to int64 (column "a")
   --sort: a::int64
           ^^^^^^^^
 EOF
@@ -125,7 +125,7 @@ EOF
         export TALLY_JOIN_BUILD=$side
         run_tally L.csv --join R.csv --on k --filter 'a::int64 > 0'
         assert_err 1 <<'EOF'
-tally: L.csv:3: cannot cast "bad" to int64
+tally: L.csv:3:2: cannot cast "bad" to int64 (column "a")
   --filter: a::int64 > 0
             ^^^^^^^^
 EOF
@@ -174,14 +174,14 @@ output: k int64, a string, z string
 EOF
     run_tally L.csv --join R.csv --on k --how left --filter 'a::int64 > 0'
     assert_err 1 <<'EOF'
-tally: L.csv:3: cannot cast "bad" to int64
+tally: L.csv:3:2: cannot cast "bad" to int64 (column "a")
   --filter: a::int64 > 0
             ^^^^^^^^
 EOF
     # an inner join keeps a filter that can fail above itself
     run_tally L.csv --join R.csv --on k --filter "z != 'x' and a::int64 > 0"
     assert_err 1 <<'EOF'
-tally: L.csv:3: cannot cast "bad" to int64
+tally: L.csv:3:2: cannot cast "bad" to int64 (column "a")
   --filter: z != 'x' and a::int64 > 0
                          ^^^^^^^^
 EOF
@@ -252,7 +252,7 @@ EOF
         # shellcheck disable=SC2086
         run --separate-stderr "$TALLY" c.csv $steps --with 'c = a::int64'
         assert_err 1 <<'EOF'
-tally: c.csv:5: cannot cast "bad" to int64
+tally: c.csv:5:2: cannot cast "bad" to int64 (column "a")
   --with: c = a::int64
               ^^^^^^^^
 EOF
@@ -274,13 +274,13 @@ EOF
         export TALLY_BATCH_ROWS=$rows
         run_tally t.tsv --with 'c = a::int64'
         assert_err 1 <<'EOF2'
-tally: t.tsv:4: cannot cast "b\\ad" to int64
+tally: t.tsv:4:2: cannot cast "b\\ad" to int64 (column "a")
   --with: c = a::int64
               ^^^^^^^^
 EOF2
         run_tally t.tsv --group-by k --agg 's = sum(a::int64)'
         assert_err 1 <<'EOF2'
-tally: t.tsv:4: cannot cast "b\\ad" to int64
+tally: t.tsv:4:2: cannot cast "b\\ad" to int64 (column "a")
   --agg: s = sum(a::int64)
                  ^^^^^^^^
 EOF2

@@ -223,7 +223,7 @@ EOF
     same_as_reference e.csv --filter "cast(a as int64) > 0"
     [ "$status" -eq 1 ]
     [ "$output" = "" ]
-    [ "${stderr%%$'\n'*}" = 'tally: e.csv:4: cannot cast "bad" to int64' ]
+    [ "${stderr%%$'\n'*}" = 'tally: e.csv:4:1: cannot cast "bad" to int64 (column "a")' ]
 }
 
 @test "late: filter then projection and a later filter" {

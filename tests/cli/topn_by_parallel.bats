@@ -188,6 +188,6 @@ for i in range(5000): print(f'{i % 50},{i}')
     done > variants
     tally_matrix --out out.csv o.csv --sort 'w * 2' --head 2 --by g -o out.csv < variants
     matrix_result
-    assert_err_glob 1 'tally: o.csv:5002: integer overflow in "w \* 2": 9223372036854775807 \* 2*'
+    assert_err_glob 1 'tally: o.csv:5002:2: integer overflow in "w \* 2": 9223372036854775807 \* 2 (column "w")*'
     [ ! -e mx/want.file ] && [ ! -e out.csv ] || { echo "partial output"; return 1; }
 }
