@@ -767,15 +767,21 @@ static void csv_close(TlReader *base)
 }
 
 /* The line of record i of the morsel d decoded last (fmt_impl.h). */
-static int64_t csv_row_line(TlDecoder *d, int64_t i) { return ((CsvDecoder *)d)->cur.row_line[i]; }
+static int64_t csv_row_line(const TlReader *r, TlDecoder *d, int64_t i)
+{
+    (void)r;
+    return ((CsvDecoder *)d)->cur.row_line[i];
+}
 
 /* Column k's place in a record (fmt_impl.h): its field number, as the
  * reader's data errors count it. */
-static int64_t csv_row_col(const TlReader *base, TlDecoder *d, int64_t row, int k)
+static int64_t csv_row_col(const TlReader *base, TlDecoder *d, int64_t row, int k,
+                           int64_t *line)
 {
     const CsvReader *r = (const CsvReader *)base;
     (void)d;
     (void)row;
+    (void)line;
     return k < r->n_proj ? r->proj[k] + 1 : 0;
 }
 

@@ -205,10 +205,23 @@ static TlStatus fr_decode(TlReader *base, TlDecoder *dbase, const TlMorsel *m,
 }
 
 /* A record's line is the inner decoder's. */
-static int64_t fr_row_line(TlDecoder *dbase, int64_t row)
+static int64_t fr_row_line(const TlReader *base, TlDecoder *dbase, int64_t row)
 {
-    TlDecoder *in = ((FileDecoder *)dbase)->inner;
-    return in->ops->row_line ? in->ops->row_line(in, row) : 0;
+    const TlReader *in = ((const FileReader *)base)->inner;
+    return in->ops->row_line ? in->ops->row_line(in, ((FileDecoder *)dbase)->inner, row) : 0;
+}
+
+/* And a column's place: the inner decoder's for its column (the filename
+ * column has none). */
+static int64_t fr_row_col(const TlReader *base, TlDecoder *dbase, int64_t row, int k,
+                          int64_t *line)
+{
+    const FileReader *r = (const FileReader *)base;
+    const TlReader *in = r->inner;
+    int ik = 0;
+    if (k >= r->n_want || r->want[k] == r->fn_col || !in->ops->row_col) return 0;
+    for (int i = 0; i < k; i++) ik += r->want[i] != r->fn_col;
+    return in->ops->row_col(in, ((FileDecoder *)dbase)->inner, row, ik, line);
 }
 
 static TlStatus fr_widen(TlReader *base, const TlSchema *widen, TlError *err)
@@ -245,7 +258,7 @@ static const TlReaderOps fr_split_ops = {
     .schema = fr_schema, .project = fr_project, .next = fr_next, .close = fr_close,
     .split = fr_split, .decoder_new = fr_decoder_new, .decoder_free = fr_decoder_free,
     .decode = fr_decode, .widen = fr_widen, .count = fr_count, .row_line = fr_row_line,
-    .more_columns = fr_more_columns};
+    .row_col = fr_row_col, .more_columns = fr_more_columns};
 
 /* See filename.h. */
 TlStatus tl_filename_reader_wrap(const char *path, TlReader **inout, TlError *err)

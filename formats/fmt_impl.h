@@ -46,13 +46,20 @@ typedef struct TlReaderOps {
     TlStatus (*resplit)(TlReader *r, const TlMorsel *m, TlError *err);
     /* the physical line of record `row` of the morsel d decoded last
      * (tl_decoder_row_line); NULL when the format keeps no lines */
-    int64_t (*row_line)(TlDecoder *d, int64_t row);
+    int64_t (*row_line)(const TlReader *r, TlDecoder *d, int64_t row);
     /* where column k of the batches handed out lies in record `row` of the
      * morsel d decoded last (tl_decoder_row_col); NULL when not known */
-    int64_t (*row_col)(const TlReader *r, TlDecoder *d, int64_t row, int k);
+    int64_t (*row_col)(const TlReader *r, TlDecoder *d, int64_t row, int k,
+                       int64_t *line);
     /* tl_reader_more_columns; NULL when the columns are known at open */
     TlStatus (*more_columns)(TlReader *r, bool *found, TlError *err);
 } TlReaderOps;
+
+/* ndjson_read.c: the offset in the NDJSON reader r's input where the value
+ * of column k (of the batches handed out) starts in record `row` of the
+ * morsel d decoded last (a string's opening quote); SIZE_MAX when the
+ * record has no such key.  For json_doc.c's messages. */
+size_t tl_ndjson_value_offset(const TlReader *r, TlDecoder *d, int64_t row, int k);
 
 struct TlReader {
     const TlReaderOps *ops;

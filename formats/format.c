@@ -705,15 +705,16 @@ void tl_decoder_row_line(const TlReader *r, TlDecoder *d, int64_t row,
     *line = 0;
     if (cap) name[0] = 0;
     if (!tl_reader_can_redecode(r) || row < 0) return;
-    *line = r->ops->row_line(d, row);
+    *line = r->ops->row_line(r, d, row);
     if (cap) snprintf(name, cap, "%s", tl_escape_name(tl_input_name(r->loc_path)).s);
 }
 
 /* See format.h. */
-int64_t tl_decoder_row_col(const TlReader *r, TlDecoder *d, int64_t row, int k)
+int64_t tl_decoder_row_col(const TlReader *r, TlDecoder *d, int64_t row, int k,
+                           int64_t *line)
 {
     if (!tl_reader_can_redecode(r) || row < 0 || k < 0 || !r->ops->row_col) return 0;
-    return r->ops->row_col(r, d, row, k);
+    return r->ops->row_col(r, d, row, k, line);
 }
 
 /* See format.h. */

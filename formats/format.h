@@ -221,11 +221,14 @@ TlStatus tl_reader_decode(TlReader *r, TlDecoder *d, const TlMorsel *m,
 void tl_decoder_row_line(const TlReader *r, TlDecoder *d, int64_t row,
                          int64_t *line, char *name, size_t cap);
 /* Where column k (of the batches handed out) of record `row` of the morsel
- * d decoded last with tl_reader_decode lies in its line, as data errors
- * count it: the field number for CSV and TSV, the character where the
- * key's value starts for NDJSON; 0 when not known (a format or wrapper
- * without it, a stream, a record without the key).  Error paths only. */
-int64_t tl_decoder_row_col(const TlReader *r, TlDecoder *d, int64_t row, int k);
+ * d decoded last with tl_reader_decode lies, as data errors count it: the
+ * field number for CSV and TSV (in the record that starts at *line), the
+ * character of its line where the key's value starts for NDJSON and a JSON
+ * document (whose object may span lines: *line is then set to the value's
+ * line); 0 when not known (a stream, a record without the key).  Error
+ * paths only. */
+int64_t tl_decoder_row_col(const TlReader *r, TlDecoder *d, int64_t row, int k,
+                           int64_t *line);
 /* Whether a morsel of r may be decoded a second time (its bytes are still
  * there: r's input is not a stream being decompressed). */
 bool tl_reader_can_redecode(const TlReader *r);

@@ -421,16 +421,35 @@ static size_t doc_offset(const JdReader *r, size_t t)
     return t - lo;
 }
 
+/* The document's line and column of the text's line tline, column tcol
+ * (0: the line's record, its first non-blank byte). */
+static void doc_where(const JdReader *r, int64_t tline, int64_t tcol, int64_t *line,
+                      int64_t *col)
+{
+    const uint8_t *t = r->text->data;
+    const size_t tn = r->text->size;
+    size_t at = bom(t, tn);
+    for (int64_t l = 1; l < tline && at < tn; l++) {
+        const uint8_t *q = memchr(t + at, '\n', tn - at);
+        at = q ? (size_t)(q - t) + 1 : tn;
+    }
+    if (tcol > 0) {
+        for (int64_t c = 1; c < tcol && at < tn; c++)
+            do at++; while (at < tn && (t[at] & 0xC0) == 0x80);
+    } else {
+        while (at < tn && blank(t[at])) at++;
+    }
+    where(r->doc->data, r->doc->size, doc_offset(r, at), line, col);
+}
+
 /* Map the position in a message of the NDJSON reader ("NAME:LINE:COL:" or
  * "NAME:LINE:", lines and columns of the text) to the document's. */
 static void fix_error(const JdReader *r, TlError *err)
 {
-    const uint8_t *t = r->text->data;
-    const size_t tn = r->text->size, k = strlen(r->name);
+    const size_t k = strlen(r->name);
     const char *s = err->msg, *rest;
     char *e, buf[TL_ERRMSG_MAX];
     long long tline, tcol = 0;
-    size_t at = 0;
     int64_t line, col;
     if (strncmp(s, r->name, k) != 0 || s[k] != ':' || s[k + 1] < '0' || s[k + 1] > '9')
         return;
@@ -438,18 +457,7 @@ static void fix_error(const JdReader *r, TlError *err)
     if (*e == ':' && e[1] >= '0' && e[1] <= '9') tcol = strtoll(e + 1, &e, 10);
     if (*e != ':' || tline < 1) return;
     rest = e;
-    at = bom(t, tn);
-    for (long long l = 1; l < tline && at < tn; l++) {
-        const uint8_t *q = memchr(t + at, '\n', tn - at);
-        at = q ? (size_t)(q - t) + 1 : tn;
-    }
-    if (tcol > 0) {
-        for (long long c = 1; c < tcol && at < tn; c++)
-            do at++; while (at < tn && (t[at] & 0xC0) == 0x80);
-    } else {
-        while (at < tn && blank(t[at])) at++; /* the line's record */
-    }
-    where(r->doc->data, r->doc->size, doc_offset(r, at), &line, &col);
+    doc_where(r, tline, tcol, &line, &col);
     if (tcol > 0)
         snprintf(buf, sizeof buf, "%s:%lld:%lld%s", r->name, (long long)line,
                  (long long)col, rest);
@@ -548,6 +556,31 @@ static TlStatus jd_decode(TlReader *base, TlDecoder *d, const TlMorsel *m, TlBat
     return TL_OK;
 }
 
+/* A record's line: the NDJSON reader's, in the text, mapped to the
+ * document's (error paths only: a walk over the text). */
+static int64_t jd_row_line(const TlReader *base, TlDecoder *d, int64_t row)
+{
+    const JdReader *r = (const JdReader *)base;
+    int64_t line = 0, col;
+    int64_t tline = r->inner->ops->row_line(r->inner, d, row);
+    if (tline > 0) doc_where(r, tline, 0, &line, &col);
+    return line;
+}
+
+/* The value's own line and column: an object may span lines, and the text
+ * offset of the value says where it is whatever the morsel knows of its
+ * lines. */
+static int64_t jd_row_col(const TlReader *base, TlDecoder *d, int64_t row, int k,
+                          int64_t *line)
+{
+    const JdReader *r = (const JdReader *)base;
+    size_t off = tl_ndjson_value_offset(r->inner, d, row, k);
+    int64_t col = 0;
+    if (off == SIZE_MAX || off > r->text->size) return 0;
+    where(r->doc->data, r->doc->size, doc_offset(r, off), line, &col);
+    return col;
+}
+
 static TlStatus jd_widen(TlReader *base, const TlSchema *widen, TlError *err)
 {
     return tl_reader_widen(((JdReader *)base)->inner, widen, err);
@@ -592,7 +625,8 @@ static const TlReaderOps jd_ops = {
     .schema = jd_schema, .project = jd_project, .next = jd_next, .close = jd_close,
     .split = jd_split, .decoder_new = jd_decoder_new, .decoder_free = jd_decoder_free,
     .decode = jd_decode, .widen = jd_widen, .count = jd_count,
-    .guess = jd_guess, .resplit = jd_resplit, .more_columns = jd_more_columns};
+    .guess = jd_guess, .resplit = jd_resplit, .row_line = jd_row_line,
+    .row_col = jd_row_col, .more_columns = jd_more_columns};
 
 /* The document path: doc (owned reference, consumed) turned into NDJSON
  * text read by the NDJSON reader. */

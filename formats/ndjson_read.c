@@ -683,17 +683,38 @@ static TlStatus nd_more_columns(TlReader *base, bool *found, TlError *err)
 }
 
 /* The line of record i of the morsel d decoded last (fmt_impl.h). */
-static int64_t nd_row_line(TlDecoder *d, int64_t i) { return ((NdDecoder *)d)->cur.row_line[i]; }
-/* Where column k's value lies in record i (fmt_impl.h): the character its
- * value starts at; 0 when the record has no such key. */
-static int64_t nd_row_col(const TlReader *base, TlDecoder *d, int64_t i, int k)
+static int64_t nd_row_line(const TlReader *r, TlDecoder *d, int64_t i)
+{
+    (void)r;
+    return ((NdDecoder *)d)->cur.row_line[i];
+}
+/* Column k's field in record i of d's morsel; false when it has none. */
+static bool value_field(const TlReader *base, TlDecoder *d, int64_t i, int k, NdField *f)
 {
     const NdReader *r = (const NdReader *)base;
     const NdCursor *cu = &((NdDecoder *)d)->cur;
+    if (k < 0 || k >= r->n_proj || i < 0 || i >= cu->n_rows) return false;
+    *f = field_at(cu, r->proj[k], i);
+    return !(f->kind == V_NULL && f->len == 0);
+}
+
+/* Where column k's value lies in record i (fmt_impl.h): the character its
+ * value starts at; 0 when the record has no such key. */
+static int64_t nd_row_col(const TlReader *base, TlDecoder *d, int64_t i, int k,
+                          int64_t *line)
+{
     NdField f;
-    if (k >= r->n_proj || i >= cu->n_rows) return 0;
-    f = field_at(cu, r->proj[k], i);
-    return f.kind == V_NULL && f.len == 0 ? 0 : tl_nd_value_col(r, cu, f);
+    (void)line;
+    if (!value_field(base, d, i, k, &f)) return 0;
+    return tl_nd_value_col((const NdReader *)base, &((NdDecoder *)d)->cur, f);
+}
+
+/* See fmt_impl.h. */
+size_t tl_ndjson_value_offset(const TlReader *r, TlDecoder *d, int64_t row, int k)
+{
+    NdField f;
+    if (!value_field(r, d, row, k, &f)) return SIZE_MAX;
+    return (size_t)f.off - (f.kind == V_STR || f.kind == V_STRESC);
 }
 
 static const TlReaderOps ndjson_ops = {

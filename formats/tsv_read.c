@@ -184,17 +184,19 @@ static TlStatus tr_decode(TlReader *base, TlDecoder *dbase, const TlMorsel *m,
 }
 
 /* A record's line is the inner decoder's (messages name TSV lines too). */
-static int64_t tr_row_line(TlDecoder *dbase, int64_t row)
+static int64_t tr_row_line(const TlReader *base, TlDecoder *dbase, int64_t row)
 {
-    TlDecoder *in = ((TsvDecoder *)dbase)->inner;
-    return in->ops->row_line ? in->ops->row_line(in, row) : 0;
+    const TlReader *in = ((const TsvReader *)base)->inner;
+    return in->ops->row_line ? in->ops->row_line(in, ((TsvDecoder *)dbase)->inner, row) : 0;
 }
 
 /* And a column's place, the inner decoder's. */
-static int64_t tr_row_col(const TlReader *base, TlDecoder *dbase, int64_t row, int k)
+static int64_t tr_row_col(const TlReader *base, TlDecoder *dbase, int64_t row, int k,
+                          int64_t *line)
 {
     const TlReader *in = ((const TsvReader *)base)->inner;
-    return in->ops->row_col ? in->ops->row_col(in, ((TsvDecoder *)dbase)->inner, row, k) : 0;
+    return in->ops->row_col ? in->ops->row_col(in, ((TsvDecoder *)dbase)->inner, row, k, line)
+                            : 0;
 }
 
 static TlStatus tr_widen(TlReader *base, const TlSchema *widen, TlError *err)

@@ -589,7 +589,7 @@ static void place_error(Scan *s, ScanIn *in, Slot *sl, bool late, bool stage,
     if (row < 0) goto done;
     tl_decoder_row_line(in->reader, d, row, &line, name, sizeof name);
     k = late_part ? part.col : all.col;
-    if (line > 0 && k >= 0) col = tl_decoder_row_col(in->reader, d, row, in->pos[k]);
+    if (line > 0 && k >= 0) col = tl_decoder_row_col(in->reader, d, row, in->pos[k], &line);
     if (line > 0) {
         char where[sizeof name + 48];
         if (col > 0)
@@ -1078,7 +1078,7 @@ static void scan_origin(TlOperator *op, int64_t row, TlPlaceVal *v, char *buf, s
     /* the value's column, when the record holds the very value there */
     k = v && line > 0 ? tl_schema_find(s->scan_schema, v->col) : -1;
     if (k >= 0 && k < b->n_cols && tl_same_value(v->a, v->row, b->cols[k], rec))
-        col = tl_decoder_row_col(r, d, rec, in->pos[k]);
+        col = tl_decoder_row_col(r, d, rec, in->pos[k], &line);
     if (col > 0) {
         snprintf(buf, cap, "%s:%lld:%lld", name, (long long)line, (long long)col);
         v->placed = true;

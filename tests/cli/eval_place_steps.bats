@@ -257,11 +257,11 @@ tally: c.csv:5:2: cannot cast "bad" to int64 (column "a")
               ^^^^^^^^
 EOF
     done
-    # a JSON document has no lines: the row among the step's input
+    # a JSON document: the line and column of the value in the document
     printf '[{"a":"1"},\n{"a":"x"}]\n' > d.json
     run_tally d.json --head 5 --with 'c = a::int64'
     assert_err 1 <<'EOF'
-tally: row 2 of the step's input: cannot cast "x" to int64
+tally: d.json:2:6: cannot cast "x" to int64 (column "a")
   --with: c = a::int64
               ^^^^^^^^
 EOF
@@ -286,7 +286,7 @@ tally: t.tsv:4:2: cannot cast "b\\ad" to int64 (column "a")
 EOF2
         run_tally c.csv t.tsv --with-filename --head 9 --with 'c = a::int64'
         assert_err 1 <<'EOF2'
-tally: c.csv:3: cannot cast "bad" to int64
+tally: c.csv:3:2: cannot cast "bad" to int64 (column "a")
   --with: c = a::int64
               ^^^^^^^^
 EOF2
