@@ -167,3 +167,99 @@ tally: L.csv:3:2: cannot cast "bad" to int64 (column "a")
               ^^^^^^^^^^^^^^^^
 EOF2
 }
+
+# The same data as CSV, TSV, NDJSON and a pretty-printed JSON document
+# whose second object spans three lines.
+write_formats() {
+    printf 'id,name,qty\n1,apple,3\n2,pear,n/a\n3,fig,5\n' > s.csv
+    printf 'id\tname\tqty\n1\tapple\t3\n2\tpear\tn/a\n3\tfig\t5\n' > s.tsv
+    printf '{"id":1,"name":"apple","qty":"3"}\n{"id":2, "name":"pear", "qty":"n/a"}\n{"id":3,"name":"fig","qty":"5"}\n' > s.ndjson
+    printf '[\n  {"id": 1, "name": "apple", "qty": "3"},\n  {"id": 2,\n   "name": "pear",\n   "qty": "n/a"},\n  {"id": 3, "name": "fig", "qty": "5"}\n]\n' > s.json
+}
+
+# assert_first LINE: exit status 1, nothing on standard output, and LINE the
+# first line of standard error (the expression and caret follow).
+assert_first() {
+    if [ "$status" -ne 1 ] || [ -n "$output" ]; then
+        show
+        return 1
+    fi
+    assert_stderr_line 1 "$1"
+}
+
+@test "eval place: the column of the failing value, per format, every step and thread count" {
+    write_formats
+    for t in 1 4; do
+        # the field number in CSV and TSV, the character of the value in
+        # NDJSON, the value's own line and character in a JSON document
+        for f in s.csv:3:3 s.tsv:3:3 s.ndjson:2:31 s.json:5:11; do
+            want="tally: $f: cannot cast \"n/a\" to int64 (column \"qty\")"
+            file=${f%%:*}
+            run_tally "$file" --threads "$t" --with 'q = cast(qty as int64)'
+            assert_first "$want"
+            run_tally "$file" --threads "$t" --head 9 --with 'q = qty::int64'
+            assert_first "$want"
+            run_tally "$file" --threads "$t" --filter 'id > 0' --select 'id, qty::int64 as q'
+            assert_first "$want"
+            run_tally "$file" --threads "$t" --group-by name --agg 's = sum(qty::int64)'
+            assert_first "$want"
+            run_tally "$file" --threads "$t" --sort 'trim(qty)::int64'
+            assert_first "$want"
+        done
+    done
+    run_tally s.json --threads 4 --with 'q = cast(qty as int64)'
+    assert_err 1 <<'EOF'
+tally: s.json:5:11: cannot cast "n/a" to int64 (column "qty")
+  --with: q = cast(qty as int64)
+              ^^^^^^^^^^^^^^^^^^
+EOF
+}
+
+@test "eval place: a value from several columns names the line; a made column is not the input's" {
+    printf 'a,b\n1,2\n9223372036854775807,1\n' > ab.csv
+    for t in 1 4; do
+        run_tally ab.csv --threads "$t" --with 'c = a + b'
+        assert_err 1 <<'EOF'
+tally: ab.csv:3: integer overflow in "a + b": 9223372036854775807 + 1
+  --with: c = a + b
+              ^^^^^
+EOF
+        # b made from a: its value is not the input's b
+        run_tally ab.csv --threads "$t" --with 'b = a' --with 'c = b * 2'
+        assert_err 1 <<'EOF'
+tally: ab.csv:3: integer overflow in "b * 2": 9223372036854775807 * 2
+  --with: c = b * 2
+              ^^^^^
+EOF
+        # one column, through a function
+        run_tally ab.csv --threads "$t" --with 'c = abs(a) * 2'
+        assert_err 1 <<'EOF'
+tally: ab.csv:3:1: integer overflow in "abs(a) * 2": 9223372036854775807 * 2 (column "a")
+  --with: c = abs(a) * 2
+              ^^^^^^^^^^
+EOF
+    done
+}
+
+@test "eval place: after a join the left input's column; after a group-by the row of its result" {
+    printf 'k,a\n1,5\n2,bad\n3,7\n' > L.csv
+    printf 'k,z\n1,q\n2,r\n3,s\n' > R.csv
+    for t in 1 4; do
+        for side in left right; do
+            export TALLY_JOIN_BUILD=$side
+            run_tally L.csv --threads "$t" --join R.csv --on k --with 'c = a::int64'
+            assert_err 1 <<'EOF'
+tally: L.csv:3:2: cannot cast "bad" to int64 (column "a")
+  --with: c = a::int64
+              ^^^^^^^^
+EOF
+            unset TALLY_JOIN_BUILD
+        done
+        run_tally L.csv --threads "$t" --group-by a --agg 'n = count()' --with 'c = a::int64'
+        assert_err 1 <<'EOF'
+tally: row 2 of the group-by's result: cannot cast "bad" to int64
+  --with: c = a::int64
+              ^^^^^^^^
+EOF
+    done
+}
