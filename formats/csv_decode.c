@@ -625,7 +625,7 @@ static const CsvReader *morsel_view(const CsvReader *r, CsvDecoder *dd,
         /* a stream of unknown size that ended: r->size is the address
          * space reserved for it, the view ends at its end */
     } else if (r->n_cols < 2 ||
-               !(p = tl_input_copy(r->input, &dd->copy, m->begin, m->end, &hi))) {
+               !(p = tl_input_copy(r->base.ctx, r->input, &dd->copy, m->begin, m->end, &hi))) {
         return r;
     }
     /* the fields fixed after open, name to proj_schema: base (the stats)

@@ -976,6 +976,7 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     r = tl_calloc(1, sizeof *r);
     if (!r) return tl_error_oom(err);
     r->base.ops = &csv_ops;
+    r->base.ctx = opt->ctx;
     r->hints = hints;
     r->flatten = tl_csv_flatten_fn();
     r->split_scan = split_scan_fn();
@@ -993,7 +994,7 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
         if (!r->null_text) goto oom;
         r->null_len = strlen(r->null_text);
     }
-    if (tl_input_load_stream(path, &r->input, err) != TL_OK) goto fail;
+    if (tl_input_load_stream(opt->ctx, path, &r->input, err) != TL_OK) goto fail;
     r->base.input = r->input;
     r->p = r->input->data;
     /* a streamed input (fmt_impl.h): header and sample see the bytes
@@ -1061,7 +1062,9 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     r->fixed = tl_calloc((size_t)r->n_cols + 1, sizeof *r->fixed);
     r->base.stats.converted = tl_calloc((size_t)r->n_cols + 1, sizeof(int64_t));
     if (!r->fixed || !r->base.stats.converted) goto oom;
-    max_rows = split_force_rows > 0 ? split_force_rows : tl_batch_rows();
+    max_rows = opt->morsel_rows > 0    ? opt->morsel_rows
+               : split_force_rows > 0 ? split_force_rows
+                                      : tl_ctx_batch_rows(opt->ctx);
     if (r->n_cols > 0 && max_rows > MAX_BATCH_FIELDS / r->n_cols)
         max_rows = MAX_BATCH_FIELDS / r->n_cols;
     if (max_rows < 1) max_rows = 1;

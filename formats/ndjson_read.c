@@ -560,7 +560,7 @@ static TlStatus nd_decode(TlReader *base, TlDecoder *d, const TlMorsel *m,
     NdReader *r = (NdReader *)base;
     NdCursor *cu = &((NdDecoder *)d)->cur;
     size_t hi;
-    const uint8_t *p = tl_input_copy(r->input, &((NdDecoder *)d)->copy, m->begin, m->end, &hi);
+    const uint8_t *p = tl_input_copy(r->base.ctx, r->input, &((NdDecoder *)d)->copy, m->begin, m->end, &hi);
     TlStatus st;
     /* the input's end: a stream of unknown size that ended has r->size
      * the address space reserved for it */
@@ -764,15 +764,19 @@ static TlStatus nd_open(const char *path, const TlReadOptions *opt, TlTypeHints 
     r = tl_calloc(1, sizeof *r);
     if (!r) return tl_error_oom(err);
     r->base.ops = &ndjson_ops;
+    r->base.ctx = opt ? opt->ctx : NULL;
     r->hints = hints;
     r->split_line = 1;
     r->late_seq = INT64_MAX;
     r->split_bytes = force_bytes ? (size_t)force_bytes : MORSEL_FIRST;
-    r->max_rows = force_rows ? force_rows : tl_batch_rows();
+    r->max_rows = opt && opt->morsel_rows > 0 ? opt->morsel_rows
+                  : force_rows                ? force_rows
+                                              : tl_ctx_batch_rows(opt ? opt->ctx : NULL);
     r->max_cols = tl_max_columns(opt);
     r->name = tl_strdup(tl_escape_name(tl_input_name(path)).s);
     if (!r->name) goto oom;
-    if (tl_input_load_stream(path, &r->input, err) != TL_OK) goto fail;
+    if (opt && opt->text) r->input = tl_buf_retain(opt->text);
+    else if (tl_input_load_stream(r->base.ctx, path, &r->input, err) != TL_OK) goto fail;
     r->base.input = r->input;
     r->p = r->input->data;
     /* a streamed input: the sample sees the bytes ready (need); it is
