@@ -248,21 +248,12 @@ TlStatus tl_csv_reader_open(const char *path, const TlReadOptions *opt,
  * readers opened afterwards; returns the mode used.  Every mode gives the
  * same results (tests run each). */
 int tl_csv_scan_mode(int force);
-/* For tests: readers opened afterwards use rows instead of tl_batch_rows()
- * (0: that), records per morsel and in the inference batch, and aim at
- * bytes per morsel (0: the default, growing).  Like TALLY_BATCH_ROWS, but
- * changeable within one process. */
-void tl_csv_split_force(int64_t rows, int64_t bytes);
 TlStatus tl_csv_writer_open(TlSink *sink, char delimiter, /* null_text: --out-null */
                             const TlSchema *schema, bool header,
                             const char *null_text, TlWriter **out, TlError *err);
 /* NDJSON (ndjson_read.c, ndjson_write.c). */
 TlStatus tl_ndjson_reader_open(const char *path, const TlReadOptions *opt,
                                TlTypeHints *hints, TlReader **out, TlError *err);
-/* For tests, as tl_csv_split_force: NDJSON readers opened afterwards use
- * rows instead of tl_batch_rows() (0: that) and bytes per morsel (0: the
- * default, growing from 64 KiB to 2 MiB). */
-void tl_ndjson_split_force(int64_t rows, int64_t bytes);
 TlStatus tl_ndjson_writer_open(TlSink *sink, const TlSchema *schema,
                                TlWriter **out, TlError *err);
 /* JSON by content (json_doc.c): NDJSON, one array of objects, or objects

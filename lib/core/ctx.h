@@ -63,6 +63,12 @@ typedef struct TlTuning {
      * as another process might (formats/mapped.c); -1: never */
     int64_t shrink_morsel;
     uint64_t shrink_to;
+    /* TALLY_TEST_CSV_MORSEL=ROWS:BYTES, TALLY_TEST_NDJSON_MORSEL (tests):
+     * the CSV (NDJSON) reader's records per morsel and in the inference
+     * batch (0: batch_rows) and a fixed morsel target in bytes (0: the
+     * default, growing) */
+    int64_t csv_morsel_rows, csv_morsel_bytes;
+    int64_t nd_morsel_rows, nd_morsel_bytes;
 } TlTuning;
 
 /* One run's context.  Created, owned and freed by lib/run; borrowed by

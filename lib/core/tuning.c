@@ -66,6 +66,22 @@ static void read_shrink(TlTuning *t)
     t->shrink_to = (uint64_t)n;
 }
 
+/* name=ROWS:BYTES, both at least 0; unset or malformed: 0 and 0. */
+static void read_pair(const char *name, int64_t *rows, int64_t *bytes)
+{
+    const char *s = getenv(name);
+    char *end;
+    long long r, b;
+    *rows = *bytes = 0;
+    if (!s || !*s) return;
+    r = strtoll(s, &end, 10);
+    if (*end != ':' || r < 0) return;
+    b = strtoll(end + 1, &end, 10);
+    if (*end != '\0' || b < 0) return;
+    *rows = r;
+    *bytes = b;
+}
+
 /* See ctx.h. */
 void tl_tuning_read(TlTuning *t)
 {
@@ -92,6 +108,8 @@ void tl_tuning_read(TlTuning *t)
     s = getenv("TALLY_NO_TMPFILE");
     t->no_tmpfile = s && *s;
     read_shrink(t);
+    read_pair("TALLY_TEST_CSV_MORSEL", &t->csv_morsel_rows, &t->csv_morsel_bytes);
+    read_pair("TALLY_TEST_NDJSON_MORSEL", &t->nd_morsel_rows, &t->nd_morsel_bytes);
 }
 
 /* See ctx.h. */
