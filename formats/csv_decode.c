@@ -403,7 +403,7 @@ DEFINE_CONVERT(convert_f64_dc, TL_TFLOAT64, double, parse_f64_dc_exact)
 DEFINE_CONVERT(convert_f64_dc_any, TL_TFLOAT64, double, parse_f64_dc_any)
 
 /* The float64 converter: f64_sse first in the AVX2 mode (see
- * tl_csv_scan_mode; the other modes keep the scalar path, and the tests
+ * TALLY_TEST_CSV_SCAN; the other modes keep the scalar path, and the tests
  * compare them); with --decimal-comma, parse_f64_dc. */
 static TlStatus convert_f64(const CsvReader *r, CsvCursor *d, int c, TlArray **out,
                             int64_t *bad, TlError *err)

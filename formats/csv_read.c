@@ -346,10 +346,10 @@ AVX2_ATTR static inline uint64_t split_dmask_avx2(const uint8_t *p, uint8_t deli
 DEFINE_SPLIT_SCAN(split_scan_avx2, AVX2_ATTR, split_mask_avx2, split_dmask_avx2)
 #endif
 
-/* The splitter scan for the current mode (scalar for modes 0 and 1). */
-static SplitScanFn split_scan_fn(void)
+/* The splitter scan for mode (tl_csv_scan_best; scalar for 0 and 1). */
+static SplitScanFn split_scan_fn(int mode)
 {
-    switch (tl_csv_scan_mode(-2)) {
+    switch (mode) {
 #if CSV_X86
     case 3: return split_scan_avx2;
     case 2: return split_scan_sse2;
@@ -967,8 +967,8 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     r->base.ops = &csv_ops;
     r->base.ctx = opt->ctx;
     r->hints = hints;
-    r->flatten = tl_csv_flatten_fn();
-    r->split_scan = split_scan_fn();
+    r->flatten = tl_csv_flatten_fn(tl_csv_scan_best(TL_TUNING(opt->ctx)->csv_scan));
+    r->split_scan = split_scan_fn(tl_csv_scan_best(TL_TUNING(opt->ctx)->csv_scan));
     r->avg_record = 1;
     r->name = tl_strdup(tl_escape_name(tl_input_name(path)).s);
     if (!r->name) goto oom;

@@ -243,11 +243,13 @@ TlStatus tl_too_many_columns(TlError *err, const char *name, int64_t line, int64
 TlStatus tl_csv_reader_open(const char *path, const TlReadOptions *opt,
                             char delimiter, TlTypeHints *hints,
                             TlReader **out, TlError *err);
-/* Force how the CSV reader finds records (0 its general tokenizer alone,
- * 1/2/3 the fast one with scalar/SSE2/AVX2 scanning, -1 automatic) for
- * readers opened afterwards; returns the mode used.  Every mode gives the
- * same results (tests run each). */
-int tl_csv_scan_mode(int force);
+/* How a CSV reader finds records: want 0 its general tokenizer alone,
+ * 1/2/3 the fast one with scalar/SSE2/AVX2 scanning (a level the build or
+ * the CPU lacks falls back to the best there is below it), -1 the best
+ * there is; returns the mode a reader uses.  The run's tuning chooses
+ * (TALLY_TEST_CSV_SCAN); every mode gives the same results (tests run
+ * each). */
+int tl_csv_scan_best(int want);
 TlStatus tl_csv_writer_open(TlSink *sink, char delimiter, /* null_text: --out-null */
                             const TlSchema *schema, bool header,
                             const char *null_text, TlWriter **out, TlError *err);

@@ -69,6 +69,9 @@ typedef struct TlTuning {
      * default, growing) */
     int64_t csv_morsel_rows, csv_morsel_bytes;
     int64_t nd_morsel_rows, nd_morsel_bytes;
+    int csv_scan;           /* TALLY_TEST_CSV_SCAN=0..3: how the CSV reader
+                               finds records (tl_csv_scan_best); -1: the
+                               best there is */
 } TlTuning;
 
 /* One run's context.  Created, owned and freed by lib/run; borrowed by

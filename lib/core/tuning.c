@@ -110,6 +110,7 @@ void tl_tuning_read(TlTuning *t)
     read_shrink(t);
     read_pair("TALLY_TEST_CSV_MORSEL", &t->csv_morsel_rows, &t->csv_morsel_bytes);
     read_pair("TALLY_TEST_NDJSON_MORSEL", &t->nd_morsel_rows, &t->nd_morsel_bytes);
+    t->csv_scan = level("TALLY_TEST_CSV_SCAN", 3, -1);
 }
 
 /* See ctx.h. */
