@@ -211,6 +211,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check: setup oracles
 	@scripts/timed build $(MAKE) --no-print-directory -j$(JOBS) check-build
 	@scripts/check-includes
+	@scripts/check-globals
 	@scripts/timed unit scripts/run-unit $(UNIT_BIN) $(UNIT_BIN:build/%=build/asan/%)
 	@scripts/timed cli scripts/run-cli build/tally asan:build/asan/tally
 	@scripts/timed diff node tests/diff/diff.mjs live build/asan/tally

@@ -21,6 +21,7 @@
 #define TL_AGG_H
 
 #include "../core/core.h"
+#include "../core/ctx.h"
 #include "../expr/expr.h"
 
 typedef struct TlAgg TlAgg;
@@ -34,6 +35,7 @@ typedef struct TlAggSpec {
     const char *sep;  /* string_agg separator (copied); NULL = "," */
     size_t sep_len;
     bool no_arg;      /* count(): count rows, x is NULL */
+    const TlCtx *ctx; /* the run's (count distinct's grouper); NULL: none */
 } TlAggSpec;
 
 /* A new aggregate with no groups yet.  TL_ERR_USAGE when the op does not

@@ -18,6 +18,7 @@
 #define TL_EXEC_H
 
 #include "../core/core.h"
+#include "../core/ctx.h"
 #include "../expr/expr.h"
 
 typedef struct TlExecStats {
@@ -89,6 +90,10 @@ struct TlOperator {
     void (*free)(TlOperator *op);
     const TlSchema *schema;   /* output schema, lives as long as the plan */
     TlExecStats *stats;       /* shared by all operators of the run */
+    const TlCtx *ctx;         /* the run's context (tuning), shared like
+                                 stats: a scan takes its readers', every
+                                 other operator its child's; NULL: the
+                                 environment's tuning (ctx.h) */
     /* Optional, NULL unless the operator is a scan (op_scan.c) or a hash
      * join (op_join.c: maps and stage run on its output batches, in the
      * tasks that probe its streaming side):
