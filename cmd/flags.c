@@ -92,7 +92,7 @@ typedef enum FlagArg { ARG_NONE, ARG_REQ, ARG_OPT } FlagArg;
 
 typedef enum FlagId {
     F_FILTER, F_SELECT, F_WITH, F_DROP, F_RENAME, F_GROUP_BY, F_AGG, F_SORT,
-    F_HEAD, F_BY, F_DISTINCT, F_JOIN, F_ON, F_HOW, F_SUFFIX,
+    F_HEAD, F_BY, F_DISTINCT, F_DESCRIBE, F_JOIN, F_ON, F_HOW, F_SUFFIX,
     F_JOIN_DELIMITER, F_JOIN_SCHEMA, F_JOIN_FROM,
     F_DELIMITER, F_NULL, F_NO_HEADER, F_SCHEMA, F_FROM, F_TO, F_OUTPUT,
     F_FILE, F_THREADS, F_STATS, F_NO_OPTIMIZE, F_VERBOSE, F_HELP, F_VERSION,
@@ -116,6 +116,7 @@ static const Flag flags[] = {
     {"--sort", F_SORT, ARG_REQ},         {"--head", F_HEAD, ARG_REQ},
     {"--limit", F_HEAD, ARG_REQ},        {"--by", F_BY, ARG_REQ},
     {"--distinct", F_DISTINCT, ARG_OPT}, {"--join", F_JOIN, ARG_REQ},
+    {"--describe", F_DESCRIBE, ARG_NONE},
     {"--on", F_ON, ARG_REQ},             {"--how", F_HOW, ARG_REQ},
     {"--suffix", F_SUFFIX, ARG_REQ},     {"--delimiter", F_DELIMITER, ARG_REQ},
     {"--null", F_NULL, ARG_REQ},         {"--no-header", F_NO_HEADER, ARG_NONE},
@@ -446,6 +447,8 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
     case F_DISTINCT:
         return add_step(p, TALLY_STEP_DISTINCT, typed, v && *v ? v : NULL,
                         true, NULL);
+    case F_DESCRIBE:
+        return add_step(p, TALLY_STEP_DESCRIBE, typed, NULL, true, NULL);
     case F_JOIN:
         if ((rc = add_step(p, TALLY_STEP_JOIN, typed, NULL, true, &st))) return rc;
         if (!(st->join_input = tally_strdup(v))) return oom(p);

@@ -1048,17 +1048,32 @@ uint32_t tl_agg_bad_group(const TlAgg *a)
     return a->bad_group;
 }
 
-/* The quantile of group g from its sorted images (DuckDB quantile_cont). */
-static double quantile_of(const TlAgg *a, uint32_t g)
+/* The q-quantile of group g from its sorted images (DuckDB quantile_cont). */
+static double quantile_q(const TlAgg *a, uint32_t g, double q)
 {
     int64_t c = a->cnt[g];
     const uint64_t *v = a->qkey + a->qstart[g];
-    double rn = (double)(c - 1) * a->s.q;
+    double rn = (double)(c - 1) * q;
     double lo = floor(rn), hi = ceil(rn);
     double vl = tl_k_f64_from_image(v[(int64_t)lo]);
     if (lo == hi) return vl;
     double vh = tl_k_f64_from_image(v[(int64_t)hi]);
     return vl + (rn - lo) * (vh - vl);
+}
+
+static double quantile_of(const TlAgg *a, uint32_t g)
+{
+    return quantile_q(a, g, a->s.q);
+}
+
+/* See agg.h. */
+bool tl_agg_quantile_at(const TlAgg *a, uint32_t g, double q, double *out)
+{
+    if (!a->sealed || g >= a->n_groups || a->s.x_type == TL_TNULL ||
+        (a->s.op != TL_OP_MEDIAN && a->s.op != TL_OP_QUANTILE) || !a->cnt[g])
+        return false;
+    *out = quantile_q(a, g, q);
+    return true;
 }
 
 /* The co-moment of exact sums xs[x], xs[y], xs[p] + xs[e] (products) of
