@@ -7,9 +7,14 @@
  *
  *   count, nulls       counted from the arrays' exact null counts
  *   min, max           aggregate states (agg.c), merged as group-by merges
- *   mean, std, q25..   numbers only: mean, std and one quantile state per
- *                      column (agg.c: exact sums; the quantile answers all
- *                      three q after sealing, tl_agg_quantile_at)
+ *   mean, std          numbers only: aggregate states (agg.c: exact sums)
+ *   q25, q50, q75      numbers only: while the values are counted exactly
+ *                      (below), from the sorted distinct values and their
+ *                      counts; once not, from a quantile state (agg.c)
+ *                      that then receives every value: those counted so
+ *                      far (each as often as it was seen) and the rest;
+ *                      it answers all three q (tl_agg_quantile_at).  Both
+ *                      interpolate the same way (DuckDB's quantile_cont)
  *   min_len, max_len   strings only: length in characters (code points)
  *   distinct, top      a grouper of the morsel's values with their counts,
  *                      folded into a grouper of the column's values; while
@@ -36,9 +41,11 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../kernels/hash.h"
+#include "../../kernels/rowenc.h"
 #include "../core/text.h"
 #include "../group/group.h"
 
@@ -89,6 +96,8 @@ typedef struct Describe {
     int n_cols;
     ColState *cs;
     int64_t n_rows;
+    uint32_t *zeros;            /* n_zeros group ids 0, read-only */
+    int64_t n_zeros;
     bool done;
 } Describe;
 
@@ -176,16 +185,14 @@ static void str_lengths(const TlArray *x, int64_t *lo, int64_t *hi)
     }
 }
 
-/* The morsel's distinct values of x with their counts. */
+/* The morsel's distinct values of x with their counts (ids: scratch of
+ * x->length entries). */
 static TlStatus part_values(ColPart *cp, TlType t, const TlArray *x,
-                            const uint32_t *zeros, TlError *err)
+                            uint32_t *ids, TlError *err)
 {
     TlGrouper *g = NULL;
-    uint32_t *ids = tl_malloc((size_t)x->length * sizeof *ids);
     const TlArray *keys[1] = {x};
     TlStatus st;
-    (void)zeros;
-    if (!ids) return tl_error_oom(err);
     st = tl_grouper_new(&t, 1, true, &g, err);
     if (st == TL_OK) st = tl_grouper_map(g, keys, x->length, ids, err);
     if (st == TL_OK) {
@@ -201,7 +208,6 @@ static TlStatus part_values(ColPart *cp, TlType t, const TlArray *x,
         cp->keys = out[0];
     }
     tl_grouper_free(g);
-    tl_free(ids);
     return st;
 }
 
@@ -212,10 +218,13 @@ static TlStatus part_make(Describe *d, TlBatch *b, Part **out, TlError *err)
     int64_t n = b->n_rows;
     TlStatus st = TL_OK;
     Part *p = tl_calloc(1, sizeof *p);
-    uint32_t *zeros = tl_calloc((size_t)(n ? n : 1), sizeof *zeros);
+    /* group ids: all 0 (one group), shared while batches fit */
+    uint32_t *own = n > d->n_zeros ? tl_calloc((size_t)n, sizeof *own) : NULL;
+    const uint32_t *zeros = own ? own : d->zeros;
+    uint32_t *ids = tl_malloc((size_t)(n ? n : 1) * sizeof *ids);
     *out = NULL;
     if (p) p->cols = tl_calloc((size_t)(d->n_cols ? d->n_cols : 1), sizeof *p->cols);
-    if (!p || !p->cols || !zeros) {
+    if (!p || !p->cols || !ids || (n > d->n_zeros && !own)) {
         st = tl_error_oom(err);
         goto done;
     }
@@ -228,22 +237,31 @@ static TlStatus part_make(Describe *d, TlBatch *b, Part **out, TlError *err)
         cp->null_id = -1;
         cp->nulls = t == TL_TNULL || x->type == TL_TNULL ? n : x->null_count;
         if (t == TL_TNULL || x->type == TL_TNULL) continue;
+        bool approx = __atomic_load_n(&d->cs[c].approx, __ATOMIC_RELAXED);
+        if (approx) {
+            cp->hll = tl_calloc(HLL_M, 1);
+            st = cp->hll ? hll_add(cp->hll, x, err) : tl_error_oom(err);
+        } else {
+            st = part_values(cp, t, x, ids, err);
+        }
         for (int k = 0; st == TL_OK && k < N_STATES; k++) {
+            if (k == S_Q && !approx) continue;
             st = state_new(t, k, &cp->agg[k], err);
-            if (st == TL_OK && cp->agg[k])
+            if (st != TL_OK || !cp->agg[k]) continue;
+            /* a string's min and max are among the morsel's distinct
+             * values, fewer to compare */
+            if (k <= S_MAX && t == TL_TSTRING && cp->keys)
+                st = tl_agg_update(cp->agg[k], zeros, cp->keys->length, 1, cp->keys,
+                                   NULL, err);
+            else
                 st = tl_agg_update(cp->agg[k], zeros, n, 1, x, NULL, err);
         }
         if (st != TL_OK) break;
         if (t == TL_TSTRING) str_lengths(x, &cp->min_len, &cp->max_len);
-        if (__atomic_load_n(&d->cs[c].approx, __ATOMIC_RELAXED)) {
-            cp->hll = tl_calloc(HLL_M, 1);
-            st = cp->hll ? hll_add(cp->hll, x, err) : tl_error_oom(err);
-        } else {
-            st = part_values(cp, t, x, zeros, err);
-        }
     }
 done:
-    tl_free(zeros);
+    tl_free(own);
+    tl_free(ids);
     tl_batch_free(b);
     if (st != TL_OK) {
         part_free(d, p);
@@ -253,7 +271,33 @@ done:
     return TL_OK;
 }
 
-/* The column's values so far into a sketch; the grouper goes. */
+/* Each value keys[i] cnt[i] times (but the null, skip) into quantile
+ * state q. */
+static TlStatus expand_into(TlAgg *q, TlArray *keys, const int64_t *cnt,
+                            int64_t skip, TlError *err)
+{
+    int64_t n = 0, k = 0;
+    for (int64_t i = 0; i < keys->length; i++) n += i == skip ? 0 : cnt[i];
+    if (n == 0) return TL_OK;
+    uint32_t *idx = tl_malloc((size_t)n * sizeof *idx);
+    uint32_t *zeros = tl_calloc((size_t)n, sizeof *zeros);
+    TlArray *x = NULL;
+    TlStatus st = TL_OK;
+    if (idx && zeros) {
+        for (int64_t i = 0; i < keys->length; i++)
+            for (int64_t j = 0; i != skip && j < cnt[i]; j++) idx[k++] = (uint32_t)i;
+        x = tl_array_take(keys, idx, n);
+    }
+    if (!x) st = tl_error_oom(err);
+    else st = tl_agg_update(q, zeros, n, 1, x, NULL, err);
+    tl_array_release(x);
+    tl_free(idx);
+    tl_free(zeros);
+    return st;
+}
+
+/* The column's values so far into a sketch (and a number's into a
+ * quantile state); the grouper goes. */
 static TlStatus go_approx(ColState *s, TlError *err)
 {
     uint32_t n = tl_grouper_count(s->g);
@@ -263,6 +307,9 @@ static TlStatus go_approx(ColState *s, TlError *err)
     if (!s->hll) return tl_error_oom(err);
     st = tl_grouper_keys(s->g, 0, n, keys, err);
     if (st == TL_OK) st = hll_add(s->hll, keys[0], err);
+    if (st == TL_OK && is_number(s->type)) st = state_new(s->type, S_Q, &s->agg[S_Q], err);
+    if (st == TL_OK && s->agg[S_Q])
+        st = expand_into(s->agg[S_Q], keys[0], s->cnt, s->null_gid, err);
     tl_array_release(keys[0]);
     tl_grouper_free(s->g);
     s->g = NULL;
@@ -281,7 +328,10 @@ static TlStatus fold_values(ColState *s, const ColPart *cp, TlError *err)
         return TL_OK;
     }
     if (!cp->keys) return TL_OK;
-    if (s->hll) return hll_add(s->hll, cp->keys, err);
+    if (s->hll) {
+        if (s->agg[S_Q]) TL_TRY(expand_into(s->agg[S_Q], cp->keys, cp->cnt, cp->null_id, err));
+        return hll_add(s->hll, cp->keys, err);
+    }
     int64_t n = cp->keys->length;
     const TlArray *keys[1] = {cp->keys};
     if (n > s->gids_cap) {
@@ -373,6 +423,62 @@ static TlStatus consume(Describe *d, TlError *err)
         part_free(d, p);
         TL_TRY(st);
     }
+}
+
+typedef struct Counted {
+    uint64_t img;
+    int64_t cnt;
+} Counted;
+
+static int counted_cmp(const void *a, const void *b)
+{
+    uint64_t x = ((const Counted *)a)->img, y = ((const Counted *)b)->img;
+    return x < y ? -1 : x > y;
+}
+
+/* The value at rank r (0-based) of the sorted counted values. */
+static double counted_at(const Counted *v, int64_t n, int64_t r)
+{
+    for (int64_t i = 0; i < n; i++) {
+        if (r < v[i].cnt) return tl_k_f64_from_image(v[i].img);
+        r -= v[i].cnt;
+    }
+    return 0;
+}
+
+/* A number column's quartiles from its exactly counted values: the same
+ * interpolation as the quantile state's (agg.c). */
+static TlStatus exact_quartiles(ColState *s, double q[3], bool has[3], TlError *err)
+{
+    uint32_t n = tl_grouper_count(s->g);
+    TlArray *keys[1] = {NULL};
+    Counted *v = NULL;
+    int64_t m = 0, total = 0;
+    TL_TRY(tl_grouper_keys(s->g, 0, n, keys, err));
+    v = tl_malloc((size_t)(n ? n : 1) * sizeof *v);
+    if (!v) {
+        tl_array_release(keys[0]);
+        return tl_error_oom(err);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if ((int64_t)i == s->null_gid) continue;
+        double x = keys[0]->type == TL_TFLOAT64 ? tl_array_f64(keys[0])[i]
+                                                : (double)tl_array_i64(keys[0])[i];
+        v[m].img = tl_k_f64_image(x);
+        v[m++].cnt = s->cnt[i];
+        total += s->cnt[i];
+    }
+    tl_array_release(keys[0]);
+    qsort(v, (size_t)m, sizeof *v, counted_cmp);
+    for (int i = 0; i < 3 && total > 0; i++) {
+        double rn = (double)(total - 1) * (0.25 * (i + 1));
+        double lo = floor(rn), hi = ceil(rn);
+        double vl = counted_at(v, m, (int64_t)lo);
+        q[i] = lo == hi ? vl : vl + (rn - lo) * (counted_at(v, m, (int64_t)hi) - vl);
+        has[i] = true;
+    }
+    tl_free(v);
+    return TL_OK;
 }
 
 /* Element 0 of a (one value of type t) as text into b, or null. */
@@ -478,11 +584,12 @@ static TlStatus emit(Describe *d, TlBatch **out, TlError *err)
             int64_t distinct = s->hll ? hll_estimate(s->hll)
                              : s->g ? (int64_t)tl_grouper_count(s->g) - (s->null_gid >= 0)
                              : 0;
-            double q[3];
+            double q[3] = {0, 0, 0};
             bool hq[3] = {false, false, false};
             for (int i = 0; i < 3 && s->agg[S_Q]; i++)
                 hq[i] = tl_agg_quantile_at(s->agg[S_Q], 0, 0.25 * (i + 1), &q[i]);
-            ok = tl_builder_append_str(&b[O_COLUMN], name, strlen(name)) &&
+            if (is_number(s->type) && s->g) st = exact_quartiles(s, q, hq, err);
+            ok = st == TL_OK && tl_builder_append_str(&b[O_COLUMN], name, strlen(name)) &&
                  tl_builder_append_str(&b[O_TYPE], tn, strlen(tn)) &&
                  tl_builder_append_i64(&b[O_COUNT], d->n_rows - s->nulls) &&
                  tl_builder_append_i64(&b[O_NULLS], s->nulls) &&
@@ -556,6 +663,7 @@ static void describe_free(TlOperator *op)
         tl_free(s->hll);
     }
     tl_free(d->cs);
+    tl_free(d->zeros);
     tl_free(d);
 }
 
@@ -578,7 +686,9 @@ TlStatus tl_op_describe_new(TlOperator *child, const TlSchema *schema,
     d->in = child->schema;
     d->n_cols = d->in->n_fields;
     d->cs = tl_calloc((size_t)(d->n_cols ? d->n_cols : 1), sizeof *d->cs);
-    if (!d->cs) {
+    d->n_zeros = tl_batch_rows();
+    d->zeros = tl_calloc((size_t)d->n_zeros, sizeof *d->zeros);
+    if (!d->cs || !d->zeros) {
         describe_free(&d->base);
         return tl_error_oom(err);
     }
@@ -588,7 +698,7 @@ TlStatus tl_op_describe_new(TlOperator *child, const TlSchema *schema,
         s->min_len = s->max_len = -1;
         s->null_gid = -1;
         TlStatus st = TL_OK;
-        for (int k = 0; st == TL_OK && k < N_STATES; k++)
+        for (int k = 0; st == TL_OK && k < S_Q; k++)
             st = state_new(s->type, k, &s->agg[k], err);
         if (st == TL_OK && s->type != TL_TNULL)
             st = tl_grouper_new(&s->type, 1, true, &s->g, err);
