@@ -94,9 +94,9 @@ $(B)/obj/cmd/main_fn.o: cmd/main.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Dmain=tally_main -Wno-missing-prototypes -MMD -MP -c $< -o $@
 $(B)/tally-matrix: tests/support/matrix_run.c tests/support/sanitizer.h $(B)/obj/cmd/main_fn.o \
-                   $(B)/obj/cmd/flags.o $(TALLY_EXTRA) $(B)/libtally.a
+                   $(B)/obj/cmd/flags.o $(B)/obj/cmd/complete.o $(TALLY_EXTRA) $(B)/libtally.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/obj/cmd/main_fn.o $(B)/obj/cmd/flags.o \
-	    $(TALLY_EXTRA) $(B)/libtally.a $(LDLIBS)
+	    $(B)/obj/cmd/complete.o $(TALLY_EXTRA) $(B)/libtally.a $(LDLIBS)
 
 $(B)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) tests/support/sanitizer.h $(B)/libtally.a
 	@mkdir -p $(dir $@)

@@ -7,6 +7,7 @@
  *   tally schema INPUT...                              print column types
  *   tally describe ARGS...                             statistics per column
  *                                                      (ARGS --describe)
+ *   tally completions bash|zsh|fish                    a completion script
  *   tally --help | --version | help
  *
  * Like zstd's programs/, this file uses only the public header: flags.c
@@ -99,7 +100,7 @@ static int command_hint(int argc, char **argv)
         strcmp(argv[1], "completions") == 0 || stat(argv[1], &st) == 0)
         return -1;
     if (strcmp(argv[1], "help") == 0) {
-        fputs(cli_help_text, stdout);
+        cli_print_help(stdout);
         return 0;
     }
     const char *near = tally_suggest(argv[1], commands,
@@ -182,6 +183,17 @@ int main(int argc, char **argv)
     bool describe = false;
     int hint = command_hint(argc, argv);
     if (hint >= 0) return hint;
+    if (argc > 1 && strcmp(argv[1], "completions") == 0) {
+        TallyError cerr;
+        memset(&cerr, 0, sizeof cerr);
+        int crc = cli_completions(argc - 2, argv + 2, &cerr);
+        if (crc == 0 && (closed & 2)) {
+            print_error("standard output is closed");
+            return 1;
+        }
+        if (crc != 0) print_error(cerr.message);
+        return crc;
+    }
     if (argc > 1 && strcmp(argv[1], "explain") == 0) {
         mode = TALLY_EXPLAIN;
         first = 2;
@@ -217,7 +229,7 @@ int main(int argc, char **argv)
         snprintf(err.message, sizeof err.message, "standard output is closed");
         rc = 1;
     } else if (rc == 0 && action == CLI_HELP) {
-        fputs(cli_help_text, stdout);
+        cli_print_help(stdout);
     } else if (rc == 0 && action == CLI_VERSION) {
         fputs("tally " TALLY_VERSION "\n", stdout);
     } else if (rc == 0) {
