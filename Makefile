@@ -239,10 +239,19 @@ fuzz-smoke: fuzz-build
 fuzz: fuzz-build
 	@scripts/run-fuzz $(FUZZ_SECONDS) $(FUZZ_SRC)
 
+# The completion scripts go where each shell looks under PREFIX:
+# bash-completion's completions/, zsh's site-functions, fish's
+# vendor_completions.d (tally completions SHELL writes them).
+SHARE = $(DESTDIR)$(PREFIX)/share
 install: $(B)/tally
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/man/man1 \
+	    $(SHARE)/bash-completion/completions $(SHARE)/zsh/site-functions \
+	    $(SHARE)/fish/vendor_completions.d
 	install -m 755 $(B)/tally $(DESTDIR)$(PREFIX)/bin/tally
-	install -m 644 man/tally.1 $(DESTDIR)$(PREFIX)/share/man/man1/tally.1
+	install -m 644 man/tally.1 $(SHARE)/man/man1/tally.1
+	$(B)/tally completions bash > $(SHARE)/bash-completion/completions/tally
+	$(B)/tally completions zsh > $(SHARE)/zsh/site-functions/_tally
+	$(B)/tally completions fish > $(SHARE)/fish/vendor_completions.d/tally.fish
 
 clean:
 	rm -rf build

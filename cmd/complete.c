@@ -260,7 +260,7 @@ static void fish_script(FILE *o)
           "    set -l header (command tally $input --head 0 --to tsv 2>/dev/null); or return\n"
           "    set -l prefix (string match -r -- '^.*,' (commandline -ct))\n"
           "    for c in (string split \\t -- $header)\n"
-          "        echo $prefix$c\n"
+          "        echo \"$prefix$c\"\n"
           "    end\n"
           "end\n\n"
           "complete -c tally -n __fish_use_subcommand -a ", o);
@@ -284,7 +284,12 @@ static void fish_script(FILE *o)
             default: fputs(" -x", o); break;
             }
         } else if (f.arg == 2) {
-            fputs(" -a '(__tally_columns)'", o);
+            /* fish completes an optional value only after '=': offer the
+             * columns in the next word too */
+            fputs(" -d ", o);
+            put_fish_sq(o, f.desc);
+            fprintf(o, "\ncomplete -c tally -n 'test (commandline -opc)[-1] = %s' "
+                    "-a '(__tally_columns)'", f.name);
         }
         fputs(" -d ", o);
         put_fish_sq(o, f.desc);
