@@ -591,7 +591,8 @@ EOF
     for f in --filter --where --select --with --drop --rename --group-by --agg \
         --sort --head --limit --by --distinct --join --on --how --suffix \
         --delimiter --null --no-header --schema --from --to --output --file \
-        --threads --stats --no-optimize --help --version explain schema; do
+        --threads --stats --no-optimize --help --version explain schema \
+        describe --describe completions; do
         [[ "$output" == *"$f"* ]] || { echo "missing $f"; return 1; }
     done
 }
