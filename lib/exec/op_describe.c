@@ -185,14 +185,63 @@ static void str_lengths(const TlArray *x, int64_t *lo, int64_t *hi)
     }
 }
 
+/* The distinct values of an int64 array whose values span a short range
+ * (max - min below 4 per row), counted in an array indexed by value - min
+ * instead of hashed: ascending, then the null; false when the range is
+ * long (or there is no value), to group by hashing instead. */
+static bool count_ints(ColPart *cp, const TlArray *x, TlStatus *st, TlError *err)
+{
+    const int64_t *v = tl_array_i64(x);
+    int64_t n = x->length, lo = INT64_MAX, hi = INT64_MIN, k = 0;
+    bool all = x->null_count == 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (!all && !tl_array_valid(x, i)) continue;
+        if (v[i] < lo) lo = v[i];
+        if (v[i] > hi) hi = v[i];
+    }
+    if (lo > hi || (uint64_t)hi - (uint64_t)lo >= (uint64_t)n * 4) return false;
+    uint64_t range = (uint64_t)hi - (uint64_t)lo + 1;
+    uint32_t *c = tl_calloc(range, sizeof *c);
+    int64_t distinct = 0;
+    TlBuilder b;
+    tl_builder_init(&b, TL_TINT64);
+    if (!c) goto oom;
+    for (int64_t i = 0; i < n; i++)
+        if (all || tl_array_valid(x, i)) distinct += c[(uint64_t)v[i] - (uint64_t)lo]++ == 0;
+    cp->cnt = tl_malloc((size_t)(distinct + 1) * sizeof *cp->cnt);
+    if (!cp->cnt || !tl_builder_reserve(&b, distinct + 1)) goto oom;
+    for (uint64_t j = 0; j < range; j++) {
+        if (!c[j]) continue;
+        tl_builder_append_i64(&b, (int64_t)((uint64_t)lo + j));
+        cp->cnt[k++] = c[j];
+    }
+    if (x->null_count > 0) {
+        tl_builder_append_null(&b);
+        cp->null_id = k;
+        cp->cnt[k++] = x->null_count;
+    }
+    cp->keys = tl_builder_finish(&b);
+    tl_builder_free(&b);
+    tl_free(c);
+    *st = cp->keys ? TL_OK : tl_error_oom(err);
+    return true;
+oom:
+    tl_builder_free(&b);
+    tl_free(c);
+    *st = tl_error_oom(err);
+    return true;
+}
+
 /* The morsel's distinct values of x with their counts (ids: scratch of
- * x->length entries). */
+ * x->length entries): in order of first appearance, or for integers of a
+ * short range ascending (count_ints; only strings report an order, top). */
 static TlStatus part_values(ColPart *cp, TlType t, const TlArray *x,
                             uint32_t *ids, TlError *err)
 {
     TlGrouper *g = NULL;
     const TlArray *keys[1] = {x};
     TlStatus st;
+    if (t == TL_TINT64 && count_ints(cp, x, &st, err)) return st;
     st = tl_grouper_new(&t, 1, true, &g, err);
     if (st == TL_OK) st = tl_grouper_map(g, keys, x->length, ids, err);
     if (st == TL_OK) {
