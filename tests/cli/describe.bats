@@ -181,3 +181,15 @@ EOF
     run_tally describe ragged.csv
     assert_err_glob 1 'tally: ragged.csv:3*'
 }
+
+@test "describe: integers far apart (hashed, not counted by value) and at the int64 limits" {
+    printf 'n\n1\n1000000\n-5\n\n1000000\n-9223372036854775808\n9223372036854775807\n' > sp.csv
+    assert_run_out describe sp.csv <<EOF
+$header
+n,int64,6,1,5,false,-9223372036854775808,9223372036854775807,333332.5,5.833372668713516e+18,-3.5,500000.5,1000000.0,,,
+EOF
+    assert_run_out sp.csv --filter 'n > -10 and n < 10000000' --describe <<EOF
+$header
+n,int64,4,0,3,false,-5,1000000,499999.0,577351.4238953603,-0.5,500000.5,1000000.0,,,
+EOF
+}
