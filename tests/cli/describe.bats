@@ -193,3 +193,19 @@ $header
 n,int64,4,0,3,false,-5,1000000,499999.0,577351.4238953603,-0.5,500000.5,1000000.0,,,
 EOF
 }
+
+@test "describe in a pipeline file: {\"describe\": true}" {
+    every_type
+    printf '{"inputs": ["t.csv"], "steps": [{"filter": "id > 1"}, {"describe": true}, {"select": ["column", "count"]}]}' > p.json
+    assert_run_out -f p.json <<'EOF'
+column,count
+id,4
+name,3
+x,3
+when,3
+ok,3
+EOF
+    printf '{"inputs": ["t.csv"], "steps": [{"describe": 1}]}' > bad.json
+    run_tally -f bad.json
+    assert_err 2 'tally: bad.json: /steps/0/describe: expected true'
+}
