@@ -94,10 +94,10 @@ typedef struct Flag {
 #define CHOICES(v) .val = VAL_CHOICE, .choices = v
 
 static const char help_head[] =
-"usage: tally [OPTIONS] (INPUT... [STEP...] | -f PIPELINE.json) [-o OUTPUT]\n"
-"       tally explain|schema ARGS...  the plans | each column's inferred type\n"
-"       tally describe ARGS...  ARGS --describe: statistics of every column\n"
-"       tally completions bash|zsh|fish  print a shell completion script\n"
+"usage: tally [OPTIONS] INPUT... [STEP...] [-o OUTPUT]\n"
+"       tally [OPTIONS] -f PIPELINE.json [-o OUTPUT]\n"
+"       tally explain|describe ARGS...  the plans | stats per column (--describe)\n"
+"       tally schema INPUT...   column types; tally completions bash|zsh|fish\n"
 "\n"
 "Steps, applied in the order given:\n";
 
