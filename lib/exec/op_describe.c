@@ -120,6 +120,7 @@ static TlStatus state_new(TlType t, int k, TlAgg **out, TlError *err)
     s.x_type = t;
     s.out_type = k <= S_MAX ? t : TL_TFLOAT64;
     s.q = 0.5;
+    s.select = true;    /* three quantiles of one group: no sort */
     return tl_agg_new(&s, out, err);
 }
 

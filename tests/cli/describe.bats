@@ -209,3 +209,17 @@ EOF
     run_tally -f bad.json
     assert_err 2 'tally: bad.json: /steps/0/describe: expected true'
 }
+
+@test "describe: quartiles past the exact bound (selected from every value) equal the sorted ones" {
+    # 150,000 rows, about 100,000 distinct values, a third of them repeated;
+    # the expected quartiles are quantile_cont over the sorted values
+    seq 1 150000 | awk 'BEGIN { print "x" } { v = ($1 * 7919) % 150001; if ($1 % 3 == 0) v = $1 % 50; printf "%.2f\n", v / 4 }' > q.csv
+    for rows in 65536 5000; do
+        TALLY_BATCH_ROWS=$rows run_tally q.csv --threads 3 --describe --select column,approx,min,max,q25,q50,q75
+        assert_ok
+        assert_out <<'EOF'
+column,approx,min,max,q25,q50,q75
+x,true,0.0,37498.75,9.25,9373.875,23435.8125
+EOF
+    done
+}
