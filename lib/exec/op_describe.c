@@ -298,16 +298,19 @@ static TlStatus part_make(Describe *d, TlBatch *b, Part **out, TlError *err)
             if (k == S_Q && !approx) continue;
             st = state_new(t, k, &cp->agg[k], err);
             if (st != TL_OK || !cp->agg[k]) continue;
-            /* a string's min and max are among the morsel's distinct
-             * values, fewer to compare */
-            if (k <= S_MAX && t == TL_TSTRING && cp->keys)
+            /* min and max are among the morsel's distinct values (for
+             * equal values, the first's: -0.0 before 0.0), fewer to
+             * compare */
+            if (k <= S_MAX && cp->keys)
                 st = tl_agg_update(cp->agg[k], zeros, cp->keys->length, 1, cp->keys,
                                    NULL, err);
             else
                 st = tl_agg_update(cp->agg[k], zeros, n, 1, x, NULL, err);
         }
         if (st != TL_OK) break;
-        if (t == TL_TSTRING) str_lengths(x, &cp->min_len, &cp->max_len);
+        /* the shortest and longest are among the distinct values too */
+        if (t == TL_TSTRING)
+            str_lengths(cp->keys ? cp->keys : x, &cp->min_len, &cp->max_len);
     }
 done:
     tl_free(own);
