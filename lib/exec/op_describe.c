@@ -49,8 +49,12 @@
 #include "../core/text.h"
 #include "../group/group.h"
 
-/* Distinct values counted exactly (man/tally.1, --describe). */
-#define TL_DESCRIBE_EXACT 100000
+/* Distinct values counted exactly (man/tally.1, --describe): enough for
+ * any categorical column, whose top values mean something; past it a
+ * column's values are only hashed, which keeps a high-cardinality column
+ * from costing a grouper per morsel and a serial merge of them (on the
+ * H2O file's 100,000-value id3 that was 1.8 of 4.0 CPU seconds). */
+#define TL_DESCRIBE_EXACT 10000
 #define HLL_P 14
 #define HLL_M (1u << HLL_P)
 #define TOP_N 3
