@@ -22,6 +22,24 @@ PREFIX  ?= /usr/local
 PKGS    := libzstd libcjson zlib libxxhash libutf8proc snappy liblz4 libbrotlidec libbrotlicommon
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wno-unused-parameter
+# A machine without the libraries (or pkg-config): stop before compiling,
+# naming the Debian packages that are missing and the command that installs
+# them, instead of a compiler error about the first header not found.
+# Goals that install them first (setup, demo, check) or need none (clean,
+# oracles) go ahead.
+deb_pkg = $(or $(patsubst libbrotli%,libbrotli-dev,$(filter libbrotli%,$(1))),\
+               $(if $(filter zlib,$(1)),zlib1g-dev),$(if $(filter snappy,$(1)),libsnappy-dev),$(1)-dev)
+MISSING_PKGS := $(if $(shell command -v pkg-config 2>/dev/null),\
+    $(sort $(foreach p,$(shell for p in $(PKGS); do pkg-config --exists $$p 2>/dev/null || echo $$p; done),$(call deb_pkg,$(p)))),\
+    pkg-config $(sort $(foreach p,$(PKGS),$(call deb_pkg,$(p)))))
+ifneq ($(strip $(MISSING_PKGS)),)
+ifeq ($(filter setup demo check clean oracles,$(MAKECMDGOALS)),)
+$(info make: the build needs these packages, which are missing: $(strip $(MISSING_PKGS)))
+$(info make: install them with:  sudo apt-get install -y $(strip $(MISSING_PKGS)))
+$(info make: (or run `make setup`, which installs everything the build and tests need))
+$(error missing packages)
+endif
+endif
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # Start-up time: every shared library costs the loader a few page faults
@@ -94,9 +112,10 @@ $(B)/obj/cmd/main_fn.o: cmd/main.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Dmain=tally_main -Wno-missing-prototypes -MMD -MP -c $< -o $@
 $(B)/tally-matrix: tests/support/matrix_run.c tests/support/sanitizer.h $(B)/obj/cmd/main_fn.o \
-                   $(B)/obj/cmd/flags.o $(B)/obj/cmd/complete.o $(TALLY_EXTRA) $(B)/libtally.a
+                   $(B)/obj/cmd/flags.o $(B)/obj/cmd/complete.o $(B)/obj/cmd/term.o \
+                   $(TALLY_EXTRA) $(B)/libtally.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/obj/cmd/main_fn.o $(B)/obj/cmd/flags.o \
-	    $(B)/obj/cmd/complete.o $(TALLY_EXTRA) $(B)/libtally.a $(LDLIBS)
+	    $(B)/obj/cmd/complete.o $(B)/obj/cmd/term.o $(TALLY_EXTRA) $(B)/libtally.a $(LDLIBS)
 
 $(B)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) tests/support/sanitizer.h $(B)/libtally.a
 	@mkdir -p $(dir $@)
@@ -192,6 +211,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check: setup oracles
 	@scripts/timed build $(MAKE) --no-print-directory -j$(JOBS) check-build
 	@scripts/check-includes
+	@scripts/check-globals
 	@scripts/timed unit scripts/run-unit $(UNIT_BIN) $(UNIT_BIN:build/%=build/asan/%)
 	@scripts/timed cli scripts/run-cli build/tally asan:build/asan/tally
 	@scripts/timed diff node tests/diff/diff.mjs live build/asan/tally

@@ -44,6 +44,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+const char cli_usage_text[] =
+"usage: tally [OPTIONS] INPUT... [STEP...] [-o OUTPUT]\n"
+"examples:\n"
+"  tally sales.csv                       the file as a table (CSV into a pipe)\n"
+"  tally sales.csv --filter 'amount > 100' --sort -amount --head 10\n"
+"  tally sales.csv --group-by region --agg 'n = count(), sum(amount)' -o r.csv\n"
+"tally --help lists every option; man tally explains them.\n";
+
 /* ------------------------------------------------------------ the table */
 
 typedef enum FlagArg { ARG_NONE, ARG_REQ, ARG_OPT } FlagArg;
@@ -52,12 +60,13 @@ typedef enum FlagId {
     F_FILTER, F_SELECT, F_WITH, F_DROP, F_RENAME, F_GROUP_BY, F_AGG, F_SORT,
     F_HEAD, F_BY, F_DISTINCT, F_DESCRIBE, F_JOIN, F_ON, F_HOW, F_SUFFIX,
     F_JOIN_DELIMITER, F_JOIN_SCHEMA, F_JOIN_FROM,
-    F_DELIMITER, F_NULL, F_NO_HEADER, F_SCHEMA, F_FROM, F_TO, F_OUTPUT,
+    F_DELIMITER, F_NULL, F_NO_HEADER, F_HEADER, F_SCHEMA, F_FROM, F_TO, F_OUTPUT,
     F_FILE, F_THREADS, F_STATS, F_NO_OPTIMIZE, F_VERBOSE, F_HELP, F_VERSION,
     F_OUT_DELIMITER, F_WITH_FILENAME, F_COMPRESS_LEVEL, F_SORTED,
     F_NO_INFER, F_QUOTED_AS_STRING, F_QUIET,
     F_OUT_NO_HEADER, F_OUT_NULL, F_RAGGED, F_SKIP, F_QUOTE, F_COMMENT,
-    F_ESCAPE, F_DECIMAL_COMMA, F_MAX_COLUMNS, F_MAX_RECORD,
+    F_ESCAPE, F_DECIMAL_COMMA, F_MAX_COLUMNS, F_MAX_RECORD, F_ROWS, F_COLOR,
+    F_PARQUET_COMPRESSION, F_ROW_GROUP_SIZE,
 } FlagId;
 
 /* What a flag's value is: CliVal (flags.h), for the shell completions. */
@@ -70,11 +79,14 @@ typedef enum FlagId {
 static const char *const join_hows[] = {"inner", "left", "right", "full",
                                         "semi", "anti", NULL};
 static const char *const to_formats[] = {"csv", "tsv", "ndjson", "jsonl", "json",
-                                         NULL};
+                                         "table", "parquet", NULL};
 static const char *const from_formats[] = {"csv", "tsv", "ndjson", "jsonl", "json",
                                            "parquet", NULL};
 static const char *const ragged_modes[] = {"error", "pad", "skip", NULL};
 static const char *const quote_choices[] = {"none", NULL};
+static const char *const parquet_codecs[] = {"zstd", "snappy", "gzip", "lz4", "none",
+                                             NULL};
+static const char *const color_choices[] = {"auto", "always", "never", NULL};
 
 typedef struct Flag {
     const char *name;   /* "--filter" or "-o" */
@@ -95,7 +107,7 @@ typedef struct Flag {
 
 static const char help_head[] =
 "usage: tally [OPTIONS] INPUT... [STEP...] [-o OUTPUT]\n"
-"       tally [OPTIONS] -f PIPELINE.json [-o OUTPUT]\n"
+"       tally [OPTIONS] -f PIPELINE.json [-o OUTPUT]      --version; -h, --help\n"
 "       tally explain|describe ARGS...  the plans | stats per column (--describe)\n"
 "       tally schema INPUT...   column types; tally completions bash|zsh|fish\n"
 "\n"
@@ -144,8 +156,8 @@ static const Flag flags[] = {
 "\n"
 "Options:\n")},
     {"-o", F_OUTPUT, ARG_REQ, VAL_FILE, H(
-"  -o, --output FILE       write FILE atomically (.csv .tsv .ndjson .jsonl\n"
-"                          .json, + .gz/.zst; else --to); a device, FIFO in place\n")},
+"  -o, --output FILE       write FILE atomically (.csv .tsv .ndjson .jsonl .json\n"
+"                          .parquet, + .gz/.zst; else --to); devices in place\n")},
     {"--output", F_OUTPUT, ARG_REQ, VAL_FILE, NULL, NULL},
     {"-f", F_FILE, ARG_REQ, VAL_FILE, H(
 "  -f, --file PIPELINE     JSON pipeline; --from/--to csv|tsv|ndjson|json|parquet\n")},
@@ -160,14 +172,18 @@ static const Flag flags[] = {
 "  --with-filename, --comment C  add a `filename` column; skip lines starting C\n")},
     {"--comment", F_COMMENT, ARG_REQ, VAL_TEXT, NULL, NULL},
     {"--compress-level", F_COMPRESS_LEVEL, ARG_REQ, VAL_TEXT, H(
-"  --compress-level N      -o FILE.gz: 1-9 (default 6), FILE.zst: 1-22 (3)\n")},
-    {"--max-record-size", F_MAX_RECORD, ARG_REQ, VAL_TEXT, H(
-"  --max-record-size SIZE  longest record of a .gz/.zst input (256M; K M G)\n")},
+"  --compress-level N      gz 1-9 (6) zst 1-22 (3); --max-record-size SIZE (256M)\n")},
+    {"--max-record-size", F_MAX_RECORD, ARG_REQ, VAL_TEXT, NULL, NULL},
+    {"--parquet-compression", F_PARQUET_COMPRESSION, ARG_REQ, CHOICES(parquet_codecs),
+     .help = (
+"  --parquet-compression zstd|snappy|gzip|lz4|none; --row-group-size N (122880)\n")},
+    {"--row-group-size", F_ROW_GROUP_SIZE, ARG_REQ, VAL_TEXT, NULL, NULL},
     {"--null", F_NULL, ARG_REQ, VAL_TEXT, H(
 "  --null STR, --decimal-comma  STR is null (TSV: also \\N); 1,5 is 1.5\n")},
     {"--decimal-comma", F_DECIMAL_COMMA, ARG_NONE, VAL_NONE, NULL, NULL},
-    {"--no-header", F_NO_HEADER, ARG_NONE, VAL_NONE, H(
-"  --no-header, --skip N   input: line 1 is data (column1...); skip N lines first\n")},
+    {"--header", F_HEADER, ARG_NONE, VAL_NONE, H(
+"  --header, --no-header   line 1 names/data (else guessed); --skip N lines first\n")},
+    {"--no-header", F_NO_HEADER, ARG_NONE, VAL_NONE, NULL, NULL},
     {"--skip", F_SKIP, ARG_REQ, VAL_TEXT, NULL, NULL},
     {"--ragged", F_RAGGED, ARG_REQ, CHOICES(ragged_modes), .help = (
 "  --ragged error|pad|skip rows of another field count; --max-columns N (1000000)\n")},
@@ -186,10 +202,13 @@ static const Flag flags[] = {
 "  --threads N, --stats    worker threads (0: all cores); counters to stderr\n")},
     {"--stats", F_STATS, ARG_NONE, VAL_NONE, NULL, NULL},
     {"--no-optimize", F_NO_OPTIMIZE, ARG_NONE, VAL_NONE, H(
-"  --no-optimize           run the plan as written; --verbose: explain says rules\n")},
+"  --no-optimize, --quiet  run as written; no notes; --verbose: explain's rules\n")},
+    {"--quiet", F_QUIET, ARG_NONE, VAL_NONE, NULL, NULL},
     {"--verbose", F_VERBOSE, ARG_NONE, VAL_NONE, NULL, NULL},
-    {"--quiet", F_QUIET, ARG_NONE, VAL_NONE, H(
-"  --quiet, --version      no notes on stderr / the version; -h, --help: this\n")},
+    {"--rows", F_ROWS, ARG_REQ, VAL_TEXT, H(
+"  --rows N|all (40), --color auto|always|never  tables: terminal, --to table\n")},
+    {"--color", F_COLOR, ARG_REQ, CHOICES(color_choices)},
+    /* named on the head's second line */
     {"--version", F_VERSION, ARG_NONE, VAL_NONE, NULL, NULL},
     {"-h", F_HELP, ARG_NONE, VAL_NONE, NULL, NULL},
     {"--help", F_HELP, ARG_NONE, VAL_NONE, NULL, NULL},
@@ -208,7 +227,10 @@ bool cli_flag_info(int i, CliFlagInfo *out)
     int h = i;
     while (h > 0 && !flags[h].help) h--;
     const char *line = flags[h].help, *end, *gap;
+    /* flags documented outside the table's lines */
     if (f->id == F_DESCRIBE) line = "  --describe  statistics of every column (a step)\n";
+    if (f->id == F_VERSION) line = "  --version  print the version\n";
+    if (f->id == F_HELP) line = "  --help  print this help\n";
     while (*line == ' ') line++;
     end = strchr(line, '\n');
     if (!end) end = line + strlen(line);
@@ -275,14 +297,26 @@ typedef struct Parser {
     const char *first_step_flag; /* for `tally schema` */
     const char *file;      /* -f */
     /* options given on the command line (override a pipeline file's) */
-    bool set_output, set_from, set_to, set_delim, set_null, set_no_header,
+    bool set_output, set_from, set_to, set_delim, set_null, set_no_header, set_header,
         set_schema, set_threads, set_stats, set_no_optimize, set_verbose;
     bool set_out_delim, set_with_filename, set_compress_level, set_sorted;
     bool set_no_infer, set_quoted_as_string, set_quiet;
     bool set_out_no_header, set_out_null, set_ragged, set_skip, set_quote;
     bool set_comment, set_escape, set_decimal_comma, set_max_columns;
-    bool set_max_record;
+    bool set_max_record, set_rows, set_parquet_compression, set_row_group_size;
+    bool output_dash;      /* -o -: standard output asked for by name */
 } Parser;
+
+/* The --color of the last parse: a choice for the program (cmd/term.c),
+ * not part of the spec, whose `color` says only whether to colour.  Reset
+ * by every cli_flags_parse (tally-matrix runs mains one after another). */
+static CliColor g_color;
+
+/* See flags.h. */
+CliColor cli_color_choice(void)
+{
+    return g_color;
+}
 
 static int usage(Parser *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -448,12 +482,16 @@ static int need_step_ctx(Parser *p, const char *flag, Ctx ctx, const char *what)
 
 /* No input on the command line.  When standard input is a pipe or a file,
  * the user most likely meant to read it: say that it is named "-". */
-static int no_input(Parser *p)
+static int no_input(Parser *p, bool bare, CliAction *action)
 {
     struct stat st;
     if (fstat(0, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISREG(st.st_mode)))
         return usage(p, "no input given (standard input is a %s: to read it, "
                      "give - as the input)", S_ISFIFO(st.st_mode) ? "pipe" : "file");
+    if (bare) { /* `tally` alone: someone trying it out */
+        *action = CLI_USAGE;
+        return usage(p, "no input given");
+    }
     return usage(p, "no input given (try tally --help)");
 }
 
@@ -583,6 +621,10 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
         p->set_no_header = true;
         s->no_header = true;
         return 0;
+    case F_HEADER:
+        p->set_header = true;
+        s->header = true;
+        return 0;
     case F_SCHEMA:
         p->set_schema = true;
         return set_str(p, &s->schema, v);
@@ -598,8 +640,10 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
         if (strcmp(v, "-") == 0) {     /* -o - : standard output */
             tally_free(s->output);
             s->output = NULL;
+            p->output_dash = true;
             return 0;
         }
+        p->output_dash = false;
         return set_str(p, &s->output, v);
     case F_FILE:
         if (!*v) return usage(p, "%s: expected a file name", typed);
@@ -639,8 +683,13 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
         return 0;
     }
     case F_COMMENT:
+        if (strcmp(v, "none") == 0) { /* no comments, none sniffed (tally.h) */
+            s->comment = '\n';
+            p->set_comment = true;
+            return 0;
+        }
         if (strlen(v) != 1 || v[0] == '\n' || v[0] == '\r')
-            return usage(p, "%s: expected one character, got \"%s\"", typed, v);
+            return usage(p, "%s: expected one character or none, got \"%s\"", typed, v);
         s->comment = v[0];
         p->set_comment = true;
         return 0;
@@ -673,6 +722,7 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
         if (!parse_count(v, &s->skip))
             return usage(p, "%s: expected a non-negative integer, got \"%s\"",
                          typed, v);
+        if (s->skip == 0) s->skip = -1; /* given: no preamble sniffed (tally.h) */
         p->set_skip = true;
         return 0;
     case F_RAGGED:
@@ -716,6 +766,21 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
         s->compress_level = (int)n;
         return 0;
     }
+    case F_PARQUET_COMPRESSION:
+        if (!tally_parquet_codec_ok(v))
+            return usage(p, "%s: expected zstd, snappy, gzip, lz4 or none, got %s", typed,
+                         quoted(v).s);
+        p->set_parquet_compression = true;
+        return set_str(p, &s->parquet_compression, v);
+    case F_ROW_GROUP_SIZE: {
+        int64_t n;
+        if (!parse_count(v, &n) || n < 1 || n > INT32_MAX)
+            return usage(p, "%s: expected a row count from 1 to 2147483647, got %s",
+                         typed, quoted(v).s);
+        p->set_row_group_size = true;
+        s->row_group_size = n;
+        return 0;
+    }
     case F_STATS:
         p->set_stats = true;
         s->stats = true;
@@ -727,6 +792,24 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
     case F_VERBOSE:
         p->set_verbose = true;
         s->verbose = true;
+        return 0;
+    case F_ROWS: {
+        int64_t n;
+        if (strcmp(v, "all") == 0) n = -1;
+        else if (!parse_count(v, &n) || n < 1 || n > INT32_MAX)
+            return usage(p, "%s: expected a count of rows from 1, or all, got %s",
+                         typed, quoted(v).s);
+        p->set_rows = true;
+        s->table_rows = n;
+        return 0;
+    }
+    case F_COLOR:
+        if (strcmp(v, "auto") == 0) g_color = CLI_COLOR_AUTO;
+        else if (strcmp(v, "always") == 0) g_color = CLI_COLOR_ALWAYS;
+        else if (strcmp(v, "never") == 0) g_color = CLI_COLOR_NEVER;
+        else
+            return usage(p, "%s: expected auto, always or never, got %s", typed,
+                         quoted(v).s);
         return 0;
     case F_HELP:
     case F_VERSION:
@@ -763,6 +846,7 @@ static int merge_overrides(Parser *p, TallySpec *cli, TallySpec *file_spec)
     MOVE(set_null, null_text)
     MOVE(set_schema, schema)
     MOVE(set_out_null, out_null)
+    MOVE(set_parquet_compression, parquet_compression)
 #undef MOVE
     if (p->set_output) {
         char *out = cli->output;
@@ -784,7 +868,10 @@ static int merge_overrides(Parser *p, TallySpec *cli, TallySpec *file_spec)
         cli->output = NULL;
     }
     if (p->set_delim) file_spec->delimiter = cli->delimiter;
-    if (p->set_no_header) file_spec->no_header = true;
+    if (p->set_no_header || p->set_header) { /* over the file's choice */
+        file_spec->no_header = p->set_no_header;
+        file_spec->header = p->set_header;
+    }
     if (p->set_threads) file_spec->threads = cli->threads;
     if (p->set_stats) file_spec->stats = true;
     if (p->set_out_delim) file_spec->out_delimiter = cli->out_delimiter;
@@ -803,8 +890,20 @@ static int merge_overrides(Parser *p, TallySpec *cli, TallySpec *file_spec)
     if (p->set_decimal_comma) file_spec->decimal_comma = true;
     if (p->set_quiet) file_spec->quiet = true;
     if (p->set_compress_level) file_spec->compress_level = cli->compress_level;
+    if (p->set_row_group_size) file_spec->row_group_size = cli->row_group_size;
     if (p->set_no_optimize) file_spec->no_optimize = true;
     if (p->set_verbose) file_spec->verbose = true;
+    if (p->set_rows) file_spec->table_rows = cli->table_rows;
+    return 0;
+}
+
+/* -o - names standard output as an output like any -o: it gets the CSV
+ * (or its --to), never the table of a terminal (cmd/term.c). */
+static int dash_csv(Parser *p)
+{
+    if (p->output_dash && !p->spec->output && !p->spec->to &&
+        !(p->spec->to = tally_strdup("csv")))
+        return oom(p);
     return 0;
 }
 
@@ -820,6 +919,7 @@ int cli_flags_parse(int argc, char **argv, TallyMode mode, TallySpec *spec,
     err->exit_code = 0;
     err->message[0] = 0;
     *action = CLI_RUN;
+    g_color = CLI_COLOR_AUTO;
     int rc;
     bool only_inputs = false;   /* after "--" */
 
@@ -892,10 +992,10 @@ int cli_flags_parse(int argc, char **argv, TallyMode mode, TallySpec *spec,
         }
         tally_spec_free(spec);
         *spec = file_spec;
-        return 0;
+        return dash_csv(&p);
     }
-    if (spec->n_inputs == 0) return no_input(&p);
-    return 0;
+    if (spec->n_inputs == 0) return no_input(&p, argc == 0 && mode == TALLY_RUN, action);
+    return dash_csv(&p);
 }
 
 /* See flags.h. */

@@ -17,7 +17,16 @@ typedef enum CliAction {
     CLI_RUN,      /* run the spec (in the mode main.c chose) */
     CLI_HELP,     /* --help / -h: print the summary, exit 0 */
     CLI_VERSION,  /* --version: print "tally 0.1.0", exit 0 */
+    CLI_USAGE,    /* `tally` alone: the usage error, then the short usage
+                     (cli_usage_text) on standard error, exit 2 */
 } CliAction;
+
+/* --color: whether a table (and error carets) may be coloured. */
+typedef enum CliColor {
+    CLI_COLOR_AUTO,   /* on a terminal, unless NO_COLOR (cmd/term.c) */
+    CLI_COLOR_ALWAYS,
+    CLI_COLOR_NEVER,
+} CliColor;
 
 /* Parse argv[0..argc) (the program name and subcommand already removed)
  * into *spec, which the caller zeroed and later frees with tally_spec_free
@@ -27,6 +36,9 @@ typedef enum CliAction {
  * exit code. */
 int cli_flags_parse(int argc, char **argv, TallyMode mode, TallySpec *spec,
                     CliAction *action, TallyError *err);
+
+/* The --color given to the last cli_flags_parse (CLI_COLOR_AUTO when none). */
+CliColor cli_color_choice(void);
 
 /* The exit status for how a run ended: 0 for success and for a standard
  * output closed by its reader (`tally ... | head -1`), 2 for usage errors,
@@ -63,5 +75,8 @@ int cli_completions(int argc, char **argv, TallyError *err);
 
 /* Print the --help text (made from the flag table, cmd/flags.c). */
 void cli_print_help(FILE *out);
+
+/* The short usage with examples of a bare `tally`. */
+extern const char cli_usage_text[];
 
 #endif

@@ -9,6 +9,10 @@
  *                                                      (ARGS --describe)
  *   tally completions bash|zsh|fish                    a completion script
  *   tally --help | --version | help
+ *   tally                                              short usage, exit 2
+ *
+ * A run whose result goes to a terminal is drawn as a table (term.c
+ * decides, before the run; the library only draws what the spec says).
  *
  * Like zstd's programs/, this file uses only the public header: flags.c
  * builds a TallySpec, tally_run does the work and reports how it ended (a
@@ -47,6 +51,7 @@
  */
 #include "../lib/tally.h"
 #include "flags.h"
+#include "term.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -65,7 +70,23 @@ static void print_error(const char *msg)
     static char safe[4 * sizeof ((TallyError *)0)->message];
     tally_escape_message(safe, sizeof safe, msg);
     size_t n = strlen(safe);
-    fprintf(stderr, "tally: %s%s", safe, n && safe[n - 1] == '\n' ? "" : "\n");
+    if (!cli_color_for(2, true)) {
+        fprintf(stderr, "tally: %s%s", safe, n && safe[n - 1] == '\n' ? "" : "\n");
+        return;
+    }
+    /* colour: the caret lines under an expression (spaces, then ^s) red */
+    fputs("tally: ", stderr);
+    for (char *line = safe; *line;) {
+        char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        size_t sp = strspn(line, " ");
+        size_t hat = strspn(line + sp, "^");
+        if (line != safe && hat > 0 && sp + hat == len)
+            fprintf(stderr, "%.*s\033[31m%.*s\033[0m\n", (int)sp, line, (int)hat, line + sp);
+        else
+            fprintf(stderr, "%.*s\n", (int)len, line);
+        line += len + (nl != NULL);
+    }
 }
 
 /* --stats: the run's counters on standard error, one `key: value` a line. */
@@ -212,6 +233,12 @@ int main(int argc, char **argv)
     CliAction action = CLI_RUN;
     int rc = cli_flags_parse(argc - first, argv + first, mode, &spec, &action,
                              &err);
+    /* `tally describe` alone is a command without its input, like
+     * `tally explain` alone, not a first try of the program */
+    if (describe && action == CLI_USAGE) {
+        action = CLI_RUN;
+        snprintf(err.message, sizeof err.message, "no input given (try tally --help)");
+    }
     /* `tally describe ARGS` is `tally ARGS --describe`: the statistics of
      * the pipeline's result (of the inputs when there is no step) */
     if (rc == 0 && describe && action == CLI_RUN) {
@@ -228,6 +255,11 @@ int main(int argc, char **argv)
         /* the result would go to a descriptor the caller closed */
         snprintf(err.message, sizeof err.message, "standard output is closed");
         rc = 1;
+    } else if (rc == 0 && action == CLI_RUN && cli_terminal_setup(&spec, mode) != 0) {
+        /* a table or not, its width and colour: set in the spec above;
+         * here only when that failed for memory */
+        snprintf(err.message, sizeof err.message, "out of memory");
+        rc = 1;
     } else if (rc == 0 && action == CLI_HELP) {
         cli_print_help(stdout);
     } else if (rc == 0 && action == CLI_VERSION) {
@@ -243,6 +275,7 @@ int main(int argc, char **argv)
     /* --help into a closed pipe is not an error either: no flush check */
     if (rc != 0) {
         print_error(err.message[0] ? err.message : "failed");
+        if (rc == 2 && action == CLI_USAGE) fputs(cli_usage_text, stderr);
         if (rc != 1 && rc != 2) rc = 1;
     }
     tally_spec_free(&spec);

@@ -34,6 +34,7 @@
  * nothing beside reading the file.
  */
 #include "csv_dialect.h"
+#include "format.h" /* TL_COMMENT_NONE */
 
 #include <stdio.h>
 #include <string.h>
@@ -50,6 +51,7 @@ typedef struct Count {
                           delimiter or a line end follows its closing quote) */
     bool quoted;       /* a quoted field opened and closed */
     bool cut_quoted;   /* the sample ends inside a quoted field */
+    int records;       /* the records sampled */
 } Count;
 
 /* The sample's records under delimiter c, quote q (0: none) and escape e
@@ -59,7 +61,7 @@ static Count count_fields(const uint8_t *p, size_t n, bool more_follows, char c,
 {
     size_t pos = 0;
     int records = 0;
-    Count k = {0, true, true, false, false};
+    Count k = {0, true, true, false, false, 0};
     const uint8_t uq = (uint8_t)q, ue = (uint8_t)e;
     while (records < TL_SNIFF_RECORDS) {
         int fields = 1;
@@ -122,14 +124,16 @@ static Count count_fields(const uint8_t *p, size_t n, bool more_follows, char c,
         if (cut) break;
         if (records == 0) k.first = fields;
         else if (fields != k.first) k.same = false;
-        records++;
+        k.records = ++records;
     }
     return k;
 }
 
-/* See csv_dialect.h. */
-void tl_csv_sniff(const uint8_t *p, size_t n, bool more_follows, const TlCsvGiven *g,
-                  TlCsvDialect *out)
+/* tl_csv_sniff's rule with lines starting with comment (0: none) skipped;
+ * returns the fields the answer gives the header, and *consistent whether
+ * a consistent candidate was found. */
+static int sniff_with(const uint8_t *p, size_t n, bool more_follows, const TlCsvGiven *g,
+                      char comment, TlCsvDialect *out, bool *consistent, int *records)
 {
     struct {
         char delim, quote, escape;
@@ -168,7 +172,7 @@ void tl_csv_sniff(const uint8_t *p, size_t n, bool more_follows, const TlCsvGive
                 const char e = q && escapes[ei] != q ? escapes[ei] : 0;
                 Count k;
                 if ((q && q == c) || (e && e == c) || (!q && ei > 0)) continue;
-                k = count_fields(p, n, more_follows, c, q, e, g->comment);
+                k = count_fields(p, n, more_follows, c, q, e, comment);
                 if (qi == 0 && ei == 0) header[di] = k.first;
                 cand[nc].delim = c;
                 cand[nc].quote = q;
@@ -208,6 +212,8 @@ void tl_csv_sniff(const uint8_t *p, size_t n, bool more_follows, const TlCsvGive
                 best = i;
         if (best >= 0 && !cand[best].k.quoted) best = -1; /* the first quote */
     }
+    *consistent = best >= 0 && cand[best].k.first >= 2;
+    *records = best >= 0 ? cand[best].k.records : 0;
     if (best >= 0) {
         out->delim = cand[best].delim;
         out->quote = cand[best].quote;
@@ -217,6 +223,109 @@ void tl_csv_sniff(const uint8_t *p, size_t n, bool more_follows, const TlCsvGive
     out->quote_sniffed = g->quote == 0 && out->quote != quotes[0];
     out->escape_sniffed = g->escape == 0 && out->escape != 0;
     out->quote_given = false;
+    out->comment = comment;
+    out->comment_sniffed = false;
+    for (int di = 0; di < nd; di++)
+        if (delims[di] == out->delim) return best >= 0 ? cand[best].k.first : header[di];
+    return 1;
+}
+
+/* Whether a line of p[0..n) starts with '#'. */
+static bool hash_line(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] == '#' && (i == 0 || p[i - 1] == '\n' || p[i - 1] == '\r')) return true;
+    return false;
+}
+
+/* Whether the first s lines of p[0..n) (a preamble) each have fewer
+ * fields under d than fields. */
+static bool preamble_shorter(const uint8_t *p, size_t n, int s, const TlCsvDialect *d,
+                             int fields)
+{
+    size_t pos = 0;
+    for (int i = 0; i < s; i++) {
+        int64_t one;
+        size_t next = tl_csv_skip_lines(p, n, pos, 1, &one);
+        Count k = count_fields(p + pos, next - pos, false, d->delim, d->quote, d->escape, 0);
+        if (k.records > 0 && k.first >= fields) return false;
+        pos = next;
+    }
+    return true;
+}
+
+/* Whether every one of the first records lines of p[0..n) (blank ones
+ * passed over) ends with the delimiter c: a trailing delimiter, which
+ * makes records one field longer than a header without it, so such a
+ * file is no header under a preamble. */
+static bool all_trailing(const uint8_t *p, size_t n, char c, int records)
+{
+    size_t pos = 0;
+    for (int i = 0; i < records && pos < n;) {
+        int64_t one;
+        size_t next = tl_csv_skip_lines(p, n, pos, 1, &one), e = next;
+        while (e > pos && (p[e - 1] == '\n' || p[e - 1] == '\r')) e--;
+        if (e > pos) {
+            if (p[e - 1] != (uint8_t)c) return false;
+            i++;
+        }
+        pos = next;
+    }
+    return true;
+}
+
+/* Whether the line at p[0..n) has a field (split at c, quotes ignored)
+ * that is neither empty nor number-like (digits, signs, points, commas,
+ * exponents, spaces): a header, which a line of numbers under a one-line
+ * "preamble" (a one-column file of "1,5" under its name) is not. */
+static bool names_a_header(const uint8_t *p, size_t n, char c)
+{
+    bool text = false;
+    for (size_t i = 0; i < n && p[i] != '\n' && p[i] != '\r'; i++) {
+        if (p[i] == (uint8_t)c) continue;
+        if (!strchr("0123456789+-.,eE \t\"'", p[i])) text = true;
+    }
+    return text;
+}
+
+/* See csv_dialect.h. */
+void tl_csv_sniff(const uint8_t *p, size_t n, bool more_follows, const TlCsvGiven *g,
+                  TlCsvDialect *out)
+{
+    bool ok, ok_hash;
+    int records;
+    TlCsvDialect hash;
+    char comment = g->comment == TL_COMMENT_NONE ? 0 : g->comment;
+    int fields = sniff_with(p, n, more_follows, g, comment, out, &ok, &records);
+    out->skip = 0;
+    if (!g->comment && hash_line(p, n < TL_SNIFF_BYTES ? n : TL_SNIFF_BYTES)) {
+        /* DuckDB's sniffer tries '#' too: taken where it reads the file better */
+        int fields_hash = sniff_with(p, n, more_follows, g, '#', &hash, &ok_hash, &records);
+        if ((ok_hash && !ok) || fields_hash > fields) {
+            *out = hash;
+            out->comment_sniffed = true;
+            out->skip = 0;
+            ok = ok_hash;
+        }
+    }
+    /* a preamble before the header (DuckDB's sniffer finds one too) */
+    for (int s = 1; !ok && !g->skip_given && s <= TL_SNIFF_SKIP; s++) {
+        int64_t got;
+        size_t off = tl_csv_skip_lines(p, n < TL_SNIFF_BYTES ? n : TL_SNIFF_BYTES, 0, s, &got);
+        TlCsvDialect alt;
+        bool alt_ok;
+        int f;
+        if (got < s || off >= n) break;
+        f = sniff_with(p + off, n - off, more_follows, g, out->comment, &alt, &alt_ok, &records);
+        if (alt_ok && records >= 2 && preamble_shorter(p, off, s, &alt, f) &&
+            !all_trailing(p + off, n - off, alt.delim, records) &&
+            names_a_header(p + off, n - off, alt.delim)) {
+            alt.comment_sniffed = out->comment_sniffed;
+            *out = alt;
+            out->skip = s;
+        }
+        ok = alt_ok && out->skip == s;
+    }
 }
 
 /* See csv_dialect.h. */
@@ -278,9 +387,16 @@ static void quote_words(const TlCsvDialect *d, bool tsv, char *buf, size_t cap)
                                                 "--quote sets it" : "");
     }
     if (k < cap && d->escape)
-        snprintf(buf + k, cap - k, "; escape %s%s", tl_csv_char_spelling(d->escape, se),
-                 d->escape_sniffed ? " sniffed from the first records: --escape sets it"
-                                   : "");
+        k += (size_t)snprintf(buf + k, cap - k, "; escape %s%s",
+                              tl_csv_char_spelling(d->escape, se),
+                              d->escape_sniffed ? " sniffed from the first records: "
+                                                  "--escape sets it" : "");
+    if (k < cap && d->comment_sniffed)
+        k += (size_t)snprintf(buf + k, cap - k, "; comment '#' sniffed from the first "
+                              "records: --comment sets it");
+    if (k < cap && d->skip)
+        snprintf(buf + k, cap - k, "; %d line%s of preamble sniffed: --skip sets it",
+                 d->skip, d->skip == 1 ? "" : "s");
 }
 
 /* See csv_dialect.h. */

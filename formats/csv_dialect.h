@@ -20,6 +20,8 @@
  * TL_SNIFF_RECORDS records, the header included). */
 #define TL_SNIFF_BYTES ((size_t)64 << 10)
 #define TL_SNIFF_RECORDS 21
+/* The longest preamble the sniffer looks for (lines before the header). */
+#define TL_SNIFF_SKIP 10
 
 /* What the options fix of a CSV/TSV dialect (tl_csv_sniff decides the
  * rest). */
@@ -30,7 +32,9 @@ typedef struct TlCsvGiven {
                         -1: none (quotes are data) */
     int escape;      /* --escape: the character; 0: sniffed (none or
                         backslash), -1: none */
-    char comment;    /* --comment, 0: none */
+    char comment;    /* --comment: the character; 0: sniffed (none or '#'),
+                        TL_COMMENT_NONE: none */
+    bool skip_given; /* --skip: no preamble is sniffed */
 } TlCsvGiven;
 
 /* A CSV/TSV dialect: how tl_csv_parse_record reads records. */
@@ -44,6 +48,10 @@ typedef struct TlCsvDialect {
     bool quote_sniffed;  /* the quote sniffed is not '"' */
     bool escape_sniffed; /* an escape was sniffed */
     bool quote_given;    /* by --quote (the reader sets it) */
+    char comment;        /* lines starting with it are skipped; 0: none */
+    bool comment_sniffed; /* '#' found by the sniffer (no --comment) */
+    int skip;            /* lines of a preamble before the header, sniffed
+                            (no --skip); 0: none */
 } TlCsvDialect;
 
 /* The dialect of the text p[0..n) (after any BOM and --skip lines) for
@@ -64,6 +72,17 @@ typedef struct TlCsvDialect {
  * header into the most fields (ties as above); when none splits it, the
  * given delimiter or g->dflt, with the first candidate quote and escape
  * under which every sampled record parses and some field is quoted.
+ * The comment: with g->comment 0 and a sampled line starting with '#',
+ * the rule runs again with '#' lines skipped, and that answer is taken
+ * when it is consistent and the first is not, or it gives more fields.
+ * The preamble: when no candidate is consistent and g->skip_given is
+ * false, the rule runs again after the first s lines for s = 1, 2, ...
+ * up to TL_SNIFF_SKIP; the first s for which a candidate is consistent
+ * over at least two records, and under which each of the s lines has
+ * fewer fields than the records after them, is taken (out->skip), unless
+ * every one of those records ends with the delimiter (a trailing
+ * delimiter makes records longer than their header) or the first of them
+ * holds nothing but number-like fields (no header).
  * Deterministic: depends only on the bytes. */
 void tl_csv_sniff(const uint8_t *p, size_t n, bool more_follows, const TlCsvGiven *g,
                   TlCsvDialect *out);

@@ -1,5 +1,5 @@
 /*
- * csv_impl.h -- what the three files of the CSV/TSV reader share: its
+ * csv_impl.h -- what the files of the CSV/TSV reader share: its
  * state (CsvReader, CsvCursor, CsvDecoder) and the functions each file
  * offers the others.  The design is described at the top of csv_read.c:
  *
@@ -9,6 +9,7 @@
  *                   tl_csv_parse_record, tl_csv_tokenize, the cursors
  *   csv_decode.c    fields into values: inference of a column, the
  *                   converters, a morsel's decode and late materialization
+ *   csv_header.c    whether line 1 is a header (header detection)
  */
 #ifndef TL_CSV_IMPL_H
 #define TL_CSV_IMPL_H
@@ -151,6 +152,11 @@ typedef struct CsvReader {
                                 tl_infer_widen_dc and parse_f64_dc */
     uint8_t ragged, comment; /* --ragged (TlRagged); --comment (0: none) */
     int64_t skipped;         /* --skip: lines before start (line numbers) */
+    bool headless;           /* line 1 was found to be data (not by
+                                --no-header): messages about names say so */
+    char json_like;          /* the text starts with '{' or '[' (that
+                                character; else 0): quote errors name
+                                --from ndjson and --from json */
 
     TlSchema schema;         /* every column, its type (fixed after open) */
     bool quoted_as_string;   /* --quoted-as-string */
@@ -224,9 +230,9 @@ const char *tl_csv_field_text(const CsvReader *r, CsvCursor *d, const CsvField *
 size_t tl_csv_unescape(const CsvReader *r, const uint8_t *s, size_t n, uint8_t *out);
 /* Lines that text[0..n) adds: LF, CRLF and a lone CR each end one. */
 int64_t tl_csv_count_lines(const uint8_t *s, size_t n);
-/* The mask builder for the current mode, NULL for tl_csv_parse_record
- * alone. */
-FlattenFn tl_csv_flatten_fn(void);
+/* The mask builder for mode (tl_csv_scan_best), NULL for
+ * tl_csv_parse_record alone. */
+FlattenFn tl_csv_flatten_fn(int mode);
 /* Whether r's mask builder is the AVX2 one (the float64 converter then
  * takes its SSE path). */
 bool tl_csv_avx2_mode(const CsvReader *r);
@@ -244,6 +250,22 @@ TlStatus tl_csv_parse_record(const CsvReader *r, size_t *pos, int64_t *line,
 size_t tl_csv_split_scan_records(const uint8_t *p, size_t n, uint8_t delim, size_t pos,
                                  int64_t want, size_t stop, int64_t *rows, int64_t *lines,
                                  size_t *bad);
+/* ------------------------------------------------- csv_header.c */
+
+/* The sample header detection reads: at most this many records after
+ * line 1, within this many bytes from line 1's start. */
+#define TL_HEADER_RECORDS 20480
+#define TL_HEADER_BYTES ((size_t)1 << 20)
+
+/* Whether the record at pos (line line, n fields) is a header, by the rule
+ * of csv_header.c (man tally, "Header detection"), into *header.
+ * more_follows: r->size is the bytes ready of a longer stream; *sure false
+ * when the sample reached them, so the caller tries again with more.
+ * Errors: out of memory only (a record that does not parse ends the
+ * sample; reading reports it). */
+TlStatus tl_csv_header_guess(const CsvReader *r, size_t pos, int64_t line, int n,
+                             bool more_follows, bool *header, bool *sure, TlError *err);
+
 /* Skip any empty lines at *pos, up to lim. */
 void tl_csv_skip_blank(const CsvReader *r, size_t *pos, int64_t *line, size_t lim);
 /* Tokenize records from d->pos (up to d->end) into rows [d->n_rows,

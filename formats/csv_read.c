@@ -346,21 +346,10 @@ AVX2_ATTR static inline uint64_t split_dmask_avx2(const uint8_t *p, uint8_t deli
 DEFINE_SPLIT_SCAN(split_scan_avx2, AVX2_ATTR, split_mask_avx2, split_dmask_avx2)
 #endif
 
-static int64_t split_force_rows, split_force_bytes;
-
-/* For tests: readers opened afterwards take rows for tl_batch_rows() (0:
- * that) -- records per morsel and in the inference batch -- and cut morsels
- * with a fixed target of bytes (0: the default, growing). */
-void tl_csv_split_force(int64_t rows, int64_t bytes)
+/* The splitter scan for mode (tl_csv_scan_best; scalar for 0 and 1). */
+static SplitScanFn split_scan_fn(int mode)
 {
-    split_force_rows = rows > 0 ? rows : 0;
-    split_force_bytes = bytes > 0 ? bytes : 0;
-}
-
-/* The splitter scan for the current mode (scalar for modes 0 and 1). */
-static SplitScanFn split_scan_fn(void)
-{
-    switch (tl_csv_scan_mode(-2)) {
+    switch (mode) {
 #if CSV_X86
     case 3: return split_scan_avx2;
     case 2: return split_scan_sse2;
@@ -788,13 +777,17 @@ static const TlReaderOps csv_ops = {
     .row_line = csv_row_line,
 };
 
-/* Read the first record: column count and (unless no_header) names; the
- * data starts after it (or at it with no_header). */
-static TlStatus read_header(CsvReader *r, bool no_header, TlError *err)
+/* Read the first record: column count and, when it is a header (--header,
+ * or detected unless --no-header: tl_csv_header_guess), names; the data
+ * starts after it (or at it when it is data: columns column1, column2,
+ * ...).  more_follows and *sure as for tl_csv_header_guess. */
+static TlStatus read_header(CsvReader *r, const TlReadOptions *opt, bool more_follows,
+                            bool *sure, TlError *err)
 {
     size_t pos = r->start;
     int64_t line = 1 + r->skipped;
     int found;
+    bool no_header = opt->no_header;
     CsvField *hf = NULL;
     CsvCursor tmp = {0}; /* scratch for unescaping names */
     char **names = NULL;
@@ -812,6 +805,11 @@ static TlStatus read_header(CsvReader *r, bool no_header, TlError *err)
     }
     if (found > r->max_cols) /* counted, nothing held yet */
         return tl_too_many_columns(err, r->name, line, r->max_cols);
+    if (!no_header && !opt->header) {
+        bool header;
+        TL_TRY(tl_csv_header_guess(r, pos, line, found, more_follows, &header, sure, err));
+        r->headless = no_header = !header;
+    }
     hf = tl_malloc((size_t)found * sizeof *hf);
     if (!hf) return tl_error_oom(err);
     st = tl_csv_parse_record(r, &pos, &line, hf, 1, found, &found, err);
@@ -832,6 +830,10 @@ static TlStatus read_header(CsvReader *r, bool no_header, TlError *err)
     }
     if (st == TL_OK) {
         bool quiet = r->quiet || (r->hints && r->hints->names_noted);
+        if (r->headless && !quiet)
+            fprintf(stderr, "tally: note: %s: line %lld read as data, not as a header "
+                    "(its values fit their columns): columns column1...; --header "
+                    "reads it as names\n", r->name, (long long)r->data_line);
         st = tl_names_unique((const char *const *)names, lens, found, r->name, quiet,
                              &r->schema, err);
         if (r->hints) r->hints->names_noted = true;
@@ -888,6 +890,12 @@ static TlStatus decide_types(CsvReader *r, const TlSchema *fixed,
                         ? 0 : tl_schema_find(&r->schema, fixed->fields[i].name);
             if (c < 0) {
                 const char *near = tl_schema_suggest(&r->schema, fixed->fields[i].name);
+                if (r->headless)
+                    return tl_error(err, TL_ERR_USAGE, "--schema: no column %s in %s "
+                                    "(line %lld was read as data, so the columns are "
+                                    "column1...: --header reads it as names)",
+                                    tl_quote_name(fixed->fields[i].name).s, r->name,
+                                    (long long)r->data_line);
                 if (near)
                     return tl_error(err, TL_ERR_USAGE,
                                     "--schema: no column %s in %s (did you "
@@ -959,6 +967,7 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     int *all = NULL;
     int64_t max_rows, sample_rows;
     size_t ready, full, sample_end;
+    bool hdr_sure = true; /* header detection saw its whole sample */
     *out = NULL;
     *sure = true;
     if (delimiter == '"' || delimiter == '\n' || delimiter == '\r')
@@ -976,9 +985,10 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     r = tl_calloc(1, sizeof *r);
     if (!r) return tl_error_oom(err);
     r->base.ops = &csv_ops;
+    r->base.ctx = opt->ctx;
     r->hints = hints;
-    r->flatten = tl_csv_flatten_fn();
-    r->split_scan = split_scan_fn();
+    r->flatten = tl_csv_flatten_fn(tl_csv_scan_best(TL_TUNING(opt->ctx)->csv_scan));
+    r->split_scan = split_scan_fn(tl_csv_scan_best(TL_TUNING(opt->ctx)->csv_scan));
     r->avg_record = 1;
     r->name = tl_strdup(tl_escape_name(tl_input_name(path)).s);
     if (!r->name) goto oom;
@@ -993,7 +1003,7 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
         if (!r->null_text) goto oom;
         r->null_len = strlen(r->null_text);
     }
-    if (tl_input_load_stream(path, &r->input, err) != TL_OK) goto fail;
+    if (tl_input_load_stream(opt->ctx, path, &r->input, err) != TL_OK) goto fail;
     r->base.input = r->input;
     r->p = r->input->data;
     /* a streamed input (fmt_impl.h): header and sample see the bytes
@@ -1007,20 +1017,34 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     if (r->size >= 3 && r->p[0] == 0xEF && r->p[1] == 0xBB && r->p[2] == 0xBF)
         r->start = 3;
     r->start = tl_csv_skip_lines(r->p, r->size, r->start, opt->skip, &r->skipped);
-    if ((r->comment = (uint8_t)opt->comment)) r->flatten = NULL; /* tl_csv_tokenize sees all lines */
+    r->comment = opt->comment == TL_COMMENT_NONE ? 0 : (uint8_t)opt->comment;
+    {
+        size_t i = r->start;
+        while (i < r->size && (r->p[i] == ' ' || r->p[i] == '\t' || r->p[i] == '\n' ||
+                               r->p[i] == '\r'))
+            i++;
+        if (i < r->size && (r->p[i] == '{' || r->p[i] == '[')) r->json_like = (char)r->p[i];
+    }
     {
         /* the dialect: what the options leave open is sniffed (IANA TSV:
          * no quotes unless --quote, no escape); the suffix's delimiter
          * breaks ties */
         TlCsvGiven g = {opt->delimiter ? delimiter : 0, delimiter,
                         opt->quote ? opt->quote : opt->tsv ? -1 : 0,
-                        opt->tsv ? -1 : opt->escape, (char)r->comment};
+                        opt->tsv ? -1 : opt->escape, opt->comment, opt->skip != 0};
         /* --decimal-comma: ';' stands in for the suffix's ',' (a file no
          * delimiter splits consistently is one column, its numbers'
          * commas no delimiter); ',' is still a candidate, as in DuckDB */
         if (opt->decimal_comma && !opt->delimiter && g.dflt == ',') g.dflt = ';';
         TlCsvDialect dl;
         tl_csv_sniff(r->p + r->start, r->size - r->start, r->size < full, &g, &dl);
+        r->comment = (uint8_t)dl.comment;
+        if (r->comment) r->flatten = NULL; /* tl_csv_tokenize sees all lines */
+        if (dl.skip > 0) { /* a sniffed preamble: as --skip */
+            int64_t more;
+            r->start = tl_csv_skip_lines(r->p, r->size, r->start, dl.skip, &more);
+            r->skipped += more;
+        }
         if (dl.quote && dl.quote == dl.delim) {
             char sq[8];
             tl_error(err, TL_ERR_USAGE, "--quote %s is the delimiter (--delimiter sets "
@@ -1038,8 +1062,8 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
         r->special[r->delim] = r->special['\n'] = r->special['\r'] = 1;
         r->dialect = dl;
         r->dialect.quote_given = opt->quote != 0;
-        if (read_header(r, opt->no_header, err) != TL_OK) goto fail;
-        if (!opt->no_header && tl_input_is_stream(r->input) &&
+        if (read_header(r, opt, r->size < full, &hdr_sure, err) != TL_OK) goto fail;
+        if (!opt->no_header && !r->headless && tl_input_is_stream(r->input) &&
             r->data_start - r->start > r->max_record) {
             /* the header is a record too (--max-record-size; the split
              * checks the others) */
@@ -1055,25 +1079,28 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
             }
         }
         tl_csv_dialect_hint(r->p + r->start, r->size - r->start, r->n_cols, &dl, g.dflt,
-                            opt->tsv, (char)r->comment, r->hint, sizeof r->hint);
+                            opt->tsv, r->comment ? (char)r->comment : opt->comment,
+                            r->hint, sizeof r->hint);
     }
 
     r->fixed = tl_calloc((size_t)r->n_cols + 1, sizeof *r->fixed);
     r->base.stats.converted = tl_calloc((size_t)r->n_cols + 1, sizeof(int64_t));
     if (!r->fixed || !r->base.stats.converted) goto oom;
-    max_rows = split_force_rows > 0 ? split_force_rows : tl_batch_rows();
+    max_rows = opt->morsel_rows > 0                       ? opt->morsel_rows
+               : TL_TUNING(opt->ctx)->csv_morsel_rows > 0 ? TL_TUNING(opt->ctx)->csv_morsel_rows
+                                                         : tl_ctx_batch_rows(opt->ctx);
     if (r->n_cols > 0 && max_rows > MAX_BATCH_FIELDS / r->n_cols)
         max_rows = MAX_BATCH_FIELDS / r->n_cols;
     if (max_rows < 1) max_rows = 1;
     r->max_rows = max_rows;
-    r->morsel_bytes = split_force_bytes > 0 ? (size_t)split_force_bytes : 0;
+    r->morsel_bytes = (size_t)TL_TUNING(opt->ctx)->csv_morsel_bytes;
     r->split_pos = r->n_cols > 0 ? r->data_start : r->size;
     r->split_line = r->data_line;
     r->base.stats.bytes = (int64_t)r->data_start;
     if (decide_types(r, opt->schema, hints, &sample_end, &sample_rows, err) != TL_OK)
         goto fail;
     if (ready < full) {
-        *sure = r->n_cols > 0 && sample_rows == r->max_rows &&
+        *sure = hdr_sure && r->n_cols > 0 && sample_rows == r->max_rows &&
                 ready - sample_end >= TL_INPUT_AHEAD;
         r->size = full;
         if (!*sure) {

@@ -104,7 +104,7 @@ int64_t tl_csv_count_lines(const uint8_t *s, size_t n)
  *
  * Three mask builders with the same results: AVX2 (when the CPU has it),
  * SSE2 (every x86-64), scalar; chosen at open (r->flatten), and
- * tl_csv_scan_mode forces one (or tl_csv_parse_record alone). */
+ * TALLY_TEST_CSV_SCAN forces one (or tl_csv_parse_record alone). */
 
 #define WIN_WORDS 256 /* window: at most 16 KiB of input */
 
@@ -187,30 +187,23 @@ AVX2_ATTR static inline void mask_avx2(const uint8_t *p, uint8_t delim, uint8_t 
 DEFINE_MASKS(flatten_avx2, AVX2_ATTR, mask_avx2)
 #endif
 
-static int scan_forced = -1;
-
-/* Force how the CSV reader finds records, for readers opened afterwards:
- * 0 tl_csv_parse_record alone, 1 the fast tokenizer with scalar masks, 2 with
- * SSE2, 3 with AVX2 (a level the build or the CPU lacks falls back to the
- * next lower one); -1 restores the automatic choice (the best there is).
- * Returns the mode such a reader uses.  For tests: all give the same
- * results. */
-int tl_csv_scan_mode(int force)
+/* See fmt_impl.h. */
+int tl_csv_scan_best(int want)
 {
     int best = 1;
 #if CSV_X86
     const unsigned need = TL_CPU_AVX2 | TL_CPU_POPCNT | TL_CPU_BMI1;
     best = (tl_cpu_features() & need) == need ? 3 : 2;
 #endif
-    if (force >= -1 && force <= 3) scan_forced = force;
-    if (scan_forced >= 0 && scan_forced < best) return scan_forced;
+    if (want >= 0 && want < best) return want;
     return best;
 }
 
-/* The mask builder for the current mode, NULL for tl_csv_parse_record alone. */
-FlattenFn tl_csv_flatten_fn(void)
+/* The mask builder for mode (tl_csv_scan_best), NULL for
+ * tl_csv_parse_record alone. */
+FlattenFn tl_csv_flatten_fn(int mode)
 {
-    switch (tl_csv_scan_mode(-2)) {
+    switch (mode) {
 #if CSV_X86
     case 3: return flatten_avx2;
     case 2: return flatten_sse2;
@@ -596,6 +589,18 @@ static int64_t fast_rows(const CsvReader *r, CsvCursor *d, int64_t row,
     return fast_rows_body(r, d, row, max_rows, false);
 }
 
+/* The end of a quote error's message: for an input that starts as JSON does
+ * (a .geojsonl file, JSON under another suffix) the knob that reads JSON,
+ * not the CSV quote knobs. */
+static void quote_hint(const CsvReader *r, bool backslash, char *hint, size_t cap)
+{
+    if (r->json_like)
+        snprintf(hint, cap, " (read as CSV, but the input starts with '%c' as JSON does: "
+                 "--from ndjson reads JSON lines, --from json JSON documents)", r->json_like);
+    else
+        tl_csv_quote_hint(&r->dialect, r->tsv, backslash, hint, cap);
+}
+
 /* Parse the record at *pos.  Stores at most max_fields fields in out, field
  * k at out[k * stride], and counts all of them in *n_found.  Advances *pos
  * past the record's line end and *line by the lines it spans.  Reads only
@@ -628,7 +633,7 @@ TlStatus tl_csv_parse_record(const CsvReader *r, size_t *pos, int64_t *line,
                     q = memchr(p + i, qc, n - i);
                 }
                 if (!q) {
-                    tl_csv_quote_hint(&r->dialect, r->tsv, false, hint, sizeof hint);
+                    quote_hint(r, false, hint, sizeof hint);
                     return tl_error(err, TL_ERR_DATA,
                                     "%s:%lld:%lld: unterminated quoted field%s",
                                     r->name, (long long)cur_line,
@@ -659,8 +664,7 @@ TlStatus tl_csv_parse_record(const CsvReader *r, size_t *pos, int64_t *line,
             cur_line += tl_csv_count_lines(p + off, flen);
             if (i < n && p[i] != delim && p[i] != '\n' && p[i] != '\r') {
                 /* a backslash before the closing quote: --escape reads it */
-                tl_csv_quote_hint(&r->dialect, r->tsv, !r->escape && p[i - 2] == '\\',
-                                  hint, sizeof hint);
+                quote_hint(r, !r->escape && p[i - 2] == '\\', hint, sizeof hint);
                 return tl_error(err, TL_ERR_DATA,
                                 "%s:%lld:%lld: unexpected character after "
                                 "closing quote%s", r->name, (long long)cur_line,

@@ -8,9 +8,9 @@
  *      operations the chosen format filled in (fmt_impl.h).
  *   3. Input bytes: tl_input_load turns a path into one immutable buffer.
  *      A regular file is mapped (read() if mapping fails); a pipe or other
- *      special file is read fully; "-" reads standard input fully ONCE into a
- *      process-wide cache, so that when inference widens a type and the run
- *      restarts, the reader sees exactly the same bytes again.
+ *      special file is read fully; "-" reads standard input fully ONCE into
+ *      the run's inputs (TlCtx.inputs), so that when inference widens a type
+ *      and the run restarts, the reader sees exactly the same bytes again.
  *
  *        path --stat--> regular  --mmap--> TlBuf (mapped.c: registered
  *                                          for the SIGBUS handler, its
@@ -25,7 +25,7 @@
  */
 #include "fmt_impl.h"
 #include "tsv.h"
-#include "compress.h"
+#include "compress_impl.h"
 #include "filename.h"
 
 #include <errno.h>
@@ -75,6 +75,21 @@ const char *tl_format_from_path(const char *path, const char **compression)
     return NULL;
 }
 
+/* The format of an input named by a suffix that tally reads but does not
+ * write (GeoJSON is JSON to read, but a JSON array written under its name
+ * would not be GeoJSON): ".geojson" is json (sniffed: a document or JSON
+ * lines), after any ".gz" or ".zst"; NULL for any other.  A ".geojsonl"
+ * file stays CSV unless --from says: read as NDJSON, a feature whose
+ * geometry is null beside ones that hold an object would give a column
+ * "geometry" beside "geometry.type"; its quote error names --from ndjson. */
+static const char *input_only_format(const char *path)
+{
+    size_t n = strlen(path);
+    if (ends_with_ci(path, n, ".gz")) n -= 3;
+    else if (ends_with_ci(path, n, ".zst")) n -= 4;
+    return ends_with_ci(path, n, ".geojson") ? "json" : NULL;
+}
+
 /* Normalise a --from/--to format name; NULL when unknown. */
 static const char *format_name(const char *s)
 {
@@ -89,18 +104,6 @@ static const char *format_name(const char *s)
 }
 
 /* -------------------------------------------------------------- input */
-
-static TlBuf *g_stdin; /* the cached standard input, or NULL */
-/* tl_input_stand_in: the buffer loading path gives instead of its bytes */
-static _Thread_local const char *g_stand_path;
-static _Thread_local TlBuf *g_stand_buf;
-
-/* See fmt_impl.h. */
-void tl_input_stand_in(const char *path, TlBuf *buf)
-{
-    g_stand_path = path;
-    g_stand_buf = buf;
-}
 
 /* The name data errors use for path: "<stdin>" for "-", else path itself. */
 const char *tl_input_name(const char *path)
@@ -169,35 +172,65 @@ static TlStatus read_all(int fd, const char *path, TlBuf **out, TlError *err)
     return TL_OK;
 }
 
+/* A regular file smaller than this is read, not mapped: a mapping costs
+ * more system calls than such a file's bytes (a glob of many small files
+ * opens each twice, planning and scan), and a private copy cannot change
+ * while it is read. */
+#define SMALL_FILE ((off_t)64 << 10)
+
+/* The n bytes a small regular file had at open (fewer if it shrank since:
+ * the copy is then what it holds now, read at once). */
+static TlStatus read_small(int fd, const char *path, size_t n, TlBuf **out,
+                           TlError *err)
+{
+    uint8_t *data = tl_malloc(n);
+    size_t len = 0;
+    if (!data) return tl_error_oom(err);
+    while (len < n) {
+        ssize_t got = pread(fd, data + len, n - len, (off_t)len);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            int e = errno;
+            tl_free(data);
+            return tl_error(err, TL_ERR_IO, "cannot read %s: %s",
+                            tl_quote_name(path).s, strerror(e));
+        }
+        if (got == 0) break;
+        len += (size_t)got;
+    }
+    *out = tl_buf_adopt(data, len);
+    if (!*out) return tl_error_oom(err);
+    return TL_OK;
+}
+
 /* Load the whole input named path ("-" = standard input) as one buffer; an
  * owned reference is returned in *out.  Standard input is read once per
- * process and served from the cache afterwards.  Errors: TL_ERR_IO naming
+ * run and served from the run's inputs afterwards.  Errors: TL_ERR_IO naming
  * the path (missing, unreadable, a directory), TL_ERR_OOM.  A compressed
  * input may come back still streaming (tl_input_load_stream). */
-static TlStatus input_load(const char *path, TlBuf **out, TlError *err)
+static TlStatus input_load(const TlCtx *ctx, const char *path, TlBuf **out,
+                           TlError *err)
 {
     struct stat st;
     int fd;
     TlStatus st_code;
     *out = NULL;
-    if (g_stand_buf && path == g_stand_path) {
-        *out = tl_buf_retain(g_stand_buf);
-        return TL_OK;
-    }
     if (strcmp(path, "-") == 0) {
-        if (!g_stdin) {
+        /* read once a run (kept in its inputs), else once a call */
+        TlBuf *once = NULL, **in = ctx && ctx->inputs ? &ctx->inputs->stdin_buf : &once;
+        if (!*in) {
             if (fstat(0, &st) == 0 && S_ISDIR(st.st_mode))
                 return tl_error(err, TL_ERR_IO,
                                 "cannot read \"<stdin>\": Is a directory");
-            TL_TRY(read_all(0, path, &g_stdin, err));
-            TL_TRY(tl_input_decompress(path, &g_stdin, err)); /* compress.c */
+            TL_TRY(read_all(0, path, in, err));
+            TL_TRY(tl_input_decompress(ctx, path, in, err)); /* compress.c */
         }
         /* decompressed anew when a reader dropped decoded pages; shared
          * (no more dropping) while another reader holds it */
-        TL_TRY(tl_input_restream(path, &g_stdin, err));
-        if (__atomic_load_n(&g_stdin->refcount, __ATOMIC_ACQUIRE) > 1)
-            tl_input_share(g_stdin);
-        *out = tl_buf_retain(g_stdin);
+        TL_TRY(tl_input_restream(ctx, path, in, err));
+        if (__atomic_load_n(&(*in)->refcount, __ATOMIC_ACQUIRE) > 1)
+            tl_input_share(*in);
+        *out = in == &once ? once : tl_buf_retain(*in);
         return TL_OK;
     }
     do {
@@ -217,6 +250,12 @@ static TlStatus input_load(const char *path, TlBuf **out, TlError *err)
         return tl_error(err, TL_ERR_IO, "cannot open %s: %s", tl_quote_name(path).s,
                         strerror(EISDIR));
     }
+    if (S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size < SMALL_FILE) {
+        st_code = read_small(fd, path, (size_t)st.st_size, out, err);
+        close(fd);
+        if (st_code == TL_OK) st_code = tl_input_decompress(ctx, path, out, err);
+        return st_code;
+    }
     if (S_ISREG(st.st_mode) && st.st_size > 0 &&
         (uint64_t)st.st_size <= (uint64_t)SIZE_MAX) {
         /* mapped.c owns fd from here when it maps the file */
@@ -224,19 +263,19 @@ static TlStatus input_load(const char *path, TlBuf **out, TlError *err)
             close(fd);
             return err->code;
         }
-        if (*out) return tl_input_decompress(path, out, err);
+        if (*out) return tl_input_decompress(ctx, path, out, err);
         /* fall back to read() */
     }
     st_code = read_all(fd, path, out, err);
     close(fd);
-    if (st_code == TL_OK) st_code = tl_input_decompress(path, out, err);
+    if (st_code == TL_OK) st_code = tl_input_decompress(ctx, path, out, err);
     return st_code;
 }
 
 /* See fmt_impl.h: the input complete (a stream is waited for). */
-TlStatus tl_input_load(const char *path, TlBuf **out, TlError *err)
+TlStatus tl_input_load(const TlCtx *ctx, const char *path, TlBuf **out, TlError *err)
 {
-    TL_TRY(input_load(path, out, err));
+    TL_TRY(input_load(ctx, path, out, err));
     return tl_input_whole(out, err);
 }
 
@@ -261,18 +300,19 @@ TlStatus tl_input_whole(TlBuf **b, TlError *err)
 }
 
 /* See fmt_impl.h: the input, maybe still streaming. */
-TlStatus tl_input_load_stream(const char *path, TlBuf **out, TlError *err)
+TlStatus tl_input_load_stream(const TlCtx *ctx, const char *path, TlBuf **out,
+                              TlError *err)
 {
-    return input_load(path, out, err);
+    return input_load(ctx, path, out, err);
 }
 
 /* See fmt_impl.h. */
-const uint8_t *tl_input_copy(const TlBuf *b, TlInputCopy *c, size_t begin, size_t end,
-                             size_t *hi)
+const uint8_t *tl_input_copy(const TlCtx *ctx, const TlBuf *b, TlInputCopy *c,
+                             size_t begin, size_t end, size_t *hi)
 {
     size_t lo;
-    /* tests: TALLY_NO_COPY (read at each morsel, like tl_batch_rows) */
-    if (getenv("TALLY_NO_COPY") || !tl_input_mapped(b) || !b->owner || begin > end || end > b->size)
+    /* tests: TALLY_NO_COPY */
+    if (TL_TUNING(ctx)->no_copy || !tl_input_mapped(b) || !b->owner || begin > end || end > b->size)
         return NULL;
     lo = begin > TL_COPY_PAD ? begin - TL_COPY_PAD : 0;
     *hi = b->size - end > TL_COPY_PAD ? end + TL_COPY_PAD : b->size;
@@ -360,15 +400,6 @@ int64_t tl_count_lf(const uint8_t *s, size_t n)
     return lines;
 }
 
-/* Free the cached standard input (see format.h).  Safe to call when nothing
- * was cached and more than once. */
-void tl_stdin_cache_free(void)
-{
-    tl_buf_release(g_stdin);
-    g_stdin = NULL;
-    tl_compress_cache_free();
-}
-
 /* ------------------------------------------------------------ readers */
 
 static TlStatus shrink_first(const TlReader *r, TlStatus st, TlBatch **out,
@@ -428,13 +459,14 @@ TlStatus tl_reader_open(const char *path, const TlReadOptions *opt,
     *out = NULL;
     if (!opt) opt = &defaults;
     if (strcmp(path, "-") != 0) fmt = tl_format_from_path(path, NULL);
+    if (!fmt && strcmp(path, "-") != 0) fmt = input_only_format(path);
     if (opt->from) {
         fmt = format_name(opt->from);
         if (!fmt)
             return tl_error(err, TL_ERR_USAGE, "--from: unknown format %s (tally reads "
                             "csv, tsv, ndjson, jsonl, json)", tl_quote_name(opt->from).s);
     }
-    if (!fmt && strcmp(path, "-") == 0) TL_TRY(tl_stdin_sniff(&fmt, err));
+    if (!fmt && strcmp(path, "-") == 0) TL_TRY(tl_stdin_sniff(opt->ctx, &fmt, err));
     if (!fmt && starts_par1(path)) fmt = "parquet";
     if (!fmt) fmt = "csv";
     if (strcmp(fmt, "ndjson") == 0 && !opt->from) {
@@ -489,6 +521,12 @@ TlStatus tl_reader_more_columns(TlReader *r, bool *found, TlError *err)
     return r->ops->more_columns(r, found, err);
 }
 
+/* See format.h. */
+bool tl_reader_may_find_columns(const TlReader *r)
+{
+    return r->ops->more_columns != NULL;
+}
+
 /* Choose the columns later batches hold (see format.h). */
 TlStatus tl_reader_project(TlReader *r, const int *cols, int n_cols, TlError *err)
 {
@@ -540,16 +578,16 @@ static TlStatus shrink_first(const TlReader *r, TlStatus st, TlBatch **out,
     return serr.code;
 }
 
-/* The test-only injection of TlReadOptions.test: truncate r's file when
- * morsel seq starts, as another process would. */
+/* The test-only injection of the run's tuning (TALLY_TEST_SHRINK, ctx.h):
+ * truncate r's file when morsel seq starts, as another process would. */
 static void inject(const TlReader *r, int64_t seq)
 {
-    const TlInputTest *t = r->loc_opt.test;
+    const TlCtx *c = r->loc_opt.ctx;
     int fd;
-    if (!t || t->shrink_morsel != seq || !r->loc_path) return;
+    if (!c || c->tuning.shrink_morsel != seq || !r->loc_path) return;
     fd = open(r->loc_path, O_WRONLY | O_CLOEXEC);
     if (fd < 0) return;
-    if (ftruncate(fd, (off_t)t->shrink_to) != 0) { /* the test then fails */ }
+    if (ftruncate(fd, (off_t)c->tuning.shrink_to) != 0) { /* the test then fails */ }
     close(fd);
 }
 
@@ -729,6 +767,12 @@ bool tl_reader_types_final(const TlReader *r)
     return r->types_final;
 }
 
+/* See format.h. */
+const TlCtx *tl_reader_ctx(const TlReader *r)
+{
+    return r->loc_opt.ctx;
+}
+
 /* Counters of what the reader did; valid until tl_reader_close. */
 const TlReaderStats *tl_reader_stats(const TlReader *r)
 {
@@ -746,7 +790,8 @@ void tl_reader_close(TlReader *r)
 
 /* ------------------------------------------------------------ writers */
 
-/* Open a writer of format ("csv", "tsv"; case-insensitive) on sink and write
+/* Open a writer of format ("csv", "tsv", "ndjson", "json", "parquet";
+ * case-insensitive) on sink and write
  * the header.  opt may be NULL (comma or tab by format, header on).  The
  * sink stays owned by the caller and must outlive the writer. */
 TlStatus tl_writer_open(TlSink *sink, const char *format, const TlSchema *schema,
@@ -756,13 +801,19 @@ TlStatus tl_writer_open(TlSink *sink, const char *format, const TlSchema *schema
     char delim;
     bool header = opt ? opt->header : true;
     *out = NULL;
+    if (format && strcasecmp(format, "table") == 0) /* for people: not a file format */
+        return tl_table_writer_open(sink, schema, opt ? opt->width : 0,
+                                    opt && opt->max_rows ? opt->max_rows : 40,
+                                    opt && opt->color, out, err);
     if (!fmt)
         return tl_error(err, TL_ERR_USAGE, "--to: unknown format %s (tally writes csv, tsv, "
-                        "ndjson, jsonl, json)", tl_quote_name(format).s);
+                        "ndjson, jsonl, json, parquet)", tl_quote_name(format).s);
     if (strcmp(fmt, "ndjson") == 0)
         return tl_ndjson_writer_open(sink, schema, out, err);
     if (strcmp(fmt, "json") == 0)
         return tl_json_writer_open(sink, schema, out, err);
+    if (strcmp(fmt, "parquet") == 0)
+        return tl_parquet_writer_open(sink, schema, opt, out, err);
     if (strcmp(fmt, "csv") != 0 && strcmp(fmt, "tsv") != 0)
         return tl_error(err, TL_ERR_USAGE,
                         "writing the %s format is not supported yet", fmt);
@@ -781,12 +832,9 @@ TlStatus tl_writer_write(TlWriter *w, const TlBatch *b, TlError *err)
 }
 
 /* Flush what the writer buffers into its sink (the sink still needs
- * tl_sink_commit).  The run is over: a streamed input it stopped reading
- * early (--head) must still decompress to its end without error, as when
- * inputs were decompressed whole at open (compress.c). */
+ * tl_sink_commit). */
 TlStatus tl_writer_finish(TlWriter *w, TlError *err)
 {
-    TL_TRY(tl_input_check_streams(err));
     return w->ops->finish(w, err);
 }
 

@@ -19,6 +19,7 @@
 #define TL_FORMAT_H
 
 #include "../lib/core/core.h"
+#include "../lib/core/ctx.h"
 
 #include <sys/types.h>
 
@@ -41,30 +42,32 @@ typedef struct TlTypeHints {
                          (tl_reader_more_columns): every one is in cols */
 } TlTypeHints;
 
-/* Test-only injection points, set by the run from TALLY_TEST_SHRINK
- * ("MORSEL:BYTES"): when a reader starts decoding morsel shrink_morsel of
- * its input, it truncates the file to shrink_to bytes, as another process
- * might (formats/mapped.c). */
-typedef struct TlInputTest {
-    int64_t shrink_morsel;   /* -1: never */
-    uint64_t shrink_to;
-} TlInputTest;
+/* --comment none: no comment character, and none sniffed (a line break
+ * can never be one, so it marks "none" in the option's char). */
+#define TL_COMMENT_NONE '\n'
 
 typedef struct TlReadOptions {
     char delimiter;          /* 0: by suffix (.tsv = tab, else ',') */
     const char *null_text;   /* a field equal to this is null; NULL: default */
-    bool no_header;          /* columns are named column1, column2, ... */
+    bool no_header;          /* line 1 is data: columns column1, column2, ... */
+    bool header;             /* line 1 is the header (neither: detected,
+                                CSV/TSV, csv_header.c) */
     const TlSchema *schema;  /* --schema: fixed types by name (others inferred) */
     const char *from;        /* format override ("csv", "ndjson", ...), or NULL */
     bool with_filename;      /* add a `filename` column (formats/filename.c) */
-    const TlInputTest *test; /* tests only; NULL: none */
+    const TlCtx *ctx;        /* the run's context (its tuning and test
+                                injection points); NULL: the environment's
+                                tuning, no injection */
     bool quoted_as_string;   /* a column with a quoted value is a string */
     bool no_infer;           /* every column not in --schema is a string */
     bool quiet;              /* no notes on standard error (header renames) */
     bool tsv;                /* set by tl_reader_open for TSV: IANA rules */
     uint8_t ragged;          /* rows with another field count (TlRagged) */
-    int64_t skip;            /* --skip: lines before the header */
-    char comment;            /* --comment: lines starting with it skipped */
+    int64_t skip;            /* --skip: lines before the header; 0: a
+                                preamble is sniffed (CSV/TSV); -1: none */
+    char comment;            /* --comment: lines starting with it skipped;
+                                0: sniffed (CSV/TSV: none or '#');
+                                TL_COMMENT_NONE: none (--comment none) */
     int quote;               /* --quote: 0 the format's (CSV: sniffed, '"'
                                 or '\''; TSV: none), -1 none, else the
                                 character */
@@ -76,6 +79,12 @@ typedef struct TlReadOptions {
                                 error naming the line (tl_too_many_columns) */
     size_t max_record;       /* --max-record-size: a compressed input's
                                 longest record in bytes; 0: TL_MAX_RECORD */
+    int64_t morsel_rows;     /* CSV, NDJSON: records per morsel and batch;
+                                0: the tuning's batch rows (tl_reader_locate
+                                asks for 1: a morsel per record) */
+    TlBuf *text;             /* NDJSON: the bytes to read instead of loading
+                                the path (json_doc.c hands over the text it
+                                made of a document); NULL: load the path */
 } TlReadOptions;
 
 /* The default of --max-columns: generous (a CSV header of a million
@@ -102,6 +111,9 @@ typedef struct TlReaderStats {
 
 typedef struct TlReader TlReader;
 
+/* The name data errors use for path: "<stdin>" for "-", else path. */
+const char *tl_input_name(const char *path);
+
 /* Open `path` ("-" = standard input), read the header, and infer the types
  * of all columns from the first batch's rows (cheap; conversion is separate).
  * hints may be NULL.  Missing or unreadable files are TL_ERR_IO naming path. */
@@ -118,6 +130,10 @@ const TlSchema *tl_reader_schema(const TlReader *r);
  * made before) finds none.  A data error only for a column more than
  * --max-columns. */
 TlStatus tl_reader_more_columns(TlReader *r, bool *found, TlError *err);
+/* Whether r's format can find columns after its sample at all (false: a
+ * CSV reader, whose header names them all); the planner opens an input
+ * again for tl_reader_more_columns only when it can. */
+bool tl_reader_may_find_columns(const TlReader *r);
 /* Convert only these columns (indexes into the reader schema, in output
  * order); the batches then hold exactly these columns.  Default: all. */
 TlStatus tl_reader_project(TlReader *r, const int *cols, int n_cols, TlError *err);
@@ -128,6 +144,8 @@ const TlReaderStats *tl_reader_stats(const TlReader *r);
 /* True when r's column types come from the file itself (Parquet), never
  * from the rows: reading cannot change them. */
 bool tl_reader_types_final(const TlReader *r);
+/* The run context r was opened with (TlReadOptions.ctx; NULL: none). */
+const TlCtx *tl_reader_ctx(const TlReader *r);
 void tl_reader_close(TlReader *r); /* NULL-safe */
 
 /* ------------------------------------------------- morsel-parallel reading
@@ -223,6 +241,12 @@ void tl_reader_count(TlReader *r, int64_t rows, int64_t bytes);
  * was not made by tl_reader_open or cannot be split into morsels. */
 TlStatus tl_reader_locate(const TlReader *r, int64_t rec, int64_t *line,
                           int64_t *n_records, const char **name, TlError *err);
+/* The same for the input at path read with opt, whether or not a reader of
+ * it is open (a scan closes an input's reader once it is read); *name
+ * lives as long as path. */
+TlStatus tl_input_locate(const char *path, const TlReadOptions *opt, int64_t rec,
+                         int64_t *line, int64_t *n_records, const char **name,
+                         TlError *err);
 
 /* ------------------------------------------------- late materialization
  *
@@ -299,8 +323,10 @@ void tl_target_free(TlTarget *t);
  * with O_TMPFILE, else ".name.tmp-XXXXXX") renamed into place at commit; a
  * device, FIFO, socket or open descriptor is opened now and written at
  * commit.  Standard output and those are buffered (memory, then an unnamed
- * temporary file) until commit so a restart can discard it. */
-TlStatus tl_sink_open(const char *path, TlSink **out, TlError *err);
+ * temporary file) until commit so a restart can discard it.  ctx: the
+ * run's (its tuning may ask for a named temporary file; NULL: the
+ * environment's). */
+TlStatus tl_sink_open(const TlCtx *ctx, const char *path, TlSink **out, TlError *err);
 TlStatus tl_sink_write(TlSink *s, const void *data, size_t n, TlError *err);
 /* Compress the output of a sink with a path (a file, or a FIFO or device
  * written in place): comp "gz" or "zst" (NULL: none), level 0:
@@ -320,21 +346,30 @@ typedef struct TlWriteOptions {
     char delimiter;   /* ',' default, '\t' for .tsv */
     bool header;      /* true */
     const char *null_text; /* --out-null: written for null (CSV, TSV); NULL: empty */
+    int width;        /* table: line width in cells; 0: 80 */
+    int64_t max_rows; /* table: rows shown (first and last); 0: 40, < 0: all */
+    bool color;       /* table: colour the header and the nulls */
+    /* Parquet (formats/parquet/writer.c) */
+    const char *parquet_compression; /* zstd snappy gzip lz4 none; NULL: zstd */
+    int compress_level;      /* the codec's level; 0: its default */
+    int64_t row_group_size;  /* rows per row group; 0: TL_PARQUET_ROW_GROUP */
+    const char *created_by;  /* the footer's created_by; NULL: "tally" */
 } TlWriteOptions;
+
+/* The default rows per row group of Parquet output: DuckDB's, small enough
+ * that a row group's columns are held and encoded in a few MiB, large
+ * enough that dictionaries and codecs pay. */
+#define TL_PARQUET_ROW_GROUP 122880
 
 typedef struct TlWriter TlWriter;
 
-/* format: "csv" or "tsv" (later: ndjson, parquet, arrow).  Writes the header. */
+/* format: "csv", "tsv", "ndjson", "json", "table" or "parquet".  Writes the
+ * header (CSV, TSV; the table: everything at finish). */
 TlStatus tl_writer_open(TlSink *sink, const char *format, const TlSchema *schema,
                         const TlWriteOptions *opt, TlWriter **out, TlError *err);
 TlStatus tl_writer_write(TlWriter *w, const TlBatch *b, TlError *err);
 TlStatus tl_writer_finish(TlWriter *w, TlError *err);
 void tl_writer_free(TlWriter *w);
-
-/* Free the process-wide copy of standard input that readers of "-" share
- * (kept so a restarted run re-reads the same bytes).  Call once at exit,
- * after every reader and batch is gone. */
-void tl_stdin_cache_free(void);
 
 /* Inputs that change underneath a run (formats/mapped.c).  A mapped input
  * file that shrinks while it is read is a data error, never a SIGBUS

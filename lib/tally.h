@@ -67,7 +67,7 @@ typedef struct TallyStep {
                                threads unused).  The flag form makes one
                                from join_input and --join-delimiter,
                                --join-schema, --join-from.  Its unset
-                               delimiter, null, no_header and from are
+                               delimiter, null, header, no_header and from are
                                taken from the enclosing spec. */
 } TallyStep;
 
@@ -81,7 +81,9 @@ typedef struct TallySpec {
     char *to;               /* output format override, or NULL */
     char delimiter;         /* 0: from the suffix (',' or '\t') */
     char *null_text;        /* --null STR, or NULL */
-    bool no_header;
+    bool no_header;         /* --no-header: line 1 is data */
+    bool header;            /* --header: line 1 is the header (neither:
+                               detected) */
     char *schema;           /* --schema 'name:type,...', or NULL */
     bool no_infer;          /* --no-infer: every column a string */
     bool quoted_as_string;  /* --quoted-as-string */
@@ -96,7 +98,8 @@ typedef struct TallySpec {
     char out_delimiter;     /* --out-delimiter for CSV output; 0: ',' */
     bool out_no_header;     /* --out-no-header: write no header line */
     char *out_null;         /* --out-null: how CSV/TSV output writes null */
-    int64_t skip;           /* --skip N: CSV/TSV lines before the header */
+    int64_t skip;           /* --skip N: CSV/TSV lines before the header;
+                               0: sniffed; -1: none (--skip 0) */
     int64_t max_record_size; /* --max-record-size: a compressed input's
                                longest record, bytes; 0: the default */
     int quote;              /* --quote: 0 the format's (CSV: sniffed), -1
@@ -104,16 +107,32 @@ typedef struct TallySpec {
     int escape;             /* --escape: 0 sniffed (CSV), -1 none, else the
                                character */
     bool decimal_comma;     /* --decimal-comma: "1,5" is the number 1.5 */
-    char comment;           /* --comment C: input lines starting with C skipped */
+    char comment;           /* --comment C: input lines starting with C skipped;
+                               0: sniffed; '\n': none (--comment none) */
     int ragged;             /* --ragged: 0 error, 1 pad, 2 skip (CSV/TSV
                                rows with another field count than the header) */
     int64_t max_columns;    /* --max-columns N: more columns in an input is a
                                data error; 0: the default (1,000,000) */
-    int compress_level;     /* --compress-level for -o x.gz / x.zst; 0: default */
+    int compress_level;     /* --compress-level for -o x.gz / x.zst and Parquet's
+                               codec; 0: default */
+    char *parquet_compression; /* --parquet-compression: zstd snappy gzip lz4
+                               none; NULL: zstd */
+    int64_t row_group_size; /* --row-group-size: Parquet output's rows per row
+                               group; 0: the default (122,880) */
     bool sorted;            /* --sorted: every group-by's input is clustered
                                on its keys (checked; a key that comes back
                                after its run ended is a data error) */
+    int table_width;        /* --to table: the line width in cells (the CLI
+                               reads it from the terminal); 0: 80 */
+    int64_t table_rows;     /* --to table: rows shown, the first and the
+                               last half; 0: 40, -1: all (--rows) */
+    bool color;             /* --to table: colour the header and the nulls
+                               (the CLI decides: --color, NO_COLOR) */
 } TallySpec;
+
+/* Whether s names a Parquet codec of --parquet-compression (zstd snappy
+ * gzip lz4 none). */
+bool tally_parquet_codec_ok(const char *s);
 
 /* Allocation for spec strings (through the one allocator hook). */
 char *tally_strdup(const char *s);

@@ -145,6 +145,7 @@ void tally_spec_free(TallySpec *spec)
     tl_free(spec->to);
     tl_free(spec->null_text);
     tl_free(spec->out_null);
+    tl_free(spec->parquet_compression);
     tl_free(spec->schema);
     tl_free(spec->spec_dir);
     memset(spec, 0, sizeof *spec);
@@ -168,4 +169,13 @@ const char *tally_quote(char *buf, size_t cap, const char *s)
 void tally_escape_message(char *dst, size_t cap, const char *msg)
 {
     tl_escape_text(dst, cap, msg);
+}
+
+/* See tally.h. */
+bool tally_parquet_codec_ok(const char *s)
+{
+    static const char *const names[] = {"zstd", "snappy", "gzip", "lz4", "none"};
+    for (size_t i = 0; s && i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(s, names[i]) == 0) return true;
+    return false;
 }

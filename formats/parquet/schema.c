@@ -75,7 +75,8 @@ static void map_type(PqLeaf *l, const PqSchemaElem *e)
     int lk = lt->kind;
     l->conv = PQ_CV_BYTES;
     if (lk == PQ_LT_UNKNOWN) {
-        l->conv = PQ_CV_NULL;
+        l->conv = PQ_CV_NULL; /* whatever the physical type */
+        goto typed;
     } else if (lk == PQ_LT_DECIMAL || (lk == PQ_LT_NONE && ct == PQ_CT_DECIMAL)) {
         if (l->phys == PQ_INT32 || l->phys == PQ_INT64 || l->phys == PQ_BYTE_ARRAY ||
             l->phys == PQ_FIXED_LEN_BYTE_ARRAY) {

@@ -9,14 +9,15 @@
  *   { "inputs": ["a.csv", ...] | "input": "a.csv",
  *     "steps": [ {STEP}, ... ],
  *     "output": "out.csv",
- *     "delimiter": ",", "null": "NA", "no_header": false,
+ *     "delimiter": ",", "null": "NA", "header": false, "no_header": false,
  *     "schema": "a:int,b:string", "from": "csv", "to": "csv", "threads": 4,
  *     "with_filename": false, "out_delimiter": ";", "compress_level": 9,
  *     "sorted": false, "no_infer": false, "quoted_as_string": false,
  *     "quiet": false, "out_null": "NA", "out_no_header": false,
  *     "ragged": "error", "skip": 0, "quote": "\"", "escape": "\\",
  *     "comment": "#", "decimal_comma": false, "max_columns": 1000000,
- *     "max_record_size": 268435456 }
+ *     "max_record_size": 268435456, "parquet_compression": "zstd",
+ *     "row_group_size": 122880 }
  *
  *   STEP is an object with one step key:
  *     {"filter": "EXPR"}              {"select": ["EXPR [as NAME]", ...]}
@@ -572,7 +573,7 @@ static int step(Ctx *c, const cJSON *v)
 /* ---------------------------------------------------------- top level */
 
 static const char *const top_keys[] = {"inputs", "input", "steps", "output",
-                                       "delimiter", "null", "no_header",
+                                       "delimiter", "null", "no_header", "header",
                                        "schema", "from", "to", "threads",
                                        "with_filename", "out_delimiter",
                                        "compress_level", "sorted", "no_infer",
@@ -580,12 +581,14 @@ static const char *const top_keys[] = {"inputs", "input", "steps", "output",
                                        "out_null", "out_no_header", "ragged",
                                        "skip", "quote", "comment", "escape",
                                        "decimal_comma", "max_columns",
-                                       "max_record_size"};
-enum { T_INPUTS, T_INPUT, T_STEPS, T_OUTPUT, T_DELIM, T_NULL, T_NO_HEADER,
+                                       "max_record_size", "parquet_compression",
+                                       "row_group_size"};
+enum { T_INPUTS, T_INPUT, T_STEPS, T_OUTPUT, T_DELIM, T_NULL, T_NO_HEADER, T_HEADER,
        T_SCHEMA, T_FROM, T_TO, T_THREADS, T_WITH_FILENAME, T_OUT_DELIM,
        T_COMPRESS_LEVEL, T_SORTED, T_NO_INFER, T_QUOTED_AS_STRING, T_QUIET,
        T_OUT_NULL, T_OUT_NO_HEADER, T_RAGGED, T_SKIP, T_QUOTE, T_COMMENT, T_ESCAPE,
-       T_DECIMAL_COMMA, T_MAX_COLUMNS, T_MAX_RECORD_SIZE, T_COUNT };
+       T_DECIMAL_COMMA, T_MAX_COLUMNS, T_MAX_RECORD_SIZE, T_PARQUET_COMPRESSION,
+       T_ROW_GROUP_SIZE, T_COUNT };
 
 static int push_input(Ctx *c, const char *s)
 {
@@ -634,12 +637,19 @@ static int top_value(Ctx *c, int k, const cJSON *v)
     case T_OUTPUT: return get_string(c, v, true, &sp->output);
     case T_NULL: return get_string(c, v, false, &sp->null_text);
     case T_OUT_NULL: return get_string(c, v, false, &sp->out_null);
+    case T_PARQUET_COMPRESSION:
+        if (get_string(c, v, false, &sp->parquet_compression)) return -1;
+        if (!tally_parquet_codec_ok(sp->parquet_compression))
+            return fail(c, "expected zstd, snappy, gzip, lz4 or none");
+        return 0;
     case T_OUT_NO_HEADER:
         if (!cJSON_IsBool(v)) return fail(c, "expected true or false");
         sp->out_no_header = cJSON_IsTrue(v);
         return 0;
     case T_SKIP:
-        return get_count(c, v, 9.2233720368547758e18, &sp->skip);
+        if (get_count(c, v, 9.2233720368547758e18, &sp->skip)) return -1;
+        if (sp->skip == 0) sp->skip = -1; /* given: no preamble sniffed (tally.h) */
+        return 0;
     case T_MAX_COLUMNS:
         if (get_count(c, v, 2147483647, &sp->max_columns)) return -1;
         if (sp->max_columns < 1) return fail(c, "expected a count from 1 to 2147483647");
@@ -659,9 +669,13 @@ static int top_value(Ctx *c, int k, const cJSON *v)
         return fail(c, "expected \"error\", \"pad\" or \"skip\"");
     }
     case T_COMMENT:
+        if (cJSON_IsString(v) && v->valuestring && strcmp(v->valuestring, "none") == 0) {
+            sp->comment = '\n'; /* no comments, none sniffed (tally.h) */
+            return 0;
+        }
         if (!cJSON_IsString(v) || !v->valuestring || strlen(v->valuestring) != 1 ||
             v->valuestring[0] == '\n' || v->valuestring[0] == '\r')
-            return fail(c, "expected a single character such as \"#\"");
+            return fail(c, "expected a single character such as \"#\", or \"none\"");
         sp->comment = v->valuestring[0];
         return 0;
     case T_QUOTE:
@@ -695,6 +709,10 @@ static int top_value(Ctx *c, int k, const cJSON *v)
     case T_NO_HEADER:
         if (!cJSON_IsBool(v)) return fail(c, "expected true or false");
         sp->no_header = cJSON_IsTrue(v);
+        return 0;
+    case T_HEADER:
+        if (!cJSON_IsBool(v)) return fail(c, "expected true or false");
+        sp->header = cJSON_IsTrue(v);
         return 0;
     case T_WITH_FILENAME:
         if (!cJSON_IsBool(v)) return fail(c, "expected true or false");
@@ -736,6 +754,13 @@ static int top_value(Ctx *c, int k, const cJSON *v)
         if (get_count(c, v, 22, &n)) return -1;
         if (n < 1) return fail(c, "expected a level from 1 to 22");
         sp->compress_level = (int)n;
+        return 0;
+    }
+    case T_ROW_GROUP_SIZE: {
+        int64_t n;
+        if (get_count(c, v, INT32_MAX, &n)) return -1;
+        if (n < 1) return fail(c, "expected a row count from 1 to 2147483647");
+        sp->row_group_size = n;
         return 0;
     }
     case T_THREADS: {

@@ -182,7 +182,7 @@ TlStatus tl_agg_new(const TlAggSpec *spec, TlAgg **out, TlError *err)
               op == TL_OP_LAST) && a->cls == C_FLT) a->n_f = 1;
     if (op == TL_OP_COUNT_DISTINCT && xt != TL_TNULL) {
         TlType kt[2] = {TL_TINT64, xt};
-        if (tl_grouper_new(kt, 2, false, &a->cd, err) != TL_OK) {
+        if (tl_grouper_new(a->s.ctx, kt, 2, false, &a->cd, err) != TL_OK) {
             tl_agg_free(a);
             return err->code;
         }

@@ -21,6 +21,7 @@
 #define TL_AGG_H
 
 #include "../core/core.h"
+#include "../core/ctx.h"
 #include "../expr/expr.h"
 
 typedef struct TlAgg TlAgg;
@@ -38,6 +39,7 @@ typedef struct TlAggSpec {
                          unsorted and every quantile is found by selection
                          (linear time; for a few quantiles of big groups,
                          tl_agg_quantile_at); the same values either way */
+    const TlCtx *ctx; /* the run's (count distinct's grouper); NULL: none */
 } TlAggSpec;
 
 /* A new aggregate with no groups yet.  TL_ERR_USAGE when the op does not

@@ -62,7 +62,8 @@ typedef struct AggOp {
     bool check;               /* --sorted: a reappearing key is an error */
     uint32_t prev_id;         /* group of the last run (check) */
     int64_t rows_seen;        /* input rows before this batch (check) */
-    TlReader **src;           /* check: the inputs whose records the rows are */
+    const char **src;         /* check: the inputs whose records the rows are */
+    const TlReadOptions *src_read;
     int n_src;
     uint32_t *starts;         /* per batch: first rows of key runs */
     uint32_t *run_ids;

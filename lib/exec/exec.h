@@ -18,6 +18,7 @@
 #define TL_EXEC_H
 
 #include "../core/core.h"
+#include "../core/ctx.h"
 #include "../expr/expr.h"
 
 typedef struct TlExecStats {
@@ -89,6 +90,10 @@ struct TlOperator {
     void (*free)(TlOperator *op);
     const TlSchema *schema;   /* output schema, lives as long as the plan */
     TlExecStats *stats;       /* shared by all operators of the run */
+    const TlCtx *ctx;         /* the run's context (tuning), shared like
+                                 stats: a scan takes its readers', every
+                                 other operator its child's; NULL: the
+                                 environment's tuning (ctx.h) */
     /* Optional, NULL unless the operator is a scan (op_scan.c) or a hash
      * join (op_join.c: maps and stage run on its output batches, in the
      * tasks that probe its streaming side):
@@ -152,14 +157,15 @@ TlStatus tl_op_topn_by_new(TlOperator *child, const TlExprArena *ea,
 void tl_op_agg_set_sorted(TlOperator *op, bool check);
 
 /* For the --sorted check's message: the aggregate's input rows are, one to
- * one and in order, the records of these readers' inputs (concatenated);
- * the error then names the file and line of the offending record
- * (tl_reader_locate).  Without this call (a filter, a join... below) it
- * names the row number of the aggregate's input.  readers are borrowed
- * for the operator's life; the array is copied. */
-typedef struct TlReader TlReader;
-TlStatus tl_op_agg_set_source(TlOperator *op, TlReader *const *readers,
-                              int n_readers, TlError *err);
+ * one and in order, the records of these inputs (paths read with `read`,
+ * concatenated); the error then names the file and line of the offending
+ * record (tl_input_locate).  Without this call (a filter, a join... below)
+ * it names the row number of the aggregate's input.  paths and read are
+ * borrowed for the operator's life; the array is copied. */
+typedef struct TlReadOptions TlReadOptions;
+TlStatus tl_op_agg_set_source(TlOperator *op, const char *const *paths,
+                              const TlReadOptions *read, int n_paths,
+                              TlError *err);
 
 /* Describe (op_describe.c): one row per column of the child, the columns
  * of schema (lib/plan/plan.c builds it: column, type, count, nulls,

@@ -240,14 +240,14 @@ oom:
 /* The morsel's distinct values of x with their counts (ids: scratch of
  * x->length entries): in order of first appearance, or for integers of a
  * short range ascending (count_ints; only strings report an order, top). */
-static TlStatus part_values(ColPart *cp, TlType t, const TlArray *x,
-                            uint32_t *ids, TlError *err)
+static TlStatus part_values(const TlCtx *ctx, ColPart *cp, TlType t,
+                            const TlArray *x, uint32_t *ids, TlError *err)
 {
     TlGrouper *g = NULL;
     const TlArray *keys[1] = {x};
     TlStatus st;
     if (t == TL_TINT64 && count_ints(cp, x, &st, err)) return st;
-    st = tl_grouper_new(&t, 1, true, &g, err);
+    st = tl_grouper_new(ctx, &t, 1, true, &g, err);
     if (st == TL_OK) st = tl_grouper_map(g, keys, x->length, ids, err);
     if (st == TL_OK) {
         uint32_t n = tl_grouper_count(g);
@@ -296,7 +296,7 @@ static TlStatus part_make(Describe *d, TlBatch *b, Part **out, TlError *err)
             cp->hll = tl_calloc(HLL_M, 1);
             st = cp->hll ? hll_add(cp->hll, x, err) : tl_error_oom(err);
         } else {
-            st = part_values(cp, t, x, ids, err);
+            st = part_values(d->base.ctx, cp, t, x, ids, err);
         }
         for (int k = 0; st == TL_OK && k < N_STATES; k++) {
             if (k == S_Q && !approx) continue;
@@ -739,11 +739,12 @@ TlStatus tl_op_describe_new(TlOperator *child, const TlSchema *schema,
     d->base.origin = describe_origin;
     d->base.schema = schema;
     d->base.stats = child->stats;
+    d->base.ctx = child->ctx;
     d->child = child;
     d->in = child->schema;
     d->n_cols = d->in->n_fields;
     d->cs = tl_calloc((size_t)(d->n_cols ? d->n_cols : 1), sizeof *d->cs);
-    d->n_zeros = tl_batch_rows();
+    d->n_zeros = tl_ctx_batch_rows(d->base.ctx);
     d->zeros = tl_calloc((size_t)d->n_zeros, sizeof *d->zeros);
     if (!d->cs || !d->zeros) {
         describe_free(&d->base);
@@ -758,7 +759,7 @@ TlStatus tl_op_describe_new(TlOperator *child, const TlSchema *schema,
         for (int k = 0; st == TL_OK && k < S_Q; k++)
             st = state_new(s->type, k, &s->agg[k], err);
         if (st == TL_OK && s->type != TL_TNULL)
-            st = tl_grouper_new(&s->type, 1, true, &s->g, err);
+            st = tl_grouper_new(d->base.ctx, &s->type, 1, true, &s->g, err);
         if (st != TL_OK) {
             describe_free(&d->base);
             return st;

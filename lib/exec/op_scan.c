@@ -2,9 +2,11 @@
  * op_scan.c -- the scan operator: reader batches in, plan batches out, as
  * morsels on the thread pool.
  *
- * A scan reads its inputs one after another (several inputs concatenate).
- * Each input's reader was projected by the builder, so it converts only the
- * columns the plan uses; pos[k] says where output column k sits in that
+ * A scan reads its inputs one after another (several inputs concatenate),
+ * opening each one the plan did not keep open when it reaches it and
+ * closing it once read ("opening and closing" below).  Each input's reader
+ * is projected (by the builder, or as it is opened), so it converts only
+ * the columns the plan uses; pos[k] says where output column k sits in that
  * reader's batches (-1: this input has no such column, so it is null here).
  *
  * Types: the plan fixed each column's type before the run.  A reader may
@@ -78,8 +80,20 @@
 enum { SLOT_FREE, SLOT_PENDING, SLOT_RUNNING, SLOT_DONE };
 
 typedef struct ScanIn {
-    TlReader *reader;
-    int *pos;
+    TlReader *reader;         /* open, or NULL (see ready_input) */
+    bool owned;               /* opened by the scan, closed once read */
+    bool ready;               /* the cut reached it (ready_input) */
+    bool any_cut;             /* a morsel of it was cut */
+    bool finished;            /* finish_input: its counters are summed */
+    const char *path;         /* the rest: TlScanInput's (borrowed) */
+    const TlReadOptions *read;
+    TlTypeHints *hints;
+    const TlSchema *cols;
+    const int *proj;
+    int n_proj;
+    const int *map;
+    const int *pos;
+    int64_t bytes;            /* its reader's input bytes, once closed */
     bool identity;
     bool split;               /* read as morsels (tl_reader_split) */
     TlDecoder **decoders;     /* idle decoders, a stack */
@@ -150,8 +164,13 @@ typedef struct Scan {
     TlError *errs;            /* n_slots, tl_malloc'd: pages untouched
                                  unless a morsel fails (start-up) */
     int n_slots, window;
-    int stats_input;          /* update_stats: inputs before it are summed */
+    int fin_in;               /* inputs before it are read and finished
+                                 (finish_input): their bytes summed */
     int64_t stats_done;       /* in this */
+    int64_t *converted;       /* n_conv: fields converted per column of the
+                                 full scan, summed at finish (or NULL) */
+    int n_conv;
+    bool late_on;             /* prepare_late chose late materialization */
     int running;              /* tasks submitted, not finished */
     bool cancel;
     bool threads;             /* more than one thread configured */
@@ -186,15 +205,119 @@ static TlStatus fix_column(const Scan *s, TlArray *a, TlType want, int k,
 }
 
 
+/* Inputs are finished in order (finish_input), so the bytes of those
+ * before `input` are summed once (a glob of thousands of files). */
 static void update_stats(Scan *s, int input)
 {
     TlExecStats *st = s->base.stats;
     if (!st) return;
-    /* inputs are taken in order: those before `input` are finished, so
-     * their bytes are summed once (a glob of thousands of files) */
-    for (; s->stats_input < input; s->stats_input++)
-        s->stats_done += tl_reader_stats(s->in[s->stats_input].reader)->bytes;
-    st->bytes_read = s->stats_done + tl_reader_stats(s->in[input].reader)->bytes;
+    st->bytes_read = s->stats_done +
+                     (s->in[input].reader ? tl_reader_stats(s->in[input].reader)->bytes
+                                          : s->in[input].bytes);
+}
+
+/* ------------------------------------------------ opening and closing
+ *
+ * Inputs the plan kept open come with their reader; the others are opened
+ * when the cut reaches them (ready_input) and closed when the consumer
+ * has taken their last morsel (finish_input; an input that gave no morsel
+ * at once, in cut).  So the readers open at a time are those with morsels
+ * in flight, at most the window's, however many files a glob names. */
+
+/* Open in's file as planned: the same column names as at planning (else
+ * it changed since), types the plan can take, projected. */
+static TlStatus open_reader(const Scan *s, const ScanIn *in, TlReader **out,
+                            TlError *err)
+{
+    TlReader *r = NULL;
+    const TlSchema *rs;
+    bool same;
+    TlStatus st;
+    *out = NULL;
+    TL_TRY(tl_reader_open(in->path, in->read, in->hints, &r, err));
+    rs = tl_reader_schema(r);
+    same = rs->n_fields == in->cols->n_fields;
+    for (int c = 0; same && c < rs->n_fields; c++)
+        same = strcmp(rs->fields[c].name, in->cols->fields[c].name) == 0;
+    for (int k = 0; same && k < s->n_cols; k++) {
+        TlType want = s->scan_schema->fields[k].type, t;
+        if (in->pos[k] < 0) continue;
+        t = rs->fields[in->proj[in->pos[k]]].type;
+        same = t == want || t == TL_TNULL || (t == TL_TINT64 && want == TL_TFLOAT64);
+    }
+    if (!same) {
+        tl_reader_close(r);
+        return tl_error(err, TL_ERR_DATA, "%s: changed while being read (its columns "
+                        "are not those it had when the run began)",
+                        tl_escape_name(tl_input_name(in->path)).s);
+    }
+    st = tl_reader_project(r, in->proj, in->n_proj, err);
+    if (st != TL_OK) {
+        tl_reader_close(r);
+        return st;
+    }
+    *out = r;
+    return TL_OK;
+}
+
+static void input_late(Scan *s, ScanIn *in);
+
+/* The cut reached input in (consumer): its reader, decoders, late form. */
+static TlStatus ready_input(Scan *s, ScanIn *in, TlError *err)
+{
+    in->ready = true;
+    if (!in->reader) {
+        TL_TRY(open_reader(s, in, &in->reader, err));
+        in->owned = true;
+        in->split = tl_reader_can_split(in->reader);
+    }
+    in->decoders = tl_calloc((size_t)s->n_slots, sizeof *in->decoders);
+    if (!in->decoders) return tl_error_oom(err);
+    if (s->late_on) input_late(s, in);
+    return TL_OK;
+}
+
+/* What in holds for reading: its idle decoders (no morsel of it is in
+ * flight), its late columns, its reader when the scan opened it (its
+ * bytes kept for the counters). */
+static void release_input(Scan *s, ScanIn *in)
+{
+    if (s->threads) tl_wait_lock(s->wait);
+    while (in->n_decoders > 0) tl_decoder_free(in->decoders[--in->n_decoders]);
+    if (s->threads) tl_wait_unlock(s->wait);
+    tl_free(in->decoders);
+    in->decoders = NULL;
+    tl_free(in->early);
+    in->early = NULL;
+    in->n_early = 0;
+    in->late = false;
+    if (in->owned) {
+        in->bytes = tl_reader_stats(in->reader)->bytes;
+        tl_reader_close(in->reader);
+        in->reader = NULL;
+        in->owned = false;
+    }
+}
+
+/* in's reader's converted counters into the scan's. */
+static void add_converted(Scan *s, const ScanIn *in)
+{
+    const TlReaderStats *rs = tl_reader_stats(in->reader);
+    for (int j = 0; s->converted && rs->converted && j < s->n_conv; j++)
+        if (in->map[j] >= 0) s->converted[j] += rs->converted[in->map[j]];
+}
+
+/* The consumer has taken every morsel of in: its counters into the
+ * scan's, then release it. */
+static void finish_input(Scan *s, ScanIn *in)
+{
+    if (in->reader) {
+        in->bytes = tl_reader_stats(in->reader)->bytes;
+        add_converted(s, in);
+    }
+    in->finished = true;
+    s->stats_done += in->bytes;
+    release_input(s, in);
 }
 
 /* Batch b of input i as a batch of the scan's schema (consumes b). */
@@ -555,6 +678,15 @@ static TlStatus cut(Scan *s, bool *got, bool *pending, TlError *err)
         }
         in = &s->in[s->cut_in];
         sl->input = s->cut_in;
+        if (!in->ready) {
+            TlStatus st = ready_input(s, in, sl->err);
+            if (st != TL_OK) {
+                sl->m.line = 0; /* not a guessed morsel */
+                sl->st = st;
+                s->cut_done = true;
+                goto publish;
+            }
+        }
         if (in->split) {
             TlStatus st = tl_reader_split(in->reader, &sl->m, &more, err);
             if (st != TL_OK) {
@@ -575,9 +707,13 @@ static TlStatus cut(Scan *s, bool *got, bool *pending, TlError *err)
             }
         }
         if (!more) {
+            /* no morsel at all: nothing of it is in flight */
+            if (!in->any_cut) release_input(s, in);
             s->cut_in++;
             continue;
         }
+        in->any_cut = true;
+    publish:
         /* once PENDING, an old queued task of this slot may run it: decide
          * before publishing, and publish under the lock */
         *pending = sl->st == TL_OK;
@@ -664,7 +800,7 @@ static TlStatus wait_head(Scan *s, Slot **out, TlError *err)
  * is not among the ones it reads first.  Per scan, so deterministic. */
 static TlStatus prepare_late(Scan *s, TlError *err)
 {
-    if (getenv("TALLY_NO_LATE")) return TL_OK;
+    if (TL_TUNING(s->base.ctx)->no_late) return TL_OK;
     if (s->n_maps == 0 && s->has_stage && s->late_work && s->stage_need) {
         s->late_stage = true;
         s->need = s->stage_need;
@@ -672,22 +808,26 @@ static TlStatus prepare_late(Scan *s, TlError *err)
     } else if (!(s->n_maps > 0 && s->late_map && s->need)) {
         return TL_OK;
     }
-    for (int i = 0; i < s->n_in; i++) {
-        ScanIn *in = &s->in[i];
-        int width = 0;
-        bool waits = false;
-        if (!in->split || !tl_reader_can_late(in->reader)) continue;
-        for (int k = 0; k < s->n_cols; k++)
-            if (in->pos[k] >= width) width = in->pos[k] + 1;
-        in->early = tl_calloc((size_t)(width ? width : 1), sizeof *in->early);
-        if (!in->early) return tl_error_oom(err);
-        in->n_early = width;
-        for (int k = 0; k < s->n_cols; k++)
-            if (in->pos[k] >= 0 && s->need[k]) in->early[in->pos[k]] = true;
-        for (int p = 0; p < width; p++) waits |= !in->early[p];
-        in->late = waits;
-    }
+    s->late_on = true;
     return TL_OK;
+}
+
+/* Input in's late form (see prepare_late), once its reader is open.  Out
+ * of memory it simply decodes whole. */
+static void input_late(Scan *s, ScanIn *in)
+{
+    int width = 0;
+    bool waits = false;
+    if (!in->split || !tl_reader_can_late(in->reader)) return;
+    for (int k = 0; k < s->n_cols; k++)
+        if (in->pos[k] >= width) width = in->pos[k] + 1;
+    in->early = tl_calloc((size_t)(width ? width : 1), sizeof *in->early);
+    if (!in->early) return;
+    in->n_early = width;
+    for (int k = 0; k < s->n_cols; k++)
+        if (in->pos[k] >= 0 && s->need[k]) in->early[in->pos[k]] = true;
+    for (int p = 0; p < width; p++) waits |= !in->early[p];
+    in->late = waits;
 }
 
 /* The head morsel was guessed and failed (see the top): drop it and every
@@ -715,17 +855,13 @@ static TlStatus resplit(Scan *s, Slot *head, TlError *err)
 }
 
 /* The end: every morsel was handed out, so no task holds a decoder; the
- * idle ones (a morsel's scratch each) go now, as an operator that outlives
- * its input (a join's side, kept to name rows in messages) need not keep
- * them. */
-static void drop_decoders(Scan *s)
+ * inputs not finished yet are (their idle decoders, a morsel's scratch
+ * each, go now, as an operator that outlives its input, a join's side
+ * kept to name rows in messages, need not keep them). */
+static void finish_all(Scan *s)
 {
-    if (s->threads) tl_wait_lock(s->wait);
-    for (int i = 0; i < s->n_in; i++) {
-        ScanIn *in = &s->in[i];
-        while (in->n_decoders > 0) tl_decoder_free(in->decoders[--in->n_decoders]);
-    }
-    if (s->threads) tl_wait_unlock(s->wait);
+    for (; s->fin_in < s->n_in; s->fin_in++)
+        if (s->in[s->fin_in].ready) finish_input(s, &s->in[s->fin_in]);
 }
 
 /* Record head morsel sl, whose rows are handed out now (scan_origin). */
@@ -762,10 +898,12 @@ static TlStatus take(Scan *s, TlBatch **out_b, void **out_r, bool *more,
     s->started = true;
     TL_TRY(wait_head(s, &sl, err));
     if (!sl) {
-        drop_decoders(s);
+        finish_all(s);
         return TL_OK;
     }
     *more = true;
+    /* the inputs before this morsel's are read (morsels come in order) */
+    for (; s->fin_in < sl->input; s->fin_in++) finish_input(s, &s->in[s->fin_in]);
     in = &s->in[sl->input];
     st = sl->st;
     if (st != TL_OK && in->split && sl->m.line < 0) return resplit(s, sl, err);
@@ -870,7 +1008,8 @@ static void scan_origin(TlOperator *op, int64_t row, char *buf, size_t cap)
     const Past *p;
     const char *lname = NULL;
     int64_t n_recs = 0;
-    ScanIn *in;
+    ScanIn *in = NULL;
+    TlReader *r = NULL;
     buf[0] = '\0';
     if (s->past_lost || row < 0 || row >= s->out_total || hi == 0) return;
     while (hi - lo > 1) { /* the last morsel that starts at or before row */
@@ -880,16 +1019,19 @@ static void scan_origin(TlOperator *op, int64_t row, char *buf, size_t cap)
     }
     p = &s->past[lo];
     in = &s->in[p->input];
-    if (!in->split || !tl_reader_can_redecode(in->reader)) return;
-    if (tl_decoder_new(in->reader, &d, &e) != TL_OK) goto done;
-    if (tl_reader_decode(in->reader, d, &p->m, &b, &widen, &e) != TL_OK || !b ||
+    /* its reader, opened again when the scan has closed it */
+    if (!in->split || (!(r = in->reader) && open_reader(s, in, &r, &e) != TL_OK) ||
+        !tl_reader_can_redecode(r))
+        goto done;
+    if (tl_decoder_new(r, &d, &e) != TL_OK) goto done;
+    if (tl_reader_decode(r, d, &p->m, &b, &widen, &e) != TL_OK || !b ||
         fix_batch(s, in, b, &b, &e) != TL_OK)
         goto done;
     rec = tl_nth_kept_row(keep_maps, s, b, row - p->before);
     if (rec >= 0 && p->m.line >= 1)
-        tl_decoder_row_line(in->reader, d, rec, &line, name, sizeof name);
+        tl_decoder_row_line(r, d, rec, &line, name, sizeof name);
     else if (rec >= 0 &&
-             tl_reader_locate(in->reader, p->rec + rec, &line, &n_recs, &lname, &e) == TL_OK &&
+             tl_reader_locate(r, p->rec + rec, &line, &n_recs, &lname, &e) == TL_OK &&
              line > 0)
         snprintf(name, sizeof name, "%s", tl_escape_name(lname).s);
     if (line > 0) snprintf(buf, cap, "%s:%lld", name, (long long)line);
@@ -900,6 +1042,7 @@ done:
     }
     tl_batch_free(b);
     tl_decoder_free(d);
+    if (r && r != in->reader) tl_reader_close(r);
 }
 
 static TlStatus scan_add_map(TlOperator *op, TlMapFn fn, void *ctx,
@@ -976,11 +1119,13 @@ static void scan_free(TlOperator *op)
         if (s->maps[i].ctx_free) s->maps[i].ctx_free(s->maps[i].ctx);
     tl_free(s->maps);
     for (int i = 0; s->in && i < s->n_in; i++) {
-        for (int d = 0; d < s->in[i].n_decoders; d++)
-            tl_decoder_free(s->in[i].decoders[d]);
-        tl_free(s->in[i].decoders);
-        tl_free(s->in[i].pos);
-        tl_free(s->in[i].early);
+        ScanIn *in = &s->in[i];
+        /* what the inputs left unfinished (a limit) converted counts too */
+        if (in->ready && !in->finished && in->reader) add_converted(s, in);
+        for (int d = 0; d < in->n_decoders; d++) tl_decoder_free(in->decoders[d]);
+        tl_free(in->decoders);
+        tl_free(in->early);
+        if (in->owned) tl_reader_close(in->reader);
     }
     tl_free(s->errs);
     tl_free(s->past);
@@ -991,10 +1136,10 @@ static void scan_free(TlOperator *op)
     tl_free(s);
 }
 
-/* See ops.h.  The readers stay the plan's; pos arrays are copied. */
+/* See ops.h.  The readers given stay the plan's. */
 TlStatus tl_op_scan_new(const TlSchema *schema, const TlScanInput *inputs,
-                        int n_inputs, TlExecStats *stats, TlOperator **out,
-                        TlError *err)
+                        int n_inputs, TlExecStats *stats, int64_t *converted,
+                        int n_conv, TlOperator **out, TlError *err)
 {
     Scan *s = tl_calloc(1, sizeof *s);
     int nc = schema->n_fields, threads = tl_pool_threads();
@@ -1010,9 +1155,12 @@ TlStatus tl_op_scan_new(const TlSchema *schema, const TlScanInput *inputs,
     s->base.set_late_stage = scan_set_late_stage;
     s->base.schema = schema;
     s->base.stats = stats;
+    s->base.ctx = n_inputs > 0 ? tl_reader_ctx(inputs[0].reader) : NULL;
     s->scan_schema = schema;
     s->n_cols = nc;
     s->map_few = -1;
+    s->converted = converted;
+    s->n_conv = n_conv;
     s->threads = threads > 1;
     s->window = 2 * threads + 2;
     s->n_slots = s->window + 1;
@@ -1029,18 +1177,22 @@ TlStatus tl_op_scan_new(const TlSchema *schema, const TlScanInput *inputs,
     s->n_in = n_inputs;
     for (int i = 0; i < n_inputs; i++) {
         ScanIn *in = &s->in[i];
-        in->reader = inputs[i].reader;
-        in->split = tl_reader_can_split(in->reader);
-        in->pos = tl_malloc((size_t)(nc ? nc : 1) * sizeof *in->pos);
-        in->decoders = tl_calloc((size_t)s->n_slots, sizeof *in->decoders);
-        if (!in->pos || !in->decoders) goto oom;
+        const TlScanInput *g = &inputs[i];
+        in->reader = g->reader;
+        in->split = in->reader && tl_reader_can_split(in->reader);
+        in->path = g->path;
+        in->read = g->read;
+        in->hints = g->hints;
+        in->cols = g->cols;
+        in->proj = g->proj;
+        in->n_proj = g->n_proj;
+        in->map = g->map;
+        in->pos = g->pos;
         in->identity = true;
-        for (int k = 0; k < nc; k++) {
-            in->pos[k] = inputs[i].pos[k];
+        for (int k = 0; k < nc; k++)
             if (in->pos[k] != k) in->identity = false;
-        }
     }
-    if (n_inputs == 1 && s->in[0].split && !getenv("TALLY_NO_GUESS"))
+    if (n_inputs == 1 && s->in[0].split && !TL_TUNING(s->base.ctx)->no_guess)
         tl_reader_guess(s->in[0].reader);
     *out = &s->base;
     return TL_OK;

@@ -15,31 +15,53 @@
 #include "../plan/plan.h"
 #include "exec.h"
 
-/* One input of a scan: its reader (already projected) and, per output
- * column, the column's index in the reader's batches or -1 (the input lacks
- * it: nulls). */
+/* One input of a scan.  reader: open and already projected (the plan's,
+ * borrowed), or NULL: the scan opens path (read, hints) when it reaches the
+ * input, checks that its columns are still `cols` (the planned ones; else
+ * the file changed), projects it to proj[0, n_proj) and closes it once
+ * read.  pos: per output column, the column's index in the reader's
+ * batches or -1 (the input lacks it: nulls).  map: per column of the full
+ * scan (before the optimizer's projection), the reader's column or -1,
+ * for the converted counters.  Everything is borrowed. */
 typedef struct TlScanInput {
     TlReader *reader;
+    const char *path;
+    const TlReadOptions *read;
+    TlTypeHints *hints;
+    const TlSchema *cols;
+    const int *proj;
+    int n_proj;
     const int *pos;
+    const int *map;
 } TlScanInput;
 
 /* Read the inputs one after another as batches of `schema`.  A column the
  * reader delivers as all-null type (no value seen) becomes an all-null array
- * of the schema's type.  Counts rows, bytes and batches in stats.  The
- * inputs array is copied; pos arrays are borrowed. */
+ * of the schema's type.  Counts rows, bytes and batches in stats, and into
+ * converted[0, n_conv) (NULL: not counted) the fields converted per column
+ * of the full scan.  The inputs array is copied. */
 TlStatus tl_op_scan_new(const TlSchema *schema, const TlScanInput *inputs,
-                        int n_inputs, TlExecStats *stats, TlOperator **out,
-                        TlError *err);
+                        int n_inputs, TlExecStats *stats, int64_t *converted,
+                        int n_conv, TlOperator **out, TlError *err);
 
 /* Keep the rows where the resolved predicate is true. */
 TlStatus tl_op_filter_new(TlOperator *child, const TlExprArena *ea,
                           TlExprId pred, const TlSchema *schema,
                           TlOperator **out, TlError *err);
 
-/* One output column per resolved expression (ids borrowed for the life of
- * the operator); bare column references pass the child's array on. */
+/* A project node's guards (plan.h, TlPlanNode.guards): preds[g] keeps
+ * the rows where it is true once the first at[g] outputs are made. */
+typedef struct TlProjectGuards {
+    const TlExprId *preds;
+    const int32_t *at;
+    int n;
+} TlProjectGuards;
+
+/* One output column per resolved expression (ids copied); bare column
+ * references pass the child's array on.  guards may be NULL. */
 TlStatus tl_op_project_new(TlOperator *child, const TlExprArena *ea,
                            const TlExprId *exprs, int n_exprs,
+                           const TlProjectGuards *guards,
                            const TlSchema *schema, TlOperator **out,
                            TlError *err);
 

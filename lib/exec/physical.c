@@ -27,47 +27,74 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* The scan's projection of one shape of columns (plan.h, TlPlanShape):
+ * the reader columns behind the output columns, each once, into proj, and
+ * where each output column lands, into pos (both in the plan's pool). */
+static TlStatus shape_project(TlPlan *p, const TlPlanNode *n, const TlPlanShape *sh,
+                              int **proj, int *n_proj, int **pos, TlError *err)
+{
+    int nc = n->schema->n_fields, k_cols = 0;
+    int *cols = tl_strpool_alloc(&p->ea.pool, (size_t)(nc ? nc : 1) * sizeof *cols);
+    int *ip = tl_strpool_alloc(&p->ea.pool, (size_t)(nc ? nc : 1) * sizeof *ip);
+    if (!cols || !ip) return tl_error_oom(err);
+    for (int k = 0; k < nc; k++) {
+        int u = n->projected ? tl_plan_int(p, n->cols, (uint32_t)k) : k;
+        int r = sh->map[u], at = -1;
+        if (r >= 0) {
+            for (int j = 0; j < k_cols; j++)
+                if (cols[j] == r) at = j;
+            if (at < 0) {
+                at = k_cols;
+                cols[k_cols++] = r;
+            }
+        }
+        ip[k] = at;
+    }
+    *proj = cols;
+    *n_proj = k_cols;
+    *pos = ip;
+    return TL_OK;
+}
+
+/* The scan: its inputs' projections are worked out once per shape of
+ * columns, not once per file; the readers the plan kept are projected
+ * now, the others when the scan opens them. */
 static TlStatus build_scan(TlPlan *p, const TlPlanNode *n, TlExecStats *stats,
                            TlOperator **out, TlError *err)
 {
-    int nc = n->schema->n_fields, n_in = (int)n->n_in;
+    int n_in = (int)n->n_in, ns = p->n_shapes;
     TlScanInput *ins = tl_calloc((size_t)(n_in ? n_in : 1), sizeof *ins);
-    int *cols = tl_malloc((size_t)(nc ? nc : 1) * sizeof *cols);
-    int *pos = tl_malloc((size_t)(n_in ? n_in : 1) *
-                         (size_t)(nc ? nc : 1) * sizeof *pos);
+    int **pos = tl_calloc((size_t)(ns ? ns : 1), sizeof *pos);
+    int **proj = tl_calloc((size_t)(ns ? ns : 1), sizeof *proj);
+    int *n_proj = tl_calloc((size_t)(ns ? ns : 1), sizeof *n_proj);
     TlStatus st = TL_OK;
 
-    if (!ins || !cols || !pos) {
+    if (!ins || !pos || !proj || !n_proj) {
         st = tl_error_oom(err);
         goto done;
     }
     for (int i = 0; i < n_in && st == TL_OK; i++) {
         const TlPlanInput *in = &p->inputs[n->in0 + (uint32_t)i];
-        int *ip = pos + (size_t)i * (size_t)(nc ? nc : 1);
-        int n_cols = 0;
-        for (int k = 0; k < nc; k++) {
-            int u = n->projected ? tl_plan_int(p, n->cols, (uint32_t)k) : k;
-            int r = in->map[u], at = -1;
-            if (r >= 0) {
-                for (int j = 0; j < n_cols; j++)
-                    if (cols[j] == r) at = j;
-                if (at < 0) {
-                    at = n_cols;
-                    cols[n_cols++] = r;
-                }
-            }
-            ip[k] = at;
-        }
-        st = tl_reader_project(in->reader, cols, n_cols, err);
-        ins[i].reader = in->reader;
-        ins[i].pos = ip;
+        const TlPlanShape *sh = &p->shapes[in->shape];
+        int k = in->shape;
+        if (!pos[k])
+            st = shape_project(p, n, sh, &proj[k], &n_proj[k], &pos[k], err);
+        if (st == TL_OK && in->reader)
+            st = tl_reader_project(in->reader, proj[k], n_proj[k], err);
+        ins[i] = (TlScanInput){in->reader, in->path, in->read, in->hints, &sh->cols,
+                               proj[k], n_proj[k], pos[k], sh->map};
     }
-    if (st == TL_OK)
-        st = tl_op_scan_new(n->schema, ins, n_in, stats, out, err);
+    if (st == TL_OK) {
+        bool main = n->in0 == 0 && p->converted;
+        int width = main ? tl_plan_node(p, p->scan)->schema->n_fields : 0;
+        st = tl_op_scan_new(n->schema, ins, n_in, stats, main ? p->converted : NULL,
+                            width, out, err);
+    }
 done:
     tl_free(ins);
-    tl_free(cols);
     tl_free(pos);
+    tl_free(proj);
+    tl_free(n_proj);
     return st;
 }
 
@@ -118,12 +145,13 @@ static TlStatus sorted_source(const TlPlan *p, const TlPlanNode *n,
                               TlOperator *op, TlError *err)
 {
     const TlPlanNode *c = tl_plan_node(p, n->child);
-    while (c->kind == TL_PLAN_PROJECT) c = tl_plan_node(p, c->child);
+    while (c->kind == TL_PLAN_PROJECT && c->n_guards == 0)
+        c = tl_plan_node(p, c->child);
     if (c->kind != TL_PLAN_SCAN || c->n_in == 0) return TL_OK;
-    TlReader *r[64];
+    const char *paths[64];
     int k = c->n_in < 64 ? (int)c->n_in : 64;
-    for (int i = 0; i < k; i++) r[i] = p->inputs[c->in0 + (uint32_t)i].reader;
-    return tl_op_agg_set_source(op, r, k, err);
+    for (int i = 0; i < k; i++) paths[i] = p->inputs[c->in0 + (uint32_t)i].path;
+    return tl_op_agg_set_source(op, paths, p->inputs[c->in0].read, k, err);
 }
 
 /* The aggregate n's child is a sort on exactly its keys (plain columns, in
@@ -171,8 +199,8 @@ static TlStatus build(TlPlan *p, TlPlanId id, TlExecStats *stats,
          * side without keeping it, so near-equal sizes favour it */
         int64_t lb = est_bytes(p, n.child), rb = est_bytes(p, n.right);
         bool build_left = lb < INT64_MAX && lb <= rb / 2;
-        if (getenv("TALLY_JOIN_BUILD")) /* tests: force a side */
-            build_left = strcmp(getenv("TALLY_JOIN_BUILD"), "left") == 0;
+        if (TL_TUNING(child->ctx)->join_build) /* tests: force a side */
+            build_left = TL_TUNING(child->ctx)->join_build > 0;
         TL_TRY(tl_op_join_new(child, right, (int)n.how, lk, rk, (int)n.n_cols,
                               rc, (int)n.n_rcols, build_left, n.schema, &op, err));
         op->stats = stats;
@@ -186,10 +214,15 @@ static TlStatus build(TlPlan *p, TlPlanId id, TlExecStats *stats,
         st = tl_op_filter_new(child, &p->ea, tl_plan_expr(p, n.exprs, 0),
                               n.schema, &op, err);
         break;
-    case TL_PLAN_PROJECT:
+    case TL_PLAN_PROJECT: {
+        TlProjectGuards g = {id_list(p, n.guards, n.n_guards),
+                             n.n_guards ? (const int32_t *)tl_arena_at(&p->ints, n.guard_at)
+                                        : NULL,
+                             (int)n.n_guards};
         st = tl_op_project_new(child, &p->ea, id_list(p, n.exprs, n.n_exprs),
-                               (int)n.n_exprs, n.schema, &op, err);
+                               (int)n.n_exprs, &g, n.schema, &op, err);
         break;
+    }
     case TL_PLAN_AGGREGATE:
         st = tl_op_agg_new(child, &p->ea, id_list(p, n.exprs, n.n_exprs),
                            (int)n.n_exprs, id_list(p, n.aggs, n.n_aggs),

@@ -9,7 +9,9 @@
  *
  * A project maps each row to one row, so the first N rows of its output are
  * the projection of the first N rows of its input: the limit may go below
- * it (and the projection is then evaluated on N rows only).  The sort
+ * it (and the projection is then evaluated on N rows only).  Not below a
+ * project that holds guards (filters inside a run of `with` items, plan.h):
+ * it drops rows.  The sort
  * operator, told that only the first N rows are wanted, keeps a bounded heap
  * instead of sorting everything; being stable, its first N rows are those of
  * the full sort.  A limit stops at anything else (a filter, an aggregate,
@@ -41,7 +43,7 @@ static TlStatus place(TlPlan *p, TlPlanId lim, int64_t n, TlPlanId c,
         tl_plan_node(p, *out)->limit = m;
         return TL_OK;
     }
-    if (cn->kind == TL_PLAN_PROJECT) {
+    if (cn->kind == TL_PLAN_PROJECT && cn->n_guards == 0) {
         TlPlanId below;
         TL_TRY(place(p, lim, n, cn->child, &below, err));
         return tl_opt_copy_node(p, c, below, out, err);

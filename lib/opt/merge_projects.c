@@ -15,7 +15,8 @@
  * select-over-with once the filter has sunk below both.
  *
  * Runs after projection pruning, bottom-up, so chains of pure selections
- * collapse into one node.  Not when either reads its own outputs
+ * collapse into one node.  A project holding guards (plan.h) does not
+ * merge, either way: its guards read its own columns and drop rows.  Not when either reads its own outputs
  * (tl_plan_reads_self): those reads go by position in the node they are in.
  */
 #include "rules.h"
@@ -48,6 +49,7 @@ TlStatus tl_opt_merge_projects(TlPlan *p, TlPlanId root, TlPlanId *out,
     }
     if (n.kind == TL_PLAN_PROJECT && n.child != TL_NO_ID && n.n_exprs > 0 &&
         tl_plan_node(p, n.child)->kind == TL_PLAN_PROJECT && only_columns(p, &n) &&
+        n.n_guards == 0 && tl_plan_node(p, n.child)->n_guards == 0 &&
         !tl_plan_reads_self(p, &n) && !tl_plan_reads_self(p, tl_plan_node(p, n.child))) {
         const TlPlanNode *low = tl_plan_node(p, n.child);
         TlExprId *v = tl_malloc((n.n_exprs ? n.n_exprs : 1) * sizeof *v);

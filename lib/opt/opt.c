@@ -10,7 +10,8 @@
  *                           identities, De Morgan, NOT into comparisons,
  *                           contradictions, constant case branches)
  *   2. pushdown_filter      filters sink below projects, sorts and (on keys)
- *                           aggregates, keeping their relative order
+ *                           aggregates, keeping their relative order; the
+ *                           filters inside a run of `with` items leave it
  *   3. simplify             again: substituted predicates may fold
  *   4. fold_limits          sort + limit -> top-k; a limit sinks below
  *                           projects; limit + limit -> min

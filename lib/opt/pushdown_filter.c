@@ -18,6 +18,10 @@
  *                              apart)
  *   anything else           stop: the filter goes directly above it
  *
+ * A project holding guards (filters inside a run of `with` items, plan.h)
+ * is a filter itself: nothing passes it, but its leading guards leave it
+ * (unguard) and sink like any filter above it would.
+ *
  * A filter never passes another filter: a filter below may guard this one
  * (`x > 0` before `10 // x > 1`), so filters keep their order, and the
  * predicate is evaluated only on rows the plan as written evaluates it on.
@@ -321,7 +325,7 @@ static TlStatus sink(Push *ps, TlPlanId f, TlExprId e, TlPlanId c, TlPlanId *out
     int64_t cost = 1;
 
     if (ps->copies < MAX_COPIES) {
-        if (k == TL_PLAN_PROJECT) {
+        if (k == TL_PLAN_PROJECT && cn->n_guards == 0) {
             int64_t budget = MAX_GROWN;
             int n_in = tl_plan_node(p, cn->child)->schema->n_fields;
             TL_TRY(subst(p, e, cn->exprs, 0, n_in, &budget, &below_e, ps->err));
@@ -425,6 +429,45 @@ static TlStatus sink_join(Push *ps, TlPlanId f, TlExprId e, TlPlanId j,
     return TL_OK;
 }
 
+/* The leading guards of project n (plan.h: filters inside a run of `with`
+ * items) leave it as filters that sink below it, each substituted as a
+ * filter over the project would be, while that is valid and within the
+ * bounds: the first guard saw every input row of the project, as a filter
+ * below it does, and each later one sees the rows the guards before it
+ * kept, as a filter over theirs does.  A guard that cannot move keeps
+ * every later one in the project (filters keep their order).  *c is the
+ * project's (rewritten) child, replaced by the filters over it. */
+static TlStatus unguard(Push *ps, TlPlanNode *n, TlPlanId *c)
+{
+    TlPlan *p = ps->p;
+    int n_in = tl_plan_node(p, *c)->schema->n_fields;
+    uint32_t g = 0;
+    for (; g < n->n_guards && ps->copies < MAX_COPIES; g++) {
+        TlExprId e = tl_plan_expr(p, n->guards, g), below_e;
+        int64_t budget = MAX_GROWN, cost;
+        TlPlanId f;
+        uint32_t start;
+        char buf[160];
+        TL_TRY(subst(p, e, n->exprs, n_in, n_in, &budget, &below_e, ps->err));
+        if (below_e == TL_NO_ID) break;
+        cost = expr_size(&p->ea, below_e, MAX_COPIES);
+        if (cost > MAX_GROWN && cost > expr_size(&p->ea, e, MAX_COPIES)) break;
+        size_t len = tl_expr_print(&p->ea, e, buf, sizeof buf);
+        TL_TRY(tl_opt_note(p, ps->err, "pushdown-filter: %s%s moved out of project",
+                           buf, len >= sizeof buf ? "..." : ""));
+        ps->copies += cost;
+        TL_TRY(tl_plan_push_ids(p, &below_e, 1, &start, ps->err));
+        TL_TRY(tl_plan_push(p, TL_PLAN_FILTER, *c, &f, ps->err));
+        tl_plan_node(p, f)->exprs = start;
+        tl_plan_node(p, f)->n_exprs = 1;
+        TL_TRY(sink(ps, f, below_e, *c, c));
+    }
+    n->guards += g;
+    n->guard_at += g;
+    n->n_guards -= g;
+    return TL_OK;
+}
+
 static TlStatus walk(Push *ps, TlPlanId id, TlPlanId *out)
 {
     TlPlan *p = ps->p;
@@ -432,6 +475,7 @@ static TlStatus walk(Push *ps, TlPlanId id, TlPlanId *out)
     TlPlanId c = n.child, r = n.right;
     if (n.child != TL_NO_ID) TL_TRY(walk(ps, n.child, &c));
     if (n.right != TL_NO_ID) TL_TRY(walk(ps, n.right, &r));
+    if (n.kind == TL_PLAN_PROJECT && n.n_guards > 0) TL_TRY(unguard(ps, &n, &c));
     if (n.kind == TL_PLAN_FILTER) {
         TlExprId e = tl_plan_expr(p, n.exprs, 0);
         return sink(ps, id, e, c, out);

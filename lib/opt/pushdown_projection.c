@@ -13,7 +13,9 @@
  *   distinct       need + its columns (all columns when it has none)
  *   project        keeps only the needed expressions (and the earlier ones
  *                  they read: tl_plan_reads_self); the child must supply
- *                  what those reference
+ *                  what those reference.  A project with guards (filters
+ *                  inside a run of `with` items) keeps every expression:
+ *                  its guards decide which rows the later ones see
  *   aggregate      keeps everything; the child supplies keys' and
  *                  aggregates' columns
  *   join           two children: the left supplies the needed left columns
@@ -190,6 +192,9 @@ static TlStatus prune_project(TlPlan *p, TlPlanId id, const bool *need,
     TlStatus st = TL_OK;
 
     if (!cneed || !self || !v) { st = tl_error_oom(err); goto done; }
+    if (n->n_guards) is_root = true;
+    for (uint32_t g = 0; g < n->n_guards; g++)
+        refs_project(&p->ea, tl_plan_expr(p, n->guards, g), n_in, cneed, self, &reads);
     for (uint32_t i = ne; i-- > 0;)
         if (is_root || need[i] || self[i])
             refs_project(&p->ea, tl_plan_expr(p, exprs, i), n_in, cneed, self, &reads);
@@ -237,6 +242,11 @@ static TlStatus prune_project(TlPlan *p, TlPlanId id, const bool *need,
         nn->exprs = start;
         nn->n_exprs = kept;
         nn->schema = ns;
+    }
+    if (tl_plan_node(p, *out)->n_guards) {
+        uint32_t ng = tl_plan_node(p, *out)->n_guards, gs = tl_plan_node(p, *out)->guards;
+        st = remap_list(p, gs, ng, smap ? smap : cmap, &start, err);
+        if (st == TL_OK) tl_plan_node(p, *out)->guards = start;
     }
 done:
     tl_free(cneed);

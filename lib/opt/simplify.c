@@ -619,6 +619,7 @@ TlStatus tl_opt_simplify(TlPlan *p, TlPlanId root, TlPlanId *out, TlError *err)
     TL_TRY(simp_list(p, &n.exprs, n.n_exprs, n.kind == TL_PLAN_FILTER, where,
                      &changed, err));
     TL_TRY(simp_list(p, &n.aggs, n.n_aggs, false, where, &changed, err));
+    TL_TRY(simp_list(p, &n.guards, n.n_guards, true, where, &changed, err));
     if (n.kind == TL_PLAN_FILTER &&
         is_bool(tl_ea_node(&p->ea, tl_plan_expr(p, n.exprs, 0)), true)) {
         /* a filter that keeps every row is no filter */

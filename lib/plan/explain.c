@@ -122,11 +122,18 @@ static void node_line(Out *o, const TlPlan *p, const TlPlanNode *n)
         break;
     case TL_PLAN_PROJECT:
         puts_(o, "project ");
-        for (uint32_t i = 0; i < n->n_exprs; i++) {
+        for (uint32_t i = 0, g = 0; i <= n->n_exprs; i++) {
+            /* a guard between the outputs, where the run's filter was */
+            for (; g < n->n_guards && (uint32_t)tl_plan_int(p, n->guard_at, g) == i; g++) {
+                if (i || g) puts_(o, ", ");
+                puts_(o, "filter ");
+                put_expr(o, p, tl_plan_expr(p, n->guards, g));
+            }
+            if (i == n->n_exprs) break;
             TlExprId e = tl_plan_expr(p, n->exprs, i);
             const TlExpr *x = tl_ea_node(&p->ea, e);
             const char *name = n->schema->fields[i].name;
-            if (i) puts_(o, ", ");
+            if (i || g) puts_(o, ", ");
             if (x->kind == TL_X_COL && x->name && strcmp(x->name, name) == 0) {
                 put_name(o, name);
             } else {
@@ -222,10 +229,8 @@ static void late_note(Out *o, const TlPlan *p, const TlPlanNode *scan,
     const TlSchema *s = scan->schema;
     bool *need, rest = false, first = true;
     if (s->n_fields == 0) return;
-    for (uint32_t i = 0; i < scan->n_in; i++) {
-        TlReader *r = p->inputs[scan->in0 + i].reader;
-        if (!r || !tl_reader_can_split(r) || !tl_reader_can_late(r)) return;
-    }
+    for (uint32_t i = 0; i < scan->n_in; i++)
+        if (!p->inputs[scan->in0 + i].can_late) return;
     need = tl_calloc((size_t)s->n_fields, sizeof *need);
     if (!need) { if (o->st == TL_OK) o->st = tl_error_oom(o->err); return; }
     tl_expr_mark_cols(&p->ea, tl_plan_expr(p, filter->exprs, 0), need, s->n_fields);

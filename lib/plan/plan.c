@@ -9,9 +9,13 @@
  *   int64 + float64 -> float64      null (no value seen) + T -> T
  *   any other mix   -> string
  *
- * An input whose column is narrower than the union is reopened with a type
- * hint, so its reader produces the union's type directly (reading "01" as a
- * string gives "01", where casting the int 1 would give "1").
+ * An input whose column is narrower than the union gets a type hint, so its
+ * reader produces the union's type directly (reading "01" as a string gives
+ * "01", where casting the int 1 would give "1"): a reader the plan keeps is
+ * reopened with it now, the others are closed after planning (the plan
+ * keeps their columns, TlPlanShape, plan.h) and the scan opens them with
+ * their hints when it reaches them, so a glob of any size costs a few
+ * bytes a file here.
  *
  * A column nobody has seen a value in keeps the null type.  It must not be
  * planned as string: its values may still come in a later batch (the reader
@@ -29,14 +33,16 @@
  *   select    project node (names: `as NAME` or the item's auto name)
  *   with      project node: every column passes through, NAME replaced in
  *             place or appended; a later item sees the earlier ones.  A
- *             run of items that append columns shares one node (WithRun),
+ *             run of items that append columns shares one node (TlWithRun),
  *             an item reading the ones before it (tl_plan_reads_self), so
  *             n such items cost O(n); an item that replaces a column, or
  *             reads the one the run's first item replaced, starts a new
- *             node
- *   drop      project node without the dropped columns
+ *             node.  A filter step between two with steps joins the run
+ *             as a guard (runs.c)
+ *   drop      project node without the dropped columns; consecutive drop
+ *             steps share one (runs.c)
  *   rename    project node with new names (all renames at once, so a:b,b:a
- *             swaps)
+ *             swaps); consecutive rename steps share one (runs.c)
  *   group_by  aggregate node: keys then aggregates; items that are
  *             expressions over aggregates add a project (see over_aggs)
  *   sort      sort node (limit -1)
@@ -62,6 +68,7 @@
 #include "../core/pool.h"
 #include "../dsl/dsl.h"
 #include "resolve.h"
+#include "steps.h"
 #include "../expr/eval.h" /* tl_expr_reads_from */
 #include "../core/text.h"
 
@@ -128,13 +135,8 @@ TlStatus tl_plan_push_ints(TlPlan *p, const int32_t *v, uint32_t n,
     return TL_OK;
 }
 
-/* A growable list of parsed items (tl_parse_items hands out one text's). */
-typedef struct ItemVec {
-    TlItem *v;
-    uint32_t n, cap;
-} ItemVec;
 
-static TlStatus items_add(ItemVec *iv, const TlItem *items, uint32_t n,
+static TlStatus items_add(TlItemVec *iv, const TlItem *items, uint32_t n,
                           TlError *err)
 {
     if (iv->n + n > iv->cap) {
@@ -153,9 +155,9 @@ static TlStatus items_add(ItemVec *iv, const TlItem *items, uint32_t n,
 /* Parse texts[0..n) as items of `kind` into iv.  When names[i] is set (JSON
  * objects: the name came as the key), texts[i] is one bare expression named
  * names[i]. */
-static TlStatus parse_list(TlPlan *p, const TallyText *texts, int n,
-                           char *const *names, const char *origin, bool split,
-                           TlItemKind kind, ItemVec *iv, TlError *err)
+TlStatus tl_plan_parse_list(TlPlan *p, const TallyText *texts, int n,
+                            char *const *names, const char *origin, bool split,
+                            TlItemKind kind, TlItemVec *iv, TlError *err)
 {
     for (int i = 0; i < n; i++) {
         uint16_t src;
@@ -198,8 +200,8 @@ static TlStatus unknown_column(TlPlan *p, const TlSchema *s,
 }
 
 /* Push a resolved reference to column i of s. */
-static TlStatus col_ref(TlPlan *p, const TlSchema *s, int i, TlExprId *out,
-                        TlError *err)
+TlStatus tl_plan_col_ref(TlPlan *p, const TlSchema *s, int i, TlExprId *out,
+                         TlError *err)
 {
     TlExpr t;
     memset(&t, 0, sizeof t);
@@ -241,9 +243,9 @@ static TlStatus push_project(TlPlan *p, TlPlanId child, const TlExprId *exprs,
 
 /* A project that passes columns through, in `order` (indexes into the
  * child schema), renamed to names[k] (or kept when names is NULL). */
-static TlStatus push_passthrough(TlPlan *p, TlPlanId child, const int *order,
-                                 int n, const char *const *names, TlPlanId *id,
-                                 TlError *err)
+TlStatus tl_plan_push_passthrough(TlPlan *p, TlPlanId child, const int *order,
+                                  int n, const char *const *names, TlPlanId *id,
+                                  TlError *err)
 {
     const TlSchema *in = tl_plan_node(p, child)->schema;
     TlSchema *out;
@@ -253,7 +255,7 @@ static TlStatus push_passthrough(TlPlan *p, TlPlanId child, const int *order,
     st = tl_plan_schema_new(p, &out, err);
     for (int k = 0; st == TL_OK && k < n; k++) {
         int c = order[k];
-        st = col_ref(p, in, c, &exprs[k], err);
+        st = tl_plan_col_ref(p, in, c, &exprs[k], err);
         if (st == TL_OK)
             st = tl_schema_add(out, names ? names[k] : in->fields[c].name,
                                in->fields[c].type, err);
@@ -265,7 +267,7 @@ static TlStatus push_passthrough(TlPlan *p, TlPlanId child, const int *order,
 
 /* Column indexes (into s) of NAME items; unknown names are usage errors. */
 static TlStatus item_columns(TlPlan *p, const TlSchema *s,
-                             const ItemVec *iv, int32_t *cols, TlError *err)
+                             const TlItemVec *iv, int32_t *cols, TlError *err)
 {
     for (uint32_t i = 0; i < iv->n; i++) {
         int c = tl_schema_find(s, iv->v[i].name);
@@ -275,120 +277,56 @@ static TlStatus item_columns(TlPlan *p, const TlSchema *s,
     return TL_OK;
 }
 
-/* ------------------------------------------------------------- scan */
-
-static TlType merge_type(TlType a, TlType b)
-{
-    if (a == b || b == TL_TNULL) return a;
-    if (a == TL_TNULL) return b;
-    if ((a == TL_TINT64 && b == TL_TFLOAT64) || (a == TL_TFLOAT64 && b == TL_TINT64))
-        return TL_TFLOAT64;
-    return TL_TSTRING;
-}
-
-
-/* The scan of inputs [first, first + n_in) read with `read`. */
-static TlStatus build_scan(TlPlan *p, const TlPlanOptions *o, int first,
-                           int n_in, const TlReadOptions *read, TlPlanId *out,
-                           TlError *err)
-{
-    TlSchema *u;
-    TlPlanId id;
-    int end = first + n_in;
-
-    if (n_in < 1 || end > p->n_inputs)
-        return tl_error(err, TL_ERR_USAGE, "no input given");
-    for (int i = first; i < end; i++) {
-        TlPlanInput *in = &p->inputs[i];
-        in->display = tl_strdup(o->display[i]);
-        in->path = tl_strdup(o->paths[i]);
-        if (!in->display || !in->path) return tl_error_oom(err);
-        TL_TRY(tl_reader_open(in->path, read, &o->hints[i], &in->reader, err));
-    }
-
-    /* The union.  The first input keeps all its columns (even repeated
-     * names); later ones match by name. */
-    TL_TRY(tl_plan_schema_new(p, &u, err));
-    for (int i = first; i < end; i++) {
-        const TlSchema *rs = tl_reader_schema(p->inputs[i].reader);
-        for (int c = 0; c < rs->n_fields; c++) {
-            int j = i == first ? -1 : tl_schema_find(u, rs->fields[c].name);
-            if (j < 0)
-                TL_TRY(tl_schema_add(u, rs->fields[c].name, rs->fields[c].type,
-                                     err));
-            else
-                u->fields[j].type = merge_type(u->fields[j].type,
-                                               rs->fields[c].type);
-        }
-    }
-
-    /* Reopen inputs narrower than the union with hints. */
-    for (int i = first; n_in > 1 && i < end; i++) {
-        TlPlanInput *in = &p->inputs[i];
-        const TlSchema *rs = tl_reader_schema(in->reader);
-        bool reopen = false;
-        for (int c = 0; c < rs->n_fields; c++) {
-            TlType t = rs->fields[c].type;
-            TlType want = u->fields[tl_schema_find(u, rs->fields[c].name)].type;
-            if (t != TL_TNULL && t != want) {
-                TL_TRY(tl_hint_set(&o->hints[i], rs->fields[c].name, want, err));
-                reopen = true;
-            }
-        }
-        if (!reopen) continue;
-        tl_reader_close(in->reader);
-        in->reader = NULL;
-        TL_TRY(tl_reader_open(in->path, read, &o->hints[i], &in->reader, err));
-    }
-
-    for (int i = first; i < end; i++) {
-        TlPlanInput *in = &p->inputs[i];
-        const TlSchema *rs = tl_reader_schema(in->reader);
-        in->map = tl_malloc((size_t)(u->n_fields ? u->n_fields : 1) * sizeof(int));
-        if (!in->map) return tl_error_oom(err);
-        for (int j = 0; j < u->n_fields; j++)
-            in->map[j] = i > first ? tl_schema_find(rs, u->fields[j].name)
-                         : j < rs->n_fields ? j : -1;
-    }
-
-    TL_TRY(tl_plan_push(p, TL_PLAN_SCAN, TL_NO_ID, &id, err));
-    tl_plan_node(p, id)->schema = u;
-    tl_plan_node(p, id)->in0 = (uint32_t)first;
-    tl_plan_node(p, id)->n_in = (uint32_t)n_in;
-    *out = id;
-    return TL_OK;
-}
-
 /* ------------------------------------------------------------ steps */
 
-static TlStatus step_filter(TlPlan *p, const TallyStep *s, TlPlanId *cur,
-                            TlError *err)
+/* The predicates of a filter step, resolved against s and checked to be
+ * boolean, into preds[0..iv->n) (iv: its parsed items). */
+TlStatus tl_plan_filter_preds(TlPlan *p, const TallyStep *s, const TlSchema *in,
+                              TlItemVec *iv, TlExprId **preds, TlError *err)
 {
-    ItemVec iv = {0};
-    TlStatus st = parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
-                             TL_ITEM_EXPR, &iv, err);
-    for (uint32_t i = 0; st == TL_OK && i < iv.n; i++) {
-        const TlItem *it = &iv.v[i];
-        TlExprId e;
-        TlPlanId id;
-        uint32_t start;
-        st = tl_resolve_expr(&p->ea, it->expr, tl_plan_node(p, *cur)->schema,
-                             false, &e, err);
+    TlStatus st = tl_plan_parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
+                                     TL_ITEM_EXPR, iv, err);
+    if (st != TL_OK) return st;
+    if (!(*preds = tl_malloc((size_t)(iv->n ? iv->n : 1) * sizeof **preds)))
+        return tl_error_oom(err);
+    for (uint32_t i = 0; st == TL_OK && i < iv->n; i++) {
+        const TlItem *it = &iv->v[i];
+        st = tl_resolve_expr(&p->ea, it->expr, in, false, &(*preds)[i], err);
         if (st != TL_OK) break;
-        TlType t = (TlType)tl_ea_node(&p->ea, e)->type;
-        if (t != TL_TBOOL && t != TL_TNULL) {
+        TlType t = (TlType)tl_ea_node(&p->ea, (*preds)[i])->type;
+        if (t != TL_TBOOL && t != TL_TNULL)
             st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
                              it->len, "filter must be a boolean expression, got %s",
                              tl_type_name(t));
-            break;
-        }
-        st = tl_plan_push_ids(p, &e, 1, &start, err);
-        if (st == TL_OK) st = tl_plan_push(p, TL_PLAN_FILTER, *cur, &id, err);
-        if (st != TL_OK) break;
+    }
+    return st;
+}
+
+/* One filter node per predicate over *cur. */
+TlStatus tl_plan_push_filters(TlPlan *p, const TlExprId *preds, uint32_t n,
+                              TlPlanId *cur, TlError *err)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        TlPlanId id;
+        uint32_t start;
+        TL_TRY(tl_plan_push_ids(p, &preds[i], 1, &start, err));
+        TL_TRY(tl_plan_push(p, TL_PLAN_FILTER, *cur, &id, err));
         tl_plan_node(p, id)->exprs = start;
         tl_plan_node(p, id)->n_exprs = 1;
         *cur = id;
     }
+    return TL_OK;
+}
+
+static TlStatus step_filter(TlPlan *p, const TallyStep *s, TlPlanId *cur,
+                            TlError *err)
+{
+    TlItemVec iv = {0};
+    TlExprId *preds = NULL;
+    TlStatus st = tl_plan_filter_preds(p, s, tl_plan_node(p, *cur)->schema, &iv, &preds,
+                                       err);
+    if (st == TL_OK) st = tl_plan_push_filters(p, preds, iv.n, cur, err);
+    tl_free(preds);
     tl_free(iv.v);
     return st;
 }
@@ -396,11 +334,11 @@ static TlStatus step_filter(TlPlan *p, const TallyStep *s, TlPlanId *cur,
 static TlStatus step_select(TlPlan *p, const TallyStep *s, TlPlanId *cur,
                             TlError *err)
 {
-    ItemVec iv = {0};
+    TlItemVec iv = {0};
     TlExprId *exprs = NULL;
     TlSchema *out = NULL;
-    TlStatus st = parse_list(p, s->items, s->n_items, s->names, s->origin,
-                             s->split, TL_ITEM_SELECT, &iv, err);
+    TlStatus st = tl_plan_parse_list(p, s->items, s->n_items, s->names, s->origin,
+                                     s->split, TL_ITEM_SELECT, &iv, err);
     if (st != TL_OK) goto done;
     if (iv.n == 0) {
         st = tl_error(err, TL_ERR_USAGE, "%s: no columns to select", s->origin);
@@ -431,166 +369,16 @@ done:
     return st;
 }
 
-/* An open run of `with` items (see with_one): the project node `node`
- * over a child of child_n columns, whose expression list is pushed when the
- * run closes.  Columns >= child_n are the appended ones. */
-typedef struct WithRun {
-    TlPlanId node;          /* TL_NO_ID: no run open */
-    int child_n;
-    int replaced;           /* the column the first item replaced, or -1 */
-    TlExprId *exprs;
-    uint32_t n, cap;
-    TlSchema *out;          /* the node's schema, grown in place */
-} WithRun;
-
-/* Close the open run: its expression list goes into the plan. */
-static TlStatus with_close(TlPlan *p, WithRun *w, TlError *err)
-{
-    uint32_t start;
-    if (w->node == TL_NO_ID) return TL_OK;
-    TL_TRY(tl_plan_push_ids(p, w->exprs, w->n, &start, err));
-    tl_plan_node(p, w->node)->exprs = start;
-    tl_plan_node(p, w->node)->n_exprs = w->n;
-    w->node = TL_NO_ID;
-    w->n = 0;
-    return TL_OK;
-}
-
-static TlStatus with_put(WithRun *w, TlExprId e, TlError *err)
-{
-    if (w->n == w->cap) {
-        uint32_t nc = w->cap ? w->cap * 2 : 16;
-        TlExprId *v = tl_realloc(w->exprs, (size_t)nc * sizeof *v);
-        if (!v) return tl_error_oom(err);
-        w->exprs = v;
-        w->cap = nc;
-    }
-    w->exprs[w->n++] = e;
-    return TL_OK;
-}
-
-/* Whether e reads column c. */
-static bool reads_col(const TlExprArena *ea, TlExprId e, int c)
-{
-    const TlExpr *x = tl_ea_node(ea, e);
-    if (x->kind == TL_X_COL) return x->col == c;
-    for (uint32_t i = 0; i < x->n_args; i++)
-        if (reads_col(ea, tl_ea_arg(ea, x, i), c)) return true;
-    return false;
-}
-
-/* e, resolved against the open run's schema, in the run node's terms (see
- * tl_plan_reads_self): a column the run passes through is its child's,
- * one the run appended (c >= child_n) is the node's own output c, read as
- * child_n + c.  (e does not read the column the run replaced.) */
-static TlStatus rebase(TlPlan *p, const WithRun *w, TlExprId e, TlExprId *out,
-                       TlError *err)
-{
-    const TlExpr *x = tl_ea_node(&p->ea, e);
-    uint32_t n = x->n_args;
-    *out = e;
-    if (x->kind == TL_X_COL) {
-        TlExpr t = *x;
-        if (x->col < w->child_n) return TL_OK;
-        t.col = w->child_n + x->col;
-        return tl_ea_push(&p->ea, &t, NULL, 0, out, err);
-    }
-    if (n == 0) return TL_OK;
-    TlExprId small[8], *args = n <= 8 ? small : tl_malloc(n * sizeof *args);
-    bool changed = false;
-    TlStatus st = TL_OK;
-    if (!args) return tl_error_oom(err);
-    for (uint32_t i = 0; i < n && st == TL_OK; i++) {
-        TlExprId a = tl_ea_arg(&p->ea, tl_ea_node(&p->ea, e), i);
-        st = rebase(p, w, a, &args[i], err);
-        changed |= args[i] != a;
-    }
-    if (st == TL_OK && changed) {
-        TlExpr t = *tl_ea_node(&p->ea, e);
-        st = tl_ea_push(&p->ea, &t, args, n, out, err);
-    }
-    if (args != small) tl_free(args);
-    return st;
-}
-
-/* One `with` item: a project node passing every column through, NAME
- * replaced in place or appended.  Consecutive items that append share one
- * node (a run, WithRun) that evaluates them in their written order, a later
- * one reading what the earlier ones made: `--with 'c1 = a + 1' --with 'c2 =
- * c1 + 1' ...` is one projection of the input, so n such steps cost O(n),
- * not a copy of every column per step.  An item that replaces a column
- * starts a new node, and so does one that reads the column the run's first
- * item replaced (it would read the new value under the input column's
- * name; two nodes say which value each reads). */
-static TlStatus with_one(TlPlan *p, const TlItem *it, WithRun *w, TlPlanId *cur,
-                         TlError *err)
-{
-    const TlSchema *in = tl_plan_node(p, *cur)->schema;
-    TlExprId e;
-    TlStatus st = TL_OK;
-    int n = in->n_fields, at;
-
-    if (!it->name)
-        return tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
-                           it->len, "expected NAME = EXPR");
-    TL_TRY(tl_resolve_expr(&p->ea, it->expr, in, false, &e, err));
-    at = tl_schema_find(in, it->name);
-    if (w->node == *cur && at < 0 &&
-        (w->replaced < 0 || !reads_col(&p->ea, e, w->replaced))) {
-        TlType t = (TlType)tl_ea_node(&p->ea, e)->type;
-        TL_TRY(rebase(p, w, e, &e, err));
-        TL_TRY(with_put(w, e, err));
-        return tl_schema_add(w->out, it->name, t, err);
-    }
-    TL_TRY(with_close(p, w, err));
-    TL_TRY(tl_plan_schema_new(p, &w->out, err));
-    for (int c = 0; st == TL_OK && c < n; c++) {
-        TlExprId x = e;
-        TlType t = (TlType)tl_ea_node(&p->ea, e)->type;
-        if (c != at) {
-            st = col_ref(p, in, c, &x, err);
-            t = in->fields[c].type;
-        }
-        if (st == TL_OK) st = with_put(w, x, err);
-        if (st == TL_OK) st = tl_schema_add(w->out, in->fields[c].name, t, err);
-    }
-    if (st == TL_OK && at < 0) {
-        st = with_put(w, e, err);
-        if (st == TL_OK)
-            st = tl_schema_add(w->out, it->name,
-                               (TlType)tl_ea_node(&p->ea, e)->type, err);
-    }
-    if (st == TL_OK) st = tl_plan_push(p, TL_PLAN_PROJECT, *cur, cur, err);
-    if (st != TL_OK) return st;
-    tl_plan_node(p, *cur)->schema = w->out;
-    w->node = *cur;
-    w->child_n = n;
-    w->replaced = at;
-    return TL_OK;
-}
-
-static TlStatus step_with(TlPlan *p, const TallyStep *s, WithRun *w,
-                          TlPlanId *cur, TlError *err)
-{
-    ItemVec iv = {0};
-    TlStatus st = parse_list(p, s->items, s->n_items, s->names, s->origin,
-                             s->split, TL_ITEM_ASSIGN, &iv, err);
-    for (uint32_t i = 0; st == TL_OK && i < iv.n; i++)
-        st = with_one(p, &iv.v[i], w, cur, err);
-    tl_free(iv.v);
-    return st;
-}
-
 static TlStatus step_drop(TlPlan *p, const TallyStep *s, TlPlanId *cur,
                           TlError *err)
 {
     const TlSchema *in = tl_plan_node(p, *cur)->schema;
-    ItemVec iv = {0};
+    TlItemVec iv = {0};
     int32_t *cols = NULL;
     int *keep = NULL, n_keep = 0;
     bool *gone = NULL;
-    TlStatus st = parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
-                             TL_ITEM_NAME, &iv, err);
+    TlStatus st = tl_plan_parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
+                                     TL_ITEM_NAME, &iv, err);
     if (st != TL_OK) goto done;
     cols = tl_malloc((size_t)(iv.n ? iv.n : 1) * sizeof *cols);
     keep = tl_malloc((size_t)(in->n_fields ? in->n_fields : 1) * sizeof *keep);
@@ -606,7 +394,7 @@ static TlStatus step_drop(TlPlan *p, const TallyStep *s, TlPlanId *cur,
                          "cannot drop every column");
         goto done;
     }
-    st = push_passthrough(p, *cur, keep, n_keep, NULL, cur, err);
+    st = tl_plan_push_passthrough(p, *cur, keep, n_keep, NULL, cur, err);
 done:
     tl_free(cols);
     tl_free(keep);
@@ -615,16 +403,11 @@ done:
     return st;
 }
 
-static TlStatus step_rename(TlPlan *p, const TallyStep *s, TlPlanId *cur,
-                            TlError *err)
+/* See steps.h. */
+TlStatus tl_plan_rename_items(TlPlan *p, const TallyStep *s, TlItemVec *iv,
+                              TlError *err)
 {
-    const TlSchema *in = tl_plan_node(p, *cur)->schema;
-    int n = in->n_fields;
-    ItemVec iv = {0};
-    const char **names = NULL;
-    int *order = NULL, *by = NULL;
     TlStatus st = TL_OK;
-
     if (s->names) {
         /* JSON: names[i] (old) -> items[i] (new), plain strings. */
         for (int i = 0; st == TL_OK && i < s->n_items; i++) {
@@ -641,12 +424,26 @@ static TlStatus step_rename(TlPlan *p, const TallyStep *s, TlPlanId *cur,
             it.name2 = tl_strpool_dup(&p->ea.pool, s->items[i].text,
                                       strlen(s->items[i].text));
             if (!it.name2) st = tl_error_oom(err);
-            else st = items_add(&iv, &it, 1, err);
+            else st = items_add(iv, &it, 1, err);
         }
     } else {
-        st = parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
-                        TL_ITEM_RENAME, &iv, err);
+        st = tl_plan_parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
+                                TL_ITEM_RENAME, iv, err);
     }
+    return st;
+}
+
+static TlStatus step_rename(TlPlan *p, const TallyStep *s, TlPlanId *cur,
+                            TlError *err)
+{
+    const TlSchema *in = tl_plan_node(p, *cur)->schema;
+    int n = in->n_fields;
+    TlItemVec iv = {0};
+    const char **names = NULL;
+    int *order = NULL, *by = NULL;
+    TlSchema seen = {0};
+    TlStatus st = tl_plan_rename_items(p, s, &iv, err);
+
     if (st != TL_OK) goto done;
     names = tl_malloc((size_t)(n ? n : 1) * sizeof *names);
     order = tl_malloc((size_t)(n ? n : 1) * sizeof *order);
@@ -670,17 +467,23 @@ static TlStatus step_rename(TlPlan *p, const TallyStep *s, TlPlanId *cur,
         by[c] = (int)i;
         names[c] = it->name2;
     }
-    for (int c = 0; c < n; c++)
-        for (int d = 0; d < c; d++)
-            if (strcmp(names[c], names[d]) == 0) {
-                const TlItem *it = &iv.v[by[c] >= 0 ? by[c] : by[d]];
-                st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
-                                 it->len, "duplicate column name %s",
-                                 tl_quote_name(names[c]).s);
-                goto done;
-            }
-    st = push_passthrough(p, *cur, order, n, names, cur, err);
+    /* the first column whose name an earlier one has (the schema's name
+     * index finds it in O(1), so a rename over w columns costs O(w)) */
+    for (int c = 0; c < n; c++) {
+        int d = tl_schema_find(&seen, names[c]);
+        if (d >= 0) {
+            const TlItem *it = &iv.v[by[c] >= 0 ? by[c] : by[d]];
+            st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start,
+                             it->len, "duplicate column name %s",
+                             tl_quote_name(names[c]).s);
+            goto done;
+        }
+        if ((st = tl_schema_add(&seen, names[c], in->fields[c].type, err)) != TL_OK)
+            goto done;
+    }
+    st = tl_plan_push_passthrough(p, *cur, order, n, names, cur, err);
 done:
+    tl_schema_free(&seen);
     tl_free(names);
     tl_free(order);
     tl_free(by);
@@ -794,18 +597,18 @@ static TlStatus step_group(TlPlan *p, const TallyStep *s, TlPlanId *cur,
                            TlError *err)
 {
     const TlSchema *in = tl_plan_node(p, *cur)->schema;
-    ItemVec keys = {0}, aggs = {0};
+    TlItemVec keys = {0}, aggs = {0};
     TlExprId *ek = NULL, *eg = NULL, *items = NULL;
     TlSchema *out = NULL, *pout = NULL;
     TlPlanId id;
     uint32_t ks, gs;
     AggCalls calls = {0};
     bool over = false;  /* some item is not just an aggregate call */
-    TlStatus st = parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
-                             TL_ITEM_EXPR, &keys, err);
+    TlStatus st = tl_plan_parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
+                                     TL_ITEM_EXPR, &keys, err);
     if (st == TL_OK)
-        st = parse_list(p, s->aggs, s->n_aggs, s->agg_names, s->origin, s->split,
-                        TL_ITEM_ASSIGN, &aggs, err);
+        st = tl_plan_parse_list(p, s->aggs, s->n_aggs, s->agg_names, s->origin, s->split,
+                                TL_ITEM_ASSIGN, &aggs, err);
     if (st != TL_OK) goto done;
     if (keys.n + aggs.n == 0) {
         st = tl_error(err, TL_ERR_USAGE, "%s: needs keys or aggregates",
@@ -851,7 +654,7 @@ static TlStatus step_group(TlPlan *p, const TallyStep *s, TlPlanId *cur,
         if (st != TL_OK) goto done;
     } else {
         for (uint32_t k = 0; st == TL_OK && k < keys.n; k++)
-            st = col_ref(p, out, (int)k, &items[k], err);
+            st = tl_plan_col_ref(p, out, (int)k, &items[k], err);
         for (uint32_t j = 0; st == TL_OK && j < aggs.n; j++)
             st = over_aggs(p, &calls, ek, keys.n, eg[j], &items[keys.n + j], err);
         for (uint32_t j = 0; st == TL_OK && j < calls.n; j++) {
@@ -901,13 +704,13 @@ static TlStatus step_sort(TlPlan *p, const TallyStep *s, TlPlanId *cur,
                           TlError *err)
 {
     const TlSchema *in = tl_plan_node(p, *cur)->schema;
-    ItemVec iv = {0};
+    TlItemVec iv = {0};
     TlExprId *keys = NULL;
     int32_t *flags = NULL;
     uint32_t ks, fs;
     TlPlanId id;
-    TlStatus st = parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
-                             TL_ITEM_SORT, &iv, err);
+    TlStatus st = tl_plan_parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
+                                     TL_ITEM_SORT, &iv, err);
     if (st != TL_OK) goto done;
     if (iv.n == 0) {
         st = tl_error(err, TL_ERR_USAGE, "%s: no sort keys",
@@ -946,7 +749,7 @@ static TlStatus step_cols(TlPlan *p, const TallyStep *s, TlPlanId *cur,
 {
     const TlSchema *in = tl_plan_node(p, *cur)->schema;
     bool is_limit = s->kind == TALLY_STEP_LIMIT;
-    ItemVec iv = {0};
+    TlItemVec iv = {0};
     int32_t *cols = NULL;
     uint32_t cs;
     TlPlanId id;
@@ -956,10 +759,10 @@ static TlStatus step_cols(TlPlan *p, const TallyStep *s, TlPlanId *cur,
     if (is_limit && s->limit < 0)
         return tl_error(err, TL_ERR_USAGE, "%s: limit must not be negative",
                         s->origin ? s->origin : "limit");
-    st = is_limit ? parse_list(p, s->by, s->n_by, NULL, s->origin, s->split,
-                               TL_ITEM_NAME, &iv, err)
-                  : parse_list(p, s->items, s->n_items, NULL, s->origin,
-                               s->split, TL_ITEM_NAME, &iv, err);
+    st = is_limit ? tl_plan_parse_list(p, s->by, s->n_by, NULL, s->origin, s->split,
+                                       TL_ITEM_NAME, &iv, err)
+                  : tl_plan_parse_list(p, s->items, s->n_items, NULL, s->origin,
+                                       s->split, TL_ITEM_NAME, &iv, err);
     if (st != TL_OK) goto done;
     cols = tl_malloc((size_t)(iv.n ? iv.n : 1) * sizeof *cols);
     if (!cols) { st = tl_error_oom(err); goto done; }
@@ -1015,7 +818,7 @@ static TlStatus step_join(TlPlan *p, const TallyStep *s, const TlPlanOptions *o,
     const TlSchema *ls = tl_plan_node(p, *cur)->schema, *rs;
     const char *origin = s->origin ? s->origin : "--join";
     const char *suffix = s->suffix ? s->suffix : "_right";
-    ItemVec iv = {0};
+    TlItemVec iv = {0};
     int32_t *lk = NULL, *rk = NULL, *rc = NULL;
     bool *is_key = NULL;
     TlSchema *out = NULL;
@@ -1032,8 +835,8 @@ static TlStatus step_join(TlPlan *p, const TallyStep *s, const TlPlanOptions *o,
     TL_TRY(build_pipeline(p, s->join_spec, o, group, depth + 1, &right, err));
     rs = tl_plan_node(p, right)->schema;
     ls = tl_plan_node(p, *cur)->schema;
-    st = parse_list(p, s->items, s->n_items, NULL, origin, s->split,
-                    TL_ITEM_ASSIGN, &iv, err);
+    st = tl_plan_parse_list(p, s->items, s->n_items, NULL, origin, s->split,
+                            TL_ITEM_ASSIGN, &iv, err);
     if (st != TL_OK) goto done;
     if (iv.n == 0) {
         st = tl_error(err, TL_ERR_USAGE, "%s: no key columns (--on KEYS)", origin);
@@ -1191,35 +994,66 @@ static TlStatus build_step(TlPlan *p, const TallyStep *s, TlPlanId *cur,
  * schema step j read; the last step that had NAME in its input and not in
  * its output is the one): the message's first line then says which step,
  * counted from 1 in the order given, and what it did (dropped it, or
- * renamed it to NEW), in place of any "did you mean".
+ * renamed it to NEW), in place of any "did you mean".  Inside a run of
+ * drop steps planned as one (tl_plan_drop_run), before[j] is the run's input and
+ * by[j][c] the step that dropped column c. 
  * Other errors are left alone. */
+/* Whether the message text at name_at starts with column `name`, quoted. */
+static size_t names_column(const char *name_at, const char *name)
+{
+    TlQuoted q = tl_quote_name(name);
+    size_t ql = strlen(q.s);
+    if (strncmp(name_at, q.s, ql) != 0 ||
+        (name_at[ql] && name_at[ql] != ' ' && name_at[ql] != '\n'))
+        return 0;
+    return ql;
+}
+
+/* Append ": step J (ORIGIN) WHAT" after the name (ql bytes at name_at). */
+static void say_step(const TallySpec *spec, int j, const char *what,
+                     const char *name_at, size_t ql, TlError *err)
+{
+    char rest[TL_ERRMSG_MAX];
+    const char *nl = strchr(name_at, '\n');
+    snprintf(rest, sizeof rest, "%s", nl ? nl : "");
+    snprintf(err->msg + (name_at - err->msg) + ql,
+             sizeof err->msg - (size_t)(name_at - err->msg) - ql,
+             ": step %d (%s) %s%s", j + 1,
+             spec->steps[j].origin ? spec->steps[j].origin : "?", what, rest);
+}
+
 static void dropped_hint(const TallySpec *spec, const TlSchema *const *before,
-                         int failed, TlError *err)
+                         int32_t *const *by, TlRenamed *const *ren, int failed,
+                         TlError *err)
 {
     static const char head[] = "unknown column ";
     const char *name_at = err->msg + sizeof head - 1;
+    char what[sizeof(TlQuoted) + 16];
+    size_t ql;
     if (err->code != TL_ERR_USAGE || strncmp(err->msg, head, sizeof head - 1) != 0)
         return;
     for (int j = failed - 1; j >= 0; j--) {
         const TlSchema *in = before[j], *out = before[j + 1];
-        for (int c = 0; c < in->n_fields; c++) {
-            if (tl_schema_find(out, in->fields[c].name) >= 0) continue;
-            TlQuoted q = tl_quote_name(in->fields[c].name);
-            size_t ql = strlen(q.s);
-            if (strncmp(name_at, q.s, ql) != 0 ||
-                (name_at[ql] && name_at[ql] != ' ' && name_at[ql] != '\n'))
+        for (uint32_t i = 0; ren[j] && i < ren[j]->n; i++) {
+            const TlRenamed *r = ren[j];
+            bool kept = false; /* a:b,b:a keeps both names */
+            for (uint32_t m = 0; m < r->n && !kept; m++)
+                kept = strcmp(r->new_[m], r->old[i]) == 0;
+            if (kept || !(ql = names_column(name_at, r->old[i]))) continue;
+            snprintf(what, sizeof what, "renamed it to %s", tl_quote_name(r->new_[i]).s);
+            say_step(spec, j, what, name_at, ql, err);
+            return;
+        }
+        for (int c = 0; !ren[j] && c < in->n_fields; c++) {
+            if (by[j] ? by[j][c] != j : tl_schema_find(out, in->fields[c].name) >= 0)
                 continue;
-            char rest[TL_ERRMSG_MAX], what[sizeof(TlQuoted) + 16] = "dropped it";
-            const char *nl = strchr(name_at, '\n');
-            snprintf(rest, sizeof rest, "%s", nl ? nl : "");
+            if (!(ql = names_column(name_at, in->fields[c].name))) continue;
+            snprintf(what, sizeof what, "dropped it");
             /* a rename keeps every column in its place */
             if (spec->steps[j].kind == TALLY_STEP_RENAME && out->n_fields == in->n_fields)
                 snprintf(what, sizeof what, "renamed it to %s",
                          tl_quote_name(out->fields[c].name).s);
-            snprintf(err->msg + (name_at - err->msg) + ql,
-                     sizeof err->msg - (size_t)(name_at - err->msg) - ql,
-                     ": step %d (%s) %s%s", j + 1,
-                     spec->steps[j].origin ? spec->steps[j].origin : "?", what, rest);
+            say_step(spec, j, what, name_at, ql, err);
             return;
         }
     }
@@ -1242,37 +1076,101 @@ static TlStatus build_pipeline(TlPlan *p, const TallySpec *spec,
         n = o->groups[g].n;
         read = o->groups[g].read;
     }
-    TL_TRY(build_scan(p, o, first, n, read, &cur, err));
+    TL_TRY(tl_plan_build_scan(p, o, first, n, read, &cur, err));
     if (g == 0) p->scan = cur;
-    WithRun w = {TL_NO_ID, 0, -1, NULL, 0, 0, NULL};
+    TlWithRun w = {TL_NO_ID, 0, -1, NULL, 0, 0, NULL, NULL, NULL, 0, 0};
     TlStatus st = TL_OK;
     int max = tl_stack_deep() ? TL_PLAN_MAX_NODES : TL_PLAN_MAX_NODES_SHALLOW;
     /* each step's input schema, for dropped_hint (inside a run of --with
      * steps, the schema before the run: such steps drop nothing) */
     const TlSchema **before = tl_calloc((size_t)spec->n_steps + 1, sizeof *before);
-    if (!before) return tl_error_oom(err);
+    int32_t **by = tl_calloc((size_t)spec->n_steps + 1, sizeof *by);
+    TlRenamed **ren = tl_calloc((size_t)spec->n_steps + 1, sizeof *ren);
+    int single = -1; /* drop or rename steps up to this one run one by one */
+    if (!before || !by || !ren) {
+        tl_free(before);
+        tl_free(by);
+        tl_free(ren);
+        return tl_error_oom(err);
+    }
     for (int i = 0; st == TL_OK && !o->no_steps && i < spec->n_steps; i++) {
         const TallyStep *s = &spec->steps[i];
+        if (s->kind == TALLY_STEP_DROP && i > single && i + 1 < spec->n_steps &&
+            spec->steps[i + 1].kind == TALLY_STEP_DROP) {
+            int last = i;
+            while (last + 1 < spec->n_steps &&
+                   spec->steps[last + 1].kind == TALLY_STEP_DROP)
+                last++;
+            st = tl_plan_with_close(p, &w, err);
+            const TlSchema *in = tl_plan_node(p, cur)->schema;
+            size_t w_in = (size_t)(in->n_fields ? in->n_fields : 1);
+            if (st == TL_OK && !(by[i] = tl_malloc(w_in * sizeof **by)))
+                st = tl_error_oom(err);
+            if (st == TL_OK) st = tl_plan_drop_run(p, spec, i, &last, &cur, by[i], err);
+            if (st == TL_OK && last >= i) {
+                for (int k = i; k <= last; k++) {
+                    before[k] = in;
+                    by[k] = by[i];
+                }
+                i = last;
+                before[i + 1] = tl_plan_node(p, cur)->schema;
+                continue;
+            }
+            tl_free(by[i]);
+            by[i] = NULL;
+            single = i;
+            if (st != TL_OK) break;
+        }
+        if (s->kind == TALLY_STEP_RENAME && i > single && i + 1 < spec->n_steps &&
+            spec->steps[i + 1].kind == TALLY_STEP_RENAME) {
+            int last = i;
+            while (last + 1 < spec->n_steps &&
+                   spec->steps[last + 1].kind == TALLY_STEP_RENAME)
+                last++;
+            st = tl_plan_with_close(p, &w, err);
+            const TlSchema *in = tl_plan_node(p, cur)->schema;
+            if (st == TL_OK) st = tl_plan_rename_run(p, spec, i, &last, &cur, ren, err);
+            if (st == TL_OK && last >= i) {
+                for (int k = i; k <= last; k++) before[k] = in;
+                i = last;
+                before[i + 1] = tl_plan_node(p, cur)->schema;
+                continue;
+            }
+            single = i;
+            if (st != TL_OK) break;
+        }
         if (s->kind == TALLY_STEP_WITH) {
             before[i] = tl_plan_node(p, cur)->schema;
-            st = step_with(p, s, &w, &cur, err);
+            st = tl_plan_step_with(p, s, &w, &cur, err);
+        } else if (s->kind == TALLY_STEP_FILTER && w.node == cur &&
+                   i + 1 < spec->n_steps &&
+                   spec->steps[i + 1].kind == TALLY_STEP_WITH) {
+            before[i] = tl_plan_node(p, cur)->schema;
+            st = tl_plan_filter_run(p, s, &w, &cur, err);
         } else {
-            st = with_close(p, &w, err);
+            st = tl_plan_with_close(p, &w, err);
             before[i] = tl_plan_node(p, cur)->schema;
             if (st == TL_OK && s->kind == TALLY_STEP_JOIN)
                 st = step_join(p, s, o, group, depth, &cur, err);
             else if (st == TL_OK)
                 st = build_step(p, s, &cur, err);
         }
-        if (st != TL_OK) dropped_hint(spec, before, i, err);
+        if (st != TL_OK) dropped_hint(spec, before, by, ren, i, err);
         /* operators and rewrites recurse along the chain: bound it */
         else if (p->nodes.n > (uint32_t)max)
             st = tl_error(err, TL_ERR_USAGE,
                           "the pipeline is too long (more than %d steps)", max);
         else before[i + 1] = tl_plan_node(p, cur)->schema;
     }
-    if (st == TL_OK) st = with_close(p, &w, err);
+    if (st == TL_OK) st = tl_plan_with_close(p, &w, err);
     tl_free(w.exprs);
+    tl_free(w.guards);
+    tl_free(w.guard_at);
+    for (int k = 0; k < spec->n_steps; k++)
+        if (by[k] && (k == 0 || by[k] != by[k - 1])) tl_free(by[k]);
+    for (int k = 0; k < spec->n_steps; k++) tl_plan_renamed_free(ren[k]);
+    tl_free(by);
+    tl_free(ren);
     tl_free(before);
     if (st != TL_OK) return st;
     *out = cur;
@@ -1357,31 +1255,6 @@ static void explain_string(const TallySpec *spec, const TlPlanOptions *opt, TlEr
 }
 
 /* See plan.h. */
-/* A step named a column in no schema (st, the usage error in err): an
- * input whose columns come from a sample (NDJSON: the first batch) may
- * hold it further on.  The readers opened so far scan for such columns;
- * when one is found the hints have it and the run plans again
- * (TL_ERR_RESTART), else the error stands.  A scan is made once a run
- * (the hints remember it), so a misspelt name costs one read of the
- * input, and only when a reader's sample did not hold all of it. */
-static TlStatus more_columns(TlPlan *p, TlStatus st, TlError *err)
-{
-    bool any = false;
-    for (int i = 0; i < p->n_inputs; i++) {
-        bool found = false;
-        TlError e2;
-        if (!p->inputs[i].reader) continue;
-        if (tl_reader_more_columns(p->inputs[i].reader, &found, &e2) != TL_OK) {
-            *err = e2;
-            return e2.code;
-        }
-        any = any || found;
-    }
-    if (!any) return st;
-    return tl_error(err, TL_ERR_RESTART, "a step names a column first seen after the "
-                    "first batch; planning again");
-}
-
 TlStatus tl_plan_build(const TallySpec *spec, const TlPlanOptions *opt,
                        TlPlan **out, TlError *err)
 {
@@ -1419,7 +1292,7 @@ TlStatus tl_plan_build(const TallySpec *spec, const TlPlanOptions *opt,
     *out = p;
     return TL_OK;
 fail:
-    if (st == TL_ERR_USAGE && p->ea.unknown_name) st = more_columns(p, st, err);
+    if (st == TL_ERR_USAGE && p->ea.unknown_name) st = tl_plan_more_columns(p, st, err);
     if (st == TL_ERR_USAGE) explain_string(spec, opt, err);
     tl_plan_free(p);
     return st;
@@ -1433,9 +1306,14 @@ void tl_plan_free(TlPlan *p)
         tl_reader_close(p->inputs[i].reader);
         tl_free(p->inputs[i].display);
         tl_free(p->inputs[i].path);
-        tl_free(p->inputs[i].map);
     }
     tl_free(p->inputs);
+    for (int k = 0; k < p->n_shapes; k++) {
+        tl_schema_free(&p->shapes[k].cols);
+        tl_free(p->shapes[k].map);
+    }
+    tl_free(p->shapes);
+    tl_free(p->converted);
     for (int i = 0; i < p->n_schemas; i++) {
         tl_schema_free(p->schemas[i]);
         tl_free(p->schemas[i]);

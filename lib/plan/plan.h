@@ -13,8 +13,10 @@
  * logical plan (plan->root) and the optimized one (plan->opt_root) are
  * printable, and everything is freed at once by tl_plan_free.
  *
- * Memory: the plan owns its readers (opened at build time to learn the
- * schemas), every node's output schema (allocated separately, so a schema
+ * Memory: the plan owns what it learned of each input (its columns, once
+ * per distinct header: TlPlanShape) and the few readers it keeps open
+ * (pipes, standard input, the first inputs of a scan), every node's
+ * output schema (allocated separately, so a schema
  * pointer stays valid while the arena grows), and the expression arena.
  * Operators built from the plan borrow all of these; free them first.
  *
@@ -47,7 +49,8 @@ typedef enum TlPlanKind {
     TL_PLAN_SCAN,      /* cols: projected scan columns (when projected) */
     TL_PLAN_FILTER,    /* exprs[0]: predicate */
     TL_PLAN_PROJECT,   /* exprs: one per output column, in order; one may
-                          read an earlier one (tl_plan_reads_self) */
+                          read an earlier one (tl_plan_reads_self);
+                          guards: filters between them (TlPlanNode) */
     TL_PLAN_AGGREGATE, /* exprs: keys; aggs: aggregate calls */
     TL_PLAN_SORT,      /* exprs: keys; flags: TL_SORT_* per key; limit;
                           n_by > 0: first `limit` rows per group of the
@@ -86,6 +89,13 @@ typedef struct TlPlanNode {
     uint32_t rkeys;         /* join: into plan->ints, n_cols entries */
     uint32_t rcols, n_rcols;/* join: into plan->ints */
     uint32_t by, n_by;      /* sort: top-n per group columns, plan->ints */
+    uint32_t guards, n_guards; /* project: filter predicates inside a run
+                               of `with` items (plan->ids, in the node's
+                               terms like its exprs); guard g keeps the rows
+                               where it is true once the first
+                               guard_at[g] outputs are made, so the later
+                               outputs and guards see those rows alone */
+    uint32_t guard_at;      /* project: plan->ints, n_guards entries */
     uint8_t sorted;         /* aggregate: 1 when the user asserts its input
                                is clustered on the keys (--sorted, checked
                                at run time); physical.c also sees a sort on
@@ -93,13 +103,32 @@ typedef struct TlPlanNode {
 } TlPlanNode;
 
 /* One input file of the scan.  The scan's schema is the union of the
- * inputs' columns by name (several inputs are concatenated). */
+ * inputs' columns by name (several inputs are concatenated).  Planning
+ * opens every input to learn its columns and types, then closes it unless
+ * it cannot be opened again (a pipe, standard input) or is among the
+ * first few of its scan; the scan opens the others when it reaches them
+ * and closes each once read (lib/exec/op_scan.c), so a glob of any size
+ * holds a bounded number of readers, and per file only this. */
 typedef struct TlPlanInput {
     char *display;          /* as the user wrote it (explain) */
     char *path;             /* path opened (relative to the spec's folder) */
-    TlReader *reader;
-    int *map;               /* scan column -> reader column, or -1 */
+    TlReader *reader;       /* kept open, or NULL: the scan opens it */
+    const TlReadOptions *read; /* its group's (borrowed from the run) */
+    TlTypeHints *hints;     /* the run's for this input */
+    int shape;              /* into plan->shapes: its columns as planned */
+    bool can_late;          /* its reader splits and converts late */
+    bool types_final;       /* tl_reader_types_final */
+    bool more;              /* it may find columns after its sample */
 } TlPlanInput;
+
+/* The columns of one or more inputs of a scan (a glob's files mostly share
+ * one header, so mostly one shape a scan): names and types as planning
+ * read them, and where each scan column sits among them.  A reader the
+ * scan opens later must have these names (else its file changed). */
+typedef struct TlPlanShape {
+    TlSchema cols;
+    int *map;               /* scan column -> reader column, or -1 */
+} TlPlanShape;
 
 typedef struct TlPlan {
     TlArena nodes;          /* TlPlanNode */
@@ -110,6 +139,10 @@ typedef struct TlPlan {
     int n_schemas, cap_schemas;
     TlPlanInput *inputs;
     int n_inputs;
+    TlPlanShape *shapes;
+    int n_shapes, cap_shapes;
+    int64_t *converted;     /* the main scan's columns: fields its readers
+                               converted, summed by the scan (--stats) */
     TlPlanId scan;          /* the scan node of the logical plan */
     TlPlanId root;          /* the logical plan */
     TlPlanId opt_root;      /* the optimized plan, or TL_NO_ID */
@@ -158,7 +191,17 @@ static inline int32_t tl_plan_int(const TlPlan *p, uint32_t list, uint32_t i)
  * (tl_plan_free). */
 TlStatus tl_plan_build(const TallySpec *spec, const TlPlanOptions *opt,
                        TlPlan **out, TlError *err);
-void tl_plan_free(TlPlan *p); /* NULL-safe; closes the readers */
+void tl_plan_free(TlPlan *p); /* NULL-safe; closes the readers it kept */
+
+/* The scan node of inputs [first, first + n_in) read with `read`: each
+ * input opened for its columns and types, the union by name, the hints
+ * of inputs narrower than it (scan.c). */
+TlStatus tl_plan_build_scan(TlPlan *p, const TlPlanOptions *o, int first, int n_in,
+                            const TlReadOptions *read, TlPlanId *out, TlError *err);
+/* A step named a column in no schema (st, the usage error in err): the
+ * inputs whose columns come from a sample look further (scan.c);
+ * TL_ERR_RESTART when one found a column, else st. */
+TlStatus tl_plan_more_columns(TlPlan *p, TlStatus st, TlError *err);
 
 /* Builders shared with the optimizer. */
 TlStatus tl_plan_push(TlPlan *p, TlPlanKind kind, TlPlanId child, TlPlanId *id,

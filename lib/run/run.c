@@ -40,6 +40,7 @@
 #include "../plan/plan.h"
 #include "../../formats/compress.h"
 #include "../../formats/infer.h"
+#include "../core/ctx.h"
 #include "../core/pool.h"
 #include "../exec/ops.h"
 
@@ -74,13 +75,14 @@ typedef struct Run {
     char *out_path;           /* NULL: standard output */
     bool out_unnamed;         /* out_path's suffix names no format, nor
                                  does --to (unnamed_format) */
-    const char *out_format;   /* "csv" / "tsv" / "ndjson" / "json" */
+    const char *out_format;   /* "csv" / "tsv" / "ndjson" / "json" / "table" */
     const char *out_comp;     /* "gz" / "zst" from the -o suffix, or NULL */
     TlSink *sink;
     TlExecStats stats;
     int64_t rows_written;
     char *converted;          /* "a=10 b=10" of the successful attempt */
-    TlInputTest test;         /* TALLY_TEST_SHRINK, read once (tests only) */
+    TlCtx ctx;                /* the run's context (lib/core/ctx.h): its
+                                 tuning, read once at the start */
 } Run;
 
 /* See tally.h: the SIGBUS handler for mapped inputs (formats/mapped.c). */
@@ -250,7 +252,13 @@ static TlStatus add_group(Run *r, const TallySpec *s, const TlReadOptions *paren
     g->read.schema = NULL;
     if (s->delimiter) g->read.delimiter = s->delimiter;
     if (s->null_text) g->read.null_text = s->null_text;
-    if (s->no_header) g->read.no_header = true;
+    if (s->header && s->no_header)
+        return tl_error(err, TL_ERR_USAGE, "--header and --no-header exclude each other "
+                        "(line 1 is either the header or data)");
+    if (s->header || s->no_header) { /* a join's own choice over the enclosing one */
+        g->read.header = s->header;
+        g->read.no_header = s->no_header;
+    }
     if (s->ragged) g->read.ragged = (uint8_t)s->ragged; /* TlRagged */
     if (s->skip) g->read.skip = s->skip;
     if (s->max_record_size) g->read.max_record = (size_t)s->max_record_size;
@@ -290,23 +298,6 @@ static TlStatus add_group(Run *r, const TallySpec *s, const TlReadOptions *paren
                          depth + 1, err));
     }
     return TL_OK;
-}
-
-/* The test-only switch TALLY_TEST_SHRINK=MORSEL:BYTES (format.h,
- * TlInputTest), read once per run; NULL when unset or malformed. */
-static const TlInputTest *read_test(Run *r)
-{
-    const char *s = getenv("TALLY_TEST_SHRINK");
-    char *end;
-    long long k, n;
-    if (!s || !*s) return NULL;
-    k = strtoll(s, &end, 10);
-    if (*end != ':' || k < 0) return NULL;
-    n = strtoll(end + 1, &end, 10);
-    if (*end != '\0' || n < 0) return NULL;
-    r->test.shrink_morsel = k;
-    r->test.shrink_to = (uint64_t)n;
-    return &r->test;
 }
 
 /* A pipe (or socket) is consumed by reading it: the same one named twice
@@ -355,12 +346,11 @@ static TlStatus check_pipes(const Run *r, TlError *err)
 static TlStatus expand_all(Run *r, TlError *err)
 {
     int stdin_groups = 0;
-    const TlInputTest *test = read_test(r);
     TL_TRY(add_group(r, r->spec, NULL, r->spec->spec_dir, 0, err));
     for (int k = 0; k < r->n_groups; k++) {
         Group *g = &r->groups[k];
         bool std = false;
-        g->read.test = test;
+        g->read.ctx = &r->ctx;
         if (g->has_schema) g->read.schema = &g->fixed;
         for (int i = g->first; i < g->first + g->n; i++)
             if (strcmp(r->paths[i], "-") == 0) std = true;
@@ -416,11 +406,11 @@ static TlStatus unnamed_format(Run *r, TlError *err)
     if (dot > base + 1)
         return tl_error(err, TL_ERR_USAGE, "-o %s: the suffix \".%.*s\" names no output "
                         "format (.csv .tsv .ndjson .jsonl .json, each also with .gz or "
-                        ".zst); --to FORMAT sets one", tl_quote_name(r->spec->output).s,
+                        ".zst, or .parquet); --to FORMAT sets one", tl_quote_name(r->spec->output).s,
                         (int)(base + n - dot), dot);
     return tl_error(err, TL_ERR_USAGE, "-o %s: no suffix names the output format (.csv "
-                    ".tsv .ndjson .jsonl .json, each also with .gz or .zst); --to FORMAT "
-                    "sets one", tl_quote_name(r->spec->output).s);
+                    ".tsv .ndjson .jsonl .json, each also with .gz or .zst, or .parquet); --to "
+                    "FORMAT sets one", tl_quote_name(r->spec->output).s);
 }
 
 /* The output format: --to, else the -o suffix (see unnamed_format), else
@@ -430,9 +420,6 @@ static TlStatus output_format(Run *r, TlError *err)
     const char *fmt = r->spec->to, *sfx = NULL;
     if (r->out_path) sfx = tl_format_from_path(r->out_path, &r->out_comp);
     if (!fmt) fmt = sfx;
-    if (r->spec->compress_level && !r->out_comp)
-        return tl_error(err, TL_ERR_USAGE, "--compress-level needs a compressed "
-                        "output (-o FILE.gz or -o FILE.zst)");
     if (!fmt && r->out_path) r->out_unnamed = true;
     if (!fmt) fmt = "csv";
     if (strcasecmp(fmt, "csv") == 0) r->out_format = "csv";
@@ -440,15 +427,36 @@ static TlStatus output_format(Run *r, TlError *err)
     else if (strcasecmp(fmt, "ndjson") == 0 || strcasecmp(fmt, "jsonl") == 0)
         r->out_format = "ndjson";
     else if (strcasecmp(fmt, "json") == 0) r->out_format = "json";
+    else if (strcasecmp(fmt, "table") == 0) r->out_format = "table";
+    else if (strcasecmp(fmt, "parquet") == 0) r->out_format = "parquet";
     else return tl_error(err, TL_ERR_USAGE, "unsupported output format %s (tally "
-                         "writes csv, tsv, ndjson, jsonl, json)", tl_quote_name(fmt).s);
+                         "writes csv, tsv, ndjson, jsonl, json, table, parquet)",
+                         tl_quote_name(fmt).s);
+    if (strcmp(r->out_format, "parquet") == 0) {
+        /* Parquet compresses its pages itself (--parquet-compression) */
+        if (r->out_comp)
+            return tl_error(err, TL_ERR_USAGE, "-o %s: Parquet output is compressed "
+                            "inside the file (--parquet-compression), not as .%s",
+                            tl_quote_name(r->spec->output).s, r->out_comp);
+    } else {
+        if (r->spec->compress_level && !r->out_comp)
+            return tl_error(err, TL_ERR_USAGE, "--compress-level needs a compressed "
+                            "output (-o FILE.gz, -o FILE.zst or Parquet)");
+        if (r->spec->parquet_compression || r->spec->row_group_size)
+            return tl_error(err, TL_ERR_USAGE, "%s applies to Parquet output, not %s",
+                            r->spec->parquet_compression ? "--parquet-compression"
+                                                         : "--row-group-size",
+                            r->out_format);
+    }
     if (r->spec->out_delimiter && strcmp(r->out_format, "csv") != 0)
         return tl_error(err, TL_ERR_USAGE,
                         "--out-delimiter applies to CSV output, not %s", r->out_format);
     if ((r->spec->out_null || r->spec->out_no_header) &&
-        strcmp(r->out_format, "ndjson") == 0)
-        return tl_error(err, TL_ERR_USAGE, "%s applies to CSV and TSV output, not ndjson",
-                        r->spec->out_null ? "--out-null" : "--out-no-header");
+        (strcmp(r->out_format, "ndjson") == 0 || strcmp(r->out_format, "table") == 0 ||
+         strcmp(r->out_format, "parquet") == 0))
+        return tl_error(err, TL_ERR_USAGE, "%s applies to CSV and TSV output, not %s",
+                        r->spec->out_null ? "--out-null" : "--out-no-header",
+                        r->out_format);
     if (r->spec->out_null) {
         /* the null text must not end a field or a line of the output */
         const char *bad = strcmp(r->out_format, "tsv") == 0 ? "\t\n\r" : "\"\n\r";
@@ -487,33 +495,22 @@ static bool hints_equal(const Run *r, const TlTypeHints *snap)
 }
 
 /* "name=count ..." for the columns the readers converted, in the order of
- * the scan's (full) schema, counts summed over inputs. */
+ * the scan's (full) schema, counts summed over inputs (by the scan). */
 static TlStatus collect_converted(Run *r, const TlPlan *p, TlError *err)
 {
     const TlSchema *u = tl_plan_node(p, p->scan)->schema;
-    int64_t *sum = tl_calloc((size_t)(u->n_fields ? u->n_fields : 1), sizeof *sum);
+    const int64_t *sum = p->converted;
     size_t cap = 64, len = 0;
     char *s = tl_malloc(cap);
-    if (!sum || !s) {
-        tl_free(sum);
-        tl_free(s);
-        return tl_error_oom(err);
-    }
+    if (!s) return tl_error_oom(err);
     s[0] = '\0';
-    for (int i = 0; i < (int)tl_plan_node(p, p->scan)->n_in; i++) {
-        const TlReaderStats *rs = tl_reader_stats(p->inputs[i].reader);
-        if (!rs->converted) continue;
-        for (int j = 0; j < u->n_fields; j++)
-            if (p->inputs[i].map[j] >= 0) sum[j] += rs->converted[p->inputs[i].map[j]];
-    }
-    for (int j = 0; j < u->n_fields; j++) {
+    for (int j = 0; sum && j < u->n_fields; j++) {
         if (sum[j] == 0) continue;
         size_t need = len + strlen(u->fields[j].name) + 32;
         if (need > cap) {
             while (cap < need) cap *= 2;
             char *ns = tl_realloc(s, cap);
             if (!ns) {
-                tl_free(sum);
                 tl_free(s);
                 return tl_error_oom(err);
             }
@@ -522,7 +519,6 @@ static TlStatus collect_converted(Run *r, const TlPlan *p, TlError *err)
         len += (size_t)snprintf(s + len, cap - len, "%s%s=%lld", len ? " " : "",
                                 u->fields[j].name, (long long)sum[j]);
     }
-    tl_free(sum);
     tl_free(r->converted);
     r->converted = s;
     return TL_OK;
@@ -581,6 +577,7 @@ static TlStatus write_schema(Run *r, const TlSchema *s, TlError *err)
     }
     if (st == TL_OK) st = tl_writer_open(r->sink, "csv", &out, NULL, &w, err);
     if (st == TL_OK && s->n_fields > 0) st = tl_writer_write(w, b, err);
+    if (st == TL_OK) st = tl_input_check_streams(&r->ctx, err);
     if (st == TL_OK) st = tl_writer_finish(w, err);
     tl_writer_free(w);
     tl_batch_free(b);
@@ -608,7 +605,7 @@ static TlStatus attempt(Run *r, TlError *err)
      * unless every input's types are its file's own (Parquet) */
     read_rows = !schema_mode;
     for (int i = 0; !read_rows && i < p->n_inputs; i++)
-        read_rows = !tl_reader_types_final(p->inputs[i].reader);
+        read_rows = !p->inputs[i].types_final;
     top = p->opt_root != TL_NO_ID ? p->opt_root : p->root;
     if (!read_rows) goto schema;
     if ((st = tl_exec_build(p, top, &r->stats, &root, err)) != TL_OK) goto done;
@@ -618,6 +615,13 @@ static TlStatus attempt(Run *r, TlError *err)
         if (r->spec->out_delimiter) wo.delimiter = r->spec->out_delimiter;
         wo.header = !r->spec->out_no_header;
         wo.null_text = r->spec->out_null;
+        wo.width = r->spec->table_width;
+        wo.max_rows = r->spec->table_rows;
+        wo.color = r->spec->color;
+        wo.parquet_compression = r->spec->parquet_compression;
+        wo.compress_level = r->spec->compress_level;
+        wo.row_group_size = r->spec->row_group_size;
+        wo.created_by = "tally version " TALLY_VERSION;
         st = tl_writer_open(r->sink, r->out_format, root->schema, &wo, &w, err);
         if (st != TL_OK) goto done;
     }
@@ -630,7 +634,14 @@ static TlStatus attempt(Run *r, TlError *err)
         tl_batch_free(b);
         if (st != TL_OK) goto done;
     }
+    /* the run is over: a streamed input it stopped reading early (--head)
+     * must still decompress to its end without error, as when inputs were
+     * decompressed whole at open (formats/compress.c) */
+    if (w && (st = tl_input_check_streams(&r->ctx, err)) != TL_OK) goto done;
     if (w && (st = tl_writer_finish(w, err)) != TL_OK) goto done;
+    /* a scan sums its readers' counters as it lets them go */
+    root->free(root);
+    root = NULL;
     if ((st = collect_converted(r, p, err)) != TL_OK) goto done;
 schema:
     if (schema_mode) st = write_schema(r, tl_plan_node(p, p->root)->schema, err);
@@ -687,7 +698,7 @@ static TlStatus run_explain(Run *r, TlError *err)
                     k < r->n_inputs; k++) {
     }
     if (st == TL_OK) st = tl_plan_explain(p, &text, &len, err);
-    if (st == TL_OK) st = tl_sink_open(NULL, &r->sink, err);
+    if (st == TL_OK) st = tl_sink_open(&r->ctx, NULL, &r->sink, err);
     if (st == TL_OK) st = tl_sink_write(r->sink, text, len, err);
     if (st == TL_OK && r->spec->verbose) {
         /* --verbose: the optimizer's log (lib/opt/opt.c) */
@@ -726,11 +737,12 @@ static TlStatus check_output_input(Run *r, TlError *err)
 
 static TlStatus run(Run *r, TlError *err)
 {
+    TL_TRY(tl_inputs_new(&r->ctx.inputs, err));
     TL_TRY(prepare(r, err));
     if (r->mode == TALLY_EXPLAIN) return run_explain(r, err);
     if (r->mode == TALLY_RUN) TL_TRY(output_format(r, err));
     if (r->out_path) TL_TRY(check_output_input(r, err));
-    TL_TRY(tl_sink_open(r->out_path, &r->sink, err));
+    TL_TRY(tl_sink_open(&r->ctx, r->out_path, &r->sink, err));
     if (r->out_unnamed) TL_TRY(unnamed_format(r, err));
     if (r->out_comp)
         TL_TRY(tl_sink_set_compression(r->sink, r->out_comp,
@@ -788,7 +800,7 @@ static void take_stats(Run *r, TallyStats *out)
     out->restarts = s->restarts;
     /* compressed inputs: the most decompressed bytes held in memory at
      * once (formats/compress.h; with streaming it depends on timing) */
-    tl_decompressed_held(NULL, &out->decompressed_held_peak);
+    tl_decompressed_held(&r->ctx, NULL, &out->decompressed_held_peak);
     out->converted = r->converted;
     r->converted = NULL;
 }
@@ -807,6 +819,7 @@ TallyStatus tally_run(const TallySpec *spec, TallyMode mode, TallyStats *stats,
     memset(&err, 0, sizeof err);
     r.spec = spec;
     r.mode = mode;
+    tl_tuning_read(&r.ctx.tuning);
     tl_alloc_tune();
     tl_pool_configure(spec->threads); /* 0: every online CPU */
     tl_input_changes_reset();
@@ -835,7 +848,7 @@ TallyStatus tally_run(const TallySpec *spec, TallyMode mode, TallyStats *stats,
     for (int k = 0; k < r.n_groups; k++) tl_schema_free(&r.groups[k].fixed);
     tl_free(r.groups);
     tl_free(r.plan_groups);
-    tl_stdin_cache_free();
+    tl_inputs_free(r.ctx.inputs); /* after every reader and batch */
 
     if (uerr) {
         uerr->message[0] = '\0';

@@ -37,7 +37,7 @@ FLAGS='--filter text
 -f files
 --file files
 --from csv tsv ndjson jsonl json parquet
---to csv tsv ndjson jsonl json
+--to csv tsv ndjson jsonl json table parquet
 --delimiter text
 --quote none-value
 --escape none-value
@@ -45,8 +45,11 @@ FLAGS='--filter text
 --comment text
 --compress-level text
 --max-record-size text
+--parquet-compression zstd snappy gzip lz4 none
+--row-group-size text
 --null text
 --decimal-comma none
+--header none
 --no-header none
 --skip text
 --ragged error pad skip
@@ -60,8 +63,10 @@ FLAGS='--filter text
 --threads text
 --stats none
 --no-optimize none
---verbose none
 --quiet none
+--verbose none
+--rows text
+--color auto always never
 --version none
 -h none
 --help none'

@@ -146,7 +146,7 @@ EOF
     run_tally t.csv -o out.csv.zst --compress-level 23
     assert_err 2 'tally: --compress-level: expected a level from 1 to 22, got "23"'
     run_tally t.csv -o out.csv --compress-level 3
-    assert_err 2 'tally: --compress-level needs a compressed output (-o FILE.gz or -o FILE.zst)'
+    assert_err 2 'tally: --compress-level needs a compressed output (-o FILE.gz, -o FILE.zst or Parquet)'
     run_tally t.csv --compress-level 0
     assert_err 2 'tally: --compress-level: expected a level from 1 to 22, got "0"'
     assert_only_files t.csv t.csv.gz t.csv.zst

@@ -229,10 +229,13 @@ EOF
     assert_err 1 "tally: cm2.csv:5: expected 2 fields, found 3 (CSV, delimiter ','; --ragged skip drops such rows)"
 }
 
-@test "a file whose first line starts with # suggests --comment" {
+@test "a file whose first line starts with # suggests --comment where none was sniffed" {
     printf '# exported\na,b\n1,2\n' > c.csv
+    run_tally c.csv --comment none --skip 0
+    assert_err 1 "tally: c.csv:2: expected 1 field, found 2 (CSV, delimiter ','; --ragged skip drops such rows)"
+    printf '# a,b\n1,2\n1,2,3\n' > c.csv
     run_tally c.csv
-    assert_err 1 "tally: c.csv:2: expected 1 field, found 2 (CSV, delimiter ','; the first line starts with '#': try --comment '#'; --ragged skip drops such rows)"
+    assert_err 1 "tally: c.csv:3: expected 2 fields, found 3 (CSV, delimiter ','; the first line starts with '#': try --comment '#'; --ragged skip drops such rows)"
 }
 
 @test "--comment agrees with the file without its comments, with quoted line breaks, any threads and batch size" {
@@ -249,7 +252,7 @@ EOF
 @test "--comment takes one character" {
     printf 'a\n1\n' > x.csv
     run_tally x.csv --comment '//'
-    assert_err 2 'tally: --comment: expected one character, got "//"'
+    assert_err 2 'tally: --comment: expected one character or none, got "//"'
 }
 
 @test "the right side of a join is read with the main input's --skip and --comment" {
@@ -396,4 +399,75 @@ EOF
     printf '{"input": "p.csv", "decimal_comma": 1}\n' > b.json
     run_tally -f b.json
     assert_err 2 'tally: b.json: /decimal_comma: expected true or false'
+}
+
+@test "comment sniffing: '#' lines around ';' records are comments, as DuckDB's sniffer finds" {
+    printf '# exported by X\n# more\na;b\n# note\n1;3\n6;7\n' > c.csv
+    assert_run_out c.csv <<'EOF2'
+a,b
+1,3
+6,7
+EOF2
+    run_tally c.csv --comment none
+    assert_ok
+    assert_out '# exported by X
+# more
+a;b
+# note
+1;3
+6;7'
+    printf '{"input": "c.csv", "comment": "none", "steps": [{"limit": 1}]}\n' > p.json
+    assert_run_out -f p.json <<'EOF2'
+# exported by X
+# more
+EOF2
+}
+
+@test "comment sniffing: values starting with '#' stay values" {
+    printf 'color,name\n#ff0000,red\n#00ff00,green\n' > c.csv
+    assert_run_out c.csv <<'EOF2'
+color,name
+#ff0000,red
+#00ff00,green
+EOF2
+}
+
+@test "comment sniffing: a comment after data is no comment; the error names the sniffed one" {
+    printf '# exported\na;b\n1;3#5;7\n6;7\n' > c.csv
+    run_tally c.csv
+    assert_err 1 "tally: c.csv:3: expected 2 fields, found 3 (CSV, delimiter ';' sniffed from the first records: --delimiter sets it; comment '#' sniffed from the first records: --comment sets it; --ragged skip drops such rows)"
+    run_tally c.csv --comment '##'
+    assert_err 2 'tally: --comment: expected one character or none, got "##"'
+}
+
+@test "preamble sniffing: lines before the header are skipped when the rest reads consistently" {
+    printf 'Sales report\nmore notes,...\nregion,amount,day\nnorth,5,2024-01-01\nsouth,7,2024-01-02\n' > p.csv
+    assert_run_out p.csv <<'EOF2'
+region,amount,day
+north,5,2024-01-01
+south,7,2024-01-02
+EOF2
+    run_tally p.csv --skip 0
+    assert_err 1 "tally: p.csv:2: expected 1 field, found 2 (CSV, delimiter ','; --ragged skip drops such rows)"
+    printf '{"input": "p.csv", "skip": 0}\n' > q.json
+    run_tally -f q.json
+    assert_err 1 "tally: ./p.csv:2: expected 1 field, found 2 (CSV, delimiter ','; --ragged skip drops such rows)"
+}
+
+@test "preamble sniffing: no preamble under numbers, trailing delimiters or a longer first line" {
+    printf 'price\n1,5\n2,75\n' > n.csv
+    run_tally n.csv
+    assert_err 1 "tally: n.csv:2: expected 1 field, found 2 (CSV, delimiter ','; --ragged skip drops such rows)"
+    printf 'c1,c2\n1,2,\n3,4,\n' > t.csv
+    run_tally t.csv
+    assert_err 1 "tally: t.csv:2: expected 2 fields, found 3 (CSV, delimiter ','; --ragged skip drops such rows)"
+    printf 'a,b,c\n1,2\n3,4\n' > l.csv
+    run_tally l.csv
+    assert_err 1 "tally: l.csv:2: expected 3 fields, found 2 (CSV, delimiter ','; --ragged pad or skip reads such rows)"
+}
+
+@test "preamble sniffing: a later ragged row names the sniffed preamble" {
+    { printf 'report\nx;y\n'; seq 1 30 | sed 's/$/;1/'; printf '5;6;7\n'; } > r.csv
+    run_tally r.csv
+    assert_err 1 "tally: r.csv:33: expected 2 fields, found 3 (CSV, delimiter ';' sniffed from the first records: --delimiter sets it; 1 line of preamble sniffed: --skip sets it; --ragged skip drops such rows)"
 }

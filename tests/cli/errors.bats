@@ -58,7 +58,21 @@ setup() {
     run_tally --filter 'x > 1' -o out.csv
     assert_err 2 'tally: no input given (try tally --help)'
     assert_only_files sales.csv
+}
+
+@test "tally alone prints a short usage with three examples" {
     run_tally
+    assert_err 2 <<'EOF'
+tally: no input given
+usage: tally [OPTIONS] INPUT... [STEP...] [-o OUTPUT]
+examples:
+  tally sales.csv                       the file as a table (CSV into a pipe)
+  tally sales.csv --filter 'amount > 100' --sort -amount --head 10
+  tally sales.csv --group-by region --agg 'n = count(), sum(amount)' -o r.csv
+tally --help lists every option; man tally explains them.
+EOF
+    # options but no input: the one-line error
+    run_tally --threads 2
     assert_err 2 'tally: no input given (try tally --help)'
 }
 

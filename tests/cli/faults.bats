@@ -84,3 +84,20 @@ assert_untouched() {
     [[ "$output" == "tally: "*"in.csv"* ]]
     assert_untouched
 }
+
+@test "a file of a glob that vanishes or turns unreadable after planning: its open error, exit 1, old output kept" {
+    # planning opens the 20 files (keeping the first 8 open), the sink its
+    # temporary file, then the scan opens f09, f10, ...: open 23 is f10's
+    mkdir g
+    for i in $(seq -w 1 20); do printf 'a,b\n%d,x\n' $((10#$i)) > g/f$i.csv; done
+    for th in 1 2; do
+        run_faulty open:23:ENOENT 'g/*.csv' --threads $th --agg 'n = count(), s = sum(a)' -o out.csv
+        [ "$status" -eq 1 ]
+        [ "$output" = 'tally: cannot open "g/f10.csv": No such file or directory' ]
+        run_faulty open:23:EACCES 'g/*.csv' --threads $th --agg 'n = count(), s = sum(a)' -o out.csv
+        [ "$status" -eq 1 ]
+        [ "$output" = 'tally: cannot open "g/f10.csv": Permission denied' ]
+        [ "$(cat out.csv)" = "old contents" ]
+        [ -z "$(ls -A | grep -v '^in.csv$' | grep -v '^out.csv$' | grep -v '^g$')" ]
+    done
+}

@@ -7,6 +7,11 @@
 
 bats_require_minimum_version 1.5.0
 
+# Colour is the terminal tests' business (table.bats): a CLICOLOR_FORCE or
+# NO_COLOR of the caller's environment must not colour or uncolour the
+# messages every other test compares byte for byte.
+unset CLICOLOR_FORCE NO_COLOR
+
 : "${TALLY:=$BATS_TEST_DIRNAME/../../build/tally}"
 CLI_DIR=$BATS_TEST_DIRNAME
 DATA=$BATS_TEST_DIRNAME/data

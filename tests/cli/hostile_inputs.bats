@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # Inputs that change or multiply underneath tally (man page, "Inputs that
 # change during a run"): a mapped file truncated while it is read, globs of
-# thousands of files under a small descriptor limit, the same pipe or
-# standard input named twice.
+# thousands of files under a small descriptor limit (files of other headers
+# and formats among them, files that change between planning and scan), the
+# same pipe or standard input named twice.
 #
 # Truncation is made deterministic by the test-only switch
 # TALLY_TEST_SHRINK=MORSEL:BYTES: the reader truncates its own file to BYTES
@@ -116,6 +117,92 @@ filename,a,b
 g/f5000.csv,5000,x
 g/f4999.csv,4999,x
 EOF
+}
+
+@test "different headers late in a glob of 3,000 files: unified by name, types widened, under ulimit -n 64" {
+    # the last two files bring a float a, a new column c, a string b and a
+    # new column d after 2,998 files; planning closed them, the scan opens
+    # each again when it reaches it
+    mkdir g
+    awk 'BEGIN { for (i = 1; i <= 2998; i++) { f = sprintf("g/f%04d.csv", i); print "a,b" > f; print i "," i > f; close(f) }
+                 print "c,a" > "g/f2999.csv"; print "x,2.5" > "g/f2999.csv"; close("g/f2999.csv")
+                 print "b,d" > "g/f3000.csv"; print "z,true" > "g/f3000.csv"; close("g/f3000.csv") }'
+    for th in 1 2; do
+        run --separate-stderr bash -c 'ulimit -n 64 && "$1" "g/*.csv" --threads $2 --agg "n = count(), sa = sum(a), nb = count(b), nc = count(c), nd = count(d)"' _ "$TALLY" $th
+        assert_ok
+        assert_out <<'EOF'
+n,sa,nb,nc,nd
+3000,4495503.5,2999,1,1
+EOF
+        run --separate-stderr bash -c 'ulimit -n 64 && "$1" "g/*.csv" --threads $2 --with-filename --filter "a >= 2997 or c is not null or d is not null"' _ "$TALLY" $th
+        assert_ok
+        assert_out <<'EOF'
+filename,a,b,c,d
+g/f2997.csv,2997.0,2997,,
+g/f2998.csv,2998.0,2998,,
+g/f2999.csv,2.5,,x,
+g/f3000.csv,,z,,true
+EOF
+    done
+    run --separate-stderr "$TALLY" schema 'g/*.csv'
+    assert_ok
+    assert_out <<'EOF'
+column,type
+a,float64
+b,string
+c,string
+d,bool
+EOF
+}
+
+@test "a glob of CSV, NDJSON and Parquet files: unified by name, id widened to float64 across formats, the scan opening the later ones" {
+    mkdir m
+    for i in 01 02 03 04 05 06 07 08 09 10; do printf 'id,region\n%d,east\n%d,west\n' $((10#$i)) $((10#$i * 100)) > m/a$i.csv; done
+    printf '{"id": 1.5, "extra": "e"}\n{"id": 2, "region": "north"}\n' > m/b.ndjson
+    cp "$BATS_TEST_DIRNAME/data/parquet/codec_zstd.parquet" m/c.parquet
+    for th in 1 2; do
+        run --separate-stderr "$TALLY" 'm/*' --threads $th --agg 'n = count(), s = sum(id), r = count(region), e = count(extra), f = count(flag)'
+        assert_ok
+        assert_out <<'EOF'
+n,s,r,e,f
+2122,2209508.5,2121,1,2100
+EOF
+        run --separate-stderr "$TALLY" 'm/*' --threads $th --with-filename --filter 'id < 2 or extra is not null' --select 'filename, id, region, extra, n' --head 4
+        assert_ok
+        assert_out <<'EOF'
+filename,id,region,extra,n
+m/a01.csv,1.0,east,,
+m/b.ndjson,1.5,,e,
+m/c.parquet,0.0,north,,-500
+m/c.parquet,1.0,south,,-463
+EOF
+    done
+    run --separate-stderr "$TALLY" schema 'm/*'
+    assert_ok
+    assert_out <<'EOF'
+column,type
+id,float64
+region,string
+extra,string
+n,int64
+x,float64
+item,string
+flag,bool
+EOF
+}
+
+@test "an input whose header changes between planning and scanning: exact error, exit 1, no output" {
+    # x.csv is read twice: first (kept open from planning, a private copy
+    # of its bytes), and as the tenth input, which the scan opens anew;
+    # the first one's reader empties the file as it starts its morsel 1
+    for i in 1 2 3 4 5 6 7 8; do printf 'a,b\n%d,0\n' $i > y$i.csv; done
+    for th in 1 2; do
+        printf 'a,b\n1,2\n3,4\n5,6\n' > x.csv
+        TALLY_TEST_SHRINK=1:0 TALLY_BATCH_ROWS=1 run --separate-stderr "$TALLY" x.csv y?.csv x.csv \
+            --threads $th --agg 'n = count()' -o out.csv
+        assert_err 1 'tally: x.csv: changed while being read (its columns are not those it had when the run began)'
+        assert_only_files x.csv y1.csv y2.csv y3.csv y4.csv y5.csv y6.csv y7.csv y8.csv
+    done
 }
 
 @test "the same pipe named twice is a usage error, not a hang" {

@@ -341,3 +341,19 @@ EOF
     assert_ok
     cmp r.csv back.csv
 }
+
+@test ".geojson is read as JSON; JSON lines under another suffix name --from in a quote error" {
+    printf '{"type":"FeatureCollection","features":[{"id":1}]}\n' > f.geojson
+    assert_run_out f.geojson <<'EOF2'
+type,features
+FeatureCollection,"[{""id"":1}]"
+EOF2
+    printf '{"id":1,"name":"a"}\n{"id":2,"name":"b"}\n' > f.geojsonl
+    run_tally f.geojsonl
+    assert_err 1 "tally: f.geojsonl:1:15: unexpected character after closing quote (read as CSV, but the input starts with '{' as JSON does: --from ndjson reads JSON lines, --from json JSON documents)"
+    assert_run_out f.geojsonl --from ndjson <<'EOF2'
+id,name
+1,a
+2,b
+EOF2
+}

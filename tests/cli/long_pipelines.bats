@@ -313,3 +313,305 @@ print(json.dumps({'inputs': ['in.csv'], 'steps': [{'filter': line}]}))
     assert_ok
     assert_out "$(cat e1.txt)"
 }
+
+# n_steps: pairs of steps for the tests below: 10,000 on the release build,
+# 2,500 under ASan (the same shapes, linear either way).
+n_steps() {
+    if [ -n "${TALLY_ASAN:-}" ]; then echo 2500; else echo 10000; fi
+}
+
+# explain_tree LEVEL LINE...: explain's tree lines, one per level from
+# LEVEL down (below 64 levels: a 128-space indent and the level).
+explain_tree_py='
+def tree(level, lines):
+    for line in lines:
+        if level <= 64:
+            print(" " * (2 * level) + line)
+        else:
+            print(" " * 128 + "[%d] " % level + line)
+        level += 1
+'
+
+@test "quick: with + filter pairs, each reading the one before, are one projection" {
+    # lib/plan/plan.c: a filter between two with steps is a guard of the
+    # run (before: each filter ended a projection and the next listed every
+    # column, 10,000 pairs took 41.5 s and 6.8 GB).  The middle filter
+    # drops the row a = 1, the first drops the null.
+    local n; n=$(n_steps)
+    python3 -c "
+n = $n
+out = ['in.csv']
+for i in range(1, n + 1):
+    out += ['--with', 'c%d = %s + 1' % (i, 'a' if i == 1 else 'c%d' % (i - 1))]
+    out += ['--filter', 'c%d > %d' % (i, i + 1 if i == n // 2 else 0)]
+print('\n'.join(out))
+" > args
+    python3 -c "
+n = $n
+print(','.join(['a', 'b'] + ['c%d' % i for i in range(1, n + 1)]))
+print(','.join(['3', '4'] + [str(3 + i) for i in range(1, n + 1)]))
+" > want.csv
+    for opt in --threads=1 --threads=4 --no-optimize; do
+        { echo "$opt"; cat args; } > args2
+        quick_args args2
+        assert_ok
+        assert_out "$(cat want.csv)"
+    done
+    # explain: the guards print in the projection; the first 126 leave it
+    # as filters (their substituted predicate, 2i + 3 nodes, is within the
+    # 256-node growth bound), the rest stay
+    { echo explain; cat args; } > explain_args
+    quick_args explain_args
+    assert_ok
+    python3 -c "$explain_tree_py
+n, m = $n, 126
+def item(i):
+    return '%s + 1 as c%d' % ('a' if i == 1 else 'c%d' % (i - 1), i)
+def guard(i):
+    return 'filter c%d > %d' % (i, i + 1 if i == n // 2 else 0)
+def project(first_guard):
+    v = ['a', 'b']
+    for i in range(1, n + 1):
+        v.append(item(i))
+        if first_guard <= i < n:
+            v.append(guard(i))
+    return 'project ' + ', '.join(v)
+print('logical plan:')
+tree(1, ['filter c%d > 0' % n, project(1), 'scan in.csv'])
+print('optimized plan:')
+tree(1, ['filter c%d > 0' % n, project(m + 1)] +
+        ['filter a%s > 0' % (' + 1' * i) for i in range(m, 0, -1)] +
+        ['scan in.csv (a first, the rest only for kept rows)'])
+print('output: ' + ', '.join(['a int64', 'b int64'] + ['c%d int64' % i for i in range(1, n + 1)]))
+" > want.txt
+    assert_out "$(cat want.txt)"
+}
+
+@test "quick: with + filter pairs each adding a column from the input, and as a pipeline file" {
+    local n; n=$(n_steps)
+    python3 -c "
+import json
+n = $n
+out, steps = ['in.csv'], []
+for i in range(1, n + 1):
+    out += ['--with', 'c%d = a + %d' % (i, i), '--filter', 'c%d > %d' % (i, i + 2 if i == n else 0)]
+    steps += [{'with': {'c%d' % i: 'a + %d' % i}}, {'filter': 'c%d > %d' % (i, i + 2 if i == n else 0)}]
+print('\n'.join(out), file=open('args', 'w'))
+json.dump({'inputs': ['in.csv'], 'steps': steps}, open('p.json', 'w'))
+print(','.join(['a', 'b'] + ['c%d' % i for i in range(1, n + 1)]), file=open('want.csv', 'w'))
+print(','.join(['3', '4'] + [str(3 + i) for i in range(1, n + 1)]), file=open('want.csv', 'a'))
+"
+    quick_args args
+    assert_ok
+    assert_out "$(cat want.csv)"
+    run --separate-stderr timeout 20 "$TALLY" -f p.json --threads 3
+    assert_ok
+    assert_out "$(cat want.csv)"
+    # every guard leaves the run: each substituted predicate is small
+    run --separate-stderr timeout 20 "$TALLY" explain -f p.json
+    assert_ok
+    python3 -c "$explain_tree_py
+n = $n
+def pred(i):
+    return '> %d' % (i + 2 if i == n else 0)
+print('logical plan:')
+v = ['a', 'b']
+for i in range(1, n + 1):
+    v.append('a + %d as c%d' % (i, i))
+    if i < n:
+        v.append('filter c%d %s' % (i, pred(i)))
+tree(1, ['filter c%d %s' % (n, pred(n)), 'project ' + ', '.join(v), 'scan in.csv'])
+print('optimized plan:')
+tree(1, ['project ' + ', '.join(['a', 'b'] + ['a + %d as c%d' % (i, i) for i in range(1, n + 1)])] +
+        ['filter a + %d %s' % (i, pred(i)) for i in range(n, 0, -1)] +
+        ['scan in.csv (a first, the rest only for kept rows)'])
+print('output: ' + ', '.join(['a int64', 'b int64'] + ['c%d int64' % i for i in range(1, n + 1)]))
+" > want.txt
+    assert_out "$(cat want.txt)"
+}
+
+@test "a guard keeps a later with step from the rows its filter drops" {
+    printf 's,a\n1,5\nbad,6\n3,7\n' > s.csv
+    timed s.csv --with 'x = s' --filter "x != 'bad'" --with 'y = cast(x as int64)' \
+        --filter 'y > 1' --with 'z = y * 2'
+    assert_ok
+    assert_out "s,a,x,y,z
+3,7,3,3,6"
+    timed explain --no-optimize s.csv --with 'x = s' --filter "x != 'bad'" \
+        --with 'y = cast(x as int64)'
+    assert_ok
+    assert_out "logical plan:
+  project s, a, s as x, filter x != 'bad', cast(x as int64) as y
+    scan s.csv
+optimized plan:
+  project s, a, s as x, filter x != 'bad', cast(x as int64) as y
+    scan s.csv
+output: s string, a int64, x string, y int64"
+    # the optimizer moves a guard out of the projection (substituted)
+    timed explain --verbose s.csv --with 'x = a' --filter 'x > 5' --with 'y = x + 1'
+    assert_ok
+    assert_out "logical plan:
+  project s, a, a as x, filter x > 5, x + 1 as y
+    scan s.csv
+optimized plan:
+  project s, a, a as x, x + 1 as y
+    filter a > 5
+      scan s.csv (a first, the rest only for kept rows)
+output: s string, a int64, x int64, y int64
+rules:
+  pushdown-filter: x > 5 moved out of project"
+    # the row a guard keeps is named by its line, after a sort by its row
+    timed s.csv --with 'x = s' --filter 'a > 5' --with 'y = cast(x as int64)'
+    assert_err 1 'tally: s.csv:3: cannot cast "bad" to int64
+  --with: y = cast(x as int64)
+              ^^^^^^^^^^^^^^^^'
+    timed s.csv --sort=-a --with 'x = s' --filter 'a < 7' --with 'y = cast(x as int64)'
+    assert_err 1 'tally: row 1 of the sort'"'"'s result: cannot cast "bad" to int64
+  --with: y = cast(x as int64)
+              ^^^^^^^^^^^^^^^^'
+    # a filter reading the column the run's first step replaced is a node
+    timed explain --no-optimize s.csv --with 'a = a * 10' --filter 'a > 60' --with 'c = a + 1'
+    assert_ok
+    assert_out "logical plan:
+  project s, a, a + 1 as c
+    filter a > 60
+      project s, a * 10 as a
+        scan s.csv
+optimized plan:
+  project s, a, a + 1 as c
+    filter a > 60
+      project s, a * 10 as a
+        scan s.csv
+output: s string, a int64, c int64"
+}
+
+@test "quick: alternating select and with steps" {
+    local n; n=$(n_steps)
+    python3 -c "
+n = $n
+print('\n'.join(['in.csv'] + sum((['--select', 'a, b', '--with', 'b = a + %d' % i] for i in range(1, n + 1)), [])))
+" > args
+    quick_args args
+    assert_ok
+    assert_out "a,b
+1,$((n + 1))
+3,$((n + 3))
+,"
+    { echo explain; cat args; } > explain_args
+    quick_args explain_args
+    assert_ok
+    python3 -c "$explain_tree_py
+n = $n
+print('logical plan:')
+tree(1, sum((['project a, a + %d as b' % i, 'project a, b'] for i in range(n, 0, -1)), []) + ['scan in.csv'])
+print('optimized plan:')
+tree(1, ['project a, a + %d as b' % n, 'project a', 'scan in.csv columns a'])
+print('output: a int64, b int64')
+" > want.txt
+    assert_out "$(cat want.txt)"
+}
+
+@test "quick: many filters, many renames" {
+    local n; n=$(n_steps)
+    python3 -c "
+n = $n
+print('\n'.join(['in.csv'] + sum((['--filter', 'a > %d' % -i] for i in range(1, n + 1)), [])))
+" > args
+    quick_args args
+    assert_ok
+    assert_out "a,b
+1,2
+3,4"
+    python3 -c "
+n = $n
+print('\n'.join(['in.csv'] + sum((['--rename', 'a:x' if i % 2 == 0 else 'x:a'] for i in range(n + 1)), [])))
+" > args
+    quick_args args
+    assert_ok
+    assert_out "x,b
+1,2
+3,4
+,5"
+}
+
+@test "quick: with steps each adding a column, then drops of every one, or one select" {
+    # lib/plan/plan.c: consecutive drop steps are one projection (before:
+    # one per step over every column left, 10,000 drops took 55 s, 6.6 GB)
+    local n; n=$(n_steps)
+    python3 -c "
+n = $n
+adds = sum((['--with', 'c%d = a + %d' % (i, i)] for i in range(1, n + 1)), [])
+drops = sum((['--drop', 'c%d' % i] for i in range(1, n + 1)), [])
+print('\n'.join(['in.csv'] + adds + drops), file=open('args', 'w'))
+print('\n'.join(['in.csv'] + adds + ['--select', 'a, c%d' % n]), file=open('args_select', 'w'))
+print('\n'.join(['in.csv'] + adds + drops + ['--select', 'c%d' % (n // 2)]), file=open('args_gone', 'w'))
+print('\n'.join(['in.csv'] + adds + drops[:n] + ['--drop', 'c%d' % (n // 4)]), file=open('args_twice', 'w'))
+"
+    quick_args args
+    assert_ok
+    assert_out "a,b
+1,2
+3,4
+,5"
+    quick_args args_select
+    assert_ok
+    assert_out "a,c$n
+1,$((n + 1))
+3,$((n + 3))
+,"
+    local half="c$((n / 2))" quarter="c$((n / 4))"
+    quick_args args_gone
+    assert_err 2 "tally: unknown column \"$half\": step $((n + n / 2)) (--drop) dropped it
+  --select: $half
+            ${half//?/^}"
+    quick_args args_twice
+    assert_err 2 "tally: unknown column \"$quarter\": step $((n + n / 4)) (--drop) dropped it
+  --drop: $quarter
+          ${quarter//?/^}"
+    { echo explain; cat args; } > explain_args
+    quick_args explain_args
+    assert_ok
+    python3 -c "
+n = $n
+print('logical plan:')
+print('  project a, b')
+print('    project a, b, ' + ', '.join('a + %d as c%d' % (i, i) for i in range(1, n + 1)))
+print('      scan in.csv')
+print('optimized plan:')
+print('  project a, b')
+print('    scan in.csv')
+print('output: a int64, b int64')
+" > want.txt
+    assert_out "$(cat want.txt)"
+}
+
+@test "quick: with steps each adding a column, then a rename of each, one step apiece" {
+    # lib/plan/runs.c: consecutive rename steps are one projection (before:
+    # one per step over every column, 2,000 renames of 2,000 columns took
+    # 44 s; each step also compared every pair of names)
+    local n; n=$(n_steps)
+    local half="c$((n / 2))"
+    python3 -c "
+n = $n
+adds = sum((['--with', 'c%d = a + %d' % (i, i)] for i in range(1, n + 1)), [])
+renames = sum((['--rename', 'c%d:d%d' % (i, i)] for i in range(1, n + 1)), [])
+print('\n'.join(['in.csv'] + adds + renames + ['--select', 'b, d1, d%d' % n]), file=open('args', 'w'))
+print('\n'.join(['in.csv'] + adds + renames + ['--select', 'c%d' % (n // 2)]), file=open('args_gone', 'w'))
+print('\n'.join(['in.csv'] + adds + renames + ['--rename', 'a:d%d' % n]), file=open('args_dup', 'w'))
+"
+    quick_args args
+    assert_ok
+    assert_out "b,d1,d$n
+2,2,$((n + 1))
+4,4,$((n + 3))
+5,,"
+    quick_args args_gone
+    assert_err 2 "tally: unknown column \"$half\": step $((n + n / 2)) (--rename) renamed it to \"d$((n / 2))\"
+  --select: $half
+            ${half//?/^}"
+    local item="a:d$n"
+    quick_args args_dup
+    assert_err 2 "tally: duplicate column name \"d$n\"
+  --rename: $item
+            ${item//?/^}"
+}

@@ -192,7 +192,10 @@ function tallyRead(tally, rel) {
     const err = p.stderr ? p.stderr.toString('utf8') : '';
     if (p.error && p.error.code === 'ETIMEDOUT') return { crash: `timed out after ${TALLY_TIMEOUT} s` };
     if (p.signal) return { crash: `killed by ${p.signal}` };
-    if (p.status === 1 && err.startsWith('tally: ')) return { error: err.split('\n')[0] };
+    // the refusal is the first line that is no note (a note, such as a
+    // renamed column or a first line read as data, may come before it)
+    const msg = err.split('\n').find((l) => !l.startsWith('tally: note: ')) || err.split('\n')[0];
+    if (p.status === 1 && msg.startsWith('tally: ')) return { error: msg };
     if (p.status !== 0) return { crash: `exit ${p.status}: ${err.split('\n')[0]}` };
     try {
         const all = parseCsv(p.stdout.toString('utf8'));

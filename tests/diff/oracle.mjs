@@ -31,6 +31,16 @@ export async function connectDuckDB() {
     return inst.connect();
 }
 
+// loadPolars: Polars for Node (nodejs-polars) from the same folder, or null
+// when scripts/setup-oracles has not installed it there.
+export function loadPolars() {
+    try {
+        return createRequire(join(oracleDir(), 'package.json'))('nodejs-polars');
+    } catch (e) {
+        return null;
+    }
+}
+
 // reprFloat: a double as tally writes it (Python's repr: the shortest text
 // that reads back to the same double, exponent from 1e16 and below 1e-4).
 export function reprFloat(x) {

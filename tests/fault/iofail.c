@@ -3,8 +3,8 @@
  *
  * TALLY_IOFAIL="OP:N:ERRNO" makes the Nth call of OP fail with ERRNO, where
  * OP is one of open, read, write, fsync, rename and ERRNO is ENOSPC, EIO,
- * EACCES or EINTR-free names listed below.  Only calls on descriptors above 2
- * count for read/write/fsync (standard streams stay usable, so the error
+ * EACCES, ENOENT (a file gone since) or EINTR-free names listed below.
+ * Only calls on descriptors above 2 count for read/write/fsync (standard streams stay usable, so the error
  * message still reaches stderr); open counts every open/openat of a path
  * outside /proc, /sys and /dev.  TALLY_IOFAIL_ALL=1 makes every call from the
  * Nth on fail.  When the variable is unset the shim changes nothing.
@@ -40,6 +40,7 @@ static void init(void)
     const char *c2 = strchr(c1 + 1, ':');
     const char *e = c2 ? c2 + 1 : "EIO";
     fail_errno = !strcmp(e, "ENOSPC") ? ENOSPC : !strcmp(e, "EACCES") ? EACCES
+               : !strcmp(e, "ENOENT") ? ENOENT
                : !strcmp(e, "EDQUOT") ? EDQUOT : !strcmp(e, "EROFS") ? EROFS : EIO;
     fail_all = getenv("TALLY_IOFAIL_ALL") != NULL;
 }
