@@ -167,6 +167,13 @@ TlStatus tl_op_agg_set_source(TlOperator *op, const char *const *paths,
                               const TlReadOptions *read, int n_paths,
                               TlError *err);
 
+/* Describe (op_describe.c): one row per column of the child, the columns
+ * of schema (lib/plan/plan.c builds it: column, type, count, nulls,
+ * distinct, approx, min, max, mean, std, q25, q50, q75, min_len, max_len,
+ * top), after reading the whole input once.  Takes ownership of child. */
+TlStatus tl_op_describe_new(TlOperator *child, const TlSchema *schema,
+                            TlOperator **out, TlError *err);
+
 /* Stable sort by keys (expressions over the child schema); desc[i] and
  * nulls_first[i] per key.  Ascending puts nulls last by default; strings by
  * bytes; NaN after every float; -0.0 equals 0.0.  limit >= 0: only the first

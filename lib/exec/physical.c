@@ -275,6 +275,9 @@ static TlStatus build(TlPlan *p, TlPlanId id, TlExecStats *stats,
                  : tl_op_limit_by_new(child, n.limit, cols, (int)n.n_cols, &op,
                                       err);
         break;
+    case TL_PLAN_DESCRIBE:
+        st = tl_op_describe_new(child, n.schema, &op, err);
+        break;
     default:
         child->free(child);
         return tl_error(err, TL_ERR_DATA, "internal error: plan node kind %d",
