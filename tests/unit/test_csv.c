@@ -310,7 +310,7 @@ static TlStatus write_csv(const char *out_path, const char *format, const TlSche
 {
     TlSink *sink = NULL;
     TlWriter *w = NULL;
-    TlWriteOptions wo = {0, true, NULL};
+    TlWriteOptions wo = {.header = true};
     TlStatus st = tl_sink_open(NULL, out_path, &sink, &err);
     if (st == TL_OK) st = tl_writer_open(sink, format, s, &wo, &w, &err);
     if (st == TL_OK && b) st = tl_writer_write(w, b, &err);

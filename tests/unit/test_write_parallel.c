@@ -272,7 +272,7 @@ static TlStatus write_set(const char *path, const char *format, const TlSchema *
 {
     TlSink *sink = NULL;
     TlWriter *w = NULL;
-    TlWriteOptions wo = {',', true, NULL};
+    TlWriteOptions wo = {.delimiter = ',', .header = true};
     TlStatus st = tl_sink_open(NULL, path, &sink, e);
     if (st == TL_OK) st = tl_writer_open(sink, format, s, &wo, &w, e);
     for (int k = from; st == TL_OK && k < to; k++) st = tl_writer_write(w, bs[k], e);
@@ -445,7 +445,7 @@ static int child_sink_fail(void *arg)
     char path[300];
     TlSink *sink = NULL;
     TlWriter *w = NULL;
-    TlWriteOptions wo = {',', true, NULL};
+    TlWriteOptions wo = {.delimiter = ',', .header = true};
     TlError e = {0}, e2 = {0};
     TlStatus st;
     int k, rc = 0;
