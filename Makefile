@@ -112,10 +112,10 @@ $(B)/obj/cmd/main_fn.o: cmd/main.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Dmain=tally_main -Wno-missing-prototypes -MMD -MP -c $< -o $@
 $(B)/tally-matrix: tests/support/matrix_run.c tests/support/sanitizer.h $(B)/obj/cmd/main_fn.o \
-                   $(B)/obj/cmd/flags.o $(B)/obj/cmd/term.o $(TALLY_EXTRA) $(B)/libtally.a
+                   $(B)/obj/cmd/flags.o $(B)/obj/cmd/complete.o $(B)/obj/cmd/term.o \
+                   $(TALLY_EXTRA) $(B)/libtally.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/obj/cmd/main_fn.o $(B)/obj/cmd/flags.o \
-	    $(B)/obj/cmd/term.o \
-	    $(TALLY_EXTRA) $(B)/libtally.a $(LDLIBS)
+	    $(B)/obj/cmd/complete.o $(B)/obj/cmd/term.o $(TALLY_EXTRA) $(B)/libtally.a $(LDLIBS)
 
 $(B)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) tests/support/sanitizer.h $(B)/libtally.a
 	@mkdir -p $(dir $@)
@@ -211,6 +211,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check: setup oracles
 	@scripts/timed build $(MAKE) --no-print-directory -j$(JOBS) check-build
 	@scripts/check-includes
+	@scripts/check-globals
 	@scripts/timed unit scripts/run-unit $(UNIT_BIN) $(UNIT_BIN:build/%=build/asan/%)
 	@scripts/timed cli scripts/run-cli build/tally asan:build/asan/tally
 	@scripts/timed diff node tests/diff/diff.mjs live build/asan/tally
@@ -258,10 +259,19 @@ fuzz-smoke: fuzz-build
 fuzz: fuzz-build
 	@scripts/run-fuzz $(FUZZ_SECONDS) $(FUZZ_SRC)
 
+# The completion scripts go where each shell looks under PREFIX:
+# bash-completion's completions/, zsh's site-functions, fish's
+# vendor_completions.d (tally completions SHELL writes them).
+SHARE = $(DESTDIR)$(PREFIX)/share
 install: $(B)/tally
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/man/man1 \
+	    $(SHARE)/bash-completion/completions $(SHARE)/zsh/site-functions \
+	    $(SHARE)/fish/vendor_completions.d
 	install -m 755 $(B)/tally $(DESTDIR)$(PREFIX)/bin/tally
-	install -m 644 man/tally.1 $(DESTDIR)$(PREFIX)/share/man/man1/tally.1
+	install -m 644 man/tally.1 $(SHARE)/man/man1/tally.1
+	$(B)/tally completions bash > $(SHARE)/bash-completion/completions/tally
+	$(B)/tally completions zsh > $(SHARE)/zsh/site-functions/_tally
+	$(B)/tally completions fish > $(SHARE)/fish/vendor_completions.d/tally.fish
 
 clean:
 	rm -rf build

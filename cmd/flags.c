@@ -44,48 +44,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-const char cli_help_text[] =
-"usage: tally [OPTIONS] INPUT... [STEP...] [-o OUTPUT]\n"
-"       tally [OPTIONS] -f PIPELINE.json [-o OUTPUT]      --version; -h, --help\n"
-"       tally explain ARGS...   print the plan before and after optimization\n"
-"       tally schema INPUT...   print each column's name and inferred type\n"
-"\n"
-"Steps, applied in the order given:\n"
-"  --filter EXPR, --where EXPR    keep rows where EXPR is true\n"
-"  --select LIST                  keep these columns/expressions ('b*2 as c')\n"
-"  --with 'NAME = EXPR'           add or replace a column (repeatable)\n"
-"  --drop LIST                    remove columns\n"
-"  --rename 'OLD:NEW,...'         rename columns\n"
-"  --group-by LIST --agg LIST     one row per key: --agg 'n = count(), sum(x)';\n"
-"                                 also over aggregates: 'r = sum(a) / count()';\n"
-"                                 --agg alone: all rows; --sorted: keys in runs\n"
-"  --sort LIST                    stable sort: 'x', '-x', 'x desc nulls first'\n"
-"  --head N [--by LIST]           first N rows (of each group); also --limit\n"
-"  --distinct [LIST]              drop duplicate rows (on LIST, keep the first)\n"
-"  --join INPUT --on KEYS [--how inner|left|right|full|semi|anti] [--suffix S]\n"
-"    KEYS: 'id', 'a,b' or 'l=r'; --join-delimiter/-schema/-from read INPUT\n"
-"\n"
-"Options:\n"
-"  -o, --output FILE       write FILE atomically (.csv .tsv .ndjson .jsonl .json\n"
-"                          .parquet, + .gz/.zst; else --to); devices in place\n"
-"  -f, --file PIPELINE     JSON pipeline; --from/--to csv|tsv|ndjson|json|parquet\n"
-"  --delimiter C, --quote Q, --escape E  else sniffed ('\\t': tab; Q, E: none)\n"
-"  --with-filename, --comment C  add a `filename` column; skip lines starting C\n"
-"  --compress-level N      gz 1-9 (6) zst 1-22 (3); --max-record-size SIZE (256M)\n"
-"  --parquet-compression zstd|snappy|gzip|lz4|none; --row-group-size N (122880)\n"
-"  --null STR, --decimal-comma  STR is null (TSV: also \\N); 1,5 is 1.5\n"
-"  --header, --no-header   line 1 names/data (else guessed); --skip N lines first\n"
-"  --ragged error|pad|skip rows of another field count; --max-columns N (1000000)\n"
-"  --out-no-header         output: no header; --out-null S, --out-delimiter C\n"
-"  --schema 'NAME:TYPE,...'  fix column types (int float bool string date\n"
-"                          timestamp); NAME may be a glob: 'id*:string'\n"
-"  --no-infer, --quoted-as-string  every column / quoted-value columns strings\n"
-"  --threads N, --stats    worker threads (0: all cores); counters to stderr\n"
-"  --no-optimize, --quiet  run as written; no notes; --verbose: explain's rules\n"
-"  --rows N|all (40), --color auto|always|never  tables: terminal, --to table\n"
-"\n"
-"Exit status: 0 ok, 1 bad data or I/O, 2 bad usage, 128+N signal N; man tally\n";
-
 const char cli_usage_text[] =
 "usage: tally [OPTIONS] INPUT... [STEP...] [-o OUTPUT]\n"
 "examples:\n"
@@ -100,7 +58,7 @@ typedef enum FlagArg { ARG_NONE, ARG_REQ, ARG_OPT } FlagArg;
 
 typedef enum FlagId {
     F_FILTER, F_SELECT, F_WITH, F_DROP, F_RENAME, F_GROUP_BY, F_AGG, F_SORT,
-    F_HEAD, F_BY, F_DISTINCT, F_JOIN, F_ON, F_HOW, F_SUFFIX,
+    F_HEAD, F_BY, F_DISTINCT, F_DESCRIBE, F_JOIN, F_ON, F_HOW, F_SUFFIX,
     F_JOIN_DELIMITER, F_JOIN_SCHEMA, F_JOIN_FROM,
     F_DELIMITER, F_NULL, F_NO_HEADER, F_HEADER, F_SCHEMA, F_FROM, F_TO, F_OUTPUT,
     F_FILE, F_THREADS, F_STATS, F_NO_OPTIMIZE, F_VERBOSE, F_HELP, F_VERSION,
@@ -111,58 +69,192 @@ typedef enum FlagId {
     F_PARQUET_COMPRESSION, F_ROW_GROUP_SIZE,
 } FlagId;
 
+/* What a flag's value is: CliVal (flags.h), for the shell completions. */
+#define VAL_NONE CLI_VAL_NONE
+#define VAL_TEXT CLI_VAL_TEXT
+#define VAL_COLUMNS CLI_VAL_COLUMNS
+#define VAL_FILE CLI_VAL_FILE
+#define VAL_CHOICE CLI_VAL_CHOICE
+
+static const char *const join_hows[] = {"inner", "left", "right", "full",
+                                        "semi", "anti", NULL};
+static const char *const to_formats[] = {"csv", "tsv", "ndjson", "jsonl", "json",
+                                         "table", "parquet", NULL};
+static const char *const from_formats[] = {"csv", "tsv", "ndjson", "jsonl", "json",
+                                           "parquet", NULL};
+static const char *const ragged_modes[] = {"error", "pad", "skip", NULL};
+static const char *const quote_choices[] = {"none", NULL};
+static const char *const parquet_codecs[] = {"zstd", "snappy", "gzip", "lz4", "none",
+                                             NULL};
+static const char *const color_choices[] = {"auto", "always", "never", NULL};
+
 typedef struct Flag {
     const char *name;   /* "--filter" or "-o" */
     FlagId id;
     FlagArg arg;
+    CliVal val;
+    const char *const *choices;  /* VAL_CHOICE: NULL-terminated */
+    /* The --help line(s) that document this flag and the flags after it up
+     * to the next entry with help (aliases, flags named on the same line):
+     * --help prints them in table order, so every flag is in --help and
+     * the completions (which take each flag's description from its line)
+     * list exactly the flags --help shows. */
+    const char *help;
 } Flag;
 
+#define H(text) NULL, text
+#define CHOICES(v) .val = VAL_CHOICE, .choices = v
+
+static const char help_head[] =
+"usage: tally [OPTIONS] INPUT... [STEP...] [-o OUTPUT]\n"
+"       tally [OPTIONS] -f PIPELINE.json [-o OUTPUT]      --version; -h, --help\n"
+"       tally explain|describe ARGS...  the plans | stats per column (--describe)\n"
+"       tally schema INPUT...   column types; tally completions bash|zsh|fish\n"
+"\n"
+"Steps, applied in the order given:\n";
+
+static const char help_tail[] =
+"\n"
+"Exit status: 0 ok, 1 bad data or I/O, 2 bad usage, 128+N signal N; man tally\n";
+
 static const Flag flags[] = {
-    {"--filter", F_FILTER, ARG_REQ},     {"--where", F_FILTER, ARG_REQ},
-    {"--select", F_SELECT, ARG_REQ},     {"--with", F_WITH, ARG_REQ},
-    {"--drop", F_DROP, ARG_REQ},         {"--rename", F_RENAME, ARG_REQ},
-    {"--group-by", F_GROUP_BY, ARG_REQ}, {"--agg", F_AGG, ARG_REQ},
-    {"--sort", F_SORT, ARG_REQ},         {"--head", F_HEAD, ARG_REQ},
-    {"--limit", F_HEAD, ARG_REQ},        {"--by", F_BY, ARG_REQ},
-    {"--distinct", F_DISTINCT, ARG_OPT}, {"--join", F_JOIN, ARG_REQ},
-    {"--on", F_ON, ARG_REQ},             {"--how", F_HOW, ARG_REQ},
-    {"--suffix", F_SUFFIX, ARG_REQ},     {"--delimiter", F_DELIMITER, ARG_REQ},
-    {"--null", F_NULL, ARG_REQ},         {"--no-header", F_NO_HEADER, ARG_NONE},
-    {"--header", F_HEADER, ARG_NONE},
-    {"--schema", F_SCHEMA, ARG_REQ},     {"--from", F_FROM, ARG_REQ},
-    {"--to", F_TO, ARG_REQ},             {"--output", F_OUTPUT, ARG_REQ},
-    {"-o", F_OUTPUT, ARG_REQ},           {"--file", F_FILE, ARG_REQ},
-    {"-f", F_FILE, ARG_REQ},             {"--threads", F_THREADS, ARG_REQ},
-    {"--stats", F_STATS, ARG_NONE},      {"--no-optimize", F_NO_OPTIMIZE, ARG_NONE},
-    {"--verbose", F_VERBOSE, ARG_NONE},
-    {"--help", F_HELP, ARG_NONE},        {"-h", F_HELP, ARG_NONE},
-    {"--version", F_VERSION, ARG_NONE},
-    {"--out-delimiter", F_OUT_DELIMITER, ARG_REQ},
-    {"--out-no-header", F_OUT_NO_HEADER, ARG_NONE},
-    {"--out-null", F_OUT_NULL, ARG_REQ},
-    {"--ragged", F_RAGGED, ARG_REQ},
-    {"--skip", F_SKIP, ARG_REQ},
-    {"--max-record-size", F_MAX_RECORD, ARG_REQ},
-    {"--quote", F_QUOTE, ARG_REQ},
-    {"--escape", F_ESCAPE, ARG_REQ},
-    {"--decimal-comma", F_DECIMAL_COMMA, ARG_NONE},
-    {"--comment", F_COMMENT, ARG_REQ},
-    {"--max-columns", F_MAX_COLUMNS, ARG_REQ},
-    {"--with-filename", F_WITH_FILENAME, ARG_NONE},
-    {"--sorted", F_SORTED, ARG_NONE},
-    {"--no-infer", F_NO_INFER, ARG_NONE},
-    {"--quoted-as-string", F_QUOTED_AS_STRING, ARG_NONE},
-    {"--quiet", F_QUIET, ARG_NONE},
-    {"--compress-level", F_COMPRESS_LEVEL, ARG_REQ},
-    {"--parquet-compression", F_PARQUET_COMPRESSION, ARG_REQ},
-    {"--row-group-size", F_ROW_GROUP_SIZE, ARG_REQ},
-    {"--join-delimiter", F_JOIN_DELIMITER, ARG_REQ},
-    {"--join-schema", F_JOIN_SCHEMA, ARG_REQ},
-    {"--join-from", F_JOIN_FROM, ARG_REQ},
-    {"--rows", F_ROWS, ARG_REQ},
-    {"--color", F_COLOR, ARG_REQ},
+    {"--filter", F_FILTER, ARG_REQ, VAL_TEXT, H(
+"  --filter EXPR, --where EXPR    keep rows where EXPR is true\n")},
+    {"--where", F_FILTER, ARG_REQ, VAL_TEXT, NULL, NULL},
+    {"--select", F_SELECT, ARG_REQ, VAL_COLUMNS, H(
+"  --select LIST                  keep these columns/expressions ('b*2 as c')\n")},
+    {"--with", F_WITH, ARG_REQ, VAL_TEXT, H(
+"  --with 'NAME = EXPR'           add or replace a column (repeatable)\n")},
+    {"--drop", F_DROP, ARG_REQ, VAL_COLUMNS, H(
+"  --drop LIST                    remove columns\n")},
+    {"--rename", F_RENAME, ARG_REQ, VAL_TEXT, H(
+"  --rename 'OLD:NEW,...'         rename columns\n")},
+    {"--group-by", F_GROUP_BY, ARG_REQ, VAL_COLUMNS, H(
+"  --group-by LIST --agg LIST     one row per key: --agg 'n = count(), sum(x)';\n"
+"                                 also over aggregates: 'r = sum(a) / count()';\n"
+"                                 --agg alone: all rows; --sorted: keys in runs\n")},
+    {"--agg", F_AGG, ARG_REQ, VAL_TEXT, NULL, NULL},
+    {"--sorted", F_SORTED, ARG_NONE, VAL_NONE, NULL, NULL},
+    {"--sort", F_SORT, ARG_REQ, VAL_COLUMNS, H(
+"  --sort LIST                    stable sort: 'x', '-x', 'x desc nulls first'\n")},
+    {"--head", F_HEAD, ARG_REQ, VAL_TEXT, H(
+"  --head N [--by LIST]           first N rows (of each group); also --limit\n")},
+    {"--by", F_BY, ARG_REQ, VAL_COLUMNS, NULL, NULL},
+    {"--limit", F_HEAD, ARG_REQ, VAL_TEXT, NULL, NULL},
+    {"--distinct", F_DISTINCT, ARG_OPT, VAL_COLUMNS, H(
+"  --distinct [LIST]              drop duplicate rows (on LIST, keep the first)\n")},
+    {"--join", F_JOIN, ARG_REQ, VAL_FILE, H(
+"  --join INPUT --on KEYS [--how inner|left|right|full|semi|anti] [--suffix S]\n"
+"    KEYS: 'id', 'a,b' or 'l=r'; --join-delimiter/-schema/-from read INPUT\n")},
+    {"--on", F_ON, ARG_REQ, VAL_COLUMNS, NULL, NULL},
+    {"--how", F_HOW, ARG_REQ, CHOICES(join_hows)},
+    {"--suffix", F_SUFFIX, ARG_REQ, VAL_TEXT, NULL, NULL},
+    {"--join-delimiter", F_JOIN_DELIMITER, ARG_REQ, VAL_TEXT, NULL, NULL},
+    {"--join-schema", F_JOIN_SCHEMA, ARG_REQ, VAL_TEXT, NULL, NULL},
+    {"--join-from", F_JOIN_FROM, ARG_REQ, CHOICES(from_formats)},
+    {"--describe", F_DESCRIBE, ARG_NONE, VAL_NONE, H(
+"\n"
+"Options:\n")},
+    {"-o", F_OUTPUT, ARG_REQ, VAL_FILE, H(
+"  -o, --output FILE       write FILE atomically (.csv .tsv .ndjson .jsonl .json\n"
+"                          .parquet, + .gz/.zst; else --to); devices in place\n")},
+    {"--output", F_OUTPUT, ARG_REQ, VAL_FILE, NULL, NULL},
+    {"-f", F_FILE, ARG_REQ, VAL_FILE, H(
+"  -f, --file PIPELINE     JSON pipeline; --from/--to csv|tsv|ndjson|json|parquet\n")},
+    {"--file", F_FILE, ARG_REQ, VAL_FILE, NULL, NULL},
+    {"--from", F_FROM, ARG_REQ, CHOICES(from_formats)},
+    {"--to", F_TO, ARG_REQ, CHOICES(to_formats)},
+    {"--delimiter", F_DELIMITER, ARG_REQ, VAL_TEXT, H(
+"  --delimiter C, --quote Q, --escape E  else sniffed ('\\t': tab; Q, E: none)\n")},
+    {"--quote", F_QUOTE, ARG_REQ, CHOICES(quote_choices)},
+    {"--escape", F_ESCAPE, ARG_REQ, CHOICES(quote_choices)},
+    {"--with-filename", F_WITH_FILENAME, ARG_NONE, VAL_NONE, H(
+"  --with-filename, --comment C  add a `filename` column; skip lines starting C\n")},
+    {"--comment", F_COMMENT, ARG_REQ, VAL_TEXT, NULL, NULL},
+    {"--compress-level", F_COMPRESS_LEVEL, ARG_REQ, VAL_TEXT, H(
+"  --compress-level N      gz 1-9 (6) zst 1-22 (3); --max-record-size SIZE (256M)\n")},
+    {"--max-record-size", F_MAX_RECORD, ARG_REQ, VAL_TEXT, NULL, NULL},
+    {"--parquet-compression", F_PARQUET_COMPRESSION, ARG_REQ, CHOICES(parquet_codecs),
+     .help = (
+"  --parquet-compression zstd|snappy|gzip|lz4|none; --row-group-size N (122880)\n")},
+    {"--row-group-size", F_ROW_GROUP_SIZE, ARG_REQ, VAL_TEXT, NULL, NULL},
+    {"--null", F_NULL, ARG_REQ, VAL_TEXT, H(
+"  --null STR, --decimal-comma  STR is null (TSV: also \\N); 1,5 is 1.5\n")},
+    {"--decimal-comma", F_DECIMAL_COMMA, ARG_NONE, VAL_NONE, NULL, NULL},
+    {"--header", F_HEADER, ARG_NONE, VAL_NONE, H(
+"  --header, --no-header   line 1 names/data (else guessed); --skip N lines first\n")},
+    {"--no-header", F_NO_HEADER, ARG_NONE, VAL_NONE, NULL, NULL},
+    {"--skip", F_SKIP, ARG_REQ, VAL_TEXT, NULL, NULL},
+    {"--ragged", F_RAGGED, ARG_REQ, CHOICES(ragged_modes), .help = (
+"  --ragged error|pad|skip rows of another field count; --max-columns N (1000000)\n")},
+    {"--max-columns", F_MAX_COLUMNS, ARG_REQ, VAL_TEXT, NULL, NULL},
+    {"--out-no-header", F_OUT_NO_HEADER, ARG_NONE, VAL_NONE, H(
+"  --out-no-header         output: no header; --out-null S, --out-delimiter C\n")},
+    {"--out-null", F_OUT_NULL, ARG_REQ, VAL_TEXT, NULL, NULL},
+    {"--out-delimiter", F_OUT_DELIMITER, ARG_REQ, VAL_TEXT, NULL, NULL},
+    {"--schema", F_SCHEMA, ARG_REQ, VAL_TEXT, H(
+"  --schema 'NAME:TYPE,...'  fix column types (int float bool string date\n"
+"                          timestamp); NAME may be a glob: 'id*:string'\n")},
+    {"--no-infer", F_NO_INFER, ARG_NONE, VAL_NONE, H(
+"  --no-infer, --quoted-as-string  every column / quoted-value columns strings\n")},
+    {"--quoted-as-string", F_QUOTED_AS_STRING, ARG_NONE, VAL_NONE, NULL, NULL},
+    {"--threads", F_THREADS, ARG_REQ, VAL_TEXT, H(
+"  --threads N, --stats    worker threads (0: all cores); counters to stderr\n")},
+    {"--stats", F_STATS, ARG_NONE, VAL_NONE, NULL, NULL},
+    {"--no-optimize", F_NO_OPTIMIZE, ARG_NONE, VAL_NONE, H(
+"  --no-optimize, --quiet  run as written; no notes; --verbose: explain's rules\n")},
+    {"--quiet", F_QUIET, ARG_NONE, VAL_NONE, NULL, NULL},
+    {"--verbose", F_VERBOSE, ARG_NONE, VAL_NONE, NULL, NULL},
+    {"--rows", F_ROWS, ARG_REQ, VAL_TEXT, H(
+"  --rows N|all (40), --color auto|always|never  tables: terminal, --to table\n")},
+    {"--color", F_COLOR, ARG_REQ, CHOICES(color_choices)},
+    /* named on the head's second line */
+    {"--version", F_VERSION, ARG_NONE, VAL_NONE, NULL, NULL},
+    {"-h", F_HELP, ARG_NONE, VAL_NONE, NULL, NULL},
+    {"--help", F_HELP, ARG_NONE, VAL_NONE, NULL, NULL},
 };
+#undef H
+#undef CHOICES
 #define N_FLAGS ((int)(sizeof flags / sizeof flags[0]))
+
+/* See flags.h.  The description is the text of the flag's help line after
+ * the flag column (the first run of two spaces), or the whole line; a
+ * flag whose entry opens a section says what the head says of it. */
+bool cli_flag_info(int i, CliFlagInfo *out)
+{
+    if (i < 0 || i >= N_FLAGS) return false;
+    const Flag *f = &flags[i];
+    int h = i;
+    while (h > 0 && !flags[h].help) h--;
+    const char *line = flags[h].help, *end, *gap;
+    /* flags documented outside the table's lines */
+    if (f->id == F_DESCRIBE) line = "  --describe  statistics of every column (a step)\n";
+    if (f->id == F_VERSION) line = "  --version  print the version\n";
+    if (f->id == F_HELP) line = "  --help  print this help\n";
+    while (*line == ' ') line++;
+    end = strchr(line, '\n');
+    if (!end) end = line + strlen(line);
+    gap = strstr(line, "  ");
+    if (gap && gap < end) {
+        line = gap;
+        while (*line == ' ') line++;
+    }
+    out->name = f->name;
+    out->arg = f->arg == ARG_NONE ? 0 : f->arg == ARG_REQ ? 1 : 2;
+    out->val = f->val;
+    out->choices = f->choices;
+    snprintf(out->desc, sizeof out->desc, "%.*s", (int)(end - line), line);
+    return true;
+}
+
+/* See flags.h: the head, each flag's lines in table order, the tail. */
+void cli_print_help(FILE *out)
+{
+    fputs(help_head, out);
+    for (int i = 0; i < N_FLAGS; i++)
+        if (flags[i].help) fputs(flags[i].help, out);
+    fputs(help_tail, out);
+}
 
 /* Find a flag by its exact spelling (name_len bytes of name). */
 static const Flag *flag_find(const char *name, size_t name_len)
@@ -403,9 +495,6 @@ static int no_input(Parser *p, bool bare, CliAction *action)
     return usage(p, "no input given (try tally --help)");
 }
 
-static const char *const join_hows[] = {"inner", "left", "right", "full",
-                                        "semi", "anti"};
-
 /* One flag with its value (NULL for ARG_NONE, or ARG_OPT without one). */
 static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
 {
@@ -476,6 +565,8 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
     case F_DISTINCT:
         return add_step(p, TALLY_STEP_DISTINCT, typed, v && *v ? v : NULL,
                         true, NULL);
+    case F_DESCRIBE:
+        return add_step(p, TALLY_STEP_DESCRIBE, typed, NULL, true, NULL);
     case F_JOIN:
         if ((rc = add_step(p, TALLY_STEP_JOIN, typed, NULL, true, &st))) return rc;
         if (!(st->join_input = tally_strdup(v))) return oom(p);
@@ -500,7 +591,7 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
     case F_HOW: {
         if ((rc = need_step_ctx(p, typed, CTX_JOIN, "--join INPUT"))) return rc;
         bool ok = false;
-        for (size_t i = 0; i < sizeof join_hows / sizeof *join_hows; i++)
+        for (size_t i = 0; join_hows[i]; i++)
             if (strcmp(v, join_hows[i]) == 0) ok = true;
         if (!ok)
             return usage(p, "%s: expected inner, left, right, full, semi or "

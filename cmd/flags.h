@@ -10,6 +10,8 @@
 
 #include "../lib/tally.h"
 
+#include <stdio.h>
+
 /* What the command line asks for besides a run. */
 typedef enum CliAction {
     CLI_RUN,      /* run the spec (in the mode main.c chose) */
@@ -44,8 +46,37 @@ CliColor cli_color_choice(void);
  * status (main.c; the OOM loop's driver, tests/fault/oom_run.c). */
 int cli_exit_status(TallyStatus st);
 
-/* The --help text, and the short usage with examples of a bare `tally`. */
-extern const char cli_help_text[];
+/* What a flag's value is, for the shell completions (complete.c). */
+typedef enum CliVal {
+    CLI_VAL_NONE,     /* no value */
+    CLI_VAL_TEXT,     /* free text (an expression, a number): nothing to offer */
+    CLI_VAL_COLUMNS,  /* column names of the first input (a LIST) */
+    CLI_VAL_FILE,     /* a file name */
+    CLI_VAL_CHOICE,   /* one of choices[] */
+} CliVal;
+
+/* One flag of the table --help is printed from. */
+typedef struct CliFlagInfo {
+    const char *name;             /* "--filter", "-o" */
+    int arg;                      /* 0 no value, 1 a value, 2 an optional one */
+    CliVal val;
+    const char *const *choices;   /* CLI_VAL_CHOICE: NULL-terminated */
+    char desc[96];                /* from its --help line */
+} CliFlagInfo;
+
+/* Flag i of the table (0, 1, ... in --help's order) into *out; false past
+ * the last. */
+bool cli_flag_info(int i, CliFlagInfo *out);
+
+/* `tally completions SHELL` (complete.c): print the completion script for
+ * bash, zsh or fish made from the flag table; anything else is a usage
+ * error (2, the message in err). */
+int cli_completions(int argc, char **argv, TallyError *err);
+
+/* Print the --help text (made from the flag table, cmd/flags.c). */
+void cli_print_help(FILE *out);
+
+/* The short usage with examples of a bare `tally`. */
 extern const char cli_usage_text[];
 
 #endif

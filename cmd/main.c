@@ -5,6 +5,9 @@
  *   tally [OPTIONS] -f PIPELINE.json [-o OUTPUT]       run a pipeline file
  *   tally explain ARGS...                              print the plan
  *   tally schema INPUT...                              print column types
+ *   tally describe ARGS...                             statistics per column
+ *                                                      (ARGS --describe)
+ *   tally completions bash|zsh|fish                    a completion script
  *   tally --help | --version | help
  *   tally                                              short usage, exit 2
  *
@@ -108,18 +111,21 @@ static void print_stats(const TallyStats *s)
  * file the user never meant.  Returns the exit status, or -1 to go on. */
 static int command_hint(int argc, char **argv)
 {
-    static const char *const commands[] = {"explain", "schema", "help"};
+    static const char *const commands[] = {"explain", "schema", "describe",
+                                           "completions", "help"};
     struct stat st;
     char msg[1200], q[1100];
     if (argc < 2 || argv[1][0] == '-' || strchr(argv[1], '/') ||
         strchr(argv[1], '.') || strcmp(argv[1], "explain") == 0 ||
-        strcmp(argv[1], "schema") == 0 || stat(argv[1], &st) == 0)
+        strcmp(argv[1], "schema") == 0 || strcmp(argv[1], "describe") == 0 ||
+        strcmp(argv[1], "completions") == 0 || stat(argv[1], &st) == 0)
         return -1;
     if (strcmp(argv[1], "help") == 0) {
-        fputs(cli_help_text, stdout);
+        cli_print_help(stdout);
         return 0;
     }
-    const char *near = tally_suggest(argv[1], commands, 3);
+    const char *near = tally_suggest(argv[1], commands,
+                                     sizeof commands / sizeof commands[0]);
     if (!near) return -1;
     snprintf(msg, sizeof msg, "%s is neither a command nor a file (did you mean "
              "tally %s?)", tally_quote(q, sizeof q, argv[1]),
@@ -195,13 +201,28 @@ int main(int argc, char **argv)
 
     TallyMode mode = TALLY_RUN;
     int first = 1;
+    bool describe = false;
     int hint = command_hint(argc, argv);
     if (hint >= 0) return hint;
+    if (argc > 1 && strcmp(argv[1], "completions") == 0) {
+        TallyError cerr;
+        memset(&cerr, 0, sizeof cerr);
+        int crc = cli_completions(argc - 2, argv + 2, &cerr);
+        if (crc == 0 && (closed & 2)) {
+            print_error("standard output is closed");
+            return 1;
+        }
+        if (crc != 0) print_error(cerr.message);
+        return crc;
+    }
     if (argc > 1 && strcmp(argv[1], "explain") == 0) {
         mode = TALLY_EXPLAIN;
         first = 2;
     } else if (argc > 1 && strcmp(argv[1], "schema") == 0) {
         mode = TALLY_SCHEMA;
+        first = 2;
+    } else if (argc > 1 && strcmp(argv[1], "describe") == 0) {
+        describe = true;
         first = 2;
     }
 
@@ -212,6 +233,23 @@ int main(int argc, char **argv)
     CliAction action = CLI_RUN;
     int rc = cli_flags_parse(argc - first, argv + first, mode, &spec, &action,
                              &err);
+    /* `tally describe` alone is a command without its input, like
+     * `tally explain` alone, not a first try of the program */
+    if (describe && action == CLI_USAGE) {
+        action = CLI_RUN;
+        snprintf(err.message, sizeof err.message, "no input given (try tally --help)");
+    }
+    /* `tally describe ARGS` is `tally ARGS --describe`: the statistics of
+     * the pipeline's result (of the inputs when there is no step) */
+    if (rc == 0 && describe && action == CLI_RUN) {
+        TallyStep *st = tally_spec_add_step(&spec, TALLY_STEP_DESCRIBE);
+        if (!st || !(st->origin = tally_strdup("describe"))) {
+            snprintf(err.message, sizeof err.message, "out of memory");
+            rc = 1;
+        } else {
+            st->split = true;
+        }
+    }
     if (rc == 0 && (closed & 2) &&
         (action != CLI_RUN || mode != TALLY_RUN || !spec.output)) {
         /* the result would go to a descriptor the caller closed */
@@ -223,7 +261,7 @@ int main(int argc, char **argv)
         snprintf(err.message, sizeof err.message, "out of memory");
         rc = 1;
     } else if (rc == 0 && action == CLI_HELP) {
-        fputs(cli_help_text, stdout);
+        cli_print_help(stdout);
     } else if (rc == 0 && action == CLI_VERSION) {
         fputs("tally " TALLY_VERSION "\n", stdout);
     } else if (rc == 0) {

@@ -33,9 +33,8 @@
  * and the messages of corrupt streams.
  *
  * Memory held: every decompressed byte in memory, a whole buffer's or a
- * stream's until given back, is counted in one process-wide counter
- * (tl_decompressed_held, --stats).  Process-wide because there is no run
- * context to hang it on yet; the memory budget will charge it there.
+ * stream's until given back, is counted in the run's inputs (TlInputs,
+ * tl_decompressed_held, --stats); the memory budget will charge it there.
  *
  * Writing: a TlCompressor wraps deflate (gzip header, level 1-9) or
  * ZSTD_compressStream2 (checksummed frame, level 1-22) and hands the
@@ -120,15 +119,15 @@ static size_t start_size(uint64_t announced, size_t n, size_t ratio)
     return (size_t)announced + MIN_START;
 }
 
-/* A whole buffer's release: its bytes leave the held count. */
+/* A whole buffer's release: its bytes leave the held count of its run's
+ * inputs (owner; NULL: none). */
 static void whole_release(void *owner, uint8_t *data, size_t size)
 {
-    (void)owner;
-    tl_held_add(-(int64_t)size);
+    tl_held_add(owner, -(int64_t)size);
     tl_free(data);
 }
 
-static TlStatus out_finish(OutBuf *o, TlBuf **out, TlError *err)
+static TlStatus out_finish(TlInputs *in, OutBuf *o, TlBuf **out, TlError *err)
 {
     if (o->cap - o->len > OUT_CHUNK) {
         uint8_t *g = tl_realloc(o->data, o->len ? o->len : 1);
@@ -137,10 +136,10 @@ static TlStatus out_finish(OutBuf *o, TlBuf **out, TlError *err)
             o->cap = o->len ? o->len : 1;
         }
     }
-    *out = tl_buf_wrap(o->data, o->len, whole_release, NULL);
+    *out = tl_buf_wrap(o->data, o->len, whole_release, in);
     if (!*out) return tl_error_oom(err);
     o->data = NULL;
-    tl_held_add((int64_t)(*out)->size);
+    tl_held_add(in, (int64_t)(*out)->size);
     return TL_OK;
 }
 
@@ -296,8 +295,8 @@ static TlStatus unzstd(const char *name, const uint8_t *src, size_t n, OutBuf *o
 }
 
 /* See compress.h. */
-TlStatus tl_decompress(TlCompression c, const char *name, const uint8_t *src,
-                       size_t n, TlBuf **out, TlError *err)
+TlStatus tl_decompress(TlInputs *in, TlCompression c, const char *name,
+                       const uint8_t *src, size_t n, TlBuf **out, TlError *err)
 {
     OutBuf o = {0};
     TlStatus st;
@@ -309,59 +308,86 @@ TlStatus tl_decompress(TlCompression c, const char *name, const uint8_t *src,
     if (c == TL_COMP_GZIP) st = gunzip(name, src, n, &o, err);
     else if (c == TL_COMP_ZSTD) st = unzstd(name, src, n, &o, err);
     else return tl_error(err, TL_ERR_USAGE, "internal: no compression to undo");
-    if (st == TL_OK) st = out_finish(&o, out, err);
+    if (st == TL_OK) st = out_finish(in, &o, out, err);
     tl_free(o.data);
     return st;
 }
 
-static struct CacheEntry {
-    char *path;
-    size_t raw_size;
-    uint64_t raw_hash;
-    TlBuf *data;
-} g_cache; /* the last decompressed file, so a restart does not decompress it again */
+/* ------------------------------------------------------ the run's inputs */
 
-/* See compress_impl.h. */
-bool tl_compress_cache_only(const TlBuf *b)
+/* See compress.h. */
+TlStatus tl_inputs_new(TlInputs **out, TlError *err)
 {
-    return g_cache.data == b && __atomic_load_n(&b->refcount, __ATOMIC_ACQUIRE) == 1;
+    TlInputs *in = tl_calloc(1, sizeof *in);
+    *out = NULL;
+    if (!in) return tl_error_oom(err);
+    if (pthread_mutex_init(&in->streams_mu, NULL) != 0) {
+        tl_free(in);
+        return tl_error_oom(err);
+    }
+    *out = in;
+    return TL_OK;
 }
 
-static int64_t g_held, g_held_peak; /* atomic: see the top, "Memory held" */
+/* See compress.h.  The cached buffers go first: releasing the last
+ * reference of a stream frees it, which takes it off the registry and its
+ * bytes off the count, both of which are in. */
+void tl_inputs_free(TlInputs *in)
+{
+    if (!in) return;
+    tl_buf_release(in->stdin_buf);
+    in->stdin_buf = NULL;
+    tl_buf_release(in->cache.data);
+    tl_free(in->cache.path);
+    pthread_mutex_destroy(&in->streams_mu);
+    tl_free(in);
+}
 
 /* See compress_impl.h. */
-void tl_held_add(int64_t n)
+bool tl_compress_cache_only(const TlInputs *in, const TlBuf *b)
 {
-    int64_t now = __atomic_add_fetch(&g_held, n, __ATOMIC_RELAXED);
-    int64_t peak = __atomic_load_n(&g_held_peak, __ATOMIC_RELAXED);
-    while (now > peak && !__atomic_compare_exchange_n(&g_held_peak, &peak, now, true,
+    return in && in->cache.data == b && __atomic_load_n(&b->refcount, __ATOMIC_ACQUIRE) == 1;
+}
+
+/* See compress_impl.h. */
+void tl_held_add(TlInputs *in, int64_t n)
+{
+    if (!in) return;
+    int64_t now = __atomic_add_fetch(&in->held, n, __ATOMIC_RELAXED);
+    int64_t peak = __atomic_load_n(&in->held_peak, __ATOMIC_RELAXED);
+    while (now > peak && !__atomic_compare_exchange_n(&in->held_peak, &peak, now, true,
                                                       __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
     }
 }
 
 /* See compress.h. */
-void tl_decompressed_held(int64_t *now, int64_t *peak)
+void tl_decompressed_held(const TlCtx *ctx, int64_t *now, int64_t *peak)
 {
-    if (now) *now = __atomic_load_n(&g_held, __ATOMIC_RELAXED);
-    if (peak) *peak = __atomic_load_n(&g_held_peak, __ATOMIC_RELAXED);
+    TlInputs *in = ctx ? ctx->inputs : NULL;
+    if (now) *now = in ? __atomic_load_n(&in->held, __ATOMIC_RELAXED) : 0;
+    if (peak) *peak = in ? __atomic_load_n(&in->held_peak, __ATOMIC_RELAXED) : 0;
 }
 
 /* ------------------------------------------------------- the input hook */
 
 
 /* See compress.h. */
-void tl_compress_cache_free(void)
+void tl_compress_cache_free(const TlCtx *ctx)
 {
-    tl_buf_release(g_cache.data);
-    tl_free(g_cache.path);
-    memset(&g_cache, 0, sizeof g_cache);
+    TlInputs *in = ctx ? ctx->inputs : NULL;
+    if (!in) return;
+    tl_buf_release(in->cache.data);
+    tl_free(in->cache.path);
+    memset(&in->cache, 0, sizeof in->cache);
 }
 
 /* See compress.h. */
-TlStatus tl_input_decompress(const char *path, TlBuf **buf, TlError *err)
+TlStatus tl_input_decompress(const TlCtx *ctx, const char *path, TlBuf **buf,
+                             TlError *err)
 {
     const char *comp = NULL, *fmt = NULL;
     bool is_stdin = strcmp(path, "-") == 0;
+    TlInputs *in = ctx ? ctx->inputs : NULL;
     TlCompression c;
     TlBuf *raw = *buf, *res = NULL;
     size_t raw_size = raw->size;
@@ -372,32 +398,32 @@ TlStatus tl_input_decompress(const char *path, TlBuf **buf, TlError *err)
     if (c == TL_COMP_NONE && (is_stdin || !fmt))
         c = tl_compression_sniff(raw->data, raw->size);
     if (c == TL_COMP_NONE) return TL_OK;
-    hash = is_stdin ? 0 : XXH3_64bits(raw->data, raw->size);
-    if (!is_stdin && g_cache.data && strcmp(g_cache.path, path) == 0 &&
-        g_cache.raw_size == raw->size && g_cache.raw_hash == hash &&
-        !tl_stream_holed(g_cache.data)) {
+    hash = is_stdin || !in ? 0 : XXH3_64bits(raw->data, raw->size);
+    if (!is_stdin && in && in->cache.data && strcmp(in->cache.path, path) == 0 &&
+        in->cache.raw_size == raw->size && in->cache.raw_hash == hash &&
+        !tl_stream_holed(in->cache.data)) {
         tl_buf_release(raw);
         /* a reader still holds it: two readers of one stream, whose pages
          * therefore stay (tl_input_drop_read) */
-        if (__atomic_load_n(&g_cache.data->refcount, __ATOMIC_ACQUIRE) > 1)
-            tl_input_share(g_cache.data);
-        *buf = tl_buf_retain(g_cache.data);
+        if (__atomic_load_n(&in->cache.data->refcount, __ATOMIC_ACQUIRE) > 1)
+            tl_input_share(in->cache.data);
+        *buf = tl_buf_retain(in->cache.data);
         return TL_OK;
     }
-    st = tl_stream_start(c, tl_input_name(path), raw, &res, err);
+    st = tl_stream_start(ctx, c, tl_input_name(path), raw, &res, err);
     if (st == TL_OK && !res)
-        st = tl_decompress(c, tl_input_name(path), raw->data, raw->size, &res, err);
+        st = tl_decompress(in, c, tl_input_name(path), raw->data, raw->size, &res, err);
     tl_buf_release(raw);
     *buf = NULL;
     if (st != TL_OK) return st;
-    if (!is_stdin) {
+    if (!is_stdin && in) {
         char *p = tl_strdup(path);
         if (p) {
-            tl_compress_cache_free();
-            g_cache.path = p;
-            g_cache.raw_size = raw_size;
-            g_cache.raw_hash = hash;
-            g_cache.data = tl_buf_retain(res);
+            tl_compress_cache_free(ctx);
+            in->cache.path = p;
+            in->cache.raw_size = raw_size;
+            in->cache.raw_hash = hash;
+            in->cache.data = tl_buf_retain(res);
         }
     }
     *buf = res;
@@ -405,13 +431,13 @@ TlStatus tl_input_decompress(const char *path, TlBuf **buf, TlError *err)
 }
 
 /* See compress.h.  Blanks are spaces, tabs, line ends and a UTF-8 BOM. */
-TlStatus tl_stdin_sniff(const char **fmt, TlError *err)
+TlStatus tl_stdin_sniff(const TlCtx *ctx, const char **fmt, TlError *err)
 {
     TlBuf *b = NULL;
     size_t i = 0;
     size_t ready = 0;
     TlStatus st = TL_OK;
-    TL_TRY(tl_input_load_stream("-", &b, err));
+    TL_TRY(tl_input_load_stream(ctx, "-", &b, err));
     /* a streamed input: look only at bytes decompressed already */
     st = tl_input_wait(b, 4, &ready, err);
     if (st == TL_OK && ready >= 3 && memcmp(b->data, "\xef\xbb\xbf", 3) == 0) i = 3;

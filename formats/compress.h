@@ -23,6 +23,10 @@
 #define TL_COMPRESS_H
 
 #include "../lib/core/core.h"
+#include "../lib/core/ctx.h"
+
+/* What a run keeps of its inputs (below). */
+typedef struct TlInputs TlInputs;
 
 typedef enum TlCompression {
     TL_COMP_NONE = 0,
@@ -38,30 +42,43 @@ TlCompression tl_compression_sniff(const uint8_t *p, size_t n);
 const char *tl_compression_name(TlCompression c);
 
 /* Decompress all of src[0..n) (a gzip or zstd stream) into a new owned
- * buffer *out.  name is used in messages.  Errors: TL_ERR_DATA (corrupt or
+ * buffer *out, counted as held in `in` until released (NULL: not
+ * counted).  name is used in messages.  Errors: TL_ERR_DATA (corrupt or
  * truncated, with the byte offset), TL_ERR_OOM. */
-TlStatus tl_decompress(TlCompression c, const char *name, const uint8_t *src,
-                       size_t n, TlBuf **out, TlError *err);
+TlStatus tl_decompress(TlInputs *in, TlCompression c, const char *name,
+                       const uint8_t *src, size_t n, TlBuf **out, TlError *err);
 
 /* The tl_input_load hook: when path ("-" = standard input) names a
  * compressed input (suffix, else magic bytes for stdin and unknown
  * suffixes), replace *buf (released) with its decompressed bytes.
  * On error *buf is released and set to NULL. */
-TlStatus tl_input_decompress(const char *path, TlBuf **buf, TlError *err);
+TlStatus tl_input_decompress(const TlCtx *ctx, const char *path, TlBuf **buf,
+                             TlError *err);
 /* The format of standard input by its first non-blank byte (after
  * decompression): "json" for '{' or '[' (json_doc.c tells NDJSON from a
  * document), else "csv".  Loads (and caches) stdin. */
-TlStatus tl_stdin_sniff(const char **fmt, TlError *err);
-/* Wait until every streamed input of the process (formats/stream.c) is decompressed to its end; the first that failed gives its
- * error (TL_ERR_DATA "...truncated/corrupt ... at byte N").  For the end of
- * a run that may have stopped reading early (tl_writer_finish calls it). */
-TlStatus tl_input_check_streams(TlError *err);
+TlStatus tl_stdin_sniff(const TlCtx *ctx, const char **fmt, TlError *err);
+/* What a run keeps of its inputs (TlCtx.inputs): standard input, read
+ * once so that a restarted attempt sees the same bytes (format.c); the
+ * last decompressed file, so that a restart does not decompress it again;
+ * the registry of the run's decompression streams (stream.c); and the
+ * count of decompressed bytes held.  Created by lib/run at the start of a
+ * run; freed at its end, after every reader and batch of the run is gone
+ * (a buffer it counted must not outlive it). */
+TlStatus tl_inputs_new(TlInputs **out, TlError *err);
+void tl_inputs_free(TlInputs *in); /* NULL-safe */
+/* Wait until every streamed input of the run (ctx's, formats/stream.c) is
+ * decompressed to its end; the first that failed gives its error
+ * (TL_ERR_DATA "...truncated/corrupt ... at byte N").  For the end of a run
+ * that may have stopped reading early: lib/run calls it before the
+ * writer's finish.  ctx NULL or without inputs: nothing to wait for. */
+TlStatus tl_input_check_streams(const TlCtx *ctx, TlError *err);
 /* Decompressed bytes held in memory now and the most at once, over every
- * input of the process (whole buffers, and streams' pages until given
- * back): one process-wide counter while there is no run context. */
-void tl_decompressed_held(int64_t *now, int64_t *peak);
-/* Drop the cached last decompressed file (tl_stdin_cache_free calls it). */
-void tl_compress_cache_free(void);
+ * input of ctx's run (whole buffers, and streams' pages until given
+ * back); zeros without inputs. */
+void tl_decompressed_held(const TlCtx *ctx, int64_t *now, int64_t *peak);
+/* Drop the run's cached last decompressed file. */
+void tl_compress_cache_free(const TlCtx *ctx);
 
 /* ------------------------------------------------------------- writing */
 

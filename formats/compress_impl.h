@@ -8,6 +8,7 @@
 
 #include "compress.h"
 
+#include <pthread.h>
 #include <zlib.h>
 #define ZSTD_STATIC_LINKING_ONLY /* ZSTD_customMem: allocations through tl_malloc */
 #include <zstd.h>
@@ -23,19 +24,34 @@ bool tl_all_zero(const uint8_t *p, size_t n);
 
 /* Start decompressing raw (c: gzip or zstd) on a thread of its own
  * (stream.c); *out NULL and TL_OK when the input is better decompressed
- * whole (small, TALLY_NO_STREAM, no room to map): the caller then calls
+ * whole (small, the tuning's no_stream, no room to map): the caller then calls
  * tl_decompress.  raw is retained on success. */
-TlStatus tl_stream_start(TlCompression c, const char *name, TlBuf *raw, TlBuf **out,
-                         TlError *err);
+TlStatus tl_stream_start(const TlCtx *ctx, TlCompression c, const char *name,
+                         TlBuf *raw, TlBuf **out, TlError *err);
 /* b is a stream some of whose pages were given back (a reopen must
  * decompress it anew). */
 bool tl_stream_holed(const TlBuf *b);
 /* compress.c: b is the restart cache's buffer and nothing else holds it
- * (no reader of this run: tl_input_check_streams passes it over). */
-bool tl_compress_cache_only(const TlBuf *b);
+ * (no reader of this attempt: tl_input_check_streams passes it over). */
+bool tl_compress_cache_only(const TlInputs *in, const TlBuf *b);
 
 /* The counter of decompressed bytes held in memory (compress.h,
- * tl_decompressed_held): add n (negative: given back). */
-void tl_held_add(int64_t n);
+ * tl_decompressed_held): add n (negative: given back).  in NULL: none. */
+void tl_held_add(TlInputs *in, int64_t n);
+
+struct Stream;
+/* See compress.h. */
+struct TlInputs {
+    TlBuf *stdin_buf;          /* standard input, or NULL (format.c) */
+    struct {                   /* the last decompressed file (compress.c) */
+        char *path;
+        size_t raw_size;
+        uint64_t raw_hash;
+        TlBuf *data;
+    } cache;
+    int64_t held, held_peak;   /* atomic: decompressed bytes in memory */
+    pthread_mutex_t streams_mu;
+    struct Stream *streams;    /* the run's streams (stream.c) */
+};
 
 #endif

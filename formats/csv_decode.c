@@ -403,7 +403,7 @@ DEFINE_CONVERT(convert_f64_dc, TL_TFLOAT64, double, parse_f64_dc_exact)
 DEFINE_CONVERT(convert_f64_dc_any, TL_TFLOAT64, double, parse_f64_dc_any)
 
 /* The float64 converter: f64_sse first in the AVX2 mode (see
- * tl_csv_scan_mode; the other modes keep the scalar path, and the tests
+ * TALLY_TEST_CSV_SCAN; the other modes keep the scalar path, and the tests
  * compare them); with --decimal-comma, parse_f64_dc. */
 static TlStatus convert_f64(const CsvReader *r, CsvCursor *d, int c, TlArray **out,
                             int64_t *bad, TlError *err)
@@ -625,7 +625,7 @@ static const CsvReader *morsel_view(const CsvReader *r, CsvDecoder *dd,
         /* a stream of unknown size that ended: r->size is the address
          * space reserved for it, the view ends at its end */
     } else if (r->n_cols < 2 ||
-               !(p = tl_input_copy(r->input, &dd->copy, m->begin, m->end, &hi))) {
+               !(p = tl_input_copy(r->base.ctx, r->input, &dd->copy, m->begin, m->end, &hi))) {
         return r;
     }
     /* the fields fixed after open, name to proj_schema: base (the stats)

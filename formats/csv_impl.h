@@ -230,9 +230,9 @@ const char *tl_csv_field_text(const CsvReader *r, CsvCursor *d, const CsvField *
 size_t tl_csv_unescape(const CsvReader *r, const uint8_t *s, size_t n, uint8_t *out);
 /* Lines that text[0..n) adds: LF, CRLF and a lone CR each end one. */
 int64_t tl_csv_count_lines(const uint8_t *s, size_t n);
-/* The mask builder for the current mode, NULL for tl_csv_parse_record
- * alone. */
-FlattenFn tl_csv_flatten_fn(void);
+/* The mask builder for mode (tl_csv_scan_best), NULL for
+ * tl_csv_parse_record alone. */
+FlattenFn tl_csv_flatten_fn(int mode);
 /* Whether r's mask builder is the AVX2 one (the float64 converter then
  * takes its SSE path). */
 bool tl_csv_avx2_mode(const CsvReader *r);

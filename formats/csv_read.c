@@ -346,21 +346,10 @@ AVX2_ATTR static inline uint64_t split_dmask_avx2(const uint8_t *p, uint8_t deli
 DEFINE_SPLIT_SCAN(split_scan_avx2, AVX2_ATTR, split_mask_avx2, split_dmask_avx2)
 #endif
 
-static int64_t split_force_rows, split_force_bytes;
-
-/* For tests: readers opened afterwards take rows for tl_batch_rows() (0:
- * that) -- records per morsel and in the inference batch -- and cut morsels
- * with a fixed target of bytes (0: the default, growing). */
-void tl_csv_split_force(int64_t rows, int64_t bytes)
+/* The splitter scan for mode (tl_csv_scan_best; scalar for 0 and 1). */
+static SplitScanFn split_scan_fn(int mode)
 {
-    split_force_rows = rows > 0 ? rows : 0;
-    split_force_bytes = bytes > 0 ? bytes : 0;
-}
-
-/* The splitter scan for the current mode (scalar for modes 0 and 1). */
-static SplitScanFn split_scan_fn(void)
-{
-    switch (tl_csv_scan_mode(-2)) {
+    switch (mode) {
 #if CSV_X86
     case 3: return split_scan_avx2;
     case 2: return split_scan_sse2;
@@ -1013,9 +1002,10 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     r = tl_calloc(1, sizeof *r);
     if (!r) return tl_error_oom(err);
     r->base.ops = &csv_ops;
+    r->base.ctx = opt->ctx;
     r->hints = hints;
-    r->flatten = tl_csv_flatten_fn();
-    r->split_scan = split_scan_fn();
+    r->flatten = tl_csv_flatten_fn(tl_csv_scan_best(TL_TUNING(opt->ctx)->csv_scan));
+    r->split_scan = split_scan_fn(tl_csv_scan_best(TL_TUNING(opt->ctx)->csv_scan));
     r->avg_record = 1;
     r->name = tl_strdup(tl_escape_name(tl_input_name(path)).s);
     if (!r->name) goto oom;
@@ -1030,7 +1020,7 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
         if (!r->null_text) goto oom;
         r->null_len = strlen(r->null_text);
     }
-    if (tl_input_load_stream(path, &r->input, err) != TL_OK) goto fail;
+    if (tl_input_load_stream(opt->ctx, path, &r->input, err) != TL_OK) goto fail;
     r->base.input = r->input;
     r->p = r->input->data;
     /* a streamed input (fmt_impl.h): header and sample see the bytes
@@ -1113,12 +1103,14 @@ static TlStatus csv_open(const char *path, const TlReadOptions *opt, char delimi
     r->fixed = tl_calloc((size_t)r->n_cols + 1, sizeof *r->fixed);
     r->base.stats.converted = tl_calloc((size_t)r->n_cols + 1, sizeof(int64_t));
     if (!r->fixed || !r->base.stats.converted) goto oom;
-    max_rows = split_force_rows > 0 ? split_force_rows : tl_batch_rows();
+    max_rows = opt->morsel_rows > 0                       ? opt->morsel_rows
+               : TL_TUNING(opt->ctx)->csv_morsel_rows > 0 ? TL_TUNING(opt->ctx)->csv_morsel_rows
+                                                         : tl_ctx_batch_rows(opt->ctx);
     if (r->n_cols > 0 && max_rows > MAX_BATCH_FIELDS / r->n_cols)
         max_rows = MAX_BATCH_FIELDS / r->n_cols;
     if (max_rows < 1) max_rows = 1;
     r->max_rows = max_rows;
-    r->morsel_bytes = split_force_bytes > 0 ? (size_t)split_force_bytes : 0;
+    r->morsel_bytes = (size_t)TL_TUNING(opt->ctx)->csv_morsel_bytes;
     r->split_pos = r->n_cols > 0 ? r->data_start : r->size;
     r->split_line = r->data_line;
     r->base.stats.bytes = (int64_t)r->data_start;

@@ -104,7 +104,7 @@ int64_t tl_csv_count_lines(const uint8_t *s, size_t n)
  *
  * Three mask builders with the same results: AVX2 (when the CPU has it),
  * SSE2 (every x86-64), scalar; chosen at open (r->flatten), and
- * tl_csv_scan_mode forces one (or tl_csv_parse_record alone). */
+ * TALLY_TEST_CSV_SCAN forces one (or tl_csv_parse_record alone). */
 
 #define WIN_WORDS 256 /* window: at most 16 KiB of input */
 
@@ -187,30 +187,23 @@ AVX2_ATTR static inline void mask_avx2(const uint8_t *p, uint8_t delim, uint8_t 
 DEFINE_MASKS(flatten_avx2, AVX2_ATTR, mask_avx2)
 #endif
 
-static int scan_forced = -1;
-
-/* Force how the CSV reader finds records, for readers opened afterwards:
- * 0 tl_csv_parse_record alone, 1 the fast tokenizer with scalar masks, 2 with
- * SSE2, 3 with AVX2 (a level the build or the CPU lacks falls back to the
- * next lower one); -1 restores the automatic choice (the best there is).
- * Returns the mode such a reader uses.  For tests: all give the same
- * results. */
-int tl_csv_scan_mode(int force)
+/* See fmt_impl.h. */
+int tl_csv_scan_best(int want)
 {
     int best = 1;
 #if CSV_X86
     const unsigned need = TL_CPU_AVX2 | TL_CPU_POPCNT | TL_CPU_BMI1;
     best = (tl_cpu_features() & need) == need ? 3 : 2;
 #endif
-    if (force >= -1 && force <= 3) scan_forced = force;
-    if (scan_forced >= 0 && scan_forced < best) return scan_forced;
+    if (want >= 0 && want < best) return want;
     return best;
 }
 
-/* The mask builder for the current mode, NULL for tl_csv_parse_record alone. */
-FlattenFn tl_csv_flatten_fn(void)
+/* The mask builder for mode (tl_csv_scan_best), NULL for
+ * tl_csv_parse_record alone. */
+FlattenFn tl_csv_flatten_fn(int mode)
 {
-    switch (tl_csv_scan_mode(-2)) {
+    switch (mode) {
 #if CSV_X86
     case 3: return flatten_avx2;
     case 2: return flatten_sse2;

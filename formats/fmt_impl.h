@@ -9,8 +9,8 @@
  *     tl_reader_next(r) -> r->ops->next(r)
  *
  * Input bytes: tl_input_load maps a regular file, reads anything else fully,
- * and serves "-" from a process-wide cache of standard input (read once, so
- * a restarted run sees the same bytes; tl_stdin_cache_free drops it).
+ * and serves "-" from the run's copy of standard input (TlInputs: read
+ * once, so a restarted attempt sees the same bytes).
  * A compressed input is decompressed by compress.c; readers that load it
  * with tl_input_load_stream may get it while a thread still fills it
  * (stream.c), and wait for the bytes they read (tl_input_wait, below).
@@ -79,6 +79,9 @@ struct TlReader {
     /* the schema's types are the file's own (Parquet): reading the rows
      * cannot widen them, so `tally schema` need not read any row */
     bool types_final;
+    /* the run's context (TlReadOptions.ctx), for the format's decoders;
+     * set by the format's open (NULL: the environment's tuning) */
+    const TlCtx *ctx;
 };
 
 /* Every format's decoder starts with this (tl_decoder_free dispatches). */
@@ -101,9 +104,10 @@ struct TlWriter {
 };
 
 /* The whole input as one buffer: an owned reference in *out (mapped file,
- * read bytes, or the cached standard input).  Errors are TL_ERR_IO naming
+ * read bytes, or the cached standard input).  ctx: the run's (its tuning
+ * decides how a compressed input is streamed; NULL: the environment's).  Errors are TL_ERR_IO naming
  * path ("cannot open \"x.csv\": No such file or directory"). */
-TlStatus tl_input_load(const char *path, TlBuf **out, TlError *err);
+TlStatus tl_input_load(const TlCtx *ctx, const char *path, TlBuf **out, TlError *err);
 /* Mapped inputs (mapped.c). */
 struct stat;
 /* Map path's regular file (open on fd, st its fstat, size > 0) into *out:
@@ -143,13 +147,13 @@ typedef struct TlInputCopy {
  * copying it, and c's buffer, reused morsel after morsel, stays mapped
  * (see the CSV reader, "copies").  Returns p with p[i] the input's byte i
  * for i in [begin - pad, *hi), *hi = min(end + TL_COPY_PAD, b->size); NULL
- * when b is not a mapped file, TALLY_NO_COPY is set (tests), memory runs
+ * when b is not a mapped file, the tuning says no_copy (tests), memory runs
  * out or the read fails or comes up short: the caller reads the mapping. */
 #define TL_COPY_PAD 64
 /* The first buffer's size: the readers' morsels grow to 2 MiB. */
 #define TL_COPY_FIRST (((size_t)2 << 20) + ((size_t)64 << 10))
-const uint8_t *tl_input_copy(const TlBuf *b, TlInputCopy *c, size_t begin, size_t end,
-                             size_t *hi);
+const uint8_t *tl_input_copy(const TlCtx *ctx, const TlBuf *b, TlInputCopy *c,
+                             size_t begin, size_t end, size_t *hi);
 void tl_input_copy_free(TlInputCopy *c);
 /* How many LF bytes s[0..n) holds (memchr from one to the next): the line
  * count of text without CR, which a reader that splits again from a
@@ -160,7 +164,8 @@ int64_t tl_count_lf(const uint8_t *s, size_t n);
 TlStatus tl_input_whole(TlBuf **b, TlError *err);
 /* tl_input_load, except that a compressed input may come back still
  * streaming (below): for readers that wait for their bytes. */
-TlStatus tl_input_load_stream(const char *path, TlBuf **out, TlError *err);
+TlStatus tl_input_load_stream(const TlCtx *ctx, const char *path, TlBuf **out,
+                              TlError *err);
 /* Streamed inputs (compress.c, "Streaming").  A buffer from
  * tl_input_load_stream may still be filling: its size is final, but only
  * bytes reported ready may be read.  A reader's serial parts (open, split) wait for the bytes
@@ -212,7 +217,8 @@ void tl_pin_done(TlPin *p);
 void tl_input_share(const TlBuf *b);
 /* *b (path's buffer) again, decompressed anew when pages of it were
  * dropped (standard input's cache: its compressed bytes are kept). */
-TlStatus tl_input_restream(const char *path, TlBuf **b, TlError *err);
+TlStatus tl_input_restream(const TlCtx *ctx, const char *path, TlBuf **b,
+                           TlError *err);
 TlStatus tl_input_wait(const TlBuf *b, size_t want, size_t *ready, TlError *err);
 TlStatus tl_input_finish(const TlBuf *b, TlError *err);
 bool tl_input_streaming(const TlBuf *b);
@@ -245,26 +251,19 @@ TlStatus tl_too_many_columns(TlError *err, const char *name, int64_t line, int64
 TlStatus tl_csv_reader_open(const char *path, const TlReadOptions *opt,
                             char delimiter, TlTypeHints *hints,
                             TlReader **out, TlError *err);
-/* Force how the CSV reader finds records (0 its general tokenizer alone,
- * 1/2/3 the fast one with scalar/SSE2/AVX2 scanning, -1 automatic) for
- * readers opened afterwards; returns the mode used.  Every mode gives the
- * same results (tests run each). */
-int tl_csv_scan_mode(int force);
-/* For tests: readers opened afterwards use rows instead of tl_batch_rows()
- * (0: that), records per morsel and in the inference batch, and aim at
- * bytes per morsel (0: the default, growing).  Like TALLY_BATCH_ROWS, but
- * changeable within one process. */
-void tl_csv_split_force(int64_t rows, int64_t bytes);
+/* How a CSV reader finds records: want 0 its general tokenizer alone,
+ * 1/2/3 the fast one with scalar/SSE2/AVX2 scanning (a level the build or
+ * the CPU lacks falls back to the best there is below it), -1 the best
+ * there is; returns the mode a reader uses.  The run's tuning chooses
+ * (TALLY_TEST_CSV_SCAN); every mode gives the same results (tests run
+ * each). */
+int tl_csv_scan_best(int want);
 TlStatus tl_csv_writer_open(TlSink *sink, char delimiter, /* null_text: --out-null */
                             const TlSchema *schema, bool header,
                             const char *null_text, TlWriter **out, TlError *err);
 /* NDJSON (ndjson_read.c, ndjson_write.c). */
 TlStatus tl_ndjson_reader_open(const char *path, const TlReadOptions *opt,
                                TlTypeHints *hints, TlReader **out, TlError *err);
-/* For tests, as tl_csv_split_force: NDJSON readers opened afterwards use
- * rows instead of tl_batch_rows() (0: that) and bytes per morsel (0: the
- * default, growing from 64 KiB to 2 MiB). */
-void tl_ndjson_split_force(int64_t rows, int64_t bytes);
 TlStatus tl_ndjson_writer_open(TlSink *sink, const TlSchema *schema,
                                TlWriter **out, TlError *err);
 /* JSON by content (json_doc.c): NDJSON, one array of objects, or objects
@@ -314,11 +313,5 @@ bool tl_copy_block_reserve(TlCopyBlock *b, size_t more);
 TlStatus tl_copy_block_buffers(TlCopyBlock *b, TlBuf *window, TlView *views,
                                int64_t n, TlBuf ***data, uint32_t *n_data,
                                TlError *err);
-
-/* Until called again with NULL, loading exactly the string path (the same
- * pointer) gives a new reference to buf instead of reading the file: how
- * json_doc.c hands the NDJSON reader the text it made of a document.
- * Per thread. */
-void tl_input_stand_in(const char *path, TlBuf *buf);
 
 #endif

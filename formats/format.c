@@ -8,9 +8,9 @@
  *      operations the chosen format filled in (fmt_impl.h).
  *   3. Input bytes: tl_input_load turns a path into one immutable buffer.
  *      A regular file is mapped (read() if mapping fails); a pipe or other
- *      special file is read fully; "-" reads standard input fully ONCE into a
- *      process-wide cache, so that when inference widens a type and the run
- *      restarts, the reader sees exactly the same bytes again.
+ *      special file is read fully; "-" reads standard input fully ONCE into
+ *      the run's inputs (TlCtx.inputs), so that when inference widens a type
+ *      and the run restarts, the reader sees exactly the same bytes again.
  *
  *        path --stat--> regular  --mmap--> TlBuf (mapped.c: registered
  *                                          for the SIGBUS handler, its
@@ -25,7 +25,7 @@
  */
 #include "fmt_impl.h"
 #include "tsv.h"
-#include "compress.h"
+#include "compress_impl.h"
 #include "filename.h"
 
 #include <errno.h>
@@ -104,18 +104,6 @@ static const char *format_name(const char *s)
 }
 
 /* -------------------------------------------------------------- input */
-
-static TlBuf *g_stdin; /* the cached standard input, or NULL */
-/* tl_input_stand_in: the buffer loading path gives instead of its bytes */
-static _Thread_local const char *g_stand_path;
-static _Thread_local TlBuf *g_stand_buf;
-
-/* See fmt_impl.h. */
-void tl_input_stand_in(const char *path, TlBuf *buf)
-{
-    g_stand_path = path;
-    g_stand_buf = buf;
-}
 
 /* The name data errors use for path: "<stdin>" for "-", else path itself. */
 const char *tl_input_name(const char *path)
@@ -217,33 +205,32 @@ static TlStatus read_small(int fd, const char *path, size_t n, TlBuf **out,
 
 /* Load the whole input named path ("-" = standard input) as one buffer; an
  * owned reference is returned in *out.  Standard input is read once per
- * process and served from the cache afterwards.  Errors: TL_ERR_IO naming
+ * run and served from the run's inputs afterwards.  Errors: TL_ERR_IO naming
  * the path (missing, unreadable, a directory), TL_ERR_OOM.  A compressed
  * input may come back still streaming (tl_input_load_stream). */
-static TlStatus input_load(const char *path, TlBuf **out, TlError *err)
+static TlStatus input_load(const TlCtx *ctx, const char *path, TlBuf **out,
+                           TlError *err)
 {
     struct stat st;
     int fd;
     TlStatus st_code;
     *out = NULL;
-    if (g_stand_buf && path == g_stand_path) {
-        *out = tl_buf_retain(g_stand_buf);
-        return TL_OK;
-    }
     if (strcmp(path, "-") == 0) {
-        if (!g_stdin) {
+        /* read once a run (kept in its inputs), else once a call */
+        TlBuf *once = NULL, **in = ctx && ctx->inputs ? &ctx->inputs->stdin_buf : &once;
+        if (!*in) {
             if (fstat(0, &st) == 0 && S_ISDIR(st.st_mode))
                 return tl_error(err, TL_ERR_IO,
                                 "cannot read \"<stdin>\": Is a directory");
-            TL_TRY(read_all(0, path, &g_stdin, err));
-            TL_TRY(tl_input_decompress(path, &g_stdin, err)); /* compress.c */
+            TL_TRY(read_all(0, path, in, err));
+            TL_TRY(tl_input_decompress(ctx, path, in, err)); /* compress.c */
         }
         /* decompressed anew when a reader dropped decoded pages; shared
          * (no more dropping) while another reader holds it */
-        TL_TRY(tl_input_restream(path, &g_stdin, err));
-        if (__atomic_load_n(&g_stdin->refcount, __ATOMIC_ACQUIRE) > 1)
-            tl_input_share(g_stdin);
-        *out = tl_buf_retain(g_stdin);
+        TL_TRY(tl_input_restream(ctx, path, in, err));
+        if (__atomic_load_n(&(*in)->refcount, __ATOMIC_ACQUIRE) > 1)
+            tl_input_share(*in);
+        *out = in == &once ? once : tl_buf_retain(*in);
         return TL_OK;
     }
     do {
@@ -266,7 +253,7 @@ static TlStatus input_load(const char *path, TlBuf **out, TlError *err)
     if (S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size < SMALL_FILE) {
         st_code = read_small(fd, path, (size_t)st.st_size, out, err);
         close(fd);
-        if (st_code == TL_OK) st_code = tl_input_decompress(path, out, err);
+        if (st_code == TL_OK) st_code = tl_input_decompress(ctx, path, out, err);
         return st_code;
     }
     if (S_ISREG(st.st_mode) && st.st_size > 0 &&
@@ -276,19 +263,19 @@ static TlStatus input_load(const char *path, TlBuf **out, TlError *err)
             close(fd);
             return err->code;
         }
-        if (*out) return tl_input_decompress(path, out, err);
+        if (*out) return tl_input_decompress(ctx, path, out, err);
         /* fall back to read() */
     }
     st_code = read_all(fd, path, out, err);
     close(fd);
-    if (st_code == TL_OK) st_code = tl_input_decompress(path, out, err);
+    if (st_code == TL_OK) st_code = tl_input_decompress(ctx, path, out, err);
     return st_code;
 }
 
 /* See fmt_impl.h: the input complete (a stream is waited for). */
-TlStatus tl_input_load(const char *path, TlBuf **out, TlError *err)
+TlStatus tl_input_load(const TlCtx *ctx, const char *path, TlBuf **out, TlError *err)
 {
-    TL_TRY(input_load(path, out, err));
+    TL_TRY(input_load(ctx, path, out, err));
     return tl_input_whole(out, err);
 }
 
@@ -313,18 +300,19 @@ TlStatus tl_input_whole(TlBuf **b, TlError *err)
 }
 
 /* See fmt_impl.h: the input, maybe still streaming. */
-TlStatus tl_input_load_stream(const char *path, TlBuf **out, TlError *err)
+TlStatus tl_input_load_stream(const TlCtx *ctx, const char *path, TlBuf **out,
+                              TlError *err)
 {
-    return input_load(path, out, err);
+    return input_load(ctx, path, out, err);
 }
 
 /* See fmt_impl.h. */
-const uint8_t *tl_input_copy(const TlBuf *b, TlInputCopy *c, size_t begin, size_t end,
-                             size_t *hi)
+const uint8_t *tl_input_copy(const TlCtx *ctx, const TlBuf *b, TlInputCopy *c,
+                             size_t begin, size_t end, size_t *hi)
 {
     size_t lo;
-    /* tests: TALLY_NO_COPY (read at each morsel, like tl_batch_rows) */
-    if (getenv("TALLY_NO_COPY") || !tl_input_mapped(b) || !b->owner || begin > end || end > b->size)
+    /* tests: TALLY_NO_COPY */
+    if (TL_TUNING(ctx)->no_copy || !tl_input_mapped(b) || !b->owner || begin > end || end > b->size)
         return NULL;
     lo = begin > TL_COPY_PAD ? begin - TL_COPY_PAD : 0;
     *hi = b->size - end > TL_COPY_PAD ? end + TL_COPY_PAD : b->size;
@@ -412,15 +400,6 @@ int64_t tl_count_lf(const uint8_t *s, size_t n)
     return lines;
 }
 
-/* Free the cached standard input (see format.h).  Safe to call when nothing
- * was cached and more than once. */
-void tl_stdin_cache_free(void)
-{
-    tl_buf_release(g_stdin);
-    g_stdin = NULL;
-    tl_compress_cache_free();
-}
-
 /* ------------------------------------------------------------ readers */
 
 static TlStatus shrink_first(const TlReader *r, TlStatus st, TlBatch **out,
@@ -487,7 +466,7 @@ TlStatus tl_reader_open(const char *path, const TlReadOptions *opt,
             return tl_error(err, TL_ERR_USAGE, "--from: unknown format %s (tally reads "
                             "csv, tsv, ndjson, jsonl, json)", tl_quote_name(opt->from).s);
     }
-    if (!fmt && strcmp(path, "-") == 0) TL_TRY(tl_stdin_sniff(&fmt, err));
+    if (!fmt && strcmp(path, "-") == 0) TL_TRY(tl_stdin_sniff(opt->ctx, &fmt, err));
     if (!fmt && starts_par1(path)) fmt = "parquet";
     if (!fmt) fmt = "csv";
     if (strcmp(fmt, "ndjson") == 0 && !opt->from) {
@@ -599,16 +578,16 @@ static TlStatus shrink_first(const TlReader *r, TlStatus st, TlBatch **out,
     return serr.code;
 }
 
-/* The test-only injection of TlReadOptions.test: truncate r's file when
- * morsel seq starts, as another process would. */
+/* The test-only injection of the run's tuning (TALLY_TEST_SHRINK, ctx.h):
+ * truncate r's file when morsel seq starts, as another process would. */
 static void inject(const TlReader *r, int64_t seq)
 {
-    const TlInputTest *t = r->loc_opt.test;
+    const TlCtx *c = r->loc_opt.ctx;
     int fd;
-    if (!t || t->shrink_morsel != seq || !r->loc_path) return;
+    if (!c || c->tuning.shrink_morsel != seq || !r->loc_path) return;
     fd = open(r->loc_path, O_WRONLY | O_CLOEXEC);
     if (fd < 0) return;
-    if (ftruncate(fd, (off_t)t->shrink_to) != 0) { /* the test then fails */ }
+    if (ftruncate(fd, (off_t)c->tuning.shrink_to) != 0) { /* the test then fails */ }
     close(fd);
 }
 
@@ -796,6 +775,12 @@ bool tl_reader_types_final(const TlReader *r)
     return r->types_final;
 }
 
+/* See format.h. */
+const TlCtx *tl_reader_ctx(const TlReader *r)
+{
+    return r->loc_opt.ctx;
+}
+
 /* Counters of what the reader did; valid until tl_reader_close. */
 const TlReaderStats *tl_reader_stats(const TlReader *r)
 {
@@ -855,12 +840,9 @@ TlStatus tl_writer_write(TlWriter *w, const TlBatch *b, TlError *err)
 }
 
 /* Flush what the writer buffers into its sink (the sink still needs
- * tl_sink_commit).  The run is over: a streamed input it stopped reading
- * early (--head) must still decompress to its end without error, as when
- * inputs were decompressed whole at open (compress.c). */
+ * tl_sink_commit). */
 TlStatus tl_writer_finish(TlWriter *w, TlError *err)
 {
-    TL_TRY(tl_input_check_streams(err));
     return w->ops->finish(w, err);
 }
 

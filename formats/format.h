@@ -19,6 +19,7 @@
 #define TL_FORMAT_H
 
 #include "../lib/core/core.h"
+#include "../lib/core/ctx.h"
 
 #include <sys/types.h>
 
@@ -41,15 +42,6 @@ typedef struct TlTypeHints {
                          (tl_reader_more_columns): every one is in cols */
 } TlTypeHints;
 
-/* Test-only injection points, set by the run from TALLY_TEST_SHRINK
- * ("MORSEL:BYTES"): when a reader starts decoding morsel shrink_morsel of
- * its input, it truncates the file to shrink_to bytes, as another process
- * might (formats/mapped.c). */
-typedef struct TlInputTest {
-    int64_t shrink_morsel;   /* -1: never */
-    uint64_t shrink_to;
-} TlInputTest;
-
 /* --comment none: no comment character, and none sniffed (a line break
  * can never be one, so it marks "none" in the option's char). */
 #define TL_COMMENT_NONE '\n'
@@ -63,7 +55,9 @@ typedef struct TlReadOptions {
     const TlSchema *schema;  /* --schema: fixed types by name (others inferred) */
     const char *from;        /* format override ("csv", "ndjson", ...), or NULL */
     bool with_filename;      /* add a `filename` column (formats/filename.c) */
-    const TlInputTest *test; /* tests only; NULL: none */
+    const TlCtx *ctx;        /* the run's context (its tuning and test
+                                injection points); NULL: the environment's
+                                tuning, no injection */
     bool quoted_as_string;   /* a column with a quoted value is a string */
     bool no_infer;           /* every column not in --schema is a string */
     bool quiet;              /* no notes on standard error (header renames) */
@@ -85,6 +79,12 @@ typedef struct TlReadOptions {
                                 error naming the line (tl_too_many_columns) */
     size_t max_record;       /* --max-record-size: a compressed input's
                                 longest record in bytes; 0: TL_MAX_RECORD */
+    int64_t morsel_rows;     /* CSV, NDJSON: records per morsel and batch;
+                                0: the tuning's batch rows (tl_reader_locate
+                                asks for 1: a morsel per record) */
+    TlBuf *text;             /* NDJSON: the bytes to read instead of loading
+                                the path (json_doc.c hands over the text it
+                                made of a document); NULL: load the path */
 } TlReadOptions;
 
 /* The default of --max-columns: generous (a CSV header of a million
@@ -144,6 +144,8 @@ const TlReaderStats *tl_reader_stats(const TlReader *r);
 /* True when r's column types come from the file itself (Parquet), never
  * from the rows: reading cannot change them. */
 bool tl_reader_types_final(const TlReader *r);
+/* The run context r was opened with (TlReadOptions.ctx; NULL: none). */
+const TlCtx *tl_reader_ctx(const TlReader *r);
 void tl_reader_close(TlReader *r); /* NULL-safe */
 
 /* ------------------------------------------------- morsel-parallel reading
@@ -330,8 +332,10 @@ void tl_target_free(TlTarget *t);
  * with O_TMPFILE, else ".name.tmp-XXXXXX") renamed into place at commit; a
  * device, FIFO, socket or open descriptor is opened now and written at
  * commit.  Standard output and those are buffered (memory, then an unnamed
- * temporary file) until commit so a restart can discard it. */
-TlStatus tl_sink_open(const char *path, TlSink **out, TlError *err);
+ * temporary file) until commit so a restart can discard it.  ctx: the
+ * run's (its tuning may ask for a named temporary file; NULL: the
+ * environment's). */
+TlStatus tl_sink_open(const TlCtx *ctx, const char *path, TlSink **out, TlError *err);
 TlStatus tl_sink_write(TlSink *s, const void *data, size_t n, TlError *err);
 /* Compress the output of a sink with a path (a file, or a FIFO or device
  * written in place): comp "gz" or "zst" (NULL: none), level 0:
@@ -375,11 +379,6 @@ TlStatus tl_writer_open(TlSink *sink, const char *format, const TlSchema *schema
 TlStatus tl_writer_write(TlWriter *w, const TlBatch *b, TlError *err);
 TlStatus tl_writer_finish(TlWriter *w, TlError *err);
 void tl_writer_free(TlWriter *w);
-
-/* Free the process-wide copy of standard input that readers of "-" share
- * (kept so a restarted run re-reads the same bytes).  Call once at exit,
- * after every reader and batch is gone. */
-void tl_stdin_cache_free(void);
 
 /* Inputs that change underneath a run (formats/mapped.c).  A mapped input
  * file that shrinks while it is read is a data error, never a SIGBUS

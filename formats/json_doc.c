@@ -34,8 +34,8 @@
  * between them (`{...}{...}`) need a byte inserted; those few offsets are
  * kept (ins), so any offset of the text maps back to the document's.  The
  * text is a heap copy of the input (memory: the file's size again); the
- * NDJSON reader gets it through tl_input_stand_in, in place of loading
- * the path.
+ * NDJSON reader gets it through its options (TlReadOptions.text), in
+ * place of loading the path.
  *
  * Lines and columns: the NDJSON reader names lines and columns of the text.
  * Its messages ("NAME:LINE:COL: ...", "NAME:LINE: ...") are mapped back:
@@ -674,9 +674,10 @@ static TlStatus open_doc(const char *path, TlBuf *doc, const TlReadOptions *opt,
     r->n_seq_blocks = (tl_count_lf(d.t, d.cut) + 2) / SEQ_CHUNK + 1;
     r->seq_line = tl_calloc((size_t)r->n_seq_blocks, sizeof *r->seq_line);
     if (!r->seq_line) goto oom;
-    tl_input_stand_in(path, r->text);
-    st = tl_ndjson_reader_open(path, opt, hints, &r->inner, err);
-    tl_input_stand_in(NULL, NULL);
+    TlReadOptions o = {0};
+    if (opt) o = *opt;
+    o.text = r->text;
+    st = tl_ndjson_reader_open(path, &o, hints, &r->inner, err);
     if (st != TL_OK) {
         fix_error(r, err);
         goto fail;
@@ -694,13 +695,14 @@ fail:
 /* Load path (*b, an owned reference) and tell its content by its first
  * SNIFF_BYTES (top of the file): *nd when it is NDJSON, else *split as
  * ndjson_like leaves it, or the offset of a '[' that starts it. */
-static TlStatus sniff(const char *path, TlBuf **b, bool *nd, size_t *split, TlError *err)
+static TlStatus sniff(const TlCtx *ctx, const char *path, TlBuf **b, bool *nd,
+                      size_t *split, TlError *err)
 {
     size_t ready = 0, w, i, size;
     size_t *opens;
     *nd = true;
     *split = SIZE_MAX;
-    TL_TRY(tl_input_load_stream(path, b, err));
+    TL_TRY(tl_input_load_stream(ctx, path, b, err));
     w = (*b)->size < SNIFF_BYTES ? (*b)->size : SNIFF_BYTES;
     if (tl_input_wait(*b, w, &ready, err) != TL_OK) goto fail;
     if (ready < w) w = ready; /* a stream of unknown size that ended */
@@ -738,7 +740,7 @@ TlStatus tl_json_reader_open(const char *path, const TlReadOptions *opt,
     bool nd;
     size_t split;
     *out = NULL;
-    TL_TRY(sniff(path, &b, &nd, &split, err));
+    TL_TRY(sniff(opt ? opt->ctx : NULL, path, &b, &nd, &split, err));
     if (nd) {
         tl_buf_release(b);
         return tl_ndjson_reader_open(path, opt, hints, out, err);
@@ -760,7 +762,7 @@ TlStatus tl_json_ndjson_open(const char *path, const TlReadOptions *opt,
     size_t split;
     int64_t line, col;
     *out = NULL;
-    TL_TRY(sniff(path, &b, &nd, &split, err));
+    TL_TRY(sniff(opt ? opt->ctx : NULL, path, &b, &nd, &split, err));
     if (!nd && split != SIZE_MAX) {
         where(b->data, b->size, split, &line, &col);
         tl_error(err, TL_ERR_DATA, "%s:%lld:%lld: %s (NDJSON holds one object per line; "

@@ -7,17 +7,15 @@
  * quoted CSV field may hold line ends; empty lines are skipped), and only
  * the reader knows how, so this asks the reader itself: it reopens the
  * input as tl_reader_open did (loc_path, loc_opt, no type hints, no
- * filename column), with one record per morsel (tl_csv_split_force /
- * tl_ndjson_split_force), projects no column, and walks the morsels in
- * order.  Each morsel's line is where its record starts; decoding it (no
- * column converted) says whether it held a record or only an empty line.
+ * filename column), with one record per morsel (TlReadOptions.morsel_rows),
+ * projects no column, and walks the morsels in order.  Each morsel's line
+ * is where its record starts; decoding it (no column converted) says
+ * whether it held a record or only an empty line.
  * So records are counted exactly as the scan counted them, by the same
  * code.
  *
  * Serial and slow-ish (a decode call per record); it runs once, on an
- * error path.  The split hooks are process-wide: they are set just for the
- * reopen and reset to their defaults after (the readers of the running
- * plan were opened long before).
+ * error path.
  */
 #include "fmt_impl.h"
 
@@ -49,11 +47,8 @@ TlStatus tl_input_locate(const char *path, const TlReadOptions *opt, int64_t rec
     *n_records = 0;
     *name = tl_input_name(path);
     o.with_filename = false;
-    tl_csv_split_force(1, 0);
-    tl_ndjson_split_force(1, 0);
+    o.morsel_rows = 1;
     st = tl_reader_open(path, &o, NULL, &x, err);
-    tl_csv_split_force(0, 0);
-    tl_ndjson_split_force(0, 0);
     if (st != TL_OK) goto done;
     if (!tl_reader_can_split(x)) {
         st = tl_error(err, TL_ERR_USAGE, "internal: this input cannot be "

@@ -187,6 +187,7 @@ typedef struct NdReader {
     int64_t split_line;
     int64_t split_seq;
     size_t split_bytes;      /* its target size */
+    size_t fixed_bytes;      /* a fixed target (the tuning's, tests), or 0 */
     bool guess;              /* cut at the first LF past the target
                                 (tl_reader_guess; see nd_split) */
     size_t max_record;       /* --max-record-size (a stream's split) */

@@ -16,7 +16,7 @@
  * Splitting (serial, cheap): JSON strings cannot hold a raw newline, so
  * every LF ends a line; a morsel ends after the line end that is its
  * max_rows-th or that reaches its byte target (64 KiB for the first, then
- * doubling up to 2 MiB; tl_ndjson_split_force for tests).  16 bytes at a
+ * doubling up to 2 MiB; TALLY_TEST_NDJSON_MORSEL for tests).  16 bytes at a
  * time with SSE2 count the LFs and look for a lone CR (one not followed by
  * LF); a morsel holding one is cut by a careful bytewise scan that tracks
  * strings and brackets, because a lone CR right after a line's object ends
@@ -142,20 +142,11 @@
 #define MORSEL_FIRST ((size_t)64 << 10) /* bytes of the first morsel */
 #define MORSEL_MOST ((size_t)2 << 20)   /* bytes a morsel grows to */
 
-static int64_t force_rows, force_bytes; /* tl_ndjson_split_force */
-
-/* See fmt_impl.h. */
-void tl_ndjson_split_force(int64_t rows, int64_t bytes)
+/* The target size of r's morsel after one of b bytes: doubling up to
+ * MORSEL_MOST (a fixed size stays). */
+static size_t morsel_next(const NdReader *r, size_t b)
 {
-    force_rows = rows > 0 ? rows : 0;
-    force_bytes = bytes > 0 ? bytes : 0;
-}
-
-/* The target size of the morsel after one of b bytes: doubling up to
- * MORSEL_MOST (a forced size stays). */
-static size_t morsel_next(size_t b)
-{
-    if (force_bytes || b >= MORSEL_MOST) return b;
+    if (r->fixed_bytes || b >= MORSEL_MOST) return b;
     return b * 2 < MORSEL_MOST ? b * 2 : MORSEL_MOST;
 }
 
@@ -483,7 +474,7 @@ cut:
     m->begin = begin;
     m->end = end;
     r->split_pos = end;
-    r->split_bytes = morsel_next(r->split_bytes);
+    r->split_bytes = morsel_next(r, r->split_bytes);
     *got = true;
     return TL_OK;
 }
@@ -516,9 +507,9 @@ static TlStatus nd_resplit(TlReader *base, const TlMorsel *m, TlError *err)
     r->split_pos = (size_t)m->begin;
     r->split_seq = m->seq;
     r->split_line = 1 + lines;
-    r->split_bytes = force_bytes ? (size_t)force_bytes : MORSEL_FIRST;
+    r->split_bytes = r->fixed_bytes ? r->fixed_bytes : MORSEL_FIRST;
     for (int64_t k = 0; k < m->seq; k++) {
-        size_t next = morsel_next(r->split_bytes);
+        size_t next = morsel_next(r, r->split_bytes);
         if (next == r->split_bytes) break; /* at its most, or forced */
         r->split_bytes = next;
     }
@@ -560,7 +551,7 @@ static TlStatus nd_decode(TlReader *base, TlDecoder *d, const TlMorsel *m,
     NdReader *r = (NdReader *)base;
     NdCursor *cu = &((NdDecoder *)d)->cur;
     size_t hi;
-    const uint8_t *p = tl_input_copy(r->input, &((NdDecoder *)d)->copy, m->begin, m->end, &hi);
+    const uint8_t *p = tl_input_copy(r->base.ctx, r->input, &((NdDecoder *)d)->copy, m->begin, m->end, &hi);
     TlStatus st;
     /* the input's end: a stream of unknown size that ended has r->size
      * the address space reserved for it */
@@ -797,15 +788,20 @@ static TlStatus nd_open(const char *path, const TlReadOptions *opt, TlTypeHints 
     r = tl_calloc(1, sizeof *r);
     if (!r) return tl_error_oom(err);
     r->base.ops = &ndjson_ops;
+    r->base.ctx = opt ? opt->ctx : NULL;
     r->hints = hints;
     r->split_line = 1;
     r->late_seq = INT64_MAX;
-    r->split_bytes = force_bytes ? (size_t)force_bytes : MORSEL_FIRST;
-    r->max_rows = force_rows ? force_rows : tl_batch_rows();
+    r->fixed_bytes = (size_t)TL_TUNING(r->base.ctx)->nd_morsel_bytes;
+    r->split_bytes = r->fixed_bytes ? r->fixed_bytes : MORSEL_FIRST;
+    r->max_rows = opt && opt->morsel_rows > 0            ? opt->morsel_rows
+                  : TL_TUNING(r->base.ctx)->nd_morsel_rows ? TL_TUNING(r->base.ctx)->nd_morsel_rows
+                                                           : tl_ctx_batch_rows(r->base.ctx);
     r->max_cols = tl_max_columns(opt);
     r->name = tl_strdup(tl_escape_name(tl_input_name(path)).s);
     if (!r->name) goto oom;
-    if (tl_input_load_stream(path, &r->input, err) != TL_OK) goto fail;
+    if (opt && opt->text) r->input = tl_buf_retain(opt->text);
+    else if (tl_input_load_stream(r->base.ctx, path, &r->input, err) != TL_OK) goto fail;
     r->base.input = r->input;
     r->p = r->input->data;
     /* a streamed input: the sample sees the bytes ready (need); it is

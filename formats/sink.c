@@ -262,13 +262,12 @@ static mode_t result_mode(const TlTarget *t)
 /* file sink: create the temporary file in the folder of s->final: unnamed
  * when the filesystem allows, else named and registered for signal
  * cleanup. */
-static TlStatus open_temp(TlSink *s, TlError *err)
+static TlStatus open_temp(const TlCtx *ctx, TlSink *s, TlError *err)
 {
 #ifdef O_TMPFILE
-    const char *no = getenv("TALLY_NO_TMPFILE");
     /* commit links the file in through /proc/self/fd/N (or AT_EMPTY_PATH,
      * which needs a capability): without /proc, a name from the start */
-    if ((!no || !*no) && access("/proc/self/fd", X_OK) == 0) {
+    if (!TL_TUNING(ctx)->no_tmpfile && access("/proc/self/fd", X_OK) == 0) {
         const char *slash = strrchr(s->final, '/');
         char *dir = slash ? tl_strndup(s->final, (size_t)(slash - s->final) + 1)
                           : tl_strdup(".");
@@ -325,7 +324,7 @@ static TlStatus open_stream(TlSink *s, const TlTarget *t, TlError *err)
  * waits for its reader), so a missing or unwritable target fails before
  * any work (TL_ERR_IO naming path).  The sink is owned by the caller
  * (tl_sink_close). */
-TlStatus tl_sink_open(const char *path, TlSink **out, TlError *err)
+TlStatus tl_sink_open(const TlCtx *ctx, const char *path, TlSink **out, TlError *err)
 {
     TlSink *s;
     TlTarget t;
@@ -347,7 +346,7 @@ TlStatus tl_sink_open(const char *path, TlSink **out, TlError *err)
             s->mode = result_mode(&t);
             s->final = t.final;
             t.final = NULL;
-            st = open_temp(s, err);
+            st = open_temp(ctx, s, err);
         }
         tl_target_free(&t);
         if (st != TL_OK) goto fail;

@@ -55,7 +55,8 @@
  * flight, the frame window and the recycled chunks waiting ahead, plus
  * what batches still view (and the longest record: --max-record-size).
  * Its last release cancels and joins the threads.  Every live stream is
- * in a registry so tl_input_check_streams (tl_writer_finish) can report a
+ * in its run's registry (TlInputs) so tl_input_check_streams (lib/run,
+ * before the writer's finish) can report a
  * stream that fails after a run stopped reading early (--head): the result
  * is then an error, as when the whole input was decompressed at open; the
  * rest is then decompressed and given back as it goes (drained).
@@ -137,17 +138,15 @@ typedef struct Stream {
     bool no_recycle;          /* the decompressor's: drop pages, never move them */
     int64_t held;             /* atomic: bytes counted in tl_held_add */
     TlBuf *buf;               /* the buffer handed out (not a reference) */
+    TlInputs *inputs;         /* the run's (its registry and held count), or NULL */
     struct Stream *next;      /* the registry */
 } Stream;
 
-static pthread_mutex_t g_streams_mu = PTHREAD_MUTEX_INITIALIZER;
-static Stream *g_streams;
-
-/* The held-bytes counter, for this stream and the process. */
+/* The held-bytes counter, for this stream and its run. */
 static void held(Stream *s, int64_t n)
 {
     __atomic_add_fetch(&s->held, n, __ATOMIC_RELAXED);
-    tl_held_add(n);
+    tl_held_add(s->inputs, n);
 }
 
 /* Give back [lo, hi) of s's mapping (page-aligned by the caller). */
@@ -299,7 +298,8 @@ static void stream_error(Stream *s, TlError *err)
     TlBuf *tmp = NULL;
     TlError whole;
     if (s->exact || err->code == TL_ERR_OOM) return;
-    if (tl_decompress(s->codec, s->name, s->raw->data, s->raw->size, &tmp, &whole) != TL_OK)
+    if (tl_decompress(s->inputs, s->codec, s->name, s->raw->data, s->raw->size, &tmp,
+                      &whole) != TL_OK)
         *err = whole;
     tl_buf_release(tmp);
 }
@@ -464,20 +464,22 @@ static void stream_free(Stream *s)
     }
     if (s->started) pthread_join(s->thread, NULL);
     if (s->filler_started) pthread_join(s->filler, NULL);
-    pthread_mutex_lock(&g_streams_mu);
-    for (Stream **pp = &g_streams; *pp; pp = &(*pp)->next)
-        if (*pp == s) {
-            *pp = s->next;
-            break;
-        }
-    pthread_mutex_unlock(&g_streams_mu);
+    if (s->inputs) {
+        pthread_mutex_lock(&s->inputs->streams_mu);
+        for (Stream **pp = &s->inputs->streams; *pp; pp = &(*pp)->next)
+            if (*pp == s) {
+                *pp = s->next;
+                break;
+            }
+        pthread_mutex_unlock(&s->inputs->streams_mu);
+    }
     pthread_cond_destroy(&s->cv);
     pthread_mutex_destroy(&s->mu);
     ZSTD_freeDCtx(s->dctx);
     if (s->z_ready) inflateEnd(&s->z);
     tl_free(s->decoded);
     if (s->data) munmap(s->data, s->map_size);
-    tl_held_add(-__atomic_load_n(&s->held, __ATOMIC_RELAXED));
+    tl_held_add(s->inputs, -__atomic_load_n(&s->held, __ATOMIC_RELAXED));
     tl_buf_release(s->raw);
     tl_free(s->name);
     tl_free(s);
@@ -591,20 +593,20 @@ static TlBuf *stream_whole(Stream *s)
 }
 
 /* See compress_impl.h. */
-TlStatus tl_stream_start(TlCompression c, const char *name, TlBuf *raw, TlBuf **out,
-                         TlError *err)
+TlStatus tl_stream_start(const TlCtx *ctx, TlCompression c, const char *name,
+                         TlBuf *raw, TlBuf **out, TlError *err)
 {
     Stream *s;
-    const char *env = getenv("TALLY_STREAM_STEP");
+    const TlTuning *tune = TL_TUNING(ctx);
     size_t step = STREAM_STEP, min = STREAM_MIN, announced = 0, window = 0;
     bool whole;
     long ps;
     int rc;
     *out = NULL;
-    if ((c != TL_COMP_ZSTD && c != TL_COMP_GZIP) || getenv("TALLY_NO_STREAM")) return TL_OK;
-    if (env && atol(env) > 0) {
+    if ((c != TL_COMP_ZSTD && c != TL_COMP_GZIP) || tune->no_stream) return TL_OK;
+    if (tune->stream_step > 0) {
         /* tests: stream any size, in steps of this many bytes */
-        step = (size_t)atol(env);
+        step = tune->stream_step;
         min = 1;
     }
     if (raw->size < 4 || tl_compression_sniff(raw->data, raw->size) != c) return TL_OK;
@@ -617,6 +619,7 @@ TlStatus tl_stream_start(TlCompression c, const char *name, TlBuf *raw, TlBuf **
     s = tl_calloc(1, sizeof *s);
     if (!s) return tl_error_oom(err);
     s->codec = c;
+    s->inputs = ctx ? ctx->inputs : NULL;
     s->known = announced > 0;
     s->size = announced;
     s->step = step;
@@ -651,7 +654,7 @@ TlStatus tl_stream_start(TlCompression c, const char *name, TlBuf *raw, TlBuf **
         s->multi = s->right + words;
         s->bound = s->multi + words;
         s->edged = s->bound + words;
-        s->no_recycle = getenv("TALLY_NO_RECYCLE") != NULL;
+        s->no_recycle = tune->no_recycle;
         if (!s->decoded) {
             stream_free(s);
             return tl_error_oom(err);
@@ -691,13 +694,15 @@ TlStatus tl_stream_start(TlCompression c, const char *name, TlBuf *raw, TlBuf **
         return tl_error_oom(err);
     }
     s->buf = *out;
-    pthread_mutex_lock(&g_streams_mu);
-    s->next = g_streams;
-    g_streams = s;
-    pthread_mutex_unlock(&g_streams_mu);
+    if (s->inputs) {
+        pthread_mutex_lock(&s->inputs->streams_mu);
+        s->next = s->inputs->streams;
+        s->inputs->streams = s;
+        pthread_mutex_unlock(&s->inputs->streams_mu);
+    }
     if (rc == 0) {
         /* the filler first: stream_main reads filler_started */
-        if (!getenv("TALLY_NO_PREFILL") &&
+        if (!tune->no_prefill &&
             pthread_create(&s->filler, NULL, stream_fill_main, s) == 0)
             s->filler_started = true;
         if (pthread_create(&s->thread, NULL, stream_main, s) == 0) {
@@ -985,7 +990,8 @@ bool tl_stream_holed(const TlBuf *b)
 }
 
 /* See fmt_impl.h. */
-TlStatus tl_input_restream(const char *path, TlBuf **b, TlError *err)
+TlStatus tl_input_restream(const TlCtx *ctx, const char *path, TlBuf **b,
+                           TlError *err)
 {
     Stream *s = stream_of(*b);
     TlCompression c;
@@ -996,9 +1002,10 @@ TlStatus tl_input_restream(const char *path, TlBuf **b, TlError *err)
     raw = tl_buf_retain(s->raw);
     tl_buf_release(*b);
     *b = NULL;
-    st = tl_stream_start(c, tl_input_name(path), raw, &res, err);
+    st = tl_stream_start(ctx, c, tl_input_name(path), raw, &res, err);
     if (st == TL_OK && !res)
-        st = tl_decompress(c, tl_input_name(path), raw->data, raw->size, &res, err);
+        st = tl_decompress(ctx ? ctx->inputs : NULL, c, tl_input_name(path), raw->data,
+                           raw->size, &res, err);
     tl_buf_release(raw);
     *b = res;
     return st;
@@ -1093,20 +1100,22 @@ TlStatus tl_input_finish(const TlBuf *b, TlError *err)
 }
 
 /* See compress.h.  A stream only the restart cache holds belongs to no
- * reader of this run (an earlier run of the process read it).  The others
- * are drained: the run is over, so their pages go back as the rest is
- * decompressed. */
-TlStatus tl_input_check_streams(TlError *err)
+ * reader of this attempt (an earlier attempt of the run read it).  The
+ * others are drained: the run is over, so their pages go back as the rest
+ * is decompressed. */
+TlStatus tl_input_check_streams(const TlCtx *ctx, TlError *err)
 {
+    TlInputs *in = ctx ? ctx->inputs : NULL;
     TlStatus st = TL_OK;
-    pthread_mutex_lock(&g_streams_mu);
-    for (Stream *s = g_streams; s && st == TL_OK; s = s->next) {
-        if (tl_compress_cache_only(s->buf)) continue;
+    if (!in) return TL_OK;
+    pthread_mutex_lock(&in->streams_mu);
+    for (Stream *s = in->streams; s && st == TL_OK; s = s->next) {
+        if (tl_compress_cache_only(in, s->buf)) continue;
         if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == ST_RUNNING &&
             !__atomic_load_n(&s->shared, __ATOMIC_ACQUIRE))
             __atomic_store_n(&s->drain, 1, __ATOMIC_RELEASE);
         st = stream_finish(s, err);
     }
-    pthread_mutex_unlock(&g_streams_mu);
+    pthread_mutex_unlock(&in->streams_mu);
     return st;
 }

@@ -40,6 +40,7 @@ typedef enum TallyStepKind {
     TALLY_STEP_LIMIT,     /* limit; by: optional per-group keys */
     TALLY_STEP_DISTINCT,  /* items: optional columns */
     TALLY_STEP_JOIN,      /* join_input, items: key columns, how, suffix */
+    TALLY_STEP_DESCRIBE,  /* no items: one row of statistics per column */
 } TallyStepKind;
 
 /* A list of texts.  `split` true means each text is a comma LIST still to be

@@ -50,6 +50,7 @@ typedef struct PqReader {
     PqCodecs *codecs;
     int64_t pad;             /* PqChunkRef.pad for this file's writer */
     uint64_t data_end;       /* the footer's start */
+    int64_t max_rows;        /* rows per batch (the run's tuning) */
 } PqReader;
 
 static const TlSchema *pq_schema(const TlReader *base)
@@ -171,7 +172,7 @@ static TlStatus pq_next(TlReader *base, TlBatch **out, TlError *err)
     }
     if (!r->cols_open) TL_TRY(open_cols(r, err));
     n = r->meta.rgs[r->rg].num_rows - r->rg_done;
-    if (n > tl_batch_rows()) n = tl_batch_rows();
+    if (n > r->max_rows) n = r->max_rows;
     b = tl_batch_new(&r->proj_schema, r->n_proj, n);
     if (!b) return tl_error_oom(err);
     for (int j = 0; j < r->n_proj; j++) {
@@ -294,7 +295,7 @@ static TlStatus open_file(PqReader *r, const char *path, const TlReadOptions *op
     const uint8_t *d;
     size_t size;
     uint32_t flen;
-    TL_TRY(tl_input_load(path, &r->input, err));
+    TL_TRY(tl_input_load(opt->ctx, path, &r->input, err));
     r->base.input = r->input; /* format.c checks that a mapped file did not shrink */
     d = r->input->data;
     size = r->input->size;
@@ -343,6 +344,7 @@ TlStatus tl_parquet_reader_open(const char *path, const TlReadOptions *opt,
     if (!r) return tl_error_oom(err);
     r->base.ops = &pq_ops;
     r->base.types_final = true; /* the schema's types, not the rows' */
+    r->max_rows = tl_ctx_batch_rows(opt->ctx);
     r->name = tl_strdup(tl_escape_name(tl_input_name(path)).s);
     st = r->name ? pq_codecs_new(&r->codecs, err) : tl_error_oom(err);
     if (st == TL_OK) st = open_file(r, path, opt, hints, err);

@@ -23,6 +23,7 @@
  * tl_realloc(p, 0) (which frees), do not.
  */
 #include "core.h"
+#include "ctx.h"
 
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -37,19 +38,14 @@ static int fail_all;       /* calls after fail_at fail too */
 #ifdef TL_FAULT
 static int env_read;
 
-/* Read TALLY_FAIL_ALLOC / TALLY_FAIL_ALLOC_ALL once, at the first call. */
+/* Read TALLY_FAIL_ALLOC / TALLY_FAIL_ALLOC_ALL once, at the first call
+ * (tuning.c reads the environment). */
 static void read_env(void)
 {
-    const char *s, *all;
+    bool all;
     env_read = 1;
-    s = getenv("TALLY_FAIL_ALLOC");
-    if (s && *s) {
-        char *end;
-        unsigned long long n = strtoull(s, &end, 10);
-        if (*end == '\0' && n > 0) fail_at = n;
-    }
-    all = getenv("TALLY_FAIL_ALLOC_ALL");
-    if (all && all[0] == '1') fail_all = 1;
+    tl_tuning_read_fault(&fail_at, &all);
+    fail_all = all;
 }
 #endif
 

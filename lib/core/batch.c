@@ -8,6 +8,7 @@
  * switch TALLY_BATCH_ROWS shrinks that to stress every batch boundary.
  */
 #include "core.h"
+#include "ctx.h"
 
 #include <stdlib.h>
 
@@ -41,23 +42,11 @@ void tl_batch_free(TlBatch *b)
     tl_free(b);
 }
 
-/* Maximum rows per batch: TALLY_BATCH_ROWS from the environment (at least 1)
- * when set to a number, else TL_BATCH_ROWS.  Read at every call (once per
- * reader, operator or output batch, never per row), so a process that
- * changes its environment between runs (tests/support/matrix_run.c) sees
- * the new value. */
+/* Maximum rows per batch outside a run: the environment's
+ * (tl_ctx_batch_rows with no context, ctx.h).  Read at every call (once per
+ * reader, operator or output batch, never per row); code inside a run asks
+ * its context instead. */
 int64_t tl_batch_rows(void)
 {
-    const char *s = getenv("TALLY_BATCH_ROWS");
-    int64_t n = TL_BATCH_ROWS;
-    if (s && *s) {
-        char *end;
-        long long v = strtoll(s, &end, 10);
-        if (*end == '\0') {
-            if (v < 1) v = 1;
-            if (v > ((int64_t)1 << 30)) v = (int64_t)1 << 30;
-            n = v;
-        }
-    }
-    return n;
+    return tl_ctx_batch_rows(NULL);
 }

@@ -443,9 +443,10 @@ typedef struct TlBatch {
 TlBatch *tl_batch_new(const TlSchema *schema, int n_cols, int64_t n_rows);
 void tl_batch_free(TlBatch *b); /* releases columns; NULL-safe */
 
-/* Stress switch for tests: when TALLY_BATCH_ROWS is set in the environment,
- * tl_batch_rows() returns it (min 1), else TL_BATCH_ROWS.  Readers size their
- * batches with it. */
+/* Maximum rows per batch for code outside a run: TALLY_BATCH_ROWS from the
+ * environment (min 1; a stress switch for tests), else TL_BATCH_ROWS.
+ * Within a run, readers and operators size their batches with their
+ * context's tuning (tl_ctx_batch_rows, ctx.h), read once at its start. */
 int64_t tl_batch_rows(void);
 
 /* ------------------------------------------------------ signal cleanup */

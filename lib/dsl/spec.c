@@ -296,9 +296,10 @@ static int str_map(Ctx *c, const cJSON *v, TallyText **list, int *n, char ***nam
 
 static const char *const step_keys[] = {"filter", "select", "with",  "drop",
                                         "rename", "group_by", "agg", "sort",
-                                        "limit", "by", "distinct", "join"};
+                                        "limit", "by", "distinct", "join",
+                                        "describe"};
 enum { K_FILTER, K_SELECT, K_WITH, K_DROP, K_RENAME, K_GROUP_BY, K_AGG,
-       K_SORT, K_LIMIT, K_BY, K_DISTINCT, K_JOIN, K_COUNT };
+       K_SORT, K_LIMIT, K_BY, K_DISTINCT, K_JOIN, K_DESCRIBE, K_COUNT };
 
 static int find_key(const char *const *keys, int n, const char *k)
 {
@@ -551,6 +552,12 @@ static int step(Ctx *c, const cJSON *v)
             } else if (!cJSON_IsTrue(x)) {
                 return fail(c, "expected true or an array of column names");
             }
+        });
+        return 0;
+    case K_DESCRIBE:
+        if (!(st = new_step(c, TALLY_STEP_DESCRIBE))) return -1;
+        WITH_KEY(c, "describe", {
+            if (!cJSON_IsTrue(x)) return fail(c, "expected true");
         });
         return 0;
     case K_JOIN:

@@ -54,6 +54,7 @@
 #include "agg.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "../../kernels/rowenc.h"
 #include "../../kernels/sort.h"
@@ -181,7 +182,7 @@ TlStatus tl_agg_new(const TlAggSpec *spec, TlAgg **out, TlError *err)
               op == TL_OP_LAST) && a->cls == C_FLT) a->n_f = 1;
     if (op == TL_OP_COUNT_DISTINCT && xt != TL_TNULL) {
         TlType kt[2] = {TL_TINT64, xt};
-        if (tl_grouper_new(kt, 2, false, &a->cd, err) != TL_OK) {
+        if (tl_grouper_new(a->s.ctx, kt, 2, false, &a->cd, err) != TL_OK) {
             tl_agg_free(a);
             return err->code;
         }
@@ -1011,7 +1012,7 @@ static TlStatus seal_quantile(TlAgg *a, uint32_t n_groups, TlError *err)
         const QChunk *ch = a->qch[c];
         for (int64_t i = 0; i < ch->n; i++) a->qkey[pos[ch->g[i]]++] = ch->k[i];
     }
-    for (uint32_t g = 0; g < n_groups; g++)
+    for (uint32_t g = 0; g < n_groups && !a->s.select; g++)
         tl_k_sort_u64_keys(a->qkey + a->qstart[g], scratch, a->cnt[g]);
     tl_free(scratch);
     tl_free(pos);
@@ -1048,17 +1049,75 @@ uint32_t tl_agg_bad_group(const TlAgg *a)
     return a->bad_group;
 }
 
-/* The quantile of group g from its sorted images (DuckDB quantile_cont). */
-static double quantile_of(const TlAgg *a, uint32_t g)
+static int u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Reorder v[0..n) so that v[k] is the value a sort would put there, the
+ * ones before it not larger and the ones after not smaller: quickselect
+ * with median-of-three pivots, sorting what is left after 128 rounds (an
+ * adversarial order cannot make it quadratic). */
+static void select_u64(uint64_t *v, int64_t n, int64_t k)
+{
+    int64_t lo = 0, hi = n - 1;
+    for (int round = 0; hi > lo; round++) {
+        if (round == 128) {
+            qsort(v + lo, (size_t)(hi - lo + 1), sizeof *v, u64_cmp);
+            return;
+        }
+        uint64_t a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi], p;
+        p = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+        int64_t i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < p) i++;
+            while (v[j] > p) j--;
+            if (i <= j) {
+                uint64_t t = v[i];
+                v[i++] = v[j];
+                v[j--] = t;
+            }
+        }
+        if (k <= j) hi = j;
+        else if (k >= i) lo = i;
+        else return;
+    }
+}
+
+/* The q-quantile of group g from its images (DuckDB quantile_cont):
+ * sorted, or with s.select found by selection (reordering them). */
+static double quantile_q(const TlAgg *a, uint32_t g, double q)
 {
     int64_t c = a->cnt[g];
-    const uint64_t *v = a->qkey + a->qstart[g];
-    double rn = (double)(c - 1) * a->s.q;
+    uint64_t *v = a->qkey + a->qstart[g];
+    double rn = (double)(c - 1) * q;
     double lo = floor(rn), hi = ceil(rn);
-    double vl = tl_k_f64_from_image(v[(int64_t)lo]);
+    int64_t l = (int64_t)lo;
+    if (a->s.select) select_u64(v, c, l);
+    double vl = tl_k_f64_from_image(v[l]);
     if (lo == hi) return vl;
-    double vh = tl_k_f64_from_image(v[(int64_t)hi]);
+    uint64_t h = v[l + 1];
+    /* selected: the next value is the smallest after position l */
+    for (int64_t i = l + 2; a->s.select && i < c; i++)
+        if (v[i] < h) h = v[i];
+    double vh = tl_k_f64_from_image(h);
     return vl + (rn - lo) * (vh - vl);
+}
+
+static double quantile_of(const TlAgg *a, uint32_t g)
+{
+    return quantile_q(a, g, a->s.q);
+}
+
+/* See agg.h. */
+bool tl_agg_quantile_at(TlAgg *a, uint32_t g, double q, double *out)
+{
+    if (!a->sealed || g >= a->n_groups || a->s.x_type == TL_TNULL ||
+        (a->s.op != TL_OP_MEDIAN && a->s.op != TL_OP_QUANTILE) || !a->cnt[g])
+        return false;
+    *out = quantile_q(a, g, q);
+    return true;
 }
 
 /* The co-moment of exact sums xs[x], xs[y], xs[p] + xs[e] (products) of

@@ -21,6 +21,7 @@
 #define TL_AGG_H
 
 #include "../core/core.h"
+#include "../core/ctx.h"
 #include "../expr/expr.h"
 
 typedef struct TlAgg TlAgg;
@@ -34,6 +35,11 @@ typedef struct TlAggSpec {
     const char *sep;  /* string_agg separator (copied); NULL = "," */
     size_t sep_len;
     bool no_arg;      /* count(): count rows, x is NULL */
+    bool select;      /* median/quantile: sealing leaves each group's values
+                         unsorted and every quantile is found by selection
+                         (linear time; for a few quantiles of big groups,
+                         tl_agg_quantile_at); the same values either way */
+    const TlCtx *ctx; /* the run's (count distinct's grouper); NULL: none */
 } TlAggSpec;
 
 /* A new aggregate with no groups yet.  TL_ERR_USAGE when the op does not
@@ -87,6 +93,12 @@ uint32_t tl_agg_bad_group(const TlAgg *a);
  * array of spec.out_type. */
 TlStatus tl_agg_results(TlAgg *a, uint32_t first, uint32_t n, TlArray **out,
                         TlError *err);
+
+/* After tl_agg_seal of a median or quantile: group g's q-quantile (q in
+ * [0, 1], interpolated as its results are) into *out, whatever q the spec
+ * had, so one sealed state answers several quantiles; false when the group
+ * has no value. */
+bool tl_agg_quantile_at(TlAgg *a, uint32_t g, double q, double *out);
 
 /* tl_agg_seal, then every result as one array (groups 0..n_groups-1). */
 TlStatus tl_agg_finish(TlAgg *a, uint32_t n_groups, TlArray **out,

@@ -89,7 +89,7 @@ static TlStatus radix_pre(AggOp *a, RItem *it, const TlBatch *b, bool *done,
         st = tl_error_oom(err);
         goto done;
     }
-    st = tl_grouper_new(a->kt, a->n_keys, true, &lg, err);
+    st = tl_grouper_new(a->base.ctx, a->kt, a->n_keys, true, &lg, err);
     /* the sample in two steps: once its first half and one rows hold more
      * than half the sample's rows in groups, the answer is known (q10's
      * near-unique keys stop there); then the rest of the sample, then the
@@ -222,7 +222,7 @@ static TlStatus radix_part_init(AggOp *a, RPart *rp, TlError *err)
     if (!rp->states) return tl_error_oom(err);
     for (int j = 0; j < a->n_aggs; j++)
         if (!rp->states[j]) TL_TRY(tl_agg_new(&a->specs[j], &rp->states[j], err));
-    return tl_grouper_new(a->kt, a->n_keys, true, &rp->g, err);
+    return tl_grouper_new(a->base.ctx, a->kt, a->n_keys, true, &rp->g, err);
 }
 
 /* Partition p's part of morsel seq (partq: in morsel order per partition,
@@ -345,9 +345,9 @@ TlStatus tl_agg_radix_init(AggOp *a, TlError *err)
             *slot[t] = d;
         }
     }
-    const char *pe = getenv("TALLY_AGG_PRE");
-    a->pre_ok = !(pe && strcmp(pe, "0") == 0);
-    a->pre_mode = pe && strcmp(pe, "1") == 0;
+    int pre = TL_TUNING(a->base.ctx)->agg_pre;
+    a->pre_ok = pre != 0;
+    a->pre_mode = pre == 1;
     for (int j = 0; j < a->n_aggs; j++)
         if (!tl_agg_merge_some_ok(a->specs[j].op)) a->pre_ok = false;
     return TL_OK;
@@ -491,7 +491,7 @@ static void count_task(void *arg, int64_t b)
  * per batch in parallel and summed. */
 static TlStatus radix_order(AggOp *a, TlError *err)
 {
-    int64_t per = tl_batch_rows(), n = 0;
+    int64_t per = tl_ctx_batch_rows(a->base.ctx), n = 0;
     TlStatus st = TL_OK;
     for (int p = 0; p < TL_RADIX_P; p++) n += a->parts[p].n;
     int64_t n_out = (n + per - 1) / per, nm = a->n_morsels;
@@ -644,7 +644,7 @@ TlStatus tl_agg_radix_consume(AggOp *a, TlError *err)
 TlStatus tl_agg_radix_batch(AggOp *a, int64_t first, int64_t rows, TlBatch *b,
                             TlError *err)
 {
-    int64_t per = tl_batch_rows();
+    int64_t per = tl_ctx_batch_rows(a->base.ctx);
     const uint32_t *s = a->snap + (first / per) * TL_RADIX_P;
     uint32_t c[TL_RADIX_P] = {0}, slot[TL_RADIX_P], at[TL_RADIX_P];
     int np = 0;

@@ -18,6 +18,7 @@
 #define TL_EXEC_H
 
 #include "../core/core.h"
+#include "../core/ctx.h"
 #include "../expr/expr.h"
 
 typedef struct TlExecStats {
@@ -100,6 +101,10 @@ struct TlOperator {
     void (*free)(TlOperator *op);
     const TlSchema *schema;   /* output schema, lives as long as the plan */
     TlExecStats *stats;       /* shared by all operators of the run */
+    const TlCtx *ctx;         /* the run's context (tuning), shared like
+                                 stats: a scan takes its readers', every
+                                 other operator its child's; NULL: the
+                                 environment's tuning (ctx.h) */
     /* Optional, NULL unless the operator is a scan (op_scan.c) or a hash
      * join (op_join.c: maps and stage run on its output batches, in the
      * tasks that probe its streaming side):
@@ -174,6 +179,13 @@ typedef struct TlReadOptions TlReadOptions;
 TlStatus tl_op_agg_set_source(TlOperator *op, const char *const *paths,
                               const TlReadOptions *read, int n_paths,
                               TlError *err);
+
+/* Describe (op_describe.c): one row per column of the child, the columns
+ * of schema (lib/plan/plan.c builds it: column, type, count, nulls,
+ * distinct, approx, min, max, mean, std, q25, q50, q75, min_len, max_len,
+ * top), after reading the whole input once.  Takes ownership of child. */
+TlStatus tl_op_describe_new(TlOperator *child, const TlSchema *schema,
+                            TlOperator **out, TlError *err);
 
 /* Stable sort by keys (expressions over the child schema); desc[i] and
  * nulls_first[i] per key.  Ascending puts nulls last by default; strings by

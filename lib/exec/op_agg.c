@@ -340,7 +340,7 @@ static TlStatus consume_batch(AggOp *a, const TlBatch *b, TlError *err)
         }
         bool mapped = false;
         if (a->clustered ||
-            (a->runs >= 0 && getenv("TALLY_GROUP_NO_RUNS") == NULL)) {
+            (a->runs >= 0 && !TL_TUNING(a->base.ctx)->group_no_runs)) {
             st = map_runs(a, karr, n, &mapped, err);
             if (st != TL_OK) goto done;
         }
@@ -508,7 +508,7 @@ static TlStatus stage_work(void *ctx, TlBatch *b, void **result, TlError *err)
             st = tl_eval(a->ea, a->keys[k], b, &karr[k], err);
             if (st != TL_OK) goto done;
         }
-        st = tl_grouper_new(a->kt, a->n_keys, true, &lg, err);
+        st = tl_grouper_new(a->base.ctx, a->kt, a->n_keys, true, &lg, err);
         if (st == TL_OK)
             st = tl_grouper_map(lg, (const TlArray *const *)karr, n, p->lids, err);
         if (st != TL_OK) goto done;
@@ -620,10 +620,9 @@ static void stage_drop_any(void *ctx, void *result)
 static TlStatus try_stage(AggOp *a, TlError *err)
 {
     if (a->clustered || !a->child->set_stage || !a->child->next_result ||
-        getenv("TALLY_AGG_SERIAL") != NULL)
+        TL_TUNING(a->base.ctx)->agg_serial)
         return TL_OK;
-    const char *rx = getenv("TALLY_AGG_RADIX");
-    if (a->n_keys > 0 && !(rx && strcmp(rx, "0") == 0)) {
+    if (a->n_keys > 0 && !TL_TUNING(a->base.ctx)->agg_radix_off) {
         a->radix = true;
         TL_TRY(tl_agg_radix_init(a, err));
     }
@@ -715,7 +714,7 @@ static TlStatus out_task(void *ctx, int64_t seq, void *in, void **out, TlError *
 {
     AggOp *a = ctx;
     TlBatch *b = NULL;
-    int64_t per = tl_batch_rows(), first = seq * per;
+    int64_t per = tl_ctx_batch_rows(a->base.ctx), first = seq * per;
     TL_TRY(build_batch(a, (uint32_t)first, a->n_groups - first < per ? a->n_groups - first : per,
                        &b, err));
     *out = b;
@@ -750,7 +749,7 @@ static TlStatus end_keys(AggOp *a, TlError *err)
 static TlStatus agg_next(TlOperator *op, TlBatch **out, TlError *err)
 {
     AggOp *a = (AggOp *)op;
-    int64_t per = tl_batch_rows();
+    int64_t per = tl_ctx_batch_rows(a->base.ctx);
     *out = NULL;
     if (!a->consumed) {
         a->consumed = true;
@@ -858,6 +857,7 @@ static TlStatus agg_spec(AggOp *a, int j, const TlSchema *schema, TlAggSpec *s,
     const TlExprArena *ea = a->ea;
     const TlExpr *e = tl_ea_node(ea, a->aggs[j]);
     memset(s, 0, sizeof *s);
+    s->ctx = a->base.ctx;
     a->x_ids[j] = a->y_ids[j] = TL_NO_ID;
     if (e->kind != TL_X_CALL || !tl_op_is_agg((TlOp)e->op))
         return tl_error_at(err, TL_ERR_USAGE, ea, e->src, e->start, e->len,
@@ -923,6 +923,7 @@ TlStatus tl_op_agg_new(TlOperator *child, const TlExprArena *ea,
     a->base.origin = agg_origin;
     a->base.schema = schema;
     a->base.stats = child->stats;
+    a->base.ctx = child->ctx;
     a->child = child;
     a->ea = ea;
     a->n_keys = n_keys;
@@ -949,7 +950,7 @@ TlStatus tl_op_agg_new(TlOperator *child, const TlExprArena *ea,
     if (n_aggs) memcpy(a->aggs, aggs, (size_t)n_aggs * sizeof *aggs);
     for (int k = 0; k < n_keys; k++) kt[k] = (TlType)tl_ea_node(ea, keys[k])->type;
     if (n_keys > 0) {
-        st = tl_grouper_new(kt, n_keys, true, &a->grouper, err);
+        st = tl_grouper_new(a->base.ctx, kt, n_keys, true, &a->grouper, err);
         if (st != TL_OK) goto fail;
     }
     for (int j = 0; j < n_aggs; j++) {

@@ -177,6 +177,7 @@ static TlStatus make(TlOperator *child, int64_t limit, const int *cols,
     d->base.origin = distinct_origin;
     d->base.schema = sc;
     d->base.stats = child->stats;
+    d->base.ctx = child->ctx;
     d->child = child;
     d->limit = limit;
     d->n_cols = n_cols > 0 ? n_cols : sc->n_fields;
@@ -197,7 +198,7 @@ static TlStatus make(TlOperator *child, int64_t limit, const int *cols,
         d->cols[k] = c;
         types[k] = sc->fields[c].type;
     }
-    st = tl_grouper_new(types, d->n_cols, false, &d->grouper, err);
+    st = tl_grouper_new(d->base.ctx, types, d->n_cols, false, &d->grouper, err);
     if (st != TL_OK) goto fail;
     tl_free(types);
     *out = &d->base;

@@ -228,6 +228,7 @@ TlStatus tl_op_filter_new(TlOperator *child, const TlExprArena *ea,
     f->base.origin = filter_origin;
     f->base.schema = schema;
     f->base.stats = child->stats;
+    f->base.ctx = child->ctx;
     f->child = child;
     f->map.ea = ea;
     f->map.pred = pred;

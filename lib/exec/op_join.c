@@ -828,6 +828,7 @@ TlStatus tl_op_join_new(TlOperator *left, TlOperator *right, int how,
     j->base.schema = schema;
     j->join_schema = schema;
     j->base.stats = left->stats;
+    j->base.ctx = left->ctx;
     j->left = left;
     j->right = right;
     j->how = how;
@@ -839,7 +840,7 @@ TlStatus tl_op_join_new(TlOperator *left, TlOperator *right, int how,
     j->build_left = build_left;
     j->keep_unmatched_right = how == TL_JOIN_RIGHT || how == TL_JOIN_FULL;
     j->keep_unmatched_left = how == TL_JOIN_LEFT || how == TL_JOIN_FULL;
-    j->cap = tl_batch_rows();
+    j->cap = tl_ctx_batch_rows(j->base.ctx);
     j->lk = copy_ints(lk, n_keys);
     j->rk = copy_ints(rk, n_keys);
     j->rcols = copy_ints(rcols, n_rcols);

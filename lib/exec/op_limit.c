@@ -79,6 +79,7 @@ TlStatus tl_op_limit_new(TlOperator *child, int64_t limit, TlOperator **out,
     l->base.origin = limit_origin;
     l->base.schema = child->schema;
     l->base.stats = child->stats;
+    l->base.ctx = child->ctx;
     l->child = child;
     l->left = limit;
     *out = &l->base;

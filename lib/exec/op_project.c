@@ -287,6 +287,7 @@ TlStatus tl_op_project_new(TlOperator *child, const TlExprArena *ea,
     p->base.origin = project_origin;
     p->base.schema = schema;
     p->base.stats = child->stats;
+    p->base.ctx = child->ctx;
     p->child = child;
     p->map = m;
     *out = &p->base;

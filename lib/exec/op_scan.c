@@ -840,7 +840,7 @@ static TlStatus wait_head(Scan *s, Slot **out, TlError *err)
  * is not among the ones it reads first.  Per scan, so deterministic. */
 static TlStatus prepare_late(Scan *s, TlError *err)
 {
-    if (getenv("TALLY_NO_LATE")) return TL_OK;
+    if (TL_TUNING(s->base.ctx)->no_late) return TL_OK;
     if (s->n_maps == 0 && s->has_stage && s->late_work && s->stage_need) {
         s->late_stage = true;
         s->need = s->stage_need;
@@ -1205,6 +1205,7 @@ TlStatus tl_op_scan_new(const TlSchema *schema, const TlScanInput *inputs,
     s->base.set_late_stage = scan_set_late_stage;
     s->base.schema = schema;
     s->base.stats = stats;
+    s->base.ctx = n_inputs > 0 ? tl_reader_ctx(inputs[0].reader) : NULL;
     s->scan_schema = schema;
     s->n_cols = nc;
     s->map_few = -1;
@@ -1241,7 +1242,7 @@ TlStatus tl_op_scan_new(const TlSchema *schema, const TlScanInput *inputs,
         for (int k = 0; k < nc; k++)
             if (in->pos[k] != k) in->identity = false;
     }
-    if (n_inputs == 1 && s->in[0].split && !getenv("TALLY_NO_GUESS"))
+    if (n_inputs == 1 && s->in[0].split && !TL_TUNING(s->base.ctx)->no_guess)
         tl_reader_guess(s->in[0].reader);
     *out = &s->base;
     return TL_OK;

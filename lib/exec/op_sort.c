@@ -511,7 +511,7 @@ static TlStatus consume(SortOp *s, TlError *err)
     int64_t seen = 0;
     bool staged = false;
     if (s->child->set_stage && s->child->next_result &&
-        getenv("TALLY_SORT_SERIAL") == NULL) {
+        !TL_TUNING(s->base.ctx)->sort_serial) {
         TlStage stage = {s, stage_work, stage_drop};
         TL_TRY(s->child->set_stage(s->child, &stage, err));
         staged = true;
@@ -709,7 +709,7 @@ static TlStatus out_gather(SortOp *s, int64_t off, int64_t n, TlArray **cols, bo
 static TlStatus out_task(void *ctx, int64_t seq, void *in, void **out, TlError *err)
 {
     SortOp *s = ctx;
-    int64_t per = tl_batch_rows(), off = seq * per;
+    int64_t per = tl_ctx_batch_rows(s->base.ctx), off = seq * per;
     int64_t rows = s->n_out - off < per ? s->n_out - off : per;
     TlBatch *b = tl_batch_new(s->base.schema, s->n_data, rows);
     if (!b) return tl_error_oom(err);
@@ -734,7 +734,7 @@ static void out_drop(void *ctx, void *out)
 static TlStatus out_start(SortOp *s, TlError *err)
 {
     int threads = tl_pool_threads();
-    if (threads <= 1 || !s->perm || s->n_out <= tl_batch_rows()) return TL_OK;
+    if (threads <= 1 || !s->perm || s->n_out <= tl_ctx_batch_rows(s->base.ctx)) return TL_OK;
     return tl_ordered_new(threads * 2 > 16 ? 16 : threads * 2, out_task, out_drop, s,
                           &s->ring, err);
 }
@@ -756,11 +756,11 @@ static TlStatus sort_next(TlOperator *op, TlBatch **out, TlError *err)
         free_chunks(s); /* done: drop the input early */
         return TL_OK;
     }
-    int64_t rows = s->n_out - s->emitted;
-    if (rows > tl_batch_rows()) rows = tl_batch_rows();
+    int64_t rows = s->n_out - s->emitted, per = tl_ctx_batch_rows(s->base.ctx);
+    if (rows > per) rows = per;
     if (s->ring) {
         void *r = NULL;
-        TL_TRY(tl_ordered_next(s->ring, (s->n_out + tl_batch_rows() - 1) / tl_batch_rows(),
+        TL_TRY(tl_ordered_next(s->ring, (s->n_out + per - 1) / per,
                                &r, err));
         s->emitted += rows;
         *out = r;
@@ -835,6 +835,7 @@ TlStatus tl_op_sort_new(TlOperator *child, const TlExprArena *ea,
     s->base.origin = sort_origin;
     s->base.schema = child->schema;
     s->base.stats = child->stats;
+    s->base.ctx = child->ctx;
     s->child = child;
     s->ea = ea;
     s->n_keys = n_keys;
@@ -858,8 +859,7 @@ TlStatus tl_op_sort_new(TlOperator *child, const TlExprArena *ea,
     }
     /* packed rows: a full sort's data columns, each at a fixed offset;
      * key columns stay columns (-1) */
-    const char *pk = getenv("TALLY_SORT_PACK");
-    s->pack = pk && strcmp(pk, "0") == 0 ? 0 : pk && strcmp(pk, "2") == 0 ? 2 : 1;
+    s->pack = TL_TUNING(s->base.ctx)->sort_pack;
     s->pk_off = tl_malloc(((size_t)s->n_data + 1) * sizeof *s->pk_off);
     if (!s->pk_off) {
         sort_free(&s->base);

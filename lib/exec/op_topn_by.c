@@ -1062,7 +1062,7 @@ static TlStatus consume(TopnOp *t, TlError *err)
     TlError qerr = {0};
     bool staged = false;
     if (t->child->set_stage && t->child->next_result &&
-        getenv("TALLY_SORT_SERIAL") == NULL) {
+        !TL_TUNING(t->base.ctx)->sort_serial) {
         TlStage stage = {t, stage_work, stage_drop};
         TL_TRY(t->child->set_stage(t->child, &stage, err));
         staged = true;
@@ -1142,7 +1142,7 @@ static TlStatus out_task(void *ctx, int64_t seq, void *in, void **out, TlError *
 {
     const TopnOp *t = ctx;
     TlBatch *b = NULL;
-    int64_t per = tl_batch_rows(), off = seq * per;
+    int64_t per = tl_ctx_batch_rows(t->base.ctx), off = seq * per;
     TL_TRY(out_batch(t, off, t->n_out - off < per ? t->n_out - off : per, &b, err));
     *out = b;
     return TL_OK;
@@ -1159,7 +1159,7 @@ static void out_drop(void *ctx, void *out)
 static TlStatus topn_next(TlOperator *op, TlBatch **out, TlError *err)
 {
     TopnOp *t = (TopnOp *)op;
-    int64_t per = tl_batch_rows();
+    int64_t per = tl_ctx_batch_rows(t->base.ctx);
     *out = NULL;
     if (!t->consumed) {
         t->consumed = true;
@@ -1224,6 +1224,7 @@ TlStatus tl_op_topn_by_new(TlOperator *child, const TlExprArena *ea,
     t->base.origin = topn_origin;
     t->base.schema = child->schema;
     t->base.stats = child->stats;
+    t->base.ctx = child->ctx;
     t->child = child;
     t->ea = ea;
     t->keys = keys;
@@ -1243,7 +1244,7 @@ TlStatus tl_op_topn_by_new(TlOperator *child, const TlExprArena *ea,
         t->fast = t->key_type == TL_TFLOAT64 || t->key_type == TL_TINT64 ||
                   t->key_type == TL_TTIMESTAMP || t->key_type == TL_TDATE;
     }
-    t->slack = tl_batch_rows() / 8;
+    t->slack = tl_ctx_batch_rows(t->base.ctx) / 8;
     if (t->slack < 1) t->slack = 1;
     if (!(t->by_types = tl_malloc((size_t)n_by * sizeof *t->by_types))) {
         st = tl_error_oom(err);
@@ -1251,7 +1252,7 @@ TlStatus tl_op_topn_by_new(TlOperator *child, const TlExprArena *ea,
     }
     for (int k = 0; k < n_by; k++) t->by_types[k] = child->schema->fields[by[k]].type;
     for (int k = 0; k < NPART && st == TL_OK; k++)
-        st = tl_grouper_new(t->by_types, n_by, false, &t->parts[k].g, err);
+        st = tl_grouper_new(t->base.ctx, t->by_types, n_by, false, &t->parts[k].g, err);
     if (st != TL_OK) goto fail;
     *out = &t->base;
     return TL_OK;

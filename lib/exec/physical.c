@@ -199,8 +199,8 @@ static TlStatus build(TlPlan *p, TlPlanId id, TlExecStats *stats,
          * side without keeping it, so near-equal sizes favour it */
         int64_t lb = est_bytes(p, n.child), rb = est_bytes(p, n.right);
         bool build_left = lb < INT64_MAX && lb <= rb / 2;
-        if (getenv("TALLY_JOIN_BUILD")) /* tests: force a side */
-            build_left = strcmp(getenv("TALLY_JOIN_BUILD"), "left") == 0;
+        if (TL_TUNING(child->ctx)->join_build) /* tests: force a side */
+            build_left = TL_TUNING(child->ctx)->join_build > 0;
         TL_TRY(tl_op_join_new(child, right, (int)n.how, lk, rk, (int)n.n_cols,
                               rc, (int)n.n_rcols, build_left, n.schema, &op, err));
         op->stats = stats;
@@ -274,6 +274,9 @@ static TlStatus build(TlPlan *p, TlPlanId id, TlExecStats *stats,
                  ? tl_op_distinct_new(child, cols, (int)n.n_cols, &op, err)
                  : tl_op_limit_by_new(child, n.limit, cols, (int)n.n_cols, &op,
                                       err);
+        break;
+    case TL_PLAN_DESCRIBE:
+        st = tl_op_describe_new(child, n.schema, &op, err);
         break;
     default:
         child->free(child);

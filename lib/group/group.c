@@ -29,14 +29,14 @@ static bool int_key(const TlType *types, int n_keys)
 }
 
 /* Create the grouper fitting the key types (see group.h). */
-TlStatus tl_grouper_new(const TlType *types, int n_keys, bool keep_keys,
-                        TlGrouper **out, TlError *err)
+TlStatus tl_grouper_new(const TlCtx *ctx, const TlType *types, int n_keys,
+                        bool keep_keys, TlGrouper **out, TlError *err)
 {
     *out = NULL;
     if (int_key(types, n_keys)) return tl_group_int_new(types, keep_keys, out, err);
     if (n_keys == 1 && types[0] == TL_TSTRING)
         return tl_group_str_new(types, keep_keys, out, err);
-    if (tl_group_fixed_fits(types, n_keys) && getenv("TALLY_GROUP_ROWS") == NULL)
+    if (tl_group_fixed_fits(types, n_keys) && !TL_TUNING(ctx)->group_rows)
         return tl_group_fixed_new(types, n_keys, keep_keys, out, err);
     return tl_group_rows_new(types, n_keys, keep_keys, out, err);
 }

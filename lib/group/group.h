@@ -26,14 +26,16 @@
 #define TL_GROUP_H
 
 #include "../core/core.h"
+#include "../core/ctx.h"
 
 typedef struct TlGrouper TlGrouper;
 
 /* Create a grouper for keys of types types[0..n_keys) (n_keys may be 0: one
  * group).  keep_keys: remember each group's key values (those of its first
- * row) for tl_grouper_keys; distinct and limit-by pass false. */
-TlStatus tl_grouper_new(const TlType *types, int n_keys, bool keep_keys,
-                        TlGrouper **out, TlError *err);
+ * row) for tl_grouper_keys; distinct and limit-by pass false.  ctx: the
+ * run's (its tuning may force the row grouper); NULL: the environment's. */
+TlStatus tl_grouper_new(const TlCtx *ctx, const TlType *types, int n_keys,
+                        bool keep_keys, TlGrouper **out, TlError *err);
 
 /* Map rows [0, n_rows) of keys[0..n_keys) (each of the grouper's types and
  * n_rows long) to group ids in ids[0..n_rows).  TL_ERR_OOM, or TL_ERR_DATA

@@ -268,7 +268,7 @@ static TlStatus prune_other(TlPlan *p, TlPlanId id, const bool *need,
     int *cmap = NULL;
     TlPlanId nc;
     TlStatus st = TL_OK;
-    bool passthrough = n.kind != TL_PLAN_AGGREGATE;
+    bool passthrough = n.kind != TL_PLAN_AGGREGATE && n.kind != TL_PLAN_DESCRIBE;
 
     if (!cneed) return tl_error_oom(err);
     if (passthrough)
@@ -279,7 +279,7 @@ static TlStatus prune_other(TlPlan *p, TlPlanId id, const bool *need,
         refs(&p->ea, tl_plan_expr(p, n.aggs, i), cneed);
     if (n.kind == TL_PLAN_LIMIT_BY || n.kind == TL_PLAN_DISTINCT)
         for (uint32_t i = 0; i < n.n_cols; i++) cneed[tl_plan_int(p, n.cols, i)] = true;
-    if (n.kind == TL_PLAN_DISTINCT && n.n_cols == 0)
+    if ((n.kind == TL_PLAN_DISTINCT && n.n_cols == 0) || n.kind == TL_PLAN_DESCRIBE)
         for (int c = 0; c < ncf; c++) cneed[c] = true;
 
     if ((st = prune(p, n.child, cneed, false, &nc, &cmap, err)) != TL_OK) goto done;

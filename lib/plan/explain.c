@@ -189,6 +189,9 @@ static void node_line(Out *o, const TlPlan *p, const TlPlanNode *n)
         puts_(o, " by ");
         put_cols(o, p, n, in);
         break;
+    case TL_PLAN_DESCRIBE:
+        puts_(o, "describe");
+        break;
     case TL_PLAN_DISTINCT:
         puts_(o, "distinct");
         if (n->n_cols) puts_(o, " ");

@@ -945,6 +945,30 @@ done:
     return st;
 }
 
+/* describe: a fixed schema, one row per column of its input (the
+ * statistics are lib/exec/op_describe.c's; man/tally.1 says what each
+ * column holds). */
+static TlStatus step_describe(TlPlan *p, TlPlanId *cur, TlError *err)
+{
+    static const struct { const char *name; TlType type; } cols[] = {
+        {"column", TL_TSTRING}, {"type", TL_TSTRING}, {"count", TL_TINT64},
+        {"nulls", TL_TINT64}, {"distinct", TL_TINT64}, {"approx", TL_TBOOL},
+        {"min", TL_TSTRING}, {"max", TL_TSTRING}, {"mean", TL_TFLOAT64},
+        {"std", TL_TFLOAT64}, {"q25", TL_TFLOAT64}, {"q50", TL_TFLOAT64},
+        {"q75", TL_TFLOAT64}, {"min_len", TL_TINT64}, {"max_len", TL_TINT64},
+        {"top", TL_TSTRING},
+    };
+    TlSchema *out;
+    TlPlanId id;
+    TL_TRY(tl_plan_schema_new(p, &out, err));
+    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
+        TL_TRY(tl_schema_add(out, cols[i].name, cols[i].type, err));
+    TL_TRY(tl_plan_push(p, TL_PLAN_DESCRIBE, *cur, &id, err));
+    tl_plan_node(p, id)->schema = out;
+    *cur = id;
+    return TL_OK;
+}
+
 static TlStatus build_step(TlPlan *p, const TallyStep *s, TlPlanId *cur,
                            TlError *err)
 {
@@ -960,6 +984,7 @@ static TlStatus build_step(TlPlan *p, const TallyStep *s, TlPlanId *cur,
     case TALLY_STEP_DISTINCT: return step_cols(p, s, cur, err);
     case TALLY_STEP_JOIN:
         break; /* build_pipeline */
+    case TALLY_STEP_DESCRIBE: return step_describe(p, cur, err);
     }
     return tl_error(err, TL_ERR_USAGE, "unknown step kind %d", (int)s->kind);
 }

@@ -62,6 +62,8 @@ typedef enum TlPlanKind {
                           keys (n_cols), rkeys: right keys (n_cols);
                           rcols: right columns in the output (n_rcols).
                           Output: every left column, then rcols */
+    TL_PLAN_DESCRIBE,  /* one row of statistics per child column; reads
+                          every child column */
 } TlPlanKind;
 
 typedef enum TlJoinHow {

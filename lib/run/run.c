@@ -40,6 +40,7 @@
 #include "../plan/plan.h"
 #include "../../formats/compress.h"
 #include "../../formats/infer.h"
+#include "../core/ctx.h"
 #include "../core/pool.h"
 #include "../exec/ops.h"
 
@@ -80,7 +81,8 @@ typedef struct Run {
     TlExecStats stats;
     int64_t rows_written;
     char *converted;          /* "a=10 b=10" of the successful attempt */
-    TlInputTest test;         /* TALLY_TEST_SHRINK, read once (tests only) */
+    TlCtx ctx;                /* the run's context (lib/core/ctx.h): its
+                                 tuning, read once at the start */
 } Run;
 
 /* See tally.h: the SIGBUS handler for mapped inputs (formats/mapped.c). */
@@ -298,23 +300,6 @@ static TlStatus add_group(Run *r, const TallySpec *s, const TlReadOptions *paren
     return TL_OK;
 }
 
-/* The test-only switch TALLY_TEST_SHRINK=MORSEL:BYTES (format.h,
- * TlInputTest), read once per run; NULL when unset or malformed. */
-static const TlInputTest *read_test(Run *r)
-{
-    const char *s = getenv("TALLY_TEST_SHRINK");
-    char *end;
-    long long k, n;
-    if (!s || !*s) return NULL;
-    k = strtoll(s, &end, 10);
-    if (*end != ':' || k < 0) return NULL;
-    n = strtoll(end + 1, &end, 10);
-    if (*end != '\0' || n < 0) return NULL;
-    r->test.shrink_morsel = k;
-    r->test.shrink_to = (uint64_t)n;
-    return &r->test;
-}
-
 /* A pipe (or socket) is consumed by reading it: the same one named twice
  * in a run (as two inputs, or a main input and a join's right side) would
  * wait forever at its second open for a writer that has gone.  So naming
@@ -361,12 +346,11 @@ static TlStatus check_pipes(const Run *r, TlError *err)
 static TlStatus expand_all(Run *r, TlError *err)
 {
     int stdin_groups = 0;
-    const TlInputTest *test = read_test(r);
     TL_TRY(add_group(r, r->spec, NULL, r->spec->spec_dir, 0, err));
     for (int k = 0; k < r->n_groups; k++) {
         Group *g = &r->groups[k];
         bool std = false;
-        g->read.test = test;
+        g->read.ctx = &r->ctx;
         if (g->has_schema) g->read.schema = &g->fixed;
         for (int i = g->first; i < g->first + g->n; i++)
             if (strcmp(r->paths[i], "-") == 0) std = true;
@@ -593,6 +577,7 @@ static TlStatus write_schema(Run *r, const TlSchema *s, TlError *err)
     }
     if (st == TL_OK) st = tl_writer_open(r->sink, "csv", &out, NULL, &w, err);
     if (st == TL_OK && s->n_fields > 0) st = tl_writer_write(w, b, err);
+    if (st == TL_OK) st = tl_input_check_streams(&r->ctx, err);
     if (st == TL_OK) st = tl_writer_finish(w, err);
     tl_writer_free(w);
     tl_batch_free(b);
@@ -649,6 +634,10 @@ static TlStatus attempt(Run *r, TlError *err)
         tl_batch_free(b);
         if (st != TL_OK) goto done;
     }
+    /* the run is over: a streamed input it stopped reading early (--head)
+     * must still decompress to its end without error, as when inputs were
+     * decompressed whole at open (formats/compress.c) */
+    if (w && (st = tl_input_check_streams(&r->ctx, err)) != TL_OK) goto done;
     if (w && (st = tl_writer_finish(w, err)) != TL_OK) goto done;
     /* a scan sums its readers' counters as it lets them go */
     root->free(root);
@@ -709,7 +698,7 @@ static TlStatus run_explain(Run *r, TlError *err)
                     k < r->n_inputs; k++) {
     }
     if (st == TL_OK) st = tl_plan_explain(p, &text, &len, err);
-    if (st == TL_OK) st = tl_sink_open(NULL, &r->sink, err);
+    if (st == TL_OK) st = tl_sink_open(&r->ctx, NULL, &r->sink, err);
     if (st == TL_OK) st = tl_sink_write(r->sink, text, len, err);
     if (st == TL_OK && r->spec->verbose) {
         /* --verbose: the optimizer's log (lib/opt/opt.c) */
@@ -748,11 +737,12 @@ static TlStatus check_output_input(Run *r, TlError *err)
 
 static TlStatus run(Run *r, TlError *err)
 {
+    TL_TRY(tl_inputs_new(&r->ctx.inputs, err));
     TL_TRY(prepare(r, err));
     if (r->mode == TALLY_EXPLAIN) return run_explain(r, err);
     if (r->mode == TALLY_RUN) TL_TRY(output_format(r, err));
     if (r->out_path) TL_TRY(check_output_input(r, err));
-    TL_TRY(tl_sink_open(r->out_path, &r->sink, err));
+    TL_TRY(tl_sink_open(&r->ctx, r->out_path, &r->sink, err));
     if (r->out_unnamed) TL_TRY(unnamed_format(r, err));
     if (r->out_comp)
         TL_TRY(tl_sink_set_compression(r->sink, r->out_comp,
@@ -810,7 +800,7 @@ static void take_stats(Run *r, TallyStats *out)
     out->restarts = s->restarts;
     /* compressed inputs: the most decompressed bytes held in memory at
      * once (formats/compress.h; with streaming it depends on timing) */
-    tl_decompressed_held(NULL, &out->decompressed_held_peak);
+    tl_decompressed_held(&r->ctx, NULL, &out->decompressed_held_peak);
     out->converted = r->converted;
     r->converted = NULL;
 }
@@ -829,6 +819,7 @@ TallyStatus tally_run(const TallySpec *spec, TallyMode mode, TallyStats *stats,
     memset(&err, 0, sizeof err);
     r.spec = spec;
     r.mode = mode;
+    tl_tuning_read(&r.ctx.tuning);
     tl_alloc_tune();
     tl_pool_configure(spec->threads); /* 0: every online CPU */
     tl_input_changes_reset();
@@ -857,7 +848,7 @@ TallyStatus tally_run(const TallySpec *spec, TallyMode mode, TallyStats *stats,
     for (int k = 0; k < r.n_groups; k++) tl_schema_free(&r.groups[k].fixed);
     tl_free(r.groups);
     tl_free(r.plan_groups);
-    tl_stdin_cache_free();
+    tl_inputs_free(r.ctx.inputs); /* after every reader and batch */
 
     if (uerr) {
         uerr->message[0] = '\0';

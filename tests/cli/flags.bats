@@ -592,7 +592,7 @@ EOF
         --sort --head --limit --by --distinct --join --on --how --suffix \
         --delimiter --null --no-header --schema --from --to --output --file \
         --threads --stats --no-optimize --help --version explain schema \
-        --rows --color table; do
+        describe --describe completions --rows --color table; do
         [[ "$output" == *"$f"* ]] || { echo "missing $f"; return 1; }
     done
 }

@@ -10,9 +10,11 @@
 //
 // The cases come from a seeded generator (the same seeds give the same cases
 // on every machine): a table of a few dozen rows with int, float, string and
-// bool columns and nulls, and for each seed three cases: a --select of
-// random typed expressions, a --filter by a random condition, and a
-// --group-by with aggregates.  Both engines get the same typed data (tally
+// bool columns and nulls, and for each seed cases of its own: a --select of
+// random typed expressions, a --filter by a random condition, a --group-by
+// with aggregates, a sort, a distinct, a join, and --describe's row of each
+// column against DuckDB's count, count(DISTINCT), min, max, avg,
+// stddev_samp and quantile_cont.  Both engines get the same typed data (tally
 // through --schema, DuckDB through a typed CREATE TABLE), so the test is
 // about the expressions, not about type inference.  An expression prints in
 // two dialects (tally's and DuckDB's SQL: casts to DOUBLE/BIGINT/VARCHAR,
@@ -306,6 +308,25 @@ function makeCases(seed) {
         unordered: true,
     });
     const right = makeRight(r);
+    // --describe, one case per column: its row against DuckDB's exact
+    // aggregates (the tables are far below the exact-distinct bound)
+    for (const { name: c, type } of COLS) {
+        const num = type === 'int' || type === 'float';
+        const str = type === 'string';
+        cases.push({
+            id: `s${seed}-describe-${c}`,
+            args: ['--describe', '--filter', `column = '${c}'`, '--select',
+                   'column, count, nulls, distinct, approx, min, max, mean, std, q25, q50, q75, min_len, max_len'],
+            sql: `SELECT '${c}', count(${c}), count(*) - count(${c}), count(DISTINCT ${c}), false, ` +
+                 `min(${c}), max(${c}), ` +
+                 (num ? `avg(${c}), stddev_samp(${c}), ` +
+                        [0.25, 0.5, 0.75].map(q => `quantile_cont(${c}::DOUBLE, ${q})`).join(', ')
+                      : 'NULL::DOUBLE, NULL::DOUBLE, NULL::DOUBLE, NULL::DOUBLE, NULL::DOUBLE') +
+                 (str ? `, min(length(${c})), max(length(${c}))` : ', NULL::BIGINT, NULL::BIGINT') +
+                 ' FROM t',
+            unordered: true,
+        });
+    }
     return { seed, csv: tableCsv(COLS, rows), csv2: tableCsv(UCOLS, right),
              sql: tableSql('t', COLS, rows) + '\n' + tableSql('u', UCOLS, right), cases };
 }

@@ -32,7 +32,7 @@ static void fuzz_decompress_check(TlCompression c, const uint8_t *data, size_t s
         unsigned long long bound = ZSTD_decompressBound(data, size);
         if (bound != ZSTD_CONTENTSIZE_ERROR && bound > FUZZ_MAX_OUT) return;
     }
-    TlStatus st = tl_decompress(c, "fuzz.bin", data, size, &out, &err);
+    TlStatus st = tl_decompress(NULL, c, "fuzz.bin", data, size, &out, &err);
     if (st == TL_OK) {
         if (!out) fuzz_fail("decompress", "TL_OK without a buffer");
     } else if (st == TL_ERR_DATA) {
@@ -79,7 +79,7 @@ static void fuzz_round_trip(TlCompression c, int level, const uint8_t *data, siz
         tl_compressor_write(z, data + half, size - half, true, fuzz_emit, &b, &err) != TL_OK)
         fuzz_fail("compress", err.msg);
     tl_compressor_free(z);
-    if (tl_decompress(c, "round-trip", b.p, b.n, &out, &err) != TL_OK)
+    if (tl_decompress(NULL, c, "round-trip", b.p, b.n, &out, &err) != TL_OK)
         fuzz_fail("round trip", err.msg);
     if (out->size != size || (size && memcmp(out->data, data, size) != 0))
         fuzz_fail("round trip", "the bytes differ");

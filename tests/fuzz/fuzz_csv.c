@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "../../formats/fmt_impl.h"
+#include "../unit/split_force.h"
 #include "../../formats/infer.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -221,7 +221,7 @@ static TlStatus run(const char *path, Text *out, const char *copy_to, TlError *e
     memset(&ro, 0, sizeof ro);
     memset(&hints, 0, sizeof hints);
     ro.from = "ndjson";
-    st = copy_to ? tl_sink_open(copy_to, &sink, err) : TL_OK;
+    st = copy_to ? tl_sink_open(NULL, copy_to, &sink, err) : TL_OK;
     for (int attempt = 0; st == TL_OK && attempt < 64; attempt++) {
         TlReader *r = NULL;
         TlWriter *w = NULL;

@@ -93,6 +93,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(cols);
     }
     unlink(path);
-    tl_stdin_cache_free();
     return 0;
 }

@@ -80,7 +80,7 @@ static void round_trip(TlCompression c, int level, size_t n, size_t piece)
     TlBuf *out = NULL;
     CHECK_EQ_INT(do_compress(c, level, src, n, piece, &z, &err), TL_OK);
     CHECK(tl_compression_sniff(z.p, z.n) == c);
-    CHECK_EQ_INT(tl_decompress(c, "x", z.p, z.n, &out, &err), TL_OK);
+    CHECK_EQ_INT(tl_decompress(NULL, c, "x", z.p, z.n, &out, &err), TL_OK);
     CHECK(out != NULL);
     if (out) {
         CHECK(out->size == n);
@@ -151,7 +151,7 @@ TL_TEST(test_reset)
         out.n = 0; /* the sink truncates its file */
         CHECK_EQ_INT(tl_compressor_reset(z, &err), TL_OK);
         CHECK_EQ_INT(tl_compressor_write(z, "second", 6, true, emit, &out, &err), TL_OK);
-        CHECK_EQ_INT(tl_decompress(c, "x", out.p, out.n, &d, &err), TL_OK);
+        CHECK_EQ_INT(tl_decompress(NULL, c, "x", out.p, out.n, &d, &err), TL_OK);
         CHECK(d && d->size == 6 && memcmp(d->data, "second", 6) == 0);
         tl_buf_release(d);
         tl_compressor_free(z);
@@ -169,13 +169,13 @@ static void concat_check(TlCompression c)
     uint8_t *both = malloc(a.n + b.n + 8);
     memcpy(both, a.p, a.n);
     memcpy(both + a.n, b.p, b.n);
-    CHECK_EQ_INT(tl_decompress(c, "x", both, a.n + b.n, &d, &err), TL_OK);
+    CHECK_EQ_INT(tl_decompress(NULL, c, "x", both, a.n + b.n, &d, &err), TL_OK);
     CHECK(d && d->size == 12 && memcmp(d->data, "k,v\n1,2\n3,4\n", 12) == 0);
     tl_buf_release(d);
     d = NULL;
     /* garbage after the last member/frame */
     memcpy(both + a.n + b.n, "garbage!", 8);
-    CHECK_EQ_INT(tl_decompress(c, "x", both, a.n + b.n + 8, &d, &err), TL_ERR_DATA);
+    CHECK_EQ_INT(tl_decompress(NULL, c, "x", both, a.n + b.n + 8, &d, &err), TL_ERR_DATA);
     CHECK(d == NULL);
     free(both);
     free(a.p);
@@ -199,7 +199,7 @@ static void damage_check(TlCompression c)
     CHECK_EQ_INT(do_compress(c, 0, src, 5000, 5000, &z, &err), TL_OK);
     for (size_t cut = 0; cut < z.n; cut++) {
         TlBuf *d = NULL;
-        TlStatus st = tl_decompress(c, "cut.bin", z.p, cut, &d, &err);
+        TlStatus st = tl_decompress(NULL, c, "cut.bin", z.p, cut, &d, &err);
         CHECK_EQ_INT(st, TL_ERR_DATA);
         CHECK(d == NULL);
         CHECK(strncmp(err.msg, "\"cut.bin\": ", 11) == 0);
@@ -209,7 +209,7 @@ static void damage_check(TlCompression c)
     for (size_t i = 0; i < z.n; i++) {
         TlBuf *d = NULL;
         z.p[i] ^= 0x10;
-        TlStatus st = tl_decompress(c, "flip.bin", z.p, z.n, &d, &err);
+        TlStatus st = tl_decompress(NULL, c, "flip.bin", z.p, z.n, &d, &err);
         z.p[i] ^= 0x10;
         if (st == TL_OK) {
             /* only a header flag the checksums do not cover, such as gzip's
@@ -235,16 +235,16 @@ TL_TEST(test_messages)
 {
     TlError err = {0};
     TlBuf *d = NULL;
-    CHECK_EQ_INT(tl_decompress(TL_COMP_GZIP, "e.gz", (const uint8_t *)"", 0, &d, &err),
+    CHECK_EQ_INT(tl_decompress(NULL, TL_COMP_GZIP, "e.gz", (const uint8_t *)"", 0, &d, &err),
                  TL_ERR_DATA);
     CHECK_EQ_STR(err.msg, "\"e.gz\": truncated gzip stream: it ends at byte 0, inside a member");
-    CHECK_EQ_INT(tl_decompress(TL_COMP_ZSTD, "e.zst", (const uint8_t *)"", 0, &d, &err),
+    CHECK_EQ_INT(tl_decompress(NULL, TL_COMP_ZSTD, "e.zst", (const uint8_t *)"", 0, &d, &err),
                  TL_ERR_DATA);
     CHECK_EQ_STR(err.msg, "\"e.zst\": truncated zstd stream: it ends at byte 0, inside a frame");
-    CHECK_EQ_INT(tl_decompress(TL_COMP_GZIP, "p.gz", (const uint8_t *)"a,b\n", 4, &d, &err),
+    CHECK_EQ_INT(tl_decompress(NULL, TL_COMP_GZIP, "p.gz", (const uint8_t *)"a,b\n", 4, &d, &err),
                  TL_ERR_DATA);
     CHECK_EQ_STR(err.msg, "\"p.gz\": not gzip data: no gzip magic number at byte 0");
-    CHECK_EQ_INT(tl_decompress(TL_COMP_ZSTD, "p.zst", (const uint8_t *)"a,b\n", 4, &d, &err),
+    CHECK_EQ_INT(tl_decompress(NULL, TL_COMP_ZSTD, "p.zst", (const uint8_t *)"a,b\n", 4, &d, &err),
                  TL_ERR_DATA);
     CHECK_EQ_STR(err.msg, "\"p.zst\": not zstd data: no zstd magic number at byte 0");
     CHECK(d == NULL);
@@ -290,7 +290,7 @@ TL_TEST(test_zstd_golden)
         snprintf(path, sizeof path, "%s/%s", golden, good[i].file);
         Bytes b = slurp(path);
         TlBuf *d = NULL;
-        TlStatus st = tl_decompress(TL_COMP_ZSTD, good[i].file, b.p, b.n, &d, &err);
+        TlStatus st = tl_decompress(NULL, TL_COMP_ZSTD, good[i].file, b.p, b.n, &d, &err);
         if (!good[i].fixed_in_156 || new_lib) {
             CHECK_EQ_INT(st, TL_OK);
             if (good[i].size >= 0) CHECK(d && (long)d->size == good[i].size);
@@ -304,7 +304,7 @@ TL_TEST(test_zstd_golden)
         snprintf(path, sizeof path, "%s/%s", golden, bad[i]);
         Bytes b = slurp(path);
         TlBuf *d = NULL;
-        TlStatus st = tl_decompress(TL_COMP_ZSTD, bad[i], b.p, b.n, &d, &err);
+        TlStatus st = tl_decompress(NULL, TL_COMP_ZSTD, bad[i], b.p, b.n, &d, &err);
         if (new_lib) CHECK_EQ_INT(st, TL_ERR_DATA);
         else CHECK(st == TL_OK || st == TL_ERR_DATA); /* libzstd 1.5.4 limitation */
         tl_buf_release(d);
@@ -324,7 +324,7 @@ TL_TEST(test_zstd_golden)
             Bytes z;
             TlBuf *d = NULL;
             CHECK_EQ_INT(do_compress(c, k ? 19 : 9, raw.p, raw.n, 65536, &z, &err), TL_OK);
-            CHECK_EQ_INT(tl_decompress(c, e->d_name, z.p, z.n, &d, &err), TL_OK);
+            CHECK_EQ_INT(tl_decompress(NULL, c, e->d_name, z.p, z.n, &d, &err), TL_OK);
             CHECK(d && d->size == raw.n && memcmp(d->data, raw.p, raw.n) == 0);
             tl_buf_release(d);
             free(z.p);
@@ -350,7 +350,7 @@ TL_TEST(test_oom)
         for (uint64_t n = 1; n < 200; n++) {
             TlBuf *d = NULL;
             tl_alloc_fail_at(n);
-            TlStatus st = tl_decompress(c, "x", z.p, z.n, &d, &err);
+            TlStatus st = tl_decompress(NULL, c, "x", z.p, z.n, &d, &err);
             tl_alloc_fail_at(0);
             if (st == TL_OK) {
                 CHECK(d && d->size == 200000 && memcmp(d->data, src, 200000) == 0);
@@ -387,7 +387,7 @@ TL_TEST(test_sink_compression)
         TlError err = {0};
         TlBuf *d = NULL;
         snprintf(path, sizeof path, "%s/out.csv.%s", dir, k ? "zst" : "gz");
-        CHECK_EQ_INT(tl_sink_open(path, &s, &err), TL_OK);
+        CHECK_EQ_INT(tl_sink_open(NULL, path, &s, &err), TL_OK);
         CHECK_EQ_INT(tl_sink_set_compression(s, k ? "zst" : "gz", k ? 5 : 2, &err), TL_OK);
         uint8_t *big = sample(300000, 11);
         CHECK_EQ_INT(tl_sink_write(s, big, 300000, &err), TL_OK);
@@ -398,7 +398,7 @@ TL_TEST(test_sink_compression)
         tl_sink_close(s);
         Bytes f = slurp(path);
         CHECK(tl_compression_sniff(f.p, f.n) == (k ? TL_COMP_ZSTD : TL_COMP_GZIP));
-        CHECK_EQ_INT(tl_decompress(k ? TL_COMP_ZSTD : TL_COMP_GZIP, path, f.p, f.n, &d, &err),
+        CHECK_EQ_INT(tl_decompress(NULL, k ? TL_COMP_ZSTD : TL_COMP_GZIP, path, f.p, f.n, &d, &err),
                      TL_OK);
         CHECK(d && d->size == 200004 && memcmp(d->data, "a,b\n", 4) == 0 &&
               memcmp(d->data + 4, big, 200000) == 0);
@@ -407,14 +407,14 @@ TL_TEST(test_sink_compression)
         free(big);
         unlink(path);
         /* a bad level is refused before anything is written */
-        CHECK_EQ_INT(tl_sink_open(path, &s, &err), TL_OK);
+        CHECK_EQ_INT(tl_sink_open(NULL, path, &s, &err), TL_OK);
         CHECK_EQ_INT(tl_sink_set_compression(s, k ? "zst" : "gz", 99, &err), TL_ERR_USAGE);
         tl_sink_close(s);
         CHECK(access(path, F_OK) != 0);
     }
     TlSink *so = NULL;
     TlError err = {0};
-    CHECK_EQ_INT(tl_sink_open(NULL, &so, &err), TL_OK);
+    CHECK_EQ_INT(tl_sink_open(NULL, NULL, &so, &err), TL_OK);
     CHECK_EQ_INT(tl_sink_set_compression(so, "gz", 0, &err), TL_ERR_USAGE);
     CHECK_EQ_STR(err.msg, "compressed output needs a file (-o FILE.gz)");
     CHECK_EQ_INT(tl_sink_set_compression(so, NULL, 0, &err), TL_OK);

@@ -19,6 +19,18 @@
 #include <zlib.h>
 #include <zstd.h>
 
+/* A run's context for the loads below: its inputs (the restart cache, the
+ * registry of streams, the held count) live across the calls of a test as
+ * across the attempts of a run; its tuning is read anew at each call, so
+ * that the TALLY_* variables a test sets take effect. */
+static TlCtx g_ctx;
+
+static const TlCtx *cx(void)
+{
+    tl_tuning_read(&g_ctx.tuning);
+    return &g_ctx;
+}
+
 #define N_PLAIN ((size_t)3 << 20)
 
 static uint8_t *plain;
@@ -65,9 +77,9 @@ TL_TEST(stream_prefixes_are_the_bytes)
     TlBuf *b = NULL;
     TlError err;
     size_t ready = 0, want = 1;
-    tl_compress_cache_free();
+    tl_compress_cache_free(cx());
     setenv("TALLY_STREAM_STEP", "4096", 1);
-    CHECK((tl_input_load_stream(path_of("a.csv.zst"), &b, &err)) == TL_OK);
+    CHECK((tl_input_load_stream(cx(), path_of("a.csv.zst"), &b, &err)) == TL_OK);
     CHECK(b && b->size == N_PLAIN);
     while (b && want <= N_PLAIN) {
         CHECK((tl_input_wait(b, want, &ready, &err)) == TL_OK);
@@ -78,9 +90,9 @@ TL_TEST(stream_prefixes_are_the_bytes)
     CHECK((tl_input_finish(b, &err)) == TL_OK);
     CHECK(!tl_input_streaming(b));
     CHECK(memcmp(b->data, plain, N_PLAIN) == 0);
-    CHECK((tl_input_check_streams(&err)) == TL_OK);
+    CHECK((tl_input_check_streams(cx(), &err)) == TL_OK);
     tl_buf_release(b);
-    tl_compress_cache_free();
+    tl_compress_cache_free(cx());
     unsetenv("TALLY_STREAM_STEP");
 }
 
@@ -89,17 +101,17 @@ TL_TEST(stream_cache_serves_the_same_buffer)
     TlBuf *a = NULL, *b = NULL;
     TlError err;
     setenv("TALLY_STREAM_STEP", "4096", 1);
-    CHECK((tl_input_load_stream(path_of("a.csv.zst"), &a, &err)) == TL_OK);
-    CHECK((tl_input_load_stream(path_of("a.csv.zst"), &b, &err)) == TL_OK);
+    CHECK((tl_input_load_stream(cx(), path_of("a.csv.zst"), &a, &err)) == TL_OK);
+    CHECK((tl_input_load_stream(cx(), path_of("a.csv.zst"), &b, &err)) == TL_OK);
     CHECK(a == b);
     /* tl_input_load waits for the end */
     tl_buf_release(b);
     b = NULL;
-    CHECK((tl_input_load(path_of("a.csv.zst"), &b, &err)) == TL_OK);
+    CHECK((tl_input_load(cx(), path_of("a.csv.zst"), &b, &err)) == TL_OK);
     CHECK(b == a && !tl_input_streaming(b));
     tl_buf_release(a);
     tl_buf_release(b);
-    tl_compress_cache_free();
+    tl_compress_cache_free(cx());
     unsetenv("TALLY_STREAM_STEP");
 }
 
@@ -112,11 +124,11 @@ TL_TEST(corrupt_stream_fails_as_the_whole_path)
     memcpy(bad, zst, zst_n);
     for (size_t i = zst_n - 200; i < zst_n - 190; i++) bad[i] ^= 0x5a;
     write_file("bad.csv.zst", bad, zst_n);
-    CHECK(tl_decompress(TL_COMP_ZSTD, path_of("bad.csv.zst"), bad, zst_n, &whole,
+    CHECK(tl_decompress(NULL, TL_COMP_ZSTD, path_of("bad.csv.zst"), bad, zst_n, &whole,
                         &werr) == TL_ERR_DATA);
     CHECK(whole == NULL);
     setenv("TALLY_STREAM_STEP", "4096", 1);
-    CHECK((tl_input_load_stream(path_of("bad.csv.zst"), &b, &err)) == TL_OK);
+    CHECK((tl_input_load_stream(cx(), path_of("bad.csv.zst"), &b, &err)) == TL_OK);
     if (b) {
         /* the start is there; the end is the error */
         CHECK((tl_input_wait(b, 1000, &ready, &err)) == TL_OK);
@@ -124,19 +136,19 @@ TL_TEST(corrupt_stream_fails_as_the_whole_path)
         CHECK_EQ_STR(err.msg, werr.msg);
         CHECK(tl_input_finish(b, &err) == TL_ERR_DATA);
         CHECK_EQ_STR(err.msg, werr.msg);
-        CHECK(tl_input_check_streams(&err) == TL_ERR_DATA);
+        CHECK(tl_input_check_streams(cx(), &err) == TL_ERR_DATA);
         CHECK_EQ_STR(err.msg, werr.msg);
         tl_buf_release(b);
         /* only the restart cache holds it now: no reader of this run */
-        CHECK(tl_input_check_streams(&err) == TL_OK);
+        CHECK(tl_input_check_streams(cx(), &err) == TL_OK);
     }
-    tl_compress_cache_free();
-    CHECK(tl_input_check_streams(&err) == TL_OK); /* no live stream left */
+    tl_compress_cache_free(cx());
+    CHECK(tl_input_check_streams(cx(), &err) == TL_OK); /* no live stream left */
     b = NULL;
-    CHECK(tl_input_load(path_of("bad.csv.zst"), &b, &err) == TL_ERR_DATA);
+    CHECK(tl_input_load(cx(), path_of("bad.csv.zst"), &b, &err) == TL_ERR_DATA);
     CHECK(b == NULL);
     CHECK_EQ_STR(err.msg, werr.msg);
-    tl_compress_cache_free();
+    tl_compress_cache_free(cx());
     unsetenv("TALLY_STREAM_STEP");
     free(bad);
 }
@@ -169,9 +181,9 @@ static void read_giving_back(const char *name, const uint8_t *want, size_t n,
     TlError err;
     size_t pos = 0, ready = 0, page = (size_t)sysconf(_SC_PAGESIZE);
     bool ok = true;
-    tl_compress_cache_free();
+    tl_compress_cache_free(cx());
     setenv("TALLY_STREAM_STEP", "8192", 1);
-    CHECK((tl_input_load_stream(path_of(name), &b, &err)) == TL_OK);
+    CHECK((tl_input_load_stream(cx(), path_of(name), &b, &err)) == TL_OK);
     CHECK(b && b->size == n);
     while (b && pos < n) {
         size_t end = pos + morsel;
@@ -192,7 +204,7 @@ static void read_giving_back(const char *name, const uint8_t *want, size_t n,
         CHECK(b->data[page] == 0);
     }
     tl_buf_release(b);
-    tl_compress_cache_free();
+    tl_compress_cache_free(cx());
     unsetenv("TALLY_STREAM_STEP");
 }
 
@@ -255,7 +267,7 @@ static void check_unannounced(const char *name)
     TlBuf *b = NULL;
     TlError err;
     size_t ready = 0;
-    CHECK((tl_input_load_stream(path_of(name), &b, &err)) == TL_OK);
+    CHECK((tl_input_load_stream(cx(), path_of(name), &b, &err)) == TL_OK);
     CHECK(b && tl_input_is_stream(b) && b->size > N_PLAIN);
     if (!b) return;
     CHECK((tl_input_wait(b, 1000, &ready, &err)) == TL_OK);
@@ -269,12 +281,12 @@ static void check_unannounced(const char *name)
             break;
         }
     tl_buf_release(b);
-    tl_compress_cache_free();
+    tl_compress_cache_free(cx());
     b = NULL;
-    CHECK((tl_input_load(path_of(name), &b, &err)) == TL_OK);
+    CHECK((tl_input_load(cx(), path_of(name), &b, &err)) == TL_OK);
     CHECK(b && b->size == N_PLAIN && memcmp(b->data, plain, N_PLAIN) == 0);
     tl_buf_release(b);
-    tl_compress_cache_free();
+    tl_compress_cache_free(cx());
 }
 
 TL_TEST(unannounced_size_streams_and_small_inputs_are_whole)
@@ -298,29 +310,31 @@ TL_TEST(unannounced_size_streams_and_small_inputs_are_whole)
     write_file("u.csv.gz", out, gzip_of(plain, N_PLAIN, out, o.size));
     check_unannounced("u.csv.gz");
     /* every byte held was given back with its buffer */
-    tl_decompressed_held(&now, &peak);
+    tl_decompressed_held(cx(), &now, &peak);
     CHECK(now == 0 && peak >= (int64_t)N_PLAIN);
     /* under 1 MiB without TALLY_STREAM_STEP: whole, size announced or not */
     o.pos = ZSTD_compress(out, ZSTD_compressBound(N_PLAIN), plain, 1000, 3);
     write_file("s.csv.zst", out, o.pos);
-    CHECK((tl_input_load_stream(path_of("s.csv.zst"), &b, &err)) == TL_OK);
+    CHECK((tl_input_load_stream(cx(), path_of("s.csv.zst"), &b, &err)) == TL_OK);
     CHECK(b && !tl_input_is_stream(b) && b->size == 1000);
     tl_buf_release(b);
-    tl_compress_cache_free();
+    tl_compress_cache_free(cx());
     write_file("s.csv.gz", out, gzip_of(plain, 1000, out, o.size));
     b = NULL;
-    CHECK((tl_input_load_stream(path_of("s.csv.gz"), &b, &err)) == TL_OK);
+    CHECK((tl_input_load_stream(cx(), path_of("s.csv.gz"), &b, &err)) == TL_OK);
     CHECK(b && !tl_input_is_stream(b) && b->size == 1000);
     CHECK(b && memcmp(b->data, plain, 1000) == 0);
     tl_buf_release(b);
-    tl_compress_cache_free();
+    tl_compress_cache_free(cx());
     ZSTD_freeCCtx(cc);
     free(out);
 }
 
 int main(void)
 {
+    TlError ierr;
     CHECK(mkdtemp(dir) != NULL);
+    CHECK(tl_inputs_new(&g_ctx.inputs, &ierr) == TL_OK);
     setup_files();
     TL_RUN(stream_prefixes_are_the_bytes);
     TL_RUN(stream_cache_serves_the_same_buffer);
@@ -334,5 +348,6 @@ int main(void)
     rmdir(dir);
     free(plain);
     free(zst);
+    tl_inputs_free(g_ctx.inputs);
     return tl_test_summary(__FILE__);
 }

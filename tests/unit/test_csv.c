@@ -310,8 +310,8 @@ static TlStatus write_csv(const char *out_path, const char *format, const TlSche
 {
     TlSink *sink = NULL;
     TlWriter *w = NULL;
-    TlWriteOptions wo = {0, true, NULL};
-    TlStatus st = tl_sink_open(out_path, &sink, &err);
+    TlWriteOptions wo = {.header = true};
+    TlStatus st = tl_sink_open(NULL, out_path, &sink, &err);
     if (st == TL_OK) st = tl_writer_open(sink, format, s, &wo, &w, &err);
     if (st == TL_OK && b) st = tl_writer_write(w, b, &err);
     if (st == TL_OK) st = tl_writer_finish(w, &err);
@@ -463,6 +463,5 @@ int main(void)
     TL_RUN(test_writer_sliced);
     TL_RUN(test_format_from_path);
     tu_cleanup();
-    tl_stdin_cache_free();
     return tl_test_summary(__FILE__);
 }

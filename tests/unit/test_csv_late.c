@@ -19,6 +19,7 @@
 #include "csv_test_util.h"
 #include "tl_sb.h"
 #include "../../formats/fmt_impl.h"
+#include "split_force.h"
 
 static uint64_t rng = 88172645463325252ULL;
 

@@ -7,6 +7,7 @@
  */
 #include "tl_test.h"
 #include "../../formats/infer.h"
+#include "../../formats/compress.h"
 #include "csv_test_util.h"
 
 static char got[1 << 16];
@@ -112,11 +113,17 @@ TL_TEST(test_schema_fixed_later_batch)
 
 TL_TEST(test_stdin_reread)
 {
-    /* "-" is read once and served again after a restart */
+    /* "-" is read once a run (its context's inputs) and served again after
+     * a restart */
     const char *p = tu_file("in.csv", "a\n1\n2\nx\n", -1);
     TlTypeHints h = {0};
     TlReadOptions o = {0};
+    TlCtx cx = {0};
+    TlError ierr;
     int saved = dup(0);
+    tl_tuning_read(&cx.tuning);
+    CHECK(tl_inputs_new(&cx.inputs, &ierr) == TL_OK);
+    o.ctx = &cx;
     FILE *f = fopen(p, "rb");
     if (!f) return;
     dup2(fileno(f), 0);
@@ -128,7 +135,8 @@ TL_TEST(test_stdin_reread)
     close(saved);
     tl_hints_free(&h);
     p = tu_file("in2.csv", "a,b\n1,2,3\n", -1);
-    tl_stdin_cache_free();
+    tl_inputs_free(cx.inputs); /* a new run */
+    CHECK(tl_inputs_new(&cx.inputs, &ierr) == TL_OK);
     f = fopen(p, "rb");
     saved = dup(0);
     dup2(fileno(f), 0);
@@ -138,7 +146,7 @@ TL_TEST(test_stdin_reread)
                           "--ragged skip drops such rows)");
     dup2(saved, 0);
     close(saved);
-    tl_stdin_cache_free();
+    tl_inputs_free(cx.inputs);
 }
 
 int main(void)

@@ -14,6 +14,7 @@
 #include "tl_test.h"
 #include "csv_test_util.h"
 #include "../../formats/fmt_impl.h"
+#include "split_force.h"
 #include "../../formats/infer.h"
 
 #include <errno.h>

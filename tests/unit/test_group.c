@@ -61,7 +61,7 @@ TL_TEST(int_grouper_nulls)
     TlError err = {0};
     TlType t = TL_TINT64;
     TlGrouper *g = NULL;
-    CHECK(tl_grouper_new(&t, 1, true, &g, &err) == TL_OK);
+    CHECK(tl_grouper_new(NULL, &t, 1, true, &g, &err) == TL_OK);
     const int64_t N = INT64_MIN;
     int64_t v1[] = {5, N, 7, 5, N, -1};
     int64_t v2[] = {-1, 8, N, 7};
@@ -91,7 +91,7 @@ TL_TEST(int_grouper_grows)
     TlError err = {0};
     TlType t = TL_TINT64;
     TlGrouper *g = NULL;
-    CHECK(tl_grouper_new(&t, 1, false, &g, &err) == TL_OK);
+    CHECK(tl_grouper_new(NULL, &t, 1, false, &g, &err) == TL_OK);
     enum { M = 100000 };
     int64_t *v = tl_malloc(M * sizeof *v);
     uint32_t *ids = tl_malloc(M * sizeof *ids);
@@ -118,8 +118,8 @@ TL_TEST(int_grouper_hashed)
     TlError err = {0};
     TlType t = TL_TINT64;
     TlGrouper *g = NULL, *twin = NULL;
-    CHECK(tl_grouper_new(&t, 1, false, &g, &err) == TL_OK);
-    CHECK(tl_grouper_new(&t, 1, false, &twin, &err) == TL_OK);
+    CHECK(tl_grouper_new(NULL, &t, 1, false, &g, &err) == TL_OK);
+    CHECK(tl_grouper_new(NULL, &t, 1, false, &twin, &err) == TL_OK);
     enum { M = 5000 };
     int64_t *v = tl_malloc(M * sizeof *v);
     uint64_t *h = tl_malloc(M * sizeof *h);
@@ -221,7 +221,7 @@ TL_TEST(date_and_bool_keys)
     TlType t = TL_TDATE;
     TlGrouper *g = NULL;
     uint32_t ids[4];
-    CHECK(tl_grouper_new(&t, 1, true, &g, &err) == TL_OK);
+    CHECK(tl_grouper_new(NULL, &t, 1, true, &g, &err) == TL_OK);
     CHECK(tl_grouper_map(g, (const TlArray *const *)&d, 4, ids, &err) == TL_OK);
     check_ids(ids, (const uint32_t[]){0, 1, 2, 0}, 4);
     TlArray *k = NULL;
@@ -239,7 +239,7 @@ TL_TEST(date_and_bool_keys)
     tl_builder_append_null(&b);
     TlArray *bo = tl_builder_finish(&b);
     t = TL_TBOOL;
-    CHECK(tl_grouper_new(&t, 1, false, &g, &err) == TL_OK);
+    CHECK(tl_grouper_new(NULL, &t, 1, false, &g, &err) == TL_OK);
     CHECK(tl_grouper_map(g, (const TlArray *const *)&bo, 4, ids, &err) == TL_OK);
     check_ids(ids, (const uint32_t[]){0, 1, 0, 2}, 4);
     tl_grouper_free(g);
@@ -251,7 +251,7 @@ TL_TEST(str_grouper_inline_and_long)
     TlError err = {0};
     TlType t = TL_TSTRING;
     TlGrouper *g = NULL;
-    CHECK(tl_grouper_new(&t, 1, true, &g, &err) == TL_OK);
+    CHECK(tl_grouper_new(NULL, &t, 1, true, &g, &err) == TL_OK);
     const char *v1[] = {"a", "a long string of many bytes", NULL, "",
                         "a long string of many bytes", "a long string of many bytez",
                         "a", "twelve bytes", "twelve bytes!"};
@@ -284,7 +284,7 @@ TL_TEST(str_grouper_many)
     TlError err = {0};
     TlType t = TL_TSTRING;
     TlGrouper *g = NULL;
-    CHECK(tl_grouper_new(&t, 1, true, &g, &err) == TL_OK);
+    CHECK(tl_grouper_new(NULL, &t, 1, true, &g, &err) == TL_OK);
     enum { M = 50000 };
     TlBuilder b;
     tl_builder_init(&b, TL_TSTRING);
@@ -312,7 +312,7 @@ TL_TEST(rows_grouper_mixed_nulls)
     TlError err = {0};
     TlType t[2] = {TL_TSTRING, TL_TINT64};
     TlGrouper *g = NULL;
-    CHECK(tl_grouper_new(t, 2, true, &g, &err) == TL_OK);
+    CHECK(tl_grouper_new(NULL, t, 2, true, &g, &err) == TL_OK);
     const int64_t N = INT64_MIN;
     const char *s[] = {"x", "x", NULL, "x", NULL, "a\0b", "y is a long one.."};
     int64_t v[] = {1, 2, 1, 1, N, 3, N};
@@ -342,7 +342,7 @@ TL_TEST(rows_grouper_decodes_keys)
     TlError err = {0};
     TlType t[4] = {TL_TSTRING, TL_TFLOAT64, TL_TDATE, TL_TBOOL};
     TlGrouper *g = NULL;
-    CHECK(tl_grouper_new(t, 4, true, &g, &err) == TL_OK);
+    CHECK(tl_grouper_new(NULL, t, 4, true, &g, &err) == TL_OK);
     TlBuilder b[4];
     for (int k = 0; k < 4; k++) tl_builder_init(&b[k], t[k]);
     tl_builder_append_str(&b[0], "a\0b", 3);
@@ -395,7 +395,7 @@ TL_TEST(float_keys_nan_negzero)
     TlError err = {0};
     TlType t = TL_TFLOAT64;
     TlGrouper *g = NULL;
-    CHECK(tl_grouper_new(&t, 1, true, &g, &err) == TL_OK);
+    CHECK(tl_grouper_new(NULL, &t, 1, true, &g, &err) == TL_OK);
     double v[] = {0.0, -0.0, NAN, -NAN, 1.5, __builtin_nan("0x123"), 1.5};
     TlArray *a = flts(v, 7);
     uint32_t ids[7];
@@ -413,7 +413,7 @@ TL_TEST(float_keys_nan_negzero)
     /* ... and -0.0 when -0.0 comes first, also in pieces of groups */
     double w[] = {-0.0, 0.0, 2.0};
     a = flts(w, 3);
-    CHECK(tl_grouper_new(&t, 1, true, &g, &err) == TL_OK);
+    CHECK(tl_grouper_new(NULL, &t, 1, true, &g, &err) == TL_OK);
     CHECK(tl_grouper_map(g, (const TlArray *const *)&a, 3, ids, &err) == TL_OK);
     check_ids(ids, (const uint32_t[]){0, 0, 1}, 3);
     CHECK(tl_grouper_keys(g, 0, 1, &k, &err) == TL_OK);
@@ -439,7 +439,7 @@ TL_TEST(zero_keys_one_group)
 {
     TlError err = {0};
     TlGrouper *g = NULL;
-    CHECK(tl_grouper_new(NULL, 0, true, &g, &err) == TL_OK);
+    CHECK(tl_grouper_new(NULL, NULL, 0, true, &g, &err) == TL_OK);
     uint32_t ids[3] = {9, 9, 9};
     CHECK(tl_grouper_map(g, NULL, 3, ids, &err) == TL_OK);
     check_ids(ids, (const uint32_t[]){0, 0, 0}, 3);
@@ -612,7 +612,7 @@ TL_TEST(keys_multi_interleaves)
     const char *s0[4] = {"a", "a string longer than twelve", NULL, "b"};
     const char *s1[3] = {"another string longer than 12", "c", "a"};
     int64_t i0[4] = {1, -5, 7, INT64_MIN}, i1[3] = {INT64_MIN, 300000, 1};
-    for (int j = 0; j < 2; j++) CHECK(tl_grouper_new(t, 3, true, &g[j], &err) == TL_OK);
+    for (int j = 0; j < 2; j++) CHECK(tl_grouper_new(NULL, t, 3, true, &g[j], &err) == TL_OK);
     TlBuilder bb;
     tl_builder_init(&bb, TL_TBOOL);
     for (int i = 0; i < 4; i++) tl_builder_append_bool(&bb, i % 2);
@@ -678,8 +678,8 @@ TL_TEST(keys_multi_interleaves)
     TlArray *y0 = flts(f0, 3), *y1 = flts(f1, 2);
     TlArray *r0[2] = {y0, x0}, *r1[2] = {y1, x1};
     for (int j = 0; j < 2; j++) {
-        CHECK(tl_grouper_new(&ti, 1, true, &gi[j], &err) == TL_OK);
-        CHECK(tl_grouper_new(tf, 2, true, &gf[j], &err) == TL_OK);
+        CHECK(tl_grouper_new(NULL, &ti, 1, true, &gi[j], &err) == TL_OK);
+        CHECK(tl_grouper_new(NULL, tf, 2, true, &gf[j], &err) == TL_OK);
     }
     CHECK(tl_grouper_map(gi[0], (const TlArray *const *)&x0, 3, ids, &err) == TL_OK);
     CHECK(tl_grouper_map(gi[1], (const TlArray *const *)&x1, 2, ids, &err) == TL_OK);
@@ -762,7 +762,7 @@ TL_TEST(grouper_oom_is_clean)
     TlError err = {0};
     TlType t = TL_TINT64;
     TlGrouper *g = NULL;
-    CHECK(tl_grouper_new(&t, 1, false, &g, &err) == TL_OK);
+    CHECK(tl_grouper_new(NULL, &t, 1, false, &g, &err) == TL_OK);
     TlArray *k = NULL;
     CHECK(tl_grouper_keys(g, 0, 0, &k, &err) != TL_OK); /* keys were not kept */
     CHECK(k == NULL);

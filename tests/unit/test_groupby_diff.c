@@ -456,7 +456,7 @@ static void morsel_batch(const Table *t, TlGrouper *gr, TlAgg **ag, TlArray **k,
     TlType kt[4];
     for (int j = 0; j < t->nk; j++) kt[j] = t->key[j].t;
     TlGrouper *lg = NULL;
-    CHECK(tl_grouper_new(kt, t->nk, true, &lg, &err) == TL_OK);
+    CHECK(tl_grouper_new(NULL, kt, t->nk, true, &lg, &err) == TL_OK);
     uint32_t *lids = tl_malloc((size_t)n * sizeof *lids);
     CHECK(tl_grouper_map(lg, (const TlArray *const *)k, n, lids, &err) == TL_OK);
     uint32_t nl = tl_grouper_count(lg);
@@ -497,7 +497,7 @@ static int64_t run_diff(const Table *t, const char *what, bool morsel)
     TlType kt[4];
     for (int j = 0; j < t->nk; j++) kt[j] = t->key[j].t;
     TlGrouper *gr = NULL;
-    CHECK(tl_grouper_new(kt, t->nk, true, &gr, &err) == TL_OK);
+    CHECK(tl_grouper_new(NULL, kt, t->nk, true, &gr, &err) == TL_OK);
     if (!gr) return 1;
     TlAgg *ag[N_CASES] = {0};
     for (int c = 0; c < N_CASES; c++) {

@@ -54,7 +54,7 @@ TL_TEST(test_shrink)
     TlError err;
     char want[256];
     tl_input_changes_reset();
-    CHECK(tl_input_load(p, &b, &err) == TL_OK);
+    CHECK(tl_input_load(NULL, p, &b, &err) == TL_OK);
     CHECK(tl_input_mapped(b));
     CHECK(tl_input_check(b, &err) == TL_OK);
     CHECK(tl_input_changed(&err) == TL_OK);
@@ -82,7 +82,7 @@ TL_TEST(test_pread)
     TlError err;
     uint8_t buf[1000];
     tl_input_changes_reset();
-    CHECK(tl_input_load(p, &b, &err) == TL_OK);
+    CHECK(tl_input_load(NULL, p, &b, &err) == TL_OK);
     CHECK(tl_input_pread(b, buf, 1000, sizeof buf));
     CHECK_EQ_INT(buf[0], 'a' + 1000 % 26);
     CHECK(tl_input_changed(&err) == TL_OK);
@@ -104,7 +104,7 @@ TL_TEST(test_report_after_release)
     TlError err;
     char want[256];
     tl_input_changes_reset();
-    CHECK(tl_input_load(p, &b, &err) == TL_OK);
+    CHECK(tl_input_load(NULL, p, &b, &err) == TL_OK);
     shrink_to(p, 0);
     volatile const uint8_t *d = b->data;
     CHECK_EQ_INT(d[50000], 0);
@@ -150,7 +150,7 @@ TL_TEST(test_many)
         /* 64 KiB and more: smaller files are read, not mapped (format.c) */
         const char *p = make_file(10 + i, 70000 + (size_t)i);
         b[i] = NULL;
-        CHECK(tl_input_load(p, &b[i], &err) == TL_OK);
+        CHECK(tl_input_load(NULL, p, &b[i], &err) == TL_OK);
     }
     for (int i = 0; i < N; i++) {
         uint8_t c = 0;

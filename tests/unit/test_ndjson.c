@@ -315,7 +315,7 @@ static TlStatus to_ndjson(const char *path, const char *out, TlError *e)
     TlSink *sink = NULL;
     int attempts = 0;
     memset(&h, 0, sizeof h);
-    st = tl_sink_open(out, &sink, e);
+    st = tl_sink_open(NULL, out, &sink, e);
     while (st == TL_OK) {
         TlReader *r = NULL;
         TlWriter *w = NULL;
@@ -416,6 +416,5 @@ int main(void)
     TL_RUN(test_writer);
     TL_RUN(test_oom);
     tu_cleanup();
-    tl_stdin_cache_free();
     return tl_test_summary(__FILE__);
 }

@@ -37,6 +37,7 @@
 #include "csv_test_util.h"
 #include "tl_sb.h"
 #include "../../formats/fmt_impl.h"
+#include "split_force.h"
 
 #include <pthread.h>
 

@@ -37,7 +37,7 @@ static void file_commit(bool named)
     struct stat st;
     snprintf(path, sizeof path, "%s/%s.csv", tu_dir, named ? "named" : "out");
     if (named) setenv("TALLY_NO_TMPFILE", "1", 1);
-    CHECK_EQ_INT(tl_sink_open(path, &s, &err), TL_OK);
+    CHECK_EQ_INT(tl_sink_open(NULL, path, &s, &err), TL_OK);
     unsetenv("TALLY_NO_TMPFILE");
     if (!s) return;
     CHECK_EQ_INT(temp_files(), named ? 1 : 0);
@@ -67,7 +67,7 @@ TL_TEST(test_cleanup_table)
     TlSink *s = NULL;
     snprintf(path, sizeof path, "%s/sig.csv", tu_dir);
     setenv("TALLY_NO_TMPFILE", "1", 1);
-    CHECK_EQ_INT(tl_sink_open(path, &s, &err), TL_OK);
+    CHECK_EQ_INT(tl_sink_open(NULL, path, &s, &err), TL_OK);
     unsetenv("TALLY_NO_TMPFILE");
     if (!s) return;
     CHECK_EQ_INT(temp_files(), 1);
@@ -97,7 +97,7 @@ TL_TEST(test_stream_target)
     CHECK_EQ_INT(pipe(p), 0);
     fcntl(p[0], F_SETFL, O_NONBLOCK);
     snprintf(path, sizeof path, "/proc/self/fd/%d", p[1]);
-    CHECK_EQ_INT(tl_sink_open(path, &s, &err), TL_OK);
+    CHECK_EQ_INT(tl_sink_open(NULL, path, &s, &err), TL_OK);
     if (s) {
         CHECK_EQ_INT(tl_sink_write(s, "a,b\n", 4, &err), TL_OK);
         CHECK(read(p[0], got, sizeof got) < 0); /* nothing before commit */
@@ -118,7 +118,7 @@ TL_TEST(test_file_reset_and_big_writes)
     TlSink *s = NULL;
     snprintf(path, sizeof path, "%s/reset.csv", tu_dir);
     memset(big, 'x', sizeof big);
-    CHECK_EQ_INT(tl_sink_open(path, &s, &err), TL_OK);
+    CHECK_EQ_INT(tl_sink_open(NULL, path, &s, &err), TL_OK);
     if (!s) return;
     CHECK_EQ_INT(tl_sink_write(s, big, sizeof big, &err), TL_OK);
     CHECK_EQ_INT(tl_sink_write(s, "first", 5, &err), TL_OK);
@@ -141,7 +141,7 @@ TL_TEST(test_file_no_commit_keeps_old)
     TlSink *s = NULL;
     const char *p = tu_file("keep.csv", "old contents\n", -1);
     snprintf(path, sizeof path, "%s", p);
-    CHECK_EQ_INT(tl_sink_open(path, &s, &err), TL_OK);
+    CHECK_EQ_INT(tl_sink_open(NULL, path, &s, &err), TL_OK);
     if (!s) return;
     CHECK_EQ_INT(tl_sink_write(s, "new", 3, &err), TL_OK);
     tl_sink_close(s);
@@ -156,11 +156,11 @@ TL_TEST(test_file_errors)
     char path[512], want[1024];
     TlSink *s = NULL;
     snprintf(path, sizeof path, "%s/missing/out.csv", tu_dir);
-    CHECK_EQ_INT(tl_sink_open(path, &s, &err), TL_ERR_IO);
+    CHECK_EQ_INT(tl_sink_open(NULL, path, &s, &err), TL_ERR_IO);
     CHECK(s == NULL);
     snprintf(want, sizeof want, "cannot write \"%s\": No such file or directory", path);
     CHECK_EQ_STR(err.msg, want);
-    CHECK_EQ_INT(tl_sink_open(tu_dir, &s, &err), TL_ERR_IO);
+    CHECK_EQ_INT(tl_sink_open(NULL, tu_dir, &s, &err), TL_ERR_IO);
     snprintf(want, sizeof want, "cannot write \"%s\": Is a directory", tu_dir);
     CHECK_EQ_STR(err.msg, want);
     /* a write error (here EFBIG from a file size limit) names the output
@@ -175,7 +175,7 @@ TL_TEST(test_file_errors)
         lim = old;
         lim.rlim_cur = 100000;
         setrlimit(RLIMIT_FSIZE, &lim);
-        CHECK_EQ_INT(tl_sink_open(path, &s, &err), TL_OK);
+        CHECK_EQ_INT(tl_sink_open(NULL, path, &s, &err), TL_OK);
         for (int i = 0; i < 3 && st == TL_OK; i++) st = tl_sink_write(s, big, sizeof big, &err);
         if (st == TL_OK) st = tl_sink_commit(s, &err);
         tl_sink_close(s);
@@ -191,7 +191,7 @@ TL_TEST(test_file_errors)
         snprintf(ro, sizeof ro, "%.200s/ro", tu_dir);
         mkdir(ro, 0555);
         snprintf(path, sizeof path, "%s/out.csv", ro);
-        CHECK_EQ_INT(tl_sink_open(path, &s, &err), TL_ERR_IO);
+        CHECK_EQ_INT(tl_sink_open(NULL, path, &s, &err), TL_ERR_IO);
         snprintf(want, sizeof want, "cannot write \"%s\": Permission denied", path);
         CHECK_EQ_STR(err.msg, want);
     }
@@ -215,7 +215,7 @@ static TlStatus with_stdout(const char *path, TlStatus (*fn)(void))
 static TlStatus stdout_small(void)
 {
     TlSink *s = NULL;
-    TlStatus st = tl_sink_open(NULL, &s, &err);
+    TlStatus st = tl_sink_open(NULL, NULL, &s, &err);
     if (st) return st;
     tl_sink_write(s, "discarded", 9, &err);
     tl_sink_reset(s, &err);
@@ -230,7 +230,7 @@ static TlStatus stdout_spill(void)
     /* more than 64 MiB: goes through the spill file */
     static char chunk[1 << 20];
     TlSink *s = NULL;
-    TlStatus st = tl_sink_open(NULL, &s, &err);
+    TlStatus st = tl_sink_open(NULL, NULL, &s, &err);
     if (st) return st;
     memset(chunk, 'y', sizeof chunk);
     for (int i = 0; i < 70 && st == TL_OK; i++) st = tl_sink_write(s, chunk, sizeof chunk, &err);
@@ -280,7 +280,7 @@ TL_TEST(test_stdout_epipe)
     saved = dup(1);
     dup2(fds[1], 1);
     close(fds[1]);
-    st = tl_sink_open(NULL, &s, &err);
+    st = tl_sink_open(NULL, NULL, &s, &err);
     if (st == TL_OK) st = tl_sink_write(s, "x\n", 2, &err);
     if (st == TL_OK) st = tl_sink_commit(s, &err);
     tl_sink_close(s);

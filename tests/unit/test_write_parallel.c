@@ -272,8 +272,8 @@ static TlStatus write_set(const char *path, const char *format, const TlSchema *
 {
     TlSink *sink = NULL;
     TlWriter *w = NULL;
-    TlWriteOptions wo = {',', true, NULL};
-    TlStatus st = tl_sink_open(path, &sink, e);
+    TlWriteOptions wo = {.delimiter = ',', .header = true};
+    TlStatus st = tl_sink_open(NULL, path, &sink, e);
     if (st == TL_OK) st = tl_writer_open(sink, format, s, &wo, &w, e);
     for (int k = from; st == TL_OK && k < to; k++) st = tl_writer_write(w, bs[k], e);
     if (st == TL_OK) st = tl_writer_finish(w, e);
@@ -445,14 +445,14 @@ static int child_sink_fail(void *arg)
     char path[300];
     TlSink *sink = NULL;
     TlWriter *w = NULL;
-    TlWriteOptions wo = {',', true, NULL};
+    TlWriteOptions wo = {.delimiter = ',', .header = true};
     TlError e = {0}, e2 = {0};
     TlStatus st;
     int k, rc = 0;
     snprintf(path, sizeof path, "%s/fail.%s", dir, j->format);
     signal(SIGXFSZ, SIG_IGN);
     if (setrlimit(RLIMIT_FSIZE, &rl) != 0) return 92;
-    st = tl_sink_open(path, &sink, &e);
+    st = tl_sink_open(NULL, path, &sink, &e);
     if (st == TL_OK) st = tl_writer_open(sink, j->format, &schema, &wo, &w, &e);
     if (st != TL_OK) return 93;
     for (k = 0; st == TL_OK && k < n_batches; k++) st = tl_writer_write(w, batches[k], &e);
