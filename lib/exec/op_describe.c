@@ -700,9 +700,11 @@ static TlStatus describe_next(TlOperator *op, TlBatch **out, TlError *err)
 }
 
 /* See exec.h (TlOperator.origin): row i is made from column i. */
-static void describe_origin(TlOperator *op, int64_t row, char *buf, size_t cap)
+static void describe_origin(TlOperator *op, int64_t row, TlPlaceVal *v, char *buf,
+                            size_t cap)
 {
     (void)op;
+    (void)v;
     tl_origin_made("describe", row, buf, cap);
 }
 
