@@ -29,39 +29,11 @@
 #include <brotli/decode.h>
 #include <lz4.h>
 #include <snappy-c.h>
-#include <zlib.h>
-#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_customMem */
-#include <zstd.h>
-#include <zstd_errors.h>
+#include "../compress_impl.h" /* zlib and zstd allocating through tl_malloc */
 
 struct PqCodecs {
     ZSTD_DCtx *zstd; /* made at the first ZSTD page */
 };
-
-static void *mem_alloc(void *opaque, size_t size)
-{
-    (void)opaque;
-    return tl_malloc(size);
-}
-
-static void mem_free(void *opaque, void *p)
-{
-    (void)opaque;
-    tl_free(p);
-}
-
-static voidpf z_alloc(voidpf opaque, uInt items, uInt size)
-{
-    (void)opaque;
-    if (size && items > SIZE_MAX / size) return Z_NULL;
-    return tl_malloc((size_t)items * size);
-}
-
-static void z_free(voidpf opaque, voidpf p)
-{
-    (void)opaque;
-    tl_free(p);
-}
 
 TlStatus pq_codecs_new(PqCodecs **out, TlError *err)
 {
@@ -103,8 +75,8 @@ static TlStatus gunzip(const uint8_t *src, size_t n, uint8_t *dst, size_t dst_n,
     int rc;
     size_t done = 0;
     memset(&z, 0, sizeof z);
-    z.zalloc = z_alloc;
-    z.zfree = z_free;
+    z.zalloc = tl_z_alloc;
+    z.zfree = tl_z_free;
     if (inflateInit2(&z, 15 + 32) != Z_OK) return TL_ERR_OOM;
     z.next_in = (Bytef *)(uintptr_t)src;
     for (;;) {
@@ -175,7 +147,8 @@ static bool lz4_hadoop(const uint8_t *src, size_t n, uint8_t *dst, size_t dst_n)
 static TlStatus unbrotli(const uint8_t *src, size_t n, uint8_t *dst, size_t dst_n, char *why,
                          size_t cap)
 {
-    BrotliDecoderState *s = BrotliDecoderCreateInstance(mem_alloc, mem_free, NULL);
+    BrotliDecoderState *s =
+        BrotliDecoderCreateInstance(tl_zs_mem.customAlloc, tl_zs_mem.customFree, NULL);
     size_t in_left = n, out_left = dst_n;
     const uint8_t *in = src;
     uint8_t *out = dst;
@@ -228,8 +201,7 @@ TlStatus pq_decompress(PqCodecs *c, int codec, const uint8_t *src, size_t n, uin
         return gunzip(src, n, dst, dst_n, why, cap);
     case PQ_CODEC_ZSTD:
         if (!c->zstd) {
-            static const ZSTD_customMem mem = {mem_alloc, mem_free, NULL};
-            c->zstd = ZSTD_createDCtx_advanced(mem);
+            c->zstd = ZSTD_createDCtx_advanced(tl_zs_mem);
             if (!c->zstd) return TL_ERR_OOM;
         }
         len = ZSTD_decompressDCtx(c->zstd, dst, dst_n, src, n);

@@ -19,39 +19,12 @@
 #include <lz4.h>
 #include <lz4hc.h>
 #include <snappy-c.h>
-#include <zlib.h>
-#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_customMem */
-#include <zstd.h>
+#include "../compress_impl.h" /* zlib and zstd allocating through tl_malloc */
 
 struct PqCctx {
     int codec, level;
     ZSTD_CCtx *z;
 };
-
-static void *mem_alloc(void *opaque, size_t size)
-{
-    (void)opaque;
-    return tl_malloc(size);
-}
-
-static void mem_free(void *opaque, void *p)
-{
-    (void)opaque;
-    tl_free(p);
-}
-
-static voidpf z_alloc(voidpf opaque, uInt items, uInt size)
-{
-    (void)opaque;
-    if (size && items > SIZE_MAX / size) return Z_NULL;
-    return tl_malloc((size_t)items * size);
-}
-
-static void z_free(voidpf opaque, voidpf p)
-{
-    (void)opaque;
-    tl_free(p);
-}
 
 PqCctx *pq_cctx_new(int codec, int level)
 {
@@ -60,8 +33,7 @@ PqCctx *pq_cctx_new(int codec, int level)
     c->codec = codec;
     c->level = level;
     if (codec == PQ_CODEC_ZSTD) {
-        ZSTD_customMem mem = {mem_alloc, mem_free, NULL};
-        c->z = ZSTD_createCCtx_advanced(mem);
+        c->z = ZSTD_createCCtx_advanced(tl_zs_mem);
         if (!c->z || ZSTD_isError(ZSTD_CCtx_setParameter(c->z, ZSTD_c_compressionLevel,
                                                          level ? level : 3))) {
             pq_cctx_free(c);
@@ -84,8 +56,8 @@ static bool gzip(int level, const uint8_t *src, size_t n, PqBytes *out)
     uLong bound;
     int rc;
     memset(&z, 0, sizeof z);
-    z.zalloc = z_alloc;
-    z.zfree = z_free;
+    z.zalloc = tl_z_alloc;
+    z.zfree = tl_z_free;
     if (n > UINT_MAX / 2) return false;
     if (deflateInit2(&z, level ? level : 6, Z_DEFLATED, 16 + MAX_WBITS, 8,
                      Z_DEFAULT_STRATEGY) != Z_OK)

@@ -417,6 +417,8 @@ int tl_schema_find(const TlSchema *s, const char *name);
 /* Append a field (name copied).  TL_ERR_OOM on failure. */
 TlStatus tl_schema_add(TlSchema *s, const char *name, TlType type, TlError *err);
 TlStatus tl_schema_copy(TlSchema *dst, const TlSchema *src, TlError *err);
+/* The same names with the same types, in the same order. */
+bool tl_schema_same(const TlSchema *a, const TlSchema *b);
 void tl_schema_free(TlSchema *s); /* frees fields, leaves an empty schema */
 /* "Did you mean" (suggest.c): the field name, or the candidate, nearest to
  * a typed name by case-insensitive edit distance (an adjacent swap is one

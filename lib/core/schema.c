@@ -126,3 +126,14 @@ void tl_schema_free(TlSchema *s)
     tl_free(s->index);
     memset(s, 0, sizeof *s);
 }
+
+/* See core.h. */
+bool tl_schema_same(const TlSchema *a, const TlSchema *b)
+{
+    if (a->n_fields != b->n_fields) return false;
+    for (int c = 0; c < a->n_fields; c++)
+        if (a->fields[c].type != b->fields[c].type ||
+            strcmp(a->fields[c].name, b->fields[c].name) != 0)
+            return false;
+    return true;
+}

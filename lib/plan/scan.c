@@ -32,16 +32,6 @@ static TlType merge_type(TlType a, TlType b)
  * glob of thousands holds no more than this many readers. */
 #define KEEP_OPEN 8
 
-static bool same_columns(const TlSchema *a, const TlSchema *b)
-{
-    if (a->n_fields != b->n_fields) return false;
-    for (int c = 0; c < a->n_fields; c++)
-        if (a->fields[c].type != b->fields[c].type ||
-            strcmp(a->fields[c].name, b->fields[c].name) != 0)
-            return false;
-    return true;
-}
-
 /* The shape of columns rs among this scan's (from shape0 on): one of the
  * last few when it has the same columns (a glob's files mostly share one
  * header), else a new one. */
@@ -50,7 +40,7 @@ static TlStatus find_shape(TlPlan *p, int shape0, const TlSchema *rs, int *out,
 {
     TlPlanShape *sh;
     for (int k = p->n_shapes - 1; k >= shape0 && k >= p->n_shapes - 8; k--)
-        if (same_columns(&p->shapes[k].cols, rs)) {
+        if (tl_schema_same(&p->shapes[k].cols, rs)) {
             *out = k;
             return TL_OK;
         }

@@ -483,14 +483,8 @@ static TlStatus hints_copy(const Run *r, TlTypeHints *snap, TlError *err)
 
 static bool hints_equal(const Run *r, const TlTypeHints *snap)
 {
-    for (int i = 0; i < r->n_inputs; i++) {
-        const TlSchema *a = &snap[i].cols, *b = &r->hints[i].cols;
-        if (a->n_fields != b->n_fields) return false;
-        for (int c = 0; c < a->n_fields; c++)
-            if (a->fields[c].type != b->fields[c].type ||
-                strcmp(a->fields[c].name, b->fields[c].name) != 0)
-                return false;
-    }
+    for (int i = 0; i < r->n_inputs; i++)
+        if (!tl_schema_same(&snap[i].cols, &r->hints[i].cols)) return false;
     return true;
 }
 
