@@ -227,7 +227,7 @@ TlStatus tl_csv_header_guess(const CsvReader *r, size_t pos, int64_t line, int n
 {
     size_t lim = r->size - pos > TL_HEADER_BYTES ? pos + TL_HEADER_BYTES : r->size;
     CsvField *f = tl_malloc(((size_t)n + 1) * sizeof *f);
-    uint8_t *first = tl_calloc((size_t)n + 1, 2), *col = first + n + 1, *kinds;
+    uint8_t *first = tl_calloc((size_t)n + 1, 2), *col, *kinds;
     CsvCursor tmp = {0};
     bool oom = false, all_empty = true, all_text = true, misfit = false;
     int64_t records = 0;
@@ -238,6 +238,7 @@ TlStatus tl_csv_header_guess(const CsvReader *r, size_t pos, int64_t line, int n
         tl_free(first);
         return tl_error_oom(err);
     }
+    col = first + n + 1;
     if (record_kinds(r, &pos, &line, r->size, f, n, &tmp, NULL, first, &oom)) {
         int text = 0; /* columns that are text: once all are, the answer is known */
         while (records < TL_HEADER_RECORDS && text < n) {
