@@ -170,27 +170,9 @@ static TlStatus value_misfit(const CsvReader *r, CsvCursor *d, int c, int64_t ro
 
 /* ----------------------------------------------------------- conversion */
 
-/* A zeroed-on-demand validity bitmap: all bits set at the first null. */
-typedef struct Validity {
-    TlBuf *buf;
-    int64_t null_count;
-} Validity;
-
-static bool validity_null(Validity *v, int64_t n_rows, int64_t row)
-{
-    if (!v->buf) {
-        v->buf = tl_buf_new(tl_bitmap_bytes(n_rows), false);
-        if (!v->buf) return false;
-        memset(v->buf->data, 0xff, tl_bitmap_bytes(n_rows));
-    }
-    tl_bit_clear(v->buf->data, row);
-    v->null_count++;
-    return true;
-}
-
 /* The end of a fixed-width converter: the array of its n values with v's
  * nulls (tl_array_new takes both buffers, also when it fails). */
-static TlStatus fixed_array(TlType t, int64_t n, TlBuf *values, const Validity *v,
+static TlStatus fixed_array(TlType t, int64_t n, TlBuf *values, const TlValidity *v,
                             TlArray **out, TlError *err)
 {
     *out = tl_array_new(t, n, values, v->buf, v->null_count, NULL, 0);
@@ -199,7 +181,7 @@ static TlStatus fixed_array(TlType t, int64_t n, TlBuf *values, const Validity *
 
 /* A fixed-width converter's buffers given back (a misfit, or out of
  * memory: no array is made). */
-static void release_fixed(TlBuf *values, const Validity *v)
+static void release_fixed(TlBuf *values, const TlValidity *v)
 {
     tl_buf_release(values);
     tl_buf_release(v->buf);
@@ -215,7 +197,7 @@ static void release_fixed(TlBuf *values, const Validity *v)
     {                                                                          \
         const int64_t n = d->n_rows;                                           \
         const CsvField *f = d->cols[c];                                     \
-        Validity v = {NULL, 0};                                                \
+        TlValidity v = {NULL, 0};                                           \
         TlBuf *values = tl_buf_new((size_t)n * sizeof(CTYPE), false);          \
         CTYPE *vals;                                                           \
         if (!values) return tl_error_oom(err);                                 \
@@ -223,7 +205,7 @@ static void release_fixed(TlBuf *values, const Validity *v)
         for (int64_t row = 0; row < n; row++, f++) {                \
             if (field_null(r, f)) {                                            \
                 vals[row] = 0;                                                 \
-                if (!validity_null(&v, n, row)) goto oom;                      \
+                if (!tl_validity_null(&v, n, row)) goto oom;                      \
                 continue;                                                      \
             }                                                                  \
             if (!PARSE((const char *)r->p + f->off, f->len, r->size - f->off,  \
@@ -316,7 +298,7 @@ AVX2_ATTR static TlStatus convert_f64_sse(const CsvReader *r, CsvCursor *d, int 
 {
     const int64_t n = d->n_rows;
     const CsvField *f = d->cols[c];
-    Validity v = {NULL, 0};
+    TlValidity v = {NULL, 0};
     TlBuf *values;
     double *vals, *dv;
     int64_t row;
@@ -351,7 +333,7 @@ AVX2_ATTR static TlStatus convert_f64_sse(const CsvReader *r, CsvCursor *d, int 
         dv[row] = 1.0;
         if (field_null(r, f)) {
             vals[row] = 0;
-            if (!validity_null(&v, n, row)) goto oom;
+            if (!tl_validity_null(&v, n, row)) goto oom;
             continue;
         }
         if (!parse_f64_gen(s, len, r->size - f->off, &vals[row], exact)) {
@@ -426,13 +408,13 @@ static TlStatus convert_bool(const CsvReader *r, CsvCursor *d, int c,
 {
     const int64_t n = d->n_rows;
     const CsvField *f = d->cols[c];
-    Validity v = {NULL, 0};
+    TlValidity v = {NULL, 0};
     TlBuf *values = tl_buf_new(tl_bitmap_bytes(n), true);
     if (!values) return tl_error_oom(err);
     for (int64_t row = 0; row < n; row++, f++) {
         bool b;
         if (field_null(r, f)) {
-            if (!validity_null(&v, n, row)) goto oom;
+            if (!tl_validity_null(&v, n, row)) goto oom;
             continue;
         }
         if (!tl_parse_bool((const char *)r->p + f->off, f->len, &b)) {
@@ -485,7 +467,7 @@ static TlStatus convert_str(const CsvReader *r, CsvCursor *d, int c,
 {
     const int64_t n = d->n_rows;
     const CsvField *f = d->cols[c];
-    Validity v = {NULL, 0};
+    TlValidity v = {NULL, 0};
     TlCopyBlock blk = {NULL, 0, 0};
     bool use_window = false;
     TlBuf **data = NULL;
@@ -506,7 +488,7 @@ static TlStatus convert_str(const CsvReader *r, CsvCursor *d, int c,
         TlView *vw = &views[row];
         vw->w[0] = vw->w[1] = 0;
         if (field_null(r, f)) {
-            if (!validity_null(&v, n, row)) goto oom;
+            if (!tl_validity_null(&v, n, row)) goto oom;
             continue;
         }
         if (!(f->flags & F_ESCAPED)) {

@@ -296,6 +296,26 @@ TlStatus tl_parquet_writer_open(TlSink *sink, const TlSchema *schema,
  * and schema read; columns and types come from the file. */
 TlStatus tl_parquet_reader_open(const char *path, const TlReadOptions *opt,
                                 TlTypeHints *hints, TlReader **out, TlError *err);
+/* A text reader's validity bitmap while it converts a column, made at the
+ * first null (all bits set, then that row's cleared), so a column without
+ * nulls never has one.  Inline: it runs once per null value. */
+typedef struct TlValidity {
+    TlBuf *buf;
+    int64_t null_count;
+} TlValidity;
+
+static inline bool tl_validity_null(TlValidity *v, int64_t n_rows, int64_t row)
+{
+    if (!v->buf) {
+        v->buf = tl_buf_new(tl_bitmap_bytes(n_rows), false);
+        if (!v->buf) return false;
+        memset(v->buf->data, 0xff, tl_bitmap_bytes(n_rows));
+    }
+    tl_bit_clear(v->buf->data, row);
+    v->null_count++;
+    return true;
+}
+
 /* A text reader's copied strings (copy_block.c): one growing block whose
  * bytes long views address by offset (data buffer 1 beside the input
  * window, buffer 0 alone). */

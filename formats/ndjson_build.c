@@ -64,23 +64,6 @@ TlType tl_nd_infer_column(const NdCursor *r, int c, TlType t, int64_t *why)
 
 /* ----------------------------------------------------------- conversion */
 
-typedef struct Validity {
-    TlBuf *buf;
-    int64_t null_count;
-} Validity;
-
-static bool validity_null(Validity *v, int64_t n_rows, int64_t row)
-{
-    if (!v->buf) {
-        v->buf = tl_buf_new(tl_bitmap_bytes(n_rows), false);
-        if (!v->buf) return false;
-        memset(v->buf->data, 0xff, tl_bitmap_bytes(n_rows));
-    }
-    tl_bit_clear(v->buf->data, row);
-    v->null_count++;
-    return true;
-}
-
 /* Integer text (validated, fits int64) -> value. */
 static inline int64_t int_of(const uint8_t *s, uint32_t len)
 {
@@ -107,7 +90,7 @@ static TlStatus convert_i64(NdCursor *r, const NdField *F, TlArray **out, int64_
                             TlError *err)
 {
     const int64_t n = r->n_rows;
-    Validity v = {NULL, 0};
+    TlValidity v = {NULL, 0};
     TlBuf *values = tl_buf_new((size_t)n * sizeof(int64_t), false);
     int64_t *vals;
     if (!values) return tl_error_oom(err);
@@ -118,7 +101,7 @@ static TlStatus convert_i64(NdCursor *r, const NdField *F, TlArray **out, int64_
             vals[row] = int_of(r->p + f.off, f.len);
         } else if (f.kind == V_NULL) {
             vals[row] = 0;
-            if (!validity_null(&v, n, row)) goto oom;
+            if (!tl_validity_null(&v, n, row)) goto oom;
         } else {
             *bad = row;
             goto drop;
@@ -138,7 +121,7 @@ static TlStatus convert_f64(NdCursor *r, const NdField *F, bool fixed, TlArray *
                             int64_t *bad, TlError *err)
 {
     const int64_t n = r->n_rows;
-    Validity v = {NULL, 0};
+    TlValidity v = {NULL, 0};
     TlBuf *values = tl_buf_new((size_t)n * sizeof(double), false);
     double *vals;
     if (!values) return tl_error_oom(err);
@@ -157,7 +140,7 @@ static TlStatus convert_f64(NdCursor *r, const NdField *F, bool fixed, TlArray *
             if (!tl_parse_f64((const char *)s, f.len, &vals[row])) goto oom;
         } else if (f.kind == V_NULL) {
             vals[row] = 0;
-            if (!validity_null(&v, n, row)) goto oom;
+            if (!tl_validity_null(&v, n, row)) goto oom;
         } else {
             *bad = row;
             goto drop;
@@ -177,7 +160,7 @@ static TlStatus convert_bool(NdCursor *r, const NdField *F, TlArray **out, int64
                              TlError *err)
 {
     const int64_t n = r->n_rows;
-    Validity v = {NULL, 0};
+    TlValidity v = {NULL, 0};
     TlBuf *values = tl_buf_new(tl_bitmap_bytes(n), true);
     if (!values) return tl_error_oom(err);
     for (int64_t row = 0; row < n; row++) {
@@ -185,7 +168,7 @@ static TlStatus convert_bool(NdCursor *r, const NdField *F, TlArray **out, int64
         if (f.kind == V_TRUE) {
             tl_bit_set(values->data, row);
         } else if (f.kind == V_NULL) {
-            if (!validity_null(&v, n, row)) goto oom;
+            if (!tl_validity_null(&v, n, row)) goto oom;
         } else if (f.kind != V_FALSE) {
             *bad = row;
             goto drop;
@@ -207,7 +190,7 @@ static TlStatus convert_datetime(NdCursor *r, const NdField *F, TlType t, TlArra
 {
     const int64_t n = r->n_rows;
     size_t w = t == TL_TDATE ? sizeof(int32_t) : sizeof(int64_t);
-    Validity v = {NULL, 0};
+    TlValidity v = {NULL, 0};
     TlBuf *values = tl_buf_new((size_t)n * w, true);
     uint8_t tmp[64];
     if (!values) return tl_error_oom(err);
@@ -217,7 +200,7 @@ static TlStatus convert_datetime(NdCursor *r, const NdField *F, TlType t, TlArra
         size_t len;
         bool ok;
         if (f.kind == V_NULL) {
-            if (!validity_null(&v, n, row)) goto oom;
+            if (!tl_validity_null(&v, n, row)) goto oom;
             continue;
         }
         if ((f.kind != V_STR && f.kind != V_STRESC) || f.len >= sizeof tmp) {
@@ -296,7 +279,7 @@ static TlStatus convert_str(NdCursor *r, const NdField *F, TlArray **out, int64_
                             TlError *err)
 {
     const int64_t n = r->n_rows;
-    Validity v = {NULL, 0};
+    TlValidity v = {NULL, 0};
     TlCopyBlock blk = {NULL, 0, 0};
     bool use_window = false;
     TlBuf **data = NULL;
@@ -317,7 +300,7 @@ static TlStatus convert_str(NdCursor *r, const NdField *F, TlArray **out, int64_
         vw->w[0] = vw->w[1] = 0;
         switch (f.kind) {
         case V_NULL:
-            if (!validity_null(&v, n, row)) goto oom;
+            if (!tl_validity_null(&v, n, row)) goto oom;
             continue;
         case V_TRUE:
             *vw = tl_view_inline("true", 4);
