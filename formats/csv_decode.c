@@ -170,23 +170,6 @@ static TlStatus value_misfit(const CsvReader *r, CsvCursor *d, int c, int64_t ro
 
 /* ----------------------------------------------------------- conversion */
 
-/* The end of a fixed-width converter: the array of its n values with v's
- * nulls (tl_array_new takes both buffers, also when it fails). */
-static TlStatus fixed_array(TlType t, int64_t n, TlBuf *values, const TlValidity *v,
-                            TlArray **out, TlError *err)
-{
-    *out = tl_array_new(t, n, values, v->buf, v->null_count, NULL, 0);
-    return *out ? TL_OK : tl_error_oom(err);
-}
-
-/* A fixed-width converter's buffers given back (a misfit, or out of
- * memory: no array is made). */
-static void release_fixed(TlBuf *values, const TlValidity *v)
-{
-    tl_buf_release(values);
-    tl_buf_release(v->buf);
-}
-
 /* Fixed-width converters: parse each non-null field with PARSE(text, len,
  * room, out) into a CTYPE values buffer; room is how many input bytes can
  * be read from text on (at least len).  On a misfit *bad = row and no
@@ -196,28 +179,28 @@ static void release_fixed(TlBuf *values, const TlValidity *v)
                          TlArray **out, int64_t *bad, TlError *err)            \
     {                                                                          \
         const int64_t n = d->n_rows;                                           \
-        const CsvField *f = d->cols[c];                                     \
-        TlValidity v = {NULL, 0};                                           \
+        const CsvField *f = d->cols[c];                                        \
+        TlValidity v = {NULL, 0};                                              \
         TlBuf *values = tl_buf_new((size_t)n * sizeof(CTYPE), false);          \
         CTYPE *vals;                                                           \
         if (!values) return tl_error_oom(err);                                 \
         vals = (CTYPE *)values->data;                                          \
-        for (int64_t row = 0; row < n; row++, f++) {                \
+        for (int64_t row = 0; row < n; row++, f++) {                           \
             if (field_null(r, f)) {                                            \
                 vals[row] = 0;                                                 \
-                if (!tl_validity_null(&v, n, row)) goto oom;                      \
+                if (!tl_validity_null(&v, n, row)) goto oom;                   \
                 continue;                                                      \
             }                                                                  \
             if (!PARSE((const char *)r->p + f->off, f->len, r->size - f->off,  \
                        &vals[row])) {                                          \
                 *bad = row;                                                    \
-                release_fixed(values, &v);                                     \
+                tl_validity_release(values, &v);                               \
                 return TL_OK;                                                  \
             }                                                                  \
         }                                                                      \
-        return fixed_array(TYPE, n, values, &v, out, err);                     \
+        return tl_validity_array(TYPE, n, values, &v, out, err);               \
     oom:                                                                       \
-        release_fixed(values, &v);                                             \
+        tl_validity_release(values, &v);                                       \
         return tl_error_oom(err);                                              \
     }
 
@@ -338,7 +321,7 @@ AVX2_ATTR static TlStatus convert_f64_sse(const CsvReader *r, CsvCursor *d, int 
         }
         if (!parse_f64_gen(s, len, r->size - f->off, &vals[row], exact)) {
             *bad = row;
-            release_fixed(values, &v);
+            tl_validity_release(values, &v);
             return TL_OK;
         }
     }
@@ -346,9 +329,9 @@ AVX2_ATTR static TlStatus convert_f64_sse(const CsvReader *r, CsvCursor *d, int 
         _mm256_storeu_pd(vals + row, _mm256_div_pd(_mm256_loadu_pd(vals + row),
                                                    _mm256_loadu_pd(dv + row)));
     for (; row < n; row++) vals[row] /= dv[row];
-    return fixed_array(TL_TFLOAT64, n, values, &v, out, err);
+    return tl_validity_array(TL_TFLOAT64, n, values, &v, out, err);
 oom:
-    release_fixed(values, &v);
+    tl_validity_release(values, &v);
     return tl_error_oom(err);
 }
 #endif
@@ -419,14 +402,14 @@ static TlStatus convert_bool(const CsvReader *r, CsvCursor *d, int c,
         }
         if (!tl_parse_bool((const char *)r->p + f->off, f->len, &b)) {
             *bad = row;
-            release_fixed(values, &v);
+            tl_validity_release(values, &v);
             return TL_OK;
         }
         if (b) tl_bit_set(values->data, row);
     }
-    return fixed_array(TL_TBOOL, n, values, &v, out, err);
+    return tl_validity_array(TL_TBOOL, n, values, &v, out, err);
 oom:
-    release_fixed(values, &v);
+    tl_validity_release(values, &v);
     return tl_error_oom(err);
 }
 

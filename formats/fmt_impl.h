@@ -316,6 +316,23 @@ static inline bool tl_validity_null(TlValidity *v, int64_t n_rows, int64_t row)
     return true;
 }
 
+/* The end of a converter: the array of its n values with v's nulls
+ * (tl_array_new takes both buffers, also when it fails). */
+static inline TlStatus tl_validity_array(TlType t, int64_t n, TlBuf *values,
+                                         const TlValidity *v, TlArray **out, TlError *err)
+{
+    *out = tl_array_new(t, n, values, v->buf, v->null_count, NULL, 0);
+    return *out ? TL_OK : tl_error_oom(err);
+}
+
+/* A converter's buffers given back (a misfit, or out of memory: no array
+ * is made). */
+static inline void tl_validity_release(TlBuf *values, const TlValidity *v)
+{
+    tl_buf_release(values);
+    tl_buf_release(v->buf);
+}
+
 /* A text reader's copied strings (copy_block.c): one growing block whose
  * bytes long views address by offset (data buffer 1 beside the input
  * window, buffer 0 alone). */

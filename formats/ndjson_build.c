@@ -107,13 +107,11 @@ static TlStatus convert_i64(NdCursor *r, const NdField *F, TlArray **out, int64_
             goto drop;
         }
     }
-    *out = tl_array_new(TL_TINT64, n, values, v.buf, v.null_count, NULL, 0);
-    return *out ? TL_OK : tl_error_oom(err);
+    return tl_validity_array(TL_TINT64, n, values, &v, out, err);
 oom:
     tl_error_oom(err);
 drop:
-    tl_buf_release(values);
-    tl_buf_release(v.buf);
+    tl_validity_release(values, &v);
     return *bad >= 0 ? TL_OK : err->code;
 }
 
@@ -146,13 +144,11 @@ static TlStatus convert_f64(NdCursor *r, const NdField *F, bool fixed, TlArray *
             goto drop;
         }
     }
-    *out = tl_array_new(TL_TFLOAT64, n, values, v.buf, v.null_count, NULL, 0);
-    return *out ? TL_OK : tl_error_oom(err);
+    return tl_validity_array(TL_TFLOAT64, n, values, &v, out, err);
 oom:
     tl_error_oom(err);
 drop:
-    tl_buf_release(values);
-    tl_buf_release(v.buf);
+    tl_validity_release(values, &v);
     return *bad >= 0 ? TL_OK : err->code;
 }
 
@@ -174,13 +170,11 @@ static TlStatus convert_bool(NdCursor *r, const NdField *F, TlArray **out, int64
             goto drop;
         }
     }
-    *out = tl_array_new(TL_TBOOL, n, values, v.buf, v.null_count, NULL, 0);
-    return *out ? TL_OK : tl_error_oom(err);
+    return tl_validity_array(TL_TBOOL, n, values, &v, out, err);
 oom:
     tl_error_oom(err);
 drop:
-    tl_buf_release(values);
-    tl_buf_release(v.buf);
+    tl_validity_release(values, &v);
     return *bad >= 0 ? TL_OK : err->code;
 }
 
@@ -217,13 +211,11 @@ static TlStatus convert_datetime(NdCursor *r, const NdField *F, TlType t, TlArra
             goto drop;
         }
     }
-    *out = tl_array_new(t, n, values, v.buf, v.null_count, NULL, 0);
-    return *out ? TL_OK : tl_error_oom(err);
+    return tl_validity_array(t, n, values, &v, out, err);
 oom:
     tl_error_oom(err);
 drop:
-    tl_buf_release(values);
-    tl_buf_release(v.buf);
+    tl_validity_release(values, &v);
     return *bad >= 0 ? TL_OK : err->code;
 }
 
@@ -355,8 +347,7 @@ oom:
     tl_error_oom(err);
 fail:
     tl_free(blk.data);
-    tl_buf_release(values);
-    tl_buf_release(v.buf);
+    tl_validity_release(values, &v);
     return err->code;
 }
 
