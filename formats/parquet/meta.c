@@ -60,12 +60,13 @@ static TlStatus f_list(PqThrift *t, const PqThStruct *s, int id, int ty, int ele
     return TL_OK;
 }
 
-/* Each bit of need that seen lacks is a missing field; names[i] is bit i's. */
-static TlStatus require(PqThrift *t, const PqThStruct *s, uint32_t seen, uint32_t need,
+/* Each bit of need that the struct did not hold is a missing field;
+ * names[i] is bit i's. */
+static TlStatus require(PqThrift *t, const PqThStruct *s, uint32_t need,
                         const char *const *names)
 {
     for (int i = 0; i < 32; i++)
-        if ((need >> i & 1) && !(seen >> i & 1))
+        if ((need >> i & 1) && !(s->seen >> i & 1))
             return pq_th_fail(t, "%s lacks its required field %s", s->name, names[i]);
     return TL_OK;
 }
@@ -152,7 +153,6 @@ static TlStatus logical_decode(PqThrift *t, PqLogical *lt)
         if (id == PQ_LT_TIME || id == PQ_LT_TIMESTAMP) {
             TL_TRY(time_decode(t, lt));
         } else if (id == PQ_LT_DECIMAL || id == PQ_LT_INTEGER) {
-            uint32_t seen = 0;
             int64_t v;
             bool b;
             TL_TRY(pq_th_begin(t, &a, id == PQ_LT_DECIMAL ? "DecimalType" : "IntType"));
@@ -166,16 +166,15 @@ static TlStatus logical_decode(PqThrift *t, PqLogical *lt)
                     if (id == PQ_LT_DECIMAL && aid == 1) lt->scale = (int32_t)v;
                     else if (id == PQ_LT_DECIMAL) lt->precision = (int32_t)v;
                     else lt->bit_width = (int)v;
-                    seen |= 1u << aid;
                 } else if (aid == 2) {
                     TL_TRY(f_bool(t, &a, aid, aty, &b));
                     lt->is_signed = b;
-                    seen |= 1u << aid;
                 } else {
                     TL_TRY(pq_th_skip(t, aty, false));
                 }
             }
-            if (seen != 6u) return pq_th_fail(t, "%s lacks a required field", a.name);
+            if ((a.seen & 6u) != 6u)
+                return pq_th_fail(t, "%s lacks a required field", a.name);
         } else {
             TL_TRY(pq_th_skip(t, ty, false));
         }
@@ -190,7 +189,6 @@ static TlStatus schema_elem_decode(PqThrift *t, PqSchemaElem *e)
     static const char *const names[] = {"", "", "", "", "name"};
     PqThStruct s;
     int id, ty;
-    uint32_t seen = 0;
     int32_t v;
     memset(e, 0, sizeof *e);
     e->type = e->repetition = e->converted = -1;
@@ -199,7 +197,6 @@ static TlStatus schema_elem_decode(PqThrift *t, PqSchemaElem *e)
     for (;;) {
         TL_TRY(pq_th_field(t, &s, &id, &ty));
         if (ty == PQ_T_STOP) break;
-        if (id < 32) seen |= 1u << id;
         switch (id) {
         case 1: TL_TRY(f_i32(t, &s, id, ty, &v)); e->type = v; break;
         case 2: TL_TRY(f_i32(t, &s, id, ty, &e->type_length)); break;
@@ -220,7 +217,7 @@ static TlStatus schema_elem_decode(PqThrift *t, PqSchemaElem *e)
         return pq_th_fail(t, "schema element of unknown physical type %d", e->type);
     if (e->repetition < -1 || e->repetition > PQ_REPEATED)
         return pq_th_fail(t, "schema element of unknown repetition %d", e->repetition);
-    return require(t, &s, seen, 1u << 4, names);
+    return require(t, &s, 1u << 4, names);
 }
 
 /* ------------------------------------------------------- column chunks */
@@ -231,7 +228,6 @@ static TlStatus column_meta_decode(PqThrift *t, PqColumnMeta *c)
                                         "total_compressed_size", "", "data_page_offset"};
     PqThStruct s;
     int id, ty;
-    uint32_t seen = 0;
     int32_t v, n;
     memset(c, 0, sizeof *c);
     c->dictionary_page_offset = -1;
@@ -239,7 +235,6 @@ static TlStatus column_meta_decode(PqThrift *t, PqColumnMeta *c)
     for (;;) {
         TL_TRY(pq_th_field(t, &s, &id, &ty));
         if (ty == PQ_T_STOP) break;
-        if (id < 32) seen |= 1u << id;
         switch (id) {
         case 1: TL_TRY(f_i32(t, &s, id, ty, &v)); c->type = v; break;
         case 2:
@@ -263,7 +258,7 @@ static TlStatus column_meta_decode(PqThrift *t, PqColumnMeta *c)
         default: TL_TRY(pq_th_skip(t, ty, false)); break;
         }
     }
-    TL_TRY(require(t, &s, seen, 1u << 1 | 1u << 4 | 1u << 5 | 1u << 7 | 1u << 9, names));
+    TL_TRY(require(t, &s, 1u << 1 | 1u << 4 | 1u << 5 | 1u << 7 | 1u << 9, names));
     if (c->num_values < 0)
         return pq_th_fail(t, "negative num_values %lld", (long long)c->num_values);
     if (c->total_compressed_size < 0)
@@ -302,13 +297,11 @@ static TlStatus row_group_decode(PqThrift *t, PqRowGroup *g)
     static const char *const names[] = {"", "columns", "", "num_rows"};
     PqThStruct s;
     int id, ty;
-    uint32_t seen = 0;
     int32_t n;
     TL_TRY(pq_th_begin(t, &s, "RowGroup"));
     for (;;) {
         TL_TRY(pq_th_field(t, &s, &id, &ty));
         if (ty == PQ_T_STOP) break;
-        if (id < 32) seen |= 1u << id;
         switch (id) {
         case 1:
             TL_TRY(f_list(t, &s, id, ty, PQ_T_STRUCT, &n));
@@ -323,7 +316,7 @@ static TlStatus row_group_decode(PqThrift *t, PqRowGroup *g)
         default: TL_TRY(pq_th_skip(t, ty, false)); break;
         }
     }
-    TL_TRY(require(t, &s, seen, 1u << 1 | 1u << 3, names));
+    TL_TRY(require(t, &s, 1u << 1 | 1u << 3, names));
     if (g->num_rows < 0) return pq_th_fail(t, "negative num_rows %lld", (long long)g->num_rows);
     return TL_OK;
 }
@@ -337,7 +330,6 @@ TlStatus pq_meta_decode(const uint8_t *p, size_t n, uint64_t off, const char *na
     PqThrift th, *t = &th;
     PqThStruct s;
     int id, ty;
-    uint32_t seen = 0;
     int32_t cnt;
     memset(m, 0, sizeof *m);
     pq_th_init(t, p, n, off, name, "footer", err);
@@ -345,7 +337,6 @@ TlStatus pq_meta_decode(const uint8_t *p, size_t n, uint64_t off, const char *na
     for (;;) {
         TL_TRY(pq_th_field(t, &s, &id, &ty));
         if (ty == PQ_T_STOP) break;
-        if (id < 32) seen |= 1u << id;
         switch (id) {
         case 1: TL_TRY(f_i32(t, &s, id, ty, &m->version)); break;
         case 2:
@@ -370,7 +361,7 @@ TlStatus pq_meta_decode(const uint8_t *p, size_t n, uint64_t off, const char *na
         default: TL_TRY(pq_th_skip(t, ty, false)); break;
         }
     }
-    TL_TRY(require(t, &s, seen, 1u << 2 | 1u << 3 | 1u << 4, names));
+    TL_TRY(require(t, &s, 1u << 2 | 1u << 3 | 1u << 4, names));
     if (m->num_rows < 0) return pq_th_fail(t, "negative num_rows %lld", (long long)m->num_rows);
     return TL_OK;
 }
@@ -391,13 +382,11 @@ static TlStatus data_page_decode(PqThrift *t, PqPageHeader *h)
     static const char *const names[] = {"", "num_values", "encoding"};
     PqThStruct s;
     int id, ty;
-    uint32_t seen = 0;
     int32_t v;
     TL_TRY(pq_th_begin(t, &s, "DataPageHeader"));
     for (;;) {
         TL_TRY(pq_th_field(t, &s, &id, &ty));
         if (ty == PQ_T_STOP) break;
-        if (id < 32) seen |= 1u << id;
         switch (id) {
         case 1: TL_TRY(f_i32(t, &s, id, ty, &h->num_values)); break;
         case 2: TL_TRY(f_i32(t, &s, id, ty, &v)); h->encoding = v; break;
@@ -406,7 +395,7 @@ static TlStatus data_page_decode(PqThrift *t, PqPageHeader *h)
         default: TL_TRY(pq_th_skip(t, ty, false)); break;
         }
     }
-    return require(t, &s, seen, 1u << 1 | 1u << 2, names);
+    return require(t, &s, 1u << 1 | 1u << 2, names);
 }
 
 static TlStatus dict_page_decode(PqThrift *t, PqPageHeader *h)
@@ -414,20 +403,18 @@ static TlStatus dict_page_decode(PqThrift *t, PqPageHeader *h)
     static const char *const names[] = {"", "num_values", "encoding"};
     PqThStruct s;
     int id, ty;
-    uint32_t seen = 0;
     int32_t v;
     TL_TRY(pq_th_begin(t, &s, "DictionaryPageHeader"));
     for (;;) {
         TL_TRY(pq_th_field(t, &s, &id, &ty));
         if (ty == PQ_T_STOP) break;
-        if (id < 32) seen |= 1u << id;
         switch (id) {
         case 1: TL_TRY(f_i32(t, &s, id, ty, &h->num_values)); break;
         case 2: TL_TRY(f_i32(t, &s, id, ty, &v)); h->encoding = v; break;
         default: TL_TRY(pq_th_skip(t, ty, false)); break;
         }
     }
-    return require(t, &s, seen, 1u << 1 | 1u << 2, names);
+    return require(t, &s, 1u << 1 | 1u << 2, names);
 }
 
 static TlStatus data_page_v2_decode(PqThrift *t, PqPageHeader *h)
@@ -437,13 +424,11 @@ static TlStatus data_page_v2_decode(PqThrift *t, PqPageHeader *h)
                                         "repetition_levels_byte_length"};
     PqThStruct s;
     int id, ty;
-    uint32_t seen = 0;
     int32_t v;
     TL_TRY(pq_th_begin(t, &s, "DataPageHeaderV2"));
     for (;;) {
         TL_TRY(pq_th_field(t, &s, &id, &ty));
         if (ty == PQ_T_STOP) break;
-        if (id < 32) seen |= 1u << id;
         switch (id) {
         case 1: TL_TRY(f_i32(t, &s, id, ty, &h->num_values)); break;
         case 2: TL_TRY(f_i32(t, &s, id, ty, &h->num_nulls)); break;
@@ -455,7 +440,7 @@ static TlStatus data_page_v2_decode(PqThrift *t, PqPageHeader *h)
         default: TL_TRY(pq_th_skip(t, ty, false)); break;
         }
     }
-    return require(t, &s, seen, 0x7eu, names);
+    return require(t, &s, 0x7eu, names);
 }
 
 TlStatus pq_page_header_decode(PqThrift *t, PqPageHeader *h)
@@ -464,7 +449,6 @@ TlStatus pq_page_header_decode(PqThrift *t, PqPageHeader *h)
                                         "compressed_page_size"};
     PqThStruct s;
     int id, ty, sub = -1;
-    uint32_t seen = 0;
     int32_t v;
     memset(h, 0, sizeof *h);
     h->is_compressed = true;
@@ -473,7 +457,6 @@ TlStatus pq_page_header_decode(PqThrift *t, PqPageHeader *h)
     for (;;) {
         TL_TRY(pq_th_field(t, &s, &id, &ty));
         if (ty == PQ_T_STOP) break;
-        if (id < 32) seen |= 1u << id;
         switch (id) {
         case 1: TL_TRY(f_i32(t, &s, id, ty, &v)); h->type = v; break;
         case 2: TL_TRY(f_i32(t, &s, id, ty, &h->uncompressed_size)); break;
@@ -495,7 +478,7 @@ TlStatus pq_page_header_decode(PqThrift *t, PqPageHeader *h)
         default: TL_TRY(pq_th_skip(t, ty, false)); break;
         }
     }
-    TL_TRY(require(t, &s, seen, 0xeu, names));
+    TL_TRY(require(t, &s, 0xeu, names));
     if (h->uncompressed_size < 0 || h->compressed_size < 0)
         return pq_th_fail(t, "negative page size");
     if ((h->type == PQ_PAGE_DATA && sub != 5) || (h->type == PQ_PAGE_DICTIONARY && sub != 7) ||

@@ -88,6 +88,7 @@ TlStatus pq_th_begin(PqThrift *t, PqThStruct *s, const char *name)
     t->depth++;
     s->name = name;
     s->last = 0;
+    s->seen = 0;
     return TL_OK;
 }
 
@@ -122,6 +123,7 @@ TlStatus pq_th_field(PqThrift *t, PqThStruct *s, int *id, int *type)
         return pq_th_fail(t, "%s: field id %d after field %d (ids must grow)", s->name, *id,
                           s->last);
     s->last = *id;
+    if (*id < 32) s->seen |= 1u << *id;
     return TL_OK;
 }
 

@@ -58,10 +58,12 @@ typedef struct PqThrift {
     TlError *err;
 } PqThrift;
 
-/* One struct being read: its name (for messages) and the last field id. */
+/* One struct being read: its name (for messages), the last field id, and
+ * the ids below 32 met so far (for the checks of required fields). */
 typedef struct PqThStruct {
     const char *name;
     int last;
+    uint32_t seen;
 } PqThStruct;
 
 /* Read the n bytes at p, which lie at file offset off. */
