@@ -111,7 +111,7 @@ static const char help_head[] =
 "       tally explain|describe ARGS...  the plans | stats per column (--describe)\n"
 "       tally schema INPUT...   column types; tally completions bash|zsh|fish\n"
 "\n"
-"Steps, applied in the order given:\n";
+"Steps, in the order given; a LIST takes 'v*', 'a:c', '#2', '* exclude (x)':\n";
 
 static const char help_tail[] =
 "\n"
@@ -131,7 +131,7 @@ static const Flag flags[] = {
 "  --rename 'OLD:NEW,...'         rename columns\n")},
     {"--group-by", F_GROUP_BY, ARG_REQ, VAL_COLUMNS, H(
 "  --group-by LIST --agg LIST     one row per key: --agg 'n = count(), sum(x)';\n"
-"                                 also over aggregates: 'r = sum(a) / count()';\n"
+"                                 named keys 'k = EXPR'; 'r = sum(a)/count()';\n"
 "                                 --agg alone: all rows; --sorted: keys in runs\n")},
     {"--agg", F_AGG, ARG_REQ, VAL_TEXT, NULL, NULL},
     {"--sorted", F_SORTED, ARG_NONE, VAL_NONE, NULL, NULL},

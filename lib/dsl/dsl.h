@@ -26,13 +26,62 @@ typedef enum TlItemKind {
     TL_ITEM_SORT,   /* [-]EXPR [asc|desc] [nulls first|last]                 */
     TL_ITEM_NAME,   /* NAME (bare or double-quoted)   (drop, distinct, join on) */
     TL_ITEM_RENAME, /* OLD:NEW                                               */
+    TL_ITEM_KEY,    /* [NAME =] EXPR [as NAME]        (group-by keys)        */
 } TlItemKind;
+
+/* Column selectors (man/tally.1, SELECTORS), read where a list of columns
+ * is (select, sort, group-by keys, drop, distinct, by: items of kind SELECT,
+ * SORT, KEY and NAME).  lib/dsl reads their text; the planner expands them
+ * against the schema of their step (lib/plan/select.c). */
+typedef enum TlSelKind {
+    TL_SEL_NAME,    /* a bare or double-quoted name: exactly that column */
+    TL_SEL_GLOB,    /* v*  id?  v[12]  *  (a pattern, tl_glob_match) */
+    TL_SEL_POS,     /* #3: the third column, 1-based */
+    TL_SEL_RANGE,   /* id1:id3, #2:#4: from a through b in schema order */
+} TlSelKind;
+
+typedef struct TlSelEnd {
+    const char *name;      /* the name or pattern; NULL: a position */
+    int64_t pos;           /* the position as written (0 and past the end
+                              kept for the planner's message) */
+    uint32_t start, len;   /* span in the item's source */
+} TlSelEnd;
+
+typedef struct TlSelPart {
+    uint8_t kind;          /* TlSelKind */
+    TlSelEnd a, b;         /* NAME, GLOB, POS: a; RANGE: a through b */
+    uint32_t start, len;
+} TlSelPart;
+
+typedef struct TlSelector {
+    TlSelPart base;
+    TlSelPart *excl;       /* `exclude (...)`: columns taken out again */
+    uint32_t n_excl;
+} TlSelector;
+
+/* Whether name matches the glob pattern: `*` any run of characters, `?`
+ * one character (a UTF-8 code point), `[abc]`, `[a-z]`, `[!a-z]` one of
+ * (or none of) a set; everything else itself.  Linear backtracking. */
+bool tl_glob_match(const char *pattern, const char *name);
+
+/* Read text[a, b) of srcs[src] as a selector item (sort: with an optional
+ * leading `-` and `asc|desc` `nulls first|last`, into *desc and
+ * *nulls_first).  *out is NULL when the text is no selector (a plain name,
+ * an expression, a syntax error the expression parser reports); only out
+ * of memory fails. */
+TlStatus tl_parse_selector(TlExprArena *ea, uint16_t src, uint32_t a, uint32_t b,
+                           bool sort, TlSelector **out, bool *desc,
+                           bool *nulls_first, TlError *err);
 
 typedef struct TlItem {
     TlExprId expr;      /* TL_NO_ID for NAME/RENAME items */
     const char *name;   /* explicit name (as/=, NAME, OLD), or NULL */
     const char *name2;  /* RENAME: NEW */
     const char *auto_name; /* name when none is given (see tl_item_auto_name) */
+    const TlSelector *sel; /* a selector (SELECT, SORT, KEY, NAME items), or
+                              NULL.  A lone pattern that also reads as an
+                              expression (`a*b`) has expr set too: the
+                              planner picks one reading */
     bool desc, nulls_first;
     uint16_t src;
     uint32_t start, len;   /* span of the whole item */

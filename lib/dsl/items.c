@@ -12,6 +12,7 @@
  *   SELECT   EXPR [as NAME]
  *   ASSIGN   [NAME =] EXPR    (a leading name followed by a single `=`; a
  *                              reserved word is never taken as the NAME)
+ *   KEY      NAME = EXPR, or EXPR [as NAME]     (group-by keys)
  *   SORT     -NAME [nulls first|last]          (desc on a column), or
  *            EXPR [asc|desc] [nulls first|last]
  *   NAME     NAME
@@ -24,6 +25,9 @@
  * (`avg(x)` -> `avg_x`); count() and count(*) are `count`; anything else is
  * the item's expression text with white space outside quotes removed
  * (`b * 2` -> `b*2`).
+ *
+ * Items of kind SELECT, SORT, KEY and NAME may be column selectors instead
+ * (selector.c): the item then carries its TlSelector for the planner.
  */
 #include "parse.h"
 
@@ -138,6 +142,16 @@ static TlStatus expected_at(TlParser *p, const char *what, TlError *err)
                        "syntax error: expected %s", what);
 }
 
+/* A plain number where a column is wanted: SQL's ORDER BY 1 and GROUP BY 1
+ * mean the first column, tally's `#1` (man/tally.1, SELECTORS). */
+static TlStatus number_not_column(TlParser *p, const TlToken *t, TlError *err)
+{
+    return tl_error_at(err, TL_ERR_USAGE, p->ea, p->src, t->start, t->len,
+                       "a number is not a column here: write #%.*s for column %.*s",
+                       (int)t->len, p->text + t->start, (int)t->len,
+                       p->text + t->start);
+}
+
 /* The optional `nulls first|last` of a sort item. */
 static TlStatus sort_nulls(TlParser *p, TlItem *it, TlError *err)
 {
@@ -161,6 +175,8 @@ static TlStatus parse_item(TlParser *p, TlItemKind kind, TlItem *it, TlError *er
     it->expr = TL_NO_ID;
     switch (kind) {
     case TL_ITEM_NAME:
+        if (t0->kind == TL_TK_INT && t1->kind == TL_TK_EOF)
+            return number_not_column(p, t0, err);
         if (!is_name_tok(t0, true)) return expected_at(p, "a column name", err);
         TL_TRY(tl_parser_name(p, t0, &it->name, err));
         p->pos++;
@@ -193,6 +209,7 @@ static TlStatus parse_item(TlParser *p, TlItemKind kind, TlItem *it, TlError *er
         it->auto_name = it->name;
         return expect_end(p, err);
     case TL_ITEM_ASSIGN:
+    case TL_ITEM_KEY:
         if (is_name_tok(t0, false) && t1->kind == TL_TK_EQ) {
             TL_TRY(tl_parser_name(p, t0, &it->name, err));
             p->pos += 2;
@@ -225,7 +242,7 @@ static TlStatus parse_item(TlParser *p, TlItemKind kind, TlItem *it, TlError *er
     TL_TRY(tl_parser_expr(p, &x, err));
     it->expr = x.id;
     TL_TRY(auto_name(p, &x, &it->auto_name, err));
-    if (kind == TL_ITEM_SELECT) {
+    if (kind == TL_ITEM_SELECT || (kind == TL_ITEM_KEY && !it->name)) {
         const TlToken *t = tl_parser_tok(p, 0);
         if (t->kind == TL_TK_WORD && t->kw == TL_KW_AS) {
             p->pos++;
@@ -243,6 +260,24 @@ static TlStatus parse_item(TlParser *p, TlItemKind kind, TlItem *it, TlError *er
         TL_TRY(sort_nulls(p, it, err));
     }
     return expect_end(p, err);
+}
+
+/* A lone pattern such as `a*b` also reads as an expression: keep that
+ * reading too (expr and its names), for the planner to choose (it takes
+ * the expression when its columns exist, lib/plan/select.c). */
+static void also_expr(TlExprArena *ea, uint16_t src, uint32_t a, uint32_t b,
+                      TlItemKind kind, TlItem *it)
+{
+    TlError scratch;
+    TlParser p;
+    TlItem alt = *it;
+    if (tl_parser_open(&p, ea, src, a, b, &scratch) == TL_OK &&
+        parse_item(&p, kind, &alt, &scratch) == TL_OK) {
+        it->expr = alt.expr;
+        it->name = alt.name;
+        it->auto_name = alt.auto_name;
+    }
+    tl_parser_close(&p);
 }
 
 /* Split srcs[src].text into items (when split) and parse each as `kind`
@@ -283,6 +318,24 @@ TlStatus tl_parse_items(TlExprArena *ea, uint16_t src, bool split,
                                    : kind == TL_ITEM_NAME ? "syntax error: empty name"
                                                           : "syntax error: empty expression");
             goto done;
+        }
+        if (kind == TL_ITEM_SELECT || kind == TL_ITEM_SORT || kind == TL_ITEM_KEY ||
+            kind == TL_ITEM_NAME) {
+            TlSelector *sel;
+            bool desc, nf;
+            st = tl_parse_selector(ea, src, a, b, kind == TL_ITEM_SORT, &sel, &desc,
+                                   &nf, err);
+            if (st != TL_OK) goto done;
+            if (sel) {
+                it->expr = TL_NO_ID;
+                it->sel = sel;
+                it->desc = desc;
+                it->nulls_first = nf;
+                if (sel->base.kind == TL_SEL_GLOB && sel->n_excl == 0 &&
+                    kind != TL_ITEM_NAME)
+                    also_expr(ea, src, a, b, kind, it);
+                continue;
+            }
         }
         TlParser p;
         st = tl_parser_open(&p, ea, src, a, b, err);

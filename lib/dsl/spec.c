@@ -24,6 +24,8 @@
  *     {"with": {"NAME": "EXPR", ...}} (one WITH step per key, in order)
  *     {"drop": ["NAME", ...]}         {"rename": {"OLD": "NEW", ...}}
  *     {"group_by": ["KEY", ...], "agg": {"NAME": "AGG(EXPR)", ...}}
+ *                                     (group_by may also be an object
+ *                                      {"NAME": "EXPR", ...}: named keys)
  *     {"agg": {...}}                  (whole-input aggregate; agg may also be
  *                                      an array of "[NAME =] AGG(EXPR)")
  *     {"sort": ["EXPR [asc|desc] [nulls first|last]", ...]}
@@ -519,7 +521,12 @@ static int step(Ctx *c, const cJSON *v)
         if (!(st = new_step(c, TALLY_STEP_GROUP_BY))) return -1;
         if (val[K_GROUP_BY])
             WITH_KEY(c, "group_by", {
-                if (str_list(c, val[K_GROUP_BY], 0, &st->items, &st->n_items)) return -1;
+                const cJSON *g = val[K_GROUP_BY];
+                if (cJSON_IsObject(g)) {
+                    if (str_map(c, g, &st->items, &st->n_items, &st->names)) return -1;
+                } else if (str_list(c, g, 0, &st->items, &st->n_items)) {
+                    return -1;
+                }
             });
         if (val[K_AGG])
             WITH_KEY(c, "agg", {

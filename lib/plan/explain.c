@@ -147,8 +147,16 @@ static void node_line(Out *o, const TlPlan *p, const TlPlanNode *n)
         puts_(o, "aggregate");
         if (n->n_exprs) puts_(o, " by ");
         for (uint32_t i = 0; i < n->n_exprs; i++) {
+            TlExprId e = tl_plan_expr(p, n->exprs, i);
+            const TlExpr *x = tl_ea_node(&p->ea, e);
+            const char *name = n->schema->fields[i].name;
             if (i) puts_(o, ", ");
-            put_expr(o, p, tl_plan_expr(p, n->exprs, i));
+            put_expr(o, p, e);
+            /* a key's name, as a project's, unless it is its own column */
+            if (x->kind != TL_X_COL || !x->name || strcmp(x->name, name) != 0) {
+                puts_(o, " as ");
+                put_name(o, name);
+            }
         }
         if (n->n_aggs) puts_(o, ": ");
         for (uint32_t i = 0; i < n->n_aggs; i++) {

@@ -136,8 +136,9 @@ TlStatus tl_plan_push_ints(TlPlan *p, const int32_t *v, uint32_t n,
 }
 
 
-static TlStatus items_add(TlItemVec *iv, const TlItem *items, uint32_t n,
-                          TlError *err)
+/* See steps.h. */
+TlStatus tl_plan_items_add(TlItemVec *iv, const TlItem *items, uint32_t n,
+                           TlError *err)
 {
     if (iv->n + n > iv->cap) {
         uint32_t nc = iv->cap ? iv->cap : 8;
@@ -175,7 +176,7 @@ TlStatus tl_plan_parse_list(TlPlan *p, const TallyText *texts, int n,
             if (!nm) return tl_error_oom(err);
             for (uint32_t j = 0; j < n_items; j++) items[j].name = nm;
         }
-        TL_TRY(items_add(iv, items, n_items, err));
+        TL_TRY(tl_plan_items_add(iv, items, n_items, err));
     }
     return TL_OK;
 }
@@ -339,6 +340,9 @@ static TlStatus step_select(TlPlan *p, const TallyStep *s, TlPlanId *cur,
     TlSchema *out = NULL;
     TlStatus st = tl_plan_parse_list(p, s->items, s->n_items, s->names, s->origin,
                                      s->split, TL_ITEM_SELECT, &iv, err);
+    if (st == TL_OK)
+        st = tl_plan_expand(p, tl_plan_node(p, *cur)->schema, TL_ITEM_SELECT, false,
+                            &iv, err);
     if (st != TL_OK) goto done;
     if (iv.n == 0) {
         st = tl_error(err, TL_ERR_USAGE, "%s: no columns to select", s->origin);
@@ -379,6 +383,7 @@ static TlStatus step_drop(TlPlan *p, const TallyStep *s, TlPlanId *cur,
     bool *gone = NULL;
     TlStatus st = tl_plan_parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
                                      TL_ITEM_NAME, &iv, err);
+    if (st == TL_OK) st = tl_plan_expand(p, in, TL_ITEM_NAME, false, &iv, err);
     if (st != TL_OK) goto done;
     cols = tl_malloc((size_t)(iv.n ? iv.n : 1) * sizeof *cols);
     keep = tl_malloc((size_t)(in->n_fields ? in->n_fields : 1) * sizeof *keep);
@@ -424,7 +429,7 @@ TlStatus tl_plan_rename_items(TlPlan *p, const TallyStep *s, TlItemVec *iv,
             it.name2 = tl_strpool_dup(&p->ea.pool, s->items[i].text,
                                       strlen(s->items[i].text));
             if (!it.name2) st = tl_error_oom(err);
-            else st = items_add(iv, &it, 1, err);
+            else st = tl_plan_items_add(iv, &it, 1, err);
         }
     } else {
         st = tl_plan_parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
@@ -604,8 +609,9 @@ static TlStatus step_group(TlPlan *p, const TallyStep *s, TlPlanId *cur,
     uint32_t ks, gs;
     AggCalls calls = {0};
     bool over = false;  /* some item is not just an aggregate call */
-    TlStatus st = tl_plan_parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
-                                     TL_ITEM_EXPR, &keys, err);
+    TlStatus st = tl_plan_parse_list(p, s->items, s->n_items, s->names, s->origin,
+                                     s->split, TL_ITEM_KEY, &keys, err);
+    if (st == TL_OK) st = tl_plan_expand(p, in, TL_ITEM_KEY, true, &keys, err);
     if (st == TL_OK)
         st = tl_plan_parse_list(p, s->aggs, s->n_aggs, s->agg_names, s->origin, s->split,
                                 TL_ITEM_ASSIGN, &aggs, err);
@@ -711,6 +717,7 @@ static TlStatus step_sort(TlPlan *p, const TallyStep *s, TlPlanId *cur,
     TlPlanId id;
     TlStatus st = tl_plan_parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
                                      TL_ITEM_SORT, &iv, err);
+    if (st == TL_OK) st = tl_plan_expand(p, in, TL_ITEM_SORT, true, &iv, err);
     if (st != TL_OK) goto done;
     if (iv.n == 0) {
         st = tl_error(err, TL_ERR_USAGE, "%s: no sort keys",
@@ -763,6 +770,7 @@ static TlStatus step_cols(TlPlan *p, const TallyStep *s, TlPlanId *cur,
                                        TL_ITEM_NAME, &iv, err)
                   : tl_plan_parse_list(p, s->items, s->n_items, NULL, s->origin,
                                        s->split, TL_ITEM_NAME, &iv, err);
+    if (st == TL_OK) st = tl_plan_expand(p, in, TL_ITEM_NAME, true, &iv, err);
     if (st != TL_OK) goto done;
     cols = tl_malloc((size_t)(iv.n ? iv.n : 1) * sizeof *cols);
     if (!cols) { st = tl_error_oom(err); goto done; }

@@ -235,6 +235,9 @@ TlStatus tl_plan_drop_run(TlPlan *p, const TallySpec *spec, int first, int *last
         TlError perr;
         bool fine = tl_plan_parse_list(p, s->items, s->n_items, NULL, s->origin, s->split,
                                        TL_ITEM_NAME, &iv, &perr) == TL_OK;
+        /* a selector expands against the schema its step sees: the step
+         * runs alone */
+        for (uint32_t i = 0; fine && i < iv.n; i++) fine = !iv.v[i].sel;
         for (uint32_t i = 0; fine && i < iv.n; i++) {
             int c = tl_schema_find(in, iv.v[i].name);
             fine = c >= 0 && (by[c] < 0 || by[c] == k);

@@ -21,6 +21,15 @@ typedef struct TlItemVec {
 TlStatus tl_plan_parse_list(TlPlan *p, const TallyText *texts, int n,
                             char *const *names, const char *origin, bool split,
                             TlItemKind kind, TlItemVec *iv, TlError *err);
+/* Append items[0..n) to iv. */
+TlStatus tl_plan_items_add(TlItemVec *iv, const TlItem *items, uint32_t n,
+                           TlError *err);
+/* Replace the selector items of iv (TlItem.sel) by one item of `kind` per
+ * column of `in` they match, in schema order (select.c); a selector that
+ * matches nothing is an error with a caret.  numbers: a plain number among
+ * the other items is an error that suggests #N (sort, group-by). */
+TlStatus tl_plan_expand(TlPlan *p, const TlSchema *in, TlItemKind kind,
+                        bool numbers, TlItemVec *iv, TlError *err);
 /* Push a resolved reference to column i of s. */
 TlStatus tl_plan_col_ref(TlPlan *p, const TlSchema *s, int i, TlExprId *out,
                          TlError *err);

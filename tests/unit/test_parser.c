@@ -768,6 +768,9 @@ TL_TEST(test_items_names)
     it = items("a + 1", "--drop", true, TL_ITEM_NAME, &n);
     CHECK(it == NULL);
     it = items("1", "--drop", true, TL_ITEM_NAME, &n);
+    CHECK(it == NULL && strstr(err.msg, "a number is not a column here: write #1 "
+                                        "for column 1") != NULL);
+    it = items("1 2", "--drop", true, TL_ITEM_NAME, &n);
     CHECK(it == NULL && strstr(err.msg, "expected a column name") != NULL);
 
     it = items("a:b, \"x y\" : z,old:\"new name\"", "--rename", true, TL_ITEM_RENAME, &n);

@@ -1,0 +1,152 @@
+/*
+ * test_selector.c -- column selectors' text (lib/dsl/selector.c): the glob
+ * matcher, and which items read as selectors with what parts.  What a
+ * selector matches in a schema, and its errors, are in
+ * tests/cli/selectors.bats (the planner expands them).
+ */
+#include "../../lib/dsl/dsl.h"
+#include "tl_test.h"
+
+#include <stdlib.h>
+
+static TlExprArena ea;
+static TlError err;
+
+TL_TEST(test_glob_match)
+{
+    static const struct { const char *pat, *name; bool want; } cases[] = {
+        {"*", "", true},           {"*", "anything", true},
+        {"v*", "v", true},         {"v*", "v1", true},
+        {"v*", "xv1", false},      {"*1", "v1", true},
+        {"*1", "v12", false},      {"id?", "id1", true},
+        {"id?", "id", false},      {"id?", "id12", false},
+        {"?", "é", true},          {"??", "é", false},     /* a code point */
+        {"v[12]", "v1", true},     {"v[12]", "v3", false},
+        {"v[1-3]", "v3", true},    {"v[!1-3]", "v3", false},
+        {"v[!1-3]", "v4", true},   {"v[^1]", "v2", true},
+        {"[é]x", "éx", true},      {"v[", "v[", true},      /* unclosed: itself */
+        {"a*b*c", "axxbyyc", true}, {"a*b*c", "axxbyy", false},
+        {"*a*a*a*a*b", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", false},
+        {"v.*", "v.x", true},      {"v.*", "vx", false},
+        {"V*", "v1", false},       /* case matters, as in names */
+        {"*_id", "user_id", true}, {"**", "x", true},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        bool got = tl_glob_match(cases[i].pat, cases[i].name);
+        if (got != cases[i].want)
+            fprintf(stderr, "glob %s on %s: got %d\n", cases[i].pat, cases[i].name, got);
+        CHECK(got == cases[i].want);
+    }
+}
+
+static TlItem *items(const char *text, bool split, TlItemKind kind, uint32_t *n)
+{
+    uint16_t src;
+    TlItem *it = NULL;
+    *n = 0;
+    if (tl_ea_add_src(&ea, text, "--test", &src, &err) != TL_OK) return NULL;
+    if (tl_parse_items(&ea, src, split, kind, &it, n, &err) != TL_OK) return NULL;
+    return it;
+}
+
+TL_TEST(test_selector_forms)
+{
+    uint32_t n;
+    TlItem *it = items("v*, id1:id3, #2, #1:#3, \"a b\":c, * exclude (x, #4, y*), id", true,
+                       TL_ITEM_SELECT, &n);
+    CHECK(it && n == 7);
+    if (!it || n != 7) return;
+    CHECK(it[0].sel && it[0].sel->base.kind == TL_SEL_GLOB);
+    CHECK_EQ_STR(it[0].sel->base.a.name, "v*");
+    CHECK(it[0].expr == TL_NO_ID);
+    CHECK(it[1].sel && it[1].sel->base.kind == TL_SEL_RANGE);
+    CHECK_EQ_STR(it[1].sel->base.a.name, "id1");
+    CHECK_EQ_STR(it[1].sel->base.b.name, "id3");
+    CHECK(it[2].sel && it[2].sel->base.kind == TL_SEL_POS && it[2].sel->base.a.pos == 2);
+    CHECK(it[3].sel && it[3].sel->base.kind == TL_SEL_RANGE &&
+          it[3].sel->base.a.pos == 1 && it[3].sel->base.b.pos == 3 &&
+          !it[3].sel->base.a.name);
+    CHECK(it[4].sel && it[4].sel->base.kind == TL_SEL_RANGE);
+    CHECK_EQ_STR(it[4].sel->base.a.name, "a b");
+    const TlSelector *x = it[5].sel;
+    CHECK(x && x->base.kind == TL_SEL_GLOB && x->n_excl == 3);
+    if (x && x->n_excl == 3) {
+        CHECK(x->excl[0].kind == TL_SEL_NAME);
+        CHECK(x->excl[1].kind == TL_SEL_POS && x->excl[1].a.pos == 4);
+        CHECK(x->excl[2].kind == TL_SEL_GLOB);
+        /* spans point into the source, for carets */
+        CHECK(x->excl[2].len == 2);
+    }
+    CHECK(it[6].sel == NULL && it[6].expr != TL_NO_ID); /* a plain name */
+}
+
+TL_TEST(test_selector_not)
+{
+    /* names, quoted names and expressions stay what they were */
+    static const char *const plain[] = {"\"v*\"", "a", "a * b", "count(*)", "a + 1",
+                                        "id1 :: int", "-v"};
+    for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++) {
+        uint32_t n;
+        TlItem *it = items(plain[i], false, TL_ITEM_SORT, &n);
+        CHECK(it && n == 1 && it[0].sel == NULL);
+    }
+    /* `a*b` is a pattern that also reads as an expression: both kept */
+    uint32_t n;
+    TlItem *it = items("a*b", false, TL_ITEM_SELECT, &n);
+    CHECK(it && n == 1 && it[0].sel && it[0].expr != TL_NO_ID);
+    /* a selector shape the grammar refuses falls to the expression parser,
+     * which reports it */
+    CHECK(items("v* as w", false, TL_ITEM_SELECT, &n) == NULL);
+    CHECK(items("#", false, TL_ITEM_SELECT, &n) == NULL);
+    CHECK(items("* exclude (a", false, TL_ITEM_SELECT, &n) == NULL);
+    /* filters and aggregates take no selectors */
+    CHECK(items("v*", false, TL_ITEM_EXPR, &n) == NULL);
+}
+
+TL_TEST(test_selector_sort)
+{
+    uint32_t n;
+    TlItem *it = items("v* desc nulls first, -id?, #2 asc, -#1 nulls last", true,
+                       TL_ITEM_SORT, &n);
+    CHECK(it && n == 4);
+    if (!it || n != 4) return;
+    CHECK(it[0].sel && it[0].desc && it[0].nulls_first);
+    CHECK(it[1].sel && it[1].desc && !it[1].nulls_first);
+    CHECK(it[2].sel && !it[2].desc);
+    CHECK(it[3].sel && it[3].desc && !it[3].nulls_first);
+    /* no selector: `-v * asc` and `v * desc` read as products with columns
+     * named asc and desc (which the planner then does not find) */
+    it = items("-v* asc", false, TL_ITEM_SORT, &n);
+    CHECK(it && n == 1 && !it[0].sel);
+    it = items("v* desc", false, TL_ITEM_SELECT, &n); /* direction: sort only */
+    CHECK(it && n == 1 && !it[0].sel);
+}
+
+TL_TEST(test_group_keys)
+{
+    uint32_t n;
+    TlItem *it = items("m = date_trunc('month', d), date_trunc('day', d) as dd, k, v*",
+                       true, TL_ITEM_KEY, &n);
+    CHECK(it && n == 4);
+    if (!it || n != 4) return;
+    CHECK_EQ_STR(it[0].name, "m");
+    CHECK_EQ_STR(it[1].name, "dd");
+    CHECK(it[2].name == NULL && strcmp(it[2].auto_name, "k") == 0);
+    CHECK(it[3].sel != NULL);
+    /* a comparison key is written with == or in parentheses */
+    it = items("(a = b), a == b", true, TL_ITEM_KEY, &n);
+    CHECK(it && n == 2 && !it[0].name && !it[1].name);
+    CHECK(items("m = x as n", false, TL_ITEM_KEY, &n) == NULL);
+}
+
+int main(void)
+{
+    if (tl_ea_init(&ea, &err) != TL_OK) return 1;
+    TL_RUN(test_glob_match);
+    TL_RUN(test_selector_forms);
+    TL_RUN(test_selector_not);
+    TL_RUN(test_selector_sort);
+    TL_RUN(test_group_keys);
+    tl_ea_free(&ea);
+    return tl_test_summary(__FILE__);
+}
