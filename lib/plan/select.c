@@ -14,6 +14,11 @@
  * exactly as the pattern is taken as written (`v*` is the column "v*" when
  * there is one), and a pattern that reads as an expression over existing
  * columns (`a*b` with columns a and b) stays that expression.
+ *
+ * A selector that matches nothing, or a position past the last column,
+ * sets the arena's unknown_name as an unknown name does: an input whose
+ * columns came from a sample (NDJSON) is then asked for the columns after
+ * it before the error stands (tl_plan_more_columns).
  */
 #include "steps.h"
 
@@ -50,12 +55,14 @@ static TlStatus end_column(TlPlan *p, const TlSchema *s, const TlItem *it,
     if (e->pos < 1)
         return tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, e->start, e->len,
                            "column positions start at #1");
-    if (e->pos > s->n_fields)
+    if (e->pos > s->n_fields) {
+        p->ea.unknown_name = true; /* columns after a sample may reach it */
         return tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, e->start, e->len,
                            "#%lld is past the last column (#%d, %s)",
                            (long long)e->pos, s->n_fields,
                            s->n_fields ? tl_quote_name(s->fields[s->n_fields - 1].name).s
                                        : "none");
+    }
     *col = (int)(e->pos - 1);
     return TL_OK;
 }
@@ -78,6 +85,7 @@ static TlStatus mark_part(TlPlan *p, const TlSchema *s, const TlItem *it,
                 hits++;
             }
         if (hits) return TL_OK;
+        p->ea.unknown_name = true; /* columns after a sample may match */
         return tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, part->start, part->len,
                            "no column matches %.*s", (int)part->len,
                            p->ea.srcs[it->src].text + part->start);

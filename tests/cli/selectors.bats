@@ -423,3 +423,23 @@ tally: a number is not a column here: write #3 for column 3
               ^
 EOF
 }
+
+@test "NDJSON: a selector finds the columns after the first batch" {
+    printf '{"a":1}\n{"a":2}\n{"a":3}\n{"a":4,"v9":5}\n' > s.ndjson
+    TALLY_BATCH_ROWS=2 run_tally s.ndjson --select 'v*' --filter 'v9 is not null'
+    expect <<'EOF'
+v9
+5
+EOF
+    TALLY_BATCH_ROWS=2 run_tally s.ndjson --filter 'a > 3' --select '#2'
+    expect <<'EOF'
+v9
+5
+EOF
+    TALLY_BATCH_ROWS=2 run_tally s.ndjson --select 'q*'
+    expect_usage <<'EOF'
+tally: no column matches q*
+  --select: q*
+            ^^
+EOF
+}

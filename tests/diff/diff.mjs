@@ -12,9 +12,10 @@
 // on every machine): a table of a few dozen rows with int, float, string and
 // bool columns and nulls, and for each seed cases of its own: a --select of
 // random typed expressions, a --filter by a random condition, a --group-by
-// with aggregates, a sort, a distinct, a join, and --describe's row of each
+// with aggregates, a sort, a distinct, a join, --describe's row of each
 // column against DuckDB's count, count(DISTINCT), min, max, avg,
-// stddev_samp and quantile_cont.  Both engines get the same typed data (tally
+// stddev_samp and quantile_cont, and a column selector against DuckDB's
+// star expressions.  Both engines get the same typed data (tally
 // through --schema, DuckDB through a typed CREATE TABLE), so the test is
 // about the expressions, not about type inference.  An expression prints in
 // two dialects (tally's and DuckDB's SQL: casts to DOUBLE/BIGINT/VARCHAR,
@@ -327,6 +328,53 @@ function makeCases(seed) {
             unordered: true,
         });
     }
+    // column selectors (man/tally.1, SELECTORS) against DuckDB's star
+    // expressions: * GLOB, * EXCLUDE, #N, GROUP BY ALL, DISTINCT and
+    // ORDER BY COLUMNS(regex) (drawn last, so the cases above stay as they were)
+    const names = COLS.map(c => c.name);
+    const pat = r.pick(['[ij]', '?', '[fg]', '[!rk]', '*', '[a-g]', '[st]*', '[bk]', 'r?']);
+    const sel = { id: `s${seed}-selector` };
+    switch (r.int(0, 5)) {
+    case 0:
+        sel.args = ['--select', pat];
+        sel.sql = `SELECT * GLOB '${pat}' FROM t ORDER BY rn`;
+        break;
+    case 1: {
+        const out = names.filter(n => n !== 'rn' && r.chance(0.4));
+        if (!out.length) out.push('s');
+        sel.args = ['--select', `* exclude (${out.join(', ')})`];
+        sel.sql = `SELECT * EXCLUDE (${out.join(', ')}) FROM t ORDER BY rn`;
+        break;
+    }
+    case 2: {
+        const a = r.int(1, names.length);
+        const b = (a % names.length) + 1;
+        sel.args = ['--select', `#${a}, #${b}`];
+        sel.sql = `SELECT #${a}, #${b} FROM t ORDER BY rn`;
+        break;
+    }
+    case 3: {
+        const g = r.pick(['[bk]', '[kb]', '[bs]', 'k*']);
+        sel.args = ['--group-by', g, '--agg', 'n = count(), m = max(rn)'];
+        sel.sql = `SELECT * GLOB '${g}', count(*) AS n, max(rn) AS m FROM t GROUP BY ALL`;
+        sel.unordered = true;
+        break;
+    }
+    case 4: {
+        const [g, re] = r.pick([['[fg]', '^[fg]$'], ['[ij]', '^[ij]$'], ['[s-t]', '^[s-t]$'], ['[bk]', '^[bk]$']]);
+        const desc = r.chance(0.5), nf = r.chance(0.5);
+        sel.args = ['--sort', `${g}${desc ? ' desc' : ''}${nf ? ' nulls first' : ''}, rn`, '--select', 'rn'];
+        sel.sql = `SELECT rn FROM t ORDER BY COLUMNS('${re}') ${desc ? 'DESC' : 'ASC'} NULLS ${nf ? 'FIRST' : 'LAST'}, rn`;
+        break;
+    }
+    default: {
+        const d = r.pick(['[bk]', '[kb]', '[sb]', '[st]']);
+        sel.args = ['--distinct', d, '--select', d];
+        sel.sql = `SELECT DISTINCT * GLOB '${d}' FROM t`;
+        sel.unordered = true;
+    }
+    }
+    cases.push(sel);
     return { seed, csv: tableCsv(COLS, rows), csv2: tableCsv(UCOLS, right),
              sql: tableSql('t', COLS, rows) + '\n' + tableSql('u', UCOLS, right), cases };
 }
