@@ -66,12 +66,13 @@ bool tl_glob_match(const char *pattern, const char *name);
 
 /* Read text[a, b) of srcs[src] as a selector item (sort: with an optional
  * leading `-` and `asc|desc` `nulls first|last`, into *desc and
- * *nulls_first).  *out is NULL when the text is no selector (a plain name,
- * an expression, a syntax error the expression parser reports); only out
- * of memory fails. */
+ * *nulls_first; as_name not NULL: with an optional `as NAME`, into
+ * *as_name).  *out is NULL when the text is no selector (a plain name, an
+ * expression, a syntax error the expression parser reports); only out of
+ * memory fails. */
 TlStatus tl_parse_selector(TlExprArena *ea, uint16_t src, uint32_t a, uint32_t b,
-                           bool sort, TlSelector **out, bool *desc,
-                           bool *nulls_first, TlError *err);
+                           bool sort, const char **as_name, TlSelector **out,
+                           bool *desc, bool *nulls_first, TlError *err);
 
 typedef struct TlItem {
     TlExprId expr;      /* TL_NO_ID for NAME/RENAME items */

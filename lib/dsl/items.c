@@ -322,13 +322,16 @@ TlStatus tl_parse_items(TlExprArena *ea, uint16_t src, bool split,
         if (kind == TL_ITEM_SELECT || kind == TL_ITEM_SORT || kind == TL_ITEM_KEY ||
             kind == TL_ITEM_NAME) {
             TlSelector *sel;
+            const char *as_name;
             bool desc, nf;
-            st = tl_parse_selector(ea, src, a, b, kind == TL_ITEM_SORT, &sel, &desc,
-                                   &nf, err);
+            st = tl_parse_selector(ea, src, a, b, kind == TL_ITEM_SORT,
+                                   kind == TL_ITEM_SELECT ? &as_name : NULL, &sel,
+                                   &desc, &nf, err);
             if (st != TL_OK) goto done;
             if (sel) {
                 it->expr = TL_NO_ID;
                 it->sel = sel;
+                it->name = kind == TL_ITEM_SELECT ? as_name : NULL;
                 it->desc = desc;
                 it->nulls_first = nf;
                 if (sel->base.kind == TL_SEL_GLOB && sel->n_excl == 0 &&

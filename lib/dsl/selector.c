@@ -2,7 +2,9 @@
  * selector.c -- the text of column selectors (man/tally.1, SELECTORS):
  *
  *   ITEM   [-]PART [exclude (PART, ...) | exclude PART] [asc|desc]
- *          [nulls first|last]           (`-`, direction, nulls: sort only)
+ *          [nulls first|last] [as NAME]
+ *                          (`-`, direction, nulls: sort only; `as NAME`:
+ *                           select only, for a selector of one column)
  *   PART   PATTERN | #N | END:END
  *   END    NAME | "QUOTED NAME" | #N
  *
@@ -260,14 +262,15 @@ done:
 
 /* See dsl.h. */
 TlStatus tl_parse_selector(TlExprArena *ea, uint16_t src, uint32_t a, uint32_t b,
-                           bool sort, TlSelector **out, bool *desc,
-                           bool *nulls_first, TlError *err)
+                           bool sort, const char **as_name, TlSelector **out,
+                           bool *desc, bool *nulls_first, TlError *err)
 {
     Scan s = {ea, ea->srcs[src].text, a, b};
     TlSelector x;
     bool minus = false, dir = false, nf = false;
     int r;
     *out = NULL;
+    if (as_name) *as_name = NULL;
     memset(&x, 0, sizeof x);
     if (sort && s.i < s.end && s.t[s.i] == '-') {
         minus = true;
@@ -292,6 +295,15 @@ TlStatus tl_parse_selector(TlExprArena *ea, uint16_t src, uint32_t a, uint32_t b
             else if (!word(&s, "last")) return TL_OK;
             skip_space(&s);
         }
+    }
+    if (as_name && word(&s, "as")) {
+        TlSelEnd e;
+        bool glob;
+        skip_space(&s);
+        if ((r = read_end(&s, &e, &glob)) < 0) return tl_error_oom(err);
+        if (r == 0 || glob || !e.name) return TL_OK;
+        *as_name = e.name;
+        skip_space(&s);
     }
     if (s.i != s.end) return TL_OK;
     if (x.base.kind == TL_SEL_NAME && x.n_excl == 0) return TL_OK;

@@ -116,7 +116,7 @@ static TlStatus column_item(TlPlan *p, const TlSchema *s, int c, TlItemKind kind
     const char *nm = s->fields[c].name;
     *out = *it;
     out->sel = NULL;
-    out->name = NULL;
+    out->name = kind == TL_ITEM_SELECT ? it->name : NULL; /* `#1 as x` */
     out->expr = TL_NO_ID;
     if (!(out->auto_name = tl_strpool_dup(&p->ea.pool, nm, strlen(nm))))
         return tl_error_oom(err);
@@ -191,6 +191,10 @@ TlStatus tl_plan_expand(TlPlan *p, const TlSchema *in, TlItemKind kind,
         if (st == TL_OK && n_on == 0)
             st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start, it->len,
                              "the selector leaves no column");
+        if (st == TL_OK && n_on > 1 && it->name)
+            st = tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, it->start, it->len,
+                             "as %s names one column, but the selector matches %d",
+                             tl_quote_name(it->name).s, n_on);
     }
     tl_free(on);
     if (st != TL_OK) {

@@ -74,6 +74,11 @@ EOF
 id1,id2,id3,v1,v2,d
 a,x,1,10,1.5,2024-01-05
 EOF
+    run_tally t.csv --select '#1 as first, id2:id2 as "second one", v2' --head 1
+    expect <<'EOF'
+first,second one,v2
+a,x,1.5
+EOF
     run_tally t.csv --select 'v[!1], id[13]' --head 1
     expect <<'EOF'
 v2,id1,id3
@@ -347,6 +352,12 @@ EOF
 tally: unknown column "v3" (did you mean "v1"?)
   --select: * exclude (v1, v3)
                            ^^
+EOF
+    run_tally t.csv --select 'id1, v* as v'
+    expect_usage <<'EOF'
+tally: as "v" names one column, but the selector matches 2
+  --select: id1, v* as v
+                 ^^^^^^^
 EOF
     run_tally t.csv --select '* exclude (*)'
     expect_usage <<'EOF'

@@ -78,6 +78,15 @@ TL_TEST(test_selector_forms)
         CHECK(x->excl[2].len == 2);
     }
     CHECK(it[6].sel == NULL && it[6].expr != TL_NO_ID); /* a plain name */
+    /* in select, a selector may take a name (the planner checks it has one
+     * column); elsewhere `as` ends no selector */
+    it = items("#1 as x, v* AS \"y z\"", true, TL_ITEM_SELECT, &n);
+    CHECK(it && n == 2);
+    if (it && n == 2) {
+        CHECK(it[0].sel && it[0].name && strcmp(it[0].name, "x") == 0);
+        CHECK(it[1].sel && it[1].name && strcmp(it[1].name, "y z") == 0);
+    }
+    CHECK(items("#1 as x", false, TL_ITEM_SORT, &n) == NULL);
 }
 
 TL_TEST(test_selector_not)
@@ -96,7 +105,8 @@ TL_TEST(test_selector_not)
     CHECK(it && n == 1 && it[0].sel && it[0].expr != TL_NO_ID);
     /* a selector shape the grammar refuses falls to the expression parser,
      * which reports it */
-    CHECK(items("v* as w", false, TL_ITEM_SELECT, &n) == NULL);
+    CHECK(items("v* as", false, TL_ITEM_SELECT, &n) == NULL);
+    CHECK(items("v* as w*", false, TL_ITEM_SELECT, &n) == NULL);
     CHECK(items("#", false, TL_ITEM_SELECT, &n) == NULL);
     CHECK(items("* exclude (a", false, TL_ITEM_SELECT, &n) == NULL);
     /* filters and aggregates take no selectors */
