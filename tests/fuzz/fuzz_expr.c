@@ -6,7 +6,8 @@
  * text again succeeds and gives an equal tree (tl_expr_equal), and printing
  * that second tree gives the same bytes (the printer is a fixed point).
  * Items are exercised too: the text is also split and parsed as a select
- * list and as a sort list.
+ * list, a sort list, aggregates, group keys and names (column selectors
+ * among them), and taken as a column glob.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +60,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     (void)tl_parse_items(&ea, src, true, TL_ITEM_SELECT, &items, &n_items, &err);
     (void)tl_parse_items(&ea, src, true, TL_ITEM_SORT, &items, &n_items, &err);
     (void)tl_parse_items(&ea, src, true, TL_ITEM_ASSIGN, &items, &n_items, &err);
+    (void)tl_parse_items(&ea, src, true, TL_ITEM_KEY, &items, &n_items, &err);
+    (void)tl_parse_items(&ea, src, true, TL_ITEM_NAME, &items, &n_items, &err);
+    /* the text as a column pattern, against itself and a name */
+    (void)tl_glob_match(text, text);
+    (void)tl_glob_match(text, "v1_id\xc3\xa9[x]");
 done:
     tl_ea_free(&ea);
     free(text);
