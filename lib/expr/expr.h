@@ -74,6 +74,37 @@ typedef enum TlOp {
 #define TL_OP_FIRST_AGG TL_OP_COUNT
 static inline bool tl_op_is_agg(TlOp op) { return op >= TL_OP_FIRST_AGG && op < TL_OP_COUNT_; }
 
+/* An aggregate's type rule (agg_rules.c): what each of its (at most two)
+ * arguments may be, and its result type. */
+typedef enum TlAggArg {
+    TL_AA_NONE,       /* no such argument */
+    TL_AA_ANY,        /* any type */
+    TL_AA_NUM,        /* int64 or float64 ("a numeric argument") */
+    TL_AA_NUMS,       /* the same, one of two ("numeric arguments") */
+    TL_AA_BOOL,       /* bool */
+    TL_AA_STRING,     /* anything, cast to string */
+    TL_AA_FRACTION,   /* a number literal in [0, 1] */
+    TL_AA_SEPARATOR,  /* a string literal */
+} TlAggArg;
+
+typedef enum TlAggResult {
+    TL_AR_INT64, TL_AR_FLOAT64,
+    TL_AR_SUM,        /* float64 over float64, else int64 */
+    TL_AR_ARG,        /* the first argument's type */
+    TL_AR_ARG1,       /* the second argument's type */
+    TL_AR_STRING, TL_AR_BOOL,
+} TlAggResult;
+
+typedef struct TlAggRule {
+    uint8_t arg[2];   /* TlAggArg */
+    uint8_t result;   /* TlAggResult */
+} TlAggRule;
+
+/* The rule of aggregate op, or NULL when op is no aggregate. */
+const TlAggRule *tl_agg_rule(TlOp op);
+/* The result type of aggregate op over arguments of these types. */
+TlType tl_agg_rule_result(TlOp op, TlType arg0, TlType arg1);
+
 typedef struct TlOpInfo {
     const char *name;   /* function spelling ("sum"), or operator ("+") */
     int8_t min_args, max_args; /* -1 max: variadic */
