@@ -37,6 +37,9 @@ enum {
     TL_XF_TRY = 2,   /* try_cast */
     TL_XF_ELSE = 4,  /* case has an else branch (last arg) */
     TL_XF_STAR = 8,  /* count(*) written with a star */
+    TL_XF_FILTER = 16, /* an aggregate's filter (where c): c is its last arg */
+    TL_XF_MASK = 32, /* if(c, x, null) that resolve made of a filtered
+                        aggregate's argument x: prints as x */
 };
 
 typedef enum TlOp {
@@ -67,7 +70,8 @@ typedef enum TlOp {
     TL_OP_COUNT, TL_OP_COUNT_DISTINCT, TL_OP_SUM, TL_OP_MEAN, TL_OP_MIN,
     TL_OP_MAX, TL_OP_FIRST, TL_OP_LAST, TL_OP_MEDIAN, TL_OP_QUANTILE,
     TL_OP_STD, TL_OP_VAR, TL_OP_CORR, TL_OP_COVAR, TL_OP_STRING_AGG,
-    TL_OP_ANY, TL_OP_ALL,
+    TL_OP_ANY, TL_OP_ALL, TL_OP_COUNT_IF, TL_OP_MODE, TL_OP_ARG_MAX,
+    TL_OP_ARG_MIN, TL_OP_QUANTILE_DISC, TL_OP_APPROX_COUNT_DISTINCT,
     TL_OP_COUNT_
 } TlOp;
 
@@ -83,6 +87,7 @@ typedef enum TlAggArg {
     TL_AA_NUMS,       /* the same, one of two ("numeric arguments") */
     TL_AA_BOOL,       /* bool */
     TL_AA_STRING,     /* anything, cast to string */
+    TL_AA_ORDERED,    /* int64, float64, date or timestamp */
     TL_AA_FRACTION,   /* a number literal in [0, 1] */
     TL_AA_SEPARATOR,  /* a string literal */
 } TlAggArg;

@@ -322,12 +322,19 @@ static bool number_literal(const TlExprArena *ea, TlExprId id, double *v)
     return true;
 }
 
+/* The arguments of call id as written, without an aggregate's filter. */
+static uint32_t n_call_args(R *r, TlExprId id)
+{
+    const TlExpr *e = N(r, id);
+    return e->n_args - ((e->flags & TL_XF_FILTER) && e->n_args ? 1 : 0);
+}
+
 /* Argument checks of an aggregate call (its arguments are resolved), by
  * its rule (lib/expr/agg_rules.c); the call's type is its result type. */
 static TlStatus check_agg(R *r, TlExprId id, TlOp op)
 {
     const TlAggRule *rule = tl_agg_rule(op);
-    uint32_t n = N(r, id)->n_args;
+    uint32_t n = n_call_args(r, id);
     const char *name = tl_op_info(op)->name;
     for (uint32_t i = 0; i < n && i < 2; i++) {
         TlExprId a = A(r, id, i);
@@ -355,6 +362,11 @@ static TlStatus check_agg(R *r, TlExprId id, TlOp op)
         case TL_AA_STRING:
             if (t != TL_TNULL) TL_TRY(coerce(r, id, i, TL_TSTRING));
             break;
+        case TL_AA_ORDERED:
+            if (!is_num(t) && t != TL_TDATE && t != TL_TTIMESTAMP)
+                return fail_at(r, a, "%s needs a number, date or timestamp argument, "
+                               "not %s", name, tl_type_name(t));
+            break;
         case TL_AA_FRACTION:
             if (N(r, a)->kind != TL_X_LIT || !number_literal(r->ea, a, &v) ||
                 !(v >= 0.0 && v <= 1.0))
@@ -370,6 +382,45 @@ static TlStatus check_agg(R *r, TlExprId id, TlOp op)
     }
     N(r, id)->type = (uint8_t)tl_agg_rule_result(op, n > 0 ? T(r, A(r, id, 0)) : TL_TNULL,
                                                  n > 1 ? T(r, A(r, id, 1)) : TL_TNULL);
+    return TL_OK;
+}
+
+/* agg(...) filter (where c): c must be bool; each argument x evaluated per
+ * row becomes if(c, x, null) (flagged TL_XF_MASK: it prints as x), so the
+ * rows c does not keep are nulls to the aggregate, which skips them.
+ * count() and first/last, which do not skip nulls, take c itself instead
+ * (tl_agg_bind). */
+static TlStatus agg_filter(R *r, TlExprId id, TlOp op)
+{
+    uint32_t n = n_call_args(r, id);
+    TL_TRY(want_bool(r, id, n, "the filter condition"));
+    if (op == TL_OP_FIRST || op == TL_OP_LAST) return TL_OK;
+    const TlAggRule *rule = tl_agg_rule(op);
+    TlExprId c = A(r, id, n);
+    for (uint32_t i = 0; i < n && i < 2; i++) {
+        TlAggArg k = (TlAggArg)rule->arg[i];
+        if (k == TL_AA_FRACTION || k == TL_AA_SEPARATOR) continue;
+        TlExprId x = A(r, id, i), kids[3], nul, m;
+        TlExpr t;
+        memset(&t, 0, sizeof t);
+        t.kind = TL_X_LIT;
+        t.lit_type = TL_TNULL;
+        t.type = N(r, x)->type;
+        t.src = N(r, x)->src;
+        t.start = N(r, x)->start;
+        t.len = N(r, x)->len;
+        t.col = -1;
+        TL_TRY(tl_ea_push(r->ea, &t, NULL, 0, &nul, r->err));
+        t.kind = TL_X_CALL;
+        t.lit_type = 0;
+        t.op = TL_OP_IF;
+        t.flags = TL_XF_MASK;
+        kids[0] = c;
+        kids[1] = x;
+        kids[2] = nul;
+        TL_TRY(tl_ea_push(r->ea, &t, kids, 3, &m, r->err));
+        set_arg(r, id, i, m);
+    }
     return TL_OK;
 }
 
@@ -406,7 +457,7 @@ static TlStatus unknown_column(R *r, TlExprId id)
 static TlStatus arity(R *r, TlExprId id, TlOp op)
 {
     const TlOpInfo *oi = tl_op_info(op);
-    uint32_t n = N(r, id)->n_args;
+    uint32_t n = n_call_args(r, id);
     if (op == TL_OP_NONE || (int)n < oi->min_args ||
         (oi->max_args >= 0 && (int)n > oi->max_args)) {
         if (oi->min_args == oi->max_args)
@@ -443,7 +494,9 @@ static TlStatus resolve_call(R *r, TlExprId id, bool in_agg)
             return fail_at(r, id, "aggregate \"%s\" is not allowed here",
                            tl_op_info(op)->name);
         TL_TRY(resolve_args(r, id, true));
-        return check_agg(r, id, op);
+        TL_TRY(check_agg(r, id, op));
+        if (N(r, id)->flags & TL_XF_FILTER) TL_TRY(agg_filter(r, id, op));
+        return TL_OK;
     }
     TL_TRY(resolve_args(r, id, in_agg));
     n = N(r, id)->n_args;
@@ -602,7 +655,8 @@ void tl_agg_bind(const TlExprArena *ea, TlExprId id, TlAggCall *out)
     out->x = out->y = TL_NO_ID;
     out->x_type = out->y_type = TL_TNULL;
     out->q = 0.5;
-    for (uint32_t i = 0; rule && i < e->n_args && i < 2; i++) {
+    uint32_t n = e->n_args - ((e->flags & TL_XF_FILTER) && e->n_args ? 1 : 0);
+    for (uint32_t i = 0; rule && i < n && i < 2; i++) {
         TlExprId a = tl_ea_arg(ea, e, i);
         const TlExpr *ae = tl_ea_node(ea, a);
         switch ((TlAggArg)rule->arg[i]) {
@@ -624,5 +678,11 @@ void tl_agg_bind(const TlExprArena *ea, TlExprId id, TlAggCall *out)
                 out->y_type = (TlType)ae->type;
             }
         }
+    }
+    /* a filter: the others' arguments are masked (agg_filter); count()
+     * and first/last take the condition as y, the rows to keep */
+    if (n < e->n_args && (out->x == TL_NO_ID || op == TL_OP_FIRST || op == TL_OP_LAST)) {
+        out->y = tl_ea_arg(ea, e, n);
+        out->y_type = TL_TBOOL;
     }
 }

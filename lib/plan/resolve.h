@@ -27,7 +27,9 @@ TlStatus tl_resolve_expr(TlExprArena *ea, TlExprId id, const TlSchema *input,
 TlType tl_agg_result_type(TlOp op, TlType arg);
 
 /* A checked aggregate call, as execution takes it: x and y the arguments
- * evaluated per row (TL_NO_ID when none: count()), the literal parameters
+ * evaluated per row (TL_NO_ID when none: count()), or, for count() and
+ * first/last with a filter clause, y the filter's condition (the others'
+ * arguments carry their filter: resolve masks them), the literal parameters
  * taken out (quantile's fraction, 0.5 when there is none; string_agg's
  * separator, in the arena's pool, NULL for the default). */
 typedef struct TlAggCall {

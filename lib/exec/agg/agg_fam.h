@@ -115,6 +115,8 @@ extern const TlAggFns tl_agg_std, tl_agg_var, tl_agg_corr, tl_agg_covar;
 extern const TlAggFns tl_agg_median, tl_agg_quantile;
 extern const TlAggFns tl_agg_count_distinct;
 extern const TlAggFns tl_agg_string_agg;
+extern const TlAggFns tl_agg_count_if, tl_agg_mode, tl_agg_arg_max, tl_agg_arg_min;
+extern const TlAggFns tl_agg_quantile_disc, tl_agg_approx_count_distinct;
 
 /* ------------------------------------------------ helpers (common.c) */
 

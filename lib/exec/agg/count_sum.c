@@ -14,9 +14,12 @@
 static TlStatus count_update(TlAgg *a, const uint32_t *ids, int64_t n,
                              const TlArray *x, const TlArray *y, TlError *err)
 {
-    (void)y;
     (void)err;
     int64_t *cnt = a->cnt;
+    if ((a->s.no_arg || !x) && y) { /* count() filter (where y) */
+        FOR_VALID(y, n, { cnt[ids[i]] += tl_array_bool(y, i); });
+        return TL_OK;
+    }
     if (a->s.no_arg || !x) {
         for (int64_t i = 0; i < n; i++) cnt[ids[i]]++;
         return TL_OK;
@@ -56,6 +59,68 @@ bool tl_agg_count_results(TlAgg *a, TlBuilder *b, uint32_t first, uint32_t n)
 {
     return count_results(a, b, first, n);
 }
+
+/* ------------------------------------------------------------ count_if */
+
+/* cnt[g]: the true values; valid[g]: whether the group had a value at all
+ * (DuckDB: count_if of no values is null, unlike count). */
+static bool bool_only(TlType x, TlType y)
+{
+    (void)y;
+    return x == TL_TBOOL || x == TL_TNULL;
+}
+
+static int cif_arrays(TlAgg *a, void ***arr, size_t *elem, int n)
+{
+    arr[n] = (void **)&a->valid;
+    elem[n++] = sizeof *a->valid;
+    return n;
+}
+
+static TlStatus cif_update(TlAgg *a, const uint32_t *ids, int64_t n,
+                           const TlArray *x, const TlArray *y, TlError *err)
+{
+    (void)y;
+    (void)err;
+    int64_t *cnt = a->cnt;
+    uint8_t *valid = a->valid;
+    FOR_VALID(x, n, {
+        uint32_t g = ids[i];
+        cnt[g] += tl_array_bool(x, i);
+        valid[g] = 1;
+    });
+    return TL_OK;
+}
+
+static TlStatus cif_merge(TlAgg *a, const TlAgg *p, const uint32_t *src,
+                          const uint32_t *map, uint32_t n, TlError *err)
+{
+    (void)err;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t g = MSRC(src, i), d = map[i];
+        a->cnt[d] += p->cnt[g];
+        a->valid[d] |= p->valid[g];
+    }
+    return TL_OK;
+}
+
+static bool cif_results(TlAgg *a, TlBuilder *b, uint32_t first, uint32_t n)
+{
+    for (uint32_t g = first; g < first + n; g++)
+        if (!(a->valid[g] ? tl_agg_put_i64(b, a->cnt[g]) : tl_builder_append_null(b)))
+            return false;
+    return true;
+}
+
+const TlAggFns tl_agg_count_if = {
+    .accepts = bool_only,
+    .arrays = cif_arrays,
+    .update = cif_update,
+    .merge = cif_merge,
+    .merge_some = true,
+    .skips_nulls = true,
+    .results = cif_results,
+};
 
 /* ----------------------------------------------------------- sum, mean */
 

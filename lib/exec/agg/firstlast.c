@@ -35,10 +35,15 @@ static int fl_arrays(TlAgg *a, void ***arr, size_t *elem, int n)
     return n;
 }
 
+/* With a filter clause (y: the rows to keep, tl_agg_bind): the kept rows
+ * taken out first, then the pass over them. */
+static TlStatus fl_update_kept(TlAgg *a, const uint32_t *ids, int64_t n,
+                               const TlArray *x, const TlArray *y, TlError *err);
+
 static TlStatus fl_update(TlAgg *a, const uint32_t *ids, int64_t n,
                           const TlArray *x, const TlArray *y, TlError *err)
 {
-    (void)y;
+    if (y) return fl_update_kept(a, ids, n, x, y, err);
     bool last = a->fn == &tl_agg_last;
     int64_t *cnt = a->cnt;
     uint8_t *valid = a->valid;
@@ -74,6 +79,31 @@ static TlStatus fl_update(TlAgg *a, const uint32_t *ids, int64_t n,
             return tl_error_oom(err);
     }
     return TL_OK;
+}
+
+static TlStatus fl_update_kept(TlAgg *a, const uint32_t *ids, int64_t n,
+                               const TlArray *x, const TlArray *y, TlError *err)
+{
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; i++) k += tl_array_valid(y, i) && tl_array_bool(y, i);
+    if (k == 0) return TL_OK;
+    if (k == n) return fl_update(a, ids, n, x, NULL, err);
+    uint32_t *rows = tl_malloc((size_t)k * sizeof *rows);
+    uint32_t *kid = tl_malloc((size_t)k * sizeof *kid);
+    TlStatus st = TL_OK;
+    if (!rows || !kid) st = tl_error_oom(err);
+    for (int64_t i = 0, j = 0; st == TL_OK && i < n; i++)
+        if (tl_array_valid(y, i) && tl_array_bool(y, i)) {
+            rows[j] = (uint32_t)i;
+            kid[j++] = ids[i];
+        }
+    TlArray *kx = st == TL_OK ? tl_array_take((TlArray *)x, rows, k) : NULL;
+    if (st == TL_OK && !kx) st = tl_error_oom(err);
+    if (st == TL_OK) st = fl_update(a, kid, k, kx, NULL, err);
+    tl_array_release(kx);
+    tl_free(rows);
+    tl_free(kid);
+    return st;
 }
 
 static TlStatus fl_merge(TlAgg *a, const TlAgg *p, const uint32_t *src,

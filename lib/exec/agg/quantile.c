@@ -237,6 +237,76 @@ static bool q_results(TlAgg *a, TlBuilder *b, uint32_t first, uint32_t n)
     return true;
 }
 
+/* ------------------------------------------------------- quantile_disc */
+
+/* quantile_disc keeps the values themselves: integer-class values (int64,
+ * date, timestamp) by an image that orders as they do and gives them back
+ * exactly, floats by their total-order image. */
+static TlStatus disc_update(TlAgg *a, const uint32_t *ids, int64_t n,
+                            const TlArray *x, const TlArray *y, TlError *err)
+{
+    if (a->cls == C_FLT) return q_update(a, ids, n, x, y, err);
+    const int64_t *v = tl_agg_as_i64(a, x, n);
+    if (!v) return tl_error_oom(err);
+    QChunk *c = q_room(a, n);
+    if (!c) return tl_error_oom(err);
+    uint64_t *qk = c->k;
+    uint32_t *qg = c->g;
+    int64_t k = c->n;
+    int64_t *cnt = a->cnt;
+    FOR_VALID(x, n, {
+        qk[k] = (uint64_t)v[i] ^ ((uint64_t)1 << 63);
+        qg[k] = ids[i];
+        k++;
+        cnt[ids[i]]++;
+    });
+    a->qn += k - c->n;
+    c->n = k;
+    return TL_OK;
+}
+
+/* The position of the q-quantile among c sorted values, as DuckDB's
+ * quantile_disc takes it: max(1, c - floor(c - c*q)) - 1, which is
+ * ceil(c*q) - 1 (0 for q = 0); c*q within a billionth of a whole number
+ * is taken as that number, as DuckDB's exact decimal fraction would. */
+static int64_t disc_index(int64_t c, double q)
+{
+    double cq = (double)c * q, r = nearbyint(cq);
+    if (fabs(cq - r) <= 1e-9 * (double)(c > 1 ? c : 1)) cq = r;
+    int64_t k = (int64_t)ceil(cq) - 1;
+    return k < 0 ? 0 : k >= c ? c - 1 : k;
+}
+
+static bool disc_results(TlAgg *a, TlBuilder *b, uint32_t first, uint32_t n)
+{
+    for (uint32_t g = first; g < first + n; g++) {
+        int64_t c = a->cnt[g];
+        if (!c) {
+            if (!tl_builder_append_null(b)) return false;
+            continue;
+        }
+        uint64_t *v = a->qkey + a->qstart[g];
+        int64_t k = disc_index(c, a->s.q);
+        if (a->s.select) select_u64(v, c, k);
+        bool ok = a->cls == C_FLT
+                      ? tl_agg_put_f64(b, tl_k_f64_from_image(v[k]))
+                      : tl_agg_put_i64(b, (int64_t)(v[k] ^ ((uint64_t)1 << 63)));
+        if (!ok) return false;
+    }
+    return true;
+}
+
+const TlAggFns tl_agg_quantile_disc = {
+    .accepts = q_accepts,
+    .init = q_init,
+    .update = disc_update,
+    .merge = q_merge,
+    .skips_nulls = true,
+    .seal = q_seal,
+    .results = disc_results,
+    .free = q_free,
+};
+
 const TlAggFns tl_agg_median = {
     .accepts = q_accepts,
     .init = q_init,

@@ -23,6 +23,12 @@ static const TlAggFns *const rows[TL_OP_COUNT_ - TL_OP_FIRST_AGG] = {
     ROW(TL_OP_STRING_AGG, tl_agg_string_agg),
     ROW(TL_OP_ANY, tl_agg_any),
     ROW(TL_OP_ALL, tl_agg_all),
+    ROW(TL_OP_COUNT_IF, tl_agg_count_if),
+    ROW(TL_OP_MODE, tl_agg_mode),
+    ROW(TL_OP_ARG_MAX, tl_agg_arg_max),
+    ROW(TL_OP_ARG_MIN, tl_agg_arg_min),
+    ROW(TL_OP_QUANTILE_DISC, tl_agg_quantile_disc),
+    ROW(TL_OP_APPROX_COUNT_DISTINCT, tl_agg_approx_count_distinct),
 #undef ROW
 };
 
