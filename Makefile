@@ -73,7 +73,7 @@ CFLAGS  ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) $(PKG_CFLAGS) -I.
 LDLIBS  = $(PKG_LIBS) $(CXX_RT) -lm -lpthread
 
-LIB_SRC := $(sort $(wildcard lib/*.c lib/*/*.c kernels/*.c formats/*.c formats/*/*.c))
+LIB_SRC := $(sort $(wildcard lib/*.c lib/*/*.c lib/*/*/*.c kernels/*.c formats/*.c formats/*/*.c))
 CMD_SRC := $(sort $(wildcard cmd/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 

@@ -52,6 +52,8 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 
 enum { P_OR = 1, P_AND, P_NOT, P_CMP, P_CONCAT, P_ADD, P_MUL, P_UNARY, P_POSTFIX };
 
@@ -70,6 +72,15 @@ static uint32_t tok_end(const TlToken *t) { return t->start + t->len; }
 static bool is_kw(const TlToken *t, TlKeyword kw)
 {
     return t->kind == TL_TK_WORD && t->kw == kw;
+}
+
+/* A plain word spelled w (case-insensitive): the words of an aggregate's
+ * filter clause, which are names everywhere else. */
+static bool is_word(const P *p, const TlToken *t, const char *w)
+{
+    size_t n = strlen(w);
+    return t->kind == TL_TK_WORD && t->len == n &&
+           strncasecmp(p->text + t->start, w, n) == 0;
 }
 
 /* "syntax error: unexpected <token>" under the cursor's token. */
@@ -389,6 +400,35 @@ static TlStatus call(P *p, PN *out, TlError *err)
                          "%.*s() takes %s, got %u", (int)name_len, p->text + start,
                          want, n);
         goto done;
+    }
+    /* agg(...) filter (where c): c becomes the last argument */
+    if (is_word(p, tok(p), "filter") && peek(p, 1)->kind == TL_TK_LPAREN) {
+        const TlToken *f = tok(p);
+        if (!tl_op_is_agg(op)) {
+            st = tl_error_at(err, TL_ERR_USAGE, p->ea, p->src, f->start, f->len,
+                             "filter (where ...) applies only to an aggregate, "
+                             "not to %.*s()", (int)name_len, p->text + start);
+            goto done;
+        }
+        advance(p);
+        advance(p); /* ( */
+        if (!is_word(p, tok(p), "where")) {
+            st = expected(p, "\"where\"", err);
+            goto done;
+        }
+        advance(p);
+        PN c;
+        if ((st = expr(p, 0, &c, err)) != TL_OK) goto done;
+        if ((st = stk_push(p, c.id, err)) != TL_OK) goto done;
+        depth = max_u32(depth, c.depth);
+        if (tok(p)->kind != TL_TK_RPAREN) {
+            st = expected(p, "\")\"", err);
+            goto done;
+        }
+        end = tok_end(tok(p));
+        advance(p);
+        e.flags |= TL_XF_FILTER;
+        n++;
     }
     st = mk(p, &e, start, end, n ? p->stk + base : NULL, n, depth, out, err);
 done:

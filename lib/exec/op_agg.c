@@ -131,6 +131,7 @@
  * clustered input stay serial: the run path and its check need rows in order.
  */
 #include "agg_impl.h"
+#include "../plan/resolve.h"
 
 typedef struct ArgCache {
     TlExprId id;
@@ -838,19 +839,8 @@ TlStatus tl_op_agg_set_source(TlOperator *op, const char *const *paths,
     return TL_OK;
 }
 
-/* A numeric literal (possibly under casts) at id, into *v. */
-static bool literal_num(const TlExprArena *ea, TlExprId id, double *v)
-{
-    const TlExpr *e = tl_ea_node(ea, id);
-    while (e->kind == TL_X_CAST && e->n_args == 1) e = tl_ea_node(ea, tl_ea_arg(ea, e, 0));
-    if (e->kind != TL_X_LIT) return false;
-    if (e->lit_type == TL_TFLOAT64) *v = e->v.f;
-    else if (e->lit_type == TL_TINT64) *v = (double)e->v.i;
-    else return false;
-    return true;
-}
-
-/* Build the TlAggSpec of aggregate call j; sets x/y argument ids. */
+/* The TlAggSpec of aggregate call j, bound from its resolved call (resolve
+ * has checked it: tl_agg_bind); sets its argument ids. */
 static TlStatus agg_spec(AggOp *a, int j, const TlSchema *schema, TlAggSpec *s,
                          TlError *err)
 {
@@ -861,45 +851,19 @@ static TlStatus agg_spec(AggOp *a, int j, const TlSchema *schema, TlAggSpec *s,
     a->x_ids[j] = a->y_ids[j] = TL_NO_ID;
     if (e->kind != TL_X_CALL || !tl_op_is_agg((TlOp)e->op))
         return tl_error_at(err, TL_ERR_USAGE, ea, e->src, e->start, e->len,
-                           "expected an aggregate call here");
-    s->op = (TlOp)e->op;
+                           "internal: expected an aggregate call here");
+    TlAggCall c;
+    tl_agg_bind(ea, a->aggs[j], &c);
+    s->op = c.op;
     s->out_type = schema->fields[a->n_keys + j].type;
-    s->q = 0.5;
-    if (e->n_args == 0) {
-        if (s->op != TL_OP_COUNT)
-            return tl_error_at(err, TL_ERR_USAGE, ea, e->src, e->start, e->len,
-                               "%s needs an argument", tl_op_info(s->op)->name);
-        s->no_arg = true;
-        s->x_type = TL_TNULL;
-        return TL_OK;
-    }
-    a->x_ids[j] = tl_ea_arg(ea, e, 0);
-    s->x_type = (TlType)tl_ea_node(ea, a->x_ids[j])->type;
-    if (s->op == TL_OP_CORR || s->op == TL_OP_COVAR) {
-        if (e->n_args != 2)
-            return tl_error_at(err, TL_ERR_USAGE, ea, e->src, e->start, e->len,
-                               "%s needs two arguments", tl_op_info(s->op)->name);
-        a->y_ids[j] = tl_ea_arg(ea, e, 1);
-        s->y_type = (TlType)tl_ea_node(ea, a->y_ids[j])->type;
-    } else if (s->op == TL_OP_QUANTILE) {
-        TlExprId qid = e->n_args > 1 ? tl_ea_arg(ea, e, 1) : TL_NO_ID;
-        const TlExpr *qe = qid != TL_NO_ID ? tl_ea_node(ea, qid) : e;
-        if (qid == TL_NO_ID || !literal_num(ea, qid, &s->q) || !(s->q >= 0.0) ||
-            s->q > 1.0)
-            return tl_error_at(err, TL_ERR_USAGE, ea, qe->src, qe->start, qe->len,
-                               "quantile needs a number between 0 and 1 as its "
-                               "second argument");
-    } else if (s->op == TL_OP_STRING_AGG && e->n_args > 1) {
-        const TlExpr *se = tl_ea_node(ea, tl_ea_arg(ea, e, 1));
-        while (se->kind == TL_X_CAST && se->n_args == 1)
-            se = tl_ea_node(ea, tl_ea_arg(ea, se, 0));
-        if (se->kind != TL_X_LIT || se->lit_type != TL_TSTRING)
-            return tl_error_at(err, TL_ERR_USAGE, ea, se->src, se->start, se->len,
-                               "string_agg needs a string literal as its "
-                               "separator");
-        s->sep = se->v.str.s;
-        s->sep_len = se->v.str.n;
-    }
+    s->q = c.q;
+    s->sep = c.sep;
+    s->sep_len = c.sep_len;
+    s->no_arg = c.x == TL_NO_ID;
+    s->x_type = c.x_type;
+    s->y_type = c.y_type;
+    a->x_ids[j] = c.x;
+    a->y_ids[j] = c.y;
     return TL_OK;
 }
 

@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "../../kernels/hash.h"
+#include "../../kernels/hll.h"
 #include "../../kernels/rowenc.h"
 #include "../core/text.h"
 #include "../group/group.h"
@@ -149,30 +150,15 @@ static TlStatus hll_add(uint8_t *hll, const TlArray *a, TlError *err)
     uint64_t *h = tl_malloc((size_t)(n ? n : 1) * sizeof *h);
     if (!h) return tl_error_oom(err);
     tl_k_hash_array(a, h, false);
-    for (int64_t i = 0; i < n; i++) {
-        if (!tl_array_valid(a, i)) continue;
-        uint32_t j = (uint32_t)(h[i] >> (64 - HLL_P));
-        uint64_t rest = h[i] << HLL_P | (1ull << (HLL_P - 1));
-        uint8_t r = (uint8_t)(__builtin_clzll(rest) + 1);
-        if (r > hll[j]) hll[j] = r;
-    }
+    for (int64_t i = 0; i < n; i++)
+        if (tl_array_valid(a, i)) tl_k_hll_add(hll, HLL_P, h[i]);
     tl_free(h);
     return TL_OK;
 }
 
-/* The sketch's estimate: HyperLogLog's harmonic mean with linear counting
- * for small cardinalities (Flajolet et al. 2007). */
 static int64_t hll_estimate(const uint8_t *hll)
 {
-    double m = HLL_M, sum = 0;
-    uint32_t zeros = 0;
-    for (uint32_t j = 0; j < HLL_M; j++) {
-        sum += ldexp(1.0, -hll[j]);
-        zeros += hll[j] == 0;
-    }
-    double e = 0.7213 / (1 + 1.079 / m) * m * m / sum;
-    if (e <= 2.5 * m && zeros) e = m * log(m / zeros);
-    return (int64_t)llround(e);
+    return tl_k_hll_estimate(hll, HLL_P);
 }
 
 /* Lengths in characters of x's valid strings into *lo, *hi. */
@@ -380,8 +366,7 @@ static TlStatus go_approx(ColState *s, TlError *err)
 static TlStatus fold_values(ColState *s, const ColPart *cp, TlError *err)
 {
     if (cp->hll) {
-        for (uint32_t j = 0; j < HLL_M; j++)
-            if (cp->hll[j] > s->hll[j]) s->hll[j] = cp->hll[j];
+        tl_k_hll_merge(s->hll, cp->hll, HLL_P);
         return TL_OK;
     }
     if (!cp->keys) return TL_OK;

@@ -37,6 +37,9 @@ enum {
     TL_XF_TRY = 2,   /* try_cast */
     TL_XF_ELSE = 4,  /* case has an else branch (last arg) */
     TL_XF_STAR = 8,  /* count(*) written with a star */
+    TL_XF_FILTER = 16, /* an aggregate's filter (where c): c is its last arg */
+    TL_XF_MASK = 32, /* if(c, x, null) that resolve made of a filtered
+                        aggregate's argument x: prints as x */
 };
 
 typedef enum TlOp {
@@ -67,12 +70,45 @@ typedef enum TlOp {
     TL_OP_COUNT, TL_OP_COUNT_DISTINCT, TL_OP_SUM, TL_OP_MEAN, TL_OP_MIN,
     TL_OP_MAX, TL_OP_FIRST, TL_OP_LAST, TL_OP_MEDIAN, TL_OP_QUANTILE,
     TL_OP_STD, TL_OP_VAR, TL_OP_CORR, TL_OP_COVAR, TL_OP_STRING_AGG,
-    TL_OP_ANY, TL_OP_ALL,
+    TL_OP_ANY, TL_OP_ALL, TL_OP_COUNT_IF, TL_OP_MODE, TL_OP_ARG_MAX,
+    TL_OP_ARG_MIN, TL_OP_QUANTILE_DISC, TL_OP_APPROX_COUNT_DISTINCT,
     TL_OP_COUNT_
 } TlOp;
 
 #define TL_OP_FIRST_AGG TL_OP_COUNT
 static inline bool tl_op_is_agg(TlOp op) { return op >= TL_OP_FIRST_AGG && op < TL_OP_COUNT_; }
+
+/* An aggregate's type rule (agg_rules.c): what each of its (at most two)
+ * arguments may be, and its result type. */
+typedef enum TlAggArg {
+    TL_AA_NONE,       /* no such argument */
+    TL_AA_ANY,        /* any type */
+    TL_AA_NUM,        /* int64 or float64 ("a numeric argument") */
+    TL_AA_NUMS,       /* the same, one of two ("numeric arguments") */
+    TL_AA_BOOL,       /* bool */
+    TL_AA_STRING,     /* anything, cast to string */
+    TL_AA_ORDERED,    /* int64, float64, date or timestamp */
+    TL_AA_FRACTION,   /* a number literal in [0, 1] */
+    TL_AA_SEPARATOR,  /* a string literal */
+} TlAggArg;
+
+typedef enum TlAggResult {
+    TL_AR_INT64, TL_AR_FLOAT64,
+    TL_AR_SUM,        /* float64 over float64, else int64 */
+    TL_AR_ARG,        /* the first argument's type */
+    TL_AR_ARG1,       /* the second argument's type */
+    TL_AR_STRING, TL_AR_BOOL,
+} TlAggResult;
+
+typedef struct TlAggRule {
+    uint8_t arg[2];   /* TlAggArg */
+    uint8_t result;   /* TlAggResult */
+} TlAggRule;
+
+/* The rule of aggregate op, or NULL when op is no aggregate. */
+const TlAggRule *tl_agg_rule(TlOp op);
+/* The result type of aggregate op over arguments of these types. */
+TlType tl_agg_rule_result(TlOp op, TlType arg0, TlType arg1);
 
 typedef struct TlOpInfo {
     const char *name;   /* function spelling ("sum"), or operator ("+") */

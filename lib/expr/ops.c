@@ -85,6 +85,12 @@ static const TlOpInfo rows[TL_OP_COUNT_] = {
     FN(TL_OP_STRING_AGG, "string_agg", 1, 2),
     FN(TL_OP_ANY, "any", 1, 1),
     FN(TL_OP_ALL, "all", 1, 1),
+    FN(TL_OP_COUNT_IF, "count_if", 1, 1),
+    FN(TL_OP_MODE, "mode", 1, 1),
+    FN(TL_OP_ARG_MAX, "arg_max", 2, 2),
+    FN(TL_OP_ARG_MIN, "arg_min", 2, 2),
+    FN(TL_OP_QUANTILE_DISC, "quantile_disc", 2, 2),
+    FN(TL_OP_APPROX_COUNT_DISTINCT, "approx_count_distinct", 1, 1),
 };
 
 /* Other spellings accepted for functions (DuckDB's names among them). */
@@ -101,6 +107,8 @@ static const struct {
     {"var_samp", TL_OP_VAR},
     {"variance", TL_OP_VAR},
     {"covar_samp", TL_OP_COVAR},
+    {"max_by", TL_OP_ARG_MAX},
+    {"min_by", TL_OP_ARG_MIN},
 };
 
 /* The table row of op (a row for TL_OP_NONE when op is out of range). */

@@ -147,6 +147,10 @@ static void print_call(const TlExprArena *ea, const TlExpr *e, W *w)
     const TlOpInfo *info = tl_op_info(op);
     int p = op_prec(op);
     bool not_ = e->flags & TL_XF_NOT;
+    if (e->flags & TL_XF_MASK) { /* a filtered aggregate's argument */
+        child(ea, e, 1, false, w);
+        return;
+    }
     switch (op) {
     case TL_OP_NOT:
         puts_(w, "not ");
@@ -193,11 +197,17 @@ static void print_call(const TlExprArena *ea, const TlExpr *e, W *w)
     puts_(w, info->name);
     puts_(w, "(");
     if (e->flags & TL_XF_STAR) puts_(w, "*");
-    for (uint32_t i = 0; i < e->n_args; i++) {
+    uint32_t n = e->n_args - ((e->flags & TL_XF_FILTER) && e->n_args ? 1 : 0);
+    for (uint32_t i = 0; i < n; i++) {
         if (i) puts_(w, ", ");
         child(ea, e, i, false, w);
     }
     puts_(w, ")");
+    if (n < e->n_args) {
+        puts_(w, " filter (where ");
+        child(ea, e, n, false, w);
+        puts_(w, ")");
+    }
 }
 
 static void print(const TlExprArena *ea, TlExprId id, W *w)

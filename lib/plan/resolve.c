@@ -310,69 +310,117 @@ static TlStatus function(R *r, TlExprId id, TlOp op)
     return TL_OK;
 }
 
-/* Argument checks of an aggregate call (its arguments are resolved). */
+/* A number literal at id (under casts the optimizer may leave), into *v. */
+static bool number_literal(const TlExprArena *ea, TlExprId id, double *v)
+{
+    const TlExpr *e = tl_ea_node(ea, id);
+    while (e->kind == TL_X_CAST && e->n_args == 1) e = tl_ea_node(ea, tl_ea_arg(ea, e, 0));
+    if (e->kind != TL_X_LIT) return false;
+    if (e->lit_type == TL_TFLOAT64) *v = e->v.f;
+    else if (e->lit_type == TL_TINT64) *v = (double)e->v.i;
+    else return false;
+    return true;
+}
+
+/* The arguments of call id as written, without an aggregate's filter. */
+static uint32_t n_call_args(R *r, TlExprId id)
+{
+    const TlExpr *e = N(r, id);
+    return e->n_args - ((e->flags & TL_XF_FILTER) && e->n_args ? 1 : 0);
+}
+
+/* Argument checks of an aggregate call (its arguments are resolved), by
+ * its rule (lib/expr/agg_rules.c); the call's type is its result type. */
 static TlStatus check_agg(R *r, TlExprId id, TlOp op)
 {
-    uint32_t n = N(r, id)->n_args;
+    const TlAggRule *rule = tl_agg_rule(op);
+    uint32_t n = n_call_args(r, id);
     const char *name = tl_op_info(op)->name;
-    TlType x = n > 0 ? T(r, A(r, id, 0)) : TL_TNULL;
-    switch (op) {
-    case TL_OP_COUNT:
-    case TL_OP_COUNT_DISTINCT:
-    case TL_OP_MIN:
-    case TL_OP_MAX:
-    case TL_OP_FIRST:
-    case TL_OP_LAST:
-        break;
-    case TL_OP_SUM:
-    case TL_OP_MEAN:
-    case TL_OP_MEDIAN:
-    case TL_OP_STD:
-    case TL_OP_VAR:
-    case TL_OP_QUANTILE:
-        if (!is_num(x))
-            return fail_at(r, A(r, id, 0), "%s needs a numeric argument, not %s",
-                           name, tl_type_name(x));
-        if (op == TL_OP_QUANTILE) {
-            const TlExpr *q = N(r, A(r, id, 1));
-            double v = -1;
-            if (q->kind == TL_X_LIT && q->lit_type == TL_TFLOAT64) v = q->v.f;
-            else if (q->kind == TL_X_LIT && q->lit_type == TL_TINT64)
-                v = (double)q->v.i;
-            if (!(v >= 0.0 && v <= 1.0))
-                return fail_at(r, A(r, id, 1),
-                               "quantile needs a number between 0 and 1 as its "
-                               "second argument");
+    for (uint32_t i = 0; i < n && i < 2; i++) {
+        TlExprId a = A(r, id, i);
+        TlType t = T(r, a);
+        double v = -1;
+        switch ((TlAggArg)rule->arg[i]) {
+        case TL_AA_NONE:
+        case TL_AA_ANY:
+            break;
+        case TL_AA_NUM:
+            if (!is_num(t))
+                return fail_at(r, a, "%s needs a numeric argument, not %s", name,
+                               tl_type_name(t));
+            break;
+        case TL_AA_NUMS:
+            if (!is_num(t))
+                return fail_at(r, a, "%s needs numeric arguments, not %s", name,
+                               tl_type_name(t));
+            break;
+        case TL_AA_BOOL:
+            if (t != TL_TBOOL && t != TL_TNULL)
+                return fail_at(r, a, "%s needs a bool argument, not %s", name,
+                               tl_type_name(t));
+            break;
+        case TL_AA_STRING:
+            if (t != TL_TNULL) TL_TRY(coerce(r, id, i, TL_TSTRING));
+            break;
+        case TL_AA_ORDERED:
+            if (!is_num(t) && t != TL_TDATE && t != TL_TTIMESTAMP)
+                return fail_at(r, a, "%s needs a number, date or timestamp argument, "
+                               "not %s", name, tl_type_name(t));
+            break;
+        case TL_AA_FRACTION:
+            if (N(r, a)->kind != TL_X_LIT || !number_literal(r->ea, a, &v) ||
+                !(v >= 0.0 && v <= 1.0))
+                return fail_at(r, a, "%s needs a number between 0 and 1 as its "
+                               "second argument", name);
+            break;
+        case TL_AA_SEPARATOR:
+            if (!is_str_lit(r, a))
+                return fail_at(r, a, "%s needs a string literal as its separator",
+                               name);
+            break;
         }
-        break;
-    case TL_OP_CORR:
-    case TL_OP_COVAR: {
-        TlType y = T(r, A(r, id, 1));
-        if (!is_num(x))
-            return fail_at(r, A(r, id, 0), "%s needs numeric arguments, not %s",
-                           name, tl_type_name(x));
-        if (!is_num(y))
-            return fail_at(r, A(r, id, 1), "%s needs numeric arguments, not %s",
-                           name, tl_type_name(y));
-        break;
     }
-    case TL_OP_STRING_AGG:
-        if (x != TL_TNULL) TL_TRY(coerce(r, id, 0, TL_TSTRING));
-        if (n > 1 && !is_str_lit(r, A(r, id, 1)))
-            return fail_at(r, A(r, id, 1),
-                           "string_agg needs a string literal as its separator");
-        break;
-    case TL_OP_ANY:
-    case TL_OP_ALL:
-        if (x != TL_TBOOL && x != TL_TNULL)
-            return fail_at(r, A(r, id, 0), "%s needs a bool argument, not %s",
-                           name, tl_type_name(x));
-        break;
-    default:
-        break;
+    N(r, id)->type = (uint8_t)tl_agg_rule_result(op, n > 0 ? T(r, A(r, id, 0)) : TL_TNULL,
+                                                 n > 1 ? T(r, A(r, id, 1)) : TL_TNULL);
+    return TL_OK;
+}
+
+/* agg(...) filter (where c): c must be bool; each argument x evaluated per
+ * row becomes if(c, x, null) (flagged TL_XF_MASK: it prints as x), so the
+ * rows c does not keep are nulls to the aggregate, which skips them.
+ * count() and first/last, which do not skip nulls, take c itself instead
+ * (tl_agg_bind). */
+static TlStatus agg_filter(R *r, TlExprId id, TlOp op)
+{
+    uint32_t n = n_call_args(r, id);
+    TL_TRY(want_bool(r, id, n, "the filter condition"));
+    if (op == TL_OP_FIRST || op == TL_OP_LAST) return TL_OK;
+    const TlAggRule *rule = tl_agg_rule(op);
+    TlExprId c = A(r, id, n);
+    for (uint32_t i = 0; i < n && i < 2; i++) {
+        TlAggArg k = (TlAggArg)rule->arg[i];
+        if (k == TL_AA_FRACTION || k == TL_AA_SEPARATOR) continue;
+        TlExprId x = A(r, id, i), kids[3], nul, m;
+        TlExpr t;
+        memset(&t, 0, sizeof t);
+        t.kind = TL_X_LIT;
+        t.lit_type = TL_TNULL;
+        t.type = N(r, x)->type;
+        t.src = N(r, x)->src;
+        t.start = N(r, x)->start;
+        t.len = N(r, x)->len;
+        t.col = -1;
+        TL_TRY(tl_ea_push(r->ea, &t, NULL, 0, &nul, r->err));
+        t.kind = TL_X_CALL;
+        t.lit_type = 0;
+        t.op = TL_OP_IF;
+        t.flags = TL_XF_MASK;
+        kids[0] = c;
+        kids[1] = x;
+        kids[2] = nul;
+        TL_TRY(tl_ea_push(r->ea, &t, kids, 3, &m, r->err));
+        set_arg(r, id, i, m);
     }
-    N(r, id)->type = (uint8_t)tl_agg_result_type(op, n > 0 ? T(r, A(r, id, 0))
-                                                            : TL_TNULL);
     return TL_OK;
 }
 
@@ -409,7 +457,7 @@ static TlStatus unknown_column(R *r, TlExprId id)
 static TlStatus arity(R *r, TlExprId id, TlOp op)
 {
     const TlOpInfo *oi = tl_op_info(op);
-    uint32_t n = N(r, id)->n_args;
+    uint32_t n = n_call_args(r, id);
     if (op == TL_OP_NONE || (int)n < oi->min_args ||
         (oi->max_args >= 0 && (int)n > oi->max_args)) {
         if (oi->min_args == oi->max_args)
@@ -446,7 +494,9 @@ static TlStatus resolve_call(R *r, TlExprId id, bool in_agg)
             return fail_at(r, id, "aggregate \"%s\" is not allowed here",
                            tl_op_info(op)->name);
         TL_TRY(resolve_args(r, id, true));
-        return check_agg(r, id, op);
+        TL_TRY(check_agg(r, id, op));
+        if (N(r, id)->flags & TL_XF_FILTER) TL_TRY(agg_filter(r, id, op));
+        return TL_OK;
     }
     TL_TRY(resolve_args(r, id, in_agg));
     n = N(r, id)->n_args;
@@ -589,31 +639,50 @@ TlStatus tl_resolve_expr(TlExprArena *ea, TlExprId id, const TlSchema *input,
  * resolve.h). */
 TlType tl_agg_result_type(TlOp op, TlType arg)
 {
-    switch (op) {
-    case TL_OP_COUNT:
-    case TL_OP_COUNT_DISTINCT:
-        return TL_TINT64;
-    case TL_OP_SUM:
-        return arg == TL_TFLOAT64 ? TL_TFLOAT64 : TL_TINT64;
-    case TL_OP_MEAN:
-    case TL_OP_MEDIAN:
-    case TL_OP_QUANTILE:
-    case TL_OP_STD:
-    case TL_OP_VAR:
-    case TL_OP_CORR:
-    case TL_OP_COVAR:
-        return TL_TFLOAT64;
-    case TL_OP_MIN:
-    case TL_OP_MAX:
-    case TL_OP_FIRST:
-    case TL_OP_LAST:
-        return arg;
-    case TL_OP_STRING_AGG:
-        return TL_TSTRING;
-    case TL_OP_ANY:
-    case TL_OP_ALL:
-        return TL_TBOOL;
-    default:
-        return TL_TNULL;
+    return tl_agg_rule_result(op, arg, TL_TNULL);
+}
+
+/* Bind a checked aggregate call (see resolve.h): its rule says which
+ * arguments are evaluated per row and which are parameters. */
+void tl_agg_bind(const TlExprArena *ea, TlExprId id, TlAggCall *out)
+{
+    const TlExpr *e = tl_ea_node(ea, id);
+    TlOp op = (TlOp)e->op;
+    const TlAggRule *rule = tl_agg_rule(op);
+    memset(out, 0, sizeof *out);
+    out->op = op;
+    out->out_type = (TlType)e->type;
+    out->x = out->y = TL_NO_ID;
+    out->x_type = out->y_type = TL_TNULL;
+    out->q = 0.5;
+    uint32_t n = e->n_args - ((e->flags & TL_XF_FILTER) && e->n_args ? 1 : 0);
+    for (uint32_t i = 0; rule && i < n && i < 2; i++) {
+        TlExprId a = tl_ea_arg(ea, e, i);
+        const TlExpr *ae = tl_ea_node(ea, a);
+        switch ((TlAggArg)rule->arg[i]) {
+        case TL_AA_FRACTION:
+            number_literal(ea, a, &out->q);
+            break;
+        case TL_AA_SEPARATOR:
+            while (ae->kind == TL_X_CAST && ae->n_args == 1)
+                ae = tl_ea_node(ea, tl_ea_arg(ea, ae, 0));
+            out->sep = ae->v.str.s;
+            out->sep_len = ae->v.str.n;
+            break;
+        default:
+            if (i == 0) {
+                out->x = a;
+                out->x_type = (TlType)ae->type;
+            } else {
+                out->y = a;
+                out->y_type = (TlType)ae->type;
+            }
+        }
+    }
+    /* a filter: the others' arguments are masked (agg_filter); count()
+     * and first/last take the condition as y, the rows to keep */
+    if (n < e->n_args && (out->x == TL_NO_ID || op == TL_OP_FIRST || op == TL_OP_LAST)) {
+        out->y = tl_ea_arg(ea, e, n);
+        out->y_type = TL_TBOOL;
     }
 }

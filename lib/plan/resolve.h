@@ -26,4 +26,23 @@ TlStatus tl_resolve_expr(TlExprArena *ea, TlExprId id, const TlSchema *input,
  * last -> arg; string_agg -> string; any/all -> bool. */
 TlType tl_agg_result_type(TlOp op, TlType arg);
 
+/* A checked aggregate call, as execution takes it: x and y the arguments
+ * evaluated per row (TL_NO_ID when none: count()), or, for count() and
+ * first/last with a filter clause, y the filter's condition (the others'
+ * arguments carry their filter: resolve masks them), the literal parameters
+ * taken out (quantile's fraction, 0.5 when there is none; string_agg's
+ * separator, in the arena's pool, NULL for the default). */
+typedef struct TlAggCall {
+    TlOp op;
+    TlExprId x, y;
+    TlType x_type, y_type, out_type;
+    double q;
+    const char *sep;
+    uint32_t sep_len;
+} TlAggCall;
+
+/* Bind aggregate call id, which tl_resolve_expr has checked: nothing is
+ * checked again. */
+void tl_agg_bind(const TlExprArena *ea, TlExprId id, TlAggCall *out);
+
 #endif

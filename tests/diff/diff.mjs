@@ -12,7 +12,8 @@
 // on every machine): a table of a few dozen rows with int, float, string and
 // bool columns and nulls, and for each seed cases of its own: a --select of
 // random typed expressions, a --filter by a random condition, a --group-by
-// with aggregates, a sort, a distinct, a join, --describe's row of each
+// with aggregates (and one with mode, arg_max/min_by, quantile_disc,
+// count_if and filter clauses), a sort, a distinct, a join, --describe's row of each
 // column against DuckDB's count, count(DISTINCT), min, max, avg,
 // stddev_samp and quantile_cont, and a column selector against DuckDB's
 // star expressions.  Both engines get the same typed data (tally
@@ -375,6 +376,32 @@ function makeCases(seed) {
     }
     }
     cases.push(sel);
+    // the aggregates of issue 30 and the filter clause, from a generator of
+    // their own (so the cases above stay the same): ties in mode and
+    // arg_max/arg_min go to the first row in both engines on these small
+    // tables, read in order
+    const r2 = rng(seed * 104729 + 31);
+    const q1 = r2.pick([0, 0.1, 0.25, 0.3, 0.5, 0.75, 1]), q2 = r2.pick([0, 0.2, 0.5, 0.6, 0.9, 1]);
+    const ci = genBool(r2, 2), fc = genBool(r2, 2), mi = genInt(r2, 1);
+    const aggs2 = [
+        ['mi', `mode(${mi.tl})`, `mode(${mi.db})`],
+        ['ms', 'mode(s)', 'mode(s)'],
+        ['ax', 'arg_max(s, i)', 'arg_max(s, i)'],
+        ['an', 'min_by(rn, g)', 'min_by(rn, g)'],
+        ['qi', `quantile_disc(i, ${q1})`, `quantile_disc(i, ${q1})`],
+        ['qg', `quantile_disc(g, ${q2})`, `quantile_disc(g, ${q2})`],
+        ['ci', `count_if(${ci.tl})`, `count_if(${ci.db})`],
+        ['nf', `count() filter (where ${fc.tl})`, `count(*) FILTER (WHERE ${fc.db})`],
+        ['sf', `sum(i) filter (where ${fc.tl})`, `sum(i) FILTER (WHERE ${fc.db})`],
+        ['ff', `first(t) filter (where ${fc.tl})`, `first(t) FILTER (WHERE ${fc.db})`],
+        ['mf', `max(g) filter (where ${fc.tl})`, `max(g) FILTER (WHERE ${fc.db})`],
+    ];
+    cases.push({
+        id: `s${seed}-agg2`,
+        args: ['--group-by', 'k', '--agg', aggs2.map(a => `${a[0]} = ${a[1]}`).join(', ')],
+        sql: `SELECT k, ${aggs2.map(a => `${a[2]} AS ${a[0]}`).join(', ')} FROM t GROUP BY k`,
+        unordered: true,
+    });
     return { seed, csv: tableCsv(COLS, rows), csv2: tableCsv(UCOLS, right),
              sql: tableSql('t', COLS, rows) + '\n' + tableSql('u', UCOLS, right), cases };
 }
