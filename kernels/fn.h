@@ -10,6 +10,7 @@
  *   strings  length lower upper trim ltrim rtrim substr replace contains
  *            starts_with ends_with split_part concat
  *   text     left right lpad rpad reverse repeat strpos initcap (fn_text.c)
+ *   format   format printf (fn_format.c)
  *   dates    year month day hour minute second date_trunc
  *   pattern  like ilike
  *   regexp   regexp_matches regexp_full_match regexp_replace regexp_extract

@@ -70,6 +70,8 @@ static const TlOpInfo rows[TL_OP_COUNT_] = {
     FN(TL_OP_REPEAT, "repeat", 2, 2),
     FN(TL_OP_STRPOS, "strpos", 2, 2),
     FN(TL_OP_INITCAP, "initcap", 1, 1),
+    FN(TL_OP_FORMAT, "format", 1, -1),
+    FN(TL_OP_PRINTF, "printf", 1, -1),
     FN(TL_OP_REGEXP_MATCHES, "regexp_matches", 2, 3),
     FN(TL_OP_REGEXP_FULL_MATCH, "regexp_full_match", 2, 3),
     FN(TL_OP_REGEXP_REPLACE, "regexp_replace", 3, 4),
