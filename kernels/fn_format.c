@@ -306,6 +306,7 @@ static bool do_format(Out *o, const char *f, size_t n, const TlDatum *args,
                       size_t wc)
 {
     int next = 0;
+    bool manual = false;
     for (size_t i = 0; i < n;) {
         char c = f[i];
         if (c == '}') {
@@ -337,8 +338,20 @@ static bool do_format(Out *o, const char *f, size_t n, const TlDatum *args,
         }
         size_t k = i + 1;
         long idx;
-        if (k < j && f[k] >= '0' && f[k] <= '9') idx = parse_num(f, j, &k);
-        else idx = next++;
+        if (k < j && f[k] >= '0' && f[k] <= '9') {
+            if (next > 0) {
+                *why = "cannot switch from automatic to manual argument indexing";
+                return false;
+            }
+            idx = parse_num(f, j, &k);
+            manual = true;
+        } else {
+            if (manual) {
+                *why = "cannot switch from manual to automatic argument indexing";
+                return false;
+            }
+            idx = next++;
+        }
         Spec sp;
         if (k < j && f[k] != ':') {
             *why = "invalid format string";
