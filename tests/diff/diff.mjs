@@ -376,6 +376,11 @@ const FN_CALLS = [
     ["strpos(s, 'a')", "strpos(s, 'a')"],
     ["strpos(s, t)", "strpos(s, t)"],
     ["instr(s, 'e')", "instr(s, 'e')"],
+    ["format('{}-{:>6}|{:.3}', s, i, t)", "format('{}-{:>6}|{:.3}', s, i, t)"],
+    ["format('{}', f)", "format('{}', f)"],
+    ["format('{:e}|{:+.2f}|{:x}', g, f, i)", "format('{:e}|{:+.2f}|{:x}', g, f, i)"],
+    ["printf('%s:%5d:%.2f', s, i, f)", "printf('%s:%5d:%.2f', s, i, f)"],
+    ["printf('%08.3f|%-8s|%+d', g, t, j)", "printf('%08.3f|%-8s|%+d', g, t, j)"],
 ];
 
 function makeFnCases() {
