@@ -216,33 +216,46 @@ bool tl_k_regex_fn(const char *name, int *flags_arg, bool *allow_g,
     return true;
 }
 
+/* Patterns that are not constants: the last few distinct ones of a kernel
+ * call stay compiled, so rows that repeat a handful of patterns compile
+ * each once per call (batch). */
+#define RE_CACHE 8
+
+typedef struct Compiled {
+    TlRegex *re;
+    pcre2_match_data *md;
+    const uint8_t *pat; /* the row's pattern (borrowed for the call) */
+    size_t len;
+} Compiled;
+
 /* One kernel call's matcher: the compiled pattern in use and match data
  * sized for it (per call, so per thread). */
 typedef struct Matcher {
-    const TlRegex *re;
-    TlRegex *own;     /* compiled here (a pattern that is not a constant) */
-    pcre2_match_data *md;
+    const TlRegex *re;        /* in use */
+    pcre2_match_data *md;     /* its match data */
+    pcre2_match_data *given_md; /* the match data of a constant pattern */
     pcre2_match_context *mctx;
-    const uint8_t *pat; /* the pattern `own` was compiled from */
-    size_t pat_len;
+    Compiled cache[RE_CACHE];
+    int n_cache, evict;
 } Matcher;
 
 static void matcher_drop(Matcher *m)
 {
-    pcre2_match_data_free(m->md);
+    pcre2_match_data_free(m->given_md);
     pcre2_match_context_free(m->mctx);
-    tl_k_regex_free(m->own);
+    for (int i = 0; i < m->n_cache; i++) {
+        pcre2_match_data_free(m->cache[i].md);
+        tl_k_regex_free(m->cache[i].re);
+    }
     memset(m, 0, sizeof *m);
 }
 
-/* Use re (borrowed): match data for it.  false on OOM. */
-static bool matcher_use(Matcher *m, const TlRegex *re)
+/* Match data for re; false on OOM. */
+static bool match_data(Matcher *m, const TlRegex *re, pcre2_match_data **md)
 {
-    pcre2_match_data_free(m->md);
-    m->re = re;
-    m->md = pcre2_match_data_create_from_pattern(re->code, re->gctx);
+    *md = pcre2_match_data_create_from_pattern(re->code, re->gctx);
     if (!m->mctx) m->mctx = pcre2_match_context_create(re->gctx);
-    return m->md && m->mctx;
+    return *md && m->mctx;
 }
 
 /* Match s[0..n) from byte `start`; 1 on a match (ovector in m->md), 0 on
@@ -446,16 +459,29 @@ static int split_one(Matcher *m, Buf *b, const uint8_t *s, size_t n)
     return 0;
 }
 
-/* The compiled pattern for row i: the given one, or compiled here from the
- * row's pattern and options (again only when they change). */
+/* The compiled pattern for row i: the given one, or the row's pattern and
+ * options, compiled here unless the cache has it. */
 static TlStatus row_regex(Matcher *m, const TlRegex *given, int fn,
                           const TlView *pv, const TlArray *pa,
                           const uint8_t *flags, size_t nf, TlError *err)
 {
-    if (given) return m->re == given || matcher_use(m, given) ? TL_OK : tl_error_oom(err);
+    if (given) {
+        if (m->re == given) return TL_OK;
+        if (!match_data(m, given, &m->given_md)) return tl_error_oom(err);
+        m->re = given;
+        m->md = m->given_md;
+        return TL_OK;
+    }
     const uint8_t *p = tl_view_ptr(pv, pa->data);
     size_t n = tl_view_len(*pv), pos;
-    if (m->own && n == m->pat_len && memcmp(p, m->pat, n) == 0) return TL_OK;
+    for (int i = 0; i < m->n_cache; i++) {
+        Compiled *c = &m->cache[i];
+        if (c->len == n && memcmp(c->pat, p, n) == 0) {
+            m->re = c->re;
+            m->md = c->md;
+            return TL_OK;
+        }
+    }
     TlRegex *re;
     TlStatus st = tl_k_regex_compile((const char *)p, n, (const char *)flags,
                                      nf, fn == F_FULL, &re, &pos, err);
@@ -466,11 +492,21 @@ static TlStatus row_regex(Matcher *m, const TlRegex *given, int fn,
                         why, pos);
     }
     if (st != TL_OK) return st;
-    tl_k_regex_free(m->own);
-    m->own = re;
-    m->pat = p;
-    m->pat_len = n;
-    return matcher_use(m, re) ? TL_OK : tl_error_oom(err);
+    Compiled *c;
+    if (m->n_cache < RE_CACHE) {
+        c = &m->cache[m->n_cache++];
+    } else { /* the oldest goes */
+        c = &m->cache[m->evict];
+        m->evict = (m->evict + 1) % RE_CACHE;
+        pcre2_match_data_free(c->md);
+        tl_k_regex_free(c->re);
+    }
+    *c = (Compiled){.re = re, .pat = p, .len = n};
+    m->re = NULL; /* no pattern in use until its match data exists */
+    if (!match_data(m, re, &c->md)) return tl_error_oom(err);
+    m->re = re;
+    m->md = c->md;
+    return TL_OK;
 }
 
 /* See fn_regex.h. */

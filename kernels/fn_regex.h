@@ -7,8 +7,9 @@
  * call makes its own match data).  The expression layer compiles the
  * constant patterns of an expression when it is resolved (lib/expr/regex.c)
  * and hands the compiled one to the kernel (tl_k_regex_call); a pattern that
- * is not a constant is compiled by the kernel itself, once per distinct
- * pattern of a call, never once per row.
+ * is not a constant is compiled by the kernel itself when a call first
+ * meets it (the last eight distinct ones of a call stay compiled), never
+ * once per row.
  */
 #ifndef TL_KERNELS_FN_REGEX_H
 #define TL_KERNELS_FN_REGEX_H

@@ -17,8 +17,8 @@
  * finds a call's pattern there once per batch (tl_ea_regex_find) and every
  * thread matches with it (the compiled code is read-only; each kernel call
  * has its own match data).  A pattern that is no literal (a column, or an
- * expression the optimizer folds later) is compiled by the kernel, once per
- * distinct pattern of a batch.
+ * expression the optimizer folds later) is compiled by the kernel, which
+ * keeps the last eight distinct ones of a batch.
  */
 #include "expr.h"
 #include "../../kernels/fn_regex.h"
