@@ -192,6 +192,25 @@ TL_TEST(test_arrays)
     CHECK_EQ_STR(txt(r, 3, b, sizeof b), "[\"abc\"]");
     CHECK_EQ_STR(txt(r, 1, b, sizeof b), "NULL");
     tl_array_release(r);
+    /* more distinct patterns than the kernel keeps compiled, alternating:
+     * row i matches its own digit only */
+    {
+        const char *ss[30], *ps[30];
+        char sbuf[30][4], pbuf[30][4];
+        for (int i = 0; i < 30; i++) {
+            snprintf(sbuf[i], sizeof sbuf[i], "%d", i % 10);
+            snprintf(pbuf[i], sizeof pbuf[i], "^%d", (i * 7) % 10);
+            ss[i] = sbuf[i];
+            ps[i] = pbuf[i];
+        }
+        TlDatum e[2] = {{mk_str(ss, 30), false}, {mk_str(ps, 30), false}};
+        CHECK_EQ_INT(tl_k_regex_call("regexp_matches", NULL, e, 2, 30, &r, &row, &err), TL_OK);
+        for (int i = 0; i < 30; i++)
+            CHECK_EQ_STR(txt(r, i, b, sizeof b), i % 10 == (i * 7) % 10 ? "true" : "false");
+        tl_array_release(r);
+        tl_array_release((TlArray *)e[0].array);
+        tl_array_release((TlArray *)e[1].array);
+    }
     /* an invalid per-row pattern: a data error at its row */
     const char *p2[] = {"a", "a", "(", "a", "a"};
     tl_array_release((TlArray *)d[1].array);
