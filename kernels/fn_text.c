@@ -96,27 +96,34 @@ enum { T_LEFT, T_RIGHT, T_LPAD, T_RPAD, T_REVERSE, T_REPEAT, T_STRPOS, T_INITCAP
     } while (0)
 #define INT(k, i) (tl_array_i64(args[k].array)[args[k].scalar ? 0 : (i)])
 
-/* s padded to w characters with f (on the left when `left`); false when
- * padding is needed and f is empty. */
-static bool pad(Out *o, const uint8_t *s, size_t n, int64_t w, const uint8_t *f,
-                size_t fn, bool left)
+enum { PAD_OK, PAD_EMPTY, PAD_LONG };
+
+/* s padded to w characters with f (on the left when `left`): PAD_EMPTY
+ * when padding is needed and f is empty, PAD_LONG when the result would
+ * pass 4 GiB (checked before anything is written). */
+static int pad(Out *o, const uint8_t *s, size_t n, int64_t w, const uint8_t *f,
+               size_t fn, bool left)
 {
-    if (w <= 0) return true;
+    if (w <= 0) return PAD_OK;
     size_t have = n_chars(s, n);
     if (have >= (uint64_t)w) {
         out_put(o, s, char_off(s, n, (size_t)w));
-        return true;
+        return PAD_OK;
     }
-    if (fn == 0) return false;
+    if (fn == 0) return PAD_EMPTY;
+    uint64_t need = (uint64_t)w - have, fc = n_chars(f, fn);
+    if (need > UINT32_MAX ||
+        n + (need / fc) * fn + char_off(f, fn, (size_t)(need % fc)) > UINT32_MAX)
+        return PAD_LONG;
     if (!left) out_put(o, s, n);
-    for (size_t need = (size_t)w - have, j = 0; need > 0 && !o->oom; need--) {
+    for (size_t left_ = (size_t)need, j = 0; left_ > 0 && !o->oom; left_--) {
         size_t k = ch_len(f + j, fn - j);
         out_put(o, f + j, k);
         j += k;
         if (j == fn) j = 0;
     }
     if (left) out_put(o, s, n);
-    return true;
+    return PAD_OK;
 }
 
 static void reverse(Out *o, const uint8_t *s, size_t n)
@@ -214,10 +221,18 @@ static TlStatus text_fn(int fn, const TlDatum *args, int n_args, int64_t n_rows,
         case T_LPAD:
         case T_RPAD:
             STR(2, i, t, tn);
-            if (!pad(&o, s, n, INT(1, i), t, tn, fn == T_LPAD)) {
+            switch (pad(&o, s, n, INT(1, i), t, tn, fn == T_LPAD)) {
+            case PAD_EMPTY:
                 *err_row = i;
                 st = tl_error(err, TL_ERR_DATA, "insufficient padding (an empty fill)");
                 goto fail;
+            case PAD_LONG:
+                *err_row = i;
+                st = tl_error(err, TL_ERR_DATA,
+                              "string result is too long (more than 4294967295 bytes)");
+                goto fail;
+            default:
+                break;
             }
             break;
         case T_REVERSE: reverse(&o, s, n); break;

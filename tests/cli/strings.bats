@@ -57,6 +57,15 @@ tally: <stdin>:2:1: string result is too long (more than 4294967295 bytes) in "r
 EOF
 }
 
+@test "padding past 4 GiB is a data error, not an allocation" {
+    run_tally_in $'s\nab\n' - --select "rpad(s, 5000000000, 'x') as x"
+    assert_err 1 <<'EOF'
+tally: <stdin>:2:1: string result is too long (more than 4294967295 bytes) in "rpad(s, 5000000000, 'x')": rpad("ab", 5000000000, "x") (column "s")
+  --select: rpad(s, 5000000000, 'x') as x
+            ^^^^^^^^^^^^^^^^^^^^^^^^
+EOF
+}
+
 @test "wrong argument types and counts are usage errors" {
     run_tally_in $'s,n\nab,1\n' - --select "left(n, s) as x"
     assert_err 2 <<'EOF'
