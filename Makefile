@@ -19,7 +19,7 @@
 
 CC      ?= cc
 PREFIX  ?= /usr/local
-PKGS    := libzstd libcjson zlib libxxhash libutf8proc snappy liblz4 libbrotlidec libbrotlicommon
+PKGS    := libzstd libcjson zlib libxxhash libutf8proc snappy liblz4 libbrotlidec libbrotlicommon libpcre2-8
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wno-unused-parameter
 # A machine without the libraries (or pkg-config): stop before compiling,
@@ -28,7 +28,8 @@ WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 # Goals that install them first (setup, demo, check) or need none (clean,
 # oracles) go ahead.
 deb_pkg = $(or $(patsubst libbrotli%,libbrotli-dev,$(filter libbrotli%,$(1))),\
-               $(if $(filter zlib,$(1)),zlib1g-dev),$(if $(filter snappy,$(1)),libsnappy-dev),$(1)-dev)
+               $(if $(filter zlib,$(1)),zlib1g-dev),$(if $(filter snappy,$(1)),libsnappy-dev),\
+               $(if $(filter libpcre2-8,$(1)),libpcre2-dev),$(1)-dev)
 MISSING_PKGS := $(if $(shell command -v pkg-config 2>/dev/null),\
     $(sort $(foreach p,$(shell for p in $(PKGS); do pkg-config --exists $$p 2>/dev/null || echo $$p; done),$(call deb_pkg,$(p)))),\
     pkg-config $(sort $(foreach p,$(PKGS),$(call deb_pkg,$(p)))))
@@ -43,14 +44,15 @@ endif
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # Start-up time: every shared library costs the loader a few page faults
-# (~0.05 ms each on a VM), so libzstd, zlib and libxxhash are linked from
+# (~0.05 ms each on a VM), so libzstd, zlib, libxxhash, libpcre2-8 and the
+# others below are linked from
 # their static archives when the system has them (Debian's -dev packages
 # ship them), dynamically otherwise.  An archive is looked up in the
 # package's pkg-config libdir, then in the compiler's search path.
 # STATIC_DEPS=0 links everything dynamically.  libcjson has no archive on
 # Debian: it stays dynamic.
 STATIC_DEPS ?= 1
-STATIC_PKGS := libzstd zlib libxxhash libutf8proc snappy liblz4 libbrotlidec libbrotlicommon
+STATIC_PKGS := libzstd zlib libxxhash libutf8proc snappy liblz4 libbrotlidec libbrotlicommon libpcre2-8
 ifeq ($(STATIC_DEPS),1)
 static_ar = $(firstword $(wildcard $(addsuffix /lib$(1).a,$(shell pkg-config --variable=libdir $(2) 2>/dev/null))) \
             $(filter /%,$(shell $(CC) -print-file-name=lib$(1).a 2>/dev/null)))

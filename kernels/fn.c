@@ -23,6 +23,9 @@ static const struct {
     {tl_k_fn_string_defs, &tl_k_fn_string_count},
     {tl_k_fn_date_defs, &tl_k_fn_date_count},
     {tl_k_fn_like_defs, &tl_k_fn_like_count},
+    {tl_k_fn_text_defs, &tl_k_fn_text_count},
+    {tl_k_fn_format_defs, &tl_k_fn_format_count},
+    {tl_k_fn_regex_defs, &tl_k_fn_regex_count},
 };
 
 static const TlFnDef *find_def(const char *name)

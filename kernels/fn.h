@@ -1,5 +1,6 @@
 /*
- * fn.h -- the scalar function kernels: math, strings, dates and LIKE.
+ * fn.h -- the scalar function kernels: math, strings, dates, LIKE and
+ * regular expressions.
  *
  * Functions are keyed by their lowercase name as spelled in TlOpInfo.name
  * (lib/expr/expr.h); kernels/ does not include lib/expr, so the evaluator maps
@@ -8,8 +9,12 @@
  *   math     abs round floor ceil sqrt ln exp pow
  *   strings  length lower upper trim ltrim rtrim substr replace contains
  *            starts_with ends_with split_part concat
+ *   text     left right lpad rpad reverse repeat strpos initcap (fn_text.c)
+ *   format   format printf (fn_format.c)
  *   dates    year month day hour minute second date_trunc
- *   pattern  like
+ *   pattern  like ilike
+ *   regexp   regexp_matches regexp_full_match regexp_replace regexp_extract
+ *            regexp_split_to_array (fn_regex.h: compiled once by lib/expr)
  *
  * Typing happens before execution: tl_k_fn_types() takes the resolved
  * argument types and says what each argument must be cast to (want[i], which

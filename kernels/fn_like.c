@@ -1,5 +1,6 @@
 /*
- * fn_like.c -- like(x, pattern): SQL LIKE over whole arrays.
+ * fn_like.c -- like(x, pattern) and ilike(x, pattern): SQL LIKE over whole
+ * arrays (ilike: see k_ilike).
  *
  * '%' matches any run of characters (also none), '_' exactly one character
  * (a UTF-8 code point, not a byte), every other byte itself; there is no
@@ -27,6 +28,8 @@
  * ('%a%a%a%a%b' against a million 'a's is one pass).
  */
 #include "fn_impl.h"
+
+#include <utf8proc.h>
 
 /* Byte index of the code point after the one starting at i (i < n). */
 static inline size_t next_cp(const uint8_t *s, size_t n, size_t i)
@@ -213,9 +216,109 @@ oom:
     return tl_error_oom(err);
 }
 
+/* ilike: like over both sides lowercased, each character by its simple
+ * Unicode lowercase mapping (utf8proc, as lower() and DuckDB), so 'ÉCOLE'
+ * ilike 'é%' but 'ß' not ilike 'SS'.  A scalar pattern is lowered and
+ * compiled once per call; each string is lowered into a scratch buffer
+ * (all-ASCII strings byte by byte). */
+typedef struct Lowered {
+    uint8_t *p;
+    size_t cap;
+} Lowered;
+
+/* s[0..n) lowercased into lo (grown as needed): its length, or SIZE_MAX on
+ * OOM.  A lowercase mapping never takes more than 4 bytes a character, and
+ * bytes that are not UTF-8 are copied as they are. */
+static size_t lower_into(Lowered *lo, const uint8_t *s, size_t n)
+{
+    size_t need = n * 2 + 8;
+    if (need > lo->cap) {
+        uint8_t *q = tl_realloc(lo->p, need);
+        if (!q) return SIZE_MAX;
+        lo->p = q;
+        lo->cap = need;
+    }
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        uint8_t c = s[i];
+        if (c < 0x80) {
+            lo->p[o++] = (uint8_t)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+            i++;
+            continue;
+        }
+        utf8proc_int32_t cp;
+        utf8proc_ssize_t k = utf8proc_iterate(s + i, (utf8proc_ssize_t)(n - i), &cp);
+        if (k <= 0) {
+            lo->p[o++] = c;
+            i++;
+            continue;
+        }
+        if (o + 4 > lo->cap) { /* a mapping that grew (rare): room again */
+            uint8_t *q = tl_realloc(lo->p, lo->cap * 2);
+            if (!q) return SIZE_MAX;
+            lo->p = q;
+            lo->cap *= 2;
+        }
+        o += (size_t)utf8proc_encode_char(utf8proc_tolower(cp), lo->p + o);
+        i += (size_t)k;
+    }
+    return o;
+}
+
+static TlStatus k_ilike(const TlDatum *args, int n_args, int64_t n_rows,
+                        TlArray **out, int64_t *err_row, TlError *err)
+{
+    TlBuf *validity = NULL, *values = NULL;
+    LikePat lp = {0};
+    Lowered ls = {0}, lpat = {0};
+    bool all_null;
+    TL_FN_BROADCAST(k_ilike);
+    TL_TRY(tl_k_fn_nulls(args, 2, n_rows, &all_null, &validity, err));
+    if (all_null) return tl_k_fn_null_result(TL_TBOOL, n_rows, out, err);
+    values = tl_buf_new(tl_bitmap_bytes(n_rows), true);
+    if (!values) goto oom;
+    const TlArray *xa = args[0].array, *pa = args[1].array;
+    const TlView *xv = tl_array_views(xa), *pv = tl_array_views(pa);
+    uint8_t *bits = values->data;
+    bool x_scalar = args[0].scalar, p_scalar = args[1].scalar;
+    size_t pn = 0;
+    if (p_scalar) {
+        pn = lower_into(&lpat, tl_view_ptr(&pv[0], pa->data), tl_view_len(pv[0]));
+        if (pn == SIZE_MAX || !like_compile(&lp, lpat.p, pn)) goto oom;
+    }
+    for (int64_t i = 0; i < n_rows; i++) {
+        if (!tl_k_fn_row_valid(validity, i)) continue;
+        const TlView *v = &xv[x_scalar ? 0 : i];
+        size_t sn = lower_into(&ls, tl_view_ptr(v, xa->data), tl_view_len(*v));
+        if (sn == SIZE_MAX) goto oom;
+        bool hit;
+        if (p_scalar) {
+            hit = like_match(&lp, ls.p, sn);
+        } else {
+            pn = lower_into(&lpat, tl_view_ptr(&pv[i], pa->data), tl_view_len(pv[i]));
+            if (pn == SIZE_MAX) goto oom;
+            hit = like_general(ls.p, sn, lpat.p, pn);
+        }
+        if (hit) tl_bit_set(bits, i);
+    }
+    tl_free(lp.seg);
+    tl_free(ls.p);
+    tl_free(lpat.p);
+    *out = tl_array_new(TL_TBOOL, n_rows, values, validity, -1, NULL, 0);
+    return *out ? TL_OK : tl_error_oom(err);
+oom:
+    tl_free(lp.seg);
+    tl_free(ls.p);
+    tl_free(lpat.p);
+    tl_buf_release(values);
+    tl_buf_release(validity);
+    return tl_error_oom(err);
+}
+
 /* The like family's table for the registry (fn.c). */
 const TlFnDef tl_k_fn_like_defs[] = {
     {"like", k_like, types_like},
+    {"ilike", k_ilike, types_like},
 };
 /* Number of entries in tl_k_fn_like_defs. */
 const int tl_k_fn_like_count =

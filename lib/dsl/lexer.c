@@ -11,7 +11,7 @@
  *   strings   '...' with '' for a quote; may hold any byte, even newlines.
  *   names     [A-Za-z_][A-Za-z0-9_]* (WORD, maybe a keyword) or "..." with
  *             "" for a double quote (QNAME).  Non-ASCII letters need quotes.
- *   symbols   ( ) , * + - / // % || = == != <> < <= > >= :: :
+ *   symbols   ( ) , * + - / // % || = == != <> < <= > >= :: : ~ !~
  *
  * A byte that starts no token is a syntax error with a caret under it (the
  * whole UTF-8 sequence for a non-ASCII character; when that character sits
@@ -168,9 +168,14 @@ TlStatus tl_lex(const TlExprArena *ea, uint16_t src, uint32_t start,
                 if (c2 == '=') kind = TL_TK_EQEQ, len = 2;
                 break;
             case '!':
+                if (c2 == '~') {
+                    kind = TL_TK_NTILDE, len = 2;
+                    break;
+                }
                 if (c2 != '=') goto bad;
                 kind = TL_TK_NE, len = 2;
                 break;
+            case '~': kind = TL_TK_TILDE; break;
             case '<':
                 kind = TL_TK_LT;
                 if (c2 == '=') kind = TL_TK_LE, len = 2;

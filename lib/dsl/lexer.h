@@ -34,6 +34,8 @@ typedef enum TlTokKind {
     TL_TK_LT, TL_TK_LE, TL_TK_GT, TL_TK_GE,
     TL_TK_DCOLON,   /* :: */
     TL_TK_COLON,    /* :  (rename items) */
+    TL_TK_TILDE,    /* ~  (regular expression, full match) */
+    TL_TK_NTILDE,   /* !~ */
 } TlTokKind;
 
 typedef struct TlToken {

@@ -5,7 +5,9 @@
  *
  *   or (1)  and (2)  not (3, prefix)
  *   = == != <> < <= > >=  is [not] null  [not] in (...)  [not] between a and b
- *   [not] like p (4, non-associative: `a = b = c` is an error)
+ *   [not] like p  [not] ilike p  s ~ re  s !~ re (4, non-associative:
+ *   `a = b = c` is an error; `s ~ re` is regexp_full_match(s, re), `s !~ re`
+ *   not regexp_full_match(s, re))
  *   || (5)  + - (6)  * / // % (7)  unary - + (8)  ::type (9, postfix)
  *
  * expr(min) parses a prefix form, then folds in every infix operator whose
@@ -611,6 +613,7 @@ static int infix(const P *p, TlOp *op, uint8_t *flags)
     case TL_TK_LE: *op = TL_OP_LE; return P_CMP;
     case TL_TK_GT: *op = TL_OP_GT; return P_CMP;
     case TL_TK_GE: *op = TL_OP_GE; return P_CMP;
+    case TL_TK_TILDE: case TL_TK_NTILDE: *op = TL_OP_REGEXP_FULL_MATCH; return P_CMP;
     case TL_TK_CONCAT: *op = TL_OP_CONCAT_OP; return P_CONCAT;
     case TL_TK_PLUS: *op = TL_OP_ADD; return P_ADD;
     case TL_TK_MINUS: *op = TL_OP_SUB; return P_ADD;
@@ -627,12 +630,14 @@ static int infix(const P *p, TlOp *op, uint8_t *flags)
         case TL_KW_IN: *op = TL_OP_NONE; return P_CMP;
         case TL_KW_BETWEEN: *op = TL_OP_BETWEEN; return P_CMP;
         case TL_KW_LIKE: *op = TL_OP_LIKE; return P_CMP;
+        case TL_KW_ILIKE: *op = TL_OP_ILIKE; return P_CMP;
         case TL_KW_NOT: {
             const TlToken *n = peek(p, 1);
             *flags = TL_XF_NOT;
             if (is_kw(n, TL_KW_IN)) { *op = TL_OP_NONE; return P_CMP; }
             if (is_kw(n, TL_KW_BETWEEN)) { *op = TL_OP_BETWEEN; return P_CMP; }
             if (is_kw(n, TL_KW_LIKE)) { *op = TL_OP_LIKE; return P_CMP; }
+            if (is_kw(n, TL_KW_ILIKE)) { *op = TL_OP_ILIKE; return P_CMP; }
             return 0;
         }
         default:
@@ -804,9 +809,14 @@ static TlStatus expr(P *p, int min, PN *out, TlError *err)
         } else if (prec == P_OR || prec == P_AND) {
             st = logic_chain(p, op, prec, &left, &r, err);
         } else {
+            bool ntilde = t->kind == TL_TK_NTILDE;
             advance(p);
             if ((st = expr(p, prec + 1, &kids[1], err)) != TL_OK) goto done;
             st = mk_call(p, op, flags, kids, 2, &r, err);
+            if (st == TL_OK && ntilde) { /* s !~ re: not regexp_full_match(s, re) */
+                kids[0] = r;
+                st = mk_call(p, TL_OP_NOT, 0, kids, 1, &r, err);
+            }
         }
         if (st != TL_OK) goto done;
         left = r;

@@ -31,6 +31,7 @@ TlStatus tl_ea_init(TlExprArena *ea, TlError *err)
  * freed again). */
 void tl_ea_free(TlExprArena *ea)
 {
+    tl_ea_regex_free(ea);
     tl_arena_free(&ea->nodes);
     tl_arena_free(&ea->args);
     tl_free(ea->srcs);

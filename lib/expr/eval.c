@@ -44,6 +44,7 @@
 #include "../core/text.h"
 #include "../../kernels/core_kernels.h"
 #include "../../kernels/fn.h"
+#include "../../kernels/fn_regex.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -579,6 +580,22 @@ static TlStatus maybe_not(Ev *ev, bool negate, int64_t m, Val *v)
     return TL_OK;
 }
 
+/* The pattern of a regexp call compiled at resolve (args[1] and the options
+ * args[fa], both constants), or NULL. */
+static const TlRegex *find_regex(const Ev *ev, const Val *args, int n_args,
+                                 int fa, bool full)
+{
+    const TlArray *p = args[1].a, *f = n_args > fa ? args[fa].a : NULL;
+    if (!args[1].scalar || p->type != TL_TSTRING || !tl_array_valid(p, 0) ||
+        (f && (!args[fa].scalar || f->type != TL_TSTRING || !tl_array_valid(f, 0))))
+        return NULL;
+    const TlView *pv = tl_array_views(p), *fv = f ? tl_array_views(f) : NULL;
+    return tl_ea_regex_lookup(
+        ev->ea, (const char *)tl_view_ptr(&pv[0], p->data), tl_view_len(pv[0]),
+        f ? (const char *)tl_view_ptr(&fv[0], f->data) : "",
+        f ? tl_view_len(fv[0]) : 0, full);
+}
+
 /* A function of kernels/fn.h. */
 static TlStatus eval_fn(Ev *ev, TlExprId id, const Val *args, int n_args,
                         int64_t m, Val *out)
@@ -593,7 +610,13 @@ static TlStatus eval_fn(Ev *ev, TlExprId id, const Val *args, int n_args,
         return data_error(ev, id, "function %s is not available", name);
     for (i = 0; i < n_args; i++) d[i] = datum(&args[i]);
     ev->err->msg[0] = 0;
-    st = k(d, n_args, m, &out->a, &row, ev->err);
+    int fa;
+    bool allow_g, full;
+    if (tl_k_regex_fn(name, &fa, &allow_g, &full))
+        st = tl_k_regex_call(name, find_regex(ev, args, n_args, fa, full), d,
+                             n_args, m, &out->a, &row, ev->err);
+    else
+        st = k(d, n_args, m, &out->a, &row, ev->err);
     if (st == TL_ERR_DATA) {
         char kmsg[256], text[80], vals[3 * VAL_MAX];
         size_t len = 0;
@@ -759,7 +782,8 @@ __attribute__((noinline)) static TlStatus apply_call(Ev *ev, TlExprId id,
     }
     default:
         st = eval_fn(ev, id, v, (int)n_args, m, out);
-        if (st == TL_OK && op == TL_OP_LIKE) st = maybe_not(ev, negate, m, out);
+        if (st == TL_OK && (op == TL_OP_LIKE || op == TL_OP_ILIKE))
+            st = maybe_not(ev, negate, m, out);
         break;
     }
     return st;

@@ -51,6 +51,7 @@ typedef enum TlOp {
     TL_OP_IS_NULL,     /* flags & TL_XF_NOT: is not null */
     TL_OP_BETWEEN,     /* args x, lo, hi; flags & TL_XF_NOT */
     TL_OP_LIKE,        /* args x, pattern; flags & TL_XF_NOT */
+    TL_OP_ILIKE,       /* args x, pattern; flags & TL_XF_NOT */
     /* arithmetic */
     TL_OP_ADD, TL_OP_SUB, TL_OP_MUL, TL_OP_DIV, TL_OP_IDIV, TL_OP_MOD,
     TL_OP_NEG, TL_OP_CONCAT_OP, /* || */
@@ -63,6 +64,11 @@ typedef enum TlOp {
     TL_OP_LENGTH, TL_OP_LOWER, TL_OP_UPPER, TL_OP_TRIM, TL_OP_LTRIM,
     TL_OP_RTRIM, TL_OP_SUBSTR, TL_OP_REPLACE, TL_OP_CONTAINS,
     TL_OP_STARTS_WITH, TL_OP_ENDS_WITH, TL_OP_SPLIT_PART, TL_OP_CONCAT,
+    TL_OP_LEFT, TL_OP_RIGHT, TL_OP_LPAD, TL_OP_RPAD, TL_OP_REVERSE,
+    TL_OP_REPEAT, TL_OP_STRPOS, TL_OP_INITCAP, TL_OP_FORMAT, TL_OP_PRINTF,
+    /* regular expressions (kernels/fn_regex.h) */
+    TL_OP_REGEXP_MATCHES, TL_OP_REGEXP_FULL_MATCH, TL_OP_REGEXP_REPLACE,
+    TL_OP_REGEXP_EXTRACT, TL_OP_REGEXP_SPLIT,
     /* date */
     TL_OP_YEAR, TL_OP_MONTH, TL_OP_DAY, TL_OP_HOUR, TL_OP_MINUTE,
     TL_OP_SECOND, TL_OP_DATE_TRUNC,
@@ -133,7 +139,7 @@ typedef enum TlKeyword {
     TL_KW_TRY_CAST,
     /* soft: keywords only where the grammar expects them */
     TL_KW_DATE, TL_KW_TIMESTAMP, TL_KW_ASC, TL_KW_DESC, TL_KW_NULLS,
-    TL_KW_FIRST, TL_KW_LAST,
+    TL_KW_FIRST, TL_KW_LAST, TL_KW_ILIKE,
 } TlKeyword;
 
 #define TL_KW_FIRST_SOFT TL_KW_DATE
@@ -172,6 +178,8 @@ typedef struct TlExprSrc {
     const char *origin;  /* "--filter", "/steps/2/filter", ... in ea->pool */
 } TlExprSrc;
 
+typedef struct TlExprRegex TlExprRegex; /* regex.c */
+
 typedef struct TlExprArena {
     TlArena nodes;   /* TlExpr */
     TlArena args;    /* TlExprId, children lists */
@@ -181,6 +189,8 @@ typedef struct TlExprArena {
     bool unknown_name;  /* a name was in no schema it was looked up in (the
                            planner may then ask the readers for columns
                            after their samples: tl_reader_more_columns) */
+    TlExprRegex *regexes;   /* the constant patterns, compiled (regex.c) */
+    uint32_t n_regexes, cap_regexes;
 } TlExprArena;
 
 TlStatus tl_ea_init(TlExprArena *ea, TlError *err);
@@ -216,6 +226,19 @@ TlStatus tl_error_at(TlError *err, TlStatus code, const TlExprArena *ea,
  * that parsing the printed text gives the same tree).  Returns the length;
  * writes at most cap-1 bytes plus a NUL. */
 size_t tl_expr_print(const TlExprArena *ea, TlExprId id, char *buf, size_t cap);
+
+/* Regular expressions compiled once (regex.c).  tl_ea_regex_prepare checks
+ * the regexp_* call `call` (resolved): constant options of known letters, a
+ * constant group, and compiles a constant pattern into the arena; a usage
+ * error with a caret otherwise.  tl_ea_regex_lookup finds a compiled pattern
+ * (NULL: none; the kernel compiles it).  tl_ea_free frees them. */
+struct TlRegex;
+TlStatus tl_ea_regex_prepare(TlExprArena *ea, TlExprId call, TlError *err);
+const struct TlRegex *tl_ea_regex_lookup(const TlExprArena *ea,
+                                         const char *pat, size_t n,
+                                         const char *flags, size_t nf,
+                                         bool full);
+void tl_ea_regex_free(TlExprArena *ea);
 
 /* Equality of two trees by structure and values (for tests and optimizer). */
 bool tl_expr_equal(const TlExprArena *ea, TlExprId a, TlExprId b);

@@ -29,7 +29,7 @@ static const struct {
     {"date", TL_KW_DATE},     {"timestamp", TL_KW_TIMESTAMP},
     {"asc", TL_KW_ASC},       {"desc", TL_KW_DESC},
     {"nulls", TL_KW_NULLS},   {"first", TL_KW_FIRST},
-    {"last", TL_KW_LAST},
+    {"last", TL_KW_LAST},     {"ilike", TL_KW_ILIKE},
 };
 
 /* Look up a keyword (case-insensitive); TL_KW_NONE for other words. */

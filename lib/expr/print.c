@@ -83,6 +83,7 @@ static int op_prec(TlOp op)
     case TL_OP_NOT: return P_NOT;
     case TL_OP_EQ: case TL_OP_NE: case TL_OP_LT: case TL_OP_LE: case TL_OP_GT:
     case TL_OP_GE: case TL_OP_IS_NULL: case TL_OP_BETWEEN: case TL_OP_LIKE:
+    case TL_OP_ILIKE:
         return P_CMP;
     case TL_OP_CONCAT_OP: return P_CONCAT;
     case TL_OP_ADD: case TL_OP_SUB: return P_ADD;
@@ -180,6 +181,11 @@ static void print_call(const TlExprArena *ea, const TlExpr *e, W *w)
     case TL_OP_LIKE:
         child(ea, e, 0, child_prec(ea, e, 0) <= P_CMP, w);
         puts_(w, not_ ? " not like " : " like ");
+        child(ea, e, 1, child_prec(ea, e, 1) <= P_CMP, w);
+        return;
+    case TL_OP_ILIKE:
+        child(ea, e, 0, child_prec(ea, e, 0) <= P_CMP, w);
+        puts_(w, not_ ? " not ilike " : " ilike ");
         child(ea, e, 1, child_prec(ea, e, 1) <= P_CMP, w);
         return;
     default:

@@ -39,7 +39,7 @@
  *                     compare kernel (floats: NaN equals NaN and is greatest,
  *                     -0.0 = 0.0; kernels/compare.c computes ge as !lt), and
  *                     a null operand gives null on both sides
- *   not-flag          not (x is null / between / like / in) -> the negated
+ *   not-flag          not (x is null / between / [i]like / in) -> the negated
  *                     form (eval computes those as the Kleene not of the
  *                     positive form)
  *   case-const        case/if branches with a literal condition: true ->
@@ -357,7 +357,8 @@ __attribute__((noinline)) static TlStatus rules(Simp *s, TlExprId id, bool pred,
                              v, 2, out);
         }
         if ((is_call(xa, TL_OP_IS_NULL) || is_call(xa, TL_OP_BETWEEN) ||
-             is_call(xa, TL_OP_LIKE) || xa->kind == TL_X_IN) &&
+             is_call(xa, TL_OP_LIKE) || is_call(xa, TL_OP_ILIKE) ||
+             xa->kind == TL_X_IN) &&
             xa->type == x->type) {
             uint32_t n = xa->n_args;
             TlExprId small[8], *v = n <= 8 ? small : tl_malloc(n * sizeof *v);

@@ -307,7 +307,7 @@ static TlStatus function(R *r, TlExprId id, TlOp op)
         if (want[i] != args[i] && want[i] != TL_TNULL)
             TL_TRY(coerce(r, id, i, want[i]));
     N(r, id)->type = (uint8_t)res;
-    return TL_OK;
+    return tl_ea_regex_prepare(r->ea, id, r->err);
 }
 
 /* A number literal at id (under casts the optimizer may leave), into *v. */

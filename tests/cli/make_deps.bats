@@ -12,8 +12,8 @@ ROOT=$BATS_TEST_DIRNAME/../..
     run env PKG_CONFIG_LIBDIR="$PWD/none" PKG_CONFIG_PATH= make -C "$ROOT" --no-print-directory \
         -n B="$PWD/b" all
     [ "$status" -eq 2 ]
-    [[ "$output" == "make: the build needs these packages, which are missing: libbrotli-dev libcjson-dev liblz4-dev libsnappy-dev libutf8proc-dev libxxhash-dev libzstd-dev zlib1g-dev
-make: install them with:  sudo apt-get install -y libbrotli-dev libcjson-dev liblz4-dev libsnappy-dev libutf8proc-dev libxxhash-dev libzstd-dev zlib1g-dev
+    [[ "$output" == "make: the build needs these packages, which are missing: libbrotli-dev libcjson-dev liblz4-dev libpcre2-dev libsnappy-dev libutf8proc-dev libxxhash-dev libzstd-dev zlib1g-dev
+make: install them with:  sudo apt-get install -y libbrotli-dev libcjson-dev liblz4-dev libpcre2-dev libsnappy-dev libutf8proc-dev libxxhash-dev libzstd-dev zlib1g-dev
 make: (or run \`make setup\`, which installs everything the build and tests need)"* ]]
     [[ "${lines[3]}" == "Makefile:"*": *** missing packages.  Stop." ]]
     [ ! -e b ]
@@ -27,5 +27,5 @@ make: (or run \`make setup\`, which installs everything the build and tests need
     for t in sh make; do ln -s "$(command -v "$t")" "bin/$t"; done
     run env PATH="$PWD/bin" make -C "$ROOT" --no-print-directory -n B="$PWD/b" all
     [ "$status" -eq 2 ]
-    [ "${lines[0]}" = "make: the build needs these packages, which are missing: pkg-config libbrotli-dev libcjson-dev liblz4-dev libsnappy-dev libutf8proc-dev libxxhash-dev libzstd-dev zlib1g-dev" ]
+    [ "${lines[0]}" = "make: the build needs these packages, which are missing: pkg-config libbrotli-dev libcjson-dev liblz4-dev libpcre2-dev libsnappy-dev libutf8proc-dev libxxhash-dev libzstd-dev zlib1g-dev" ]
 }

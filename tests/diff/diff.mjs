@@ -30,6 +30,9 @@
 // in its own order; tally's float sums are exact); scalar expressions
 // exactly, byte for byte.
 //
+// A set of fixed cases (seed "fn") calls each string and regular
+// expression function once over a table of its own (makeFnCases).
+//
 // tests/diff/known.txt lists cases that differ on purpose (a documented
 // difference from DuckDB, named there): such a case must still differ, so the
 // list cannot go stale.  Prints "diff: N passed, N failed".
@@ -406,6 +409,74 @@ function makeCases(seed) {
              sql: tableSql('t', COLS, rows) + '\n' + tableSql('u', UCOLS, right), cases };
 }
 
+// ---- the function set: one case per call of the string and regular
+// expression functions (not drawn at random, so that adding a call adds a
+// case and changes no other), over a table of its own seed ----
+const FN_SEED = 'fn';
+const FN_CALLS = [
+    // [tally expression, DuckDB expression]
+    ["regexp_matches(s, 'a')", "regexp_matches(s, 'a')"],
+    ["regexp_matches(s, '^[a-z]+$')", "regexp_matches(s, '^[a-z]+$')"],
+    ["regexp_matches(s, 'E', 'i')", "regexp_matches(s, 'E', 'i')"],
+    ["regexp_matches(s, 'x%y', 'l')", "regexp_matches(s, 'x%y', 'l')"],
+    ["regexp_matches(s, '\\pL\\d')", "regexp_matches(s, '\\pL\\d')"],
+    ["regexp_matches(s, 'ss', 'i')", "regexp_matches(s, 'ss', 'i')"],
+    ["regexp_matches(s, t)", "regexp_matches(s, t)"],
+    ["regexp_full_match(s, '[a-z]+')", "regexp_full_match(s, '[a-z]+')"],
+    ["regexp_full_match(s, 'a|apple')", "regexp_full_match(s, 'a|apple')"],
+    ["s ~ '.*e.*'", "s ~ '.*e.*'"],
+    ["s !~ '[0-9]+'", "s !~ '[0-9]+'"],
+    ["regexp_replace(s, '[aeiou]', '*')", "regexp_replace(s, '[aeiou]', '*')"],
+    ["regexp_replace(s, '[aeiou]', '*', 'g')", "regexp_replace(s, '[aeiou]', '*', 'g')"],
+    ["regexp_replace(s, '(.)(.)', '\\2\\1', 'g')", "regexp_replace(s, '(.)(.)', '\\2\\1', 'g')"],
+    ["regexp_replace(s, 'x*', '-', 'g')", "regexp_replace(s, 'x*', '-', 'g')"],
+    ["regexp_replace(s, 'A', '<\\0>', 'gi')", "regexp_replace(s, 'A', '<\\0>', 'gi')"],
+    ["regexp_extract(s, '([a-z]+)([0-9]*)', 1)", "regexp_extract(s, '([a-z]+)([0-9]*)', 1)"],
+    ["regexp_extract(s, '([a-z]+)([0-9]*)', 2)", "regexp_extract(s, '([a-z]+)([0-9]*)', 2)"],
+    ["regexp_extract(s, '[A-Z]+')", "regexp_extract(s, '[A-Z]+')"],
+    ["regexp_split_to_array(s, '[ _%]')", "to_json(regexp_split_to_array(s, '[ _%]'))::VARCHAR"],
+    ["regexp_split_to_array(s, '')", "to_json(regexp_split_to_array(s, ''))::VARCHAR"],
+    ["regexp_split_to_array(s, 'a*')", "to_json(regexp_split_to_array(s, 'a*'))::VARCHAR"],
+    ["s ilike '%A%'", "s ILIKE '%A%'"],
+    ["s not ilike 'i%'", "s NOT ILIKE 'i%'"],
+    ["s ilike t", "s ILIKE t"],
+    ["left(s, i)", "left(s, i)"],
+    ["right(s, j)", "right(s, j)"],
+    ["left(s, -2)", "left(s, -2)"],
+    ["lpad(s, 8, '*')", "lpad(s, 8, '*')"],
+    ["rpad(s, 8, 'ab')", "rpad(s, 8, 'ab')"],
+    ["lpad(s, 3, 'é-')", "lpad(s, 3, 'é-')"],
+    ["reverse(s)", "reverse(s)"],
+    ["repeat(s, j)", "repeat(s, j)"],
+    ["strpos(s, 'a')", "strpos(s, 'a')"],
+    ["strpos(s, t)", "strpos(s, t)"],
+    ["instr(s, 'e')", "instr(s, 'e')"],
+    ["format('{}-{:>6}|{:.3}', s, i, t)", "format('{}-{:>6}|{:.3}', s, i, t)"],
+    ["format('{}', f)", "format('{}', f)"],
+    ["format('{:e}|{:+.2f}|{:x}', g, f, i)", "format('{:e}|{:+.2f}|{:x}', g, f, i)"],
+    ["printf('%s:%5d:%.2f', s, i, f)", "printf('%s:%5d:%.2f', s, i, f)"],
+    ["printf('%08.3f|%-8s|%+d', g, t, j)", "printf('%08.3f|%-8s|%+d', g, t, j)"],
+];
+
+function makeFnCases() {
+    const r = rng(424242);
+    const rows = makeTable(r);
+    const cases = FN_CALLS.map(([tl, db], x) => ({
+        id: `fn-${x + 1}`,
+        args: ['--select', `${tl} as e`],
+        sql: `SELECT ${db} AS e FROM t ORDER BY rn`,
+    }));
+    cases.push({
+        id: 'fn-filter',
+        args: ['--filter', "regexp_matches(s, '[aeiou]{2}') or t ~ '[0-9]+'", '--select', 'rn'],
+        sql: "SELECT rn FROM t WHERE regexp_matches(s, '[aeiou]{2}') OR t ~ '[0-9]+' ORDER BY rn",
+    });
+    return { seed: FN_SEED, csv: tableCsv(COLS, rows), csv2: tableCsv(UCOLS, []),
+             sql: tableSql('t', COLS, rows) + '\n' + tableSql('u', UCOLS, []), cases };
+}
+
+const makeSet = (seed) => seed === FN_SEED ? makeFnCases() : makeCases(seed);
+
 // ---- DuckDB's answers in tally's spelling ----
 async function duckdb() {
     try {
@@ -497,6 +568,7 @@ async function main() {
         const con = await duckdb();
         const sets = [];
         for (let s = 1; s <= SEEDS; s++) sets.push(await answer(con, makeCases(s)));
+        sets.push(await answer(con, makeFnCases()));
         writeFileSync(EXPECTED, JSON.stringify(sets, null, 0).replaceAll('{"seed"', '\n{"seed"') + '\n');
         console.log(`diff: wrote ${EXPECTED} (${sets.reduce((n, s) => n + s.cases.length, 0)} cases)`);
         return;
@@ -514,7 +586,7 @@ async function main() {
         // (row order of unordered cases and the last digits of DuckDB's
         // float aggregates vary from run to run: compared as for tally)
         for (const set of sets) {
-            const again = await answer(con, makeCases(set.seed));
+            const again = await answer(con, makeSet(set.seed));
             const same = again.csv === set.csv && again.csv2 === set.csv2 &&
                 again.cases.length === set.cases.length &&
                 again.cases.every((c, x) => {
