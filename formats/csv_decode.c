@@ -759,7 +759,7 @@ static TlStatus note_value(const CsvReader *r, CsvCursor *d, int c, int64_t row,
 }
 
 /* See csv_impl.h: the morsel tokenized as a decode does it (the same data
- * errors), then each inferred column's type from its fields
+ * errors), then each projected inferred column's type from its fields
  * (tl_csv_infer_column from no value), nothing converted. */
 TlStatus tl_csv_morsel_types(TlReader *base, TlDecoder *dbase, const TlMorsel *m,
                              TlColTypes *out, int64_t *rows, const char **file,
@@ -770,19 +770,23 @@ TlStatus tl_csv_morsel_types(TlReader *base, TlDecoder *dbase, const TlMorsel *m
     TlStatus st;
     *rows = 0;
     *file = r->name;
+    /* only the projected columns are tokenized and inferred: the driver
+     * leaves out those no value can change (strings, fixed) */
     for (int c = 0; c < r->n_cols; c++) {
         memset(&out[c], 0, sizeof out[c]);
-        out[c].fixed = r->fixed[c];
+        out[c].fixed = true;
     }
+    for (int k = 0; k < r->n_proj; k++) out[r->proj[k]].fixed = r->fixed[r->proj[k]];
     d->late_open = false;
     if (m->end <= m->begin || r->n_cols == 0) return TL_OK;
     r = morsel_view(r, (CsvDecoder *)dbase, m);
     d->late_begin = m->begin;
     d->late_end = m->end;
     st = tokenize_morsel(r, d, m, NULL, err);
-    for (int c = 0; st == TL_OK && c < r->n_cols; c++) {
+    for (int k = 0; st == TL_OK && k < r->n_proj; k++) {
+        int c = r->proj[k];
         int64_t why;
-        if (r->fixed[c]) continue;
+        if (out[c].fixed) continue;
         out[c].type = (uint8_t)tl_csv_infer_column(r, d, c, TL_TNULL, &why);
         if (out[c].type == TL_TSTRING && why >= 0)
             st = note_value(r, d, c, why, &out[c], err);

@@ -8,7 +8,9 @@
  * streams its rows: a restart after rows went out would write them twice.
  * So a streaming run (lib/run) settles the types first, with this pass:
  *
- *   split    the reader's morsels, serially, a window of 4 per thread
+ *   split    the reader's morsels, serially, a window of 4 per thread;
+ *            their ends guessed (tl_reader_guess) where the reader can, a
+ *            failed guess (or one whose lines a note needs) split again
  *   types    each morsel on the pool (one decoder per lane, lanes taking
  *            morsels in turn): the format's morsel_types op tokenizes it
  *            as a decode would and runs the inference over every field,
@@ -94,6 +96,21 @@ static void take_note(TlColNote **to, TlColTypes *from)
     from->note = NULL;
 }
 
+/* Whether folding a morsel's results res would take a note from it (its
+ * lines are needed then). */
+static bool wants_note(const Pass *p, const Fold *fold, const TlColTypes *res)
+{
+    for (int c = 0; c < p->n_cols; c++) {
+        const Fold *f = &fold[c];
+        if (res[c].fixed || !res[c].note) continue;
+        if (res[c].not_float ? !f->int_why
+                             : !f->why && f->type != TL_TSTRING &&
+                                   join(f->type, (TlType)res[c].type) == TL_TSTRING)
+            return true;
+    }
+    return false;
+}
+
 static void free_results(Pass *p)
 {
     for (int64_t k = 0; k < (int64_t)p->nm * p->n_cols; k++) {
@@ -145,10 +162,27 @@ TlStatus tl_reader_type_pass(TlReader *r, TlTypeHints *hints, int64_t *rows,
         st = tl_error_oom(err);
         goto done;
     }
-    /* from the types open gave: its first batch, the hints so far, --schema */
+    /* from the types open gave: its first batch, the hints so far, --schema;
+     * a string column stays one, so only the others are read (projected) */
     for (int c = 0; c < p.n_cols; c++) fold[c].type = s->fields[c].type;
+    if (p.n_cols > 0) {
+        int *cols = tl_malloc((size_t)p.n_cols * sizeof *cols), n = 0;
+        if (!cols) {
+            st = tl_error_oom(err);
+            goto done;
+        }
+        for (int c = 0; c < p.n_cols; c++)
+            if (s->fields[c].type != TL_TSTRING) cols[n++] = c;
+        /* all strings: the records are still read, for their errors */
+        if (n == 0) cols[n++] = 0;
+        st = tl_reader_project(r, cols, n, err);
+        tl_free(cols);
+    }
     /* decoders made here, not in the lanes: allocations stay in one order */
     for (int i = 0; i < lanes && st == TL_OK; i++) st = tl_decoder_new(r, &p.dec[i], err);
+    /* guessed morsel ends, as a scan of one input takes them (format.h):
+     * the splitter then reads a few bytes a morsel, not all of them */
+    if (!TL_TUNING(r->ctx)->no_guess) tl_reader_guess(r);
 
     while (st == TL_OK && !end) {
         p.nm = 0;
@@ -166,6 +200,14 @@ TlStatus tl_reader_type_pass(TlReader *r, TlTypeHints *hints, int64_t *rows,
         st = tl_pool_for(p.nm < lanes ? p.nm : lanes, lane_main, &p, err);
         for (int k = 0; st == TL_OK && k < p.nm; k++) {
             TlColTypes *res = p.res + (int64_t)k * p.n_cols;
+            if (p.m[k].line < 0 && (p.st[k] != TL_OK || wants_note(&p, fold, res))) {
+                /* a guessed morsel failed (a wrong guess, or an error or a
+                 * note that needs its lines): this one and the rest of the
+                 * window again, split by reading every byte */
+                st = tl_reader_resplit(r, &p.m[k], err);
+                end = false;
+                break;
+            }
             if (p.st[k] != TL_OK) {
                 *err = p.errs[k];
                 st = p.st[k];
