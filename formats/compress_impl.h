@@ -28,6 +28,17 @@ bool tl_all_zero(const uint8_t *p, size_t n);
  * tl_decompress.  raw is retained on success. */
 TlStatus tl_stream_start(const TlCtx *ctx, TlCompression c, const char *name,
                          TlBuf *raw, TlBuf **out, TlError *err);
+/* Read pipe fd (standard input, a FIFO) by a thread of its own while
+ * readers parse what came (TlCtx.stream_pipes: a run whose output streams
+ * with fixed types): *out a stream of unknown size, ended by the pipe's
+ * end, whose bytes all stay (window SIZE_MAX: none is given back, as with a
+ * pipe read whole).  A pipe that ends within its first bytes, or starts
+ * with gzip's or zstd's magic bytes (then decompressed whole, as before),
+ * is read whole into an ordinary buffer instead.  own: fd is the
+ * stream's, closed with it (or here, when read whole).  Errors: TL_ERR_IO
+ * "cannot read NAME: ...", TL_ERR_OOM. */
+TlStatus tl_stream_pipe(const TlCtx *ctx, int fd, bool own, const char *name, TlBuf **out,
+                        TlError *err);
 /* b is a stream some of whose pages were given back (a reopen must
  * decompress it anew). */
 bool tl_stream_holed(const TlBuf *b);

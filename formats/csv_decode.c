@@ -718,6 +718,88 @@ TlStatus tl_csv_decode(TlReader *base, TlDecoder *dbase, const TlMorsel *m,
     return st;
 }
 
+/* ------------------------------------------------------------ type pass */
+
+/* Whether an int64 column's values of the tokenized batch are all exact
+ * float64 too (infer.h: a column that becomes float64 elsewhere checks its
+ * integers again as floats); *row: the first that is not.  Up to 15 digits
+ * an integer always is one. */
+static bool ints_are_floats(const CsvReader *r, const CsvCursor *d, int c, int64_t *row)
+{
+    for (int64_t k = 0; k < d->n_rows; k++) {
+        const CsvField *f = d->cols[c] + k;
+        const char *s = (const char *)r->p + f->off;
+        TlType t;
+        if (f->len <= 15 || field_null(r, f)) continue;
+        t = r->decimal_comma ? tl_infer_widen_dc(TL_TFLOAT64, s, f->len)
+                             : tl_infer_widen(TL_TFLOAT64, s, f->len);
+        if (t != TL_TFLOAT64) {
+            *row = k;
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The value at row of column c as a note of out (an owned copy). */
+static TlStatus note_value(const CsvReader *r, CsvCursor *d, int c, int64_t row,
+                           TlColTypes *out, TlError *err)
+{
+    size_t len;
+    const char *s = tl_csv_field_text(r, d, d->cols[c] + row, &len);
+    TlColNote *n;
+    if (!s || !(n = tl_malloc(sizeof *n + len + 1))) return tl_error_oom(err);
+    memcpy(n->text, s, len);
+    n->text[len] = '\0';
+    n->len = len;
+    n->line = d->row_line[row];
+    n->quoted = r->quoted_as_string && (d->cols[c][row].flags & F_QUOTED);
+    out->note = n;
+    return TL_OK;
+}
+
+/* See csv_impl.h: the morsel tokenized as a decode does it (the same data
+ * errors), then each projected inferred column's type from its fields
+ * (tl_csv_infer_column from no value), nothing converted. */
+TlStatus tl_csv_morsel_types(TlReader *base, TlDecoder *dbase, const TlMorsel *m,
+                             TlColTypes *out, int64_t *rows, const char **file,
+                             TlError *err)
+{
+    const CsvReader *r = (const CsvReader *)base;
+    CsvCursor *d = &((CsvDecoder *)dbase)->cur;
+    TlStatus st;
+    *rows = 0;
+    *file = r->name;
+    /* only the projected columns are tokenized and inferred: the driver
+     * leaves out those no value can change (strings, fixed) */
+    for (int c = 0; c < r->n_cols; c++) {
+        memset(&out[c], 0, sizeof out[c]);
+        out[c].fixed = true;
+    }
+    for (int k = 0; k < r->n_proj; k++) out[r->proj[k]].fixed = r->fixed[r->proj[k]];
+    d->late_open = false;
+    if (m->end <= m->begin || r->n_cols == 0) return TL_OK;
+    r = morsel_view(r, (CsvDecoder *)dbase, m);
+    d->late_begin = m->begin;
+    d->late_end = m->end;
+    st = tokenize_morsel(r, d, m, NULL, err);
+    for (int k = 0; st == TL_OK && k < r->n_proj; k++) {
+        int c = r->proj[k];
+        int64_t why;
+        if (out[c].fixed) continue;
+        out[c].type = (uint8_t)tl_csv_infer_column(r, d, c, TL_TNULL, &why);
+        if (out[c].type == TL_TSTRING && why >= 0)
+            st = note_value(r, d, c, why, &out[c], err);
+        else if (out[c].type == TL_TINT64 && !ints_are_floats(r, d, c, &why)) {
+            out[c].not_float = true;
+            st = note_value(r, d, c, why, &out[c], err);
+        }
+    }
+    *rows = d->n_rows;
+    morsel_end(r, d, st == TL_OK);
+    return st;
+}
+
 /* ------------------------------------------------ late materialization
  *
  * (format.h, "late materialization")  tl_csv_decode_early tokenizes the

@@ -298,5 +298,9 @@ TlStatus tl_csv_decode_rest(TlReader *base, TlDecoder *dbase, const TlBatch *ear
                             const uint32_t *sel, int64_t n, TlBatch **out,
                             TlSchema **widen, TlError *err);
 void tl_csv_decode_end(TlReader *base, TlDecoder *dbase);
+/* The type pass over one morsel (fmt_impl.h, morsel_types). */
+TlStatus tl_csv_morsel_types(TlReader *base, TlDecoder *dbase, const TlMorsel *m,
+                             TlColTypes *out, int64_t *rows, const char **file,
+                             TlError *err);
 
 #endif

@@ -792,6 +792,7 @@ static const TlReaderOps csv_ops = {
     .resplit = csv_resplit,
     .row_line = csv_row_line,
     .row_col = csv_row_col,
+    .morsel_types = tl_csv_morsel_types,
 };
 
 /* Read the first record: column count and, when it is a header (--header,

@@ -20,6 +20,25 @@
 
 #include "format.h"
 
+/* The value that made a column a string, for the planner's note. */
+typedef struct TlColNote {
+    int64_t line;     /* where it lies */
+    size_t len;
+    bool quoted;      /* it was quoted (--quoted-as-string) */
+    char text[];      /* the value */
+} TlColNote;
+
+/* One column of one morsel in the type pass (morsel_types, type_pass.c);
+ * small, for a window of morsels of files of a million columns. */
+typedef struct TlColTypes {
+    uint8_t type;     /* TlType: the narrowest of the morsel's values (infer.h) */
+    bool fixed;       /* its type is --schema's: not inferred, type unset */
+    bool not_float;   /* type int64 and a value is no exact float64 (the
+                         column cannot become float64: a string then) */
+    TlColNote *note;  /* owned, or NULL: the value that made it a string
+                         (with not_float: that integer) */
+} TlColTypes;
+
 typedef struct TlReaderOps {
     const TlSchema *(*schema)(const TlReader *r);
     TlStatus (*project)(TlReader *r, const int *cols, int n_cols, TlError *err);
@@ -53,6 +72,15 @@ typedef struct TlReaderOps {
                        int64_t *line);
     /* tl_reader_more_columns; NULL when the columns are known at open */
     TlStatus (*more_columns)(TlReader *r, bool *found, TlError *err);
+    /* the type pass (type_pass.c): what inference makes of each column
+     * (out[0, n_cols) of the reader's schema) over morsel m's records
+     * alone, starting from no value, without converting any; *rows: its
+     * records; *file: the name its messages give the input (borrowed).
+     * Thread-safe for distinct decoders.  NULL when the format has none
+     * (its output then waits for the run's end) */
+    TlStatus (*morsel_types)(TlReader *r, TlDecoder *d, const TlMorsel *m,
+                             TlColTypes *out, int64_t *rows, const char **file,
+                             TlError *err);
 } TlReaderOps;
 
 /* ndjson_read.c: the offset in the NDJSON reader r's input where the value

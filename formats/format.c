@@ -219,11 +219,17 @@ static TlStatus input_load(const TlCtx *ctx, const char *path, TlBuf **out,
         /* read once a run (kept in its inputs), else once a call */
         TlBuf *once = NULL, **in = ctx && ctx->inputs ? &ctx->inputs->stdin_buf : &once;
         if (!*in) {
-            if (fstat(0, &st) == 0 && S_ISDIR(st.st_mode))
+            bool got = fstat(0, &st) == 0;
+            if (got && S_ISDIR(st.st_mode))
                 return tl_error(err, TL_ERR_IO,
                                 "cannot read \"<stdin>\": Is a directory");
-            TL_TRY(read_all(0, path, in, err));
-            TL_TRY(tl_input_decompress(ctx, path, in, err)); /* compress.c */
+            if (ctx && ctx->stream_pipes && got &&
+                (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+                TL_TRY(tl_stream_pipe(ctx, 0, false, tl_input_name(path), in, err));
+            else
+                TL_TRY(read_all(0, path, in, err));
+            if (!tl_input_is_stream(*in))
+                TL_TRY(tl_input_decompress(ctx, path, in, err)); /* compress.c */
         }
         /* decompressed anew when a reader dropped decoded pages; shared
          * (no more dropping) while another reader holds it */
@@ -249,6 +255,11 @@ static TlStatus input_load(const TlCtx *ctx, const char *path, TlBuf **out,
         close(fd);
         return tl_error(err, TL_ERR_IO, "cannot open %s: %s", tl_quote_name(path).s,
                         strerror(EISDIR));
+    }
+    if (ctx && ctx->stream_pipes && S_ISFIFO(st.st_mode)) {
+        /* stream.c owns fd from here */
+        TL_TRY(tl_stream_pipe(ctx, fd, true, path, out, err));
+        return tl_input_is_stream(*out) ? TL_OK : tl_input_decompress(ctx, path, out, err);
     }
     if (S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size < SMALL_FILE) {
         st_code = read_small(fd, path, (size_t)st.st_size, out, err);

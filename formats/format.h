@@ -203,6 +203,18 @@ void tl_reader_guess(TlReader *r);
  * tl_reader_split returns m's seq and begin, cut by reading every byte
  * (from then on the reader no longer guesses). */
 TlStatus tl_reader_resplit(TlReader *r, const TlMorsel *m, TlError *err);
+/* The type pass: settle the types of every column of r's input before
+ * any row is converted, so that reading it with those types can never
+ * restart (a run streams its rows only then: lib/run).  The readers'
+ * inference runs over every record, in parallel over morsels, and
+ * converts no value; the final (widened) types go to hints, with the
+ * value that made a column a string, as restarts would have put them.
+ * Call on a freshly opened reader, instead of reading it.  Data errors of
+ * the records (the tokenizer's) are those a read reports.  *rows, *bytes,
+ * *morsels: what it went over (--stats of `tally schema`). */
+bool tl_reader_can_type_pass(const TlReader *r);
+TlStatus tl_reader_type_pass(TlReader *r, TlTypeHints *hints, int64_t *rows,
+                             int64_t *bytes, int64_t *morsels, TlError *err);
 /* A decoder for r (thread-private scratch).  Free it before r. */
 TlStatus tl_decoder_new(TlReader *r, TlDecoder **out, TlError *err);
 void tl_decoder_free(TlDecoder *d); /* NULL-safe */
@@ -342,8 +354,20 @@ TlStatus tl_sink_write(TlSink *s, const void *data, size_t n, TlError *err);
  * the default (gzip 6, zstd 3).  Call before writing (formats/compress.c). */
 TlStatus tl_sink_set_compression(TlSink *s, const char *comp, int level,
                                  TlError *err);
-/* Discard everything written so far (restart). */
+/* Discard everything written so far (restart).  For a sink that streams
+ * (below) and already wrote bytes out: TL_ERR_DATA, an internal error
+ * (those bytes cannot be taken back). */
 TlStatus tl_sink_reset(TlSink *s, TlError *err);
+/* Standard output, written as it comes from now on instead of at commit:
+ * bytes gather in a buffer of DIRECT_BUF bytes that goes out when full and
+ * at each tl_sink_flush.  For a run that cannot restart any more (lib/run:
+ * a pipeline with no blocking step whose types are settled).  False (and
+ * nothing changes) for any other sink: a path keeps the all-or-nothing
+ * rule. */
+bool tl_sink_stream(TlSink *s);
+/* Write what a streaming sink holds (nothing for another sink).  EPIPE:
+ * TL_ERR_PIPE. */
+TlStatus tl_sink_flush(TlSink *s, TlError *err);
 /* Make the output visible: fsync + rename, or copy to stdout.  EPIPE on
  * stdout is TL_ERR_PIPE (the caller ends quietly). */
 TlStatus tl_sink_commit(TlSink *s, TlError *err);

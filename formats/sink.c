@@ -21,6 +21,11 @@
  *                temporary file beyond that
  *                commit: copy the spill file, then the memory, to the
  *                descriptor (1, or the target opened at tl_sink_open)
+ *   streaming    (standard output, once lib/run knows the run cannot
+ *                restart: tl_sink_stream) bytes -> a DIRECT_BUF buffer ->
+ *                descriptor 1 when full and at each tl_sink_flush; a run
+ *                that fails after that leaves what went out (as any Unix
+ *                filter), and a reset after it is an internal error
  *
  * A signal that ends the process mid-run (cmd/main.c) leaves nothing: the
  * unnamed file has no name to leave, and every name the sink gives a
@@ -65,6 +70,7 @@
 #define STREAM_MEM_MAX ((size_t)64 << 20)
 #define STREAM_FIRST ((size_t)4 << 10)
 #define WRITEBACK_CHUNK ((uint64_t)8 << 20)
+#define DIRECT_BUF ((size_t)64 << 10)
 
 struct TlSink {
     bool stream;         /* stream sink (see the top) */
@@ -84,6 +90,8 @@ struct TlSink {
     size_t len, cap;
     uint64_t written;    /* file sink: bytes in the temporary file */
     uint64_t kicked;     /* file sink: writeback started below this offset */
+    bool direct;         /* streaming (tl_sink_stream) */
+    uint64_t sent;       /* streaming: bytes written out */
 };
 
 /* write(2) all of data[0..n) to fd, retrying on EINTR and short writes.
@@ -136,10 +144,38 @@ static TlStatus spill_memory(TlSink *s, TlError *err)
     return TL_OK;
 }
 
+/* streaming: the buffer out to the descriptor. */
+static TlStatus flush_direct(TlSink *s, TlError *err)
+{
+    int e = write_all(s->out_fd, s->buf, s->len);
+    if (e) return write_error(s, e, err);
+    s->sent += s->len;
+    s->len = 0;
+    return TL_OK;
+}
+
+/* streaming: data[0..n) through the buffer (see the top). */
+static TlStatus emit_direct(TlSink *s, const uint8_t *d, size_t n, TlError *err)
+{
+    if (s->len + n > s->cap) {
+        TL_TRY(flush_direct(s, err));
+        if (n >= s->cap) {
+            int e = write_all(s->out_fd, d, n);
+            if (e) return write_error(s, e, err);
+            s->sent += n;
+            return TL_OK;
+        }
+    }
+    memcpy(s->buf + s->len, d, n);
+    s->len += n;
+    return TL_OK;
+}
+
 /* stream sink: keep data[0..n) until commit (TlEmitFn). */
 static TlStatus emit_stream(void *ctx, const uint8_t *d, size_t n, TlError *err)
 {
     TlSink *s = ctx;
+    if (s->direct) return emit_direct(s, d, n, err);
     if (s->len + n > s->cap) {
         size_t cap = s->cap;
         uint8_t *g;
@@ -385,12 +421,37 @@ TlStatus tl_sink_write(TlSink *s, const void *data, size_t n, TlError *err)
     return TL_OK;
 }
 
+/* See format.h: standard output only, uncompressed, before commit; what
+ * was buffered so far goes out at the next flush. */
+bool tl_sink_stream(TlSink *s)
+{
+    if (!s->stream || s->path || s->z || s->committed || s->spilled) return false;
+    if (s->cap < DIRECT_BUF) {
+        uint8_t *g = tl_realloc(s->buf, DIRECT_BUF);
+        if (!g) return false;
+        s->buf = g;
+        s->cap = DIRECT_BUF;
+    }
+    s->direct = true;
+    return true;
+}
+
+/* See format.h. */
+TlStatus tl_sink_flush(TlSink *s, TlError *err)
+{
+    if (!s->direct || s->len == 0) return TL_OK;
+    return flush_direct(s, err);
+}
+
 /* Throw away everything written so far (a restart): the temporary file is
  * truncated, buffered bytes dropped. */
 TlStatus tl_sink_reset(TlSink *s, TlError *err)
 {
     s->len = 0;
     if (s->committed) return tl_error(err, TL_ERR_IO, "internal: reset after commit");
+    if (s->direct && s->sent > 0)
+        return tl_error(err, TL_ERR_DATA, "internal error: a column's type changed "
+                        "after rows went to standard output");
     if (s->z) TL_TRY(tl_compressor_reset(s->z, err));
     if (s->stream) {
         if (s->spill && s->spilled) {

@@ -68,6 +68,13 @@
  * once more (compress.c, tl_decompress) for the message users saw before
  * streaming.
  *
+ * Pipes (tl_stream_pipe): standard input or a FIFO of a run whose output
+ * may stream (TlCtx.stream_pipes) is read the same way, by a thread whose
+ * step is one read(2) of what the pipe has (polled, so a cancel is seen
+ * while the writer is silent), into a reservation of unknown size; none
+ * of its pages is given back (a pipe cannot be read again), so a restart
+ * or a second reader reads the same bytes.
+ *
  * TALLY_NO_STREAM=1 turns streaming off, TALLY_NO_RECYCLE=1 the moving of
  * pages (they are only dropped), TALLY_NO_PREFILL=1 the filler thread;
  * TALLY_STREAM_STEP=N (tests) streams every input, in steps of N
@@ -78,8 +85,10 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -93,6 +102,7 @@
 #define RATIO_GZIP 1032                 /* deflate's largest expansion */
 #define RATIO_ZSTD 32768                /* a 4-byte RLE block: 128 KiB */
 #define RECYCLE_AHEAD ((size_t)16 << 20) /* recycled pages waiting ahead */
+#define POLL_MS 50                        /* a pipe's reader checks cancel */
 #define RECYCLE_LAG ((size_t)4 << 20)    /* partial chunks wait this long */
 #define PREFILL_LOW 8                     /* chunks kept populated ahead */
 #define PREFILL_STEP 8                    /* chunks prefaulted at a time */
@@ -101,6 +111,9 @@ enum { ST_RUNNING, ST_DONE, ST_FAILED };
 
 typedef struct Stream {
     TlCompression codec;
+    bool pipe;                /* a pipe read as it comes (tl_stream_pipe) */
+    int fd;                   /* pipe: its descriptor */
+    bool own_fd;              /* pipe: fd is closed with the stream */
     TlBuf *raw;               /* the compressed bytes (a reference) */
     char *name;               /* for messages */
     uint8_t *data;            /* map_size bytes mapped; the first size used */
@@ -280,12 +293,49 @@ static int gzip_step(Stream *s, TlError *err)
     return 0;
 }
 
-/* One step; the held counter follows the output. */
+/* pipe: one read of what the pipe has (up to STREAM_OUT), waiting for it
+ * in polls of POLL_MS so that a cancel (the run ended early: `| head`)
+ * is seen while the writer is silent.  Returns as zstd_step. */
+static int pipe_step(Stream *s, TlError *err)
+{
+    size_t room = s->size - s->out_pos;
+    if (room == 0) return overflow(s, err);
+    for (;;) {
+        struct pollfd pf = {.fd = s->fd, .events = POLLIN};
+        ssize_t got;
+        int pr;
+        if (__atomic_load_n(&s->cancel, __ATOMIC_ACQUIRE)) {
+            tl_error(err, TL_ERR_IO, "%s: reading cancelled", tl_quote_name(s->name).s);
+            return -1;
+        }
+        pr = poll(&pf, 1, POLL_MS);
+        if (pr < 0 && errno != EINTR) {
+            tl_error(err, TL_ERR_IO, "cannot read %s: %s", tl_quote_name(s->name).s,
+                     strerror(errno));
+            return -1;
+        }
+        if (pr <= 0) continue;
+        got = read(s->fd, s->data + s->out_pos, room < STREAM_OUT ? room : STREAM_OUT);
+        if (got < 0) {
+            if (errno == EINTR || errno == EAGAIN) continue;
+            tl_error(err, TL_ERR_IO, "cannot read %s: %s", tl_quote_name(s->name).s,
+                     strerror(errno));
+            return -1;
+        }
+        if (got == 0) return 1;
+        s->out_pos += (size_t)got;
+        return 0;
+    }
+}
+
+/* One step; the held counter follows the output (decompressed bytes: a
+ * pipe's are not counted). */
 static int stream_step(Stream *s, TlError *err)
 {
     size_t before = s->out_pos;
-    int rc = s->codec == TL_COMP_GZIP ? gzip_step(s, err) : zstd_step(s, err);
-    held(s, (int64_t)(s->out_pos - before));
+    int rc = s->pipe ? pipe_step(s, err)
+             : s->codec == TL_COMP_GZIP ? gzip_step(s, err) : zstd_step(s, err);
+    if (!s->pipe) held(s, (int64_t)(s->out_pos - before));
     return rc;
 }
 
@@ -477,6 +527,7 @@ static void stream_free(Stream *s)
     pthread_mutex_destroy(&s->mu);
     ZSTD_freeDCtx(s->dctx);
     if (s->z_ready) inflateEnd(&s->z);
+    if (s->own_fd) close(s->fd);
     tl_free(s->decoded);
     if (s->data) munmap(s->data, s->map_size);
     tl_held_add(s->inputs, -__atomic_load_n(&s->held, __ATOMIC_RELAXED));
@@ -714,6 +765,136 @@ TlStatus tl_stream_start(const TlCtx *ctx, TlCompression c, const char *name,
             if (rc < 0) stream_error(s, &e);
             stream_publish(s, rc, &e);
         }
+    }
+    return TL_OK;
+}
+
+/* pipe: the rest of fd after first[0, n) into one ordinary buffer, as
+ * format.c reads a pipe whole. */
+static TlStatus pipe_whole(int fd, const char *name, const uint8_t *first, size_t n,
+                           TlBuf **out, TlError *err)
+{
+    size_t cap = n > ((size_t)1 << 16) ? n * 2 : (size_t)1 << 16, len = n;
+    uint8_t *data = tl_malloc(cap);
+    if (!data) return tl_error_oom(err);
+    memcpy(data, first, n);
+    for (;;) {
+        ssize_t got;
+        if (len == cap) {
+            uint8_t *g = cap > SIZE_MAX / 2 ? NULL : tl_realloc(data, cap * 2);
+            if (!g) {
+                tl_free(data);
+                return tl_error_oom(err);
+            }
+            data = g;
+            cap *= 2;
+        }
+        got = read(fd, data + len, cap - len);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            int e = errno;
+            tl_free(data);
+            return tl_error(err, TL_ERR_IO, "cannot read %s: %s", tl_quote_name(name).s,
+                            strerror(e));
+        }
+        if (got == 0) break;
+        len += (size_t)got;
+    }
+    *out = tl_buf_adopt(data, len);
+    if (!*out) {
+        tl_free(data);
+        return tl_error_oom(err);
+    }
+    return TL_OK;
+}
+
+/* See compress_impl.h. */
+TlStatus tl_stream_pipe(const TlCtx *ctx, int fd, bool own, const char *name, TlBuf **out,
+                        TlError *err)
+{
+    uint8_t first[4096];
+    size_t n = 0;
+    Stream *s;
+    long ps;
+    TlStatus st;
+    *out = NULL;
+    /* enough to tell a compressed input by its magic bytes, or the end */
+    while (n < 4) {
+        ssize_t got = read(fd, first + n, sizeof first - n);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            st = tl_error(err, TL_ERR_IO, "cannot read %s: %s", tl_quote_name(name).s,
+                          strerror(errno));
+            if (own) close(fd);
+            return st;
+        }
+        if (got == 0) break;
+        n += (size_t)got;
+    }
+    s = n < 4 || tl_compression_sniff(first, n) != TL_COMP_NONE ? NULL
+                                                                 : tl_calloc(1, sizeof *s);
+    if (s) {
+        s->map_size = RESERVE_MAX;
+        for (;;) {
+            s->data = mmap(NULL, s->map_size, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+            if (s->data != MAP_FAILED) break;
+            s->data = NULL;
+            if (s->map_size < 2 * STREAM_MIN) break;
+            s->map_size /= 2;
+        }
+        if (!s->data) {
+            tl_free(s);
+            s = NULL;
+        }
+    }
+    if (!s) {
+        /* the end came, or a compressed input (decompressed whole, as
+         * before), or no address space: read it whole */
+        st = pipe_whole(fd, name, first, n, out, err);
+        if (own) close(fd);
+        return st;
+    }
+    s->pipe = true;
+    s->fd = fd;
+    s->own_fd = own;
+    s->exact = true;
+    s->window = SIZE_MAX; /* nothing is given back: a pipe is read once */
+    s->inputs = ctx ? ctx->inputs : NULL;
+    s->size = s->map_size - STREAM_SLACK;
+    ps = sysconf(_SC_PAGESIZE);
+    s->page = ps > 0 ? (size_t)ps : 4096;
+    s->n_pages = s->map_size / s->page + 1;
+    s->name = tl_strdup(name);
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->cv, NULL);
+    if (!s->name) {
+        stream_free(s);
+        return tl_error_oom(err);
+    }
+    memcpy(s->data, first, n);
+    s->out_pos = s->ready = n;
+    s->state = ST_RUNNING;
+    *out = tl_buf_wrap(s->data, s->size, stream_release, s);
+    if (!*out) {
+        stream_free(s);
+        return tl_error_oom(err);
+    }
+    s->buf = *out;
+    if (s->inputs) {
+        pthread_mutex_lock(&s->inputs->streams_mu);
+        s->next = s->inputs->streams;
+        s->inputs->streams = s;
+        pthread_mutex_unlock(&s->inputs->streams_mu);
+    }
+    if (pthread_create(&s->thread, NULL, stream_main, s) == 0) {
+        s->started = true;
+    } else {
+        /* no thread: read it all here */
+        TlError e;
+        int rc = 0;
+        while (rc == 0) rc = stream_step(s, &e);
+        stream_publish(s, rc, &e);
     }
     return TL_OK;
 }

@@ -85,6 +85,11 @@ typedef struct TlCtx {
      * formats layer's; lib/run creates and frees it.  NULL: nothing is
      * kept (a reader opened by a unit test) */
     struct TlInputs *inputs;
+    /* standard input and FIFOs are read by a thread while readers parse
+     * (formats/stream.c, tl_stream_pipe) instead of whole first: set by
+     * lib/run for a run whose output may stream with fixed types, so its
+     * rows go out while the pipe's writer still writes */
+    bool stream_pipes;
 } TlCtx;
 
 /* Fill t from the environment (tuning.c). */

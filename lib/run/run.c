@@ -25,9 +25,12 @@
  *                  restarts too when a step names a column an input's
  *                  sample did not hold and its reader finds it further
  *                  on (tl_reader_more_columns; once an input).
+ *   settle         a run whose output can stream (below, "streaming")
+ *                  settles its types first, so it never restarts
  *   commit         only a complete run commits its sink; on any error the
  *                  sink is closed without commit, so an existing output file
- *                  is left untouched and standard output gets nothing.
+ *                  is left untouched and standard output gets nothing
+ *                  (a streaming one keeps the rows already written).
  *
  * The modes share the loop: TALLY_RUN writes the pipeline's result as CSV or
  * TSV; TALLY_SCHEMA runs the bare scan over everything (all columns, with
@@ -83,6 +86,9 @@ typedef struct Run {
     char *converted;          /* "a=10 b=10" of the successful attempt */
     TlCtx ctx;                /* the run's context (lib/core/ctx.h): its
                                  tuning, read once at the start */
+    bool settled;             /* the types were settled for streaming (or
+                                 found unsettleable): not asked again */
+    bool streaming;           /* standard output gets rows as they come */
 } Run;
 
 /* See tally.h: the SIGBUS handler for mapped inputs (formats/mapped.c). */
@@ -542,6 +548,175 @@ static TlStatus build_plan(Run *r, bool no_steps, TlPlan **out, TlError *err)
     return TL_OK;
 }
 
+/* ------------------------------------------------------------ streaming
+ *
+ * A run writes to standard output as it goes (tl_sink_stream) only when
+ * nothing it writes can be taken back: its plan is a chain of streaming
+ * steps (scan, filter, project, limit), its output a text format that
+ * writes rows as they come, and no restart can happen, because every
+ * column's type is settled before the first row: fixed (--schema for
+ * every column, --no-infer, Parquet's own) or found by the type pass
+ * over the whole input (tl_reader_type_pass).  The pass is for regular
+ * files whose reader has one and a plan without a limit (a limit reads a
+ * prefix, whose types are the run's; its output is small and waits);
+ * standard input and pipes stream only with fixed types. */
+
+/* Whether the output is a text format written to standard output. */
+static bool stdout_text(const Run *r)
+{
+    const char *f = r->out_format;
+    return !r->out_path && (strcmp(f, "csv") == 0 || strcmp(f, "tsv") == 0 ||
+                            strcmp(f, "ndjson") == 0 || strcmp(f, "json") == 0);
+}
+
+/* Before planning, from the spec alone: the run may stream with types
+ * fixed by --schema or --no-infer, so its pipes (standard input, FIFOs)
+ * are read as they come (TlCtx.stream_pipes), and rows can go out while
+ * their writers still write.  Planning decides for good (settle_types);
+ * a pipe read so serves a buffered run just as well. */
+static bool pipes_may_stream(const Run *r)
+{
+    const TallySpec *s = r->spec;
+    if (r->mode != TALLY_RUN || !stdout_text(r) || r->n_groups != 1 ||
+        !r->groups[0].has_schema)
+        return false;
+    for (int i = 0; i < s->n_steps; i++) {
+        TallyStepKind k = s->steps[i].kind;
+        if (k == TALLY_STEP_LIMIT ? s->steps[i].n_by > 0
+                                  : k != TALLY_STEP_FILTER && k != TALLY_STEP_SELECT &&
+                                        k != TALLY_STEP_WITH && k != TALLY_STEP_DROP &&
+                                        k != TALLY_STEP_RENAME)
+            return false;
+    }
+    return true;
+}
+
+/* The plan from top down is scan, filter, project and limit nodes only;
+ * *limit: one is a limit. */
+static bool chain_streams(const TlPlan *p, TlPlanId top, bool *limit)
+{
+    *limit = false;
+    for (TlPlanId id = top; id != TL_NO_ID;) {
+        const TlPlanNode *n = tl_plan_node(p, id);
+        switch (n->kind) {
+        case TL_PLAN_SCAN: return true;
+        case TL_PLAN_LIMIT: *limit = true; break;
+        case TL_PLAN_FILTER: case TL_PLAN_PROJECT: break;
+        default: return false;
+        }
+        id = n->child;
+    }
+    return false;
+}
+
+/* Every column of cols has its type from --schema (or --no-infer's *). */
+static bool all_fixed(const TlReadOptions *read, const TlSchema *cols)
+{
+    if (!read->schema) return false;
+    for (int c = 0; c < cols->n_fields; c++)
+        if (tl_fixed_find(read->schema, cols->fields[c].name) < 0) return false;
+    return true;
+}
+
+static bool regular_file(const char *path)
+{
+    struct stat sb;
+    return strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+/* The type pass over input in (a fresh reader), into its hints; *changed
+ * when they widened.  With counts, what it read is added there (schema
+ * mode's --stats). */
+static TlStatus type_pass(const TlPlanInput *in, bool *changed, TlExecStats *counts,
+                          TlError *err)
+{
+    TlReader *rd = NULL;
+    TlSchema before = {0};
+    int64_t rows, bytes, morsels;
+    TlStatus st = tl_schema_copy(&before, &in->hints->cols, err);
+    if (st == TL_OK) st = tl_reader_open(in->path, in->read, in->hints, &rd, err);
+    if (st == TL_OK && !tl_reader_can_type_pass(rd))
+        st = tl_error(err, TL_ERR_DATA, "internal error: no type pass for %s",
+                      tl_quote_name(in->display).s);
+    if (st == TL_OK) st = tl_reader_type_pass(rd, in->hints, &rows, &bytes, &morsels, err);
+    if (st == TL_OK && counts) {
+        counts->rows_read += rows;
+        counts->bytes_read += bytes;
+        counts->batches_read += morsels;
+    }
+    if (st == TL_OK && !tl_schema_same(&before, &in->hints->cols)) *changed = true;
+    tl_reader_close(rd);
+    tl_schema_free(&before);
+    return st;
+}
+
+/* Whether input in can have its types settled by a pass (when not fixed). */
+static bool can_pass(const TlPlanInput *in)
+{
+    TlReader *rd = NULL;
+    TlError e;
+    bool ok;
+    if (!regular_file(in->path)) return false;
+    if (in->reader) return tl_reader_can_type_pass(in->reader);
+    if (tl_reader_open(in->path, in->read, NULL, &rd, &e) != TL_OK) return false;
+    ok = tl_reader_can_type_pass(rd);
+    tl_reader_close(rd);
+    return ok;
+}
+
+/* Decide whether this run streams (see above), settling the types with
+ * passes when it needs them; *changed: a pass widened a hint (the plan
+ * must be built again).  Once a run. */
+static TlStatus settle_types(Run *r, const TlPlan *p, TlPlanId top, bool *changed,
+                             TlError *err)
+{
+    bool limit, need_pass = false;
+    *changed = false;
+    r->settled = true;
+    if (!stdout_text(r)) return TL_OK;
+    if (!chain_streams(p, top, &limit)) return TL_OK;
+    for (int i = 0; i < p->n_inputs; i++) {
+        const TlPlanInput *in = &p->inputs[i];
+        if (!in->path || in->types_final ||
+            all_fixed(in->read, &p->shapes[in->shape].cols))
+            continue;
+        if (limit || !can_pass(in)) return TL_OK;
+        need_pass = true;
+    }
+    for (int i = 0; need_pass && i < p->n_inputs; i++) {
+        const TlPlanInput *in = &p->inputs[i];
+        if (!in->path || in->types_final ||
+            all_fixed(in->read, &p->shapes[in->shape].cols))
+            continue;
+        TL_TRY(type_pass(in, changed, NULL, err));
+    }
+    r->streaming = true;
+    return TL_OK;
+}
+
+/* Schema mode: the types by type passes instead of reading every row,
+ * when every input has one and no --schema is given (its types are
+ * checked against the values only by reading them; so are the pages of
+ * a Parquet file read beside a text file). */
+static TlStatus schema_pass(Run *r, const TlPlan *p, bool *done, bool *changed,
+                            TlError *err)
+{
+    *done = false;
+    *changed = false;
+    for (int i = 0; i < p->n_inputs; i++) {
+        const TlPlanInput *in = &p->inputs[i];
+        if (!in->path) continue;
+        if (in->types_final || in->read->schema || !can_pass(in)) return TL_OK;
+    }
+    for (int i = 0; i < p->n_inputs; i++) {
+        const TlPlanInput *in = &p->inputs[i];
+        if (!in->path) continue;
+        TL_TRY(type_pass(in, changed, &r->stats, err));
+    }
+    *done = true;
+    return TL_OK;
+}
+
 /* Write `column,type` rows for schema s through a CSV writer. */
 static TlStatus write_schema(Run *r, const TlSchema *s, TlError *err)
 {
@@ -596,11 +771,35 @@ static TlStatus attempt(Run *r, TlError *err)
     st = build_plan(r, schema_mode, &p, err);
     if (st != TL_OK) return st;
     /* schema mode reads the rows for the types they show (CSV, NDJSON),
-     * unless every input's types are its file's own (Parquet) */
+     * unless every input's types are its file's own (Parquet) or a type
+     * pass finds them */
     read_rows = !schema_mode;
     for (int i = 0; !read_rows && i < p->n_inputs; i++)
         read_rows = !p->inputs[i].types_final;
     top = p->opt_root != TL_NO_ID ? p->opt_root : p->root;
+    if (schema_mode && read_rows) {
+        bool passed, changed;
+        if ((st = schema_pass(r, p, &passed, &changed, err)) != TL_OK) goto done;
+        if (passed) {
+            read_rows = false;
+            if (changed) {
+                tl_plan_free(p);
+                p = NULL;
+                if ((st = build_plan(r, true, &p, err)) != TL_OK) goto done;
+            }
+        }
+    }
+    if (!schema_mode && !r->settled) {
+        /* after planning, so the plan's own errors come first */
+        bool changed;
+        if ((st = settle_types(r, p, top, &changed, err)) != TL_OK) goto done;
+        if (changed) {
+            tl_plan_free(p);
+            p = NULL;
+            if ((st = build_plan(r, false, &p, err)) != TL_OK) goto done;
+            top = p->opt_root != TL_NO_ID ? p->opt_root : p->root;
+        }
+    }
     if (!read_rows) goto schema;
     if ((st = tl_exec_build(p, top, &r->stats, &root, err)) != TL_OK) goto done;
     if (!schema_mode) {
@@ -618,6 +817,7 @@ static TlStatus attempt(Run *r, TlError *err)
         wo.created_by = "tally version " TALLY_VERSION;
         st = tl_writer_open(r->sink, r->out_format, root->schema, &wo, &w, err);
         if (st != TL_OK) goto done;
+        if (r->streaming && !tl_sink_stream(r->sink)) r->streaming = false;
     }
     for (;;) {
         TlBatch *b = NULL;
@@ -626,6 +826,8 @@ static TlStatus attempt(Run *r, TlError *err)
         if (w) st = tl_writer_write(w, b, err);
         r->rows_written += b->n_rows;
         tl_batch_free(b);
+        /* streaming: what the writer handed over goes out now */
+        if (st == TL_OK && r->streaming) st = tl_sink_flush(r->sink, err);
         if (st != TL_OK) goto done;
     }
     /* the run is over: a streamed input it stopped reading early (--head)
@@ -741,6 +943,7 @@ static TlStatus run(Run *r, TlError *err)
     if (r->out_comp)
         TL_TRY(tl_sink_set_compression(r->sink, r->out_comp,
                                        r->spec->compress_level, err));
+    r->ctx.stream_pipes = pipes_may_stream(r);
     TL_TRY(run_loop(r, err));
     TL_TRY(tl_sink_commit(r->sink, err));
     return TL_OK;

@@ -43,14 +43,15 @@ EOF
     write_big
     for rows in 3 64 100000; do
         for t in 1 2; do
-            TALLY_BATCH_ROWS=$rows run_tally big.csv --threads "$t" --with 'c = a * 2'
+            # -o: standard output would keep the rows before the error
+            TALLY_BATCH_ROWS=$rows run_tally big.csv --threads "$t" --with 'c = a * 2' -o out.csv
             assert_err 1 <<'EOF'
 tally: big.csv:302:1: integer overflow in "a * 2": 9223372036854775807 * 2 (column "a")
   --with: c = a * 2
               ^^^^^
 EOF
             # lines, not records: each quoted record before it takes two
-            TALLY_BATCH_ROWS=$rows run_tally big.csv --threads "$t" --filter 'a < 100' --with 'r = sqrt(a)'
+            TALLY_BATCH_ROWS=$rows run_tally big.csv --threads "$t" --filter 'a < 100' --with 'r = sqrt(a)' -o out.csv
             assert_err 1 <<'EOF'
 tally: big.csv:383:1: cannot take the square root of a negative number in "sqrt(a)": sqrt(-4.0) (column "a")
   --with: r = sqrt(a)
@@ -118,7 +119,7 @@ EOF
 @test "eval place: several inputs: the file the record is in" {
     printf 'a\n1\n2\n' > one.csv
     printf 'a\n3\nbad\n' > two.csv
-    run_tally one.csv two.csv --with 'c = cast(a as int64)'
+    run_tally one.csv two.csv --with 'c = cast(a as int64)' -o out.csv
     assert_err 1 <<'EOF'
 tally: two.csv:3:1: cannot cast "bad" to int64 (column "a")
   --with: c = cast(a as int64)
