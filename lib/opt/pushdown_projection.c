@@ -11,6 +11,8 @@
  *   limit          need
  *   limit-by       need + the by columns
  *   distinct       need + its columns (all columns when it has none)
+ *   sample         need
+ *   row number     every column (its output is its input and one more)
  *   project        keeps only the needed expressions (and the earlier ones
  *                  they read: tl_plan_reads_self); the child must supply
  *                  what those reference.  A project with guards (filters
@@ -268,7 +270,8 @@ static TlStatus prune_other(TlPlan *p, TlPlanId id, const bool *need,
     int *cmap = NULL;
     TlPlanId nc;
     TlStatus st = TL_OK;
-    bool passthrough = n.kind != TL_PLAN_AGGREGATE && n.kind != TL_PLAN_DESCRIBE;
+    bool passthrough = n.kind != TL_PLAN_AGGREGATE && n.kind != TL_PLAN_DESCRIBE &&
+                       n.kind != TL_PLAN_ROW_NUMBER;
 
     if (!cneed) return tl_error_oom(err);
     if (passthrough)
@@ -279,7 +282,11 @@ static TlStatus prune_other(TlPlan *p, TlPlanId id, const bool *need,
         refs(&p->ea, tl_plan_expr(p, n.aggs, i), cneed);
     if (n.kind == TL_PLAN_LIMIT_BY || n.kind == TL_PLAN_DISTINCT)
         for (uint32_t i = 0; i < n.n_cols; i++) cneed[tl_plan_int(p, n.cols, i)] = true;
-    if ((n.kind == TL_PLAN_DISTINCT && n.n_cols == 0) || n.kind == TL_PLAN_DESCRIBE)
+    /* a row number keeps its input whole: its output is the input's
+     * columns and one more, a shape the pruned child would have to be
+     * rebuilt into */
+    if ((n.kind == TL_PLAN_DISTINCT && n.n_cols == 0) || n.kind == TL_PLAN_DESCRIBE ||
+        n.kind == TL_PLAN_ROW_NUMBER)
         for (int c = 0; c < ncf; c++) cneed[c] = true;
 
     if ((st = prune(p, n.child, cneed, false, &nc, &cmap, err)) != TL_OK) goto done;

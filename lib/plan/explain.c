@@ -180,8 +180,30 @@ static void node_line(Out *o, const TlPlan *p, const TlPlanNode *n)
         }
         break;
     case TL_PLAN_LIMIT:
-        puts_(o, "limit ");
-        put_i64(o, n->limit);
+        puts_(o, n->tail ? "tail " : n->limit >= 0 ? "limit " : "offset ");
+        put_i64(o, n->limit >= 0 ? n->limit : n->offset);
+        if (n->limit >= 0 && n->offset > 0) {
+            puts_(o, " offset ");
+            put_i64(o, n->offset);
+        }
+        break;
+    case TL_PLAN_SAMPLE: {
+        char buf[64];
+        puts_(o, "sample ");
+        if (n->pct >= 0) {
+            snprintf(buf, sizeof buf, "%.17g%%", n->pct);
+            puts_(o, buf);
+        } else {
+            put_i64(o, n->limit);
+        }
+        puts_(o, " seed ");
+        snprintf(buf, sizeof buf, "%llu", (unsigned long long)n->seed);
+        puts_(o, buf);
+        break;
+    }
+    case TL_PLAN_ROW_NUMBER:
+        puts_(o, "row number ");
+        put_name(o, n->schema->fields[n->schema->n_fields - 1].name);
         break;
     case TL_PLAN_LIMIT_BY:
         puts_(o, "limit ");

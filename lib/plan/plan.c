@@ -756,7 +756,7 @@ static TlStatus step_cols(TlPlan *p, const TallyStep *s, TlPlanId *cur,
     TlPlanKind kind;
     TlStatus st;
 
-    if (is_limit && s->limit < 0)
+    if (is_limit && (s->limit < -1 || s->offset < 0 || (s->n_by && s->limit < 0)))
         return tl_error(err, TL_ERR_USAGE, "%s: limit must not be negative",
                         s->origin ? s->origin : "limit");
     st = is_limit ? tl_plan_parse_list(p, s->by, s->n_by, NULL, s->origin, s->split,
@@ -775,6 +775,10 @@ static TlStatus step_cols(TlPlan *p, const TallyStep *s, TlPlanId *cur,
         nd->cols = cs;
         nd->n_cols = iv.n;
         nd->limit = is_limit ? s->limit : -1;
+        if (kind == TL_PLAN_LIMIT) {
+            nd->offset = s->offset;
+            nd->tail = s->tail;
+        }
     }
     *cur = id;
 done:
@@ -969,6 +973,49 @@ static TlStatus step_describe(TlPlan *p, TlPlanId *cur, TlError *err)
     return TL_OK;
 }
 
+/* sample: the rows chosen depend on their positions and the seed only
+ * (lib/exec/op_sample.c). */
+static TlStatus step_sample(TlPlan *p, const TallyStep *s, TlPlanId *cur,
+                            TlError *err)
+{
+    TlPlanId id;
+    if (s->sample_pct < 0 ? s->limit < 0 : s->sample_pct > 100)
+        return tl_error(err, TL_ERR_USAGE, "%s: bad sample size",
+                        s->origin ? s->origin : "sample");
+    TL_TRY(tl_plan_push(p, TL_PLAN_SAMPLE, *cur, &id, err));
+    tl_plan_node(p, id)->limit = s->sample_pct < 0 ? s->limit : -1;
+    tl_plan_node(p, id)->pct = s->sample_pct;
+    tl_plan_node(p, id)->seed = s->seed;
+    *cur = id;
+    return TL_OK;
+}
+
+/* with-row-number NAME: the input's columns and NAME last.  A NAME the
+ * input has is an error rather than a replacement: a number that silently
+ * took the place of a column of the data would be hard to notice. */
+static TlStatus step_row_number(TlPlan *p, const TallyStep *s, TlPlanId *cur,
+                                TlError *err)
+{
+    const TlSchema *in = tl_plan_node(p, *cur)->schema;
+    const char *name = s->n_items ? s->items[0].text : "";
+    const char *origin = s->origin ? s->origin : "with_row_number";
+    TlSchema *out;
+    TlPlanId id;
+    if (!*name)
+        return tl_error(err, TL_ERR_USAGE, "%s: expected a column name", origin);
+    if (tl_schema_find(in, name) >= 0)
+        return tl_error(err, TL_ERR_USAGE, "%s: column %s already exists", origin,
+                        tl_quote_name(name).s);
+    TL_TRY(tl_plan_schema_new(p, &out, err));
+    for (int c = 0; c < in->n_fields; c++)
+        TL_TRY(tl_schema_add(out, in->fields[c].name, in->fields[c].type, err));
+    TL_TRY(tl_schema_add(out, name, TL_TINT64, err));
+    TL_TRY(tl_plan_push(p, TL_PLAN_ROW_NUMBER, *cur, &id, err));
+    tl_plan_node(p, id)->schema = out;
+    *cur = id;
+    return TL_OK;
+}
+
 static TlStatus build_step(TlPlan *p, const TallyStep *s, TlPlanId *cur,
                            TlError *err)
 {
@@ -985,6 +1032,8 @@ static TlStatus build_step(TlPlan *p, const TallyStep *s, TlPlanId *cur,
     case TALLY_STEP_JOIN:
         break; /* build_pipeline */
     case TALLY_STEP_DESCRIBE: return step_describe(p, cur, err);
+    case TALLY_STEP_SAMPLE: return step_sample(p, s, cur, err);
+    case TALLY_STEP_ROW_NUMBER: return step_row_number(p, s, cur, err);
     }
     return tl_error(err, TL_ERR_USAGE, "unknown step kind %d", (int)s->kind);
 }
