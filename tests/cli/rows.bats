@@ -318,3 +318,65 @@ EOF
     run_tally -f g.json
     assert_err 2 'tally: g.json: /steps/0/offset: expected a non-negative integer'
 }
+
+@test "globs: ** reaches any depth, {a,b} alternatives; sorted, each file once" {
+    mkdir -p logs/2024/01 logs/2024/02 logs/old
+    printf 'id,v\n1,a\n' > logs/top.csv
+    printf 'id,v\n2,b\n' > logs/2024/01/x.csv
+    printf 'id,v\n3,c\n' > logs/2024/02/x.csv
+    printf 'id,v\n4,d\n' > logs/old/y.csv
+    printf '{"id": 5, "v": "e"}\n' > logs/2024/z.ndjson
+    # sorted by bytes across folders: "logs/2024/" < "logs/old/" < "logs/top"
+    assert_run_out 'logs/**/*.csv' --with-filename <<'EOF'
+filename,id,v
+logs/2024/01/x.csv,2,b
+logs/2024/02/x.csv,3,c
+logs/old/y.csv,4,d
+logs/top.csv,1,a
+EOF
+    assert_run_out 'logs/{old,2024/02}/*.csv' --with-filename --select filename <<'EOF'
+filename
+logs/2024/02/x.csv
+logs/old/y.csv
+EOF
+    # a last ** is every file below, of any format
+    assert_run_out 'logs/2024/**' --select id <<'EOF'
+id
+2
+3
+5
+EOF
+    # alternatives that overlap still read each file once
+    assert_run_out 'logs/{*,top}.csv' --select id <<'EOF'
+id
+1
+EOF
+}
+
+@test "globs: ** and {a,b} in a pipeline file are relative to its folder" {
+    mkdir -p p/d/e
+    printf 'id\n1\n' > p/d/e/a.csv
+    printf 'id\n2\n' > p/d/b.csv
+    printf '{"inputs": ["d/**/{a,b}.csv"], "steps": [{"with_row_number": "rn"}]}' > p/q.json
+    assert_run_out -f p/q.json --with-filename <<'EOF'
+filename,id,rn
+p/d/b.csv,2,1
+p/d/e/a.csv,1,2
+EOF
+    run_tally explain -f p/q.json
+    assert_ok
+    [[ "$output" == *"scan d/b.csv, d/e/a.csv"* ]]
+}
+
+@test "globs: a pattern that matches nothing, and a file whose name has braces" {
+    mkdir -p d
+    run_tally 'd/**/*.csv'
+    assert_err 1 'tally: no file matches "d/**/*.csv"'
+    run_tally 'd/{a,b}.csv'
+    assert_err 1 'tally: no file matches "d/{a,b}.csv"'
+    printf 'id\n7\n' > 'd/{a,b}.csv'
+    assert_run_out 'd/{a,b}.csv' <<'EOF'
+id
+7
+EOF
+}
