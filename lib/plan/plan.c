@@ -993,12 +993,10 @@ static TlStatus step_sample(TlPlan *p, const TallyStep *s, TlPlanId *cur,
 /* with-row-number NAME: the input's columns and NAME last.  A NAME the
  * input has is an error rather than a replacement: a number that silently
  * took the place of a column of the data would be hard to notice. */
-static TlStatus step_row_number(TlPlan *p, const TallyStep *s, TlPlanId *cur,
-                                TlError *err)
+static TlStatus push_row_number(TlPlan *p, const char *name, const char *origin,
+                                TlPlanId *cur, TlError *err)
 {
     const TlSchema *in = tl_plan_node(p, *cur)->schema;
-    const char *name = s->n_items ? s->items[0].text : "";
-    const char *origin = s->origin ? s->origin : "with_row_number";
     TlSchema *out;
     TlPlanId id;
     if (!*name)
@@ -1014,6 +1012,75 @@ static TlStatus step_row_number(TlPlan *p, const TallyStep *s, TlPlanId *cur,
     tl_plan_node(p, id)->schema = out;
     *cur = id;
     return TL_OK;
+}
+
+static TlStatus step_row_number(TlPlan *p, const TallyStep *s, TlPlanId *cur,
+                                TlError *err)
+{
+    return push_row_number(p, s->n_items ? s->items[0].text : "",
+                           s->origin ? s->origin : "with_row_number", cur, err);
+}
+
+/* Whether a text may call row_number(): the name, any case, then "(".
+ * A false yes (the words inside a string literal) only costs a row-number
+ * node whose column the step does not read and which is dropped after it. */
+static bool text_row_number(const char *t)
+{
+    for (const char *s = t; s && (s = strcasestr(s, "row_number")); s += 10) {
+        const char *e = s + 10;
+        bool word = s == t || !(isalnum((unsigned char)s[-1]) || s[-1] == '_');
+        while (*e == ' ' || *e == '\t' || *e == '\n' || *e == '\r') e++;
+        if (word && *e == '(') return true;
+    }
+    return false;
+}
+
+/* Whether step s has an expression that may call row_number(). */
+static bool step_row_number_call(const TallyStep *s)
+{
+    if (s->kind != TALLY_STEP_FILTER && s->kind != TALLY_STEP_SELECT &&
+        s->kind != TALLY_STEP_WITH && s->kind != TALLY_STEP_GROUP_BY &&
+        s->kind != TALLY_STEP_SORT)
+        return false;
+    for (int i = 0; i < s->n_items; i++)
+        if (text_row_number(s->items[i].text)) return true;
+    for (int i = 0; i < s->n_aggs; i++)
+        if (text_row_number(s->aggs[i].text)) return true;
+    return false;
+}
+
+static TlStatus build_step(TlPlan *p, const TallyStep *s, TlPlanId *cur,
+                           TlError *err);
+
+/* A step that calls row_number(), alone: a row-number node of the hidden
+ * column below it (the open `with` run closed first, so the numbers are
+ * the positions in this very step's input), the step, then the hidden
+ * column dropped when the step passed it on. */
+static TlStatus step_numbered(TlPlan *p, const TallyStep *s, TlWithRun *w,
+                              TlPlanId *cur, TlError *err)
+{
+    const TlSchema *out;
+    int hidden;
+    TL_TRY(tl_plan_with_close(p, w, err));
+    TL_TRY(push_row_number(p, TL_ROW_NUMBER_COL, s->origin ? s->origin : "row_number()",
+                           cur, err));
+    if (s->kind == TALLY_STEP_WITH) {
+        TL_TRY(tl_plan_step_with(p, s, w, cur, err));
+        TL_TRY(tl_plan_with_close(p, w, err));
+    } else {
+        TL_TRY(build_step(p, s, cur, err));
+    }
+    out = tl_plan_node(p, *cur)->schema;
+    hidden = tl_schema_find(out, TL_ROW_NUMBER_COL);
+    if (hidden < 0) return TL_OK;
+    int *order = tl_malloc((size_t)(out->n_fields ? out->n_fields : 1) * sizeof *order);
+    int n = 0;
+    if (!order) return tl_error_oom(err);
+    for (int c = 0; c < out->n_fields; c++)
+        if (c != hidden) order[n++] = c;
+    TlStatus st = tl_plan_push_passthrough(p, *cur, order, n, NULL, cur, err);
+    tl_free(order);
+    return st;
 }
 
 static TlStatus build_step(TlPlan *p, const TallyStep *s, TlPlanId *cur,
@@ -1188,7 +1255,10 @@ static TlStatus build_pipeline(TlPlan *p, const TallySpec *spec,
             single = i;
             if (st != TL_OK) break;
         }
-        if (s->kind == TALLY_STEP_WITH) {
+        if (step_row_number_call(s)) {
+            before[i] = tl_plan_node(p, cur)->schema;
+            st = step_numbered(p, s, &w, &cur, err);
+        } else if (s->kind == TALLY_STEP_WITH) {
             before[i] = tl_plan_node(p, cur)->schema;
             st = tl_plan_step_with(p, s, &w, &cur, err);
         } else if (s->kind == TALLY_STEP_FILTER && w.node == cur &&

@@ -45,6 +45,11 @@ typedef uint32_t TlPlanId;
 #define TL_PLAN_MAX_NODES 100000
 #define TL_PLAN_MAX_NODES_SHALLOW 4096
 
+/* The column a row_number() call reads: the planner puts a row-number
+ * node of this name below a step that calls it and drops the column after
+ * the step (plan.c); resolve turns the call into a reference to it. */
+#define TL_ROW_NUMBER_COL "row_number()"
+
 typedef enum TlPlanKind {
     TL_PLAN_SCAN,      /* cols: projected scan columns (when projected) */
     TL_PLAN_FILTER,    /* exprs[0]: predicate */

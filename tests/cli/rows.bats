@@ -380,3 +380,77 @@ id
 7
 EOF
 }
+
+@test "row_number(): the row's position in the step's input, 1-based" {
+    assert_run_out r.csv --with 'r = row_number()' --filter 'v > 5' --with 'k = row_number() * 10' <<'EOF'
+id,name,v,r,k
+1,ann,7,1,10
+3,cid,10,3,20
+4,dan,6,4,30
+6,fay,9,6,40
+EOF
+    assert_run_out r.csv --filter 'row_number() % 2 = 0' --select id <<'EOF'
+id
+2
+4
+6
+8
+EOF
+    assert_run_out r.csv --sort v --select 'id, row_number() as rank' --head 3 <<'EOF'
+id,rank
+8,1
+5,2
+2,3
+EOF
+    assert_run_out r.csv --sort 'row_number() desc' --head 2 --select id <<'EOF'
+id
+8
+7
+EOF
+    assert_run_out r.csv --group-by 'row_number() % 3' --agg 'n = count(), m = max(row_number())' <<'EOF'
+row_number()%3,n,m
+1,3,7
+2,3,8
+0,2,6
+EOF
+}
+
+@test "row_number(): in a pipeline file, after a join, in explain" {
+    printf '{"inputs": ["r.csv"], "steps": [{"with": {"rn": "row_number()"}}, {"filter": "rn > 6"}]}' > p.json
+    assert_run_out -f p.json <<'EOF'
+id,name,v,rn
+7,gus,5,7
+8,hal,1,8
+EOF
+    assert_run_out r.csv --filter 'v < 5' --join r.csv --on id --select 'id, row_number() as rn' <<'EOF'
+id,rn
+2,1
+5,2
+8,3
+EOF
+    run_tally explain r.csv --with 'r = row_number()' --filter 'r > 5'
+    assert_ok
+    assert_out <<'EOF'
+logical plan:
+  filter r > 5
+    project id, name, v, r
+      project id, name, v, "row_number()", "row_number()" as r
+        row number "row_number()"
+          scan r.csv
+optimized plan:
+  project id, name, v, "row_number()" as r
+    filter "row_number()" > 5
+      row number "row_number()"
+        scan r.csv
+output: id int64, name string, v int64, r int64
+EOF
+}
+
+@test "row_number(): arguments are an error with a caret" {
+    run_tally r.csv --select 'row_number(1)'
+    assert_err 2 <<'EOF'
+tally: row_number() takes 0 arguments, got 1
+  --select: row_number(1)
+            ^^^^^^^^^^^^^
+EOF
+}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # run-cli: weight=6 matrix
-# Row utilities on all cores: --sample, --with-row-number, --tail and
-# --offset choose rows by their position in the step's input, which the
+# Row utilities on all cores: --sample, --with-row-number, row_number(),
+# --tail and --offset choose rows by their position in the step's input, which the
 # operators count on the consumer side (lib/exec/op_rows.c, op_limit.c):
 # the output must be byte-identical for every --threads and batch size, and
 # equal to the unoptimized plan's.  Morsels of 7 rows, of 1000, and the
@@ -32,6 +32,9 @@ SHAPES=(
     "--offset 777 --head 100"
     "--offset 29000"
     "--tail 1234 --select id"
+    "--filter 'v > 0' --select 'id, row_number() as rn'"
+    "--with 'r = row_number()' --filter 'r % 7 = 0' --with 'k = row_number()'"
+    "--group-by g --agg 'n = count(), s = sum(row_number()), m = max(row_number())'"
 )
 
 check() {
