@@ -12,7 +12,8 @@
  *   limit-by       need + the by columns
  *   distinct       need + its columns (all columns when it has none)
  *   sample         need
- *   row number     every column (its output is its input and one more)
+ *   row number     need of its input's columns (its output is them and the
+ *                  number, last)
  *   project        keeps only the needed expressions (and the earlier ones
  *                  they read: tl_plan_reads_self); the child must supply
  *                  what those reference.  A project with guards (filters
@@ -270,8 +271,7 @@ static TlStatus prune_other(TlPlan *p, TlPlanId id, const bool *need,
     int *cmap = NULL;
     TlPlanId nc;
     TlStatus st = TL_OK;
-    bool passthrough = n.kind != TL_PLAN_AGGREGATE && n.kind != TL_PLAN_DESCRIBE &&
-                       n.kind != TL_PLAN_ROW_NUMBER;
+    bool passthrough = n.kind != TL_PLAN_AGGREGATE && n.kind != TL_PLAN_DESCRIBE;
 
     if (!cneed) return tl_error_oom(err);
     if (passthrough)
@@ -282,11 +282,7 @@ static TlStatus prune_other(TlPlan *p, TlPlanId id, const bool *need,
         refs(&p->ea, tl_plan_expr(p, n.aggs, i), cneed);
     if (n.kind == TL_PLAN_LIMIT_BY || n.kind == TL_PLAN_DISTINCT)
         for (uint32_t i = 0; i < n.n_cols; i++) cneed[tl_plan_int(p, n.cols, i)] = true;
-    /* a row number keeps its input whole: its output is the input's
-     * columns and one more, a shape the pruned child would have to be
-     * rebuilt into */
-    if ((n.kind == TL_PLAN_DISTINCT && n.n_cols == 0) || n.kind == TL_PLAN_DESCRIBE ||
-        n.kind == TL_PLAN_ROW_NUMBER)
+    if ((n.kind == TL_PLAN_DISTINCT && n.n_cols == 0) || n.kind == TL_PLAN_DESCRIBE)
         for (int c = 0; c < ncf; c++) cneed[c] = true;
 
     if ((st = prune(p, n.child, cneed, false, &nc, &cmap, err)) != TL_OK) goto done;
@@ -312,6 +308,44 @@ static TlStatus prune_other(TlPlan *p, TlPlanId id, const bool *need,
     }
 done:
     tl_free(cneed);
+    tl_free(cmap);
+    return st;
+}
+
+/* A row number: the child supplies what is needed of its columns; the
+ * output is the child's new columns and the number, last. */
+static TlStatus prune_row_number(TlPlan *p, TlPlanId id, const bool *need,
+                                 TlPlanId *out, int *map, TlError *err)
+{
+    TlPlanNode n = *tl_plan_node(p, id);
+    int ncf = tl_plan_node(p, n.child)->schema->n_fields;
+    bool *cneed = tl_calloc((size_t)(ncf ? ncf : 1), 1);
+    int *cmap = NULL;
+    TlPlanId nc;
+    TlSchema *ns;
+    TlStatus st;
+
+    if (!cneed) return tl_error_oom(err);
+    for (int c = 0; c < ncf; c++) cneed[c] = need[c];
+    st = prune(p, n.child, cneed, false, &nc, &cmap, err);
+    tl_free(cneed);
+    if (st == TL_OK && nc == n.child) {
+        for (int c = 0; c <= ncf; c++) map[c] = c;
+        *out = id;
+    } else if (st == TL_OK) {
+        const TlSchema *cs = tl_plan_node(p, nc)->schema;
+        const TlField *num = &n.schema->fields[ncf];
+        st = tl_plan_schema_new(p, &ns, err);
+        for (int c = 0; st == TL_OK && c < cs->n_fields; c++)
+            st = tl_schema_add(ns, cs->fields[c].name, cs->fields[c].type, err);
+        if (st == TL_OK) st = tl_schema_add(ns, num->name, num->type, err);
+        if (st == TL_OK) st = tl_opt_copy_node(p, id, nc, out, err);
+        if (st == TL_OK) {
+            tl_plan_node(p, *out)->schema = ns;
+            for (int c = 0; c < ncf; c++) map[c] = cmap[c];
+            map[ncf] = cs->n_fields;
+        }
+    }
     tl_free(cmap);
     return st;
 }
@@ -427,6 +461,9 @@ static TlStatus prune(TlPlan *p, TlPlanId id, bool *need, bool is_root,
         break;
     case TL_PLAN_JOIN:
         st = prune_join(p, id, need, out, map, err);
+        break;
+    case TL_PLAN_ROW_NUMBER:
+        st = prune_row_number(p, id, need, out, map, err);
         break;
     default: {
         int *m = map;

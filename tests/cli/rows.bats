@@ -454,3 +454,24 @@ tally: row_number() takes 0 arguments, got 1
             ^^^^^^^^^^^^^
 EOF
 }
+
+@test "explain: below a row number the scan reads only the columns needed" {
+    run_tally explain r.csv --with-row-number rn --select 'id, rn'
+    assert_ok
+    assert_out <<'EOF'
+logical plan:
+  project id, rn
+    row number rn
+      scan r.csv
+optimized plan:
+  project id, rn
+    row number rn
+      scan r.csv columns id
+output: id int64, rn int64
+EOF
+    assert_run_out r.csv --with-row-number rn --select 'rn, id' --tail 2 <<'EOF'
+rn,id
+7,7
+8,8
+EOF
+}
