@@ -26,6 +26,7 @@
  */
 #include "plan.h"
 #include "../expr/eval.h" /* tl_expr_mark_cols */
+#include "../core/text.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -188,11 +189,15 @@ static void node_line(Out *o, const TlPlan *p, const TlPlanNode *n)
         }
         break;
     case TL_PLAN_SAMPLE: {
-        char buf[64];
+        char buf[TL_FMT_MAX + 1];
         puts_(o, "sample ");
-        if (n->pct >= 0) {
-            snprintf(buf, sizeof buf, "%.17g%%", n->pct);
+        if (n->pct >= 0 && (double)(int64_t)n->pct == n->pct) {
+            put_i64(o, (int64_t)n->pct);
+            puts_(o, "%");
+        } else if (n->pct >= 0) {
+            buf[tl_fmt_f64(n->pct, buf)] = '\0'; /* shortest: 33.3, not 33.29999... */
             puts_(o, buf);
+            puts_(o, "%");
         } else {
             put_i64(o, n->limit);
         }

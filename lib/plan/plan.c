@@ -974,7 +974,7 @@ static TlStatus step_describe(TlPlan *p, TlPlanId *cur, TlError *err)
 }
 
 /* sample: the rows chosen depend on their positions and the seed only
- * (lib/exec/op_sample.c). */
+ * (lib/exec/op_rows.c). */
 static TlStatus step_sample(TlPlan *p, const TallyStep *s, TlPlanId *cur,
                             TlError *err)
 {

@@ -135,6 +135,12 @@ output: id int64, name string, v int64, rn int64
 EOF
 }
 
+@test "explain: a fractional percent in its shortest spelling" {
+    run_tally explain r.csv --sample 33.3%
+    assert_ok
+    [[ "$output" == *"sample 33.3% seed 0"* ]]
+}
+
 @test "--sample N: N rows chosen by the seed, in input order" {
     assert_run_out r.csv --sample 3 <<'EOF'
 id,name,v
