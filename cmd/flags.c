@@ -58,7 +58,8 @@ typedef enum FlagArg { ARG_NONE, ARG_REQ, ARG_OPT } FlagArg;
 
 typedef enum FlagId {
     F_FILTER, F_SELECT, F_WITH, F_DROP, F_RENAME, F_GROUP_BY, F_AGG, F_SORT,
-    F_HEAD, F_BY, F_DISTINCT, F_DESCRIBE, F_JOIN, F_ON, F_HOW, F_SUFFIX,
+    F_HEAD, F_BY, F_TAIL, F_OFFSET, F_SAMPLE, F_SEED, F_WITH_ROW_NUMBER,
+    F_DISTINCT, F_DESCRIBE, F_JOIN, F_ON, F_HOW, F_SUFFIX,
     F_JOIN_DELIMITER, F_JOIN_SCHEMA, F_JOIN_FROM,
     F_DELIMITER, F_NULL, F_NO_HEADER, F_HEADER, F_SCHEMA, F_FROM, F_TO, F_OUTPUT,
     F_FILE, F_THREADS, F_STATS, F_NO_OPTIMIZE, F_VERBOSE, F_HELP, F_VERSION,
@@ -124,11 +125,11 @@ static const Flag flags[] = {
     {"--select", F_SELECT, ARG_REQ, VAL_COLUMNS, H(
 "  --select LIST                  keep these columns/expressions ('b*2 as c')\n")},
     {"--with", F_WITH, ARG_REQ, VAL_TEXT, H(
-"  --with 'NAME = EXPR'           add or replace a column (repeatable)\n")},
+"  --with 'NAME = EXPR', --with-row-number NAME  add a column; NAME: 1, 2, ...\n")},
+    {"--with-row-number", F_WITH_ROW_NUMBER, ARG_REQ, VAL_TEXT, NULL, NULL},
     {"--drop", F_DROP, ARG_REQ, VAL_COLUMNS, H(
-"  --drop LIST                    remove columns\n")},
-    {"--rename", F_RENAME, ARG_REQ, VAL_TEXT, H(
-"  --rename 'OLD:NEW,...'         rename columns\n")},
+"  --drop LIST, --rename 'OLD:NEW,...'  remove columns; rename columns\n")},
+    {"--rename", F_RENAME, ARG_REQ, VAL_TEXT, NULL, NULL},
     {"--group-by", F_GROUP_BY, ARG_REQ, VAL_COLUMNS, H(
 "  --group-by LIST --agg LIST     one row per key: --agg 'n = count(), sum(x)';\n"
 "                                 named keys 'k = EXPR'; 'r = sum(a)/count()';\n"
@@ -138,9 +139,14 @@ static const Flag flags[] = {
     {"--sort", F_SORT, ARG_REQ, VAL_COLUMNS, H(
 "  --sort LIST                    stable sort: 'x', '-x', 'x desc nulls first'\n")},
     {"--head", F_HEAD, ARG_REQ, VAL_TEXT, H(
-"  --head N [--by LIST]           first N rows (of each group); also --limit\n")},
+"  --head N [--by LIST], --tail N  first N rows (of each group), last N; --limit\n")},
     {"--by", F_BY, ARG_REQ, VAL_COLUMNS, NULL, NULL},
     {"--limit", F_HEAD, ARG_REQ, VAL_TEXT, NULL, NULL},
+    {"--tail", F_TAIL, ARG_REQ, VAL_TEXT, NULL, NULL},
+    {"--offset", F_OFFSET, ARG_REQ, VAL_TEXT, H(
+"  --offset N, --sample N|P% [--seed S]  skip N rows; N or P% rows at random\n")},
+    {"--sample", F_SAMPLE, ARG_REQ, VAL_TEXT, NULL, NULL},
+    {"--seed", F_SEED, ARG_REQ, VAL_TEXT, NULL, NULL},
     {"--distinct", F_DISTINCT, ARG_OPT, VAL_COLUMNS, H(
 "  --distinct [LIST]              drop duplicate rows (on LIST, keep the first)\n")},
     {"--join", F_JOIN, ARG_REQ, VAL_FILE, H(
@@ -284,7 +290,7 @@ static const char *flag_suggest(const char *typed)
 /* ------------------------------------------------------------ the state */
 
 /* Which step the next modifier may complete. */
-typedef enum Ctx { CTX_NONE, CTX_GROUP, CTX_HEAD, CTX_JOIN } Ctx;
+typedef enum Ctx { CTX_NONE, CTX_GROUP, CTX_HEAD, CTX_SAMPLE, CTX_JOIN } Ctx;
 
 typedef struct Parser {
     TallySpec *spec;
@@ -501,7 +507,8 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
     TallySpec *s = p->spec;
     TallyStep *st = NULL;
     int rc;
-    bool is_modifier = f->id == F_AGG || f->id == F_BY || f->id == F_ON ||
+    bool is_modifier = f->id == F_AGG || f->id == F_BY || f->id == F_SEED ||
+                       f->id == F_ON ||
                        f->id == F_HOW || f->id == F_SUFFIX ||
                        f->id == F_JOIN_DELIMITER || f->id == F_JOIN_SCHEMA ||
                        f->id == F_JOIN_FROM;
@@ -510,7 +517,7 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
     /* A modifier completes its step; another step closes the context.
      * Options (-o, --threads, ...) may stand in between. */
     if (is_step && !(is_modifier && (p->ctx == CTX_JOIN || f->id == F_AGG ||
-                                     f->id == F_BY)))
+                                     f->id == F_BY || f->id == F_SEED)))
         if ((rc = end_ctx(p, typed))) return rc;
     if (is_step && !p->first_step_flag) p->first_step_flag = typed;
 
@@ -556,6 +563,44 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
         p->ctx_flag = typed;
         return 0;
     }
+    case F_TAIL:
+    case F_OFFSET: {
+        int64_t n;
+        if (!parse_count(v, &n))
+            return usage(p, "%s: expected a non-negative integer, got %s",
+                         typed, quoted(v).s);
+        if ((rc = add_step(p, TALLY_STEP_LIMIT, typed, NULL, true, &st))) return rc;
+        st->tail = f->id == F_TAIL;
+        st->limit = f->id == F_TAIL ? n : -1;
+        st->offset = f->id == F_TAIL ? 0 : n;
+        return 0;
+    }
+    case F_SAMPLE: {
+        int64_t n = -1;
+        double pct = -1;
+        if (!tally_parse_sample(v, &n, &pct))
+            return usage(p, "%s: expected a row count N or a percent P%% "
+                         "(0 to 100), got %s", typed, quoted(v).s);
+        if ((rc = add_step(p, TALLY_STEP_SAMPLE, typed, NULL, true, &st))) return rc;
+        st->limit = n;
+        st->sample_pct = pct;
+        p->ctx = CTX_SAMPLE;
+        p->ctx_step = s->n_steps - 1;
+        p->ctx_flag = typed;
+        return 0;
+    }
+    case F_SEED: {
+        int64_t n;
+        if ((rc = need_step_ctx(p, typed, CTX_SAMPLE, "--sample N"))) return rc;
+        if (!parse_count(v, &n))
+            return usage(p, "%s: expected a non-negative integer, got %s",
+                         typed, quoted(v).s);
+        s->steps[p->ctx_step].seed = (uint64_t)n;
+        p->ctx = CTX_NONE;
+        return 0;
+    }
+    case F_WITH_ROW_NUMBER:
+        return add_step(p, TALLY_STEP_ROW_NUMBER, typed, v, false, NULL);
     case F_BY:
         if ((rc = need_step_ctx(p, typed, CTX_HEAD, "--head N"))) return rc;
         st = &s->steps[p->ctx_step];

@@ -37,10 +37,13 @@ typedef enum TallyStepKind {
                              aggregate); aggs: "[NAME =] AGG(EXPR)" items,
                              agg_names[i] set when the name came separately */
     TALLY_STEP_SORT,      /* items: "expr [asc|desc] [nulls first|last]" or "-expr" */
-    TALLY_STEP_LIMIT,     /* limit; by: optional per-group keys */
+    TALLY_STEP_LIMIT,     /* limit (-1: all), offset, tail; by: optional
+                             per-group keys */
     TALLY_STEP_DISTINCT,  /* items: optional columns */
     TALLY_STEP_JOIN,      /* join_input, items: key columns, how, suffix */
     TALLY_STEP_DESCRIBE,  /* no items: one row of statistics per column */
+    TALLY_STEP_SAMPLE,    /* limit rows, or sample_pct percent; seed */
+    TALLY_STEP_ROW_NUMBER,/* items[0]: the new column's name */
 } TallyStepKind;
 
 /* A list of texts.  `split` true means each text is a comma LIST still to be
@@ -56,7 +59,11 @@ typedef struct TallyStep {
     TallyText *aggs;        /* group-by */
     int n_aggs;
     char **agg_names;       /* parallel to aggs, entries may be NULL; or NULL */
-    int64_t limit;
+    int64_t limit;          /* limit: rows kept, -1 all; sample: rows kept */
+    int64_t offset;         /* limit: rows skipped first (--offset) */
+    bool tail;              /* limit: the last `limit` rows (--tail) */
+    double sample_pct;      /* sample: percent 0..100, or -1: `limit` rows */
+    uint64_t seed;          /* sample: --seed (default 0) */
     TallyText *by;          /* limit ... by */
     int n_by;
     char *join_input;       /* join */
@@ -129,6 +136,11 @@ typedef struct TallySpec {
     bool color;             /* --to table: colour the header and the nulls
                                (the CLI decides: --color, NO_COLOR) */
 } TallySpec;
+
+/* A --sample size: digits, a row count (*rows; *pct = -1), or a decimal
+ * number from 0 to 100 and '%' (*pct; *rows = -1), as "10", "2.5%".  false
+ * for anything else (a sign, spaces, an exponent, more than 100%). */
+bool tally_parse_sample(const char *s, int64_t *rows, double *pct);
 
 /* Whether s names a Parquet codec of --parquet-compression (zstd snappy
  * gzip lz4 none). */

@@ -179,3 +179,34 @@ bool tally_parquet_codec_ok(const char *s)
         if (strcmp(s, names[i]) == 0) return true;
     return false;
 }
+
+/* See tally.h.  The percent is read by hand rather than strtod so that only
+ * plain decimals pass: no sign, exponent, hex, "inf" or "nan". */
+bool tally_parse_sample(const char *s, int64_t *rows, double *pct)
+{
+    const char *c = s;
+    int64_t v = 0;
+    double frac = 0, scale = 1;
+    if (!s || *c < '0' || *c > '9') return false;
+    for (; *c >= '0' && *c <= '9'; c++) {
+        if (v > (INT64_MAX - (*c - '0')) / 10) return false;
+        v = v * 10 + (*c - '0');
+    }
+    if (!*c) {
+        *rows = v;
+        *pct = -1;
+        return true;
+    }
+    if (*c == '.') {
+        c++;
+        if (*c < '0' || *c > '9') return false;
+        for (; *c >= '0' && *c <= '9'; c++) {
+            scale /= 10;
+            frac += (*c - '0') * scale;
+        }
+    }
+    if (c[0] != '%' || c[1] || v > 100 || (v == 100 && frac > 0)) return false;
+    *pct = (double)v + frac;
+    *rows = -1;
+    return true;
+}

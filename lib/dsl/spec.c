@@ -29,7 +29,9 @@
  *     {"agg": {...}}                  (whole-input aggregate; agg may also be
  *                                      an array of "[NAME =] AGG(EXPR)")
  *     {"sort": ["EXPR [asc|desc] [nulls first|last]", ...]}
- *     {"limit": N, "by": ["KEY", ...]}
+ *     {"limit": N, "by": ["KEY", ...]} {"limit": N, "offset": M}
+ *     {"offset": M}                   {"tail": N}
+ *     {"sample": N | "P%", "seed": S} {"with_row_number": "NAME"}
  *     {"distinct": true | ["NAME", ...]}
  *     {"join": {"input": "b.csv", "on": ["k"], "how": "left", "suffix": "_r"}}
  *       "input" may also be a pipeline object of its own, {"inputs": [...],
@@ -299,9 +301,11 @@ static int str_map(Ctx *c, const cJSON *v, TallyText **list, int *n, char ***nam
 static const char *const step_keys[] = {"filter", "select", "with",  "drop",
                                         "rename", "group_by", "agg", "sort",
                                         "limit", "by", "distinct", "join",
-                                        "describe"};
+                                        "describe", "offset", "tail", "sample",
+                                        "seed", "with_row_number"};
 enum { K_FILTER, K_SELECT, K_WITH, K_DROP, K_RENAME, K_GROUP_BY, K_AGG,
-       K_SORT, K_LIMIT, K_BY, K_DISTINCT, K_JOIN, K_DESCRIBE, K_COUNT };
+       K_SORT, K_LIMIT, K_BY, K_DISTINCT, K_JOIN, K_DESCRIBE, K_OFFSET, K_TAIL,
+       K_SAMPLE, K_SEED, K_ROW_NUMBER, K_COUNT };
 
 static int find_key(const char *const *keys, int n, const char *k)
 {
@@ -442,13 +446,19 @@ static int step(Ctx *c, const cJSON *v)
             return fail(c, "unknown %s %s%s", size == 1 ? "step" : "key", tl_quote_name(key).s,
                         near(key, step_keys, K_COUNT, sug, sizeof sug));
         val[k] = it;
-        if (k == K_BY || k == K_AGG) continue; /* modifiers of limit, group_by */
+        /* modifiers of limit, group_by, sample ("offset" is a step of its
+         * own without "limit") */
+        if (k == K_BY || k == K_AGG || k == K_SEED || k == K_OFFSET) continue;
         if (n_main++ == 0) first = k;
         else if (second < 0) second = k;
     }
     if (val[K_AGG] && !val[K_GROUP_BY]) {
         if (n_main++ == 0) first = K_AGG;
         else if (second < 0) second = K_AGG;
+    }
+    if (val[K_OFFSET] && !val[K_LIMIT]) {
+        if (n_main++ == 0) first = K_OFFSET;
+        else if (second < 0) second = K_OFFSET;
     }
     if (val[K_BY] && !val[K_LIMIT] && n_main == 0)
         return fail(c, "\"by\" goes with \"limit\": {\"limit\": N, \"by\": [...]}");
@@ -458,6 +468,11 @@ static int step(Ctx *c, const cJSON *v)
     if (val[K_BY] && first != K_LIMIT)
         return fail(c, "\"by\" goes with \"limit\", not with %s",
                     tl_quote_name(step_keys[first]).s);
+    if (val[K_SEED] && first != K_SAMPLE)
+        return fail(c, "\"seed\" goes with \"sample\": {\"sample\": N, \"seed\": S}");
+    if (val[K_OFFSET] && val[K_BY])
+        return fail(c, "\"offset\" does not go with \"by\": make it a step "
+                    "{\"offset\": N} of its own");
 
     TallyStep *st;
     const cJSON *x = val[first];
@@ -546,6 +561,11 @@ static int step(Ctx *c, const cJSON *v)
         WITH_KEY(c, "limit", {
             if (get_count(c, x, 9.2233720368547758e18, &st->limit)) return -1;
         });
+        if (val[K_OFFSET])
+            WITH_KEY(c, "offset", {
+                if (get_count(c, val[K_OFFSET], 9.2233720368547758e18, &st->offset))
+                    return -1;
+            });
         if (val[K_BY])
             WITH_KEY(c, "by", {
                 if (str_list(c, val[K_BY], 1, &st->by, &st->n_by)) return -1;
@@ -559,6 +579,45 @@ static int step(Ctx *c, const cJSON *v)
             } else if (!cJSON_IsTrue(x)) {
                 return fail(c, "expected true or an array of column names");
             }
+        });
+        return 0;
+    case K_OFFSET:
+    case K_TAIL:
+        if (!(st = new_step(c, TALLY_STEP_LIMIT))) return -1;
+        st->tail = first == K_TAIL;
+        WITH_KEY(c, step_keys[first], {
+            int64_t n;
+            if (get_count(c, x, 9.2233720368547758e18, &n)) return -1;
+            st->limit = first == K_TAIL ? n : -1;
+            st->offset = first == K_TAIL ? 0 : n;
+        });
+        return 0;
+    case K_SAMPLE:
+        if (!(st = new_step(c, TALLY_STEP_SAMPLE))) return -1;
+        WITH_KEY(c, "sample", {
+            if (cJSON_IsNumber(x)) {
+                if (get_count(c, x, 9.2233720368547758e18, &st->limit)) return -1;
+                st->sample_pct = -1;
+            } else if (!cJSON_IsString(x) || !x->valuestring ||
+                       !tally_parse_sample(x->valuestring, &st->limit, &st->sample_pct)) {
+                return fail(c, "expected a row count N or a percent \"P%%\" "
+                            "(0 to 100)");
+            }
+        });
+        if (val[K_SEED])
+            WITH_KEY(c, "seed", {
+                int64_t n;
+                if (get_count(c, val[K_SEED], 9.2233720368547758e18, &n)) return -1;
+                st->seed = (uint64_t)n;
+            });
+        return 0;
+    case K_ROW_NUMBER:
+        if (!(st = new_step(c, TALLY_STEP_ROW_NUMBER))) return -1;
+        WITH_KEY(c, "with_row_number", {
+            if (!cJSON_IsString(x) || !x->valuestring)
+                return fail(c, "expected a string, got %s", type_word(x));
+            if (!tally_text_push(&st->items, &st->n_items, x->valuestring, c->path.buf))
+                return oom(c);
         });
         return 0;
     case K_DESCRIBE:

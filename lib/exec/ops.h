@@ -65,9 +65,25 @@ TlStatus tl_op_project_new(TlOperator *child, const TlExprArena *ea,
                            const TlSchema *schema, TlOperator **out,
                            TlError *err);
 
-/* The first `limit` rows; stops pulling from the child once it has them. */
-TlStatus tl_op_limit_new(TlOperator *child, int64_t limit, TlOperator **out,
-                         TlError *err);
+/* Rows offset+1 .. offset+limit (limit -1: all after the offset); stops
+ * pulling from the child once it has them. */
+TlStatus tl_op_limit_new(TlOperator *child, int64_t offset, int64_t limit,
+                         TlOperator **out, TlError *err);
+
+/* The last `limit` rows, in order (op_rows.c): the child is read to its end
+ * holding only the batches that may still contain them. */
+TlStatus tl_op_tail_new(TlOperator *child, int64_t limit, TlOperator **out,
+                        TlError *err);
+
+/* A sample (op_rows.c): `rows` rows (pct < 0) or pct percent of the rows,
+ * chosen by a hash of (seed, row position), in input order. */
+TlStatus tl_op_sample_new(TlOperator *child, int64_t rows, double pct,
+                          uint64_t seed, TlOperator **out, TlError *err);
+
+/* The child's columns and an int64 column 1, 2, ... in input order
+ * (op_rows.c); schema: the plan node's. */
+TlStatus tl_op_row_number_new(TlOperator *child, const TlSchema *schema,
+                              TlOperator **out, TlError *err);
 
 /* Hash join (op_join.c): `how` is a TlJoinHow; left keys lk and right
  * keys rk (n_keys column indexes into each side's schema); rcols: the right

@@ -261,7 +261,14 @@ static TlStatus build(TlPlan *p, TlPlanId id, TlExecStats *stats,
         break;
     }
     case TL_PLAN_LIMIT:
-        st = tl_op_limit_new(child, n.limit, &op, err);
+        st = n.tail ? tl_op_tail_new(child, n.limit, &op, err)
+                    : tl_op_limit_new(child, n.offset, n.limit, &op, err);
+        break;
+    case TL_PLAN_SAMPLE:
+        st = tl_op_sample_new(child, n.limit, n.pct, n.seed, &op, err);
+        break;
+    case TL_PLAN_ROW_NUMBER:
+        st = tl_op_row_number_new(child, n.schema, &op, err);
         break;
     case TL_PLAN_LIMIT_BY:
     case TL_PLAN_DISTINCT:

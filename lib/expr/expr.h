@@ -57,6 +57,9 @@ typedef enum TlOp {
     TL_OP_NEG, TL_OP_CONCAT_OP, /* || */
     /* conditional */
     TL_OP_IF, TL_OP_COALESCE,
+    /* the row's position: resolve makes it a column (lib/plan/plan.h,
+     * TL_ROW_NUMBER_COL), so it is never evaluated */
+    TL_OP_ROW_NUMBER,
     /* math */
     TL_OP_ABS, TL_OP_ROUND, TL_OP_FLOOR, TL_OP_CEIL, TL_OP_SQRT, TL_OP_LN,
     TL_OP_EXP, TL_OP_POW,

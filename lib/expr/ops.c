@@ -41,6 +41,7 @@ static const TlOpInfo rows[TL_OP_COUNT_] = {
     OPR(TL_OP_CONCAT_OP, "||", 2, 2),
     FN(TL_OP_IF, "if", 3, 3),
     FN(TL_OP_COALESCE, "coalesce", 1, -1),
+    FN(TL_OP_ROW_NUMBER, "row_number", 0, 0),
     FN(TL_OP_ABS, "abs", 1, 1),
     FN(TL_OP_ROUND, "round", 1, 2),
     FN(TL_OP_FLOOR, "floor", 1, 1),

@@ -11,6 +11,9 @@
  *   limit          need
  *   limit-by       need + the by columns
  *   distinct       need + its columns (all columns when it has none)
+ *   sample         need
+ *   row number     need of its input's columns (its output is them and the
+ *                  number, last)
  *   project        keeps only the needed expressions (and the earlier ones
  *                  they read: tl_plan_reads_self); the child must supply
  *                  what those reference.  A project with guards (filters
@@ -309,6 +312,44 @@ done:
     return st;
 }
 
+/* A row number: the child supplies what is needed of its columns; the
+ * output is the child's new columns and the number, last. */
+static TlStatus prune_row_number(TlPlan *p, TlPlanId id, const bool *need,
+                                 TlPlanId *out, int *map, TlError *err)
+{
+    TlPlanNode n = *tl_plan_node(p, id);
+    int ncf = tl_plan_node(p, n.child)->schema->n_fields;
+    bool *cneed = tl_calloc((size_t)(ncf ? ncf : 1), 1);
+    int *cmap = NULL;
+    TlPlanId nc;
+    TlSchema *ns;
+    TlStatus st;
+
+    if (!cneed) return tl_error_oom(err);
+    for (int c = 0; c < ncf; c++) cneed[c] = need[c];
+    st = prune(p, n.child, cneed, false, &nc, &cmap, err);
+    tl_free(cneed);
+    if (st == TL_OK && nc == n.child) {
+        for (int c = 0; c <= ncf; c++) map[c] = c;
+        *out = id;
+    } else if (st == TL_OK) {
+        const TlSchema *cs = tl_plan_node(p, nc)->schema;
+        const TlField *num = &n.schema->fields[ncf];
+        st = tl_plan_schema_new(p, &ns, err);
+        for (int c = 0; st == TL_OK && c < cs->n_fields; c++)
+            st = tl_schema_add(ns, cs->fields[c].name, cs->fields[c].type, err);
+        if (st == TL_OK) st = tl_schema_add(ns, num->name, num->type, err);
+        if (st == TL_OK) st = tl_opt_copy_node(p, id, nc, out, err);
+        if (st == TL_OK) {
+            tl_plan_node(p, *out)->schema = ns;
+            for (int c = 0; c < ncf; c++) map[c] = cmap[c];
+            map[ncf] = cs->n_fields;
+        }
+    }
+    tl_free(cmap);
+    return st;
+}
+
 /* A join: prune both sides; the output keeps every column the new left
  * child has, then the needed right columns. */
 static TlStatus prune_join(TlPlan *p, TlPlanId id, const bool *need,
@@ -420,6 +461,9 @@ static TlStatus prune(TlPlan *p, TlPlanId id, bool *need, bool is_root,
         break;
     case TL_PLAN_JOIN:
         st = prune_join(p, id, need, out, map, err);
+        break;
+    case TL_PLAN_ROW_NUMBER:
+        st = prune_row_number(p, id, need, out, map, err);
         break;
     default: {
         int *m = map;

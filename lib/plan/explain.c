@@ -26,6 +26,7 @@
  */
 #include "plan.h"
 #include "../expr/eval.h" /* tl_expr_mark_cols */
+#include "../core/text.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -188,8 +189,34 @@ static void node_line(Out *o, const TlPlan *p, const TlPlanNode *n)
         }
         break;
     case TL_PLAN_LIMIT:
-        puts_(o, "limit ");
-        put_i64(o, n->limit);
+        puts_(o, n->tail ? "tail " : n->limit >= 0 ? "limit " : "offset ");
+        put_i64(o, n->limit >= 0 ? n->limit : n->offset);
+        if (n->limit >= 0 && n->offset > 0) {
+            puts_(o, " offset ");
+            put_i64(o, n->offset);
+        }
+        break;
+    case TL_PLAN_SAMPLE: {
+        char buf[TL_FMT_MAX + 1];
+        puts_(o, "sample ");
+        if (n->pct >= 0 && (double)(int64_t)n->pct == n->pct) {
+            put_i64(o, (int64_t)n->pct);
+            puts_(o, "%");
+        } else if (n->pct >= 0) {
+            buf[tl_fmt_f64(n->pct, buf)] = '\0'; /* shortest: 33.3, not 33.29999... */
+            puts_(o, buf);
+            puts_(o, "%");
+        } else {
+            put_i64(o, n->limit);
+        }
+        puts_(o, " seed ");
+        snprintf(buf, sizeof buf, "%llu", (unsigned long long)n->seed);
+        puts_(o, buf);
+        break;
+    }
+    case TL_PLAN_ROW_NUMBER:
+        puts_(o, "row number ");
+        put_name(o, n->schema->fields[n->schema->n_fields - 1].name);
         break;
     case TL_PLAN_LIMIT_BY:
         puts_(o, "limit ");

@@ -763,7 +763,7 @@ static TlStatus step_cols(TlPlan *p, const TallyStep *s, TlPlanId *cur,
     TlPlanKind kind;
     TlStatus st;
 
-    if (is_limit && s->limit < 0)
+    if (is_limit && (s->limit < -1 || s->offset < 0 || (s->n_by && s->limit < 0)))
         return tl_error(err, TL_ERR_USAGE, "%s: limit must not be negative",
                         s->origin ? s->origin : "limit");
     st = is_limit ? tl_plan_parse_list(p, s->by, s->n_by, NULL, s->origin, s->split,
@@ -783,6 +783,10 @@ static TlStatus step_cols(TlPlan *p, const TallyStep *s, TlPlanId *cur,
         nd->cols = cs;
         nd->n_cols = iv.n;
         nd->limit = is_limit ? s->limit : -1;
+        if (kind == TL_PLAN_LIMIT) {
+            nd->offset = s->offset;
+            nd->tail = s->tail;
+        }
     }
     *cur = id;
 done:
@@ -977,6 +981,116 @@ static TlStatus step_describe(TlPlan *p, TlPlanId *cur, TlError *err)
     return TL_OK;
 }
 
+/* sample: the rows chosen depend on their positions and the seed only
+ * (lib/exec/op_rows.c). */
+static TlStatus step_sample(TlPlan *p, const TallyStep *s, TlPlanId *cur,
+                            TlError *err)
+{
+    TlPlanId id;
+    if (s->sample_pct < 0 ? s->limit < 0 : s->sample_pct > 100)
+        return tl_error(err, TL_ERR_USAGE, "%s: bad sample size",
+                        s->origin ? s->origin : "sample");
+    TL_TRY(tl_plan_push(p, TL_PLAN_SAMPLE, *cur, &id, err));
+    tl_plan_node(p, id)->limit = s->sample_pct < 0 ? s->limit : -1;
+    tl_plan_node(p, id)->pct = s->sample_pct;
+    tl_plan_node(p, id)->seed = s->seed;
+    *cur = id;
+    return TL_OK;
+}
+
+/* with-row-number NAME: the input's columns and NAME last.  A NAME the
+ * input has is an error rather than a replacement: a number that silently
+ * took the place of a column of the data would be hard to notice. */
+static TlStatus push_row_number(TlPlan *p, const char *name, const char *origin,
+                                TlPlanId *cur, TlError *err)
+{
+    const TlSchema *in = tl_plan_node(p, *cur)->schema;
+    TlSchema *out;
+    TlPlanId id;
+    if (!*name)
+        return tl_error(err, TL_ERR_USAGE, "%s: expected a column name", origin);
+    if (tl_schema_find(in, name) >= 0)
+        return tl_error(err, TL_ERR_USAGE, "%s: column %s already exists", origin,
+                        tl_quote_name(name).s);
+    TL_TRY(tl_plan_schema_new(p, &out, err));
+    for (int c = 0; c < in->n_fields; c++)
+        TL_TRY(tl_schema_add(out, in->fields[c].name, in->fields[c].type, err));
+    TL_TRY(tl_schema_add(out, name, TL_TINT64, err));
+    TL_TRY(tl_plan_push(p, TL_PLAN_ROW_NUMBER, *cur, &id, err));
+    tl_plan_node(p, id)->schema = out;
+    *cur = id;
+    return TL_OK;
+}
+
+static TlStatus step_row_number(TlPlan *p, const TallyStep *s, TlPlanId *cur,
+                                TlError *err)
+{
+    return push_row_number(p, s->n_items ? s->items[0].text : "",
+                           s->origin ? s->origin : "with_row_number", cur, err);
+}
+
+/* Whether a text may call row_number(): the name, any case, then "(".
+ * A false yes (the words inside a string literal) only costs a row-number
+ * node whose column the step does not read and which is dropped after it. */
+static bool text_row_number(const char *t)
+{
+    for (const char *s = t; s && (s = strcasestr(s, "row_number")); s += 10) {
+        const char *e = s + 10;
+        bool word = s == t || !(isalnum((unsigned char)s[-1]) || s[-1] == '_');
+        while (*e == ' ' || *e == '\t' || *e == '\n' || *e == '\r') e++;
+        if (word && *e == '(') return true;
+    }
+    return false;
+}
+
+/* Whether step s has an expression that may call row_number(). */
+static bool step_row_number_call(const TallyStep *s)
+{
+    if (s->kind != TALLY_STEP_FILTER && s->kind != TALLY_STEP_SELECT &&
+        s->kind != TALLY_STEP_WITH && s->kind != TALLY_STEP_GROUP_BY &&
+        s->kind != TALLY_STEP_SORT)
+        return false;
+    for (int i = 0; i < s->n_items; i++)
+        if (text_row_number(s->items[i].text)) return true;
+    for (int i = 0; i < s->n_aggs; i++)
+        if (text_row_number(s->aggs[i].text)) return true;
+    return false;
+}
+
+static TlStatus build_step(TlPlan *p, const TallyStep *s, TlPlanId *cur,
+                           TlError *err);
+
+/* A step that calls row_number(), alone: a row-number node of the hidden
+ * column below it (the open `with` run closed first, so the numbers are
+ * the positions in this very step's input), the step, then the hidden
+ * column dropped when the step passed it on. */
+static TlStatus step_numbered(TlPlan *p, const TallyStep *s, TlWithRun *w,
+                              TlPlanId *cur, TlError *err)
+{
+    const TlSchema *out;
+    int hidden;
+    TL_TRY(tl_plan_with_close(p, w, err));
+    TL_TRY(push_row_number(p, TL_ROW_NUMBER_COL, s->origin ? s->origin : "row_number()",
+                           cur, err));
+    if (s->kind == TALLY_STEP_WITH) {
+        TL_TRY(tl_plan_step_with(p, s, w, cur, err));
+        TL_TRY(tl_plan_with_close(p, w, err));
+    } else {
+        TL_TRY(build_step(p, s, cur, err));
+    }
+    out = tl_plan_node(p, *cur)->schema;
+    hidden = tl_schema_find(out, TL_ROW_NUMBER_COL);
+    if (hidden < 0) return TL_OK;
+    int *order = tl_malloc((size_t)(out->n_fields ? out->n_fields : 1) * sizeof *order);
+    int n = 0;
+    if (!order) return tl_error_oom(err);
+    for (int c = 0; c < out->n_fields; c++)
+        if (c != hidden) order[n++] = c;
+    TlStatus st = tl_plan_push_passthrough(p, *cur, order, n, NULL, cur, err);
+    tl_free(order);
+    return st;
+}
+
 static TlStatus build_step(TlPlan *p, const TallyStep *s, TlPlanId *cur,
                            TlError *err)
 {
@@ -993,6 +1107,8 @@ static TlStatus build_step(TlPlan *p, const TallyStep *s, TlPlanId *cur,
     case TALLY_STEP_JOIN:
         break; /* build_pipeline */
     case TALLY_STEP_DESCRIBE: return step_describe(p, cur, err);
+    case TALLY_STEP_SAMPLE: return step_sample(p, s, cur, err);
+    case TALLY_STEP_ROW_NUMBER: return step_row_number(p, s, cur, err);
     }
     return tl_error(err, TL_ERR_USAGE, "unknown step kind %d", (int)s->kind);
 }
@@ -1147,7 +1263,10 @@ static TlStatus build_pipeline(TlPlan *p, const TallySpec *spec,
             single = i;
             if (st != TL_OK) break;
         }
-        if (s->kind == TALLY_STEP_WITH) {
+        if (step_row_number_call(s)) {
+            before[i] = tl_plan_node(p, cur)->schema;
+            st = step_numbered(p, s, &w, &cur, err);
+        } else if (s->kind == TALLY_STEP_WITH) {
             before[i] = tl_plan_node(p, cur)->schema;
             st = tl_plan_step_with(p, s, &w, &cur, err);
         } else if (s->kind == TALLY_STEP_FILTER && w.node == cur &&

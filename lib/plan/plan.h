@@ -45,6 +45,11 @@ typedef uint32_t TlPlanId;
 #define TL_PLAN_MAX_NODES 100000
 #define TL_PLAN_MAX_NODES_SHALLOW 4096
 
+/* The column a row_number() call reads: the planner puts a row-number
+ * node of this name below a step that calls it and drops the column after
+ * the step (plan.c); resolve turns the call into a reference to it. */
+#define TL_ROW_NUMBER_COL "row_number()"
+
 typedef enum TlPlanKind {
     TL_PLAN_SCAN,      /* cols: projected scan columns (when projected) */
     TL_PLAN_FILTER,    /* exprs[0]: predicate */
@@ -55,7 +60,8 @@ typedef enum TlPlanKind {
     TL_PLAN_SORT,      /* exprs: keys; flags: TL_SORT_* per key; limit;
                           n_by > 0: first `limit` rows per group of the
                           by columns (lib/opt/topn_by.c) */
-    TL_PLAN_LIMIT,     /* limit */
+    TL_PLAN_LIMIT,     /* offset rows skipped, then limit rows (-1: all);
+                          tail: the last `limit` rows instead */
     TL_PLAN_LIMIT_BY,  /* limit; cols: group columns */
     TL_PLAN_DISTINCT,  /* cols: columns (none: all) */
     TL_PLAN_JOIN,      /* child = left, right = right side; how; cols: left
@@ -64,6 +70,9 @@ typedef enum TlPlanKind {
                           Output: every left column, then rcols */
     TL_PLAN_DESCRIBE,  /* one row of statistics per child column; reads
                           every child column */
+    TL_PLAN_SAMPLE,    /* limit rows (pct < 0) or pct percent of the rows,
+                          chosen by a hash of (seed, row position) */
+    TL_PLAN_ROW_NUMBER,/* the child's columns and an int64 1, 2, ... last */
 } TlPlanKind;
 
 typedef enum TlJoinHow {
@@ -83,7 +92,11 @@ typedef struct TlPlanNode {
     uint32_t aggs, n_aggs;  /* into plan->ids */
     uint32_t cols, n_cols;  /* into plan->ints */
     uint32_t flags;         /* into plan->ints, n_exprs entries (sort) */
-    int64_t limit;          /* limit, limit-by; sort: top-k or -1 */
+    int64_t limit;          /* limit, limit-by, sample; sort: top-k or -1 */
+    int64_t offset;         /* limit: rows skipped before the first */
+    bool tail;              /* limit: the last `limit` rows */
+    double pct;             /* sample: percent, or -1 (`limit` rows) */
+    uint64_t seed;          /* sample */
     uint32_t in0, n_in;     /* scan: its inputs, plan->inputs[in0, in0+n_in) */
     uint8_t how;            /* join: TlJoinHow */
     uint32_t rkeys;         /* join: into plan->ints, n_cols entries */

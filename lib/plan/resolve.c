@@ -42,6 +42,7 @@
  * pointers are re-fetched after every push: the arena may move.
  */
 #include "resolve.h"
+#include "plan.h" /* TL_ROW_NUMBER_COL */
 #include "../core/text.h"
 #include "../../kernels/core_kernels.h"
 #include "../../kernels/fn.h"
@@ -489,6 +490,16 @@ static TlStatus resolve_call(R *r, TlExprId id, bool in_agg)
     uint32_t i, n;
     TlType t;
     TL_TRY(arity(r, id, op));
+    if (op == TL_OP_ROW_NUMBER) {
+        int c = r->in ? tl_schema_find(r->in, TL_ROW_NUMBER_COL) : -1;
+        TlExpr *e = N(r, id);
+        if (c < 0) return fail_at(r, id, "row_number() is not allowed here");
+        e->kind = TL_X_COL;
+        e->col = c;
+        e->name = TL_ROW_NUMBER_COL;
+        e->type = TL_TINT64;
+        return TL_OK;
+    }
     if (tl_op_is_agg(op)) {
         if (!r->allow_agg || in_agg)
             return fail_at(r, id, "aggregate \"%s\" is not allowed here",

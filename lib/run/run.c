@@ -46,6 +46,7 @@
 #include "../core/ctx.h"
 #include "../core/pool.h"
 #include "../exec/ops.h"
+#include "pattern.h"
 
 #include <ctype.h>
 #include <glob.h>
@@ -197,7 +198,8 @@ static TlStatus add_input(Run *r, const char *display, const char *path,
 }
 
 /* Inputs: relative to the pipeline file's folder; a pattern with * ? [ that
- * names no file is expanded (sorted), and must match something. */
+ * names no file is expanded (sorted), and must match something; one with
+ * `**` or `{a,b}` is expanded by pattern.c (sorted too). */
 static TlStatus expand_inputs(Run *r, const TallySpec *s, const char *dir,
                               TlError *err)
 {
@@ -208,7 +210,23 @@ static TlStatus expand_inputs(Run *r, const TallySpec *s, const char *dir,
         struct stat sb;
         TlStatus st = TL_OK;
         if (!path) return tl_error_oom(err);
-        if (strpbrk(in, "*?[") && stat(path, &sb) != 0) {
+        bool ext = tl_glob_extended(in);
+        if ((ext || strpbrk(in, "*?[")) && stat(path, &sb) == 0) ext = false;
+        if (ext) {
+            char **m = NULL;
+            size_t nm = 0;
+            st = tl_glob_expand(path, &m, &nm, err);
+            if (st == TL_OK && nm == 0)
+                st = tl_error(err, TL_ERR_IO, "no file matches %s", tl_quote_name(in).s);
+            for (size_t k = 0; k < nm; k++) {
+                const char *shown = m[k];
+                if (dir && in[0] != '/' && strncmp(m[k], dir, dl) == 0 && m[k][dl] == '/')
+                    shown = m[k] + dl + 1;
+                if (st == TL_OK) st = add_input(r, shown, m[k], err);
+                tl_free(m[k]);
+            }
+            tl_free(m);
+        } else if (strpbrk(in, "*?[") && stat(path, &sb) != 0) {
             glob_t g;
             int rc = glob(path, 0, NULL, &g);
             if (rc == GLOB_NOMATCH) {

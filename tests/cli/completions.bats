@@ -14,6 +14,7 @@ FLAGS='--filter text
 --where text
 --select columns
 --with text
+--with-row-number text
 --drop columns
 --rename text
 --group-by columns
@@ -23,6 +24,10 @@ FLAGS='--filter text
 --head text
 --by columns
 --limit text
+--tail text
+--offset text
+--sample text
+--seed text
 --distinct columns+files
 --join files
 --on columns

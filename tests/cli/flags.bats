@@ -222,6 +222,30 @@ id
 EOF
 }
 
+@test "--tail=N, --offset=N, --sample=N --seed=S, --with-row-number=NAME" {
+    assert_run_out sales.csv --tail=2 --select id <<'EOF'
+id
+7
+8
+EOF
+    assert_run_out sales.csv --offset=6 --select=id <<'EOF'
+id
+7
+8
+EOF
+    # seed 5: the 2 smallest hashes are at positions 4 and 5 (0-based)
+    assert_run_out sales.csv --sample=2 --seed=5 --with-row-number=n --select id,n <<'EOF'
+id,n
+5,1
+6,2
+EOF
+    assert_run_out sales.csv --sample=25% --select id <<'EOF'
+id
+4
+5
+EOF
+}
+
 @test "--head 0 writes only the header" {
     assert_run_out sales.csv --head 0 <<'EOF'
 id,region,product,qty,price,day

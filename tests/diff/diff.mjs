@@ -13,7 +13,8 @@
 // bool columns and nulls, and for each seed cases of its own: a --select of
 // random typed expressions, a --filter by a random condition, a --group-by
 // with aggregates (and one with mode, arg_max/min_by, quantile_disc,
-// count_if and filter clauses), a sort, a distinct, a join, --describe's row of each
+// count_if and filter clauses), a sort, a distinct, a join, --offset/--head
+// over a sort and --tail over a filter (LIMIT/OFFSET), --describe's row of each
 // column against DuckDB's count, count(DISTINCT), min, max, avg,
 // stddev_samp and quantile_cont, and a column selector against DuckDB's
 // star expressions.  Both engines get the same typed data (tally
@@ -404,6 +405,24 @@ function makeCases(seed) {
         args: ['--group-by', 'k', '--agg', aggs2.map(a => `${a[0]} = ${a[1]}`).join(', ')],
         sql: `SELECT k, ${aggs2.map(a => `${a[2]} AS ${a[0]}`).join(', ')} FROM t GROUP BY k`,
         unordered: true,
+    // --offset, --head and --tail against LIMIT/OFFSET, over the sort and
+    // the filter above (their own generator, so the cases before keep
+    // theirs): the sort's top-(head + offset) heap, then the skip
+    const r2 = rng(seed * 104729 + 3);
+    const off = r2.pick([0, 1, 3, 7, 20, 40]), lim = r2.pick([null, 0, 1, 5, 12]);
+    const sortKeys = keys.map(k => k[0]).concat(['rn']).join(', ');
+    cases.push({
+        id: `s${seed}-offset`,
+        args: ['--sort', sortKeys, '--offset', String(off)]
+            .concat(lim === null ? [] : ['--head', String(lim)]).concat(['--select', 'rn']),
+        sql: `SELECT rn FROM t ORDER BY ${keys.map(k => k[1]).join(', ')}, rn` +
+             `${lim === null ? '' : ` LIMIT ${lim}`} OFFSET ${off}`,
+    });
+    const tl = r2.pick([0, 1, 2, 5, 30]);
+    cases.push({
+        id: `s${seed}-tail`,
+        args: ['--filter', c.tl, '--tail', String(tl), '--select', 'rn'],
+        sql: `SELECT rn FROM (SELECT rn FROM t WHERE ${c.db} ORDER BY rn DESC LIMIT ${tl}) ORDER BY rn`,
     });
     return { seed, csv: tableCsv(COLS, rows), csv2: tableCsv(UCOLS, right),
              sql: tableSql('t', COLS, rows) + '\n' + tableSql('u', UCOLS, right), cases };
