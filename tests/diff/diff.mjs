@@ -405,11 +405,12 @@ function makeCases(seed) {
         args: ['--group-by', 'k', '--agg', aggs2.map(a => `${a[0]} = ${a[1]}`).join(', ')],
         sql: `SELECT k, ${aggs2.map(a => `${a[2]} AS ${a[0]}`).join(', ')} FROM t GROUP BY k`,
         unordered: true,
+    });
     // --offset, --head and --tail against LIMIT/OFFSET, over the sort and
     // the filter above (their own generator, so the cases before keep
     // theirs): the sort's top-(head + offset) heap, then the skip
-    const r2 = rng(seed * 104729 + 3);
-    const off = r2.pick([0, 1, 3, 7, 20, 40]), lim = r2.pick([null, 0, 1, 5, 12]);
+    const r3 = rng(seed * 104729 + 3);
+    const off = r3.pick([0, 1, 3, 7, 20, 40]), lim = r3.pick([null, 0, 1, 5, 12]);
     const sortKeys = keys.map(k => k[0]).concat(['rn']).join(', ');
     cases.push({
         id: `s${seed}-offset`,
@@ -418,7 +419,7 @@ function makeCases(seed) {
         sql: `SELECT rn FROM t ORDER BY ${keys.map(k => k[1]).join(', ')}, rn` +
              `${lim === null ? '' : ` LIMIT ${lim}`} OFFSET ${off}`,
     });
-    const tl = r2.pick([0, 1, 2, 5, 30]);
+    const tl = r3.pick([0, 1, 2, 5, 30]);
     cases.push({
         id: `s${seed}-tail`,
         args: ['--filter', c.tl, '--tail', String(tl), '--select', 'rn'],
