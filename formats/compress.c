@@ -430,32 +430,6 @@ TlStatus tl_input_decompress(const TlCtx *ctx, const char *path, TlBuf **buf,
     return TL_OK;
 }
 
-/* See compress.h.  Blanks are spaces, tabs, line ends and a UTF-8 BOM. */
-TlStatus tl_stdin_sniff(const TlCtx *ctx, const char **fmt, TlError *err)
-{
-    TlBuf *b = NULL;
-    size_t i = 0;
-    size_t ready = 0;
-    TlStatus st = TL_OK;
-    TL_TRY(tl_input_load_stream(ctx, "-", &b, err));
-    /* a streamed input: look only at bytes decompressed already */
-    st = tl_input_wait(b, 4, &ready, err);
-    if (st == TL_OK && ready >= 3 && memcmp(b->data, "\xef\xbb\xbf", 3) == 0) i = 3;
-    for (; st == TL_OK; i++) {
-        if (i >= ready && (st = tl_input_wait(b, i + 4096, &ready, err)) != TL_OK) break;
-        if (i >= ready) break;
-        if (b->data[i] != ' ' && b->data[i] != '\t' && b->data[i] != '\r' &&
-            b->data[i] != '\n')
-            break;
-    }
-    *fmt = st == TL_OK && i < ready && (b->data[i] == '{' || b->data[i] == '[') ? "json"
-                                                                              : "csv";
-    /* Parquet's magic number (its bytes are never blank) */
-    if (st == TL_OK && ready >= 4 && memcmp(b->data, "PAR1", 4) == 0) *fmt = "parquet";
-    tl_buf_release(b);
-    return st;
-}
-
 /* -------------------------------------------------------------- writing */
 
 struct TlCompressor {

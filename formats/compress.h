@@ -54,10 +54,6 @@ TlStatus tl_decompress(TlInputs *in, TlCompression c, const char *name,
  * On error *buf is released and set to NULL. */
 TlStatus tl_input_decompress(const TlCtx *ctx, const char *path, TlBuf **buf,
                              TlError *err);
-/* The format of standard input by its first non-blank byte (after
- * decompression): "json" for '{' or '[' (json_doc.c tells NDJSON from a
- * document), else "csv".  Loads (and caches) stdin. */
-TlStatus tl_stdin_sniff(const TlCtx *ctx, const char **fmt, TlError *err);
 /* What a run keeps of its inputs (TlCtx.inputs): standard input, read
  * once so that a restarted attempt sees the same bytes (format.c); the
  * last decompressed file, so that a restart does not decompress it again;

@@ -1,12 +1,12 @@
 /*
  * format.c -- the format-independent half of format.h.
  *
- * Four jobs:
- *   1. Naming: a path's suffix gives its format and compression
- *      ("a.tsv.gz" -> "tsv" + "gz"), case-insensitively.
- *   2. Dispatch: tl_reader_* and tl_writer_* forward to the table of
- *      operations the chosen format filled in (fmt_impl.h).
- *   3. Input bytes: tl_input_load turns a path into one immutable buffer.
+ * Three jobs:
+ *   1. Dispatch: tl_reader_open and tl_writer_open call the constructor
+ *      of the format the registry (registry.c) names; tl_reader_* and
+ *      tl_writer_* forward to the table of operations it filled in
+ *      (fmt_impl.h).
+ *   2. Input bytes: tl_input_load turns a path into one immutable buffer.
  *      A regular file is mapped (read() if mapping fails); a pipe or other
  *      special file is read fully; "-" reads standard input fully ONCE into
  *      the run's inputs (TlCtx.inputs), so that when inference widens a type
@@ -18,13 +18,13 @@
  *                       other    --read--> TlBuf (owned)
  *        "-"  --------> cache (TlBuf, one reference held by the cache)
  *
- *   4. Inputs that change: every open, split, morsel and batch ends with a
+ *   3. Inputs that change: every open, split, morsel and batch ends with a
  *      check (shrink_first) that a mapped input is not now shorter than at
  *      open; when one is, its error replaces whatever the reader returned
  *      (mapped.c explains why that is sound).
  */
 #include "fmt_impl.h"
-#include "tsv.h"
+#include "registry.h"
 #include "compress_impl.h"
 #include "filename.h"
 
@@ -32,76 +32,9 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* ----------------------------------------------------------------- naming */
-
-static bool ends_with_ci(const char *s, size_t n, const char *suffix)
-{
-    size_t k = strlen(suffix);
-    return n >= k && strncasecmp(s + n - k, suffix, k) == 0;
-}
-
-/* The format named by path's suffix ("csv", "tsv", "ndjson", "json",
- * "parquet", "arrow") or NULL when unknown; a trailing ".gz" or ".zst" is
- * stripped first and reported in *compression ("gz", "zst" or NULL;
- * compression may be NULL).  Case-insensitive; ".jsonl" is ndjson and
- * ".feather" is arrow. */
-const char *tl_format_from_path(const char *path, const char **compression)
-{
-    static const struct { const char *suffix, *format; } table[] = {
-        {".csv", "csv"},         {".tsv", "tsv"},     {".ndjson", "ndjson"},
-        {".jsonl", "ndjson"},    {".json", "json"},   {".parquet", "parquet"},
-        {".arrow", "arrow"},     {".feather", "arrow"},
-    };
-    const char *comp = NULL;
-    size_t n;
-    if (compression) *compression = NULL;
-    if (!path) return NULL;
-    n = strlen(path);
-    if (ends_with_ci(path, n, ".gz")) {
-        comp = "gz";
-        n -= 3;
-    } else if (ends_with_ci(path, n, ".zst")) {
-        comp = "zst";
-        n -= 4;
-    }
-    if (compression) *compression = comp;
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        if (ends_with_ci(path, n, table[i].suffix)) return table[i].format;
-    return NULL;
-}
-
-/* The format of an input named by a suffix that tally reads but does not
- * write (GeoJSON is JSON to read, but a JSON array written under its name
- * would not be GeoJSON): ".geojson" is json (sniffed: a document or JSON
- * lines), after any ".gz" or ".zst"; NULL for any other.  A ".geojsonl"
- * file stays CSV unless --from says: read as NDJSON, a feature whose
- * geometry is null beside ones that hold an object would give a column
- * "geometry" beside "geometry.type"; its quote error names --from ndjson. */
-static const char *input_only_format(const char *path)
-{
-    size_t n = strlen(path);
-    if (ends_with_ci(path, n, ".gz")) n -= 3;
-    else if (ends_with_ci(path, n, ".zst")) n -= 4;
-    return ends_with_ci(path, n, ".geojson") ? "json" : NULL;
-}
-
-/* Normalise a --from/--to format name; NULL when unknown. */
-static const char *format_name(const char *s)
-{
-    static const struct { const char *name, *format; } table[] = {
-        {"csv", "csv"},       {"tsv", "tsv"},         {"ndjson", "ndjson"},
-        {"jsonl", "ndjson"},  {"json", "json"},       {"parquet", "parquet"},
-        {"arrow", "arrow"},   {"feather", "arrow"},
-    };
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        if (strcasecmp(s, table[i].name) == 0) return table[i].format;
-    return NULL;
-}
 
 /* -------------------------------------------------------------- input */
 
@@ -427,67 +360,23 @@ TlStatus tl_reader_open_ready(TlOpenTry try, void *ctx, TlReader **out, TlError 
     }
 }
 
-/* Whether the regular file at path starts with Parquet's magic number
- * "PAR1": a file whose suffix names no format is Parquet by content (one
- * read of 4 bytes, paid only by such files).  Anything else is not opened
- * here: opening a FIFO's reading end and closing it would let its writer
- * start and then die of SIGPIPE. */
-static bool starts_par1(const char *path)
-{
-    char m[4];
-    ssize_t got;
-    struct stat st;
-    int fd;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return false;
-    fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) return false;
-    got = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? pread(fd, m, 4, 0) : -1;
-    close(fd);
-    return got == 4 && memcmp(m, "PAR1", 4) == 0;
-}
-
-/* Open a reader for path: the format comes from opt->from, else the suffix,
- * else (standard input) sniffing, else Parquet's magic number, else CSV.  Compressed inputs are
- * decompressed by tl_input_load (compress.c).  See format.h. */
+/* Open a reader for path in the format the registry chooses
+ * (tl_format_for_input, registry.c).  Compressed inputs are decompressed
+ * by tl_input_load (compress.c).  See format.h. */
 TlStatus tl_reader_open(const char *path, const TlReadOptions *opt,
                         TlTypeHints *hints, TlReader **out, TlError *err)
 {
     static const TlReadOptions defaults = {0};
-    const char *fmt = NULL;
-    char delim;
+    const TlFormat *f;
     TlStatus st;
     *out = NULL;
     if (!opt) opt = &defaults;
-    if (strcmp(path, "-") != 0) fmt = tl_format_from_path(path, NULL);
-    if (!fmt && strcmp(path, "-") != 0) fmt = input_only_format(path);
-    if (opt->from) {
-        fmt = format_name(opt->from);
-        if (!fmt)
-            return tl_error(err, TL_ERR_USAGE, "--from: unknown format %s (tally reads "
-                            "csv, tsv, ndjson, jsonl, json)", tl_quote_name(opt->from).s);
-    }
-    if (!fmt && strcmp(path, "-") == 0) TL_TRY(tl_stdin_sniff(opt->ctx, &fmt, err));
-    if (!fmt && starts_par1(path)) fmt = "parquet";
-    if (!fmt) fmt = "csv";
-    if (strcmp(fmt, "ndjson") == 0 && !opt->from) {
-        st = tl_json_ndjson_open(path, opt, hints, out, err); /* names --from json */
-    } else if (strcmp(fmt, "ndjson") == 0) {
-        st = tl_ndjson_reader_open(path, opt, hints, out, err);
-    } else if (strcmp(fmt, "json") == 0) {
-        st = tl_json_reader_open(path, opt, hints, out, err); /* json_doc.c */
-    } else if (strcmp(fmt, "parquet") == 0) {
-        st = tl_parquet_reader_open(path, opt, hints, out, err); /* parquet/reader.c */
-    } else if (strcmp(fmt, "csv") != 0 && strcmp(fmt, "tsv") != 0) {
+    TL_TRY(tl_format_for_input(path, opt, &f, err));
+    if (!f->open)
         return tl_error(err, TL_ERR_USAGE,
                         "cannot read %s: the %s format is not supported yet",
-                        tl_quote_name(path).s, fmt);
-    } else {
-        TlReadOptions o = *opt;
-        o.tsv = strcmp(fmt, "tsv") == 0; /* quotes are data, \N is null */
-        delim = opt->delimiter ? opt->delimiter : o.tsv ? '\t' : ',';
-        st = tl_csv_reader_open(path, &o, delim, hints, out, err);
-        if (st == TL_OK && o.tsv) st = tl_tsv_reader_wrap(out, err); /* tsv_read.c */
-    }
+                        tl_quote_name(path).s, f->name);
+    st = f->open(path, opt, hints, out, err);
     st = shrink_first(st == TL_OK ? *out : NULL, st, NULL, NULL, err);
     if (st != TL_OK && *out) {
         tl_reader_close(*out);
@@ -798,39 +687,24 @@ void tl_reader_close(TlReader *r)
 
 /* ------------------------------------------------------------ writers */
 
-/* Open a writer of format ("csv", "tsv", "ndjson", "json", "parquet";
- * case-insensitive) on sink and write
- * the header.  opt may be NULL (comma or tab by format, header on).  The
- * sink stays owned by the caller and must outlive the writer. */
+/* Open a writer of format (a --to name of the registry, case-insensitive;
+ * NULL: CSV) on sink and write the header.  opt may be NULL (the format's
+ * defaults: comma, header on).  The sink stays owned by the caller and
+ * must outlive the writer. */
 TlStatus tl_writer_open(TlSink *sink, const char *format, const TlSchema *schema,
                         const TlWriteOptions *opt, TlWriter **out, TlError *err)
 {
-    const char *fmt = format ? format_name(format) : "csv";
-    char delim;
-    bool header = opt ? opt->header : true;
+    const TlFormat *f = tl_format_named(format ? format : "csv");
+    char list[256];
     *out = NULL;
-    if (format && strcasecmp(format, "table") == 0) /* for people: not a file format */
-        return tl_table_writer_open(sink, schema, opt ? opt->width : 0,
-                                    opt && opt->max_rows ? opt->max_rows : 40,
-                                    opt && opt->color, out, err);
-    if (!fmt)
-        return tl_error(err, TL_ERR_USAGE, "--to: unknown format %s (tally writes csv, tsv, "
-                        "ndjson, jsonl, json, parquet)", tl_quote_name(format).s);
-    if (strcmp(fmt, "ndjson") == 0)
-        return tl_ndjson_writer_open(sink, schema, out, err);
-    if (strcmp(fmt, "json") == 0)
-        return tl_json_writer_open(sink, schema, out, err);
-    if (strcmp(fmt, "parquet") == 0)
-        return tl_parquet_writer_open(sink, schema, opt, out, err);
-    if (strcmp(fmt, "csv") != 0 && strcmp(fmt, "tsv") != 0)
+    if (!f)
+        return tl_error(err, TL_ERR_USAGE, "--to: unknown format %s (tally writes %s)",
+                        tl_quote_name(format).s,
+                        tl_format_list(list, sizeof list, TL_FORMATS_WRITE, ", "));
+    if (!f->write)
         return tl_error(err, TL_ERR_USAGE,
-                        "writing the %s format is not supported yet", fmt);
-    if (strcmp(fmt, "tsv") == 0) /* IANA TSV: escapes, never quotes (tsv.c) */
-        return tl_tsv_writer_open(sink, schema, header, opt ? opt->null_text : NULL,
-                                  out, err);
-    delim = opt && opt->delimiter ? opt->delimiter : ',';
-    return tl_csv_writer_open(sink, delim, schema, header,
-                              opt ? opt->null_text : NULL, out, err);
+                        "writing the %s format is not supported yet", f->name);
+    return f->write(sink, schema, opt, out, err);
 }
 
 /* Write one batch (columns in the schema's order). */

@@ -372,7 +372,8 @@ typedef struct TlWriteOptions {
 
 typedef struct TlWriter TlWriter;
 
-/* format: "csv", "tsv", "ndjson", "json", "table" or "parquet".  Writes the
+/* format: a --to name of the registry (formats/registry.c: "csv", "tsv",
+ * "ndjson", "json", "table", "parquet", ...; NULL: CSV).  Writes the
  * header (CSV, TSV; the table: everything at finish). */
 TlStatus tl_writer_open(TlSink *sink, const char *format, const TlSchema *schema,
                         const TlWriteOptions *opt, TlWriter **out, TlError *err);
@@ -392,9 +393,9 @@ void tl_input_guard_install(void);
 void tl_input_changes_reset(void);
 TlStatus tl_input_changed(TlError *err);
 
-/* Format from a path suffix: "csv", "tsv", "ndjson", "json", "parquet",
- * "arrow", or NULL if unknown; *compression set to "gz", "zst" or NULL. */
-
+/* Format from a path suffix (formats/registry.c): "csv", "tsv", "ndjson",
+ * "json", "parquet", "arrow", or NULL if unknown; *compression set to
+ * "gz", "zst" or NULL. */
 const char *tl_format_from_path(const char *path, const char **compression);
 
 #endif
