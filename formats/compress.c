@@ -315,34 +315,6 @@ TlStatus tl_decompress(TlInputs *in, TlCompression c, const char *name,
 
 /* ------------------------------------------------------ the run's inputs */
 
-/* See compress.h. */
-TlStatus tl_inputs_new(TlInputs **out, TlError *err)
-{
-    TlInputs *in = tl_calloc(1, sizeof *in);
-    *out = NULL;
-    if (!in) return tl_error_oom(err);
-    if (pthread_mutex_init(&in->streams_mu, NULL) != 0) {
-        tl_free(in);
-        return tl_error_oom(err);
-    }
-    *out = in;
-    return TL_OK;
-}
-
-/* See compress.h.  The cached buffers go first: releasing the last
- * reference of a stream frees it, which takes it off the registry and its
- * bytes off the count, both of which are in. */
-void tl_inputs_free(TlInputs *in)
-{
-    if (!in) return;
-    tl_buf_release(in->stdin_buf);
-    in->stdin_buf = NULL;
-    tl_buf_release(in->cache.data);
-    tl_free(in->cache.path);
-    pthread_mutex_destroy(&in->streams_mu);
-    tl_free(in);
-}
-
 /* See compress_impl.h. */
 bool tl_compress_cache_only(const TlInputs *in, const TlBuf *b)
 {

@@ -22,11 +22,7 @@
 #ifndef TL_COMPRESS_H
 #define TL_COMPRESS_H
 
-#include "../lib/core/core.h"
-#include "../lib/core/ctx.h"
-
-/* What a run keeps of its inputs (below). */
-typedef struct TlInputs TlInputs;
+#include "input.h"
 
 typedef enum TlCompression {
     TL_COMP_NONE = 0,
@@ -54,15 +50,6 @@ TlStatus tl_decompress(TlInputs *in, TlCompression c, const char *name,
  * On error *buf is released and set to NULL. */
 TlStatus tl_input_decompress(const TlCtx *ctx, const char *path, TlBuf **buf,
                              TlError *err);
-/* What a run keeps of its inputs (TlCtx.inputs): standard input, read
- * once so that a restarted attempt sees the same bytes (format.c); the
- * last decompressed file, so that a restart does not decompress it again;
- * the registry of the run's decompression streams (stream.c); and the
- * count of decompressed bytes held.  Created by lib/run at the start of a
- * run; freed at its end, after every reader and batch of the run is gone
- * (a buffer it counted must not outlive it). */
-TlStatus tl_inputs_new(TlInputs **out, TlError *err);
-void tl_inputs_free(TlInputs *in); /* NULL-safe */
 /* Wait until every streamed input of the run (ctx's, formats/stream.c) is
  * decompressed to its end; the first that failed gives its error
  * (TL_ERR_DATA "...truncated/corrupt ... at byte N").  For the end of a run

@@ -42,7 +42,7 @@ void tl_held_add(TlInputs *in, int64_t n);
 struct Stream;
 /* See compress.h. */
 struct TlInputs {
-    TlBuf *stdin_buf;          /* standard input, or NULL (format.c) */
+    TlBuf *stdin_buf;          /* standard input, or NULL (input.c) */
     struct {                   /* the last decompressed file (compress.c) */
         char *path;
         size_t raw_size;

@@ -20,6 +20,7 @@
 
 #include "../lib/core/core.h"
 #include "../lib/core/ctx.h"
+#include "input.h" /* the input as bytes; tl_input_name */
 
 #include <sys/types.h>
 
@@ -110,9 +111,6 @@ typedef struct TlReaderStats {
 } TlReaderStats;
 
 typedef struct TlReader TlReader;
-
-/* The name data errors use for path: "<stdin>" for "-", else path. */
-const char *tl_input_name(const char *path);
 
 /* Open `path` ("-" = standard input), read the header, and infer the types
  * of all columns from the first batch's rows (cheap; conversion is separate).
