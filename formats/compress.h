@@ -4,9 +4,11 @@
  * Reading: tl_decompress turns a whole compressed buffer into one owned
  * buffer of its decompressed bytes (concatenated gzip members and
  * multi-frame zstd are read to the end).  Inputs of 1 MiB or more
- * decompressed are streamed instead (stream.c): a thread of its own fills
- * the buffer while readers parse what is ready, in bounded memory
- * (fmt_impl.h, tl_input_wait).  tl_input_decompress is the hook
+ * decompressed are streamed instead (compress/stream.c): a thread of its
+ * own fills the buffer while readers parse what is ready, in bounded
+ * memory (input.h, tl_input_wait).  The implementation is the folder
+ * formats/compress/: one file per codec (gzip.c, zstd.c), what they share
+ * (compress.c) and the stream thread (stream.c).  tl_input_decompress is the hook
  * tl_input_load calls: it picks the compression by the path's suffix
  * (".gz", ".zst") or, for standard input and unknown suffixes, by magic
  * bytes, and swaps the raw buffer for the decompressed one.
@@ -50,7 +52,7 @@ TlStatus tl_decompress(TlInputs *in, TlCompression c, const char *name,
  * On error *buf is released and set to NULL. */
 TlStatus tl_input_decompress(const TlCtx *ctx, const char *path, TlBuf **buf,
                              TlError *err);
-/* Wait until every streamed input of the run (ctx's, formats/stream.c) is
+/* Wait until every streamed input of the run (ctx's, formats/compress/stream.c) is
  * decompressed to its end; the first that failed gives its error
  * (TL_ERR_DATA "...truncated/corrupt ... at byte N").  For the end of a run
  * that may have stopped reading early: lib/run calls it before the

@@ -94,7 +94,7 @@ typedef struct TlReadOptions {
 #define TL_MAX_COLUMNS 1000000
 
 /* The default --max-record-size: a record of a compressed input is held in
- * memory until its end (formats/stream.c), so one without an end within
+ * memory until its end (formats/compress/stream.c), so one without an end within
  * this many bytes is an error instead of growing without bound. */
 #define TL_MAX_RECORD ((size_t)256 << 20)
 
@@ -179,7 +179,7 @@ typedef struct TlDecoder TlDecoder;
 /* True when r can be read as morsels (else use tl_reader_next). */
 bool tl_reader_can_split(const TlReader *r);
 /* How many bytes of r's input past offset pos are ready while a thread is
- * still decompressing it (a zstd stream, formats/compress.c); UINT64_MAX
+ * still decompressing it (a zstd stream, formats/compress/compress.c); UINT64_MAX
  * when the input is whole.  Never waits.  For scheduling only: a scan
  * leaves a morsel the decompressor has only just reached to its consumer
  * instead of another core, which the decompressor needs. */
@@ -337,7 +337,7 @@ TlStatus tl_sink_open(const TlCtx *ctx, const char *path, TlSink **out, TlError 
 TlStatus tl_sink_write(TlSink *s, const void *data, size_t n, TlError *err);
 /* Compress the output of a sink with a path (a file, or a FIFO or device
  * written in place): comp "gz" or "zst" (NULL: none), level 0:
- * the default (gzip 6, zstd 3).  Call before writing (formats/compress.c). */
+ * the default (gzip 6, zstd 3).  Call before writing (formats/compress/compress.c). */
 TlStatus tl_sink_set_compression(TlSink *s, const char *comp, int level,
                                  TlError *err);
 /* Discard everything written so far (restart). */

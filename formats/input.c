@@ -19,7 +19,8 @@
  * (tl_input_drop).
  */
 #include "input.h"
-#include "compress_impl.h"
+#include "input_impl.h"
+#include "compress.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -636,7 +636,7 @@ static TlStatus attempt(Run *r, TlError *err)
     }
     /* the run is over: a streamed input it stopped reading early (--head)
      * must still decompress to its end without error, as when inputs were
-     * decompressed whole at open (formats/compress.c) */
+     * decompressed whole at open (formats/compress/compress.c) */
     if (w && (st = tl_input_check_streams(&r->ctx, err)) != TL_OK) goto done;
     if (w && (st = tl_writer_finish(w, err)) != TL_OK) goto done;
     /* a scan sums its readers' counters as it lets them go */

@@ -74,7 +74,6 @@
  * compressed bytes.
  */
 #include "compress_impl.h"
-#include "fmt_impl.h"
 
 #include <errno.h>
 #include <limits.h>
