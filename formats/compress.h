@@ -8,7 +8,7 @@
  * own fills the buffer while readers parse what is ready, in bounded
  * memory (input.h, tl_input_wait).  The implementation is the folder
  * formats/compress/: one file per codec (gzip.c, zstd.c), what they share
- * (compress.c) and the stream thread (stream.c).  tl_input_decompress is the hook
+ * (compress.c) and the stream thread (stream.c, stream_pages.c).  tl_input_decompress is the hook
  * tl_input_load calls: it picks the compression by the path's suffix
  * (".gz", ".zst") or, for standard input and unknown suffixes, by magic
  * bytes, and swaps the raw buffer for the decompressed one.

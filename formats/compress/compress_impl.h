@@ -7,7 +7,8 @@
  *                cache, the count of bytes held, the compressor object
  *   gzip.c       zlib: inflate a whole buffer, deflate an output
  *   zstd.c       libzstd: the same
- *   stream.c     decompression by a thread while readers parse
+ *   stream.c     decompression by a thread while readers parse (and
+ *                stream_pages.c: the readers' side; stream_impl.h)
  *
  * Parquet's page codecs (formats/parquet/) take the allocators below.
  */
