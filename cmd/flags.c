@@ -757,7 +757,7 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
     }
     case F_MAX_RECORD:
         /* at least 1 MiB: smaller compressed inputs are decompressed
-         * whole (formats/stream.c), so the bound is the same for all */
+         * whole (formats/compress/stream.c), so the bound is the same for all */
         if (!parse_size(v, &s->max_record_size) || s->max_record_size < ((int64_t)1 << 20))
             return usage(p, "%s: expected a size of 1M or more (bytes, or with K, M "
                          "or G for KiB, MiB, GiB), got %s", typed, quoted(v).s);

@@ -4,9 +4,11 @@
  * Reading: tl_decompress turns a whole compressed buffer into one owned
  * buffer of its decompressed bytes (concatenated gzip members and
  * multi-frame zstd are read to the end).  Inputs of 1 MiB or more
- * decompressed are streamed instead (stream.c): a thread of its own fills
- * the buffer while readers parse what is ready, in bounded memory
- * (fmt_impl.h, tl_input_wait).  tl_input_decompress is the hook
+ * decompressed are streamed instead (compress/stream.c): a thread of its
+ * own fills the buffer while readers parse what is ready, in bounded
+ * memory (input.h, tl_input_wait).  The implementation is the folder
+ * formats/compress/: one file per codec (gzip.c, zstd.c), what they share
+ * (compress.c) and the stream thread (stream.c, stream_pages.c).  tl_input_decompress is the hook
  * tl_input_load calls: it picks the compression by the path's suffix
  * (".gz", ".zst") or, for standard input and unknown suffixes, by magic
  * bytes, and swaps the raw buffer for the decompressed one.
@@ -22,11 +24,7 @@
 #ifndef TL_COMPRESS_H
 #define TL_COMPRESS_H
 
-#include "../lib/core/core.h"
-#include "../lib/core/ctx.h"
-
-/* What a run keeps of its inputs (below). */
-typedef struct TlInputs TlInputs;
+#include "input.h"
 
 typedef enum TlCompression {
     TL_COMP_NONE = 0,
@@ -54,20 +52,7 @@ TlStatus tl_decompress(TlInputs *in, TlCompression c, const char *name,
  * On error *buf is released and set to NULL. */
 TlStatus tl_input_decompress(const TlCtx *ctx, const char *path, TlBuf **buf,
                              TlError *err);
-/* The format of standard input by its first non-blank byte (after
- * decompression): "json" for '{' or '[' (json_doc.c tells NDJSON from a
- * document), else "csv".  Loads (and caches) stdin. */
-TlStatus tl_stdin_sniff(const TlCtx *ctx, const char **fmt, TlError *err);
-/* What a run keeps of its inputs (TlCtx.inputs): standard input, read
- * once so that a restarted attempt sees the same bytes (format.c); the
- * last decompressed file, so that a restart does not decompress it again;
- * the registry of the run's decompression streams (stream.c); and the
- * count of decompressed bytes held.  Created by lib/run at the start of a
- * run; freed at its end, after every reader and batch of the run is gone
- * (a buffer it counted must not outlive it). */
-TlStatus tl_inputs_new(TlInputs **out, TlError *err);
-void tl_inputs_free(TlInputs *in); /* NULL-safe */
-/* Wait until every streamed input of the run (ctx's, formats/stream.c) is
+/* Wait until every streamed input of the run (ctx's, formats/compress/stream.c) is
  * decompressed to its end; the first that failed gives its error
  * (TL_ERR_DATA "...truncated/corrupt ... at byte N").  For the end of a run
  * that may have stopped reading early: lib/run calls it before the
@@ -102,5 +87,17 @@ TlStatus tl_compressor_write(TlCompressor *z, const void *data, size_t n,
 /* Start a new stream (a restart discarded the output). */
 TlStatus tl_compressor_reset(TlCompressor *z, TlError *err);
 void tl_compressor_free(TlCompressor *z); /* NULL-safe */
+
+/* Read pipe fd (standard input, a FIFO) by a thread of its own while
+ * readers parse what came (TlCtx.stream_pipes: a run whose output streams
+ * with fixed types): *out a stream of unknown size, ended by the pipe's
+ * end, whose bytes all stay (window SIZE_MAX: none is given back, as with a
+ * pipe read whole).  A pipe that ends within its first bytes, or starts
+ * with gzip's or zstd's magic bytes (then decompressed whole, as before),
+ * is read whole into an ordinary buffer instead.  own: fd is the
+ * stream's, closed with it (or here, when read whole).  Errors: TL_ERR_IO
+ * "cannot read NAME: ...", TL_ERR_OOM. */
+TlStatus tl_stream_pipe(const TlCtx *ctx, int fd, bool own, const char *name, TlBuf **out,
+                        TlError *err);
 
 #endif

@@ -1,115 +1,26 @@
 /*
  * format.c -- the format-independent half of format.h.
  *
- * Four jobs:
- *   1. Naming: a path's suffix gives its format and compression
- *      ("a.tsv.gz" -> "tsv" + "gz"), case-insensitively.
- *   2. Dispatch: tl_reader_* and tl_writer_* forward to the table of
- *      operations the chosen format filled in (fmt_impl.h).
- *   3. Input bytes: tl_input_load turns a path into one immutable buffer.
- *      A regular file is mapped (read() if mapping fails); a pipe or other
- *      special file is read fully; "-" reads standard input fully ONCE into
- *      the run's inputs (TlCtx.inputs), so that when inference widens a type
- *      and the run restarts, the reader sees exactly the same bytes again.
- *
- *        path --stat--> regular  --mmap--> TlBuf (mapped.c: registered
- *                                          for the SIGBUS handler, its
- *                                          descriptor in a bounded pool)
- *                       other    --read--> TlBuf (owned)
- *        "-"  --------> cache (TlBuf, one reference held by the cache)
- *
- *   4. Inputs that change: every open, split, morsel and batch ends with a
+ * Two jobs (the input's bytes are input.c's):
+ *   1. Dispatch: tl_reader_open and tl_writer_open call the constructor
+ *      of the format the registry (registry.c) names; tl_reader_* and
+ *      tl_writer_* forward to the table of operations it filled in
+ *      (fmt_impl.h).
+ *   2. Inputs that change: every open, split, morsel and batch ends with a
  *      check (shrink_first) that a mapped input is not now shorter than at
  *      open; when one is, its error replaces whatever the reader returned
  *      (mapped.c explains why that is sound).
  */
 #include "fmt_impl.h"
-#include "tsv.h"
-#include "compress_impl.h"
+#include "registry.h"
 #include "filename.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <strings.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-/* ----------------------------------------------------------------- naming */
-
-static bool ends_with_ci(const char *s, size_t n, const char *suffix)
-{
-    size_t k = strlen(suffix);
-    return n >= k && strncasecmp(s + n - k, suffix, k) == 0;
-}
-
-/* The format named by path's suffix ("csv", "tsv", "ndjson", "json",
- * "parquet", "arrow") or NULL when unknown; a trailing ".gz" or ".zst" is
- * stripped first and reported in *compression ("gz", "zst" or NULL;
- * compression may be NULL).  Case-insensitive; ".jsonl" is ndjson and
- * ".feather" is arrow. */
-const char *tl_format_from_path(const char *path, const char **compression)
-{
-    static const struct { const char *suffix, *format; } table[] = {
-        {".csv", "csv"},         {".tsv", "tsv"},     {".ndjson", "ndjson"},
-        {".jsonl", "ndjson"},    {".json", "json"},   {".parquet", "parquet"},
-        {".arrow", "arrow"},     {".feather", "arrow"},
-    };
-    const char *comp = NULL;
-    size_t n;
-    if (compression) *compression = NULL;
-    if (!path) return NULL;
-    n = strlen(path);
-    if (ends_with_ci(path, n, ".gz")) {
-        comp = "gz";
-        n -= 3;
-    } else if (ends_with_ci(path, n, ".zst")) {
-        comp = "zst";
-        n -= 4;
-    }
-    if (compression) *compression = comp;
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        if (ends_with_ci(path, n, table[i].suffix)) return table[i].format;
-    return NULL;
-}
-
-/* The format of an input named by a suffix that tally reads but does not
- * write (GeoJSON is JSON to read, but a JSON array written under its name
- * would not be GeoJSON): ".geojson" is json (sniffed: a document or JSON
- * lines), after any ".gz" or ".zst"; NULL for any other.  A ".geojsonl"
- * file stays CSV unless --from says: read as NDJSON, a feature whose
- * geometry is null beside ones that hold an object would give a column
- * "geometry" beside "geometry.type"; its quote error names --from ndjson. */
-static const char *input_only_format(const char *path)
-{
-    size_t n = strlen(path);
-    if (ends_with_ci(path, n, ".gz")) n -= 3;
-    else if (ends_with_ci(path, n, ".zst")) n -= 4;
-    return ends_with_ci(path, n, ".geojson") ? "json" : NULL;
-}
-
-/* Normalise a --from/--to format name; NULL when unknown. */
-static const char *format_name(const char *s)
-{
-    static const struct { const char *name, *format; } table[] = {
-        {"csv", "csv"},       {"tsv", "tsv"},         {"ndjson", "ndjson"},
-        {"jsonl", "ndjson"},  {"json", "json"},       {"parquet", "parquet"},
-        {"arrow", "arrow"},   {"feather", "arrow"},
-    };
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        if (strcasecmp(s, table[i].name) == 0) return table[i].format;
-    return NULL;
-}
-
-/* -------------------------------------------------------------- input */
-
-/* The name data errors use for path: "<stdin>" for "-", else path itself. */
-const char *tl_input_name(const char *path)
-{
-    return strcmp(path, "-") == 0 ? "<stdin>" : path;
-}
+/* ------------------------------------------------------ readers' helpers */
 
 /* See fmt_impl.h. */
 int64_t tl_max_columns(const TlReadOptions *opt)
@@ -127,263 +38,6 @@ TlStatus tl_too_many_columns(TlError *err, const char *name, int64_t line, int64
                         name, (long long)max, s, (long long)max);
     return tl_error(err, TL_ERR_DATA, "%s:%lld: more than %lld column%s (--max-columns %lld)",
                     name, (long long)line, (long long)max, s, (long long)max);
-}
-
-/* Read fd to its end into one owned buffer. */
-static TlStatus read_all(int fd, const char *path, TlBuf **out, TlError *err)
-{
-    size_t cap = 1 << 16, len = 0;
-    uint8_t *data = tl_malloc(cap);
-    if (!data) return tl_error_oom(err);
-    for (;;) {
-        ssize_t got;
-        if (len == cap) {
-            uint8_t *grown;
-            if (cap > SIZE_MAX / 2) {
-                tl_free(data);
-                return tl_error_oom(err);
-            }
-            grown = tl_realloc(data, cap * 2);
-            if (!grown) {
-                tl_free(data);
-                return tl_error_oom(err);
-            }
-            data = grown;
-            cap *= 2;
-        }
-        got = read(fd, data + len, cap - len);
-        if (got < 0) {
-            if (errno == EINTR) continue;
-            int e = errno;
-            tl_free(data);
-            return tl_error(err, TL_ERR_IO, "cannot read %s: %s",
-                            tl_quote_name(tl_input_name(path)).s, strerror(e));
-        }
-        if (got == 0) break;
-        len += (size_t)got;
-    }
-    if (cap - len > ((size_t)4 << 10)) {
-        /* a small file of a big glob keeps only its bytes */
-        uint8_t *fit = tl_realloc(data, len ? len : 1);
-        if (fit) data = fit;
-    }
-    *out = tl_buf_adopt(data, len);
-    if (!*out) return tl_error_oom(err);
-    return TL_OK;
-}
-
-/* A regular file smaller than this is read, not mapped: a mapping costs
- * more system calls than such a file's bytes (a glob of many small files
- * opens each twice, planning and scan), and a private copy cannot change
- * while it is read. */
-#define SMALL_FILE ((off_t)64 << 10)
-
-/* The n bytes a small regular file had at open (fewer if it shrank since:
- * the copy is then what it holds now, read at once). */
-static TlStatus read_small(int fd, const char *path, size_t n, TlBuf **out,
-                           TlError *err)
-{
-    uint8_t *data = tl_malloc(n);
-    size_t len = 0;
-    if (!data) return tl_error_oom(err);
-    while (len < n) {
-        ssize_t got = pread(fd, data + len, n - len, (off_t)len);
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) {
-            int e = errno;
-            tl_free(data);
-            return tl_error(err, TL_ERR_IO, "cannot read %s: %s",
-                            tl_quote_name(path).s, strerror(e));
-        }
-        if (got == 0) break;
-        len += (size_t)got;
-    }
-    *out = tl_buf_adopt(data, len);
-    if (!*out) return tl_error_oom(err);
-    return TL_OK;
-}
-
-/* Load the whole input named path ("-" = standard input) as one buffer; an
- * owned reference is returned in *out.  Standard input is read once per
- * run and served from the run's inputs afterwards.  Errors: TL_ERR_IO naming
- * the path (missing, unreadable, a directory), TL_ERR_OOM.  A compressed
- * input may come back still streaming (tl_input_load_stream). */
-static TlStatus input_load(const TlCtx *ctx, const char *path, TlBuf **out,
-                           TlError *err)
-{
-    struct stat st;
-    int fd;
-    TlStatus st_code;
-    *out = NULL;
-    if (strcmp(path, "-") == 0) {
-        /* read once a run (kept in its inputs), else once a call */
-        TlBuf *once = NULL, **in = ctx && ctx->inputs ? &ctx->inputs->stdin_buf : &once;
-        if (!*in) {
-            bool got = fstat(0, &st) == 0;
-            if (got && S_ISDIR(st.st_mode))
-                return tl_error(err, TL_ERR_IO,
-                                "cannot read \"<stdin>\": Is a directory");
-            if (ctx && ctx->stream_pipes && got &&
-                (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
-                TL_TRY(tl_stream_pipe(ctx, 0, false, tl_input_name(path), in, err));
-            else
-                TL_TRY(read_all(0, path, in, err));
-            if (!tl_input_is_stream(*in))
-                TL_TRY(tl_input_decompress(ctx, path, in, err)); /* compress.c */
-        }
-        /* decompressed anew when a reader dropped decoded pages; shared
-         * (no more dropping) while another reader holds it */
-        TL_TRY(tl_input_restream(ctx, path, in, err));
-        if (__atomic_load_n(&(*in)->refcount, __ATOMIC_ACQUIRE) > 1)
-            tl_input_share(*in);
-        *out = in == &once ? once : tl_buf_retain(*in);
-        return TL_OK;
-    }
-    do {
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-    } while (fd < 0 && errno == EINTR);
-    if (fd < 0)
-        return tl_error(err, TL_ERR_IO, "cannot open %s: %s", tl_quote_name(path).s,
-                        strerror(errno));
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        close(fd);
-        return tl_error(err, TL_ERR_IO, "cannot open %s: %s", tl_quote_name(path).s,
-                        strerror(e));
-    }
-    if (S_ISDIR(st.st_mode)) {
-        close(fd);
-        return tl_error(err, TL_ERR_IO, "cannot open %s: %s", tl_quote_name(path).s,
-                        strerror(EISDIR));
-    }
-    if (ctx && ctx->stream_pipes && S_ISFIFO(st.st_mode)) {
-        /* stream.c owns fd from here */
-        TL_TRY(tl_stream_pipe(ctx, fd, true, path, out, err));
-        return tl_input_is_stream(*out) ? TL_OK : tl_input_decompress(ctx, path, out, err);
-    }
-    if (S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size < SMALL_FILE) {
-        st_code = read_small(fd, path, (size_t)st.st_size, out, err);
-        close(fd);
-        if (st_code == TL_OK) st_code = tl_input_decompress(ctx, path, out, err);
-        return st_code;
-    }
-    if (S_ISREG(st.st_mode) && st.st_size > 0 &&
-        (uint64_t)st.st_size <= (uint64_t)SIZE_MAX) {
-        /* mapped.c owns fd from here when it maps the file */
-        if (tl_input_map(path, fd, &st, out, err) != TL_OK) {
-            close(fd);
-            return err->code;
-        }
-        if (*out) return tl_input_decompress(ctx, path, out, err);
-        /* fall back to read() */
-    }
-    st_code = read_all(fd, path, out, err);
-    close(fd);
-    if (st_code == TL_OK) st_code = tl_input_decompress(ctx, path, out, err);
-    return st_code;
-}
-
-/* See fmt_impl.h: the input complete (a stream is waited for). */
-TlStatus tl_input_load(const TlCtx *ctx, const char *path, TlBuf **out, TlError *err)
-{
-    TL_TRY(input_load(ctx, path, out, err));
-    return tl_input_whole(out, err);
-}
-
-/* See fmt_impl.h. */
-TlStatus tl_input_whole(TlBuf **b, TlError *err)
-{
-    size_t size;
-    if (tl_input_finish(*b, err) != TL_OK) {
-        tl_buf_release(*b);
-        *b = NULL;
-        return err->code;
-    }
-    size = tl_input_size(*b);
-    if (size != (*b)->size) {
-        /* a stream of unknown size: its bytes, not its reservation */
-        TlBuf *exact = tl_buf_slice(*b, 0, size);
-        tl_buf_release(*b);
-        *b = exact;
-        if (!exact) return tl_error_oom(err);
-    }
-    return TL_OK;
-}
-
-/* See fmt_impl.h: the input, maybe still streaming. */
-TlStatus tl_input_load_stream(const TlCtx *ctx, const char *path, TlBuf **out,
-                              TlError *err)
-{
-    return input_load(ctx, path, out, err);
-}
-
-/* See fmt_impl.h. */
-const uint8_t *tl_input_copy(const TlCtx *ctx, const TlBuf *b, TlInputCopy *c,
-                             size_t begin, size_t end, size_t *hi)
-{
-    size_t lo;
-    /* tests: TALLY_NO_COPY */
-    if (TL_TUNING(ctx)->no_copy || !tl_input_mapped(b) || !b->owner || begin > end || end > b->size)
-        return NULL;
-    lo = begin > TL_COPY_PAD ? begin - TL_COPY_PAD : 0;
-    *hi = b->size - end > TL_COPY_PAD ? end + TL_COPY_PAD : b->size;
-    if (*hi - lo > c->cap) {
-        /* the first buffer holds a morsel of the largest usual size (one
-         * grown morsel by morsel would touch fresh pages at every step),
-         * or the whole input when it is smaller: a 2 MiB block for a small
-         * file cost more than the file (under ASan, a mapping and its
-         * shadow per decoder) */
-        size_t cap = c->cap ? c->cap * 2 : TL_COPY_FIRST;
-        if (!c->cap && cap > b->size) cap = b->size;
-        if (cap < *hi - lo) cap = *hi - lo;
-        uint8_t *g = tl_malloc(cap);
-        if (!g) return NULL;
-        tl_free(c->data);
-        c->data = g;
-        c->cap = cap;
-    }
-    if (!tl_input_pread(b, c->data, lo, *hi - lo)) return NULL;
-    return c->data - lo;
-}
-
-void tl_input_copy_free(TlInputCopy *c)
-{
-    tl_free(c->data);
-    c->data = NULL;
-    c->cap = 0;
-}
-
-/* tl_input_drop's block size for an input of n bytes. */
-static uintptr_t drop_block(size_t n)
-{
-    uintptr_t B = (uintptr_t)2 << 20;
-    while (B < ((uintptr_t)8 << 20) && B * 32 <= n) B *= 2;
-    return B;
-}
-
-/* See fmt_impl.h.  The input's address space is cut into blocks of B
- * bytes (B from 2 to 8 MiB, the largest power of two that is at most a
- * sixteenth of the input): block k, [k B, (k + 1) B), goes when a decoded
- * morsel holds the address (k + 1) B + B, one block behind it.  Morsels
- * cut the input into disjoint ranges, so each block goes once; a block is
- * a whole number of huge pages (a mapping of huge pages is cleared, not
- * split), and one madvise per block, not per morsel, means fewer
- * TLB-flush interrupts to the other cores.  The block behind keeps the
- * pages that the other decoders' morsels, just before this one, still
- * read (a page read after all faults in again: slower, never wrong). */
-void tl_input_drop(const TlBuf *b, size_t begin, size_t end)
-{
-    const uintptr_t base = (uintptr_t)b->data, lead = 2 * drop_block(b->size);
-    const uintptr_t B = drop_block(b->size), lo_addr = base + begin, hi_addr = base + end;
-    uintptr_t k0, k1, lo, hi;
-    if (!tl_input_mapped(b) || end <= begin || hi_addr <= lead) return;
-    /* the blocks k whose trigger (k + 1) B + B lies in [lo_addr, hi_addr) */
-    k0 = lo_addr <= lead ? 0 : (lo_addr - lead + B - 1) / B;
-    k1 = (hi_addr - 1 - lead) / B;
-    if (k1 < k0) return;
-    lo = k0 * B > base ? k0 * B : base;
-    hi = (k1 + 1) * B < base + b->size ? (k1 + 1) * B : base + b->size;
-    if (hi > lo) madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
 /* See fmt_impl.h. */
@@ -438,67 +92,23 @@ TlStatus tl_reader_open_ready(TlOpenTry try, void *ctx, TlReader **out, TlError 
     }
 }
 
-/* Whether the regular file at path starts with Parquet's magic number
- * "PAR1": a file whose suffix names no format is Parquet by content (one
- * read of 4 bytes, paid only by such files).  Anything else is not opened
- * here: opening a FIFO's reading end and closing it would let its writer
- * start and then die of SIGPIPE. */
-static bool starts_par1(const char *path)
-{
-    char m[4];
-    ssize_t got;
-    struct stat st;
-    int fd;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return false;
-    fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) return false;
-    got = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? pread(fd, m, 4, 0) : -1;
-    close(fd);
-    return got == 4 && memcmp(m, "PAR1", 4) == 0;
-}
-
-/* Open a reader for path: the format comes from opt->from, else the suffix,
- * else (standard input) sniffing, else Parquet's magic number, else CSV.  Compressed inputs are
- * decompressed by tl_input_load (compress.c).  See format.h. */
+/* Open a reader for path in the format the registry chooses
+ * (tl_format_for_input, registry.c).  Compressed inputs are decompressed
+ * by tl_input_load (input.c, compress.c).  See format.h. */
 TlStatus tl_reader_open(const char *path, const TlReadOptions *opt,
                         TlTypeHints *hints, TlReader **out, TlError *err)
 {
     static const TlReadOptions defaults = {0};
-    const char *fmt = NULL;
-    char delim;
+    const TlFormat *f;
     TlStatus st;
     *out = NULL;
     if (!opt) opt = &defaults;
-    if (strcmp(path, "-") != 0) fmt = tl_format_from_path(path, NULL);
-    if (!fmt && strcmp(path, "-") != 0) fmt = input_only_format(path);
-    if (opt->from) {
-        fmt = format_name(opt->from);
-        if (!fmt)
-            return tl_error(err, TL_ERR_USAGE, "--from: unknown format %s (tally reads "
-                            "csv, tsv, ndjson, jsonl, json)", tl_quote_name(opt->from).s);
-    }
-    if (!fmt && strcmp(path, "-") == 0) TL_TRY(tl_stdin_sniff(opt->ctx, &fmt, err));
-    if (!fmt && starts_par1(path)) fmt = "parquet";
-    if (!fmt) fmt = "csv";
-    if (strcmp(fmt, "ndjson") == 0 && !opt->from) {
-        st = tl_json_ndjson_open(path, opt, hints, out, err); /* names --from json */
-    } else if (strcmp(fmt, "ndjson") == 0) {
-        st = tl_ndjson_reader_open(path, opt, hints, out, err);
-    } else if (strcmp(fmt, "json") == 0) {
-        st = tl_json_reader_open(path, opt, hints, out, err); /* json_doc.c */
-    } else if (strcmp(fmt, "parquet") == 0) {
-        st = tl_parquet_reader_open(path, opt, hints, out, err); /* parquet/reader.c */
-    } else if (strcmp(fmt, "csv") != 0 && strcmp(fmt, "tsv") != 0) {
+    TL_TRY(tl_format_for_input(path, opt, &f, err));
+    if (!f->open)
         return tl_error(err, TL_ERR_USAGE,
                         "cannot read %s: the %s format is not supported yet",
-                        tl_quote_name(path).s, fmt);
-    } else {
-        TlReadOptions o = *opt;
-        o.tsv = strcmp(fmt, "tsv") == 0; /* quotes are data, \N is null */
-        delim = opt->delimiter ? opt->delimiter : o.tsv ? '\t' : ',';
-        st = tl_csv_reader_open(path, &o, delim, hints, out, err);
-        if (st == TL_OK && o.tsv) st = tl_tsv_reader_wrap(out, err); /* tsv_read.c */
-    }
+                        tl_quote_name(path).s, f->name);
+    st = f->open(path, opt, hints, out, err);
     st = shrink_first(st == TL_OK ? *out : NULL, st, NULL, NULL, err);
     if (st != TL_OK && *out) {
         tl_reader_close(*out);
@@ -809,39 +419,24 @@ void tl_reader_close(TlReader *r)
 
 /* ------------------------------------------------------------ writers */
 
-/* Open a writer of format ("csv", "tsv", "ndjson", "json", "parquet";
- * case-insensitive) on sink and write
- * the header.  opt may be NULL (comma or tab by format, header on).  The
- * sink stays owned by the caller and must outlive the writer. */
+/* Open a writer of format (a --to name of the registry, case-insensitive;
+ * NULL: CSV) on sink and write the header.  opt may be NULL (the format's
+ * defaults: comma, header on).  The sink stays owned by the caller and
+ * must outlive the writer. */
 TlStatus tl_writer_open(TlSink *sink, const char *format, const TlSchema *schema,
                         const TlWriteOptions *opt, TlWriter **out, TlError *err)
 {
-    const char *fmt = format ? format_name(format) : "csv";
-    char delim;
-    bool header = opt ? opt->header : true;
+    const TlFormat *f = tl_format_named(format ? format : "csv");
+    char list[256];
     *out = NULL;
-    if (format && strcasecmp(format, "table") == 0) /* for people: not a file format */
-        return tl_table_writer_open(sink, schema, opt ? opt->width : 0,
-                                    opt && opt->max_rows ? opt->max_rows : 40,
-                                    opt && opt->color, out, err);
-    if (!fmt)
-        return tl_error(err, TL_ERR_USAGE, "--to: unknown format %s (tally writes csv, tsv, "
-                        "ndjson, jsonl, json, parquet)", tl_quote_name(format).s);
-    if (strcmp(fmt, "ndjson") == 0)
-        return tl_ndjson_writer_open(sink, schema, out, err);
-    if (strcmp(fmt, "json") == 0)
-        return tl_json_writer_open(sink, schema, out, err);
-    if (strcmp(fmt, "parquet") == 0)
-        return tl_parquet_writer_open(sink, schema, opt, out, err);
-    if (strcmp(fmt, "csv") != 0 && strcmp(fmt, "tsv") != 0)
+    if (!f)
+        return tl_error(err, TL_ERR_USAGE, "--to: unknown format %s (tally writes %s)",
+                        tl_quote_name(format).s,
+                        tl_format_list(list, sizeof list, TL_FORMATS_WRITE, ", "));
+    if (!f->write)
         return tl_error(err, TL_ERR_USAGE,
-                        "writing the %s format is not supported yet", fmt);
-    if (strcmp(fmt, "tsv") == 0) /* IANA TSV: escapes, never quotes (tsv.c) */
-        return tl_tsv_writer_open(sink, schema, header, opt ? opt->null_text : NULL,
-                                  out, err);
-    delim = opt && opt->delimiter ? opt->delimiter : ',';
-    return tl_csv_writer_open(sink, delim, schema, header,
-                              opt ? opt->null_text : NULL, out, err);
+                        "writing the %s format is not supported yet", f->name);
+    return f->write(sink, schema, opt, out, err);
 }
 
 /* Write one batch (columns in the schema's order). */

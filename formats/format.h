@@ -20,6 +20,7 @@
 
 #include "../lib/core/core.h"
 #include "../lib/core/ctx.h"
+#include "input.h" /* the input as bytes; tl_input_name */
 
 #include <sys/types.h>
 
@@ -93,7 +94,7 @@ typedef struct TlReadOptions {
 #define TL_MAX_COLUMNS 1000000
 
 /* The default --max-record-size: a record of a compressed input is held in
- * memory until its end (formats/stream.c), so one without an end within
+ * memory until its end (formats/compress/stream.c), so one without an end within
  * this many bytes is an error instead of growing without bound. */
 #define TL_MAX_RECORD ((size_t)256 << 20)
 
@@ -110,9 +111,6 @@ typedef struct TlReaderStats {
 } TlReaderStats;
 
 typedef struct TlReader TlReader;
-
-/* The name data errors use for path: "<stdin>" for "-", else path. */
-const char *tl_input_name(const char *path);
 
 /* Open `path` ("-" = standard input), read the header, and infer the types
  * of all columns from the first batch's rows (cheap; conversion is separate).
@@ -181,7 +179,7 @@ typedef struct TlDecoder TlDecoder;
 /* True when r can be read as morsels (else use tl_reader_next). */
 bool tl_reader_can_split(const TlReader *r);
 /* How many bytes of r's input past offset pos are ready while a thread is
- * still decompressing it (a zstd stream, formats/compress.c); UINT64_MAX
+ * still decompressing it (a zstd stream, formats/compress/compress.c); UINT64_MAX
  * when the input is whole.  Never waits.  For scheduling only: a scan
  * leaves a morsel the decompressor has only just reached to its consumer
  * instead of another core, which the decompressor needs. */
@@ -351,7 +349,7 @@ TlStatus tl_sink_open(const TlCtx *ctx, const char *path, TlSink **out, TlError 
 TlStatus tl_sink_write(TlSink *s, const void *data, size_t n, TlError *err);
 /* Compress the output of a sink with a path (a file, or a FIFO or device
  * written in place): comp "gz" or "zst" (NULL: none), level 0:
- * the default (gzip 6, zstd 3).  Call before writing (formats/compress.c). */
+ * the default (gzip 6, zstd 3).  Call before writing (formats/compress/compress.c). */
 TlStatus tl_sink_set_compression(TlSink *s, const char *comp, int level,
                                  TlError *err);
 /* Discard everything written so far (restart).  For a sink that streams
@@ -396,7 +394,8 @@ typedef struct TlWriteOptions {
 
 typedef struct TlWriter TlWriter;
 
-/* format: "csv", "tsv", "ndjson", "json", "table" or "parquet".  Writes the
+/* format: a --to name of the registry (formats/registry.c: "csv", "tsv",
+ * "ndjson", "json", "table", "parquet", ...; NULL: CSV).  Writes the
  * header (CSV, TSV; the table: everything at finish). */
 TlStatus tl_writer_open(TlSink *sink, const char *format, const TlSchema *schema,
                         const TlWriteOptions *opt, TlWriter **out, TlError *err);
@@ -416,9 +415,9 @@ void tl_input_guard_install(void);
 void tl_input_changes_reset(void);
 TlStatus tl_input_changed(TlError *err);
 
-/* Format from a path suffix: "csv", "tsv", "ndjson", "json", "parquet",
- * "arrow", or NULL if unknown; *compression set to "gz", "zst" or NULL. */
-
+/* Format from a path suffix (formats/registry.c): "csv", "tsv", "ndjson",
+ * "json", "parquet", "arrow", or NULL if unknown; *compression set to
+ * "gz", "zst" or NULL. */
 const char *tl_format_from_path(const char *path, const char **compression);
 
 #endif

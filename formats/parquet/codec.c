@@ -29,7 +29,7 @@
 #include <brotli/decode.h>
 #include <lz4.h>
 #include <snappy-c.h>
-#include "../compress_impl.h" /* zlib and zstd allocating through tl_malloc */
+#include "../compress/compress_impl.h" /* zlib and zstd allocating through tl_malloc */
 
 struct PqCodecs {
     ZSTD_DCtx *zstd; /* made at the first ZSTD page */

@@ -19,7 +19,7 @@
 #include <lz4.h>
 #include <lz4hc.h>
 #include <snappy-c.h>
-#include "../compress_impl.h" /* zlib and zstd allocating through tl_malloc */
+#include "../compress/compress_impl.h" /* zlib and zstd allocating through tl_malloc */
 
 struct PqCctx {
     int codec, level;

@@ -49,7 +49,7 @@ typedef struct TlTuning {
     /* join (lib/exec/physical.c) */
     int join_build;         /* TALLY_JOIN_BUILD: 1 left, -1 right (any other
                                value), 0 unset: by the inputs' sizes */
-    /* input bytes (formats/format.c, stream.c) */
+    /* input bytes (formats/input.c, compress/stream.c) */
     bool no_copy;           /* TALLY_NO_COPY: decoders read the mapping */
     bool no_stream;         /* TALLY_NO_STREAM: decompress whole at open */
     size_t stream_step;     /* TALLY_STREAM_STEP: stream any size in steps

@@ -57,7 +57,7 @@
  * it off.
  *
  * Streams (a zstd input decompressed by its own thread while it is read,
- * formats/compress.c): the decompressor is the critical path and needs a
+ * formats/compress/compress.c): the decompressor is the critical path and needs a
  * core of its own, so a morsel it has only just produced is left to the
  * consumer (run when it becomes the head) instead of going to the pool;
  * once the decompressor is STREAM_LEAD_MORSELS morsels ahead (the parsing

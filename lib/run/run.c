@@ -42,6 +42,7 @@
 #include "../opt/opt.h"
 #include "../plan/plan.h"
 #include "../../formats/compress.h"
+#include "../../formats/registry.h"
 #include "../../formats/infer.h"
 #include "../core/ctx.h"
 #include "../core/pool.h"
@@ -419,6 +420,7 @@ static TlStatus unnamed_format(Run *r, TlError *err)
     TlTargetKind kind;
     const char *base = strrchr(r->spec->output, '/'), *dot;
     size_t n;
+    char text[256], binary[128];
     TL_TRY(tl_target_resolve(r->out_path, &t, err));
     kind = t.kind;
     tl_target_free(&t);
@@ -427,14 +429,19 @@ static TlStatus unnamed_format(Run *r, TlError *err)
     n = strlen(base) - (r->out_comp ? strlen(r->out_comp) + 1 : 0);
     for (dot = base + n; dot > base && dot[-1] != '.'; dot--) {
     }
+    /* the suffixes written: text formats' also compressed, binary ones' not */
+    tl_format_list(text, sizeof text, TL_FORMATS_WRITE | TL_FORMATS_TEXT | TL_FORMATS_SUFFIXES,
+                   " ");
+    tl_format_list(binary, sizeof binary,
+                   TL_FORMATS_WRITE | TL_FORMATS_BINARY | TL_FORMATS_SUFFIXES, " ");
     if (dot > base + 1)
         return tl_error(err, TL_ERR_USAGE, "-o %s: the suffix \".%.*s\" names no output "
-                        "format (.csv .tsv .ndjson .jsonl .json, each also with .gz or "
-                        ".zst, or .parquet); --to FORMAT sets one", tl_quote_name(r->spec->output).s,
-                        (int)(base + n - dot), dot);
-    return tl_error(err, TL_ERR_USAGE, "-o %s: no suffix names the output format (.csv "
-                    ".tsv .ndjson .jsonl .json, each also with .gz or .zst, or .parquet); --to "
-                    "FORMAT sets one", tl_quote_name(r->spec->output).s);
+                        "format (%s, each also with .gz or .zst, or %s); --to FORMAT sets "
+                        "one", tl_quote_name(r->spec->output).s, (int)(base + n - dot), dot,
+                        text, binary);
+    return tl_error(err, TL_ERR_USAGE, "-o %s: no suffix names the output format (%s, "
+                    "each also with .gz or .zst, or %s); --to FORMAT sets one",
+                    tl_quote_name(r->spec->output).s, text, binary);
 }
 
 /* The output format: --to, else the -o suffix (see unnamed_format), else
@@ -442,20 +449,19 @@ static TlStatus unnamed_format(Run *r, TlError *err)
 static TlStatus output_format(Run *r, TlError *err)
 {
     const char *fmt = r->spec->to, *sfx = NULL;
+    const TlFormat *f;
     if (r->out_path) sfx = tl_format_from_path(r->out_path, &r->out_comp);
     if (!fmt) fmt = sfx;
     if (!fmt && r->out_path) r->out_unnamed = true;
     if (!fmt) fmt = "csv";
-    if (strcasecmp(fmt, "csv") == 0) r->out_format = "csv";
-    else if (strcasecmp(fmt, "tsv") == 0) r->out_format = "tsv";
-    else if (strcasecmp(fmt, "ndjson") == 0 || strcasecmp(fmt, "jsonl") == 0)
-        r->out_format = "ndjson";
-    else if (strcasecmp(fmt, "json") == 0) r->out_format = "json";
-    else if (strcasecmp(fmt, "table") == 0) r->out_format = "table";
-    else if (strcasecmp(fmt, "parquet") == 0) r->out_format = "parquet";
-    else return tl_error(err, TL_ERR_USAGE, "unsupported output format %s (tally "
-                         "writes csv, tsv, ndjson, jsonl, json, table, parquet)",
-                         tl_quote_name(fmt).s);
+    f = tl_format_named(fmt);
+    if (!f || !f->write) {
+        char list[256];
+        return tl_error(err, TL_ERR_USAGE, "unsupported output format %s (tally writes %s)",
+                        tl_quote_name(fmt).s,
+                        tl_format_list(list, sizeof list, TL_FORMATS_WRITE, ", "));
+    }
+    r->out_format = f->name;
     if (strcmp(r->out_format, "parquet") == 0) {
         /* Parquet compresses its pages itself (--parquet-compression) */
         if (r->out_comp)
@@ -850,7 +856,7 @@ static TlStatus attempt(Run *r, TlError *err)
     }
     /* the run is over: a streamed input it stopped reading early (--head)
      * must still decompress to its end without error, as when inputs were
-     * decompressed whole at open (formats/compress.c) */
+     * decompressed whole at open (formats/compress/compress.c) */
     if (w && (st = tl_input_check_streams(&r->ctx, err)) != TL_OK) goto done;
     if (w && (st = tl_writer_finish(w, err)) != TL_OK) goto done;
     /* a scan sums its readers' counters as it lets them go */

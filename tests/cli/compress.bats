@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # run-cli: weight=25
-# Compressed inputs and outputs (formats/compress.c): gzip and zstd by suffix
+# Compressed inputs and outputs (formats/compress/compress.c): gzip and zstd by suffix
 # or magic bytes, concatenated members and frames, standard input sniffing,
 # -o x.gz / x.zst with --compress-level, and clean errors (file and byte
 # offset, exit 1, no output file) for truncated or corrupt streams.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # run-cli: weight=25
-# Compressed inputs in bounded memory (formats/stream.c): gzip, zstd whose
+# Compressed inputs in bounded memory (formats/compress/stream.c): gzip, zstd whose
 # frames announce their size and zstd written by a pipe (no size) all
 # stream, giving the plain file's results for every --threads; a record
 # longer than --max-record-size is an error naming the file and line, not

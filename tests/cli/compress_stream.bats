@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # run-cli: matrix
-# Streamed zstd inputs (formats/compress.c, "Streaming"): a thread
+# Streamed zstd inputs (formats/compress/compress.c, "Streaming"): a thread
 # decompresses while the readers parse.  TALLY_STREAM_STEP=N streams any
 # zstd input in steps of N bytes, so these small files cross many step and
 # morsel boundaries; every result must equal the uncompressed input's (and

@@ -1,5 +1,5 @@
 /*
- * fuzz_gzip.c -- libFuzzer target for the gzip layer (formats/compress.c).
+ * fuzz_gzip.c -- libFuzzer target for the gzip layer (formats/compress/compress.c).
  *
  * Two invariants per input:
  *   1. Decompressing the input as gzip ends with TL_OK or TL_ERR_DATA (a

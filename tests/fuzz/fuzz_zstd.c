@@ -1,5 +1,5 @@
 /*
- * fuzz_zstd.c -- libFuzzer target for the zstd layer (formats/compress.c).
+ * fuzz_zstd.c -- libFuzzer target for the zstd layer (formats/compress/compress.c).
  *
  * Two invariants per input:
  *   1. Decompressing the input as zstd ends with TL_OK or TL_ERR_DATA (a

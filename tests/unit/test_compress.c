@@ -1,6 +1,6 @@
 /* run-unit: weight=7 */
 /*
- * test_compress.c -- formats/compress.c: sniffing, round trips through the
+ * test_compress.c -- formats/compress/compress.c: sniffing, round trips through the
  * compressor and decompressor (gzip and zstd, empty to multi-MiB, several
  * output chunks), concatenated members and frames, every truncation and
  * byte flips of small streams (errors name the offset, never a short

@@ -1,5 +1,5 @@
 /*
- * test_compress_stream.c -- streamed zstd inputs (formats/compress.c,
+ * test_compress_stream.c -- streamed zstd inputs (formats/compress/compress.c,
  * "Streaming"): tl_input_load_stream hands out the buffer while a thread
  * decompresses it; tl_input_wait gives growing prefixes that are the
  * decompressed bytes; tl_input_finish / tl_input_check_streams report the
