@@ -23,6 +23,8 @@ static const struct {
     {tl_k_fn_string_defs, &tl_k_fn_string_count},
     {tl_k_fn_date_defs, &tl_k_fn_date_count},
     {tl_k_fn_like_defs, &tl_k_fn_like_count},
+    {tl_k_fn_strtime_defs, &tl_k_fn_strtime_count},
+    {tl_k_fn_time_defs, &tl_k_fn_time_count},
 };
 
 static const TlFnDef *find_def(const char *name)

@@ -453,7 +453,7 @@ static bool may_fail(const Ev *ev, TlExprId id)
              op == TL_OP_IDIV || op == TL_OP_NEG) &&
             e->type != TL_TFLOAT64)
             return true;
-        if (op >= TL_OP_ABS && op <= TL_OP_DATE_TRUNC) return true;
+        if (op >= TL_OP_ABS && op <= TL_OP_LAST_KERNEL_FN) return true;
     }
     for (i = 0; i < e->n_args; i++)
         if (may_fail(ev, arg(ev, id, i))) return true;
@@ -674,6 +674,14 @@ static TlStatus eval_arith(Ev *ev, TlExprId id, TlOp op, Val *v, int64_t m,
     TlStatus st;
     if (ta == TL_TDATE && tb == TL_TDATE)
         return tl_k_date_diff(&a, &b, m, &out->a, ev->err);
+    if (tb == TL_TSTRING) { /* timestamp +- interval (resolve.c) */
+        st = tl_k_add_interval(&a, &b, op == TL_OP_SUB, m, &out->a, &row,
+                               ev->err);
+        if (st == TL_ERR_DATA)
+            return overflow_error(ev, id, "timestamp out of range",
+                                  tl_op_info(op)->name, &v[0], &v[1], row);
+        return st;
+    }
     if (ta == TL_TDATE || tb == TL_TDATE) {
         bool a_date = ta == TL_TDATE;
         st = tl_k_date_add(a_date ? &a : &b, a_date ? &b : &a,
@@ -755,6 +763,24 @@ __attribute__((noinline)) static TlStatus apply_call(Ev *ev, TlExprId id,
         for (i = 0; i < n_args; i++) all[i] = datum(&v[i]);
         st = tl_k_concat_str(all, (int)n_args, m, &out->a, ev->err);
         if (all != d) tl_free(all);
+        break;
+    }
+    case TL_OP_INTERVAL: /* its text, for + - and date_add */
+        out->a = tl_array_retain(v[0].a);
+        break;
+    case TL_OP_NOW:
+    case TL_OP_CURRENT_DATE: {
+        /* the run's instant, read once (TlExprArena.now) */
+        TlBuilder b;
+        bool ok;
+        int64_t now = ev->ea->now, day = now / INT64_C(86400000000);
+        if (now % INT64_C(86400000000) < 0) day--;
+        tl_builder_init(&b, op == TL_OP_NOW ? TL_TTIMESTAMP : TL_TDATE);
+        ok = op == TL_OP_NOW ? tl_builder_append_i64(&b, now)
+                             : tl_builder_append_i32(&b, (int32_t)day);
+        out->a = ok ? tl_builder_finish(&b) : NULL;
+        tl_builder_free(&b);
+        if (!out->a) st = tl_error_oom(ev->err);
         break;
     }
     default:

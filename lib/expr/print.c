@@ -178,6 +178,10 @@ static void print_call(const TlExprArena *ea, const TlExpr *e, W *w)
         puts_(w, not_ ? " not like " : " like ");
         child(ea, e, 1, child_prec(ea, e, 1) <= P_CMP, w);
         return;
+    case TL_OP_INTERVAL:
+        puts_(w, "interval ");
+        child(ea, e, 0, false, w);
+        return;
     default:
         break;
     }

@@ -209,6 +209,8 @@ static TlStatus rule_fold(Simp *s, TlExprId id, TlExprId *out)
 
     if (x->n_args == 0 || x->kind == TL_X_COL || x->kind == TL_X_LIT) return TL_OK;
     if (x->kind == TL_X_CALL && tl_op_is_agg((TlOp)x->op)) return TL_OK;
+    /* an interval is not a string value: it stays what it was written as */
+    if (x->kind == TL_X_CALL && x->op == TL_OP_INTERVAL) return TL_OK;
     for (uint32_t i = 0; i < x->n_args; i++)
         if (nd(s, arg(s, id, i))->kind != TL_X_LIT) return TL_OK;
     memset(&empty, 0, sizeof empty);
