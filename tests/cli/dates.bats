@@ -249,3 +249,57 @@ EOF
 tally: TALLY_NOW is not a timestamp (expected YYYY-MM-DDTHH:MM:SS[.ffffff][Z], in UTC)
 EOF
 }
+
+@test "dates: NDJSON strings that are dates or timestamps are typed as in CSV; CSV -> NDJSON -> tally keeps them" {
+    write_t
+    run_tally t.csv -o t.ndjson
+    assert_ok
+    assert_run_out schema t.ndjson <<'EOF'
+column,type
+id,int64
+ts,timestamp
+d,date
+s,string
+EOF
+    assert_run_out t.ndjson --select "id, d + interval '1 month' as m, strftime(ts, '%Y') as y" <<'EOF'
+id,m,y
+1,2024-02-29 00:00:00,2024
+2,2024-03-29 00:00:00,1969
+3,,
+EOF
+    # a T between date and time, and a bare date among timestamps
+    printf '{"t":"2024-01-01T10:00:00.5"}\n{"t":"2024-01-02"}\n{"t":null}\n' > ts.ndjson
+    assert_run_out ts.ndjson <<'EOF'
+t
+2024-01-01 10:00:00.5
+2024-01-02 00:00:00
+
+EOF
+    # with an offset or a zone, not (yet) a timestamp: a string
+    printf '{"t":"2024-01-01T10:00:00Z","u":"2024-13-01"}\n' > z.ndjson
+    assert_run_out schema z.ndjson <<'EOF'
+column,type
+t,string
+u,string
+EOF
+}
+
+@test "dates: an NDJSON date column meeting a later non-date widens to string, for any batch size and threads" {
+    {
+        for i in $(seq 1 300); do printf '{"d":"2024-01-%02d","t":"2024-01-01T10:00:0%d"}\n' $((i % 28 + 1)) $((i % 10)); done
+        echo '{"d":"soon","t":"2024-02-02"}'
+    } > late.ndjson
+    for rows in 16 65536; do
+        for th in 1 4; do
+            TALLY_BATCH_ROWS=$rows assert_run_out late.ndjson --threads $th --agg 'n = count_distinct(d), m = max(t), l = max(d)' <<'EOF'
+n,m,l
+29,2024-02-02 00:00:00,soon
+EOF
+        done
+    done
+    TALLY_BATCH_ROWS=16 assert_run_out schema late.ndjson <<'EOF'
+column,type
+d,string
+t,timestamp
+EOF
+}

@@ -399,7 +399,7 @@ function makeDateSet() {
         seed: 'dates', schema: DCOLS.map(c => `${c.name}:${c.type}`).join(','),
         csv: DCOLS.map(c => c.name).join(',') + '\n' + rows.map(row => row.map(csvOf).join(',')).join('\n') + '\n',
         csv2: '',
-        sql: `CREATE TABLE t (${DCOLS.map(c => `${c.name} ${DSQL_TYPE[c.type]}`).join(', ')});\n` +
+        sql: `CREATE OR REPLACE TABLE t (${DCOLS.map(c => `${c.name} ${DSQL_TYPE[c.type]}`).join(', ')});\n` +
              `INSERT INTO t VALUES ${rows.map(row => '(' + row.map((v, x) => v === null ? 'NULL' : DCOLS[x].type === 'int' || DCOLS[x].type === 'float' ? String(v) : `${DSQL_TYPE[DCOLS[x].type] === 'VARCHAR' ? '' : DSQL_TYPE[DCOLS[x].type] + ' '}${q(String(v))}`).join(', ') + ')').join(', ')};`,
         cases,
     };
