@@ -19,6 +19,7 @@ static inline TlType string_type(const uint8_t *s, uint32_t len)
     if (len < 10 || s[0] < '0' || s[0] > '9') return TL_TSTRING;
     if (tl_parse_date((const char *)s, len, &d)) return TL_TDATE;
     if (tl_parse_timestamp((const char *)s, len, &ts)) return TL_TTIMESTAMP;
+    if (tl_parse_timestamptz((const char *)s, len, &ts)) return TL_TTIMESTAMPTZ;
     return TL_TSTRING;
 }
 
@@ -221,6 +222,8 @@ static TlStatus convert_datetime(NdCursor *r, const NdField *F, TlType t, TlArra
         s = text_of(r, f, tmp, &len);
         if (t == TL_TDATE)
             ok = tl_parse_date((const char *)s, len, (int32_t *)values->data + row);
+        else if (t == TL_TTIMESTAMPTZ)
+            ok = tl_parse_timestamptz((const char *)s, len, (int64_t *)values->data + row);
         else
             ok = tl_parse_timestamp((const char *)s, len, (int64_t *)values->data + row);
         if (!ok) {
@@ -397,7 +400,7 @@ static TlStatus convert(NdCursor *r, int c, bool fixed, TlArray **out, int64_t *
     TlType t = r->schema->fields[c].type;
     const NdField *F;
     if (t != TL_TBOOL && t != TL_TINT64 && t != TL_TFLOAT64 && t != TL_TSTRING &&
-        t != TL_TDATE && t != TL_TTIMESTAMP)
+        t != TL_TDATE && t != TL_TTIMESTAMP && t != TL_TTIMESTAMPTZ)
         return convert_null(r, c, out, bad, err);
     F = row_fields(r, c);
     if (!F) return tl_error_oom(err);

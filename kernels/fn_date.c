@@ -70,13 +70,23 @@ static inline int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
 
 /* ------------------------------------------------------------ typing */
 
-static bool is_temporal(TlType t) { return t == TL_TDATE || t == TL_TTIMESTAMP; }
+static bool is_temporal(TlType t)
+{
+    return t == TL_TDATE || t == TL_TTIMESTAMP || t == TL_TTIMESTAMPTZ;
+}
+
+/* The type a temporal argument is passed as: a timestamptz as the
+ * timestamp of its UTC clock (tally's time zone is UTC). */
+static TlType as_naive(TlType t)
+{
+    return t == TL_TTIMESTAMPTZ ? TL_TTIMESTAMP : t;
+}
 
 static bool types_part(const TlType *a, int n, TlType *res, TlType *want)
 {
     if (n != 1) return false;
     if (a[0] == TL_TNULL) want[0] = TL_TTIMESTAMP;
-    else if (is_temporal(a[0])) want[0] = a[0];
+    else if (is_temporal(a[0])) want[0] = as_naive(a[0]);
     else return false;
     *res = TL_TINT64;
     return true;
@@ -88,7 +98,7 @@ static bool types_trunc(const TlType *a, int n, TlType *res, TlType *want)
     if (a[0] != TL_TSTRING && a[0] != TL_TNULL) return false;
     want[0] = TL_TSTRING;
     if (a[1] == TL_TNULL) want[1] = TL_TTIMESTAMP;
-    else if (is_temporal(a[1])) want[1] = a[1];
+    else if (is_temporal(a[1])) want[1] = as_naive(a[1]);
     else return false;
     *res = TL_TTIMESTAMP;
     return true;

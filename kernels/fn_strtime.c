@@ -658,6 +658,7 @@ static bool types_strftime(const TlType *a, int n, TlType *res, TlType *want)
     if (n != 2) return false;
     if (a[0] == TL_TNULL) want[0] = TL_TTIMESTAMP;
     else if (a[0] == TL_TDATE || a[0] == TL_TTIMESTAMP) want[0] = a[0];
+    else if (a[0] == TL_TTIMESTAMPTZ) want[0] = TL_TTIMESTAMP; /* its UTC clock */
     else return false;
     if (a[1] != TL_TSTRING && a[1] != TL_TNULL) return false;
     want[1] = TL_TSTRING;

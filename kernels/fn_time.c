@@ -108,7 +108,7 @@ static TlStatus k_to_timestamp(const TlDatum *args, int n_args, int64_t n_rows,
     bool all_null;
     TL_FN_BROADCAST(k_to_timestamp);
     TL_TRY(tl_k_fn_nulls(args, 1, n_rows, &all_null, &validity, err));
-    if (all_null) return tl_k_fn_null_result(TL_TTIMESTAMP, n_rows, out, err);
+    if (all_null) return tl_k_fn_null_result(TL_TTIMESTAMPTZ, n_rows, out, err);
     values = tl_k_fn_values(n_rows, 8, true);
     if (!values) {
         tl_buf_release(validity);
@@ -129,7 +129,7 @@ static TlStatus k_to_timestamp(const TlDatum *args, int n_args, int64_t n_rows,
         }
         y[i] = (int64_t)us;
     }
-    *out = tl_array_new(TL_TTIMESTAMP, n_rows, values, validity, -1, NULL, 0);
+    *out = tl_array_new(TL_TTIMESTAMPTZ, n_rows, values, validity, -1, NULL, 0);
     return *out ? TL_OK : tl_error_oom(err);
 }
 
@@ -448,6 +448,7 @@ static bool types_epoch(const TlType *a, int n, TlType *res, TlType *want)
     if (n != 1) return false;
     if (a[0] == TL_TNULL) want[0] = TL_TTIMESTAMP;
     else if (a[0] == TL_TDATE || a[0] == TL_TTIMESTAMP) want[0] = a[0];
+    else if (a[0] == TL_TTIMESTAMPTZ) want[0] = TL_TTIMESTAMP; /* the same instant */
     else return false;
     *res = TL_TFLOAT64;
     return true;
@@ -476,14 +477,15 @@ static bool types_to_ts(const TlType *a, int n, TlType *res, TlType *want)
     if (a[0] != TL_TNULL && a[0] != TL_TINT64 && a[0] != TL_TFLOAT64)
         return false;
     want[0] = TL_TFLOAT64;
-    *res = TL_TTIMESTAMP;
+    *res = TL_TTIMESTAMPTZ; /* an instant, as DuckDB's */
     return true;
 }
 
 static bool types_date_add(const TlType *a, int n, TlType *res, TlType *want)
 {
     if (n != 2) return false;
-    if (a[0] != TL_TNULL && a[0] != TL_TDATE && a[0] != TL_TTIMESTAMP)
+    if (a[0] != TL_TNULL && a[0] != TL_TDATE && a[0] != TL_TTIMESTAMP &&
+        a[0] != TL_TTIMESTAMPTZ)
         return false;
     if (a[1] != TL_TSTRING) return false;
     want[0] = TL_TTIMESTAMP;

@@ -352,7 +352,7 @@ static TlStatus type_name(P *p, TlType *ty, TlError *err)
     static const char *const names[] = {"int", "int64", "integer", "bigint",
                                         "float", "float64", "double", "bool",
                                         "boolean", "string", "varchar", "text",
-                                        "date", "timestamp", "datetime"};
+                                        "date", "timestamp", "datetime", "timestamptz"};
     const TlToken *t = tok(p);
     if (t->kind != TL_TK_WORD) return expected(p, "a type name", err);
     if (!tl_type_parse(p->text + t->start, t->len, ty) || *ty == TL_TNULL) {

@@ -107,6 +107,7 @@ static void fmt_value(const TlArray *a, int64_t i, char *buf, size_t cap)
     case TL_TFLOAT64: tl_fmt_f64(tl_array_f64(a)[i], tmp); break;
     case TL_TDATE: tl_fmt_date(tl_array_i32(a)[i], tmp); break;
     case TL_TTIMESTAMP: tl_fmt_timestamp(tl_array_i64(a)[i], tmp); break;
+    case TL_TTIMESTAMPTZ: tl_fmt_timestamptz(tl_array_i64(a)[i], tmp); break;
     case TL_TSTRING: {
         const TlView *v = &tl_array_views(a)[i];
         snprintf(buf, cap, "%s",
@@ -651,7 +652,8 @@ static TlStatus eval_lit(Ev *ev, const TlExpr *e, Val *out)
     switch (t) {
     case TL_TBOOL: ok = tl_builder_append_bool(&b, e->v.b); break;
     case TL_TINT64:
-    case TL_TTIMESTAMP: ok = tl_builder_append_i64(&b, e->v.i); break;
+    case TL_TTIMESTAMP:
+    case TL_TTIMESTAMPTZ: ok = tl_builder_append_i64(&b, e->v.i); break;
     case TL_TFLOAT64: ok = tl_builder_append_f64(&b, e->v.f); break;
     case TL_TDATE: ok = tl_builder_append_i32(&b, e->v.d); break;
     default:
@@ -677,6 +679,8 @@ static TlStatus eval_arith(Ev *ev, TlExprId id, TlOp op, Val *v, int64_t m,
     if (tb == TL_TSTRING) { /* timestamp +- interval (resolve.c) */
         st = tl_k_add_interval(&a, &b, op == TL_OP_SUB, m, &out->a, &row,
                                ev->err);
+        if (st == TL_OK && ta == TL_TTIMESTAMPTZ) /* an instant stays one */
+            out->a->type = TL_TTIMESTAMPTZ;
         if (st == TL_ERR_DATA)
             return overflow_error(ev, id, "timestamp out of range",
                                   tl_op_info(op)->name, &v[0], &v[1], row);
@@ -775,7 +779,7 @@ __attribute__((noinline)) static TlStatus apply_call(Ev *ev, TlExprId id,
         bool ok;
         int64_t now = ev->ea->now, day = now / INT64_C(86400000000);
         if (now % INT64_C(86400000000) < 0) day--;
-        tl_builder_init(&b, op == TL_OP_NOW ? TL_TTIMESTAMP : TL_TDATE);
+        tl_builder_init(&b, op == TL_OP_NOW ? TL_TTIMESTAMPTZ : TL_TDATE);
         ok = op == TL_OP_NOW ? tl_builder_append_i64(&b, now)
                              : tl_builder_append_i32(&b, (int32_t)day);
         out->a = ok ? tl_builder_finish(&b) : NULL;

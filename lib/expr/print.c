@@ -137,6 +137,11 @@ static void print_lit(const TlExpr *e, W *w)
         put(w, buf, tl_fmt_timestamp(e->v.i, buf));
         puts_(w, "'");
         break;
+    case TL_TTIMESTAMPTZ:
+        puts_(w, "cast('");
+        put(w, buf, tl_fmt_timestamptz(e->v.i, buf));
+        puts_(w, "' as timestamptz)");
+        break;
     default: puts_(w, "?"); break;
     }
 }
@@ -288,6 +293,7 @@ bool tl_expr_equal(const TlExprArena *ea, TlExprId a, TlExprId b)
             break;
         case TL_TINT64:
         case TL_TTIMESTAMP:
+        case TL_TTIMESTAMPTZ:
             if (x->v.i != y->v.i) return false;
             break;
         case TL_TFLOAT64:

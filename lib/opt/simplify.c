@@ -175,7 +175,7 @@ static TlStatus push_value(Simp *s, TlExprId tmpl, const TlArray *a,
         switch (a->type) {
         case TL_TBOOL: t.v.b = tl_array_bool(a, 0); break;
         case TL_TINT64:
-        case TL_TTIMESTAMP: t.v.i = tl_array_i64(a)[0]; break;
+        case TL_TTIMESTAMP: case TL_TTIMESTAMPTZ: t.v.i = tl_array_i64(a)[0]; break;
         case TL_TFLOAT64: t.v.f = tl_array_f64(a)[0]; break;
         case TL_TDATE: t.v.d = tl_array_i32(a)[0]; break;
         case TL_TSTRING: {

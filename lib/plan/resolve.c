@@ -117,6 +117,12 @@ static bool common_type(TlType a, TlType b, TlType *out)
         *out = TL_TTIMESTAMP;
         return true;
     }
+    /* with an instant, a date or naive timestamp is read in UTC */
+    if ((a == TL_TTIMESTAMPTZ && (b == TL_TDATE || b == TL_TTIMESTAMP)) ||
+        (b == TL_TTIMESTAMPTZ && (a == TL_TDATE || a == TL_TTIMESTAMP))) {
+        *out = TL_TTIMESTAMPTZ;
+        return true;
+    }
     return false;
 }
 
@@ -178,6 +184,11 @@ static TlStatus string_lit_to(R *r, TlExprId id, uint32_t i, TlType t)
         ok = tl_parse_date(s, n, &d);
         memset(&tmpl.v, 0, sizeof tmpl.v);
         tmpl.v.d = d;
+    } else if (t == TL_TTIMESTAMPTZ) {
+        int64_t ts = 0;
+        ok = tl_parse_timestamptz(s, n, &ts) || tl_parse_timestamp(s, n, &ts);
+        memset(&tmpl.v, 0, sizeof tmpl.v);
+        tmpl.v.i = ts;
     } else {
         int64_t ts = 0;
         ok = tl_parse_timestamp(s, n, &ts);
@@ -210,7 +221,8 @@ static TlStatus unify(R *r, TlExprId id, uint32_t first, uint32_t end,
             if (!common_type(t, T(r, A(r, id, i)), &u)) break;
             t = u;
         }
-        if (i >= end && (t == TL_TDATE || t == TL_TTIMESTAMP))
+        if (i >= end && (t == TL_TDATE || t == TL_TTIMESTAMP ||
+                         t == TL_TTIMESTAMPTZ))
             for (i = first; i < end; i += step)
                 if (is_str_lit(r, A(r, id, i)))
                     TL_TRY(string_lit_to(r, id, i, t));
@@ -264,7 +276,8 @@ static bool is_interval(const R *r, TlExprId id)
 
 static bool is_temporal(TlType t)
 {
-    return t == TL_TDATE || t == TL_TTIMESTAMP || t == TL_TNULL;
+    return t == TL_TDATE || t == TL_TTIMESTAMP || t == TL_TTIMESTAMPTZ ||
+           t == TL_TNULL;
 }
 
 /* t + interval, interval + t, t - interval: a timestamp (a date is moved
@@ -283,13 +296,15 @@ static TlStatus interval_arith(R *r, TlExprId id, TlOp op)
                        "subtracted from a date or timestamp, not %s",
                        left && is_interval(r, A(r, id, 1)) ? "an interval"
                                                            : tl_type_name(t));
-    TL_TRY(coerce(r, id, ti, TL_TTIMESTAMP));
+    /* an instant stays one (eval.c keeps the type) */
+    TlType to = t == TL_TTIMESTAMPTZ ? TL_TTIMESTAMPTZ : TL_TTIMESTAMP;
+    TL_TRY(coerce(r, id, ti, to));
     if (left) { /* keep the timestamp first for the kernel */
         TlExprId a0 = A(r, id, 0), a1 = A(r, id, 1);
         set_arg(r, id, 0, a1);
         set_arg(r, id, 1, a0);
     }
-    N(r, id)->type = TL_TTIMESTAMP;
+    N(r, id)->type = (uint8_t)to;
     return TL_OK;
 }
 
@@ -589,7 +604,7 @@ static TlStatus resolve_call(R *r, TlExprId id, bool in_agg)
         TL_TRY(unify(r, id, 0, n, 1, U_BRANCH, &t));
         break;
     case TL_OP_NOW:
-        t = TL_TTIMESTAMP;
+        t = TL_TTIMESTAMPTZ; /* an instant, as DuckDB's */
         break;
     case TL_OP_CURRENT_DATE:
         t = TL_TDATE;

@@ -101,8 +101,8 @@ EOF
     write_t
     assert_run_out t.csv --select "id, epoch(ts) as e, epoch_ms(ts) as ms, epoch_us(ts) as us, to_timestamp(epoch(ts)) as back, epoch_ms(1500) as m2" <<'EOF'
 id,e,ms,us,back,m2
-1,1709622489.123456,1709622489123,1709622489123456,2024-03-05 07:08:09.123456,1970-01-01 00:00:01.5
-2,-1.0,-1000,-1000000,1969-12-31 23:59:59,1970-01-01 00:00:01.5
+1,1709622489.123456,1709622489123,1709622489123456,2024-03-05 07:08:09.123456+00,1970-01-01 00:00:01.5
+2,-1.0,-1000,-1000000,1969-12-31 23:59:59+00,1970-01-01 00:00:01.5
 3,,,,,1970-01-01 00:00:01.5
 EOF
     run_tally t.csv --select "to_timestamp(1e300) as x"
@@ -236,8 +236,8 @@ EOF
     printf 'current_date,n\n2024-01-01,1\n2024-04-25,2\n' > c.csv
     TALLY_NOW=2024-05-01T12:00:00Z assert_run_out c.csv --select 'n, now() as a, current_timestamp as b, current_date as c, "current_date" as q' <<'EOF'
 n,a,b,c,q
-1,2024-05-01 12:00:00,2024-05-01 12:00:00,2024-05-01,2024-01-01
-2,2024-05-01 12:00:00,2024-05-01 12:00:00,2024-05-01,2024-04-25
+1,2024-05-01 12:00:00+00,2024-05-01 12:00:00+00,2024-05-01,2024-01-01
+2,2024-05-01 12:00:00+00,2024-05-01 12:00:00+00,2024-05-01,2024-04-25
 EOF
     # the last 30 days, as a cron job asks
     TALLY_NOW=2024-05-01 assert_run_out c.csv --filter '"current_date" >= current_date - interval 30 days' --select n <<'EOF'
@@ -275,12 +275,17 @@ t
 2024-01-02 00:00:00
 
 EOF
-    # with an offset or a zone, not (yet) a timestamp: a string
-    printf '{"t":"2024-01-01T10:00:00Z","u":"2024-13-01"}\n' > z.ndjson
+    # with Z or an offset: a timestamptz; no such month: a string
+    printf '{"t":"2024-01-01T10:00:00Z","u":"2024-13-01"}\n{"t":"2024-01-01 12:00:00+02","u":null}\n' > z.ndjson
     assert_run_out schema z.ndjson <<'EOF'
 column,type
-t,string
+t,timestamptz
 u,string
+EOF
+    assert_run_out z.ndjson <<'EOF'
+t,u
+2024-01-01 10:00:00+00,2024-13-01
+2024-01-01 10:00:00+00,
 EOF
 }
 
@@ -302,4 +307,117 @@ column,type
 d,string
 t,timestamp
 EOF
+}
+
+write_tz() {
+    printf 'id,t\n1,2024-03-05T07:08:09Z\n2,2024-03-05 09:08:09+02:00\n3,2024-03-05T07:08:09.5-0130\n4,\n' > tz.csv
+}
+
+@test "time zones: timestamps that all carry Z or an offset are a timestamptz, in UTC with +00" {
+    write_tz
+    assert_run_out schema tz.csv <<'EOF'
+column,type
+id,int64
+t,timestamptz
+EOF
+    assert_run_out tz.csv <<'EOF'
+id,t
+1,2024-03-05 07:08:09+00
+2,2024-03-05 07:08:09+00
+3,2024-03-05 08:38:09.5+00
+4,
+EOF
+    # a column mixing them with naive timestamps stays a string
+    printf 'id,t\n1,2024-03-05T07:08:09Z\n2,2024-03-05 09:08:09\n' > mix.csv
+    assert_run_out schema mix.csv <<'EOF'
+column,type
+id,int64
+t,string
+EOF
+    # +hh and +hhmm, and the output read back again
+    printf 't\n2024-01-01 00:30:00+01\n2024-01-01 10:00:00 -0530\n' > off.csv
+    assert_run_out off.csv -o back.csv <<'EOF'
+EOF
+    assert_run_out back.csv <<'EOF'
+t
+2023-12-31 23:30:00+00
+2024-01-01 15:30:00+00
+EOF
+}
+
+@test "time zones: every writer spells the +00; Parquet keeps it as isAdjustedToUTC" {
+    write_tz
+    assert_run_out tz.csv --to tsv <<'EOF'
+id	t
+1	2024-03-05 07:08:09+00
+2	2024-03-05 07:08:09+00
+3	2024-03-05 08:38:09.5+00
+4	
+EOF
+    assert_run_out tz.csv --to ndjson <<'EOF'
+{"id":1,"t":"2024-03-05 07:08:09+00"}
+{"id":2,"t":"2024-03-05 07:08:09+00"}
+{"id":3,"t":"2024-03-05 08:38:09.5+00"}
+{"id":4,"t":null}
+EOF
+    assert_run_out tz.csv --to table --head 1 <<'EOF'
+┌───────┬────────────────────────┐
+│    id │ t                      │
+│ int64 │ timestamptz            │
+├───────┼────────────────────────┤
+│     1 │ 2024-03-05 07:08:09+00 │
+└───────┴────────────────────────┘
+1 row, 2 columns
+EOF
+    run_tally tz.csv -o tz.parquet
+    assert_ok
+    assert_run_out schema tz.parquet <<'EOF'
+column,type
+id,int64
+t,timestamptz
+EOF
+    assert_run_out tz.parquet --select t --head 1 <<'EOF'
+t
+2024-03-05 07:08:09+00
+EOF
+    # and through NDJSON
+    run_tally tz.csv -o tz.ndjson
+    assert_run_out schema tz.ndjson <<'EOF'
+column,type
+id,int64
+t,timestamptz
+EOF
+}
+
+@test "time zones: in expressions, --schema and casts" {
+    write_tz
+    assert_run_out tz.csv --filter "t > '2024-03-05 07:30:00'" --select "id, t + interval '1 hour' as h, year(t) as y, strftime(t, '%H:%M %z') as s, t::timestamp as naive, t::date as d, cast(t as string) as txt" <<'EOF'
+id,h,y,s,naive,d,txt
+3,2024-03-05 09:38:09.5+00,2024,08:38 +00,2024-03-05 08:38:09.5,2024-03-05,2024-03-05 08:38:09.5+00
+EOF
+    assert_run_out tz.csv --filter "t = timestamp '2024-03-05 07:08:09'" --agg 'n = count(), lo = min(t)' <<'EOF'
+n,lo
+2,2024-03-05 07:08:09+00
+EOF
+    printf 't\n2024-03-05 09:08:09\n' > naive.csv
+    assert_run_out naive.csv --select "cast(t as timestamptz) as c, try_cast('x' as timestamptz) as d" <<'EOF'
+c,d
+2024-03-05 09:08:09+00,
+EOF
+    run_tally naive.csv --schema t:timestamptz
+    assert_err 1 'tally: naive.csv:2:1: "2024-03-05 09:08:09" is not a valid timestamptz (column "t")'
+}
+
+@test "time zones: a timestamptz column meeting a naive timestamp later is a string, for any batch size" {
+    {
+        echo t
+        for i in $(seq 1 200); do echo "2024-01-01T00:00:0$((i % 10))Z"; done
+        echo "2024-01-01 00:00:00"
+    } > late.csv
+    for rows in 16 65536; do
+        TALLY_BATCH_ROWS=$rows assert_run_out late.csv --agg 'n = count_distinct(t), m = max(t)' <<'EOF'
+n,m
+11,2024-01-01T00:00:09Z
+EOF
+    done
 }

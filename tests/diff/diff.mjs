@@ -334,16 +334,17 @@ function makeCases(seed) {
 
 // ---- dates and times: one fixed set ----
 // A table of timestamps, dates, texts to parse and epoch numbers, and one
-// case per expression, each function against DuckDB's.  tally has no time
-// zone type: DuckDB's TIMESTAMP WITH TIME ZONE results (to_timestamp,
-// strptime with %z) are cast to TIMESTAMP on its side (man tally,
+// case per expression, each function against DuckDB's, in the time zone
+// UTC.  strptime with %z gives tally a timestamp where DuckDB has a
+// TIMESTAMP WITH TIME ZONE: cast to TIMESTAMP on its side (man tally,
 // DIFFERENCES FROM DUCKDB).
 const DCOLS = [
     { name: 'rn', type: 'int' }, { name: 'ts', type: 'timestamp' },
     { name: 'ts2', type: 'timestamp' }, { name: 'd', type: 'date' },
     { name: 's', type: 'string' }, { name: 'n', type: 'int' }, { name: 'f', type: 'float' },
+    { name: 'tz', type: 'timestamptz' },
 ];
-const DSQL_TYPE = { ...SQL_TYPE, timestamp: 'TIMESTAMP', date: 'DATE' };
+const DSQL_TYPE = { ...SQL_TYPE, timestamp: 'TIMESTAMP', date: 'DATE', timestamptz: 'TIMESTAMPTZ' };
 function makeDateSet() {
     const r = rng(20261207);
     const pad = (v, w) => String(v).padStart(w, '0');
@@ -362,8 +363,10 @@ function makeDateSet() {
         const d = `${y}-${pad(m, 2)}-${pad(Math.min(dd, mdays), 2)}`;
         const s = r.pick([`${pad(r.int(1, 28), 2)}/${r.pick(['Jan', 'Feb', 'mar', 'DEC'])}/${r.int(1970, 2030)}:${pad(r.int(0, 23), 2)}:${pad(r.int(0, 59), 2)}:${pad(r.int(0, 59), 2)} ${r.pick(['+0200', '-0530', '+00:00', '-01'])}`,
                           `${r.int(1970, 2030)}-${r.int(1, 12)}-${r.int(1, 31)}`, 'bad', '', ` ${r.int(1, 12)}/${r.int(1, 28)}/${r.int(0, 99)} ${r.int(1, 12)}:${pad(r.int(0, 59), 2)} ${r.pick(['AM', 'pm'])}`]);
+        const off = r.pick(['Z', '+02:00', '-0530', '+01', '+00:00']);
         rows.push([i + 1, r.chance(0.1) ? null : ts, ts2, r.chance(0.1) ? null : d, s,
-                   r.int(-2000000000, 2000000000) * 1000, r.chance(0.1) ? null : r.int(-3000000, 3000000000) / 8]);
+                   r.int(-2000000000, 2000000000) * 1000, r.chance(0.1) ? null : r.int(-3000000, 3000000000) / 8,
+                   r.chance(0.1) ? null : ts2.replace(' ', 'T') + off]);
     }
     const q = (x) => `'${x.replaceAll("'", "''")}'`;
     const E2 = (tl, db = tl) => ({ tl, db });
@@ -378,7 +381,12 @@ function makeDateSet() {
                E2(`strptime(s, '%Y-%m-%d')`));
     for (const fn of ['epoch', 'epoch_ms', 'epoch_us'])
         exprs.push(E2(`${fn}(ts)`), E2(`${fn}(d)`));
-    exprs.push(E2('epoch_ms(n)'), E2('to_timestamp(f)', 'CAST(to_timestamp(f) AS TIMESTAMP)'));
+    exprs.push(E2('epoch_ms(n)'), E2('to_timestamp(f)'));
+    // timestamptz: itself, moved, compared, cast, its parts in UTC
+    exprs.push(E2('tz'), E2("tz + interval '1 month 2 hours'"), E2("tz - interval '1 day'"), E2('year(tz)'),
+               E2('hour(tz)'), E2('epoch(tz)'), E2("strftime(tz, '%Y-%m-%d %H:%M:%S %z')"), E2('tz > ts'),
+               E2('cast(tz as timestamp)'), E2('cast(tz as date)'), E2('cast(ts as timestamptz)'),
+               E2("date_diff('hour', tz, ts2)"), E2('coalesce(tz, ts)'));
     for (const fn of ['year', 'month', 'day', 'dayofweek', 'isodow', 'dayofyear', 'week', 'quarter', 'yearweek', 'isoyear'])
         exprs.push(E2(`${fn}(ts)`), E2(`${fn}(d)`));
     for (const p of ['millennium', 'century', 'decade', 'year', 'quarter', 'month', 'week', 'day', 'hour', 'minute',
@@ -399,7 +407,7 @@ function makeDateSet() {
         seed: 'dates', schema: DCOLS.map(c => `${c.name}:${c.type}`).join(','),
         csv: DCOLS.map(c => c.name).join(',') + '\n' + rows.map(row => row.map(csvOf).join(',')).join('\n') + '\n',
         csv2: '',
-        sql: `CREATE OR REPLACE TABLE t (${DCOLS.map(c => `${c.name} ${DSQL_TYPE[c.type]}`).join(', ')});\n` +
+        sql: `SET TimeZone = 'UTC';\nCREATE OR REPLACE TABLE t (${DCOLS.map(c => `${c.name} ${DSQL_TYPE[c.type]}`).join(', ')});\n` +
              `INSERT INTO t VALUES ${rows.map(row => '(' + row.map((v, x) => v === null ? 'NULL' : DCOLS[x].type === 'int' || DCOLS[x].type === 'float' ? String(v) : `${DSQL_TYPE[DCOLS[x].type] === 'VARCHAR' ? '' : DSQL_TYPE[DCOLS[x].type] + ' '}${q(String(v))}`).join(', ') + ')').join(', ')};`,
         cases,
     };

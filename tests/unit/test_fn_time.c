@@ -99,6 +99,7 @@ static const char *one(const char *name, TlArray **a, int n)
         snprintf(b, 512, "%.*s", (int)tl_view_len(*v),
                  (const char *)tl_view_ptr(v, out->data));
     } else if (out->type == TL_TTIMESTAMP) tl_fmt_timestamp(tl_array_i64(out)[0], b);
+    else if (out->type == TL_TTIMESTAMPTZ) tl_fmt_timestamptz(tl_array_i64(out)[0], b);
     else if (out->type == TL_TDATE) tl_fmt_date(tl_array_i32(out)[0], b);
     else if (out->type == TL_TFLOAT64) tl_fmt_f64(tl_array_f64(out)[0], b);
     else tl_fmt_i64(tl_array_i64(out)[0], b);
@@ -338,9 +339,9 @@ TL_TEST(test_epochs)
     a[0] = mk_i64(-1500);
     CHECK_EQ_STR(one("epoch_ms", a, 1), "1969-12-31 23:59:58.5");
     a[0] = mk_f64(1.5);
-    CHECK_EQ_STR(one("to_timestamp", a, 1), "1970-01-01 00:00:01.5");
+    CHECK_EQ_STR(one("to_timestamp", a, 1), "1970-01-01 00:00:01.5+00");
     a[0] = mk_f64(-0.0000015);
-    CHECK_EQ_STR(one("to_timestamp", a, 1), "1969-12-31 23:59:59.999998");
+    CHECK_EQ_STR(one("to_timestamp", a, 1), "1969-12-31 23:59:59.999998+00");
     a[0] = mk_f64(1e20);
     CHECK_EQ_STR(one("to_timestamp", a, 1),
                  "ERROR: to_timestamp: epoch seconds out of the timestamp range");
