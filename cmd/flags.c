@@ -200,7 +200,7 @@ static const Flag flags[] = {
     {"--out-delimiter", F_OUT_DELIMITER, ARG_REQ, VAL_TEXT, NULL, NULL},
     {"--schema", F_SCHEMA, ARG_REQ, VAL_TEXT, H(
 "  --schema 'NAME:TYPE,...'  fix column types (int float bool string date\n"
-"                          timestamp); NAME may be a glob: 'id*:string'\n")},
+"                          timestamp timestamptz); NAME may be a glob\n")},
     {"--no-infer", F_NO_INFER, ARG_NONE, VAL_NONE, H(
 "  --no-infer, --quoted-as-string  every column / quoted-value columns strings\n")},
     {"--quoted-as-string", F_QUOTED_AS_STRING, ARG_NONE, VAL_NONE, NULL, NULL},

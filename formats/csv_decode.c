@@ -349,6 +349,12 @@ static inline bool parse_ts_any(const char *s, size_t len, size_t room, int64_t 
     return tl_parse_timestamp(s, len, out);
 }
 
+static inline bool parse_tz_any(const char *s, size_t len, size_t room, int64_t *out)
+{
+    (void)room;
+    return tl_parse_timestamptz(s, len, out);
+}
+
 DEFINE_CONVERT(convert_f64_base, TL_TFLOAT64, double, parse_f64_inline)
 DEFINE_CONVERT(convert_f64_any, TL_TFLOAT64, double, parse_f64_any)
 
@@ -385,6 +391,7 @@ static TlStatus convert_f64(const CsvReader *r, CsvCursor *d, int c, TlArray **o
 }
 DEFINE_CONVERT(convert_date, TL_TDATE, int32_t, parse_date_any)
 DEFINE_CONVERT(convert_ts, TL_TTIMESTAMP, int64_t, parse_ts_any)
+DEFINE_CONVERT(convert_tz, TL_TTIMESTAMPTZ, int64_t, parse_tz_any)
 
 static TlStatus convert_bool(const CsvReader *r, CsvCursor *d, int c,
                              TlArray **out, int64_t *bad, TlError *err)
@@ -554,6 +561,7 @@ static ConvertFn converter(TlType t, bool fixed)
     case TL_TSTRING: return convert_str;
     case TL_TDATE: return convert_date;
     case TL_TTIMESTAMP: return convert_ts;
+    case TL_TTIMESTAMPTZ: return convert_tz;
     default: return convert_null;
     }
 }

@@ -114,6 +114,7 @@ static TlType infer_one(const char *s, size_t len)
     if (tl_exact_f64(s, len, &f)) return TL_TFLOAT64;
     if (tl_parse_date(s, len, &d)) return TL_TDATE;
     if (tl_parse_timestamp(s, len, &i)) return TL_TTIMESTAMP;
+    if (tl_parse_timestamptz(s, len, &i)) return TL_TTIMESTAMPTZ;
     return TL_TSTRING;
 }
 
@@ -134,6 +135,9 @@ TlType tl_infer_widen(TlType so_far, const char *s, size_t len)
     case TL_TTIMESTAMP:
         /* a bare date parses as a timestamp (midnight) */
         return tl_parse_timestamp(s, len, &i) ? TL_TTIMESTAMP : TL_TSTRING;
+    case TL_TTIMESTAMPTZ:
+        /* every value with its offset; a naive one makes the column text */
+        return tl_parse_timestamptz(s, len, &i) ? TL_TTIMESTAMPTZ : TL_TSTRING;
     default:
         break;
     }

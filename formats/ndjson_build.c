@@ -9,20 +9,37 @@
 
 /* ------------------------------------------------------------ inference */
 
-/* Widen the inferred type t by a value of kind k. */
-static inline TlType widen_kind(TlType t, uint32_t k)
+/* The type a JSON string s[0..len) holds: a date or a timestamp when its
+ * text is one (as a CSV field's would be: infer.c), else a string.  So
+ * CSV -> NDJSON -> tally keeps its date columns. */
+static inline TlType string_type(const uint8_t *s, uint32_t len)
+{
+    int32_t d;
+    int64_t ts;
+    if (len < 10 || s[0] < '0' || s[0] > '9') return TL_TSTRING;
+    if (tl_parse_date((const char *)s, len, &d)) return TL_TDATE;
+    if (tl_parse_timestamp((const char *)s, len, &ts)) return TL_TTIMESTAMP;
+    if (tl_parse_timestamptz((const char *)s, len, &ts)) return TL_TTIMESTAMPTZ;
+    return TL_TSTRING;
+}
+
+/* Widen the inferred type t by field f. */
+static inline TlType widen_field(const NdCursor *r, TlType t, const NdField *f)
 {
     TlType v;
-    switch (k) {
+    switch (f->kind) {
     case V_NULL: return t;
     case V_FALSE: case V_TRUE: v = TL_TBOOL; break;
     case V_INT: v = TL_TINT64; break;
     case V_FLOAT: v = TL_TFLOAT64; break;
+    case V_STR: v = string_type(r->p + f->off, f->len); break;
     default: v = TL_TSTRING; break;
     }
     if (t == TL_TNULL || t == v) return v;
     if ((t == TL_TINT64 && v == TL_TFLOAT64) || (t == TL_TFLOAT64 && v == TL_TINT64))
         return TL_TFLOAT64;
+    if ((t == TL_TDATE && v == TL_TTIMESTAMP) || (t == TL_TTIMESTAMP && v == TL_TDATE))
+        return TL_TTIMESTAMP; /* a bare date is its midnight */
     return TL_TSTRING;
 }
 
@@ -41,7 +58,7 @@ TlType tl_nd_infer_column(const NdCursor *r, int c, TlType t, int64_t *why)
     *why = -1;
     for (i = 0; i < n && t != TL_TSTRING; i++) {
         was = t;
-        t = widen_kind(t, col->f[i].kind);
+        t = widen_field(r, t, &col->f[i]);
     }
     if (t == TL_TSTRING && i > 0) at = i - 1;
     if (at >= 0 && was != TL_TINT64 && was != TL_TFLOAT64 && col->f[at].kind != V_NUMTXT) {
@@ -178,7 +195,8 @@ drop:
     return *bad >= 0 ? TL_OK : err->code;
 }
 
-/* Dates and timestamps (only with --schema): strings that parse. */
+/* Dates and timestamps (inferred, or given by --schema): strings that
+ * parse. */
 static TlStatus convert_datetime(NdCursor *r, const NdField *F, TlType t, TlArray **out,
                                  int64_t *bad, TlError *err)
 {
@@ -204,6 +222,8 @@ static TlStatus convert_datetime(NdCursor *r, const NdField *F, TlType t, TlArra
         s = text_of(r, f, tmp, &len);
         if (t == TL_TDATE)
             ok = tl_parse_date((const char *)s, len, (int32_t *)values->data + row);
+        else if (t == TL_TTIMESTAMPTZ)
+            ok = tl_parse_timestamptz((const char *)s, len, (int64_t *)values->data + row);
         else
             ok = tl_parse_timestamp((const char *)s, len, (int64_t *)values->data + row);
         if (!ok) {
@@ -380,7 +400,7 @@ static TlStatus convert(NdCursor *r, int c, bool fixed, TlArray **out, int64_t *
     TlType t = r->schema->fields[c].type;
     const NdField *F;
     if (t != TL_TBOOL && t != TL_TINT64 && t != TL_TFLOAT64 && t != TL_TSTRING &&
-        t != TL_TDATE && t != TL_TTIMESTAMP)
+        t != TL_TDATE && t != TL_TTIMESTAMP && t != TL_TTIMESTAMPTZ)
         return convert_null(r, c, out, bad, err);
     F = row_fields(r, c);
     if (!F) return tl_error_oom(err);

@@ -216,6 +216,9 @@ int64_t tl_write_value_pieces(const TlArray *a, int64_t off, int64_t n, TlPiece 
     case TL_TTIMESTAMP:
         FORMAT_LOOP(tl_array_i64, tl_fmt_timestamp, temporal_kind)
         break;
+    case TL_TTIMESTAMPTZ:
+        FORMAT_LOOP(tl_array_i64, tl_fmt_timestamptz, temporal_kind)
+        break;
 #undef FORMAT_LOOP
     default: /* type null (and strings, which callers spell themselves) */
         for (int64_t i = 0; i < n; i++) pc[i] = (TlPiece){NULL, 0, TL_PIECE_NULL};

@@ -47,10 +47,11 @@ bool tl_k_cast_allowed(TlType from, TlType to)
     if (to == TL_TNULL) return false;
     if (to == TL_TSTRING || from == TL_TSTRING) return true;
     if (num_from && num_to) return true;
-    if ((from == TL_TDATE && to == TL_TTIMESTAMP) ||
-        (from == TL_TTIMESTAMP && to == TL_TDATE))
-        return true;
-    return false;
+    bool time_from = from == TL_TDATE || from == TL_TTIMESTAMP ||
+                     from == TL_TTIMESTAMPTZ;
+    bool time_to = to == TL_TDATE || to == TL_TTIMESTAMP ||
+                   to == TL_TTIMESTAMPTZ;
+    return time_from && time_to;
 }
 
 /* An integral double r -> int64, false outside int64's range or nan. */
@@ -185,6 +186,10 @@ static bool from_string(Out *o)
         case TL_TDATE:
             ok = tl_parse_date(s, len, &((int32_t *)dst)[i]);
             break;
+        case TL_TTIMESTAMPTZ: /* with an offset, or else taken as UTC */
+            ok = tl_parse_timestamptz(s, len, &((int64_t *)dst)[i]) ||
+                 tl_parse_timestamp(s, len, &((int64_t *)dst)[i]);
+            break;
         default: /* timestamp */
             ok = tl_parse_timestamp(s, len, &((int64_t *)dst)[i]);
             break;
@@ -200,7 +205,7 @@ static bool row_fails(const TlArray *a, TlType to, int64_t i)
     int64_t t;
     if (a->type == TL_TFLOAT64 && to == TL_TINT64)
         return !f64_to_i64(tl_array_f64(a)[i], &t);
-    if (a->type == TL_TDATE && to == TL_TTIMESTAMP)
+    if (a->type == TL_TDATE && (to == TL_TTIMESTAMP || to == TL_TTIMESTAMPTZ))
         return !date_to_ts(tl_array_i32(a)[i], &t);
     return false;
 }
@@ -248,9 +253,14 @@ static bool fixed_loop(const TlArray *a, TlType to, uint8_t *dst)
             bad |= !date_to_ts(p[i], &((int64_t *)dst)[i]);
         break;
     }
-    case TL_TTIMESTAMP: { /* -> date */
+    case TL_TTIMESTAMP:
+    case TL_TTIMESTAMPTZ: { /* -> date; between the two: the same instant
+                               (tally's time zone is UTC) */
         const int64_t *p = tl_array_i64(a);
-        for (i = 0; i < n; i++) ((int32_t *)dst)[i] = ts_to_date(p[i]);
+        if (to == TL_TDATE)
+            for (i = 0; i < n; i++) ((int32_t *)dst)[i] = ts_to_date(p[i]);
+        else
+            memcpy(dst, p, (size_t)n * sizeof *p);
         break;
     }
     default:
@@ -284,6 +294,9 @@ static TlStatus to_string(const TlArray *a, TlArray **out, TlError *err)
         case TL_TDATE: len = tl_fmt_date(tl_array_i32(a)[i], buf); break;
         case TL_TTIMESTAMP:
             len = tl_fmt_timestamp(tl_array_i64(a)[i], buf);
+            break;
+        case TL_TTIMESTAMPTZ:
+            len = tl_fmt_timestamptz(tl_array_i64(a)[i], buf);
             break;
         default: break;
         }

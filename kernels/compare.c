@@ -207,7 +207,7 @@ TlStatus tl_k_compare(TlKCmp op, const TlDatum *a, const TlDatum *b,
     if (!w) goto oom;
     switch (a->array->type) {
     case TL_TINT64:
-    case TL_TTIMESTAMP:
+    case TL_TTIMESTAMP: case TL_TTIMESTAMPTZ:
         cmp_i64(op, tl_array_i64(a->array), tl_array_i64(b->array), b->scalar,
                 m, w);
         break;

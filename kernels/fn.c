@@ -26,6 +26,8 @@ static const struct {
     {tl_k_fn_text_defs, &tl_k_fn_text_count},
     {tl_k_fn_format_defs, &tl_k_fn_format_count},
     {tl_k_fn_regex_defs, &tl_k_fn_regex_count},
+    {tl_k_fn_strtime_defs, &tl_k_fn_strtime_count},
+    {tl_k_fn_time_defs, &tl_k_fn_time_count},
 };
 
 static const TlFnDef *find_def(const char *name)

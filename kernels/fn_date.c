@@ -1,5 +1,6 @@
 /*
- * fn_date.c -- year month day hour minute second date_trunc.
+ * fn_date.c -- year month day hour minute second dayofweek isodow
+ * dayofyear week quarter yearweek isoyear date_trunc date_diff.
  *
  * Dates are int32 days since 1970-01-01 and timestamps int64 microseconds
  * since 1970-01-01 00:00:00 (core.h).  Every split of a timestamp into a day
@@ -69,13 +70,23 @@ static inline int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
 
 /* ------------------------------------------------------------ typing */
 
-static bool is_temporal(TlType t) { return t == TL_TDATE || t == TL_TTIMESTAMP; }
+static bool is_temporal(TlType t)
+{
+    return t == TL_TDATE || t == TL_TTIMESTAMP || t == TL_TTIMESTAMPTZ;
+}
+
+/* The type a temporal argument is passed as: a timestamptz as the
+ * timestamp of its UTC clock (tally's time zone is UTC). */
+static TlType as_naive(TlType t)
+{
+    return t == TL_TTIMESTAMPTZ ? TL_TTIMESTAMP : t;
+}
 
 static bool types_part(const TlType *a, int n, TlType *res, TlType *want)
 {
     if (n != 1) return false;
     if (a[0] == TL_TNULL) want[0] = TL_TTIMESTAMP;
-    else if (is_temporal(a[0])) want[0] = a[0];
+    else if (is_temporal(a[0])) want[0] = as_naive(a[0]);
     else return false;
     *res = TL_TINT64;
     return true;
@@ -87,7 +98,7 @@ static bool types_trunc(const TlType *a, int n, TlType *res, TlType *want)
     if (a[0] != TL_TSTRING && a[0] != TL_TNULL) return false;
     want[0] = TL_TSTRING;
     if (a[1] == TL_TNULL) want[1] = TL_TTIMESTAMP;
-    else if (is_temporal(a[1])) want[1] = a[1];
+    else if (is_temporal(a[1])) want[1] = as_naive(a[1]);
     else return false;
     *res = TL_TTIMESTAMP;
     return true;
@@ -95,7 +106,32 @@ static bool types_trunc(const TlType *a, int n, TlType *res, TlType *want)
 
 /* ------------------------------------------------------- extraction */
 
-enum { X_YEAR, X_MONTH, X_DAY, X_HOUR, X_MINUTE, X_SECOND };
+enum {
+    X_YEAR, X_MONTH, X_DAY, X_HOUR, X_MINUTE, X_SECOND,
+    X_DOW, X_ISODOW, X_DOY, X_WEEK, X_QUARTER, X_YEARWEEK, X_ISOYEAR,
+};
+
+/* Day-level fields that are not the civil date itself: day of week
+ * (0 Sunday), ISO day of week (1 Monday), day of year, ISO week, quarter,
+ * ISO year*100 + ISO week, ISO year. */
+static int64_t day_field(int which, int64_t d, int64_t y, int64_t m)
+{
+    int64_t dow = floor_mod(d + 4, 7); /* 1970-01-01: Thursday */
+    switch (which) {
+    case X_DOW: return dow;
+    case X_ISODOW: return dow == 0 ? 7 : dow;
+    case X_DOY: return d - days_from_civil(y, 1, 1) + 1;
+    case X_QUARTER: return (m - 1) / 3 + 1;
+    default: break;
+    }
+    /* the ISO week is the one of this week's Thursday */
+    int64_t thu = d - (dow == 0 ? 7 : dow) + 4, ty, tm, td;
+    civil(thu, &ty, &tm, &td);
+    int64_t wk = (thu - days_from_civil(ty, 1, 1)) / 7 + 1;
+    if (which == X_WEEK) return wk;
+    if (which == X_ISOYEAR) return ty;
+    return ty * 100 + wk;
+}
 
 /* y[i] = field `which` of the day days(i), with the one-day cache. */
 #define CIVIL_LOOP(DAYS_EXPR, FIELD)                                           \
@@ -117,7 +153,12 @@ static void extract_date(const int32_t *x, int64_t n, int which, int64_t *y)
     case X_YEAR: CIVIL_LOOP(x[i], cy_); break;
     case X_MONTH: CIVIL_LOOP(x[i], cm_); break;
     case X_DAY: CIVIL_LOOP(x[i], cd_); break;
-    default: memset(y, 0, (size_t)n * sizeof *y); break;
+    case X_HOUR: case X_MINUTE: case X_SECOND:
+        memset(y, 0, (size_t)n * sizeof *y);
+        break;
+    default:
+        CIVIL_LOOP(x[i], day_field(which, dd_, cy_, cm_));
+        break;
     }
 }
 
@@ -135,9 +176,13 @@ static void extract_ts(const int64_t *x, int64_t n, int which, int64_t *y)
         for (int64_t i = 0; i < n; i++)
             y[i] = floor_mod(x[i], US_PER_HOUR) / US_PER_MIN;
         break;
-    default:
+    case X_SECOND:
         for (int64_t i = 0; i < n; i++)
             y[i] = floor_mod(x[i], US_PER_MIN) / US_PER_SEC;
+        break;
+    default:
+        CIVIL_LOOP(floor_div(x[i], US_PER_DAY),
+                   day_field(which, dd_, cy_, cm_));
         break;
     }
 }
@@ -177,6 +222,13 @@ EXTRACT_KERNEL(k_day, X_DAY)
 EXTRACT_KERNEL(k_hour, X_HOUR)
 EXTRACT_KERNEL(k_minute, X_MINUTE)
 EXTRACT_KERNEL(k_second, X_SECOND)
+EXTRACT_KERNEL(k_dayofweek, X_DOW)
+EXTRACT_KERNEL(k_isodow, X_ISODOW)
+EXTRACT_KERNEL(k_dayofyear, X_DOY)
+EXTRACT_KERNEL(k_week, X_WEEK)
+EXTRACT_KERNEL(k_quarter, X_QUARTER)
+EXTRACT_KERNEL(k_yearweek, X_YEARWEEK)
+EXTRACT_KERNEL(k_isoyear, X_ISOYEAR)
 
 /* ------------------------------------------------------- date_trunc */
 
@@ -353,12 +405,115 @@ fail:
     return st;
 }
 
+/* -------------------------------------------------------- date_diff */
+
+/* The number of `part` boundaries between a and b (microseconds), as
+ * DuckDB counts them: the difference of both truncated to the part for
+ * calendar parts and sub-day units, whole weeks of the day difference
+ * (toward zero) for week. */
+static int64_t diff_one(int part, int64_t a, int64_t b)
+{
+    int64_t da = floor_div(a, US_PER_DAY), db = floor_div(b, US_PER_DAY);
+    int64_t ya, ma, xa, yb, mb, xb;
+    if (part > T_DAY)
+        return floor_div(b, sub_day_unit[part]) -
+               floor_div(a, sub_day_unit[part]);
+    if (part == T_DAY) return db - da;
+    if (part == T_WEEK) return (db - da) / 7;
+    civil(da, &ya, &ma, &xa);
+    civil(db, &yb, &mb, &xb);
+    switch (part) {
+    case T_MILLENNIUM: return yb / 1000 - ya / 1000;
+    case T_CENTURY: return yb / 100 - ya / 100;
+    case T_DECADE: return yb / 10 - ya / 10;
+    case T_YEAR: return yb - ya;
+    case T_QUARTER: return (yb * 4 + (mb - 1) / 3) - (ya * 4 + (ma - 1) / 3);
+    default: return (yb * 12 + mb) - (ya * 12 + ma); /* T_MONTH */
+    }
+}
+
+static TlStatus diff_error(int64_t row, const uint8_t *s, size_t len,
+                           int64_t *err_row, TlError *err)
+{
+    *err_row = row;
+    return tl_error(err, TL_ERR_DATA,
+                    "unknown date part %s for date_diff (expected year, "
+                    "quarter, month, week, day, hour, minute or second)",
+                    tl_quote((const char *)s, len).s);
+}
+
+static TlStatus k_date_diff(const TlDatum *args, int n_args, int64_t n_rows,
+                            TlArray **out, int64_t *err_row, TlError *err)
+{
+    TlBuf *validity = NULL, *values = NULL;
+    TlStatus st;
+    bool all_null;
+    TL_FN_BROADCAST(k_date_diff);
+    TL_TRY(tl_k_fn_nulls(args, 3, n_rows, &all_null, &validity, err));
+    if (all_null) return tl_k_fn_null_result(TL_TINT64, n_rows, out, err);
+    values = tl_k_fn_values(n_rows, 8, true);
+    if (!values) {
+        st = tl_error_oom(err);
+        goto fail;
+    }
+    const TlArray *pa = args[0].array;
+    const TlView *pv = tl_array_views(pa);
+    const int64_t *xa = tl_array_i64(args[1].array),
+                  *xb = tl_array_i64(args[2].array);
+    int64_t *y = (int64_t *)values->data;
+    for (int64_t i = 0; i < n_rows; i++) {
+        if (!tl_k_fn_row_valid(validity, i)) continue;
+        int64_t pi = args[0].scalar ? 0 : i;
+        const uint8_t *s = tl_view_ptr(&pv[pi], pa->data);
+        int part = parse_part(s, tl_view_len(pv[pi]));
+        if (part < 0) {
+            st = diff_error(i, s, tl_view_len(pv[pi]), err_row, err);
+            goto fail;
+        }
+        y[i] = diff_one(part, xa[args[1].scalar ? 0 : i],
+                        xb[args[2].scalar ? 0 : i]);
+    }
+    *out = tl_array_new(TL_TINT64, n_rows, values, validity, -1, NULL, 0);
+    return *out ? TL_OK : tl_error_oom(err);
+fail:
+    tl_buf_release(values);
+    tl_buf_release(validity);
+    return st;
+}
+
+static bool types_diff(const TlType *a, int n, TlType *res, TlType *want)
+{
+    if (n != 3) return false;
+    if (a[0] != TL_TSTRING && a[0] != TL_TNULL) return false;
+    want[0] = TL_TSTRING;
+    for (int i = 1; i < 3; i++) {
+        if (a[i] != TL_TNULL && !is_temporal(a[i])) return false;
+        want[i] = TL_TTIMESTAMP;
+    }
+    *res = TL_TINT64;
+    return true;
+}
+
+/* Whether part[0..len) names a date part of date_trunc and date_diff. */
+bool tl_k_date_part_known(const char *part, size_t len)
+{
+    return parse_part((const uint8_t *)part, len) >= 0;
+}
+
 /* The date family's table for the registry (fn.c). */
 const TlFnDef tl_k_fn_date_defs[] = {
     {"year", k_year, types_part},     {"month", k_month, types_part},
     {"day", k_day, types_part},       {"hour", k_hour, types_part},
     {"minute", k_minute, types_part}, {"second", k_second, types_part},
     {"date_trunc", k_date_trunc, types_trunc},
+    {"dayofweek", k_dayofweek, types_part},
+    {"isodow", k_isodow, types_part},
+    {"dayofyear", k_dayofyear, types_part},
+    {"week", k_week, types_part},
+    {"quarter", k_quarter, types_part},
+    {"yearweek", k_yearweek, types_part},
+    {"isoyear", k_isoyear, types_part},
+    {"date_diff", k_date_diff, types_diff},
 };
 /* Number of entries in tl_k_fn_date_defs. */
 const int tl_k_fn_date_count =

@@ -41,6 +41,10 @@ extern const TlFnDef tl_k_fn_text_defs[];
 extern const int tl_k_fn_text_count;
 extern const TlFnDef tl_k_fn_regex_defs[];
 extern const int tl_k_fn_regex_count;
+extern const TlFnDef tl_k_fn_strtime_defs[];
+extern const int tl_k_fn_strtime_count;
+extern const TlFnDef tl_k_fn_time_defs[];
+extern const int tl_k_fn_time_count;
 
 /* True if datum d is entirely null (type null, or every element null). */
 static inline bool tl_k_fn_datum_all_null(const TlDatum *d)

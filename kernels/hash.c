@@ -24,7 +24,7 @@ static void hash_chunk(const TlArray *a, int64_t i0, int64_t n, uint64_t *h)
 {
     switch ((TlType)a->type) {
     case TL_TINT64:
-    case TL_TTIMESTAMP: {
+    case TL_TTIMESTAMP: case TL_TTIMESTAMPTZ: {
         const int64_t *v = tl_array_i64(a) + i0;
         for (int64_t i = 0; i < n; i++) h[i] = XXH3_64bits(&v[i], 8);
         break;

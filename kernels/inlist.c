@@ -79,7 +79,7 @@ static void chain_fixed(const TlArray *x, TlType t, int64_t n,
     int j;
     switch (t) {
     case TL_TINT64:
-    case TL_TTIMESTAMP: {
+    case TL_TTIMESTAMP: case TL_TTIMESTAMPTZ: {
         const int64_t *px = tl_array_i64(x);
         PACK(n, w, {
             uint64_t v_ = (uint64_t)px[i];

@@ -40,7 +40,7 @@
 static size_t fixed_width(TlType t)
 {
     switch (t) {
-    case TL_TINT64: case TL_TTIMESTAMP: case TL_TFLOAT64: return 8;
+    case TL_TINT64: case TL_TTIMESTAMP: case TL_TTIMESTAMPTZ: case TL_TFLOAT64: return 8;
     case TL_TDATE: return 4;
     case TL_TBOOL: return 1;
     default: return 0;
@@ -184,7 +184,7 @@ static void enc_fixed(const TlArray *a, int64_t n, bool desc, uint8_t nullb,
         }
         p[0] = 0x01;
         switch (t) {
-        case TL_TINT64: case TL_TTIMESTAMP:
+        case TL_TINT64: case TL_TTIMESTAMP: case TL_TTIMESTAMPTZ:
             put_be64(p + 1, tl_k_i64_image(tl_array_i64(a)[i]));
             break;
         case TL_TFLOAT64:
@@ -390,7 +390,7 @@ static bool dec_col(TlBuilder *b, TlType t, const uint8_t **cur, int64_t n,
         }
         bool ok;
         switch (t) {
-        case TL_TINT64: case TL_TTIMESTAMP:
+        case TL_TINT64: case TL_TTIMESTAMP: case TL_TTIMESTAMPTZ:
             ok = tl_builder_append_i64(b, (int64_t)(get_be64(p + 1) ^ (1ull << 63)));
             break;
         case TL_TFLOAT64:

@@ -41,7 +41,7 @@ int pq_write_phys(TlType t)
     switch (t) {
     case TL_TBOOL: return PQ_BOOLEAN;
     case TL_TINT64:
-    case TL_TTIMESTAMP: return PQ_INT64;
+    case TL_TTIMESTAMP: case TL_TTIMESTAMPTZ: return PQ_INT64;
     case TL_TFLOAT64: return PQ_DOUBLE;
     case TL_TSTRING: return PQ_BYTE_ARRAY;
     default: return PQ_INT32; /* date; null (UNKNOWN) */

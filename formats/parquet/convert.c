@@ -521,6 +521,7 @@ TlArray *pq_widen(TlArray *a, TlType to)
             case TL_TINT64: k = tl_fmt_i64(tl_array_i64(a)[i], buf); break;
             case TL_TFLOAT64: k = tl_fmt_f64(tl_array_f64(a)[i], buf); break;
             case TL_TDATE: k = tl_fmt_date(tl_array_i32(a)[i], buf); break;
+            case TL_TTIMESTAMPTZ: k = tl_fmt_timestamptz(tl_array_i64(a)[i], buf); break;
             default: k = tl_fmt_timestamp(tl_array_i64(a)[i], buf); break;
             }
             ok = tl_builder_append_str(&b, buf, k);

@@ -48,7 +48,7 @@ static void schema_elem(PqTw *w, const TlField *f)
     if (f->type == TL_TSTRING) pq_tw_i32(w, 6, PQ_CT_UTF8);
     if (f->type == TL_TDATE) pq_tw_i32(w, 6, PQ_CT_DATE);
     if (f->type == TL_TSTRING || f->type == TL_TDATE || f->type == TL_TTIMESTAMP ||
-        f->type == TL_TNULL) {
+        f->type == TL_TTIMESTAMPTZ || f->type == TL_TNULL) {
         pq_tw_struct(w, 10); /* LogicalType, a union */
         switch (f->type) {
         case TL_TSTRING: pq_tw_struct(w, PQ_LT_STRING); break;
@@ -56,7 +56,8 @@ static void schema_elem(PqTw *w, const TlField *f)
         case TL_TNULL: pq_tw_struct(w, PQ_LT_UNKNOWN); break;
         default:
             pq_tw_struct(w, PQ_LT_TIMESTAMP);
-            pq_tw_bool(w, 1, false);   /* isAdjustedToUTC */
+            /* isAdjustedToUTC: a timestamptz is an instant */
+            pq_tw_bool(w, 1, f->type == TL_TTIMESTAMPTZ);
             pq_tw_struct(w, 2);        /* unit: a TimeUnit union */
             pq_tw_struct(w, PQ_UNIT_MICROS);
             pq_tw_end(w);

@@ -222,6 +222,8 @@ static TlStatus put_value(PqNest *n, const PqLeaf *l, const TlArray *a, int64_t 
         return put_string(n, (const uint8_t *)buf, tl_fmt_date(tl_array_i32(a)[i], buf));
     case TL_TTIMESTAMP:
         return put_string(n, (const uint8_t *)buf, tl_fmt_timestamp(tl_array_i64(a)[i], buf));
+    case TL_TTIMESTAMPTZ:
+        return put_string(n, (const uint8_t *)buf, tl_fmt_timestamptz(tl_array_i64(a)[i], buf));
     default: {
         const TlView *v = &tl_array_views(a)[i];
         const uint8_t *p = tl_view_ptr(v, a->data);

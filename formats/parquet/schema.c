@@ -137,7 +137,8 @@ typed:
         break;
     case PQ_CV_DATE: l->type = TL_TDATE; break;
     case PQ_CV_TS_MS: case PQ_CV_TS_US: case PQ_CV_TS_NS: case PQ_CV_INT96:
-        l->type = TL_TTIMESTAMP;
+        /* isAdjustedToUTC: an instant, DuckDB's TIMESTAMP WITH TIME ZONE */
+        l->type = lk == PQ_LT_TIMESTAMP && lt->utc ? TL_TTIMESTAMPTZ : TL_TTIMESTAMP;
         break;
     default: l->type = TL_TSTRING; break;
     }

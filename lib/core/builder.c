@@ -42,6 +42,7 @@ static inline size_t width_of(TlType t)
     case TL_TINT64:
     case TL_TFLOAT64:
     case TL_TTIMESTAMP:
+    case TL_TTIMESTAMPTZ:
         return 8;
     case TL_TDATE:
         return 4;
@@ -276,6 +277,7 @@ bool tl_builder_append_from(TlBuilder *b, const TlArray *a, int64_t i)
         return tl_builder_append_bool(b, tl_array_bool(a, i));
     case TL_TINT64:
     case TL_TTIMESTAMP:
+    case TL_TTIMESTAMPTZ:
         return tl_builder_append_i64(b, tl_array_i64(a)[i]);
     case TL_TFLOAT64:
         return tl_builder_append_f64(b, tl_array_f64(a)[i]);

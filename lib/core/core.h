@@ -50,6 +50,9 @@ typedef enum TlType {
     TL_TSTRING,
     TL_TDATE,
     TL_TTIMESTAMP,
+    TL_TTIMESTAMPTZ, /* a timestamp with a time zone: the instant, int64
+                        microseconds since the epoch in UTC, written with
+                        +00 (DuckDB's TIMESTAMP WITH TIME ZONE in UTC) */
     TL_TYPE_COUNT
 } TlType;
 

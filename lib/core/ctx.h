@@ -72,12 +72,21 @@ typedef struct TlTuning {
     int csv_scan;           /* TALLY_TEST_CSV_SCAN=0..3: how the CSV reader
                                finds records (tl_csv_scan_best); -1: the
                                best there is */
+    /* TALLY_NOW=YYYY-MM-DD[( |T)HH:MM:SS[.f]][Z]: the instant now() and
+     * current_date give, for reproducible runs and tests; now_env 0 unset,
+     * 1 set (now_us), -1 set but not a timestamp (a usage error) */
+    int now_env;
+    int64_t now_us;
 } TlTuning;
 
 /* One run's context.  Created, owned and freed by lib/run; borrowed by
  * everything below for the run's length. */
 typedef struct TlCtx {
     TlTuning tuning;
+    /* the run's instant (microseconds since the epoch, UTC): TALLY_NOW's,
+     * else the clock read once when the run starts, so every row and every
+     * restarted attempt sees the same now() */
+    int64_t now;
     /* what the run keeps of its inputs (formats/compress.h, TlInputs):
      * standard input read once, the last decompressed file (so a restart
      * does not decompress it again), the registry of decompression

@@ -401,6 +401,40 @@ bool tl_parse_timestamp(const char *s, size_t len, int64_t *out)
     return true;
 }
 
+/* Parse a timestamp followed by its offset from UTC (Z, +hh, +hhmm,
+ * +hh:mm or -, a space allowed before it) into the instant in UTC.  A
+ * bare date is not one: without a time there is no offset to speak of. */
+bool tl_parse_timestamptz(const char *s, size_t len, int64_t *out)
+{
+    size_t e = len;
+    int64_t ts, off = 0;
+    int hh, mm = 0;
+    if (len < 20) return false;
+    if (s[e - 1] == 'Z' || s[e - 1] == 'z') {
+        e--;
+    } else {
+        /* the sign starts the offset: the last '+' or '-' past the date */
+        size_t k = e;
+        while (k > 19 && s[k - 1] != '+' && s[k - 1] != '-') k--;
+        if (k <= 19) return false;
+        size_t n = e - k, sign_at = k - 1;
+        const char *o = s + k;
+        if (n == 2 && digits_n(o, 2, &hh)) mm = 0;
+        else if (n == 4 && digits_n(o, 2, &hh) && digits_n(o + 2, 2, &mm)) {}
+        else if (n == 5 && digits_n(o, 2, &hh) && o[2] == ':' &&
+                 digits_n(o + 3, 2, &mm)) {}
+        else return false;
+        if (hh > 23 || mm > 59) return false;
+        off = ((int64_t)hh * 60 + mm) * 60000000LL;
+        if (s[sign_at] == '-') off = -off;
+        e = sign_at;
+    }
+    if (e > 0 && s[e - 1] == ' ') e--;
+    if (e < 19 || !tl_parse_timestamp(s, e, &ts)) return false;
+    if (__builtin_sub_overflow(ts, off, out)) return false;
+    return true;
+}
+
 /* ---------------------------------------------------------- formatting */
 
 /* "00" "01" ... "99": two digits per division. */
@@ -823,6 +857,14 @@ size_t tl_fmt_timestamp(int64_t micros, char *buf)
     }
     buf[len] = '\0';
     return len;
+}
+
+/* tl_fmt_timestamp with DuckDB's +00 for an instant in UTC. */
+size_t tl_fmt_timestamptz(int64_t micros, char *buf)
+{
+    size_t len = tl_fmt_timestamp(micros, buf);
+    memcpy(buf + len, "+00", 4);
+    return len + 3;
 }
 
 /* ------------------------------------------------------------ calendar */

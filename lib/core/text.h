@@ -37,11 +37,17 @@ bool tl_parse_i64(const char *s, size_t len, int64_t *out);
 bool tl_parse_f64(const char *s, size_t len, double *out);
 bool tl_parse_date(const char *s, size_t len, int32_t *out);
 bool tl_parse_timestamp(const char *s, size_t len, int64_t *out);
+/* A timestamp with its offset from UTC: tl_parse_timestamp's text (not a
+ * bare date) followed by Z or +hh, +hhmm, +hh:mm (or -), optionally after
+ * a space; *out is the instant in UTC. */
+bool tl_parse_timestamptz(const char *s, size_t len, int64_t *out);
 
 size_t tl_fmt_i64(int64_t v, char *buf);
 size_t tl_fmt_f64(double v, char *buf);
 size_t tl_fmt_date(int32_t days, char *buf);
 size_t tl_fmt_timestamp(int64_t micros, char *buf);
+/* tl_fmt_timestamp and +00: a timestamptz as DuckDB writes one in UTC. */
+size_t tl_fmt_timestamptz(int64_t micros, char *buf);
 
 /* Civil calendar helpers (proleptic Gregorian). */
 int32_t tl_days_from_civil(int64_t y, unsigned m, unsigned d);

@@ -11,6 +11,7 @@
  */
 #include "core.h"
 #include "ctx.h"
+#include "text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,17 @@ static void read_pair(const char *name, int64_t *rows, int64_t *bytes)
     *bytes = b;
 }
 
+/* TALLY_NOW: a timestamp (or date), a trailing Z allowed. */
+static void read_now(TlTuning *t)
+{
+    const char *s = getenv("TALLY_NOW");
+    size_t n;
+    if (!s) return;
+    n = strlen(s);
+    if (n && (s[n - 1] == 'Z' || s[n - 1] == 'z')) n--;
+    t->now_env = tl_parse_timestamp(s, n, &t->now_us) ? 1 : -1;
+}
+
 /* See ctx.h. */
 void tl_tuning_read(TlTuning *t)
 {
@@ -111,6 +123,7 @@ void tl_tuning_read(TlTuning *t)
     read_pair("TALLY_TEST_CSV_MORSEL", &t->csv_morsel_rows, &t->csv_morsel_bytes);
     read_pair("TALLY_TEST_NDJSON_MORSEL", &t->nd_morsel_rows, &t->nd_morsel_bytes);
     t->csv_scan = level("TALLY_TEST_CSV_SCAN", 3, -1);
+    read_now(t);
 }
 
 /* See ctx.h. */

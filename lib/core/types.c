@@ -24,6 +24,7 @@ const char *tl_type_name(TlType t)
     case TL_TSTRING: return "string";
     case TL_TDATE: return "date";
     case TL_TTIMESTAMP: return "timestamp";
+    case TL_TTIMESTAMPTZ: return "timestamptz";
     default: return "?";
     }
 }
@@ -40,6 +41,7 @@ static const struct {
     {"str", TL_TSTRING},        {"varchar", TL_TSTRING},
     {"text", TL_TSTRING},       {"date", TL_TDATE},
     {"timestamp", TL_TTIMESTAMP}, {"datetime", TL_TTIMESTAMP},
+    {"timestamptz", TL_TTIMESTAMPTZ},
 };
 
 /* Parse a user-written type name s[0..len) (case-insensitive, aliases as
@@ -64,6 +66,7 @@ size_t tl_type_width(TlType t)
     case TL_TINT64:
     case TL_TFLOAT64:
     case TL_TTIMESTAMP:
+    case TL_TTIMESTAMPTZ:
         return 8;
     case TL_TDATE:
         return 4;

@@ -51,6 +51,7 @@
 
 #include "../core/pool.h"
 #include "../core/text.h"
+#include "../../kernels/fn.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -295,13 +296,75 @@ static TlStatus typed_literal(P *p, PN *out, TlError *err)
     return mk(p, &e, kw->start, tok_end(str), NULL, 0, 0, out, err);
 }
 
+/* The offset in token t's text (a quoted string) of byte k of its
+ * unquoted value, for a caret inside a literal. */
+static uint32_t quoted_offset(const P *p, const TlToken *t, size_t k)
+{
+    const char *s = p->text + t->start + 1;
+    char q = p->text[t->start];
+    uint32_t i = 0;
+    for (size_t v = 0; v < k && i + 2 < t->len; v++, i++)
+        if (s[i] == q) i++;
+    return t->start + 1 + i;
+}
+
+/* `interval 'TEXT'` or `interval N unit`: the cursor is on the word
+ * interval.  The text is checked here, so a bad interval is a usage error
+ * with a caret under the bad part. */
+static TlStatus interval_literal(P *p, PN *out, TlError *err)
+{
+    const TlToken *kw = tok(p), *v = peek(p, 1), *last = v;
+    TlExpr lit = tmpl(TL_X_LIT), e = tmpl(TL_X_CALL);
+    TlInterval iv;
+    size_t bad;
+    char msg[128];
+    PN arg;
+    lit.lit_type = TL_TSTRING;
+    if (v->kind == TL_TK_STRING) {
+        TL_TRY(unquote(p, v, &lit.v.str.s, &lit.v.str.n, err));
+    } else {
+        const TlToken *u = peek(p, 2);
+        char *t = tl_strpool_alloc(&p->ea->pool, (size_t)v->len + u->len + 2);
+        if (!t) return tl_error_oom(err);
+        memcpy(t, p->text + v->start, v->len);
+        t[v->len] = ' ';
+        memcpy(t + v->len + 1, p->text + u->start, u->len);
+        t[v->len + 1 + u->len] = 0;
+        lit.v.str.s = t;
+        lit.v.str.n = v->len + 1 + u->len;
+        last = u;
+    }
+    if (!tl_k_interval_parse(lit.v.str.s, lit.v.str.n, &iv, &bad, msg,
+                             sizeof msg)) {
+        uint32_t at = v->start, end = tok_end(last);
+        if (v->kind == TL_TK_STRING) {
+            at = quoted_offset(p, v, bad);
+            end = tok_end(v) - 1 > at ? tok_end(v) - 1 : at + 1;
+        }
+        return tl_error_at(err, TL_ERR_USAGE, p->ea, p->src, at, end - at,
+                           "invalid interval: %s", msg);
+    }
+    advance(p);
+    for (const TlToken *t = tok(p); t != last; t = tok(p)) advance(p);
+    advance(p);
+    TL_TRY(mk(p, &lit, v->start, tok_end(last), NULL, 0, 0, &arg, err));
+    e.op = TL_OP_INTERVAL;
+    return mk(p, &e, kw->start, tok_end(last), &arg.id, 1, 1, out, err);
+}
+
+static bool word_is(const P *p, const TlToken *t, const char *w)
+{
+    return t->kind == TL_TK_WORD && strlen(w) == t->len &&
+           strncasecmp(p->text + t->start, w, t->len) == 0;
+}
+
 /* A type name at the cursor (after `::` or `as`); advances past it. */
 static TlStatus type_name(P *p, TlType *ty, TlError *err)
 {
     static const char *const names[] = {"int", "int64", "integer", "bigint",
                                         "float", "float64", "double", "bool",
                                         "boolean", "string", "varchar", "text",
-                                        "date", "timestamp", "datetime"};
+                                        "date", "timestamp", "datetime", "timestamptz"};
     const TlToken *t = tok(p);
     if (t->kind != TL_TK_WORD) return expected(p, "a type name", err);
     if (!tl_type_parse(p->text + t->start, t->len, ty) || *ty == TL_TNULL) {
@@ -557,6 +620,21 @@ static TlStatus primary(P *p, PN *out, TlError *err)
         if (t->kw != TL_KW_NONE && t->kw < TL_KW_FIRST_SOFT)
             return tl_parser_unexpected(p, err);
         if (peek(p, 1)->kind == TL_TK_LPAREN) return call(p, out, err);
+        if (word_is(p, t, "interval") &&
+            (peek(p, 1)->kind == TL_TK_STRING ||
+             ((peek(p, 1)->kind == TL_TK_INT ||
+               peek(p, 1)->kind == TL_TK_FLOAT) &&
+              peek(p, 2)->kind == TL_TK_WORD)))
+            return interval_literal(p, out, err);
+        if (word_is(p, t, "current_date") ||
+            word_is(p, t, "current_timestamp")) {
+            /* SQL's bare forms; a column of that name needs quotes */
+            e = tmpl(TL_X_CALL);
+            e.op = word_is(p, t, "current_date") ? TL_OP_CURRENT_DATE
+                                                 : TL_OP_NOW;
+            advance(p);
+            return mk(p, &e, t->start, tok_end(t), NULL, 0, 0, out, err);
+        }
         e = tmpl(TL_X_COL);
         TL_TRY(tl_parser_name(p, t, &e.name, err));
         advance(p);

@@ -99,7 +99,7 @@ static inline bool key_eq(const TlArray *a, int64_t i, const TlArray *b, int64_t
 {
     switch (a->type) {
     case TL_TINT64:
-    case TL_TTIMESTAMP:
+    case TL_TTIMESTAMP: case TL_TTIMESTAMPTZ:
         return tl_array_i64(a)[i] == tl_array_i64(b)[j];
     case TL_TDATE:
         return tl_array_i32(a)[i] == tl_array_i32(b)[j];
@@ -293,7 +293,7 @@ TlStatus tl_join_table_build(TlArray *const *keys, int n_keys, int64_t n,
     t->n = n;
     t->pbits = n >= 4 * CHUNK ? PBITS : 0;
     t->int_key = n_keys == 1 &&
-                 (keys[0]->type == TL_TINT64 || keys[0]->type == TL_TTIMESTAMP);
+                 (keys[0]->type == TL_TINT64 || keys[0]->type == TL_TTIMESTAMP || keys[0]->type == TL_TTIMESTAMPTZ);
     t->keys = tl_calloc((size_t)n_keys, sizeof *t->keys);
     t->parts = tl_calloc((size_t)1 << t->pbits, sizeof *t->parts);
     t->next = tl_malloc((size_t)(n ? n : 1) * sizeof *t->next);

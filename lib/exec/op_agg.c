@@ -164,7 +164,7 @@ static void mark_breaks(const TlArray *a, int64_t n, uint8_t *brk)
 {
     if (a->type == TL_TNULL || a->null_count == a->length) return;
     switch (a->type) {
-    case TL_TINT64: case TL_TTIMESTAMP: {
+    case TL_TINT64: case TL_TTIMESTAMP: case TL_TTIMESTAMPTZ: {
         const int64_t *v = tl_array_i64(a);
         for (int64_t i = 1; i < n; i++) brk[i] |= v[i] != v[i - 1];
         break;
@@ -416,6 +416,7 @@ void tl_agg_group_text_in(AggOp *a, TlGrouper *g, uint32_t gid, char *buf,
         else switch (c->type) {
         case TL_TINT64: n = tl_fmt_i64(tl_array_i64(c)[0], v); break;
         case TL_TTIMESTAMP: n = tl_fmt_timestamp(tl_array_i64(c)[0], v); break;
+        case TL_TTIMESTAMPTZ: n = tl_fmt_timestamptz(tl_array_i64(c)[0], v); break;
         case TL_TFLOAT64: n = tl_fmt_f64(tl_array_f64(c)[0], v); break;
         case TL_TDATE: n = tl_fmt_date(tl_array_i32(c)[0], v); break;
         case TL_TBOOL: p = tl_array_bool(c, 0) ? "true" : "false"; n = strlen(p); break;

@@ -534,6 +534,7 @@ static bool put_value_text(TlBuilder *b, const TlArray *a)
     case TL_TFLOAT64: n = tl_fmt_f64(tl_array_f64(a)[0], buf); break;
     case TL_TDATE: n = tl_fmt_date(tl_array_i32(a)[0], buf); break;
     case TL_TTIMESTAMP: n = tl_fmt_timestamp(tl_array_i64(a)[0], buf); break;
+    case TL_TTIMESTAMPTZ: n = tl_fmt_timestamptz(tl_array_i64(a)[0], buf); break;
     case TL_TBOOL: n = (size_t)snprintf(buf, sizeof buf, "%s",
                                         tl_array_bool(a, 0) ? "true" : "false");
         break;

@@ -1242,7 +1242,7 @@ TlStatus tl_op_topn_by_new(TlOperator *child, const TlExprArena *ea,
     if (n_keys == 1) {
         t->key_type = (TlType)tl_ea_node(ea, keys[0])->type;
         t->fast = t->key_type == TL_TFLOAT64 || t->key_type == TL_TINT64 ||
-                  t->key_type == TL_TTIMESTAMP || t->key_type == TL_TDATE;
+                  t->key_type == TL_TTIMESTAMP || t->key_type == TL_TTIMESTAMPTZ || t->key_type == TL_TDATE;
     }
     t->slack = tl_ctx_batch_rows(t->base.ctx) / 8;
     if (t->slack < 1) t->slack = 1;

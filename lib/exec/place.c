@@ -118,7 +118,7 @@ bool tl_same_value(const TlArray *a, int64_t i, const TlArray *b, int64_t j)
     switch (a->type) {
     case TL_TBOOL: return tl_array_bool(a, i) == tl_array_bool(b, j);
     case TL_TINT64:
-    case TL_TTIMESTAMP: return tl_array_i64(a)[i] == tl_array_i64(b)[j];
+    case TL_TTIMESTAMP: case TL_TTIMESTAMPTZ: return tl_array_i64(a)[i] == tl_array_i64(b)[j];
     case TL_TFLOAT64:
         return memcmp(&tl_array_f64(a)[i], &tl_array_f64(b)[j], sizeof(double)) == 0;
     case TL_TDATE: return tl_array_i32(a)[i] == tl_array_i32(b)[j];

@@ -32,7 +32,7 @@
 /* Whether a key of type t sorts by its 64-bit image (sort_native). */
 bool tl_sort_native_type(TlType t)
 {
-    return t == TL_TINT64 || t == TL_TTIMESTAMP || t == TL_TDATE ||
+    return t == TL_TINT64 || t == TL_TTIMESTAMP || t == TL_TTIMESTAMPTZ || t == TL_TDATE ||
            t == TL_TFLOAT64 || t == TL_TBOOL;
 }
 

@@ -108,6 +108,7 @@ static void fmt_value(const TlArray *a, int64_t i, char *buf, size_t cap)
     case TL_TFLOAT64: tl_fmt_f64(tl_array_f64(a)[i], tmp); break;
     case TL_TDATE: tl_fmt_date(tl_array_i32(a)[i], tmp); break;
     case TL_TTIMESTAMP: tl_fmt_timestamp(tl_array_i64(a)[i], tmp); break;
+    case TL_TTIMESTAMPTZ: tl_fmt_timestamptz(tl_array_i64(a)[i], tmp); break;
     case TL_TSTRING: {
         const TlView *v = &tl_array_views(a)[i];
         snprintf(buf, cap, "%s",
@@ -454,7 +455,7 @@ static bool may_fail(const Ev *ev, TlExprId id)
              op == TL_OP_IDIV || op == TL_OP_NEG) &&
             e->type != TL_TFLOAT64)
             return true;
-        if (op >= TL_OP_ABS && op <= TL_OP_DATE_TRUNC) return true;
+        if (op >= TL_OP_ABS && op <= TL_OP_LAST_KERNEL_FN) return true;
     }
     for (i = 0; i < e->n_args; i++)
         if (may_fail(ev, arg(ev, id, i))) return true;
@@ -674,7 +675,8 @@ static TlStatus eval_lit(Ev *ev, const TlExpr *e, Val *out)
     switch (t) {
     case TL_TBOOL: ok = tl_builder_append_bool(&b, e->v.b); break;
     case TL_TINT64:
-    case TL_TTIMESTAMP: ok = tl_builder_append_i64(&b, e->v.i); break;
+    case TL_TTIMESTAMP:
+    case TL_TTIMESTAMPTZ: ok = tl_builder_append_i64(&b, e->v.i); break;
     case TL_TFLOAT64: ok = tl_builder_append_f64(&b, e->v.f); break;
     case TL_TDATE: ok = tl_builder_append_i32(&b, e->v.d); break;
     default:
@@ -697,6 +699,16 @@ static TlStatus eval_arith(Ev *ev, TlExprId id, TlOp op, Val *v, int64_t m,
     TlStatus st;
     if (ta == TL_TDATE && tb == TL_TDATE)
         return tl_k_date_diff(&a, &b, m, &out->a, ev->err);
+    if (tb == TL_TSTRING) { /* timestamp +- interval (resolve.c) */
+        st = tl_k_add_interval(&a, &b, op == TL_OP_SUB, m, &out->a, &row,
+                               ev->err);
+        if (st == TL_OK && ta == TL_TTIMESTAMPTZ) /* an instant stays one */
+            out->a->type = TL_TTIMESTAMPTZ;
+        if (st == TL_ERR_DATA)
+            return overflow_error(ev, id, "timestamp out of range",
+                                  tl_op_info(op)->name, &v[0], &v[1], row);
+        return st;
+    }
     if (ta == TL_TDATE || tb == TL_TDATE) {
         bool a_date = ta == TL_TDATE;
         st = tl_k_date_add(a_date ? &a : &b, a_date ? &b : &a,
@@ -778,6 +790,24 @@ __attribute__((noinline)) static TlStatus apply_call(Ev *ev, TlExprId id,
         for (i = 0; i < n_args; i++) all[i] = datum(&v[i]);
         st = tl_k_concat_str(all, (int)n_args, m, &out->a, ev->err);
         if (all != d) tl_free(all);
+        break;
+    }
+    case TL_OP_INTERVAL: /* its text, for + - and date_add */
+        out->a = tl_array_retain(v[0].a);
+        break;
+    case TL_OP_NOW:
+    case TL_OP_CURRENT_DATE: {
+        /* the run's instant, read once (TlExprArena.now) */
+        TlBuilder b;
+        bool ok;
+        int64_t now = ev->ea->now, day = now / INT64_C(86400000000);
+        if (now % INT64_C(86400000000) < 0) day--;
+        tl_builder_init(&b, op == TL_OP_NOW ? TL_TTIMESTAMPTZ : TL_TDATE);
+        ok = op == TL_OP_NOW ? tl_builder_append_i64(&b, now)
+                             : tl_builder_append_i32(&b, (int32_t)day);
+        out->a = ok ? tl_builder_finish(&b) : NULL;
+        tl_builder_free(&b);
+        if (!out->a) st = tl_error_oom(ev->err);
         break;
     }
     default:

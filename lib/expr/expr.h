@@ -74,7 +74,17 @@ typedef enum TlOp {
     TL_OP_REGEXP_EXTRACT, TL_OP_REGEXP_SPLIT,
     /* date */
     TL_OP_YEAR, TL_OP_MONTH, TL_OP_DAY, TL_OP_HOUR, TL_OP_MINUTE,
-    TL_OP_SECOND, TL_OP_DATE_TRUNC,
+    TL_OP_SECOND, TL_OP_DATE_TRUNC, TL_OP_DAYOFWEEK, TL_OP_ISODOW,
+    TL_OP_DAYOFYEAR, TL_OP_WEEK, TL_OP_QUARTER, TL_OP_YEARWEEK, TL_OP_ISOYEAR,
+    TL_OP_DATE_DIFF, TL_OP_DATE_ADD, TL_OP_STRFTIME, TL_OP_STRPTIME,
+    TL_OP_TRY_STRPTIME, TL_OP_EPOCH, TL_OP_EPOCH_MS, TL_OP_EPOCH_US,
+    TL_OP_TO_TIMESTAMP,
+    TL_OP_LAST_KERNEL_FN = TL_OP_TO_TIMESTAMP, /* kernels/fn.h: ABS .. here */
+    /* the run's instant (TlExprArena.now) */
+    TL_OP_NOW, TL_OP_CURRENT_DATE,
+    /* interval 'TEXT': arg 0 its text; only beside a date or timestamp in
+     * + and - and date_add (lib/plan/resolve.c) */
+    TL_OP_INTERVAL,
     /* aggregates (TL_OP_FIRST_AGG <= op) */
     TL_OP_COUNT, TL_OP_COUNT_DISTINCT, TL_OP_SUM, TL_OP_MEAN, TL_OP_MIN,
     TL_OP_MAX, TL_OP_FIRST, TL_OP_LAST, TL_OP_MEDIAN, TL_OP_QUANTILE,
@@ -189,6 +199,8 @@ typedef struct TlExprArena {
     TlExprSrc *srcs;
     uint32_t n_srcs, cap_srcs;
     TlStrPool pool;
+    int64_t now;        /* now() and current_date: the run's instant in
+                           microseconds, set once by the planner */
     bool unknown_name;  /* a name was in no schema it was looked up in (the
                            planner may then ask the readers for columns
                            after their samples: tl_reader_more_columns) */

@@ -138,6 +138,11 @@ static void print_lit(const TlExpr *e, W *w)
         put(w, buf, tl_fmt_timestamp(e->v.i, buf));
         puts_(w, "'");
         break;
+    case TL_TTIMESTAMPTZ:
+        puts_(w, "cast('");
+        put(w, buf, tl_fmt_timestamptz(e->v.i, buf));
+        puts_(w, "' as timestamptz)");
+        break;
     default: puts_(w, "?"); break;
     }
 }
@@ -187,6 +192,10 @@ static void print_call(const TlExprArena *ea, const TlExpr *e, W *w)
         child(ea, e, 0, child_prec(ea, e, 0) <= P_CMP, w);
         puts_(w, not_ ? " not ilike " : " ilike ");
         child(ea, e, 1, child_prec(ea, e, 1) <= P_CMP, w);
+        return;
+    case TL_OP_INTERVAL:
+        puts_(w, "interval ");
+        child(ea, e, 0, false, w);
         return;
     default:
         break;
@@ -300,6 +309,7 @@ bool tl_expr_equal(const TlExprArena *ea, TlExprId a, TlExprId b)
             break;
         case TL_TINT64:
         case TL_TTIMESTAMP:
+        case TL_TTIMESTAMPTZ:
             if (x->v.i != y->v.i) return false;
             break;
         case TL_TFLOAT64:

@@ -25,7 +25,7 @@
 static bool int_key(const TlType *types, int n_keys)
 {
     return n_keys == 1 && (types[0] == TL_TINT64 || types[0] == TL_TDATE ||
-                           types[0] == TL_TTIMESTAMP || types[0] == TL_TBOOL);
+                           types[0] == TL_TTIMESTAMP || types[0] == TL_TTIMESTAMPTZ || types[0] == TL_TBOOL);
 }
 
 /* Create the grouper fitting the key types (see group.h). */

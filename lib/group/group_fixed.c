@@ -51,7 +51,7 @@ bool tl_group_fixed_fits(const TlType *types, int n_keys)
     if (n_keys < 1 || n_keys > 63) return false;
     for (int k = 0; k < n_keys; k++)
         switch (types[k]) {
-        case TL_TINT64: case TL_TDATE: case TL_TTIMESTAMP: case TL_TBOOL:
+        case TL_TINT64: case TL_TDATE: case TL_TTIMESTAMP: case TL_TTIMESTAMPTZ: case TL_TBOOL:
         case TL_TFLOAT64: case TL_TNULL:
             break;
         default:
@@ -110,7 +110,7 @@ static TlStatus encode(FixedGrouper *g, const TlArray *const *keys, int64_t n,
             continue;
         }
         switch (a->type) {
-        case TL_TINT64: case TL_TTIMESTAMP: {
+        case TL_TINT64: case TL_TTIMESTAMP: case TL_TTIMESTAMPTZ: {
             const int64_t *v = tl_array_i64(a);
             for (int64_t i = 0; i < n; i++) col[i * w] = (uint64_t)v[i];
             break;

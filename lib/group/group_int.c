@@ -112,7 +112,7 @@ static TlStatus int_map_with(TlGrouper *gh, const TlArray *const *keys, int64_t 
         return TL_OK;
     }
     const int64_t *v;
-    if (a->type == TL_TINT64 || a->type == TL_TTIMESTAMP) {
+    if (a->type == TL_TINT64 || a->type == TL_TTIMESTAMP || a->type == TL_TTIMESTAMPTZ) {
         v = tl_array_i64(a);
     } else {
         if (g->scratch_cap < n) {
@@ -212,7 +212,7 @@ static TlStatus int_find(TlGrouper *gh, const TlArray *const *keys,
         for (int64_t i = 0; i < n; i++) ids[i] = g->null_gid;
         return TL_OK;
     }
-    if (a->type == TL_TINT64 || a->type == TL_TTIMESTAMP) {
+    if (a->type == TL_TINT64 || a->type == TL_TTIMESTAMP || a->type == TL_TTIMESTAMPTZ) {
         v = tl_array_i64(a);
     } else {
         if (g->scratch_cap < n) {

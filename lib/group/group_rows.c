@@ -174,7 +174,7 @@ static TlStatus encode_rows(Enc *e, const TlArray *const *keys, int nk,
         c[k].v = NULL;
         if (a->type == TL_TNULL || a->null_count == a->length) continue;
         switch (a->type) {
-        case TL_TINT64: case TL_TTIMESTAMP:
+        case TL_TINT64: case TL_TTIMESTAMP: case TL_TTIMESTAMPTZ:
             c[k].kind = EK_I64;
             c[k].v = tl_array_i64(a);
             bound += (uint64_t)n * 10;
@@ -410,7 +410,7 @@ static TlStatus decode_rows(const uint8_t *const *rows, int64_t n,
             }
             uint64_t u;
             switch (t) {
-            case TL_TINT64: case TL_TTIMESTAMP: {
+            case TL_TINT64: case TL_TTIMESTAMP: case TL_TTIMESTAMPTZ: {
                 p = get_varint(p, &u);
                 int64_t v = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
                 memcpy(vals + (size_t)i * 8, &v, 8);

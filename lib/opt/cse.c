@@ -42,7 +42,7 @@ static uint64_t hash_node(const TlExpr *x, const TlExprId *args)
     if (x->kind == TL_X_LIT) {
         switch ((TlType)x->lit_type) {
         case TL_TBOOL: h = mix(h, x->v.b); break;
-        case TL_TINT64: case TL_TTIMESTAMP: h = mix(h, (uint64_t)x->v.i); break;
+        case TL_TINT64: case TL_TTIMESTAMP: case TL_TTIMESTAMPTZ: h = mix(h, (uint64_t)x->v.i); break;
         case TL_TFLOAT64: {
             uint64_t b;
             memcpy(&b, &x->v.f, sizeof b);
@@ -76,7 +76,7 @@ static bool same(const Cse *cs, TlExprId c, const TlExpr *x, const TlExprId *arg
     if (x->kind == TL_X_LIT) {
         switch ((TlType)x->lit_type) {
         case TL_TBOOL: if (x->v.b != y->v.b) return false; break;
-        case TL_TINT64: case TL_TTIMESTAMP: if (x->v.i != y->v.i) return false; break;
+        case TL_TINT64: case TL_TTIMESTAMP: case TL_TTIMESTAMPTZ: if (x->v.i != y->v.i) return false; break;
         case TL_TFLOAT64:
             if (memcmp(&x->v.f, &y->v.f, sizeof x->v.f) != 0) return false;
             break;

@@ -175,7 +175,7 @@ static TlStatus push_value(Simp *s, TlExprId tmpl, const TlArray *a,
         switch (a->type) {
         case TL_TBOOL: t.v.b = tl_array_bool(a, 0); break;
         case TL_TINT64:
-        case TL_TTIMESTAMP: t.v.i = tl_array_i64(a)[0]; break;
+        case TL_TTIMESTAMP: case TL_TTIMESTAMPTZ: t.v.i = tl_array_i64(a)[0]; break;
         case TL_TFLOAT64: t.v.f = tl_array_f64(a)[0]; break;
         case TL_TDATE: t.v.d = tl_array_i32(a)[0]; break;
         case TL_TSTRING: {
@@ -209,6 +209,8 @@ static TlStatus rule_fold(Simp *s, TlExprId id, TlExprId *out)
 
     if (x->n_args == 0 || x->kind == TL_X_COL || x->kind == TL_X_LIT) return TL_OK;
     if (x->kind == TL_X_CALL && tl_op_is_agg((TlOp)x->op)) return TL_OK;
+    /* an interval is not a string value: it stays what it was written as */
+    if (x->kind == TL_X_CALL && x->op == TL_OP_INTERVAL) return TL_OK;
     for (uint32_t i = 0; i < x->n_args; i++)
         if (nd(s, arg(s, id, i))->kind != TL_X_LIT) return TL_OK;
     memset(&empty, 0, sizeof empty);

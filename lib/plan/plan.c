@@ -1398,6 +1398,7 @@ TlStatus tl_plan_build(const TallySpec *spec, const TlPlanOptions *opt,
     p->root = p->opt_root = p->scan = TL_NO_ID;
     p->sorted = spec->sorted;
     if ((st = tl_ea_init(&p->ea, err)) != TL_OK) goto fail;
+    p->ea.now = opt->now;
     /* source 0: the (empty) text of nodes the planner makes itself */
     if ((st = tl_ea_add_src(&p->ea, "", "", &src0, err)) != TL_OK) goto fail;
     if (opt->n_inputs < 1) {

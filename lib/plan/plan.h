@@ -181,6 +181,7 @@ typedef struct TlPlanOptions {
     const TlReadOptions *read;
     TlTypeHints *hints;     /* per input; readers record widened types here */
     bool no_steps;          /* schema mode: the scan alone */
+    int64_t now;            /* the run's instant (TlCtx.now): now() */
     const TlPlanGroup *groups; /* NULL: one group, every input, `read` */
     int n_groups;
 } TlPlanOptions;

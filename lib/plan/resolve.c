@@ -118,6 +118,12 @@ static bool common_type(TlType a, TlType b, TlType *out)
         *out = TL_TTIMESTAMP;
         return true;
     }
+    /* with an instant, a date or naive timestamp is read in UTC */
+    if ((a == TL_TTIMESTAMPTZ && (b == TL_TDATE || b == TL_TTIMESTAMP)) ||
+        (b == TL_TTIMESTAMPTZ && (a == TL_TDATE || a == TL_TTIMESTAMP))) {
+        *out = TL_TTIMESTAMPTZ;
+        return true;
+    }
     return false;
 }
 
@@ -179,6 +185,11 @@ static TlStatus string_lit_to(R *r, TlExprId id, uint32_t i, TlType t)
         ok = tl_parse_date(s, n, &d);
         memset(&tmpl.v, 0, sizeof tmpl.v);
         tmpl.v.d = d;
+    } else if (t == TL_TTIMESTAMPTZ) {
+        int64_t ts = 0;
+        ok = tl_parse_timestamptz(s, n, &ts) || tl_parse_timestamp(s, n, &ts);
+        memset(&tmpl.v, 0, sizeof tmpl.v);
+        tmpl.v.i = ts;
     } else {
         int64_t ts = 0;
         ok = tl_parse_timestamp(s, n, &ts);
@@ -211,7 +222,8 @@ static TlStatus unify(R *r, TlExprId id, uint32_t first, uint32_t end,
             if (!common_type(t, T(r, A(r, id, i)), &u)) break;
             t = u;
         }
-        if (i >= end && (t == TL_TDATE || t == TL_TTIMESTAMP))
+        if (i >= end && (t == TL_TDATE || t == TL_TTIMESTAMP ||
+                         t == TL_TTIMESTAMPTZ))
             for (i = first; i < end; i += step)
                 if (is_str_lit(r, A(r, id, i)))
                     TL_TRY(string_lit_to(r, id, i, t));
@@ -257,12 +269,55 @@ static bool is_num(TlType t)
     return t == TL_TINT64 || t == TL_TFLOAT64 || t == TL_TNULL;
 }
 
+static bool is_interval(const R *r, TlExprId id)
+{
+    const TlExpr *e = N(r, id);
+    return e->kind == TL_X_CALL && e->op == TL_OP_INTERVAL;
+}
+
+static bool is_temporal(TlType t)
+{
+    return t == TL_TDATE || t == TL_TTIMESTAMP || t == TL_TTIMESTAMPTZ ||
+           t == TL_TNULL;
+}
+
+/* t + interval, interval + t, t - interval: a timestamp (a date is moved
+ * as its midnight, as DuckDB does).  Evaluation sees (timestamp, string):
+ * the interval's text; lib/expr/eval.c moves by it. */
+static TlStatus interval_arith(R *r, TlExprId id, TlOp op)
+{
+    bool left = is_interval(r, A(r, id, 0));
+    uint32_t ti = left ? 1 : 0;
+    TlType t = T(r, A(r, id, ti));
+    if (left && op == TL_OP_SUB)
+        return fail_at(r, id, "cannot subtract a date or timestamp from an "
+                              "interval");
+    if ((left && is_interval(r, A(r, id, 1))) || !is_temporal(t))
+        return fail_at(r, A(r, id, ti), "an interval can only be added to or "
+                       "subtracted from a date or timestamp, not %s",
+                       left && is_interval(r, A(r, id, 1)) ? "an interval"
+                                                           : tl_type_name(t));
+    /* an instant stays one (eval.c keeps the type) */
+    TlType to = t == TL_TTIMESTAMPTZ ? TL_TTIMESTAMPTZ : TL_TTIMESTAMP;
+    TL_TRY(coerce(r, id, ti, to));
+    if (left) { /* keep the timestamp first for the kernel */
+        TlExprId a0 = A(r, id, 0), a1 = A(r, id, 1);
+        set_arg(r, id, 0, a1);
+        set_arg(r, id, 1, a0);
+    }
+    N(r, id)->type = (uint8_t)to;
+    return TL_OK;
+}
+
 /* + - * / // % */
 static TlStatus arith(R *r, TlExprId id, TlOp op)
 {
     TlType a = T(r, A(r, id, 0)), b = T(r, A(r, id, 1)), t;
     bool a_int = a == TL_TINT64 || a == TL_TNULL;
     bool b_int = b == TL_TINT64 || b == TL_TNULL;
+    if ((op == TL_OP_ADD || op == TL_OP_SUB) &&
+        (is_interval(r, A(r, id, 0)) || is_interval(r, A(r, id, 1))))
+        return interval_arith(r, id, op);
     if (op == TL_OP_ADD && a == TL_TDATE && b_int) {
         TL_TRY(coerce(r, id, 1, TL_TINT64));
         t = TL_TDATE;
@@ -287,6 +342,64 @@ static TlStatus arith(R *r, TlExprId id, TlOp op)
     return TL_OK;
 }
 
+/* A usage error with a caret at byte `at` of string literal lit's value
+ * (the literal's own span when its text holds doubled quotes). */
+static TlStatus fail_in_lit(R *r, TlExprId lit, size_t at, const char *msg)
+{
+    const TlExpr *e = N(r, lit);
+    const char *text = r->ea->srcs[e->src].text + e->start;
+    bool plain = e->len == e->v.str.n + 2 && text[0] == '\'';
+    if (!plain || at >= e->v.str.n)
+        return fail_at(r, lit, "%s", msg);
+    size_t len = at + 1 < e->v.str.n && text[2 + at] == '-' ? 3 : 2;
+    if (len > e->v.str.n - at) len = e->v.str.n - at;
+    return tl_error_at(r->err, TL_ERR_USAGE, r->ea, e->src,
+                       e->start + 1 + (uint32_t)at, (uint32_t)len, "%s", msg);
+}
+
+/* What a function's constant arguments must be, checked before any row:
+ * a strftime/strptime format, a date part, an interval where date_add
+ * wants one. */
+static TlStatus check_constants(R *r, TlExprId id, TlOp op)
+{
+    char msg[200], why[120];
+    size_t bad;
+    TlExprId a;
+    switch (op) {
+    case TL_OP_STRFTIME:
+    case TL_OP_STRPTIME:
+    case TL_OP_TRY_STRPTIME:
+        a = A(r, id, 1);
+        if (!is_str_lit(r, a)) return TL_OK;
+        if (!tl_k_time_format_check(N(r, a)->v.str.s, N(r, a)->v.str.n,
+                                    op != TL_OP_STRFTIME, &bad, why,
+                                    sizeof why)) {
+            snprintf(msg, sizeof msg, "invalid %s format: %s", op_name(r, id),
+                     why);
+            return fail_in_lit(r, a, bad, msg);
+        }
+        return TL_OK;
+    case TL_OP_DATE_TRUNC:
+    case TL_OP_DATE_DIFF:
+        a = A(r, id, 0);
+        if (is_str_lit(r, a) &&
+            !tl_k_date_part_known(N(r, a)->v.str.s, N(r, a)->v.str.n))
+            return fail_at(r, a, "unknown date part %s for %s (expected "
+                           "year, quarter, month, week, day, hour, minute "
+                           "or second)",
+                           tl_quote(N(r, a)->v.str.s, N(r, a)->v.str.n).s,
+                           op_name(r, id));
+        return TL_OK;
+    case TL_OP_DATE_ADD:
+        if (!is_interval(r, A(r, id, 1)))
+            return fail_at(r, A(r, id, 1), "date_add needs an interval "
+                           "(interval '1 day') as its second argument");
+        return TL_OK;
+    default:
+        return TL_OK;
+    }
+}
+
 /* A scalar function of kernels/fn.h. */
 static TlStatus function(R *r, TlExprId id, TlOp op)
 {
@@ -308,6 +421,7 @@ static TlStatus function(R *r, TlExprId id, TlOp op)
         if (want[i] != args[i] && want[i] != TL_TNULL)
             TL_TRY(coerce(r, id, i, want[i]));
     N(r, id)->type = (uint8_t)res;
+    TL_TRY(check_constants(r, id, op));
     return tl_ea_regex_prepare(r->ea, id, r->err);
 }
 
@@ -364,7 +478,7 @@ static TlStatus check_agg(R *r, TlExprId id, TlOp op)
             if (t != TL_TNULL) TL_TRY(coerce(r, id, i, TL_TSTRING));
             break;
         case TL_AA_ORDERED:
-            if (!is_num(t) && t != TL_TDATE && t != TL_TTIMESTAMP)
+            if (!is_num(t) && t != TL_TDATE && t != TL_TTIMESTAMP && t != TL_TTIMESTAMPTZ)
                 return fail_at(r, a, "%s needs a number, date or timestamp argument, "
                                "not %s", name, tl_type_name(t));
             break;
@@ -551,6 +665,18 @@ static TlStatus resolve_call(R *r, TlExprId id, bool in_agg)
     case TL_OP_COALESCE:
         TL_TRY(unify(r, id, 0, n, 1, U_BRANCH, &t));
         break;
+    case TL_OP_NOW:
+        t = TL_TTIMESTAMPTZ; /* an instant, as DuckDB's */
+        break;
+    case TL_OP_CURRENT_DATE:
+        t = TL_TDATE;
+        break;
+    case TL_OP_INTERVAL:
+        /* its text; where it may stand is checked by its parent */
+        if (!is_str_lit(r, A(r, id, 0)))
+            return fail_at(r, id, "an interval takes a string literal");
+        t = TL_TSTRING;
+        break;
     default:
         return function(r, id, op);
     }
@@ -558,7 +684,31 @@ static TlStatus resolve_call(R *r, TlExprId id, bool in_agg)
     return TL_OK;
 }
 
+static TlStatus resolve_node(R *r, TlExprId id, bool in_agg, TlExprId *out);
+
+/* An interval stands only beside a date or timestamp in + and -, and as
+ * date_add's second argument: it has no type of its own to be anything
+ * else. */
+static TlStatus check_interval_use(R *r, TlExprId id)
+{
+    const TlExpr *e = N(r, id);
+    if (e->kind == TL_X_CALL &&
+        (e->op == TL_OP_ADD || e->op == TL_OP_SUB || e->op == TL_OP_DATE_ADD))
+        return TL_OK;
+    for (uint32_t i = 0; i < e->n_args; i++)
+        if (is_interval(r, A(r, id, i)))
+            return fail_at(r, A(r, id, i), "an interval can only be added to "
+                           "or subtracted from a date or timestamp");
+    return TL_OK;
+}
+
 static TlStatus resolve(R *r, TlExprId id, bool in_agg, TlExprId *out)
+{
+    TL_TRY(resolve_node(r, id, in_agg, out));
+    return check_interval_use(r, *out);
+}
+
+static TlStatus resolve_node(R *r, TlExprId id, bool in_agg, TlExprId *out)
 {
     TlExpr *e = N(r, id);
     TlType t;
@@ -643,7 +793,11 @@ TlStatus tl_resolve_expr(TlExprArena *ea, TlExprId id, const TlSchema *input,
     r.in = input;
     r.allow_agg = allow_agg;
     r.err = err;
-    return resolve(&r, id, false, out);
+    TL_TRY(resolve(&r, id, false, out));
+    if (is_interval(&r, *out))
+        return fail_at(&r, *out, "an interval can only be added to or "
+                       "subtracted from a date or timestamp");
+    return TL_OK;
 }
 
 /* The result type of aggregate op over an argument of type arg (see

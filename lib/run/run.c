@@ -51,6 +51,7 @@
 
 #include <ctype.h>
 #include <glob.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -560,6 +561,7 @@ static TlStatus build_plan(Run *r, bool no_steps, TlPlan **out, TlError *err)
     po.groups = r->plan_groups;
     po.n_groups = r->n_groups;
     po.no_steps = no_steps;
+    po.now = r->ctx.now;
     TL_TRY(tl_plan_build(r->spec, &po, out, err));
     if (!no_steps && !r->spec->no_optimize) {
         TlStatus st = tl_opt_run(*out, err);
@@ -955,8 +957,27 @@ static TlStatus check_output_input(Run *r, TlError *err)
     return st;
 }
 
+/* The run's instant, once: TALLY_NOW's, else the clock's. */
+static TlStatus read_now(Run *r, TlError *err)
+{
+    const TlTuning *t = &r->ctx.tuning;
+    struct timespec ts;
+    if (t->now_env < 0)
+        return tl_error(err, TL_ERR_USAGE,
+                        "TALLY_NOW is not a timestamp (expected "
+                        "YYYY-MM-DDTHH:MM:SS[.ffffff][Z], in UTC)");
+    if (t->now_env > 0) {
+        r->ctx.now = t->now_us;
+        return TL_OK;
+    }
+    clock_gettime(CLOCK_REALTIME, &ts);
+    r->ctx.now = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+    return TL_OK;
+}
+
 static TlStatus run(Run *r, TlError *err)
 {
+    TL_TRY(read_now(r, err));
     TL_TRY(tl_inputs_new(&r->ctx.inputs, err));
     TL_TRY(prepare(r, err));
     if (r->mode == TALLY_EXPLAIN) return run_explain(r, err);

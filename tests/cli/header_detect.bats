@@ -112,10 +112,11 @@ EOF2
     assert_out 'column1,column2
 2024-01-31,x
 2024-02-01T10:00:00Z,y'
+    # a timestamp with an offset is a timestamptz, written in UTC
     printf 'day,x\n2024-01-31 10:00:00+02:00,y\n' > d.csv
     assert_run_out d.csv <<'EOF2'
 day,x
-2024-01-31 10:00:00+02:00,y
+2024-01-31 08:00:00+00,y
 EOF2
 }
 

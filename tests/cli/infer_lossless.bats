@@ -12,11 +12,18 @@ INFER=$DATA/infer
 # ------------------------------------------------------------- the corpus
 
 @test "corpus: tally FILE prints every value with its own text" {
-    for f in leading_zeros plus_signs big_ids nulls timestamps precision; do
+    for f in leading_zeros plus_signs big_ids nulls precision; do
         run_tally "$INFER/$f.csv"
         assert_ok
         assert_out "$(cat "$INFER/$f.csv")"
     done
+    # timestamps with Z or an offset: the canonical form, the instant in
+    # UTC with +00 (DuckDB's TIMESTAMP WITH TIME ZONE)
+    assert_run_out "$INFER/timestamps.csv" <<'EOF'
+utc,offset,local,date
+2024-01-31 10:00:00+00,2024-01-31 08:00:00+00,2024-01-31 10:00:00,2024-01-31
+2024-02-29 23:59:59.5+00,2024-03-01 05:29:59+00,2024-02-29 23:59:59,2024-02-29
+EOF
 }
 
 @test "corpus: a round trip CSV -> NDJSON -> CSV keeps every value" {
@@ -47,8 +54,8 @@ n,int64
 EOF
     assert_run_out schema "$INFER/timestamps.csv" <<'EOF'
 column,type
-utc,string
-offset,string
+utc,timestamptz
+offset,timestamptz
 local,timestamp
 date,date
 EOF

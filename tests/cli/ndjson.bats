@@ -48,14 +48,14 @@ EOF2
     assert_out $'a\nx'
 }
 
-@test "read: strings that look like dates stay strings, mixed numbers widen" {
+@test "read: strings that are all dates are a date column, mixed numbers widen" {
     write in.ndjson <<'EOF2'
 {"d": "2024-01-31", "n": 1, "m": true}
 {"d": "2024-02-01", "n": 2.5, "m": 3}
 EOF2
     assert_run_out schema in.ndjson <<'EOF2'
 column,type
-d,string
+d,date
 n,float64
 m,string
 EOF2

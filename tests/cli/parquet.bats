@@ -63,7 +63,7 @@ ts,timestamp
 ts_ms,timestamp
 ts_ns,timestamp
 ts_s,timestamp
-tstz,timestamp
+tstz,timestamptz
 tm,string
 tmtz,string
 uu,string

@@ -56,8 +56,8 @@ i,int64
 f,float64
 b,bool
 s,string
-d,string
-t,string
+d,date
+t,timestamp
 n,null
 EOF
     [ "$(head -c 4 empty.pq)" = PAR1 ]

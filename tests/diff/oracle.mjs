@@ -119,8 +119,9 @@ export function parseCsv(text) {
 //   DECIMAL(p, s), p <= 15  CAST(x AS DOUBLE)
 //   DECIMAL(p, s), p > 15   CAST(x AS VARCHAR)        exact text
 //   FLOAT                   CAST(x AS DOUBLE)         widened exactly
-//   TIMESTAMP (any unit,    CAST(x AS TIMESTAMP)      microseconds, the
-//     with time zone)                                 UTC clock time
+//   TIMESTAMP (any unit)    CAST(x AS TIMESTAMP)      microseconds
+//   TIMESTAMP WITH TIME     the same and +00          the UTC clock time
+//     ZONE                                            (a timestamptz)
 //   BLOB                    the bytes when they are valid UTF-8, else
 //                           DuckDB's BLOB text (\xHH for other bytes)
 //   STRUCT                  one column per field, "parent.child", to the
@@ -159,6 +160,8 @@ export function parquetMapping(name, type, path, parts = 1) {
         : [[name, `CAST(${path} AS VARCHAR)`, 's']];
     if (type === 'FLOAT' || type === 'DOUBLE') return [[name, `CAST(${path} AS DOUBLE)`, 'f']];
     if (type === 'BLOB') return [[name, path, 'blob']];
+    if (type === 'TIMESTAMP WITH TIME ZONE')
+        return [[name, `CAST(CAST(${path} AS TIMESTAMP) AS VARCHAR) || '+00'`, 's']];
     if (type.startsWith('TIMESTAMP')) return [[name, `CAST(CAST(${path} AS TIMESTAMP) AS VARCHAR)`, 's']];
     return [[name, `CAST(${path} AS VARCHAR)`, 's']];
 }

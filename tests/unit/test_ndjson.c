@@ -69,6 +69,28 @@ TL_TEST(test_widening)
     CHECK(restarts >= 1);
 }
 
+TL_TEST(test_dates)
+{
+    /* strings that are all dates: date; dates and timestamps: timestamp
+     * (a bare date is midnight); an escaped, offset or impossible one:
+     * string */
+    const char *p = tu_file("dt.ndjson",
+                            "{\"d\":\"2024-01-31\",\"t\":\"2024-01-31T10:00:00.25\","
+                            "\"e\":\"2024\\u002d01-01\",\"z\":\"2024-01-31 10:00:00Z\","
+                            "\"x\":\"2024-02-30\"}\n"
+                            "{\"d\":null,\"t\":\"2024-02-01\",\"e\":\"2024-01-02\","
+                            "\"z\":\"2024-01-31\",\"x\":\"2024-02-28\"}\n",
+                            -1);
+    CHECK_EQ_INT(READ(p), TL_OK);
+    CHECK_EQ_STR(got, "d:date,t:timestamp,e:string,z:string,x:string\n"
+                      "2024-01-31|2024-01-31 10:00:00.25|2024-01-01|2024-01-31 10:00:00Z|2024-02-30\n"
+                      "~|2024-02-01 00:00:00|2024-01-02|2024-01-31|2024-02-28\n");
+    /* a date and a text: string, the date kept as written */
+    p = tu_file("dt2.ndjson", "{\"d\":\"2024-01-01\"}\n{\"d\":\"soon\"}\n", -1);
+    CHECK_EQ_INT(READ(p), TL_OK);
+    CHECK_EQ_STR(got, "d:string\n2024-01-01\nsoon\n");
+}
+
 TL_TEST(test_escapes_and_unicode)
 {
     const char *p = tu_file("e.ndjson",
@@ -405,6 +427,7 @@ int main(void)
     tu_init();
     TL_RUN(test_types_and_flattening);
     TL_RUN(test_widening);
+    TL_RUN(test_dates);
     TL_RUN(test_escapes_and_unicode);
     TL_RUN(test_numbers);
     TL_RUN(test_nesting_depth);

@@ -460,6 +460,41 @@ TL_TEST(test_timestamps)
     }
 }
 
+/* Timestamps with their offset: the instant in UTC, written with +00. */
+static const char *tz(const char *in)
+{
+    static char buf[TL_FMT_MAX];
+    int64_t v;
+    if (!tl_parse_timestamptz(in, strlen(in), &v)) return "no";
+    buf[tl_fmt_timestamptz(v, buf)] = 0;
+    return buf;
+}
+
+TL_TEST(test_timestamptz)
+{
+    CHECK_EQ_STR(tz("2024-01-31T10:00:00Z"), "2024-01-31 10:00:00+00");
+    CHECK_EQ_STR(tz("2024-01-31 10:00:00z"), "2024-01-31 10:00:00+00");
+    CHECK_EQ_STR(tz("2024-01-31 10:00:00+02:00"), "2024-01-31 08:00:00+00");
+    CHECK_EQ_STR(tz("2024-01-31 10:00:00+0200"), "2024-01-31 08:00:00+00");
+    CHECK_EQ_STR(tz("2024-01-31 10:00:00+02"), "2024-01-31 08:00:00+00");
+    CHECK_EQ_STR(tz("2024-01-31 10:00:00 -05:30"), "2024-01-31 15:30:00+00");
+    CHECK_EQ_STR(tz("2024-02-29T23:59:59.5-05:30"), "2024-03-01 05:29:59.5+00");
+    CHECK_EQ_STR(tz("1970-01-01 00:00:00+00"), "1970-01-01 00:00:00+00");
+    CHECK_EQ_STR(tz("1969-12-31 23:00:00-01"), "1970-01-01 00:00:00+00");
+    /* not one */
+    CHECK_EQ_STR(tz("2024-01-31 10:00:00"), "no");
+    CHECK_EQ_STR(tz("2024-01-31Z"), "no");
+    CHECK_EQ_STR(tz("2024-01-31 10:00:00+24"), "no");
+    CHECK_EQ_STR(tz("2024-01-31 10:00:00+02:60"), "no");
+    CHECK_EQ_STR(tz("2024-01-31 10:00:00+2"), "no");
+    CHECK_EQ_STR(tz("2024-01-31 10:00:00+02:0"), "no");
+    CHECK_EQ_STR(tz("2024-01-31 10:00:00+020"), "no");
+    CHECK_EQ_STR(tz("2024-01-31 10:00:00ZZ"), "no");
+    CHECK_EQ_STR(tz("2024-01-31 10:00:00  +02"), "no");
+    CHECK_EQ_STR(tz("2024-02-30 10:00:00Z"), "no");
+    CHECK_EQ_STR(tz("2024-01-31 10:00+02"), "no");
+}
+
 int main(void)
 {
     TL_RUN(test_fmt_f64);
@@ -471,5 +506,6 @@ int main(void)
     TL_RUN(test_parse_f64);
     TL_RUN(test_dates);
     TL_RUN(test_timestamps);
+    TL_RUN(test_timestamptz);
     return tl_test_summary(__FILE__);
 }

@@ -62,7 +62,7 @@ static int arg_arrays(TlAgg *a, void ***arr, size_t *elem, int n)
 /* y widened to int64 into the family's own scratch. */
 static const int64_t *y_i64(ArgState *s, const TlArray *y, int64_t n)
 {
-    if (y->type == TL_TINT64 || y->type == TL_TTIMESTAMP) return tl_array_i64(y);
+    if (y->type == TL_TINT64 || y->type == TL_TTIMESTAMP || y->type == TL_TTIMESTAMPTZ) return tl_array_i64(y);
     if (!tl_agg_scratch((void **)&s->scratch, &s->scratch_cap, sizeof *s->scratch, n))
         return NULL;
     for (int64_t i = 0; i < n; i++)

@@ -12,7 +12,7 @@
 ValClass tl_agg_class(TlType t)
 {
     switch (t) {
-    case TL_TINT64: case TL_TTIMESTAMP: case TL_TDATE: case TL_TBOOL: return C_INT;
+    case TL_TINT64: case TL_TTIMESTAMP: case TL_TTIMESTAMPTZ: case TL_TDATE: case TL_TBOOL: return C_INT;
     case TL_TFLOAT64: return C_FLT;
     case TL_TSTRING: return C_STR;
     default: return C_NONE;
@@ -49,7 +49,7 @@ bool tl_agg_scratch(void **p, int64_t *cap, size_t elem, int64_t n)
 
 const int64_t *tl_agg_as_i64(TlAgg *a, const TlArray *x, int64_t n)
 {
-    if (x->type == TL_TINT64 || x->type == TL_TTIMESTAMP) return tl_array_i64(x);
+    if (x->type == TL_TINT64 || x->type == TL_TTIMESTAMP || x->type == TL_TTIMESTAMPTZ) return tl_array_i64(x);
     if (!tl_agg_scratch((void **)&a->ix, &a->ix_cap, sizeof *a->ix, n)) return NULL;
     if (x->type == TL_TDATE) {
         const int32_t *d = tl_array_i32(x);
@@ -66,7 +66,7 @@ const double *tl_agg_as_f64(double **buf, int64_t *cap, const TlArray *x,
     if (x->type == TL_TFLOAT64) return tl_array_f64(x);
     if (!tl_agg_scratch((void **)buf, cap, sizeof **buf, n)) return NULL;
     double *o = *buf;
-    if (x->type == TL_TINT64 || x->type == TL_TTIMESTAMP) {
+    if (x->type == TL_TINT64 || x->type == TL_TTIMESTAMP || x->type == TL_TTIMESTAMPTZ) {
         const int64_t *v = tl_array_i64(x);
         for (int64_t i = 0; i < n; i++) o[i] = (double)v[i];
     } else if (x->type == TL_TDATE) {
@@ -81,7 +81,7 @@ const double *tl_agg_as_f64(double **buf, int64_t *cap, const TlArray *x,
 bool tl_agg_put_i64(TlBuilder *b, int64_t v)
 {
     switch (b->type) {
-    case TL_TINT64: case TL_TTIMESTAMP: return tl_builder_append_i64(b, v);
+    case TL_TINT64: case TL_TTIMESTAMP: case TL_TTIMESTAMPTZ: return tl_builder_append_i64(b, v);
     case TL_TDATE: return tl_builder_append_i32(b, (int32_t)v);
     case TL_TBOOL: return tl_builder_append_bool(b, v != 0);
     case TL_TFLOAT64: return tl_builder_append_f64(b, (double)v);
@@ -93,7 +93,7 @@ bool tl_agg_put_f64(TlBuilder *b, double v)
 {
     switch (b->type) {
     case TL_TFLOAT64: return tl_builder_append_f64(b, v);
-    case TL_TINT64: case TL_TTIMESTAMP: return tl_builder_append_i64(b, (int64_t)v);
+    case TL_TINT64: case TL_TTIMESTAMP: case TL_TTIMESTAMPTZ: return tl_builder_append_i64(b, (int64_t)v);
     default: return tl_builder_append_null(b);
     }
 }

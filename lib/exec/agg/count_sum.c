@@ -231,7 +231,7 @@ static bool mean_results(TlAgg *a, TlBuilder *b, uint32_t first, uint32_t n)
 static bool mean_accepts(TlType x, TlType y)
 {
     (void)y;
-    return tl_agg_numeric(x) || x == TL_TDATE || x == TL_TTIMESTAMP;
+    return tl_agg_numeric(x) || x == TL_TDATE || x == TL_TTIMESTAMP || x == TL_TTIMESTAMPTZ;
 }
 
 const TlAggFns tl_agg_sum = {

@@ -13,7 +13,7 @@
 static bool dt_accepts(TlType x, TlType y)
 {
     (void)y;
-    return tl_agg_numeric(x) || x == TL_TDATE || x == TL_TTIMESTAMP;
+    return tl_agg_numeric(x) || x == TL_TDATE || x == TL_TTIMESTAMP || x == TL_TTIMESTAMPTZ;
 }
 
 static bool two_numbers(TlType x, TlType y)

@@ -28,7 +28,7 @@
 static bool q_accepts(TlType x, TlType y)
 {
     (void)y;
-    return tl_agg_numeric(x) || x == TL_TDATE || x == TL_TTIMESTAMP;
+    return tl_agg_numeric(x) || x == TL_TDATE || x == TL_TTIMESTAMP || x == TL_TTIMESTAMPTZ;
 }
 
 static void q_free_chunks(TlAgg *a)
