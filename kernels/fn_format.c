@@ -121,13 +121,23 @@ static void get_arg(const TlDatum *d, int64_t row, bool printf_, Arg *a)
         a->n = tl_fmt_timestamp(tl_array_i64(x)[i], a->tmp);
         a->s = a->tmp;
         return;
-    default: {
+    case TL_TTIMESTAMPTZ:
+        a->kind = K_TEXT; a->type_name = "timestamptz";
+        a->n = tl_fmt_timestamptz(tl_array_i64(x)[i], a->tmp);
+        a->s = a->tmp;
+        return;
+    case TL_TSTRING: {
         const TlView *v = &tl_array_views(x)[i];
         a->kind = K_TEXT; a->type_name = "string";
         a->s = (const char *)tl_view_ptr(v, x->data);
         a->n = tl_view_len(*v);
         return;
     }
+    default: /* no value of this type reaches here (nulls are skipped first) */
+        a->kind = K_TEXT; a->type_name = tl_type_name(x->type);
+        a->s = "";
+        a->n = 0;
+        return;
     }
 }
 

@@ -97,3 +97,12 @@ tally: no function matches format(int64, string)
             ^^^^^^^^^^^^
 EOF
 }
+
+@test "format and printf: a timestamptz as its text with +00" {
+    printf 't\n2024-03-05T07:08:09Z\n2024-03-05 09:08:09+02:00\n' > tz.csv
+    assert_run_out tz.csv --select "format('<{}>', t) as f, printf('%s|%25s', t, t) as p" <<'EOF2'
+f,p
+<2024-03-05 07:08:09+00>,2024-03-05 07:08:09+00|   2024-03-05 07:08:09+00
+<2024-03-05 07:08:09+00>,2024-03-05 07:08:09+00|   2024-03-05 07:08:09+00
+EOF2
+}
