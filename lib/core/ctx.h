@@ -17,8 +17,8 @@
  * passes NULL, so within a run every switch is read once, at its start,
  * and stays the same for the whole run (restarts included).
  *
- * Later members (ARCHITECTURE.md, "Target layout"): the memory budget,
- * the temporary folder.
+ * The memory budget and the temporary folder are in TlCtx.budget
+ * (budget.h).
  */
 #ifndef TL_CTX_H
 #define TL_CTX_H
@@ -72,6 +72,13 @@ typedef struct TlTuning {
     int csv_scan;           /* TALLY_TEST_CSV_SCAN=0..3: how the CSV reader
                                finds records (tl_csv_scan_best); -1: the
                                best there is */
+    /* memory budget and spilling (budget.h, lib/run/run.c) */
+    const char *memory_limit; /* TALLY_MEMORY_LIMIT, or NULL (environment
+                               text, valid while the environment is) */
+    const char *tmpdir;     /* TMPDIR, or NULL: where spill files go when
+                               no --temp-dir is given */
+    bool force_spill;       /* TALLY_FORCE_SPILL=1: spill at the smallest
+                               sizes (tests) */
 } TlTuning;
 
 /* One run's context.  Created, owned and freed by lib/run; borrowed by
@@ -85,6 +92,10 @@ typedef struct TlCtx {
      * formats layer's; lib/run creates and frees it.  NULL: nothing is
      * kept (a reader opened by a unit test) */
     struct TlInputs *inputs;
+    /* the run's memory budget (budget.h): the limit, the reservations'
+     * total, the temporary folder and the spill counters.  NULL: no
+     * limit, nothing counted (a unit test's operator) */
+    struct TlBudget *budget;
 } TlCtx;
 
 /* Fill t from the environment (tuning.c). */

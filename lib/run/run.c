@@ -40,6 +40,8 @@
 #include "../plan/plan.h"
 #include "../../formats/compress.h"
 #include "../../formats/infer.h"
+#include "../../formats/spill.h"
+#include "../core/budget.h"
 #include "../core/ctx.h"
 #include "../core/pool.h"
 #include "../exec/ops.h"
@@ -83,6 +85,9 @@ typedef struct Run {
     char *converted;          /* "a=10 b=10" of the successful attempt */
     TlCtx ctx;                /* the run's context (lib/core/ctx.h): its
                                  tuning, read once at the start */
+    TlBudget budget;          /* ctx.budget: the memory limit, the temp
+                                 folder, the spill counters */
+    char *temp_dir;           /* budget.temp_dir (owned) */
 } Run;
 
 /* See tally.h: the SIGBUS handler for mapped inputs (formats/mapped.c). */
@@ -729,8 +734,49 @@ static TlStatus check_output_input(Run *r, TlError *err)
     return st;
 }
 
+/* The run's memory budget: --memory-limit (or the pipeline file's
+ * memory_limit), else TALLY_MEMORY_LIMIT, else 80% of memory or of the
+ * cgroup's limit; the temporary folder: --temp-dir (checked now: a folder
+ * the user named must take a file), else $TMPDIR, else /tmp (checked when
+ * a spill file is made). */
+static TlStatus budget_setup(Run *r, TlError *err)
+{
+    const TallySpec *sp = r->spec;
+    const TlTuning *t = &r->ctx.tuning;
+    uint64_t limit = 0;
+    const char *text = sp->memory_limit ? sp->memory_limit : t->memory_limit;
+    if (text && *text) {
+        if (!tl_size_parse(text, &limit))
+            return tl_error(err, TL_ERR_USAGE, "%s: expected a size such as 500MB, 4GiB or "
+                            "50%%, got %s", sp->memory_limit ? "--memory-limit"
+                            : "TALLY_MEMORY_LIMIT", tl_quote_str(text).s);
+    } else {
+        limit = tl_budget_default();
+        text = NULL;
+    }
+    tl_budget_init(&r->budget, limit);
+    r->budget.limit_text = text;
+    r->budget.force_spill = t->force_spill;
+    if (sp->temp_dir) {
+        r->temp_dir = join_path(sp->spec_dir, sp->temp_dir);
+        r->budget.temp_from = "--temp-dir";
+    } else if (t->tmpdir && *t->tmpdir) {
+        r->temp_dir = tl_strdup(t->tmpdir);
+        r->budget.temp_from = "$TMPDIR";
+    } else {
+        r->temp_dir = tl_strdup("/tmp");
+        r->budget.temp_from = "the default";
+    }
+    if (!r->temp_dir) return tl_error_oom(err);
+    r->budget.temp_dir = r->temp_dir;
+    r->ctx.budget = &r->budget;
+    if (sp->temp_dir) TL_TRY(tl_spill_check_dir(r->temp_dir, "--temp-dir", err));
+    return TL_OK;
+}
+
 static TlStatus run(Run *r, TlError *err)
 {
+    TL_TRY(budget_setup(r, err));
     TL_TRY(tl_inputs_new(&r->ctx.inputs, err));
     TL_TRY(prepare(r, err));
     if (r->mode == TALLY_EXPLAIN) return run_explain(r, err);
@@ -795,6 +841,12 @@ static void take_stats(Run *r, TallyStats *out)
     /* compressed inputs: the most decompressed bytes held in memory at
      * once (formats/compress.h; with streaming it depends on timing) */
     tl_decompressed_held(&r->ctx, NULL, &out->decompressed_held_peak);
+    out->memory_limit = (int64_t)r->budget.limit;
+    out->memory_held_peak = (int64_t)atomic_load(&r->budget.peak);
+    out->spilled_bytes = (int64_t)atomic_load(&r->budget.spilled);
+    out->spill_read_bytes = (int64_t)atomic_load(&r->budget.read_back);
+    out->sort_runs = atomic_load(&r->budget.sort_runs);
+    out->resident_peak = (int64_t)tl_mem_resident_peak();
     out->converted = r->converted;
     r->converted = NULL;
 }
@@ -837,6 +889,7 @@ TallyStatus tally_run(const TallySpec *spec, TallyMode mode, TallyStats *stats,
     tl_free(r.paths);
     tl_free(r.hints);
     tl_free(r.out_path);
+    tl_free(r.temp_dir);
     tl_free(r.converted);
     tl_schema_free(&r.fixed);
     for (int k = 0; k < r.n_groups; k++) tl_schema_free(&r.groups[k].fixed);
