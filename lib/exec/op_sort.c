@@ -609,7 +609,7 @@ static TlStatus spill_run(SortOp *s, TlError *err)
     s->kimg_on = false;
     tl_reserve_release(&s->res);
     s->n_seen = 0;
-    tl_alloc_trim();
+    if (!TL_TUNING(s->base.ctx)->force_spill) tl_alloc_trim();
     TL_TRY(st);
     span.end = tl_spill_end(s->spill);
     s->runs[s->n_runs++] = span;
@@ -630,14 +630,16 @@ static TlStatus account(SortOp *s, TlError *err)
 }
 
 /* Rows of b (consumed by the caller) into chunks: the serial path.  With
- * forced spilling, pieces of FORCE_ROWS rows, each its own run, so that
- * even small inputs go through many runs and the cascaded merge. */
+ * forced spilling, pieces of FORCE_ROWS rows, or an eighth of the rows
+ * seen so far when that is more, each its own run: even a small input goes
+ * through many runs and the cascaded merge, and a large one through a few
+ * dozen runs more per doubling of its rows, not one per FORCE_ROWS. */
 enum { FORCE_ROWS = 3 };
 static TlStatus take_batch(SortOp *s, TlBatch *b, int64_t *seen, TlError *err)
 {
     bool force = s->limit < 0 && TL_TUNING(s->base.ctx)->force_spill;
-    int64_t step = force ? FORCE_ROWS : b->n_rows;
-    for (int64_t off = 0; off < b->n_rows; off += step) {
+    for (int64_t off = 0, step; off < b->n_rows; off += step) {
+        step = !force ? b->n_rows : *seen / 8 > FORCE_ROWS ? *seen / 8 : FORCE_ROWS;
         int64_t m = b->n_rows - off < step ? b->n_rows - off : step;
         TlBatch *p = b;
         TlStatus st = TL_OK;
