@@ -53,13 +53,15 @@
  * (TALLY_SORT_SERIAL), so the result is the same: a row that is not among
  * the best k of its morsel is not among the best k overall.
  *
- * Spilling seam: a sort whose input does not fit in memory would sort
- * chunks as they fill a budget (the same sort_perm over those chunks),
- * write each as a sorted run (its rows in order, with their encoded keys),
- * and merge the runs at the end by comparing encoded keys with a heap over
- * the run heads; ties go to the earlier run, which keeps the sort stable.
- * Only consume() would change: the output side already gathers batch by
- * batch.
+ * External sort (ARCHITECTURE.md, "Memory budget and spilling"): a full
+ * sort charges each chunk to its reservation (account); when the budget
+ * refuses, the chunks held are sorted as above and their output batches
+ * written to a spill file as one sorted run (spill_run), and the sort goes
+ * on with none held.  A run is cut after a chunk, an input position fixed
+ * by the input and the batch size.  At the end the last chunks become the
+ * last run and sort_spill.c merges the runs (ties to the earlier run: the
+ * same order, the same bytes); sort_next then takes its batches from the
+ * merge.  Top-k never charges or spills.
  *
  * Top-k (limit >= 0): a pool of candidate rows, kept small.  Once the pool
  * has held k rows, the encoded key of its k-th best row is the threshold;
