@@ -663,6 +663,12 @@ static TlStatus run_loop(Run *r, TlError *err)
         if ((st = hints_copy(r, snap, err)) != TL_OK) break;
         memset(&r->stats, 0, sizeof r->stats);
         r->rows_written = 0;
+        /* the budget's counters are the attempt's too (the last one freed
+         * its operators, so nothing is held) */
+        atomic_store(&r->budget.peak, 0);
+        atomic_store(&r->budget.spilled, 0);
+        atomic_store(&r->budget.read_back, 0);
+        atomic_store(&r->budget.sort_runs, 0);
         st = attempt(r, err);
         /* a shrunk input wins over what its zeros did (format.h) */
         if (tl_input_changed(err) != TL_OK) st = err->code;

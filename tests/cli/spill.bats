@@ -236,3 +236,15 @@ start_spilling() {
         assert_only_files in.csv tmp
     done
 }
+
+@test "spill: a type-inference restart after runs were spilled starts the sort afresh" {
+    { echo 'a,b'; seq 1 30 | sed 's/$/,x/'; echo '1.5,y'; } > in.csv
+    "$TALLY" in.csv --sort 'a desc' -o want.csv
+    TALLY_BATCH_ROWS=4 TALLY_FORCE_SPILL=1 run_tally in.csv --sort 'a desc' --temp-dir tmp \
+        -o got.csv --stats
+    [ "$status" -eq 0 ]
+    cmp want.csv got.csv
+    [[ "$stderr" == *$'\nrestarts: 1\n'* ]] || { show; return 1; }
+    [[ "$stderr" == *$'\nsort_runs: 15\n'* ]] || { show; return 1; }
+    [ -z "$(ls -A tmp)" ]
+}
