@@ -200,13 +200,14 @@ EOF
     [ -z "$(ls -A tmp)" ]
 }
 
-# start_spilling [ENV=VALUE...]: a forced-spill sort of 100,000 rows to
-# standard output (here /dev/null: an output file's own temporary file is
-# signals.bats' business), in the background; returns once it holds a
-# spill file open in tmp.  Sets $pid.
+# start_spilling [ENV=VALUE...]: a forced-spill sort of 300,000 rows in
+# batches of 3 (a run each: seconds of spilling) to standard output (here
+# /dev/null: an output file's own temporary file is signals.bats'
+# business), in the background; returns once it holds a spill file open
+# in tmp.  Sets $pid.
 start_spilling() {
-    awk 'BEGIN { print "a,b"; for (r = 0; r < 100000; r++) print (r * 7919) % 1000 "," r }' > big.csv
-    env --default-signal=INT "$@" TALLY_FORCE_SPILL=1 "$TALLY" big.csv --sort a \
+    awk 'BEGIN { print "a,b"; for (r = 0; r < 300000; r++) print (r * 7919) % 1000 "," r }' > big.csv
+    env --default-signal=INT "$@" TALLY_FORCE_SPILL=1 TALLY_BATCH_ROWS=3 "$TALLY" big.csv --sort a \
         --temp-dir tmp > /dev/null 2> err.txt &
     pid=$!
     for _ in $(seq 1 200); do
