@@ -67,7 +67,7 @@ typedef enum FlagId {
     F_NO_INFER, F_QUOTED_AS_STRING, F_QUIET,
     F_OUT_NO_HEADER, F_OUT_NULL, F_RAGGED, F_SKIP, F_QUOTE, F_COMMENT,
     F_ESCAPE, F_DECIMAL_COMMA, F_MAX_COLUMNS, F_MAX_RECORD, F_ROWS, F_COLOR,
-    F_PARQUET_COMPRESSION, F_ROW_GROUP_SIZE,
+    F_PARQUET_COMPRESSION, F_ROW_GROUP_SIZE, F_MEMORY_LIMIT, F_TEMP_DIR,
 } FlagId;
 
 /* What a flag's value is: CliVal (flags.h), for the shell completions. */
@@ -199,14 +199,16 @@ static const Flag flags[] = {
     {"--out-null", F_OUT_NULL, ARG_REQ, VAL_TEXT, NULL, NULL},
     {"--out-delimiter", F_OUT_DELIMITER, ARG_REQ, VAL_TEXT, NULL, NULL},
     {"--schema", F_SCHEMA, ARG_REQ, VAL_TEXT, H(
-"  --schema 'NAME:TYPE,...'  fix column types (int float bool string date\n"
-"                          timestamp timestamptz); NAME may be a glob\n")},
+"  --schema 'NAME:TYPE,...'  int float bool string date timestamp[tz]; NAME: glob\n")},
     {"--no-infer", F_NO_INFER, ARG_NONE, VAL_NONE, H(
 "  --no-infer, --quoted-as-string  every column / quoted-value columns strings\n")},
     {"--quoted-as-string", F_QUOTED_AS_STRING, ARG_NONE, VAL_NONE, NULL, NULL},
     {"--threads", F_THREADS, ARG_REQ, VAL_TEXT, H(
 "  --threads N, --stats    worker threads (0: all cores); counters to stderr\n")},
     {"--stats", F_STATS, ARG_NONE, VAL_NONE, NULL, NULL},
+    {"--memory-limit", F_MEMORY_LIMIT, ARG_REQ, VAL_TEXT, H(
+"  --memory-limit SIZE     500MB 4GiB 50% (80% of RAM); --temp-dir DIR to spill\n")},
+    {"--temp-dir", F_TEMP_DIR, ARG_REQ, VAL_FILE, NULL, NULL},
     {"--no-optimize", F_NO_OPTIMIZE, ARG_NONE, VAL_NONE, H(
 "  --no-optimize, --quiet  run as written; no notes; --verbose: explain's rules\n")},
     {"--quiet", F_QUIET, ARG_NONE, VAL_NONE, NULL, NULL},
@@ -310,6 +312,7 @@ typedef struct Parser {
     bool set_out_no_header, set_out_null, set_ragged, set_skip, set_quote;
     bool set_comment, set_escape, set_decimal_comma, set_max_columns;
     bool set_max_record, set_rows, set_parquet_compression, set_row_group_size;
+    bool set_memory_limit, set_temp_dir;
     bool output_dash;      /* -o -: standard output asked for by name */
 } Parser;
 
@@ -718,6 +721,16 @@ static int apply(Parser *p, const Flag *f, const char *typed, const char *v)
     case F_OUT_NULL:
         p->set_out_null = true;
         return set_str(p, &s->out_null, v);
+    case F_MEMORY_LIMIT:
+        if (!tally_memory_limit_ok(v))
+            return usage(p, "%s: expected a size such as 500MB, 4GiB or 50%%, got %s",
+                         typed, quoted(v).s);
+        p->set_memory_limit = true;
+        return set_str(p, &s->memory_limit, v);
+    case F_TEMP_DIR:
+        if (!*v) return usage(p, "%s: expected a directory, got \"\"", typed);
+        p->set_temp_dir = true;
+        return set_str(p, &s->temp_dir, v);
     case F_MAX_COLUMNS: {
         int64_t n;
         if (!parse_count(v, &n) || n < 1 || n > INT32_MAX)
@@ -892,7 +905,27 @@ static int merge_overrides(Parser *p, TallySpec *cli, TallySpec *file_spec)
     MOVE(set_schema, schema)
     MOVE(set_out_null, out_null)
     MOVE(set_parquet_compression, parquet_compression)
+    MOVE(set_memory_limit, memory_limit)
 #undef MOVE
+    if (p->set_temp_dir) {
+        char *dir = cli->temp_dir;
+        /* the file's paths are relative to its folder; ours to the cwd */
+        if (dir[0] != '/' && file_spec->spec_dir) {
+            char cwd[4096];
+            if (!getcwd(cwd, sizeof cwd))
+                return usage(p, "cannot read the current directory: %s",
+                             strerror(errno));
+            size_t n = strlen(cwd) + strlen(dir) + 2;
+            char *abs = tally_alloc(n);
+            if (!abs) return oom(p);
+            snprintf(abs, n, "%s/%s", cwd, dir);
+            tally_free(dir);
+            dir = abs;
+        }
+        tally_free(file_spec->temp_dir);
+        file_spec->temp_dir = dir;
+        cli->temp_dir = NULL;
+    }
     if (p->set_output) {
         char *out = cli->output;
         /* the file's paths are relative to its folder; ours to the cwd */

@@ -103,6 +103,16 @@ static void print_stats(const TallyStats *s)
             (long long)s->restarts);
     if (s->decompressed_held_peak > 0)
         fprintf(stderr, "decompressed_held_peak: %lld\n", (long long)s->decompressed_held_peak);
+    fprintf(stderr, "memory_limit: %lld\nmemory_held_peak: %lld\n",
+            (long long)s->memory_limit, (long long)s->memory_held_peak);
+    if (s->spilled_bytes > 0) {
+        fprintf(stderr, "spilled_bytes: %lld\nspill_read_bytes: %lld\nsort_runs: %lld\n",
+                (long long)s->spilled_bytes, (long long)s->spill_read_bytes,
+                (long long)s->sort_runs);
+        /* the process's, so it depends on timing: only where a run spilled */
+        if (s->resident_peak > 0)
+            fprintf(stderr, "resident_peak: %lld\n", (long long)s->resident_peak);
+    }
 }
 
 /* `tally help` prints the help, and a first argument that names no file but

@@ -135,6 +135,11 @@ typedef struct TallySpec {
                                last half; 0: 40, -1: all (--rows) */
     bool color;             /* --to table: colour the header and the nulls
                                (the CLI decides: --color, NO_COLOR) */
+    char *memory_limit;     /* --memory-limit SIZE as written ("256MiB",
+                               "50%"), or NULL: TALLY_MEMORY_LIMIT, else the
+                               default (80% of memory or the cgroup's limit) */
+    char *temp_dir;         /* --temp-dir DIR: spill files; NULL: $TMPDIR,
+                               else /tmp */
 } TallySpec;
 
 /* A --sample size: digits, a row count (*rows; *pct = -1), or a decimal
@@ -145,6 +150,9 @@ bool tally_parse_sample(const char *s, int64_t *rows, double *pct);
 /* Whether s names a Parquet codec of --parquet-compression (zstd snappy
  * gzip lz4 none). */
 bool tally_parquet_codec_ok(const char *s);
+
+/* Whether s is a size --memory-limit takes ("500MB", "4GiB", "50%"). */
+bool tally_memory_limit_ok(const char *s);
 
 /* Allocation for spec strings (through the one allocator hook). */
 char *tally_strdup(const char *s);
@@ -202,6 +210,15 @@ typedef struct TallyStats {
                                        decompressed bytes held at once (0:
                                        none; with streaming it depends on
                                        timing) */
+    int64_t memory_limit;           /* the run's memory budget, bytes */
+    int64_t memory_held_peak;       /* the most the operators' reservations
+                                       held at once */
+    int64_t spilled_bytes, spill_read_bytes; /* written to spill files and
+                                       read back (compressed bytes) */
+    int64_t sort_runs;              /* sorted runs the sorts spilled */
+    int64_t resident_peak;          /* the process's peak resident memory
+                                       (VmHWM, file pages included); 0:
+                                       unknown */
     char *converted;   /* "name=count ...": values the readers converted
                           per column, in the scan's column order, or NULL;
                           owned, free with tally_free */

@@ -14,6 +14,7 @@
  * exactly n elements with tally_alloc and later append to it; specs hold a
  * handful of steps, so the copying this costs never matters.
  */
+#include "core/budget.h"
 #include "core/core.h"
 #include "tally.h"
 
@@ -148,6 +149,8 @@ void tally_spec_free(TallySpec *spec)
     tl_free(spec->parquet_compression);
     tl_free(spec->schema);
     tl_free(spec->spec_dir);
+    tl_free(spec->memory_limit);
+    tl_free(spec->temp_dir);
     memset(spec, 0, sizeof *spec);
 }
 
@@ -169,6 +172,13 @@ const char *tally_quote(char *buf, size_t cap, const char *s)
 void tally_escape_message(char *dst, size_t cap, const char *msg)
 {
     tl_escape_text(dst, cap, msg);
+}
+
+/* See tally.h. */
+bool tally_memory_limit_ok(const char *s)
+{
+    uint64_t b;
+    return tl_size_parse(s, &b);
 }
 
 /* See tally.h. */

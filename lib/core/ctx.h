@@ -17,8 +17,8 @@
  * passes NULL, so within a run every switch is read once, at its start,
  * and stays the same for the whole run (restarts included).
  *
- * Later members (ARCHITECTURE.md, "Target layout"): the memory budget,
- * the temporary folder.
+ * The memory budget and the temporary folder are in TlCtx.budget
+ * (budget.h).
  */
 #ifndef TL_CTX_H
 #define TL_CTX_H
@@ -77,6 +77,13 @@ typedef struct TlTuning {
      * 1 set (now_us), -1 set but not a timestamp (a usage error) */
     int now_env;
     int64_t now_us;
+    /* memory budget and spilling (budget.h, lib/run/run.c) */
+    const char *memory_limit; /* TALLY_MEMORY_LIMIT, or NULL (environment
+                               text, valid while the environment is) */
+    const char *tmpdir;     /* TMPDIR, or NULL: where spill files go when
+                               no --temp-dir is given */
+    bool force_spill;       /* TALLY_FORCE_SPILL=1: spill at the smallest
+                               sizes (tests) */
 } TlTuning;
 
 /* One run's context.  Created, owned and freed by lib/run; borrowed by
@@ -99,6 +106,10 @@ typedef struct TlCtx {
      * lib/run for a run whose output may stream with fixed types, so its
      * rows go out while the pipe's writer still writes */
     bool stream_pipes;
+    /* the run's memory budget (budget.h): the limit, the reservations'
+     * total, the temporary folder and the spill counters.  NULL: no
+     * limit, nothing counted (a unit test's operator) */
+    struct TlBudget *budget;
 } TlCtx;
 
 /* Fill t from the environment (tuning.c). */

@@ -124,6 +124,9 @@ void tl_tuning_read(TlTuning *t)
     read_pair("TALLY_TEST_NDJSON_MORSEL", &t->nd_morsel_rows, &t->nd_morsel_bytes);
     t->csv_scan = level("TALLY_TEST_CSV_SCAN", 3, -1);
     read_now(t);
+    t->memory_limit = getenv("TALLY_MEMORY_LIMIT");
+    t->tmpdir = getenv("TMPDIR");
+    t->force_spill = level("TALLY_FORCE_SPILL", 1, 0) == 1;
 }
 
 /* See ctx.h. */

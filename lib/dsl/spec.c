@@ -17,6 +17,7 @@
  *     "ragged": "error", "skip": 0, "quote": "\"", "escape": "\\",
  *     "comment": "#", "decimal_comma": false, "max_columns": 1000000,
  *     "max_record_size": 268435456, "parquet_compression": "zstd",
+ *     "memory_limit": "256MiB", "temp_dir": "/var/tmp",
  *     "row_group_size": 122880 }
  *
  *   STEP is an object with one step key:
@@ -52,6 +53,7 @@
  * a typo never silently drops a step or an option.  On failure the spec is
  * freed and zeroed.
  */
+#include "../core/budget.h"
 #include "../tally.h"
 #include "lexer.h"
 
@@ -368,8 +370,9 @@ static int join_input(Ctx *c, const cJSON *v, TallyStep *st)
         return fail(c, "expected a file name or a pipeline object such as "
                     "{\"inputs\": [\"b.csv\"], \"steps\": [...]}, got %s",
                     type_word(v));
-    static const char *const banned[] = {"output", "to", "threads"};
-    for (int i = 0; i < 3; i++)
+    static const char *const banned[] = {"output", "to", "threads", "memory_limit",
+                                         "temp_dir"};
+    for (int i = 0; i < 5; i++)
         if (cJSON_GetObjectItemCaseSensitive(v, banned[i]))
             return fail(c, "%s has no meaning for the input of a join",
                         tl_quote_name(banned[i]).s);
@@ -648,13 +651,13 @@ static const char *const top_keys[] = {"inputs", "input", "steps", "output",
                                        "skip", "quote", "comment", "escape",
                                        "decimal_comma", "max_columns",
                                        "max_record_size", "parquet_compression",
-                                       "row_group_size"};
+                                       "row_group_size", "memory_limit", "temp_dir"};
 enum { T_INPUTS, T_INPUT, T_STEPS, T_OUTPUT, T_DELIM, T_NULL, T_NO_HEADER, T_HEADER,
        T_SCHEMA, T_FROM, T_TO, T_THREADS, T_WITH_FILENAME, T_OUT_DELIM,
        T_COMPRESS_LEVEL, T_SORTED, T_NO_INFER, T_QUOTED_AS_STRING, T_QUIET,
        T_OUT_NULL, T_OUT_NO_HEADER, T_RAGGED, T_SKIP, T_QUOTE, T_COMMENT, T_ESCAPE,
        T_DECIMAL_COMMA, T_MAX_COLUMNS, T_MAX_RECORD_SIZE, T_PARQUET_COMPRESSION,
-       T_ROW_GROUP_SIZE, T_COUNT };
+       T_ROW_GROUP_SIZE, T_MEMORY_LIMIT, T_TEMP_DIR, T_COUNT };
 
 static int push_input(Ctx *c, const char *s)
 {
@@ -725,6 +728,13 @@ static int top_value(Ctx *c, int k, const cJSON *v)
         if (sp->max_record_size < ((int64_t)1 << 20))
             return fail(c, "expected a number of bytes, 1048576 or more");
         return 0;
+    case T_MEMORY_LIMIT: { /* a size as --memory-limit takes it */
+        uint64_t b;
+        if (!cJSON_IsString(v) || !v->valuestring || !tl_size_parse(v->valuestring, &b))
+            return fail(c, "expected a size such as \"500MB\", \"4GiB\" or \"50%%\"");
+        return get_string(c, v, true, &sp->memory_limit);
+    }
+    case T_TEMP_DIR: return get_string(c, v, true, &sp->temp_dir);
     case T_RAGGED: {
         static const char *const how[] = {"error", "pad", "skip"};
         for (int i = 0; i < 3; i++)

@@ -53,13 +53,15 @@
  * (TALLY_SORT_SERIAL), so the result is the same: a row that is not among
  * the best k of its morsel is not among the best k overall.
  *
- * Spilling seam: a sort whose input does not fit in memory would sort
- * chunks as they fill a budget (the same sort_perm over those chunks),
- * write each as a sorted run (its rows in order, with their encoded keys),
- * and merge the runs at the end by comparing encoded keys with a heap over
- * the run heads; ties go to the earlier run, which keeps the sort stable.
- * Only consume() would change: the output side already gathers batch by
- * batch.
+ * External sort (ARCHITECTURE.md, "Memory budget and spilling"): a full
+ * sort charges each chunk to its reservation (account); when the budget
+ * refuses, the chunks held are sorted as above and their output batches
+ * written to a spill file as one sorted run (spill_run), and the sort goes
+ * on with none held.  A run is cut after a chunk, an input position fixed
+ * by the input and the batch size.  At the end the last chunks become the
+ * last run and sort_spill.c merges the runs (ties to the earlier run: the
+ * same order, the same bytes); sort_next then takes its batches from the
+ * merge.  Top-k never charges or spills.
  *
  * Top-k (limit >= 0): a pool of candidate rows, kept small.  Once the pool
  * has held k rows, the encoded key of its k-th best row is the threshold;
@@ -503,6 +505,163 @@ static TlStatus keys_run(void *arg, TlBatch *b, TlError *err)
     return st;
 }
 
+static TlStatus out_prepare(SortOp *s, TlError *err);
+static TlStatus out_gather(SortOp *s, int64_t off, int64_t n, TlArray **cols, bool par,
+                           TlError *err);
+
+/* Bytes of the buffers of a (each buffer once: seen[0..*n_seen)). */
+static uint64_t buf_once(TlBuf *b, TlBuf **seen, int *n_seen, int cap)
+{
+    if (!b) return 0;
+    for (int i = 0; i < *n_seen; i++)
+        if (seen[i] == b) return 0;
+    if (*n_seen < cap) seen[(*n_seen)++] = b;
+    return b->size;
+}
+
+/* What chunk c holds in memory: packed rows, masks, columns, the string
+ * blocks they point into, and the sort's scratch per row (permutation,
+ * images or pointers, their radix copies).  A buffer is counted once
+ * among the buffers of the last chunks (seen[0..*n_seen), the caller's):
+ * the batches of one morsel share its block of copied text. */
+static uint64_t chunk_bytes(const SortOp *s, const Chunk *c, TlBuf **seen, int *n_seen)
+{
+    uint64_t t = (uint64_t)c->n_rows * 32;
+    if (*n_seen > SEEN_BUFS - 2 * (s->n_data + s->n_keys) - (int)c->n_bufs - 1)
+        *n_seen = 0; /* the chunks before are another morsel's */
+    if (c->rows) t += (uint64_t)c->n_rows * s->pk_row;
+    if (c->nulls) t += (uint64_t)c->n_rows * s->pk_mask;
+    for (uint32_t i = 0; i < c->n_bufs; i++) t += buf_once(c->bufs[i], seen, n_seen, SEEN_BUFS);
+    for (int i = 0; i < s->n_data + s->n_keys; i++) {
+        const TlArray *a = i < s->n_data ? (c->data ? c->data[i] : NULL)
+                                         : c->keys[i - s->n_data];
+        bool dup = false;
+        for (int j = 0; a && j < i && !dup; j++)
+            dup = (j < s->n_data ? (c->data ? c->data[j] : NULL) : c->keys[j - s->n_data]) == a;
+        if (!a || dup) continue;
+        t += buf_once(a->values, seen, n_seen, SEEN_BUFS) +
+             buf_once(a->validity, seen, n_seen, SEEN_BUFS);
+        for (uint32_t k = 0; k < a->n_data; k++)
+            t += buf_once(a->data[k], seen, n_seen, SEEN_BUFS);
+    }
+    return t;
+}
+
+/* Sort the chunks held, write them to the spill file as one sorted run
+ * (the output batches the in-memory sort would make), and drop them: the
+ * external sort's step when the chunks pass the reservation. */
+static TlStatus spill_run(SortOp *s, TlError *err)
+{
+    TlStatus st = TL_OK;
+    int64_t n = s->pool_rows, per = tl_ctx_batch_rows(s->base.ctx);
+    TlArray **cols = NULL;
+    /* Blocks of about 1/32 of the limit (the merge holds one block a run
+     * open, at least two runs): a small budget still merges */
+    if (s->res.b && n > 0) {
+        uint64_t held = 0;
+        TlBuf *seen[SEEN_BUFS];
+        int n_seen = 0;
+        for (int c = 0; c < s->n_chunks; c++)
+            held += chunk_bytes(s, &s->chunks[c], seen, &n_seen);
+        uint64_t row = held / (uint64_t)n + 1, want = s->res.b->limit / 32 / row;
+        if (want < 256) want = 256;
+        if ((int64_t)want < per) per = (int64_t)want;
+    }
+    if (!s->spill)
+        TL_TRY(tl_spill_open(s->res.b, TL_TUNING(s->base.ctx)->no_tmpfile, &s->spill, err));
+    if (s->n_runs == s->cap_runs) {
+        int cap = s->cap_runs ? s->cap_runs * 2 : 16;
+        TlSpillSpan *r = tl_realloc(s->runs, (size_t)cap * sizeof *r);
+        if (!r) return tl_error_oom(err);
+        s->runs = r;
+        s->cap_runs = cap;
+    }
+    TlSpillSpan span = {tl_spill_end(s->spill), 0, n};
+    s->perm = tl_malloc((size_t)(n ? n : 1) * sizeof *s->perm);
+    cols = tl_calloc((size_t)s->n_data + 1, sizeof *cols);
+    if (!s->perm || !cols) st = tl_error_oom(err);
+    if (st == TL_OK) st = tl_sort_perm(s, s->perm, NULL, err);
+    for (int c = 0; c < s->n_chunks; c++)
+        for (int k = 0; k < s->n_keys; k++) {
+            tl_array_release(s->chunks[c].keys[k]);
+            s->chunks[c].keys[k] = NULL;
+        }
+    if (st == TL_OK) st = out_prepare(s, err);
+    for (int64_t off = 0; st == TL_OK && off < n; off += per) {
+        int64_t rows = n - off < per ? n - off : per;
+        size_t raw = 0;
+        st = out_gather(s, off, rows, cols, true, err);
+        if (st == TL_OK) st = tl_spill_put(s->spill, cols, s->n_data, rows, &raw, err);
+        for (int i = 0; i < s->n_data; i++) {
+            tl_array_release(cols[i]);
+            cols[i] = NULL;
+        }
+        if (raw > s->max_block) s->max_block = raw;
+    }
+    tl_free(cols);
+    free_chunks(s);
+    tl_free(s->perm);
+    tl_free(s->starts);
+    tl_free(s->first);
+    tl_free(s->kimg);
+    s->perm = NULL;
+    s->starts = NULL;
+    s->first = NULL;
+    s->kimg = NULL;
+    s->kimg_on = false;
+    tl_reserve_release(&s->res);
+    s->n_seen = 0;
+    if (!TL_TUNING(s->base.ctx)->force_spill) tl_alloc_trim();
+    TL_TRY(st);
+    span.end = tl_spill_end(s->spill);
+    s->runs[s->n_runs++] = span;
+    if (s->res.b) atomic_fetch_add(&s->res.b->sort_runs, 1);
+    return TL_OK;
+}
+
+/* A full sort took one more chunk: charge it to the reservation, or, when
+ * the budget refuses (or forced spilling asks), spill what is held as a
+ * run.  The cut falls after a chunk, a position in the input that depends
+ * only on the input and the batch size (never on timing or --threads). */
+static TlStatus account(SortOp *s, TlError *err)
+{
+    if (s->limit >= 0 || s->n_chunks == 0) return TL_OK;
+    uint64_t bytes = chunk_bytes(s, &s->chunks[s->n_chunks - 1], s->seen, &s->n_seen);
+    if (!TL_TUNING(s->base.ctx)->force_spill && tl_reserve_grow(&s->res, bytes)) return TL_OK;
+    return spill_run(s, err);
+}
+
+/* Rows of b (consumed by the caller) into chunks: the serial path.  With
+ * forced spilling, pieces of FORCE_ROWS rows, or an eighth of the rows
+ * seen so far when that is more, each its own run: even a small input goes
+ * through many runs and the cascaded merge, and a large one through a few
+ * dozen runs more per doubling of its rows, not one per FORCE_ROWS. */
+enum { FORCE_ROWS = 3 };
+static TlStatus take_batch(SortOp *s, TlBatch *b, int64_t *seen, TlError *err)
+{
+    bool force = s->limit < 0 && TL_TUNING(s->base.ctx)->force_spill;
+    for (int64_t off = 0, step; off < b->n_rows; off += step) {
+        step = !force ? b->n_rows : *seen / 8 > FORCE_ROWS ? *seen / 8 : FORCE_ROWS;
+        int64_t m = b->n_rows - off < step ? b->n_rows - off : step;
+        TlBatch *p = b;
+        TlStatus st = TL_OK;
+        Chunk c;
+        if (m < b->n_rows) {
+            if (!(p = tl_batch_new(b->schema, b->n_cols, m))) return tl_error_oom(err);
+            for (int i = 0; i < b->n_cols; i++)
+                if (!(p->cols[i] = tl_array_slice(b->cols[i], off, m))) st = tl_error_oom(err);
+        }
+        if (st == TL_OK) st = count_rows(seen, m, err);
+        if (st == TL_OK) st = make_chunk(s, p, false, &c, err);
+        if (st == TL_ERR_DATA) tl_place_row(keys_run, s, p, s->child, *seen - m, err);
+        if (st == TL_OK) st = offer_chunk(s, &c, err);
+        if (st == TL_OK) st = account(s, err);
+        if (p != b) tl_batch_free(p);
+        TL_TRY(st);
+    }
+    return TL_OK;
+}
+
 /* Pull the whole input and prepare the chunks + perm.  A scan child runs
  * the stage (keys, top-k candidates) per morsel on the pool; the chunks
  * then arrive here in morsel order, as batches would. */
@@ -510,8 +669,10 @@ static TlStatus consume(SortOp *s, TlError *err)
 {
     int64_t seen = 0;
     bool staged = false;
+    /* forced spilling cuts batches into pieces: the serial path */
     if (s->child->set_stage && s->child->next_result &&
-        !TL_TUNING(s->base.ctx)->sort_serial) {
+        !TL_TUNING(s->base.ctx)->sort_serial &&
+        !(s->limit < 0 && TL_TUNING(s->base.ctx)->force_spill)) {
         TlStage stage = {s, stage_work, stage_drop};
         TL_TRY(s->child->set_stage(s->child, &stage, err));
         staged = true;
@@ -538,19 +699,13 @@ static TlStatus consume(SortOp *s, TlError *err)
                 st = offer_chunk(s, &cd->c, err);
                 memset(&cd->c, 0, sizeof cd->c);
             }
+            if (st == TL_OK) st = account(s, err);
             stage_drop(s, cd);
         } else {
             TlBatch *b = NULL;
             TL_TRY(s->child->next(s->child, &b, err));
             if (!b) break;
-            if (b->n_rows > 0) {
-                Chunk c;
-                st = count_rows(&seen, b->n_rows, err);
-                if (st == TL_OK) st = make_chunk(s, b, false, &c, err);
-                if (st == TL_ERR_DATA)
-                    tl_place_row(keys_run, s, b, s->child, seen - b->n_rows, err);
-                if (st == TL_OK) st = offer_chunk(s, &c, err);
-            }
+            st = take_batch(s, b, &seen, err);
             tl_batch_free(b);
         }
         TL_TRY(st);
@@ -563,6 +718,10 @@ static TlStatus consume(SortOp *s, TlError *err)
         TL_TRY(compact(s, err)); /* one sorted chunk of <= limit rows */
         s->n_out = s->pool_rows;
         return TL_OK;
+    }
+    if (s->n_runs > 0) { /* external: the rest is the last run, then merge */
+        if (s->n_chunks > 0) TL_TRY(spill_run(s, err));
+        return tl_sort_merge_start(s, err);
     }
     if (s->n_chunks == 0) return TL_OK;
     /* Packing freed every chunk's columns: give the free pages they left
@@ -750,6 +909,16 @@ static TlStatus sort_next(TlOperator *op, TlBatch **out, TlError *err)
         TL_TRY(out_prepare(s, err));
         TL_TRY(out_start(s, err));
     }
+    if (s->merge) {
+        TL_TRY(tl_sort_merge_next(s, out, err));
+        if (!*out) { /* done: the spill file's space goes back now */
+            tl_sort_merge_free(s);
+            tl_spill_close(s->spill);
+            s->spill = NULL;
+            tl_reserve_release(&s->res);
+        }
+        return TL_OK;
+    }
     if (s->emitted >= s->n_out) {
         tl_ordered_free(s->ring);
         s->ring = NULL;
@@ -803,6 +972,10 @@ static void sort_free(TlOperator *op)
     tl_ordered_free(s->ring); /* first: its tasks read the chunks and perm */
     if (s->child) s->child->free(s->child);
     free_chunks(s);
+    tl_sort_merge_free(s);
+    tl_spill_close(s->spill);
+    tl_free(s->runs);
+    tl_reserve_release(&s->res);
     tl_free(s->chunks);
     tl_free(s->perm);
     tl_free(s->pk_off);
@@ -836,6 +1009,7 @@ TlStatus tl_op_sort_new(TlOperator *child, const TlExprArena *ea,
     s->base.schema = child->schema;
     s->base.stats = child->stats;
     s->base.ctx = child->ctx;
+    s->res.b = child->ctx ? child->ctx->budget : NULL;
     s->child = child;
     s->ea = ea;
     s->n_keys = n_keys;

@@ -5,12 +5,14 @@
  *                pool per morsel, the output batches (ordered.h)
  *   sort_perm.c  the stable sort of the permutation of global row indexes
  *   sort_pack.c  chunks packed into rows, and the gather of output rows
+ *   sort_spill.c the external sort's merge of spilled runs (a loser tree)
  *
  * Internal to lib/exec: nothing outside these files includes it.
  */
 #ifndef TL_SORT_IMPL_H
 #define TL_SORT_IMPL_H
 
+#include "../../formats/spill.h"
 #include "../../kernels/rowenc.h"
 #include "../../kernels/rowpack.h"
 #include "../../kernels/sort.h"
@@ -36,7 +38,7 @@ typedef struct Chunk {
     uint32_t n_bufs;
 } Chunk;
 
-enum { PK_NULLS = 1, PK_TNULL = 2, PK_BLOCK = 256 };
+enum { PK_NULLS = 1, PK_TNULL = 2, PK_BLOCK = 256, SEEN_BUFS = 256 };
 
 typedef struct SortOp {
     TlOperator base;
@@ -71,6 +73,15 @@ typedef struct SortOp {
     bool kimg_on;            /* the key column is made from kimg */
     int64_t *starts;         /* packed output: chunk c's first global row */
     int *first;              /* chunk of global row b << LOC_SHIFT */
+    /* external sort (full sort over its reservation): see op_sort.c */
+    TlReservation res;       /* what the chunks held are charged to */
+    TlSpill *spill;          /* the runs' file, or NULL */
+    TlSpillSpan *runs;       /* sorted runs in input order */
+    int n_runs, cap_runs;
+    size_t max_block;        /* largest block written, uncompressed */
+    TlBuf *seen[SEEN_BUFS];  /* buffers charged lately (op_sort.c, chunk_bytes) */
+    int n_seen;
+    struct SortMerge *merge; /* the output: runs merged, or NULL */
 } SortOp;
 
 enum { LOC_SHIFT = 12 };
@@ -82,6 +93,13 @@ TlStatus tl_sort_gather(SortOp *s, const uint32_t *g, int64_t n, TlArray **out_d
                         TlArray **out_keys, bool par, TlError *err);
 TlStatus tl_sort_gather_packed(const SortOp *s, const uint32_t *g, int64_t n, int c0, int c1,
                                bool keys, TlArray **out, TlError *err);
+
+/* sort_spill.c: merge the spilled runs (the caller wrote them all):
+ * cascades while there are more runs than the budget holds open, then
+ * merges the rest batch by batch into the output. */
+TlStatus tl_sort_merge_start(SortOp *s, TlError *err);
+TlStatus tl_sort_merge_next(SortOp *s, TlBatch **out, TlError *err);
+void tl_sort_merge_free(SortOp *s);
 
 /* sort_perm.c */
 bool tl_sort_native_type(TlType t);

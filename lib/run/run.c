@@ -44,6 +44,8 @@
 #include "../../formats/compress.h"
 #include "../../formats/registry.h"
 #include "../../formats/infer.h"
+#include "../../formats/spill.h"
+#include "../core/budget.h"
 #include "../core/ctx.h"
 #include "../core/pool.h"
 #include "../exec/ops.h"
@@ -92,6 +94,9 @@ typedef struct Run {
     bool settled;             /* the types were settled for streaming (or
                                  found unsettleable): not asked again */
     bool streaming;           /* standard output gets rows as they come */
+    TlBudget budget;          /* ctx.budget: the memory limit, the temp
+                                 folder, the spill counters */
+    char *temp_dir;           /* budget.temp_dir (owned) */
 } Run;
 
 /* See tally.h: the SIGBUS handler for mapped inputs (formats/mapped.c). */
@@ -886,6 +891,12 @@ static TlStatus run_loop(Run *r, TlError *err)
         if ((st = hints_copy(r, snap, err)) != TL_OK) break;
         memset(&r->stats, 0, sizeof r->stats);
         r->rows_written = 0;
+        /* the budget's counters are the attempt's too (the last one freed
+         * its operators, so nothing is held) */
+        atomic_store(&r->budget.peak, 0);
+        atomic_store(&r->budget.spilled, 0);
+        atomic_store(&r->budget.read_back, 0);
+        atomic_store(&r->budget.sort_runs, 0);
         st = attempt(r, err);
         /* a shrunk input wins over what its zeros did (format.h) */
         if (tl_input_changed(err) != TL_OK) st = err->code;
@@ -975,9 +986,50 @@ static TlStatus read_now(Run *r, TlError *err)
     return TL_OK;
 }
 
+/* The run's memory budget: --memory-limit (or the pipeline file's
+ * memory_limit), else TALLY_MEMORY_LIMIT, else 80% of memory or of the
+ * cgroup's limit; the temporary folder: --temp-dir (checked now: a folder
+ * the user named must take a file), else $TMPDIR, else /tmp (checked when
+ * a spill file is made). */
+static TlStatus budget_setup(Run *r, TlError *err)
+{
+    const TallySpec *sp = r->spec;
+    const TlTuning *t = &r->ctx.tuning;
+    uint64_t limit = 0;
+    const char *text = sp->memory_limit ? sp->memory_limit : t->memory_limit;
+    if (text && *text) {
+        if (!tl_size_parse(text, &limit))
+            return tl_error(err, TL_ERR_USAGE, "%s: expected a size such as 500MB, 4GiB or "
+                            "50%%, got %s", sp->memory_limit ? "--memory-limit"
+                            : "TALLY_MEMORY_LIMIT", tl_quote_str(text).s);
+    } else {
+        limit = tl_budget_default();
+        text = NULL;
+    }
+    tl_budget_init(&r->budget, limit);
+    r->budget.limit_text = text;
+    r->budget.force_spill = t->force_spill;
+    if (sp->temp_dir) {
+        r->temp_dir = join_path(sp->spec_dir, sp->temp_dir);
+        r->budget.temp_from = "--temp-dir";
+    } else if (t->tmpdir && *t->tmpdir) {
+        r->temp_dir = tl_strdup(t->tmpdir);
+        r->budget.temp_from = "$TMPDIR";
+    } else {
+        r->temp_dir = tl_strdup("/tmp");
+        r->budget.temp_from = "the default";
+    }
+    if (!r->temp_dir) return tl_error_oom(err);
+    r->budget.temp_dir = r->temp_dir;
+    r->ctx.budget = &r->budget;
+    if (sp->temp_dir) TL_TRY(tl_spill_check_dir(r->temp_dir, "--temp-dir", err));
+    return TL_OK;
+}
+
 static TlStatus run(Run *r, TlError *err)
 {
     TL_TRY(read_now(r, err));
+    TL_TRY(budget_setup(r, err));
     TL_TRY(tl_inputs_new(&r->ctx.inputs, err));
     TL_TRY(prepare(r, err));
     if (r->mode == TALLY_EXPLAIN) return run_explain(r, err);
@@ -1043,6 +1095,12 @@ static void take_stats(Run *r, TallyStats *out)
     /* compressed inputs: the most decompressed bytes held in memory at
      * once (formats/compress.h; with streaming it depends on timing) */
     tl_decompressed_held(&r->ctx, NULL, &out->decompressed_held_peak);
+    out->memory_limit = (int64_t)r->budget.limit;
+    out->memory_held_peak = (int64_t)atomic_load(&r->budget.peak);
+    out->spilled_bytes = (int64_t)atomic_load(&r->budget.spilled);
+    out->spill_read_bytes = (int64_t)atomic_load(&r->budget.read_back);
+    out->sort_runs = atomic_load(&r->budget.sort_runs);
+    out->resident_peak = (int64_t)tl_mem_resident_peak();
     out->converted = r->converted;
     r->converted = NULL;
 }
@@ -1085,6 +1143,7 @@ TallyStatus tally_run(const TallySpec *spec, TallyMode mode, TallyStats *stats,
     tl_free(r.paths);
     tl_free(r.hints);
     tl_free(r.out_path);
+    tl_free(r.temp_dir);
     tl_free(r.converted);
     tl_schema_free(&r.fixed);
     for (int k = 0; k < r.n_groups; k++) tl_schema_free(&r.groups[k].fixed);

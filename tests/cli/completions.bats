@@ -67,6 +67,8 @@ FLAGS='--filter text
 --quoted-as-string none
 --threads text
 --stats none
+--memory-limit text
+--temp-dir files
 --no-optimize none
 --quiet none
 --verbose none

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# run-cli: spill
 # eval_place.bats -- an error raised while evaluating a row of a filter,
 # with or select over an input names the file and line of the record (man
 # tally, ERRORS): the first record of the input that fails, whatever the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# run-cli: spill
 # eval_place_steps.bats -- where a row comes from, in the message of an
 # error raised while evaluating it (man tally, ERRORS), for the steps that
 # are not the scan's fused filters and projections: group-by keys and

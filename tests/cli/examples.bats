@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# run-cli: spill
 # The examples of the command-line contract (man/tally.1, EXAMPLES) that use the foundation steps, each in
 # its flag form and its JSON form (which must agree), with the output worked
 # out by hand.  Also the files shipped in examples/.

@@ -615,7 +615,7 @@ EOF
     for f in --filter --where --select --with --drop --rename --group-by --agg \
         --sort --head --limit --by --distinct --join --on --how --suffix \
         --delimiter --null --no-header --schema --from --to --output --file \
-        --threads --stats --no-optimize --help --version explain schema \
+        --threads --stats --memory-limit --temp-dir --no-optimize --help --version explain schema \
         describe --describe completions --rows --color table; do
         [[ "$output" == *"$f"* ]] || { echo "missing $f"; return 1; }
     done

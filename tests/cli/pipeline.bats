@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# run-cli: spill
 # Steps combined: they apply in the order typed, see each other's columns,
 # and a filter after a group-by acts on the groups (HAVING).
 # Fixture data/sales.csv (expected values worked out by hand):

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# run-cli: weight=5
+# run-cli: weight=5 spill
 # SQL semantics as DuckDB has them (man/tally.1, SEMANTICS).
 # Every expected value here was worked out by hand (or with python3's math
 # module for the irrational ones), never copied from tally's output.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# run-cli: weight=5
+# run-cli: weight=5 spill
 # sort.bats -- --sort: ordering rules per type, directions and null
 # placement, stability, expressions, sort before/after group-by, the JSON
 # form, top-k (--sort + --head) against a full sort, many batches, errors.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# run-cli: matrix
+# run-cli: matrix spill
 # The full sort's packed rows (lib/exec/op_sort.c: pack_chunk, gather_packed,
 # out_prepare): each chunk's data columns are packed into rows and the output
 # is gathered from them, batches ahead on the pool.  The bytes must equal the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# run-cli: weight=30 matrix
+# run-cli: weight=30 matrix spill
 # Sort, top-k and top-N per group on all cores (lib/exec/op_sort.c,
 # lib/exec/op_topn_by.c, kernels/sort.c): the output must be byte-identical
 # for every --threads and batch size, and equal to the unoptimized plan's

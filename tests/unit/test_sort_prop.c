@@ -26,6 +26,7 @@
 
 #include "../../kernels/rowenc.h"
 #include "../../kernels/sort.h"
+#include "../../lib/core/budget.h"
 #include "../../lib/core/pool.h"
 #include "../../lib/exec/exec.h"
 #include "tl_test.h"
@@ -51,6 +52,13 @@ static const TlType TYPES[] = {TL_TINT64, TL_TFLOAT64, TL_TSTRING,
  * (rows of one encoded length: the sort stores them at a fixed width). */
 static int g_str_len = -1;
 
+/* When set: 90% of the values rand_col draws are one value (skew). */
+static bool g_skew;
+
+/* The context run_sort gives the sort (NULL: none; the external sort's
+ * test: a small budget, or forced spilling). */
+static TlCtx *g_ctx;
+
 /* A random column of n rows; `dom` small = many duplicates. */
 static TlArray *rand_col(TlType t, int64_t n, int null_pct, int64_t dom)
 {
@@ -62,6 +70,16 @@ static TlArray *rand_col(TlType t, int64_t n, int null_pct, int64_t dom)
     for (int64_t i = 0; i < n; i++) {
         if (rndn(100) < null_pct) {
             tl_builder_append_null(&b);
+            continue;
+        }
+        if (g_skew && rndn(10) != 0) {
+            switch (t) {
+            case TL_TINT64: case TL_TTIMESTAMP: tl_builder_append_i64(&b, 7); break;
+            case TL_TDATE: tl_builder_append_i32(&b, 7); break;
+            case TL_TFLOAT64: tl_builder_append_f64(&b, 1.5); break;
+            case TL_TBOOL: tl_builder_append_bool(&b, true); break;
+            default: tl_builder_append_str(&b, "skewed value", 12); break;
+            }
             continue;
         }
         switch (t) {
@@ -176,6 +194,7 @@ static TlArray *run_sort(TlSchema *schema, TlArray **cols, int n_cols, int64_t n
     TlOperator *op = NULL;
     TlOperator *src = g_staged ? source_staged(schema, cols, n, per)
                                : source(schema, cols, n, per);
+    src->ctx = g_ctx;
     if (tl_op_sort_new(src, ea, keys, desc, nf, n_keys, limit, &op, &err) != TL_OK)
         return NULL;
     TlArray *out[5] = {0};
@@ -331,6 +350,74 @@ TL_TEST(fixed_length_strings)
     }
     g_str_len = -1;
     CHECK_EQ_INT(passed, total);
+}
+
+/* The external sort (lib/exec/sort_spill.c): the same cases through a
+ * budget so small that the sort spills runs and merges them (a cascade
+ * when the runs outnumber the fan-in), and through forced spilling (runs
+ * of 3 rows, merged 3 at a time): the output must be the reference order,
+ * which is the in-memory sort's.  Top-k never spills. */
+TL_TEST(external_sort_equals_reference)
+{
+    TlCtx ctx;
+    TlBudget budget;
+    memset(&ctx, 0, sizeof ctx);
+    tl_tuning_read(&ctx.tuning);
+    ctx.tuning.batch_rows = 64; /* output batches cut across run blocks */
+    ctx.budget = &budget;
+    g_ctx = &ctx;
+    int passed = 0, total = 0;
+    int64_t runs = 0;
+    for (int i = 0; i < 160; i++) {
+        ctx.tuning.force_spill = i % 2 == 0;
+        tl_budget_init(&budget, i % 4 == 1 ? (1u << 20) : (256u << 10));
+        budget.temp_dir = ctx.tuning.tmpdir && *ctx.tuning.tmpdir ? ctx.tuning.tmpdir : "/tmp";
+        budget.force_spill = ctx.tuning.force_spill;
+        g_skew = i % 3 == 0;
+        int64_t n = i < 10 ? i * 7 : i < 120 ? rndn(800) : 5000 + rndn(20000);
+        passed += one_case(n, 1 + (int)rndn(4), (int)(1 + rndn(2) * 3 + rndn(40)), i % 8 == 0);
+        total++;
+        runs += atomic_load(&budget.sort_runs);
+        CHECK_EQ_INT((long long)atomic_load(&budget.used), 0); /* all given back */
+    }
+    g_skew = false;
+    g_ctx = NULL;
+    CHECK_EQ_INT(passed, total);
+    CHECK(runs > 1000);
+}
+
+/* A budget too small for the merge of two runs is an error naming the
+ * sort and the limit, not a crash or a wrong result. */
+TL_TEST(external_sort_budget_too_small)
+{
+    TlCtx ctx;
+    TlBudget budget;
+    TlSchema schema;
+    TlExprArena ea;
+    TlError err = {0};
+    memset(&ctx, 0, sizeof ctx);
+    memset(&schema, 0, sizeof schema);
+    tl_tuning_read(&ctx.tuning);
+    tl_budget_init(&budget, 2000);
+    budget.temp_dir = "/tmp";
+    ctx.budget = &budget;
+    tl_ea_init(&ea, &err);
+    TlArray *col = rand_col(TL_TINT64, 5000, 0, 1000);
+    tl_schema_add(&schema, "k", TL_TINT64, &err);
+    TlExprId key = source_col(&ea, 0, TL_TINT64);
+    TlOperator *src = source(&schema, &col, 5000, 500), *op = NULL;
+    src->ctx = &ctx;
+    CHECK(tl_op_sort_new(src, &ea, &key, NULL, NULL, 1, -1, &op, &err) == TL_OK);
+    TlBatch *b = NULL;
+    CHECK(op->next(op, &b, &err) == TL_ERR_DATA);
+    CHECK(strncmp(err.msg, "sort (merging its spilled runs) needs at least ", 47) == 0);
+    CHECK(strstr(err.msg, "; the memory limit is 2.0 KiB (raise --memory-limit)") != NULL);
+    CHECK(atomic_load(&budget.sort_runs) == 10);
+    op->free(op);
+    CHECK_EQ_INT((long long)atomic_load(&budget.used), 0);
+    tl_array_release(col);
+    tl_schema_free(&schema);
+    tl_ea_free(&ea);
 }
 
 TL_TEST(large_tables)
@@ -556,6 +643,8 @@ static int run_all(int threads)
     TL_RUN(many_small_tables);
     TL_RUN(single_keys_every_type);
     TL_RUN(fixed_length_strings);
+    TL_RUN(external_sort_equals_reference);
+    TL_RUN(external_sort_budget_too_small);
     TL_RUN(large_tables);
     return tl_test_summary(__FILE__);
 }
