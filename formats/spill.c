@@ -18,7 +18,7 @@
  * reading costs one read, one decompression and no copy.
  */
 #include "spill.h"
-#include "compress_impl.h"
+#include "compress/compress_impl.h" /* zstd allocating through tl_malloc */
 
 #include <errno.h>
 #include <fcntl.h>
