@@ -111,6 +111,15 @@ enum {
     X_DOW, X_ISODOW, X_DOY, X_WEEK, X_QUARTER, X_YEARWEEK, X_ISOYEAR,
 };
 
+/* See fn_impl.h: the ISO week is the one of its week's Thursday. */
+void tl_k_iso_week(int64_t d, int64_t *iso_year, int64_t *week)
+{
+    int64_t dow = floor_mod(d + 4, 7); /* 1970-01-01: Thursday */
+    int64_t thu = d - (dow == 0 ? 7 : dow) + 4, tm, td;
+    civil(thu, iso_year, &tm, &td);
+    *week = (thu - days_from_civil(*iso_year, 1, 1)) / 7 + 1;
+}
+
 /* Day-level fields that are not the civil date itself: day of week
  * (0 Sunday), ISO day of week (1 Monday), day of year, ISO week, quarter,
  * ISO year*100 + ISO week, ISO year. */
@@ -124,10 +133,8 @@ static int64_t day_field(int which, int64_t d, int64_t y, int64_t m)
     case X_QUARTER: return (m - 1) / 3 + 1;
     default: break;
     }
-    /* the ISO week is the one of this week's Thursday */
-    int64_t thu = d - (dow == 0 ? 7 : dow) + 4, ty, tm, td;
-    civil(thu, &ty, &tm, &td);
-    int64_t wk = (thu - days_from_civil(ty, 1, 1)) / 7 + 1;
+    int64_t ty, wk;
+    tl_k_iso_week(d, &ty, &wk);
     if (which == X_WEEK) return wk;
     if (which == X_ISOYEAR) return ty;
     return ty * 100 + wk;

@@ -126,4 +126,9 @@ static inline const uint8_t *tl_k_fn_find(const uint8_t *h, size_t n,
 /* Lowercase ASCII compare of s[0..len) with the NUL-terminated word w. */
 bool tl_k_fn_word_eq(const uint8_t *s, size_t len, const char *w);
 
+/* fn_date.c: the ISO 8601 week-based year and week number of day d (days
+ * since 1970-01-01), for week(), yearweek(), isoyear() and strftime's
+ * %V and %G. */
+void tl_k_iso_week(int64_t d, int64_t *iso_year, int64_t *week);
+
 #endif

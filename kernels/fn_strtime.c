@@ -196,18 +196,6 @@ static void split(int64_t us, Parts *p)
     p->yday = (int)(days - tl_days_from_civil(p->year, 1, 1)) + 1;
 }
 
-/* ISO 8601 week number and week-based year of day p. */
-static void iso_week(const Parts *p, int64_t *iy, int *wk)
-{
-    int isodow = p->wday == 0 ? 7 : p->wday;
-    int64_t thursday = p->days - isodow + 4;
-    int64_t y;
-    unsigned m, d;
-    tl_civil_from_days((int32_t)thursday, &y, &m, &d);
-    *iy = y;
-    *wk = (int)((thursday - tl_days_from_civil(y, 1, 1)) / 7) + 1;
-}
-
 static size_t put_num(char *o, int64_t v, int width, bool nopad)
 {
     char t[24];
@@ -286,9 +274,8 @@ static size_t tf_format(const Tf *f, const uint8_t *fmt, int64_t us, char *o)
             break;
         case 'V':
         case 'G': {
-            int64_t iy;
-            int wk;
-            iso_week(&p, &iy, &wk);
+            int64_t iy, wk;
+            tl_k_iso_week(p.days, &iy, &wk);
             k += it->code == 'V' ? put_num(o + k, wk, 2, false)
                                  : put_num(o + k, iy, 4, false);
             break;

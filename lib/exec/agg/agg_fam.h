@@ -135,6 +135,11 @@ const double *tl_agg_as_f64(double **buf, int64_t *cap, const TlArray *x,
                             int64_t n);
 
 /* Append an integer-class / a float value to a builder of any type. */
+/* The states of an aggregate that keeps one value per group (min, max,
+ * first, last): init asks for a float array when x is float64; arrays
+ * lists int64 values, float values and string values by x's class. */
+TlStatus tl_agg_value_init(TlAgg *a, TlError *err);
+int tl_agg_value_arrays(TlAgg *a, void ***arr, size_t *elem, int n);
 bool tl_agg_put_i64(TlBuilder *b, int64_t v);
 bool tl_agg_put_f64(TlBuilder *b, double v);
 

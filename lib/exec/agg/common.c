@@ -127,3 +127,29 @@ TlStatus tl_agg_xs_merge_fn(TlAgg *a, const TlAgg *p, const uint32_t *src,
     }
     return TL_OK;
 }
+
+/* See agg_fam.h. */
+TlStatus tl_agg_value_init(TlAgg *a, TlError *err)
+{
+    (void)err;
+    if (a->cls == C_FLT) a->n_f = 1;
+    return TL_OK;
+}
+
+/* See agg_fam.h. */
+int tl_agg_value_arrays(TlAgg *a, void ***arr, size_t *elem, int n)
+{
+    if (a->cls == C_INT) {
+        arr[n] = (void **)&a->iv;
+        elem[n++] = sizeof *a->iv;
+    }
+    if (a->n_f) {
+        arr[n] = (void **)&a->f[0];
+        elem[n++] = sizeof *a->f[0];
+    }
+    if (a->cls == C_STR) {
+        arr[n] = (void **)&a->sv;
+        elem[n++] = sizeof *a->sv;
+    }
+    return n;
+}

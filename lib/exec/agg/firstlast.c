@@ -9,29 +9,12 @@
  */
 #include "agg_fam.h"
 
-static TlStatus fl_init(TlAgg *a, TlError *err)
-{
-    (void)err;
-    if (a->cls == C_FLT) a->n_f = 1;
-    return TL_OK;
-}
-
+/* the value arrays, and whether the group has taken a row yet */
 static int fl_arrays(TlAgg *a, void ***arr, size_t *elem, int n)
 {
-    if (a->cls == C_INT) {
-        arr[n] = (void **)&a->iv;
-        elem[n++] = sizeof *a->iv;
-    }
-    if (a->n_f) {
-        arr[n] = (void **)&a->f[0];
-        elem[n++] = sizeof *a->f[0];
-    }
+    n = tl_agg_value_arrays(a, arr, elem, n);
     arr[n] = (void **)&a->valid;
     elem[n++] = sizeof *a->valid;
-    if (a->cls == C_STR) {
-        arr[n] = (void **)&a->sv;
-        elem[n++] = sizeof *a->sv;
-    }
     return n;
 }
 
@@ -126,7 +109,7 @@ static TlStatus fl_merge(TlAgg *a, const TlAgg *p, const uint32_t *src,
 
 const TlAggFns tl_agg_first = {
     .accepts = tl_agg_any_type,
-    .init = fl_init,
+    .init = tl_agg_value_init,
     .arrays = fl_arrays,
     .update = fl_update,
     .merge = fl_merge,
@@ -136,7 +119,7 @@ const TlAggFns tl_agg_first = {
 
 const TlAggFns tl_agg_last = {
     .accepts = tl_agg_any_type,
-    .init = fl_init,
+    .init = tl_agg_value_init,
     .arrays = fl_arrays,
     .update = fl_update,
     .merge = fl_merge,

@@ -7,30 +7,6 @@
  */
 #include "agg_fam.h"
 
-static TlStatus mm_init(TlAgg *a, TlError *err)
-{
-    (void)err;
-    if (a->cls == C_FLT) a->n_f = 1;
-    return TL_OK;
-}
-
-static int mm_arrays(TlAgg *a, void ***arr, size_t *elem, int n)
-{
-    if (a->cls == C_INT) {
-        arr[n] = (void **)&a->iv;
-        elem[n++] = sizeof *a->iv;
-    }
-    if (a->n_f) {
-        arr[n] = (void **)&a->f[0];
-        elem[n++] = sizeof *a->f[0];
-    }
-    if (a->cls == C_STR) {
-        arr[n] = (void **)&a->sv;
-        elem[n++] = sizeof *a->sv;
-    }
-    return n;
-}
-
 static TlStatus mm_update(TlAgg *a, const uint32_t *ids, int64_t n,
                           const TlArray *x, bool is_min, TlError *err)
 {
@@ -141,8 +117,8 @@ bool tl_agg_kept_results(TlAgg *a, TlBuilder *b, uint32_t first, uint32_t n)
 
 const TlAggFns tl_agg_min = {
     .accepts = tl_agg_any_type,
-    .init = mm_init,
-    .arrays = mm_arrays,
+    .init = tl_agg_value_init,
+    .arrays = tl_agg_value_arrays,
     .update = min_update,
     .merge = mm_merge,
     .merge_some = true,
@@ -152,8 +128,8 @@ const TlAggFns tl_agg_min = {
 
 const TlAggFns tl_agg_max = {
     .accepts = tl_agg_any_type,
-    .init = mm_init,
-    .arrays = mm_arrays,
+    .init = tl_agg_value_init,
+    .arrays = tl_agg_value_arrays,
     .update = max_update,
     .merge = mm_merge,
     .merge_some = true,
