@@ -591,6 +591,38 @@ static TlBuf *stream_whole(Stream *s)
     return b;
 }
 
+/* Hand s out as *out (the buffer owns it from here), register it with the
+ * run's inputs, and, unless step rc already ended it, start its thread
+ * (after the page filler, when filler: stream_main reads filler_started);
+ * without a thread the stream is finished here. */
+static TlStatus stream_go(Stream *s, int rc, bool filler, TlBuf **out, TlError *err)
+{
+    *out = tl_buf_wrap(s->data, s->size, stream_release, s);
+    if (!*out) {
+        stream_free(s);
+        return tl_error_oom(err);
+    }
+    s->buf = *out;
+    if (s->inputs) {
+        pthread_mutex_lock(&s->inputs->streams_mu);
+        s->next = s->inputs->streams;
+        s->inputs->streams = s;
+        pthread_mutex_unlock(&s->inputs->streams_mu);
+    }
+    if (rc != 0) return TL_OK;
+    if (filler && pthread_create(&s->filler, NULL, stream_fill_main, s) == 0)
+        s->filler_started = true;
+    if (pthread_create(&s->thread, NULL, stream_main, s) == 0) {
+        s->started = true;
+    } else {
+        TlError e;
+        while (rc == 0) rc = stream_step(s, &e);
+        if (rc < 0) stream_error(s, &e);
+        stream_publish(s, rc, &e);
+    }
+    return TL_OK;
+}
+
 /* See compress_impl.h. */
 TlStatus tl_stream_start(const TlCtx *ctx, TlCompression c, const char *name,
                          TlBuf *raw, TlBuf **out, TlError *err)
@@ -687,34 +719,7 @@ TlStatus tl_stream_start(const TlCtx *ctx, TlCompression c, const char *name,
     if (rc > 0) stream_seal(s);
     s->ready = s->out_pos < s->size ? s->out_pos : s->size;
     s->state = rc > 0 ? ST_DONE : ST_RUNNING;
-    *out = tl_buf_wrap(s->data, s->size, stream_release, s);
-    if (!*out) {
-        stream_free(s);
-        return tl_error_oom(err);
-    }
-    s->buf = *out;
-    if (s->inputs) {
-        pthread_mutex_lock(&s->inputs->streams_mu);
-        s->next = s->inputs->streams;
-        s->inputs->streams = s;
-        pthread_mutex_unlock(&s->inputs->streams_mu);
-    }
-    if (rc == 0) {
-        /* the filler first: stream_main reads filler_started */
-        if (!tune->no_prefill &&
-            pthread_create(&s->filler, NULL, stream_fill_main, s) == 0)
-            s->filler_started = true;
-        if (pthread_create(&s->thread, NULL, stream_main, s) == 0) {
-            s->started = true;
-        } else {
-            /* no thread: finish here */
-            TlError e;
-            while (rc == 0) rc = stream_step(s, &e);
-            if (rc < 0) stream_error(s, &e);
-            stream_publish(s, rc, &e);
-        }
-    }
-    return TL_OK;
+    return stream_go(s, rc, !tune->no_prefill, out, err);
 }
 
 /* pipe: the rest of fd after first[0, n) into one ordinary buffer, as
@@ -823,27 +828,6 @@ TlStatus tl_stream_pipe(const TlCtx *ctx, int fd, bool own, const char *name, Tl
     memcpy(s->data, first, n);
     s->out_pos = s->ready = n;
     s->state = ST_RUNNING;
-    *out = tl_buf_wrap(s->data, s->size, stream_release, s);
-    if (!*out) {
-        stream_free(s);
-        return tl_error_oom(err);
-    }
-    s->buf = *out;
-    if (s->inputs) {
-        pthread_mutex_lock(&s->inputs->streams_mu);
-        s->next = s->inputs->streams;
-        s->inputs->streams = s;
-        pthread_mutex_unlock(&s->inputs->streams_mu);
-    }
-    if (pthread_create(&s->thread, NULL, stream_main, s) == 0) {
-        s->started = true;
-    } else {
-        /* no thread: read it all here */
-        TlError e;
-        int rc = 0;
-        while (rc == 0) rc = stream_step(s, &e);
-        stream_publish(s, rc, &e);
-    }
-    return TL_OK;
+    return stream_go(s, 0, false, out, err);
 }
 
