@@ -63,7 +63,7 @@ typedef struct Out {
 static uint8_t *out_room(Out *o, size_t n)
 {
     if (o->oom) return NULL;
-    if (o->len + n > o->cap) {
+    if (o->len + n > o->cap || !o->p) { /* never NULL + 0: room for an empty result too */
         size_t cap = o->cap ? o->cap : 64;
         while (cap < o->len + n) cap *= 2;
         uint8_t *q = tl_realloc(o->p, cap);
