@@ -199,4 +199,5 @@ EOF
     [ "$status" -eq 0 ] || { show; return 1; }
     [[ "$output" == *'$ '*tally*"region"* ]] || { show; return 1; }
     [[ "$output" == *"north"* ]]
+    [[ "$output" == *$'month,revenue,best\n2024-01,3175.75,north\n2024-02,1219.25,east\n'* ]] || { show; return 1; }
 }
