@@ -618,6 +618,25 @@ tally: as "v" names one column, but the selector matches 2
   --select: columns('^v') as v
             ^^^^^^^^^^^^^^^^^^
 EOF2
+    # no selector inside an expression, nor with anything but one literal
+    run_tally t.csv --select "columns(v)"
+    expect_usage <<'EOF2'
+tally: columns('re') stands alone as an item of a list of columns, with one string literal (man tally, SELECTORS)
+  --select: columns(v)
+            ^^^^^^^
+EOF2
+    run_tally t.csv --agg "m = max(COLUMNS('v'))"
+    expect_usage <<'EOF2'
+tally: columns('re') stands alone as an item of a list of columns, with one string literal (man tally, SELECTORS)
+  --agg: m = max(COLUMNS('v'))
+                 ^^^^^^^
+EOF2
+    run_tally t.csv --sort "columns('v'):d"
+    expect_usage <<'EOF2'
+tally: columns('re') stands alone as an item of a list of columns, with one string literal (man tally, SELECTORS)
+  --sort: columns('v'):d
+          ^^^^^^^
+EOF2
     run_tally t.csv --select "columns('') exclude (*)"
     expect_usage <<'EOF2'
 tally: the selector leaves no column
