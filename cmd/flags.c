@@ -112,7 +112,7 @@ static const char help_head[] =
 "       tally explain|describe ARGS...  the plans | stats per column (--describe)\n"
 "       tally schema INPUT...   column types; tally completions bash|zsh|fish\n"
 "\n"
-"Steps, in the order given; a LIST takes 'v*', 'a:c', '#2', '* exclude (x)':\n";
+"Steps in order; a LIST takes v*, a:c, #2, columns('re'), '* exclude (x)':\n";
 
 static const char help_tail[] =
 "\n"

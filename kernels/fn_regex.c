@@ -279,6 +279,27 @@ static int re_match(Matcher *m, const uint8_t *s, size_t n, size_t start)
     return -TL_ERR_DATA;
 }
 
+/* See fn_regex.h. */
+TlStatus tl_k_regex_search(const TlRegex *re, const char *s, size_t n,
+                           bool *hit, TlError *err)
+{
+    Matcher m = {0};
+    int rc = -TL_ERR_OOM;
+    *hit = false;
+    if (match_data(&m, re, &m.given_md)) {
+        m.re = re;
+        m.md = m.given_md;
+        rc = re_match(&m, (const uint8_t *)s, n, 0);
+    }
+    matcher_drop(&m);
+    if (rc == -TL_ERR_OOM) return tl_error_oom(err);
+    if (rc < 0)
+        return tl_error(err, TL_ERR_DATA, "regular expression too complex for "
+                        "this value (match limit)");
+    *hit = rc > 0;
+    return TL_OK;
+}
+
 /* Byte length of the UTF-8 character at p[0..n) (n > 0); 1 for a byte that
  * starts none. */
 static size_t char_len(const uint8_t *p, size_t n)

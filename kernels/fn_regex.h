@@ -34,6 +34,13 @@ TlStatus tl_k_regex_compile(const char *pat, size_t n, const char *flags,
                             TlError *err);
 void tl_k_regex_free(TlRegex *re);
 
+/* Whether re (compiled for a partial match) matches somewhere in s[0..n),
+ * as regexp_matches does: *hit.  TL_ERR_DATA when PCRE2's match limit
+ * stops it (err says so), TL_ERR_OOM.  For one string at a time (column
+ * names, lib/plan/select.c); arrays go through tl_k_regex_call. */
+TlStatus tl_k_regex_search(const TlRegex *re, const char *s, size_t n,
+                           bool *hit, TlError *err);
+
 /* Whether function `name` (lowercase) is one of the regexp functions, and
  * if so the index of its pattern argument and of its options argument
  * (*flags_arg), whether its options may hold g, and whether it matches the

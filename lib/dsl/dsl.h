@@ -38,6 +38,8 @@ typedef enum TlSelKind {
     TL_SEL_GLOB,    /* v*  id?  v[12]  *  (a pattern, tl_glob_match) */
     TL_SEL_POS,     /* #3: the third column, 1-based */
     TL_SEL_RANGE,   /* id1:id3, #2:#4: from a through b in schema order */
+    TL_SEL_REGEX,   /* columns('^v[0-9]$'): a.name the pattern (its value),
+                       a.start/len its string literal; a partial match */
 } TlSelKind;
 
 typedef struct TlSelEnd {
@@ -49,7 +51,7 @@ typedef struct TlSelEnd {
 
 typedef struct TlSelPart {
     uint8_t kind;          /* TlSelKind */
-    TlSelEnd a, b;         /* NAME, GLOB, POS: a; RANGE: a through b */
+    TlSelEnd a, b;         /* NAME, GLOB, POS, REGEX: a; RANGE: a through b */
     uint32_t start, len;
 } TlSelPart;
 

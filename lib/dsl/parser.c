@@ -404,12 +404,19 @@ static TlStatus cast_call(P *p, PN *out, TlError *err)
     return mk(p, &e, start, end, &x.id, 1, x.depth, out, err);
 }
 
-/* name(args): the cursor is on the name. */
+/* name(args): the cursor is on the name.  `columns` is no function: a
+ * well-formed `columns('re')` item was read as a selector (selector.c), so
+ * meeting it here means it stands inside an expression or is malformed. */
 static TlStatus call(P *p, PN *out, TlError *err)
 {
     const TlToken *name = tok(p);
     const char *ns = p->text + name->start;
     TlOp op = tl_op_lookup(ns, name->len);
+    if (op == TL_OP_NONE && name->len == 7 && strncasecmp(ns, "columns", 7) == 0)
+        return tl_error_at(err, TL_ERR_USAGE, p->ea, p->src, name->start, name->len,
+                           "columns('re') stands alone as an item of a list of "
+                           "columns, with one string literal (man tally, "
+                           "SELECTORS)");
     if (op == TL_OP_NONE) {
         const char *sug = tl_op_suggest(ns, name->len);
         return tl_error_at(err, TL_ERR_USAGE, p->ea, p->src, name->start, name->len,

@@ -5,11 +5,13 @@
  *          [nulls first|last] [as NAME]
  *                          (`-`, direction, nulls: sort only; `as NAME`:
  *                           select only, for a selector of one column)
- *   PART   PATTERN | #N | END:END
+ *   PART   PATTERN | columns('REGEX') | #N | END:END
  *   END    NAME | "QUOTED NAME" | #N
  *
  * A PATTERN is a run of name characters with at least one of `*`, `?` or a
- * `[...]` set; `*` alone is every column.  A bare NAME alone, or a quoted
+ * `[...]` set; `*` alone is every column.  `columns('REGEX')` (any case, as
+ * DuckDB's COLUMNS) holds one string literal, '' for a quote in it; the
+ * planner compiles it (a partial match, as regexp_matches).  A bare NAME alone, or a quoted
  * one, is no selector: it stays the column expression it always was, so a
  * double-quoted "v*" is the column of that name, never a pattern (as in
  * DuckDB, where quotes make an identifier).
@@ -204,11 +206,58 @@ static int read_end(Scan *s, TlSelEnd *e, bool *glob)
     return 1;
 }
 
+/* `columns('REGEX')` at the cursor into *e: the pattern's value, the span
+ * of its literal (for the caret under an invalid character).  As
+ * read_end. */
+static int read_regex(Scan *s, TlSelEnd *e)
+{
+    const char *t = s->t;
+    uint32_t i, from;
+    size_t k = 0;
+    char *d;
+    if (!word(s, "columns")) return 0;
+    skip_space(s);
+    if (s->i >= s->end || t[s->i] != '(') return 0;
+    s->i++;
+    skip_space(s);
+    if (s->i >= s->end || t[s->i] != '\'') return 0;
+    from = s->i;
+    if (!(d = tl_strpool_alloc(&s->ea->pool, s->end - from))) return -1;
+    for (i = from + 1;; i++) {
+        if (i >= s->end) return 0;
+        if (t[i] == '\'') {
+            if (i + 1 < s->end && t[i + 1] == '\'') i++;
+            else break;
+        }
+        d[k++] = t[i];
+    }
+    d[k] = 0;
+    e->name = d;
+    e->pos = 0;
+    e->start = from;
+    e->len = i + 1 - from;
+    s->i = i + 1;
+    skip_space(s);
+    if (s->i >= s->end || t[s->i] != ')') return 0;
+    s->i++;
+    return 1;
+}
+
 /* One PART at the cursor (see read_end for the result). */
 static int read_part(Scan *s, TlSelPart *p)
 {
     bool glob, glob2;
-    int r = read_end(s, &p->a, &glob);
+    uint32_t from = s->i;
+    int r = read_regex(s, &p->a);
+    if (r != 0) {
+        p->kind = TL_SEL_REGEX;
+        p->start = from;
+        p->len = s->i - from;
+        if (r > 0 && s->i < s->end && s->t[s->i] == ':') return 0;
+        return r;
+    }
+    s->i = from;
+    r = read_end(s, &p->a, &glob);
     if (r <= 0) return r;
     p->start = p->a.start;
     p->kind = glob ? TL_SEL_GLOB : p->a.name ? TL_SEL_NAME : TL_SEL_POS;

@@ -245,10 +245,20 @@ size_t tl_expr_print(const TlExprArena *ea, TlExprId id, char *buf, size_t cap);
 /* Regular expressions compiled once (regex.c).  tl_ea_regex_prepare checks
  * the regexp_* call `call` (resolved): constant options of known letters, a
  * constant group, and compiles a constant pattern into the arena; a usage
- * error with a caret otherwise.  tl_ea_regex_lookup finds a compiled pattern
+ * error with a caret otherwise.  tl_ea_regex_compile compiles the constant
+ * pattern pat[0..n) with its options flags[0..nf) (checked; both must live
+ * as long as the arena, in its pool or static) into the arena once, for a
+ * full match when `full`: *out; an invalid pattern is a usage error with a
+ * caret under its offending character in the string literal written at
+ * [start, start + len) of srcs[src] (the pattern of a regexp_* call, of a
+ * `columns('re')` selector).  tl_ea_regex_lookup finds a compiled pattern
  * (NULL: none; the kernel compiles it).  tl_ea_free frees them. */
 struct TlRegex;
 TlStatus tl_ea_regex_prepare(TlExprArena *ea, TlExprId call, TlError *err);
+TlStatus tl_ea_regex_compile(TlExprArena *ea, uint16_t src, uint32_t start,
+                             uint32_t len, const char *pat, size_t n,
+                             const char *flags, size_t nf, bool full,
+                             const struct TlRegex **out, TlError *err);
 const struct TlRegex *tl_ea_regex_lookup(const TlExprArena *ea,
                                          const char *pat, size_t n,
                                          const char *flags, size_t nf,

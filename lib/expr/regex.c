@@ -32,14 +32,15 @@ struct TlExprRegex {
     TlRegex *re;
 };
 
-/* The byte of the source text where byte `off` of string literal id's
- * value is written ('' stands for one quote), or the literal's start when
- * its text is not a quoted string. */
-static uint32_t literal_pos(const TlExprArena *ea, const TlExpr *e, size_t off)
+/* The byte of srcs[src].text where byte `off` of the value of the string
+ * literal written at [start, start + len) stands ('' stands for one quote),
+ * or the literal's start when its text is not a quoted string. */
+static uint32_t literal_pos(const TlExprArena *ea, uint16_t src, uint32_t start,
+                            uint32_t len, size_t off)
 {
-    const char *t = ea->srcs[e->src].text;
-    uint32_t i = e->start, end = e->start + e->len;
-    if (e->len < 2 || t[i] != '\'') return e->start;
+    const char *t = ea->srcs[src].text;
+    uint32_t i = start, end = start + len;
+    if (len < 2 || t[i] != '\'') return start;
     i++;
     for (size_t v = 0; v < off && i + 1 < end; v++) i += t[i] == '\'' ? 2 : 1;
     return i < end ? i : end - 1;
@@ -76,7 +77,7 @@ TlStatus tl_ea_regex_prepare(TlExprArena *ea, TlExprId call, TlError *err)
         nf = f->v.str.n;
         if (!tl_k_regex_flags_ok(flags, nf, allow_g, &bad))
             return tl_error_at(err, TL_ERR_USAGE, ea, f->src,
-                               literal_pos(ea, f, bad), 1,
+                               literal_pos(ea, f->src, f->start, f->len, bad), 1,
                                "unknown option '%c' of %s (options: c i l m n "
                                "p s%s)", flags[bad], name,
                                allow_g ? " g" : "; g only in regexp_replace");
@@ -91,8 +92,19 @@ TlStatus tl_ea_regex_prepare(TlExprArena *ea, TlExprId call, TlError *err)
     }
     const TlExpr *p = arg_node(ea, call, 1);
     if (p->kind != TL_X_LIT || p->lit_type != TL_TSTRING) return TL_OK;
-    const char *pat = p->v.str.s ? p->v.str.s : "";
-    if (tl_ea_regex_lookup(ea, pat, p->v.str.n, flags, nf, full)) return TL_OK;
+    const struct TlRegex *re;
+    return tl_ea_regex_compile(ea, p->src, p->start, p->len,
+                               p->v.str.s ? p->v.str.s : "", p->v.str.n, flags,
+                               nf, full, &re, err);
+}
+
+/* See expr.h. */
+TlStatus tl_ea_regex_compile(TlExprArena *ea, uint16_t src, uint32_t start,
+                             uint32_t len, const char *pat, size_t n,
+                             const char *flags, size_t nf, bool full,
+                             const struct TlRegex **out, TlError *err)
+{
+    if ((*out = tl_ea_regex_lookup(ea, pat, n, flags, nf, full))) return TL_OK;
     if (ea->n_regexes == ea->cap_regexes) {
         uint32_t nc = ea->cap_regexes ? ea->cap_regexes * 2 : 4;
         TlExprRegex *v = tl_realloc(ea->regexes, nc * sizeof *v);
@@ -102,19 +114,19 @@ TlStatus tl_ea_regex_prepare(TlExprArena *ea, TlExprId call, TlError *err)
     }
     TlRegex *re;
     size_t pos;
-    TlStatus st = tl_k_regex_compile(pat, p->v.str.n, flags, nf, full, &re,
-                                     &pos, err);
+    TlStatus st = tl_k_regex_compile(pat, n, flags, nf, full, &re, &pos, err);
     if (st == TL_ERR_USAGE) {
         char why[200];
         snprintf(why, sizeof why, "%.199s", err->msg);
-        return tl_error_at(err, TL_ERR_USAGE, ea, p->src,
-                           literal_pos(ea, p, pos), 1,
+        return tl_error_at(err, TL_ERR_USAGE, ea, src,
+                           literal_pos(ea, src, start, len, pos), 1,
                            "invalid regular expression: %s", why);
     }
     if (st != TL_OK) return st;
     ea->regexes[ea->n_regexes++] = (TlExprRegex){
-        .pat = pat, .pat_len = p->v.str.n, .flags = flags, .flags_len = nf,
-        .full = full, .re = re};
+        .pat = pat, .pat_len = (uint32_t)n, .flags = flags,
+        .flags_len = (uint32_t)nf, .full = full, .re = re};
+    *out = re;
     return TL_OK;
 }
 

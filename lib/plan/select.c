@@ -10,6 +10,11 @@
  * hold only the columns, and what a selector matches is decided by the
  * schema at that step, after every step before it.
  *
+ * `columns('re')` matches the names in which the regular expression finds
+ * a match anywhere (a partial match, as DuckDB's COLUMNS('re') and
+ * regexp_matches), compiled by the expression arena with the options of
+ * the regexp functions, so an invalid one has the same caret.
+ *
  * A lone pattern may also be a name or an expression: a column named
  * exactly as the pattern is taken as written (`v*` is the column "v*" when
  * there is one), and a pattern that reads as an expression over existing
@@ -23,6 +28,7 @@
 #include "steps.h"
 
 #include "../core/text.h"
+#include "../../kernels/fn_regex.h"
 
 #include <string.h>
 
@@ -67,6 +73,16 @@ static TlStatus end_column(TlPlan *p, const TlSchema *s, const TlItem *it,
     return TL_OK;
 }
 
+/* The error of a pattern that matches no column. */
+static TlStatus no_match(TlPlan *p, const TlItem *it, const TlSelPart *part,
+                         TlError *err)
+{
+    p->ea.unknown_name = true; /* columns after a sample may match */
+    return tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, part->start, part->len,
+                       "no column matches %.*s", (int)part->len,
+                       p->ea.srcs[it->src].text + part->start);
+}
+
 /* Mark the columns of s that part matches (on[c] = v); an error when it
  * matches none. */
 static TlStatus mark_part(TlPlan *p, const TlSchema *s, const TlItem *it,
@@ -84,11 +100,29 @@ static TlStatus mark_part(TlPlan *p, const TlSchema *s, const TlItem *it,
                 on[c] = v;
                 hits++;
             }
-        if (hits) return TL_OK;
-        p->ea.unknown_name = true; /* columns after a sample may match */
-        return tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, part->start, part->len,
-                           "no column matches %.*s", (int)part->len,
-                           p->ea.srcs[it->src].text + part->start);
+        return hits ? TL_OK : no_match(p, it, part, err);
+    case TL_SEL_REGEX: {
+        const struct TlRegex *re;
+        TL_TRY(tl_ea_regex_compile(&p->ea, it->src, part->a.start, part->a.len,
+                                   part->a.name, strlen(part->a.name), "", 0,
+                                   false, &re, err));
+        for (int c = 0; c < s->n_fields; c++) {
+            const char *nm = s->fields[c].name;
+            bool hit;
+            TlStatus st = tl_k_regex_search(re, nm, strlen(nm), &hit, err);
+            if (st == TL_ERR_DATA)
+                return tl_error_at(err, TL_ERR_USAGE, &p->ea, it->src, part->start,
+                                   part->len, "regular expression too complex for "
+                                   "the column name %s (match limit)",
+                                   tl_quote_name(nm).s);
+            if (st != TL_OK) return st;
+            if (hit) {
+                on[c] = v;
+                hits++;
+            }
+        }
+        return hits ? TL_OK : no_match(p, it, part, err);
+    }
     case TL_SEL_NAME:
     case TL_SEL_POS:
         TL_TRY(end_column(p, s, it, &part->a, &a, err));

@@ -454,3 +454,193 @@ tally: no column matches q*
             ^^
 EOF
 }
+
+@test "columns('re'): a partial match of the names, in every step" {
+    data
+    run_tally t.csv --select "columns('v'), columns('^id[0-9]\$') exclude id2" --head 1
+    expect <<'EOF2'
+v1,v2,id1,id3
+10,1.5,a,1
+EOF2
+    run_tally t.csv --select "COLUMNS ( 'd\$' ) as day, columns('^v1\$') as w" --head 1
+    expect <<'EOF2'
+day,w
+2024-01-05,10
+EOF2
+    # case matters, unless the pattern says otherwise
+    run_tally t.csv --select "columns('(?i)^V')" --head 1
+    expect <<'EOF2'
+v1,v2
+10,1.5
+EOF2
+    run_tally t.csv --select "* exclude (columns('^v'), id3)" --head 1
+    expect <<'EOF2'
+id1,id2,d
+a,x,2024-01-05
+EOF2
+    run_tally t.csv --sort "columns('^v') desc nulls first" --select "columns('')"
+    expect <<'EOF2'
+id1,id2,id3,v1,v2,d
+a,y,3,30,,2024-01-20
+b,y,2,20,2.5,2024-02-07
+b,x,1,20,0.5,2024-02-11
+a,x,1,10,1.5,2024-01-05
+EOF2
+    run_tally t.csv --sort "-columns('id[23]')" --select "columns('^id')"
+    expect <<'EOF2'
+id1,id2,id3
+a,y,3
+b,y,2
+a,x,1
+b,x,1
+EOF2
+    run_tally t.csv --group-by "columns('1\$') exclude v1" --agg 'n = count()'
+    expect <<'EOF2'
+id1,n
+a,2
+b,2
+EOF2
+    run_tally t.csv --drop "columns('^(id|d)')"
+    expect <<'EOF2'
+v1,v2
+10,1.5
+20,2.5
+30,
+20,0.5
+EOF2
+    run_tally t.csv --distinct "columns('^id1')" --select "columns('id[12]')"
+    expect <<'EOF2'
+id1,id2
+a,x
+b,y
+EOF2
+    run_tally t.csv --sort -v1 --head 1 --by "columns('^id1')" --select 'id1, v1'
+    expect <<'EOF2'
+id1,v1
+a,30
+b,20
+EOF2
+    # a quote in the pattern is doubled, as in every string literal
+    printf "it's,v\n1,2\n" > q.csv
+    run_tally q.csv --select "columns('''')"
+    expect <<'EOF2'
+it's
+1
+EOF2
+    run_tally explain t.csv --select "columns('^v'), columns('1') exclude v1"
+    expect <<'EOF2'
+logical plan:
+  project v1, v2, id1
+    scan t.csv
+optimized plan:
+  project v1, v2, id1
+    scan t.csv columns id1, v1, v2
+output: v1 int64, v2 float64, id1 string
+EOF2
+}
+
+@test "columns('re') in the pipeline file and after an NDJSON sample" {
+    data
+    cat > r.json <<'EOF2'
+{"inputs": ["t.csv"], "steps": [{"select": ["columns('^(id1|v)')"]},
+  {"sort": ["columns('^v') desc"]}, {"distinct": ["columns('id')"]}]}
+EOF2
+    run_tally -f r.json
+    expect <<'EOF2'
+id1,v1,v2
+a,30,
+b,20,2.5
+EOF2
+    cat > e.json <<'EOF2'
+{"inputs": ["t.csv"], "steps": [{"group_by": ["columns('v(')"], "agg": {"n": "count()"}}]}
+EOF2
+    run_tally -f e.json
+    expect_usage <<'EOF2'
+tally: invalid regular expression: missing closing parenthesis
+  /steps/0/group_by/0: columns('v(')
+                                  ^
+EOF2
+    printf '{"a":1}\n{"a":2}\n{"a":3}\n{"a":4,"v9":5}\n' > s.ndjson
+    TALLY_BATCH_ROWS=2 run_tally s.ndjson --select "columns('^v')" --filter 'v9 is not null'
+    expect <<'EOF2'
+v9
+5
+EOF2
+    TALLY_BATCH_ROWS=2 run_tally s.ndjson --select "columns('q')"
+    expect_usage <<'EOF2'
+tally: no column matches columns('q')
+  --select: columns('q')
+            ^^^^^^^^^^^^
+EOF2
+}
+
+@test "errors: columns('re') that matches nothing, is invalid, or names several" {
+    data
+    run_tally t.csv --select "id1, columns('^z')"
+    expect_usage <<'EOF2'
+tally: no column matches columns('^z')
+  --select: id1, columns('^z')
+                 ^^^^^^^^^^^^^
+EOF2
+    run_tally t.csv --sort "columns('V') desc"
+    expect_usage <<'EOF2'
+tally: no column matches columns('V')
+  --sort: columns('V') desc
+          ^^^^^^^^^^^^
+EOF2
+    run_tally t.csv --drop "* exclude (columns('x\$'))"
+    expect_usage <<'EOF2'
+tally: no column matches columns('x$')
+  --drop: * exclude (columns('x$'))
+                     ^^^^^^^^^^^^^
+EOF2
+    run_tally t.csv --select "columns('a(b')"
+    expect_usage <<'EOF2'
+tally: invalid regular expression: missing closing parenthesis
+  --select: columns('a(b')
+                        ^
+EOF2
+    run_tally t.csv --distinct "columns('v[')"
+    expect_usage <<'EOF2'
+tally: invalid regular expression: missing terminating ] for character class
+  --distinct: columns('v[')
+                         ^
+EOF2
+    run_tally t.csv --group-by "columns('x\\Z')" --agg 'n = count()'
+    expect_usage <<'EOF2'
+tally: invalid regular expression: \Z is not supported (use \z or $)
+  --group-by: columns('x\Z')
+                        ^
+EOF2
+    run_tally t.csv --select "columns('^v') as v"
+    expect_usage <<'EOF2'
+tally: as "v" names one column, but the selector matches 2
+  --select: columns('^v') as v
+            ^^^^^^^^^^^^^^^^^^
+EOF2
+    # no selector inside an expression, nor with anything but one literal
+    run_tally t.csv --select "columns(v)"
+    expect_usage <<'EOF2'
+tally: columns('re') stands alone as an item of a list of columns, with one string literal (man tally, SELECTORS)
+  --select: columns(v)
+            ^^^^^^^
+EOF2
+    run_tally t.csv --agg "m = max(COLUMNS('v'))"
+    expect_usage <<'EOF2'
+tally: columns('re') stands alone as an item of a list of columns, with one string literal (man tally, SELECTORS)
+  --agg: m = max(COLUMNS('v'))
+                 ^^^^^^^
+EOF2
+    run_tally t.csv --sort "columns('v'):d"
+    expect_usage <<'EOF2'
+tally: columns('re') stands alone as an item of a list of columns, with one string literal (man tally, SELECTORS)
+  --sort: columns('v'):d
+          ^^^^^^^
+EOF2
+    run_tally t.csv --select "columns('') exclude (*)"
+    expect_usage <<'EOF2'
+tally: the selector leaves no column
+  --select: columns('') exclude (*)
+            ^^^^^^^^^^^^^^^^^^^^^^^
+EOF2
+}

@@ -17,8 +17,8 @@
 // count_if and filter clauses), a sort, a distinct, a join, --offset/--head
 // over a sort and --tail over a filter (LIMIT/OFFSET), --describe's row of each
 // column against DuckDB's count, count(DISTINCT), min, max, avg,
-// stddev_samp and quantile_cont, and a column selector against DuckDB's
-// star expressions.  Both engines get the same typed data (tally
+// stddev_samp and quantile_cont, and column selectors against DuckDB's
+// star expressions and COLUMNS('re').  Both engines get the same typed data (tally
 // through --schema, DuckDB through a typed CREATE TABLE), so the test is
 // about the expressions, not about type inference.  An expression prints in
 // two dialects (tally's and DuckDB's SQL: casts to DOUBLE/BIGINT/VARCHAR,
@@ -426,6 +426,24 @@ function makeCases(seed) {
         args: ['--filter', c.tl, '--tail', String(tl), '--select', 'rn'],
         sql: `SELECT rn FROM (SELECT rn FROM t WHERE ${c.db} ORDER BY rn DESC LIMIT ${tl}) ORDER BY rn`,
     });
+    // columns('re') against DuckDB's COLUMNS('re') (a partial match of the
+    // names), from a generator of its own: every pattern matches a column
+    const r4 = rng(seed * 104729 + 5);
+    const cre = r4.pick(['^[ij]$', '[fg]', 'n', '^.$', 't|b', '^(s|k)$', '[^rn]', '']);
+    if (r4.chance(0.5)) {
+        cases.push({
+            id: `s${seed}-colre`,
+            args: ['--select', `columns('${cre}')`],
+            sql: `SELECT COLUMNS('${cre}') FROM t ORDER BY rn`,
+        });
+    } else {
+        const cdesc = r4.chance(0.5);
+        cases.push({
+            id: `s${seed}-colre`,
+            args: ['--sort', `columns('${cre}')${cdesc ? ' desc' : ''}, rn`, '--select', 'rn'],
+            sql: `SELECT rn FROM t ORDER BY COLUMNS('${cre}') ${cdesc ? 'DESC' : 'ASC'}, rn`,
+        });
+    }
     return { seed, csv: tableCsv(COLS, rows), csv2: tableCsv(UCOLS, right),
              sql: tableSql('t', COLS, rows) + '\n' + tableSql('u', UCOLS, right), cases };
 }

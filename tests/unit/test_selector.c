@@ -4,6 +4,7 @@
  * selector matches in a schema, and its errors, are in
  * tests/cli/selectors.bats (the planner expands them).
  */
+#include "../../kernels/fn_regex.h"
 #include "../../lib/dsl/dsl.h"
 #include "tl_test.h"
 
@@ -83,7 +84,8 @@ TL_TEST(test_selector_noise)
 {
     static const char *const bits[] = {"v", "*", "?", "[1-2]", "#", "1", "0", ":", "\"", "a b",
                                        " exclude ", "(", ")", ",", " desc", " nulls first",
-                                       " as ", "-", "x", " ", "é", "::", "[!"};
+                                       " as ", "-", "x", " ", "é", "::", "[!",
+                                       "columns('", "')", "''", "COLUMNS ("};
     uint64_t x = 0x2545F4914F6CDD1Du;
     int n = (int)tl_test_scaled(20000, 10);
     for (int k = 0; k < n; k++) {
@@ -203,6 +205,69 @@ TL_TEST(test_selector_sort)
     CHECK(it && n == 1 && !it[0].sel);
 }
 
+/* columns('re'): the pattern's value (a doubled quote is one), the span of
+ * its literal for carets, any case and blanks around the literal; in every
+ * part of a selector but a range. */
+TL_TEST(test_selector_regex)
+{
+    uint32_t n;
+    const char *text = "columns('^v[0-9]$'), COLUMNS ( 'it''s' ) as x, "
+                       "* exclude (columns('d'), a)";
+    TlItem *it = items(text, true, TL_ITEM_SELECT, &n);
+    CHECK(it && n == 3);
+    if (!it || n != 3) return;
+    const TlSelPart *b = &it[0].sel->base;
+    CHECK(it[0].sel && b->kind == TL_SEL_REGEX && it[0].expr == TL_NO_ID);
+    CHECK_EQ_STR(b->a.name, "^v[0-9]$");
+    CHECK(b->start == 0 && b->len == 19 && b->a.start == 8 && b->a.len == 10);
+    b = &it[1].sel->base;
+    CHECK(it[1].sel && b->kind == TL_SEL_REGEX);
+    CHECK_EQ_STR(b->a.name, "it's");
+    CHECK(b->a.len == 7 && strncmp(text + b->a.start, "'it''s'", 7) == 0);
+    CHECK_EQ_STR(it[1].name, "x");
+    const TlSelector *x = it[2].sel;
+    CHECK(x && x->n_excl == 2 && x->excl[0].kind == TL_SEL_REGEX);
+    it = items("columns('^v') desc nulls first", false, TL_ITEM_SORT, &n);
+    CHECK(it && n == 1 && it[0].sel && it[0].desc && it[0].nulls_first);
+    it = items("-columns('')", false, TL_ITEM_SORT, &n);
+    CHECK(it && n == 1 && it[0].sel && it[0].desc);
+    if (it && it[0].sel) CHECK_EQ_STR(it[0].sel->base.a.name, "");
+    it = items("columns('x')", false, TL_ITEM_NAME, &n);
+    CHECK(it && n == 1 && it[0].sel && it[0].sel->base.kind == TL_SEL_REGEX);
+    /* no selector: an expression (a column named columns; a call the
+     * resolver reports, there being no function columns) or a syntax
+     * error the expression parser reports */
+    static const char *const not_sel[] = {"columns(v)", "columns('a'):b", "columns('a'",
+                                          "columns('a' 'b')", "columns", "columnsx('a')"};
+    for (size_t i = 0; i < sizeof not_sel / sizeof not_sel[0]; i++) {
+        it = items(not_sel[i], false, TL_ITEM_SELECT, &n);
+        CHECK(it == NULL || (n == 1 && !it[0].sel));
+    }
+}
+
+/* The matcher of columns('re'): regexp_matches' partial match. */
+TL_TEST(test_regex_search)
+{
+    static const struct { const char *re, *name; bool want; } cases[] = {
+        {"v", "v1", true},        {"v", "xv", true},        {"^v", "xv", false},
+        {"^v[0-9]$", "v1", true}, {"^v[0-9]$", "v10", false}, {"", "any", true},
+        {"V", "v1", false},       {"é$", "café", true},     {"1$", "v1\n", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        TlRegex *re;
+        size_t pos;
+        bool hit = !cases[i].want;
+        CHECK(tl_k_regex_compile(cases[i].re, strlen(cases[i].re), "", 0, false, &re,
+                                 &pos, &err) == TL_OK);
+        CHECK(tl_k_regex_search(re, cases[i].name, strlen(cases[i].name), &hit,
+                                &err) == TL_OK);
+        if (hit != cases[i].want)
+            fprintf(stderr, "regex %s on %s: got %d\n", cases[i].re, cases[i].name, hit);
+        CHECK(hit == cases[i].want);
+        tl_k_regex_free(re);
+    }
+}
+
 TL_TEST(test_group_keys)
 {
     uint32_t n;
@@ -229,6 +294,8 @@ int main(void)
     TL_RUN(test_selector_forms);
     TL_RUN(test_selector_not);
     TL_RUN(test_selector_sort);
+    TL_RUN(test_selector_regex);
+    TL_RUN(test_regex_search);
     TL_RUN(test_group_keys);
     tl_ea_free(&ea);
     return tl_test_summary(__FILE__);
