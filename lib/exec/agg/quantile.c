@@ -292,7 +292,7 @@ static double quantile_q(const TlAgg *a, uint32_t g, double q)
     uint64_t l, h;
     double d = q_around(a, g, q, &l, &h);
     double vl = tl_k_f64_from_image(l);
-    if (l == h) return vl;
+    if (d == 0.0) return vl;
     double vh = tl_k_f64_from_image(h);
     return vl + d * (vh - vl);
 }
@@ -315,7 +315,7 @@ static int64_t quantile_ts(const TlAgg *a, uint32_t g, double q)
 /* See agg.h. */
 bool tl_agg_quantile_at(TlAgg *a, uint32_t g, double q, double *out)
 {
-    if (!a->sealed || g >= a->n_groups || a->s.x_type == TL_TNULL ||
+    if (!a->sealed || g >= a->n_groups || a->s.x_type == TL_TNULL || q_temporal(a) ||
         (a->fn != &tl_agg_median && a->fn != &tl_agg_quantile) || !a->cnt[g])
         return false;
     *out = quantile_q(a, g, q);
@@ -324,11 +324,13 @@ bool tl_agg_quantile_at(TlAgg *a, uint32_t g, double q, double *out)
 
 static bool q_results(TlAgg *a, TlBuilder *b, uint32_t first, uint32_t n)
 {
-    for (uint32_t g = first; g < first + n; g++)
-        if (!(!a->cnt[g]        ? tl_builder_append_null(b)
-              : q_temporal(a) ? tl_agg_put_i64(b, quantile_ts(a, g, a->s.q))
-                              : tl_agg_put_f64(b, quantile_q(a, g, a->s.q))))
-            return false;
+    for (uint32_t g = first; g < first + n; g++) {
+        bool ok;
+        if (!a->cnt[g]) ok = tl_builder_append_null(b);
+        else if (q_temporal(a)) ok = tl_agg_put_i64(b, quantile_ts(a, g, a->s.q));
+        else ok = tl_agg_put_f64(b, quantile_q(a, g, a->s.q));
+        if (!ok) return false;
+    }
     return true;
 }
 
