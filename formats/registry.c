@@ -290,13 +290,12 @@ TlStatus tl_format_for_input(const char *path, const TlReadOptions *opt,
     if (opt->from) {
         const TlFormat *f = tl_format_named(opt->from);
         if (!f || !f->suffixes[0]) {
-            /* the text formats; a binary one is found by its suffix or
-             * its magic bytes */
+            /* every format read (a format of files, with suffixes: the
+             * table for people is written only) */
             char list[256];
             return tl_error(err, TL_ERR_USAGE, "--from: unknown format %s (tally reads %s)",
                             tl_quote_name(opt->from).s,
-                            tl_format_list(list, sizeof list,
-                                           TL_FORMATS_READ | TL_FORMATS_TEXT, ", "));
+                            tl_format_list(list, sizeof list, TL_FORMATS_READ, ", "));
         }
         *out = f;
         return TL_OK;

@@ -97,7 +97,7 @@ TlStatus tl_agg_results(TlAgg *a, uint32_t first, uint32_t n, TlArray **out,
 /* After tl_agg_seal of a median or quantile: group g's q-quantile (q in
  * [0, 1], interpolated as its results are) into *out, whatever q the spec
  * had, so one sealed state answers several quantiles; false when the group
- * has no value. */
+ * has no value or the values are dates or timestamps (not a double). */
 bool tl_agg_quantile_at(TlAgg *a, uint32_t g, double q, double *out);
 
 /* tl_agg_seal, then every result as one array (groups 0..n_groups-1). */

@@ -117,6 +117,9 @@ typedef enum TlAggResult {
     TL_AR_ARG,        /* the first argument's type */
     TL_AR_ARG1,       /* the second argument's type */
     TL_AR_STRING, TL_AR_BOOL,
+    TL_AR_BETWEEN,    /* a value between the first argument's (a mean,
+                         an interpolation): a timestamp over dates, the
+                         argument's type over timestamps, else float64 */
 } TlAggResult;
 
 typedef struct TlAggRule {

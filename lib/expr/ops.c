@@ -143,6 +143,7 @@ static const struct {
     {"var_samp", TL_OP_VAR},
     {"variance", TL_OP_VAR},
     {"covar_samp", TL_OP_COVAR},
+    {"quantile_cont", TL_OP_QUANTILE},
     {"max_by", TL_OP_ARG_MAX},
     {"min_by", TL_OP_ARG_MIN},
     {"instr", TL_OP_STRPOS},

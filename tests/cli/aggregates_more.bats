@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # mode, arg_max/arg_min (max_by/min_by), quantile_disc, count_if,
-# approx_count_distinct and agg(...) filter (where ...): values, nulls,
+# approx_count_distinct, agg(...) filter (where ...), and median, quantile
+# and mean of dates and timestamps: values, nulls,
 # empty groups, ties, the same bytes for any --threads and batch size, and
 # every error.  Expected values are DuckDB 1.5's answers to the same query
 # (tests/diff covers them on generated tables too).
@@ -99,6 +100,79 @@ false,99
 EOF
 }
 
+times() {
+    cat > tm.csv <<'EOF'
+g,d,t,z
+a,2024-01-01,2024-01-01 00:00:00,2024-01-01 00:00:00+00
+a,2024-01-02,2024-01-01 00:00:01,2024-01-01 00:00:01+00
+b,2024-01-05,2024-01-02 12:00:00,2024-01-02 12:00:00+00
+b,2024-03-01,2024-01-03 00:00:00.000003,2024-01-03 00:00:00.000003+00
+a,,,
+c,1969-12-31,1969-12-31 23:59:59.999999,1969-12-31 23:59:59.999999+00
+c,1969-12-28,1969-12-31 23:59:59.999996,1969-12-31 23:59:59.999996+00
+c,1969-12-30,,1969-12-31 23:59:59.999998+00
+d,,,
+EOF
+}
+
+@test "median, quantile and mean of dates and timestamps are timestamps, as DuckDB's" {
+    times
+    # even counts interpolate: a date at its midnight, llround(lo(1-d) +
+    # hi*d) in microseconds (-2.5 rounds to -3); mean divides the exact sum
+    # toward zero, up when the remainder is more than half the count; an
+    # odd count is the middle value; a group of nulls is null (DuckDB 1.5's
+    # answers, as the quantiles below)
+    assert_run_out tm.csv --group-by g --agg 'md = median(d), mt = median(t), mz = median(z), ad = mean(d), at = avg(t), az = mean(z)' <<'EOF'
+g,md,mt,mz,ad,at,az
+a,2024-01-01 12:00:00,2024-01-01 00:00:00.5,2024-01-01 00:00:00.5+00,2024-01-01 12:00:00,2024-01-01 00:00:00.5,2024-01-01 00:00:00.5+00
+b,2024-02-02 00:00:00,2024-01-02 18:00:00.000002,2024-01-02 18:00:00.000002+00,2024-02-02 00:00:00,2024-01-02 18:00:00.000001,2024-01-02 18:00:00.000001+00
+c,1969-12-30 00:00:00,1969-12-31 23:59:59.999997,1969-12-31 23:59:59.999998+00,1969-12-29 16:00:00,1969-12-31 23:59:59.999998,1969-12-31 23:59:59.999998+00
+d,,,,,,
+EOF
+    assert_run_out tm.csv --agg 'q1 = quantile(d, 0.25), q2 = quantile(t, 0.25), q3 = quantile_cont(z, 0.9), q4 = quantile(d, 0.3333333), q5 = quantile(t, 0), q6 = quantile(z, 1), n = median(d) filter (where g = '"'d'"')' <<'EOF'
+q1,q2,q3,q4,q5,q6,n
+1969-12-30 12:00:00,1983-07-02 17:59:59.999999,2024-01-02 16:48:00.000001+00,1969-12-30 23:59:59.98272,1969-12-31 23:59:59.999996,2024-01-03 00:00:00.000003+00,
+EOF
+    # the types: timestamp over dates and timestamps, timestamptz over timestamptz
+    run_tally explain tm.csv --agg 'median(d), quantile(t, 0.5), mean(z), median(1.5)'
+    assert_ok
+    [ "${lines[${#lines[@]}-1]}" = 'output: median_d timestamp, "quantile(t,0.5)" timestamp, mean_z timestamptz, "median(1.5)" float64' ] || { show; return 1; }
+}
+
+@test "median, quantile and mean of timestamps: the same bytes for any --threads and batch size" {
+    awk 'BEGIN { srand(11); print "k,d,t"; for (i = 0; i < 60000; i++)
+        printf "k%d,%s,%s\n", int(rand()*300), (rand() < .1 ? "" : sprintf("%04d-%02d-%02d", 1900 + int(rand()*200), 1 + int(rand()*12), 1 + int(rand()*28))),
+               (rand() < .1 ? "" : sprintf("20%02d-01-01 00:00:%02d.%06d", int(rand()*50), int(rand()*60), int(rand()*1000000))) }' > bigt.csv
+    a='md = median(d), qt = quantile(t, 0.37), ad = mean(d), at = mean(t)'
+    run_tally bigt.csv --threads 1 --group-by k --agg "$a"
+    assert_ok
+    want=$output
+    run_tally bigt.csv --threads 4 --group-by k --agg "$a"
+    [ "$output" = "$want" ]
+    TALLY_BATCH_ROWS=1000 run_tally bigt.csv --threads 3 --group-by k --agg "$a"
+    [ "$output" = "$want" ]
+    run_tally bigt.csv --threads 1 --agg "$a"
+    want=$output
+    run_tally bigt.csv --threads 4 --agg "$a"
+    [ "$output" = "$want" ]
+}
+
+@test "a median or mean of dates past the timestamp range fails its group" {
+    times
+    run_tally tm.csv --with 'e = if(g = '"'b'"', d + 200000000, d)' --group-by g --agg 'm = median(e)'
+    assert_err 1 <<'EOF'
+tally: median overflows int64 in group g="b"
+  --agg: m = median(e)
+             ^^^^^^^^^
+EOF
+    run_tally tm.csv --with 'e = d + 200000000' --agg 'm = mean(e)'
+    assert_err 1 <<'EOF'
+tally: mean overflows int64
+  --agg: m = mean(e)
+             ^^^^^^^
+EOF
+}
+
 @test "wrong argument types are usage errors with a caret" {
     data
     run_tally t.csv --agg 'n = count_if(x)'
@@ -112,6 +186,18 @@ EOF
 tally: quantile_disc needs a number, date or timestamp argument, not string
   --agg: q = quantile_disc(s, 0.5)
                            ^
+EOF
+    run_tally t.csv --agg 'm = median(s)'
+    assert_err 2 <<'EOF'
+tally: median needs a number, date or timestamp argument, not string
+  --agg: m = median(s)
+                    ^
+EOF
+    run_tally t.csv --agg 'm = mean(b > 1)'
+    assert_err 2 <<'EOF'
+tally: mean needs a number, date or timestamp argument, not bool
+  --agg: m = mean(b > 1)
+                  ^^^^^
 EOF
     run_tally t.csv --agg 'q = quantile_disc(x, 2)'
     assert_err 2 <<'EOF'

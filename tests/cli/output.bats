@@ -197,7 +197,10 @@ EOF
     run_tally one.csv --to xml
     assert_err 2 'tally: unsupported output format "xml" (tally writes csv, tsv, ndjson, jsonl, json, table, parquet)'
     run_tally one.csv --from xml
-    assert_err 2 'tally: --from: unknown format "xml" (tally reads csv, tsv, ndjson, jsonl, json)'
+    assert_err 2 'tally: --from: unknown format "xml" (tally reads csv, tsv, ndjson, jsonl, json, parquet)'
+    # the table for people is written, never read; every format read is listed
+    run_tally one.csv --from table
+    assert_err 2 'tally: --from: unknown format "table" (tally reads csv, tsv, ndjson, jsonl, json, parquet)'
     assert_only_files one.csv
 }
 

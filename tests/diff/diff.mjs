@@ -584,6 +584,18 @@ function makeDateSet() {
         args: ['--select', `${e.tl} as e`],
         sql: `SELECT ${e.db} AS e FROM t ORDER BY rn`,
     }));
+    // median, quantile and mean of dates and timestamps (timestamps, as
+    // DuckDB's), per group of three and over every row
+    const aggs = [['a', 'median(ts)'], ['b', 'median(d)'], ['c', 'median(tz)'],
+                  ['e', 'quantile(ts2, 0.3)', 'quantile_cont(ts2, 0.3)'],
+                  ['f', 'quantile(d, 0.75)', 'quantile_cont(d, 0.75)'],
+                  ['g', 'quantile(tz, 0.1)', 'quantile_cont(tz, 0.1)'],
+                  ['h', 'mean(ts)', 'avg(ts)'], ['i', 'mean(d)', 'avg(d)'], ['j', 'mean(tz)', 'avg(tz)']];
+    const tlAggs = aggs.map(([n, tl]) => `${n} = ${tl}`).join(', ');
+    const dbAggs = aggs.map(([n, tl, db = tl]) => `${db} AS ${n}`).join(', ');
+    cases.push({ id: 'dates-agg-0', args: ['--group-by', 'k = rn % 3', '--agg', tlAggs],
+                 sql: `SELECT rn % 3 AS k, ${dbAggs} FROM t GROUP BY k`, unordered: true },
+               { id: 'dates-agg-1', args: ['--agg', tlAggs], sql: `SELECT ${dbAggs} FROM t` });
     const csvOf = (v) => v === null ? '' : csvField(v);
     return {
         seed: 'dates', schema: DCOLS.map(c => `${c.name}:${c.type}`).join(','),

@@ -265,6 +265,7 @@ static const Call calls[] = {
     {TL_OP_STRING_AGG, V_STR, -1, 0},
     {TL_OP_COUNT_DISTINCT, V_STR, -1, 0}, {TL_OP_COUNT_DISTINCT, V_INT, -1, 0},
     {TL_OP_MEDIAN, V_FLT, -1, 0.5}, {TL_OP_QUANTILE, V_INT, -1, 0.9},
+    {TL_OP_MEDIAN, V_DATE, -1, 0.5},
     {TL_OP_STD, V_FLT, -1, 0}, {TL_OP_VAR, V_INT, -1, 0},
     {TL_OP_CORR, V_FLT, V_FLT2, 0}, {TL_OP_COVAR, V_FLT, V_FLT2, 0},
 };

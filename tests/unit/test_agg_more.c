@@ -1,6 +1,7 @@
 /*
- * test_agg_more.c -- count_if, mode, arg_max/arg_min, quantile_disc and
- * approx_count_distinct through agg.h: values, nulls, empty groups, ties,
+ * test_agg_more.c -- count_if, mode, arg_max/arg_min, quantile_disc,
+ * approx_count_distinct, and median, quantile and mean of dates and
+ * timestamps through agg.h: values, nulls, empty groups, ties,
  * and the same results from partial states merged (or, for mode, which
  * does not merge, from several batches) as from one serial pass, for
  * every split of the rows.
@@ -19,6 +20,19 @@ static TlArray *ints(const int64_t *v, int n)
     tl_builder_init(&b, TL_TINT64);
     for (int i = 0; i < n; i++) {
         if (v[i] == NUL) tl_builder_append_null(&b);
+        else tl_builder_append_i64(&b, v[i]);
+    }
+    return tl_builder_finish(&b);
+}
+
+/* An int64 column read as type t (date: days, timestamps: microseconds). */
+static TlArray *temporal(TlType t, const int64_t *v, int n)
+{
+    TlBuilder b;
+    tl_builder_init(&b, t);
+    for (int i = 0; i < n; i++) {
+        if (v[i] == NUL) tl_builder_append_null(&b);
+        else if (t == TL_TDATE) tl_builder_append_i32(&b, (int32_t)v[i]);
         else tl_builder_append_i64(&b, v[i]);
     }
     return tl_builder_finish(&b);
@@ -65,7 +79,8 @@ static void render(const TlArray *r, char *buf, size_t cap)
     for (int64_t i = 0; i < r->length && k + 40 < cap; i++) {
         if (i) buf[k++] = ',';
         if (!tl_array_valid(r, i)) k += (size_t)snprintf(buf + k, cap - k, "null");
-        else if (r->type == TL_TINT64) k += (size_t)snprintf(buf + k, cap - k, "%lld", (long long)tl_array_i64(r)[i]);
+        else if (r->type == TL_TINT64 || r->type == TL_TTIMESTAMP || r->type == TL_TTIMESTAMPTZ)
+            k += (size_t)snprintf(buf + k, cap - k, "%lld", (long long)tl_array_i64(r)[i]);
         else if (r->type == TL_TFLOAT64) k += (size_t)snprintf(buf + k, cap - k, "%g", tl_array_f64(r)[i]);
         else if (r->type == TL_TSTRING) {
             const TlView *v = &tl_array_views(r)[i];
@@ -217,6 +232,58 @@ TL_TEST(quantile_disc_values_of_the_group)
     tl_array_release(xb);
 }
 
+TL_TEST(median_quantile_mean_of_timestamps_as_duckdb)
+{
+    /* group 0: -4 -1 3 10; 1: -7 0 (and a null); 2: a null; 3: no row */
+    int64_t v[8] = {-4, -1, -7, 10, NUL, 3, NUL, 0};
+    TlArray *t = temporal(TL_TTIMESTAMP, v, 8), *z = temporal(TL_TTIMESTAMPTZ, v, 8);
+    /* llround(lo(1-d) + hi*d): -3.5 rounds away from zero */
+    expect(TL_OP_MEDIAN, TL_TTIMESTAMP, t, NULL, IDS, 8, 4, 0, "1,-4,null,null");
+    expect(TL_OP_QUANTILE, TL_TTIMESTAMPTZ, z, NULL, IDS, 8, 4, 0.25, "-2,-5,null,null");
+    expect(TL_OP_QUANTILE, TL_TTIMESTAMP, t, NULL, IDS, 8, 4, 1, "10,0,null,null");
+    /* the quotient toward zero, up when the remainder exceeds half the count */
+    expect(TL_OP_MEAN, TL_TTIMESTAMP, t, NULL, IDS, 8, 4, 0, "2,-3,null,null");
+    int64_t big[8] = {INT64_MAX, INT64_MAX - 2, 0, INT64_MAX - 6, 0, INT64_MAX - 4, 0, 0};
+    TlArray *tb = temporal(TL_TTIMESTAMP, big, 8);
+    /* kept exactly beyond 2^53 microseconds; the ends themselves exact */
+    expect(TL_OP_QUANTILE, TL_TTIMESTAMP, tb, NULL, IDS, 8, 4, 1,
+           "9223372036854775807,0,0,null");
+    expect(TL_OP_QUANTILE, TL_TTIMESTAMP, tb, NULL, IDS, 8, 4, 0,
+           "9223372036854775801,0,0,null");
+    tl_array_release(t);
+    tl_array_release(z);
+    tl_array_release(tb);
+}
+
+TL_TEST(median_and_mean_of_dates_are_timestamps)
+{
+    int64_t v[8] = {1, 2, -1, 4, NUL, 3, NUL, 0};
+    TlArray *d = temporal(TL_TDATE, v, 8);
+    /* group 0: days 1 2 3 4 -> 2.5 days; 1: -1 0 -> -0.5 day */
+    expect(TL_OP_MEDIAN, TL_TTIMESTAMP, d, NULL, IDS, 8, 4, 0,
+           "216000000000,-43200000000,null,null");
+    expect(TL_OP_MEAN, TL_TTIMESTAMP, d, NULL, IDS, 8, 4, 0,
+           "216000000000,-43200000000,null,null");
+    /* a date whose midnight leaves the int64 microseconds fails */
+    int64_t far[8] = {200000000, 1, 2, 3, 4, 5, 6, 7};
+    TlArray *f = temporal(TL_TDATE, far, 8);
+    char got[128];
+    run(TL_OP_MEDIAN, TL_TTIMESTAMP, f, NULL, IDS, 8, 4, 0, 0, got, sizeof got);
+    CHECK_EQ_STR(got, "error");
+    /* a mean fails when the mean itself leaves them */
+    run(TL_OP_MEAN, TL_TTIMESTAMP, f, NULL, IDS, 8, 4, 0, 0, got, sizeof got);
+    CHECK_EQ_STR(got, "4320000194400000000,374400000000,518400000000,null");
+    int64_t farther[8] = {200000000, 200000000, 1, 200000000, 2, 200000000, 3, 4};
+    TlArray *g = temporal(TL_TDATE, farther, 8);
+    run(TL_OP_MEAN, TL_TTIMESTAMP, g, NULL, IDS, 8, 4, 0, 0, got, sizeof got);
+    CHECK_EQ_STR(got, "error");
+    tl_array_release(g);
+    run(TL_OP_QUANTILE_DISC, TL_TDATE, f, NULL, IDS, 8, 4, 1, 0, got, sizeof got);
+    CHECK_EQ_STR(got, "?,?,?,null");
+    tl_array_release(d);
+    tl_array_release(f);
+}
+
 TL_TEST(approx_count_distinct_small_sets_merge_by_maximum)
 {
     const char *s[8] = {"a", "b", "a", "c", NULL, "a", NULL, "z"};
@@ -264,6 +331,8 @@ int main(void)
     TL_RUN(mode_first_among_ties_skips_nulls);
     TL_RUN(arg_max_arg_min_first_row_among_ties);
     TL_RUN(quantile_disc_values_of_the_group);
+    TL_RUN(median_quantile_mean_of_timestamps_as_duckdb);
+    TL_RUN(median_and_mean_of_dates_are_timestamps);
     TL_RUN(approx_count_distinct_small_sets_merge_by_maximum);
     TL_RUN(approx_count_distinct_error_bound);
     TL_RUN(rejects_bad_types);

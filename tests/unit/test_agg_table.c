@@ -27,6 +27,13 @@ TL_TEST(result_types_follow_the_rules)
     CHECK_EQ_INT(tl_agg_rule_result(TL_OP_MAX, TL_TSTRING, TL_TNULL), TL_TSTRING);
     CHECK_EQ_INT(tl_agg_rule_result(TL_OP_STRING_AGG, TL_TINT64, TL_TSTRING), TL_TSTRING);
     CHECK_EQ_INT(tl_agg_rule_result(TL_OP_ALL, TL_TBOOL, TL_TNULL), TL_TBOOL);
+    /* a mean or an interpolation of dates is a timestamp (DuckDB's) */
+    CHECK_EQ_INT(tl_agg_rule_result(TL_OP_MEDIAN, TL_TDATE, TL_TNULL), TL_TTIMESTAMP);
+    CHECK_EQ_INT(tl_agg_rule_result(TL_OP_QUANTILE, TL_TTIMESTAMPTZ, TL_TFLOAT64),
+                 TL_TTIMESTAMPTZ);
+    CHECK_EQ_INT(tl_agg_rule_result(TL_OP_MEAN, TL_TTIMESTAMP, TL_TNULL), TL_TTIMESTAMP);
+    CHECK_EQ_INT(tl_agg_rule_result(TL_OP_MEAN, TL_TINT64, TL_TNULL), TL_TFLOAT64);
+    CHECK_EQ_INT(tl_agg_rule_result(TL_OP_MEDIAN, TL_TNULL, TL_TNULL), TL_TFLOAT64);
 }
 
 int main(void)

@@ -67,7 +67,8 @@ TL_TEST(inputs)
     CHECK_EQ_STR(input_format("b.feather", NULL), "arrow");
     CHECK_EQ_STR(input_format("b.csv", "ndjson"), "ndjson");
     CHECK_EQ_STR(input_format("b.csv", "table"),
-                 "--from: unknown format \"table\" (tally reads csv, tsv, ndjson, jsonl, json)");
+                 "--from: unknown format \"table\" (tally reads csv, tsv, ndjson, jsonl, json, "
+                 "parquet)");
     /* no suffix of a format: magic bytes, else CSV (a missing file too:
      * opening it says what is wrong) */
     snprintf(path, sizeof path, "%s/p.dat", dir);

@@ -3,7 +3,9 @@
  *
  * count() counts rows, count(x) the values of x.  Sums over integers are
  * exact in int128 (sealing fails when one leaves int64; a mean divides the
- * exact sum); float sums and means are exact sums rounded once
+ * exact sum: over dates and timestamps, as DuckDB's, a timestamp, the sum
+ * in microseconds divided toward zero and rounded up when the remainder
+ * is more than half the count); float sums and means are exact sums rounded once
  * (kernels/xsum.h), so they merge exactly and are the same for any split
  * of the rows.
  */
@@ -214,12 +216,51 @@ static bool sum_results(TlAgg *a, TlBuilder *b, uint32_t first, uint32_t n)
     return true;
 }
 
+#define US_PER_DAY INT64_C(86400000000)
+
+/* Whether x is a date or timestamp: its mean is a timestamp. */
+static bool mean_temporal(const TlAgg *a)
+{
+    TlType t = a->s.x_type;
+    return t == TL_TDATE || t == TL_TTIMESTAMP || t == TL_TTIMESTAMPTZ;
+}
+
+/* The mean of group g of dates or timestamps in microseconds (DuckDB's:
+ * the quotient toward zero, one more when the remainder exceeds half the
+ * count, so negative means are never rounded down). */
+static __int128 mean_us(const TlAgg *a, uint32_t g)
+{
+    __int128 s = a->acc[g] * (a->s.x_type == TL_TDATE ? US_PER_DAY : 1);
+    int64_t c = a->cnt[g];
+    __int128 q = s / c;
+    return q + (s % c > c / 2);
+}
+
+/* A mean of dates whose midnight is beyond the int64 microseconds fails
+ * its group, named as sum's overflow is (op_agg.c). */
+static TlStatus mean_seal(TlAgg *a, uint32_t n_groups, TlError *err)
+{
+    if (!mean_temporal(a)) return TL_OK;
+    for (uint32_t g = 0; g < n_groups; g++) {
+        if (!a->cnt[g]) continue;
+        __int128 m = mean_us(a, g);
+        if (m > INT64_MAX || m < INT64_MIN) {
+            a->bad_group = g;
+            err->code = TL_ERR_DATA;
+            err->msg[0] = '\0';
+            return TL_ERR_DATA;
+        }
+    }
+    return TL_OK;
+}
+
 static bool mean_results(TlAgg *a, TlBuilder *b, uint32_t first, uint32_t n)
 {
     for (uint32_t g = first; g < first + n; g++) {
         int64_t c = a->cnt[g];
         bool ok;
         if (!c) ok = tl_builder_append_null(b);
+        else if (mean_temporal(a)) ok = tl_agg_put_i64(b, (int64_t)mean_us(a, g));
         else if (a->cls == C_INT)
             ok = tl_agg_put_f64(b, (double)((long double)a->acc[g] / (long double)c));
         else ok = tl_agg_put_f64(b, tl_x_mean(&a->xs[0], g, c));
@@ -254,5 +295,6 @@ const TlAggFns tl_agg_mean = {
     .merge = sum_merge,
     .merge_some = true,
     .skips_nulls = true,
+    .seal = mean_seal,
     .results = mean_results,
 };

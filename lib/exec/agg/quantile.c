@@ -9,7 +9,12 @@
  * chunks) and sorts each group's images (insertion sort when few, radix
  * sort otherwise), or with spec.select leaves them for selection; the
  * result interpolates: RN = (n-1)q, lo = floor(RN), hi = ceil(RN),
- * v[lo] + (RN-lo)(v[hi]-v[lo]).
+ * v[lo] + (RN-lo)(v[hi]-v[lo]).  Dates and timestamps are kept exactly
+ * (an integer image, as quantile_disc keeps them, not a double that
+ * rounds timestamps past 2^53 microseconds) and interpolate as DuckDB's
+ * do: both ends as timestamps (a date at its midnight), then
+ * llround(lo(1-d) + hi*d) in doubles, a timestamp (timestamptz over
+ * timestamptz).
  *
  * Merging appends a partial's pairs with their groups mapped (the order
  * does not matter, sealing sorts them); a subset of a partial does not
@@ -24,6 +29,8 @@
 
 #define QCHUNK_FIRST 1024        /* entries of a state's first chunk */
 #define QCHUNK_MAX (256 * 1024)  /* entries beyond which chunks stop doubling */
+#define US_PER_DAY INT64_C(86400000000)
+#define SIGN_BIT ((uint64_t)1 << 63)
 
 static bool q_accepts(TlType x, TlType y)
 {
@@ -84,10 +91,10 @@ static TlStatus q_init(TlAgg *a, TlError *err)
     return TL_OK;
 }
 
-static TlStatus q_update(TlAgg *a, const uint32_t *ids, int64_t n,
-                         const TlArray *x, const TlArray *y, TlError *err)
+/* Values kept as doubles, by their total-order image. */
+static TlStatus f64_update(TlAgg *a, const uint32_t *ids, int64_t n,
+                           const TlArray *x, TlError *err)
 {
-    (void)y;
     const double *v = tl_agg_as_f64(&a->fx, &a->fx_cap, x, n);
     if (!v) return tl_error_oom(err);
     QChunk *c = q_room(a, n);
@@ -105,6 +112,45 @@ static TlStatus q_update(TlAgg *a, const uint32_t *ids, int64_t n,
     a->qn += k - c->n;
     c->n = k;
     return TL_OK;
+}
+
+/* Values kept exactly (int64, date, timestamp) by an image that orders as
+ * they do and gives them back: the value with its sign bit flipped. */
+static TlStatus int_update(TlAgg *a, const uint32_t *ids, int64_t n,
+                           const TlArray *x, TlError *err)
+{
+    const int64_t *v = tl_agg_as_i64(a, x, n);
+    if (!v) return tl_error_oom(err);
+    QChunk *c = q_room(a, n);
+    if (!c) return tl_error_oom(err);
+    uint64_t *qk = c->k;
+    uint32_t *qg = c->g;
+    int64_t k = c->n;
+    int64_t *cnt = a->cnt;
+    FOR_VALID(x, n, {
+        qk[k] = (uint64_t)v[i] ^ SIGN_BIT;
+        qg[k] = ids[i];
+        k++;
+        cnt[ids[i]]++;
+    });
+    a->qn += k - c->n;
+    c->n = k;
+    return TL_OK;
+}
+
+/* Whether x is a date or timestamp: median and quantile keep it exactly
+ * and interpolate it as a timestamp. */
+static bool q_temporal(const TlAgg *a)
+{
+    TlType t = a->s.x_type;
+    return t == TL_TDATE || t == TL_TTIMESTAMP || t == TL_TTIMESTAMPTZ;
+}
+
+static TlStatus q_update(TlAgg *a, const uint32_t *ids, int64_t n,
+                         const TlArray *x, const TlArray *y, TlError *err)
+{
+    (void)y;
+    return q_temporal(a) ? int_update(a, ids, n, x, err) : f64_update(a, ids, n, x, err);
 }
 
 static TlStatus q_merge(TlAgg *a, const TlAgg *p, const uint32_t *src,
@@ -125,6 +171,26 @@ static TlStatus q_merge(TlAgg *a, const TlAgg *p, const uint32_t *src,
         a->qn += pch->n;
     }
     for (uint32_t i = 0; i < n; i++) a->cnt[map[i]] += p->cnt[i];
+    return TL_OK;
+}
+
+/* median and quantile of dates answer timestamps: a date whose midnight
+ * is beyond the int64 microseconds (past year 294247) fails its group,
+ * named as sum's overflow is (op_agg.c). */
+static TlStatus q_dates_fit(TlAgg *a, uint32_t n_groups, TlError *err)
+{
+    if (a->s.x_type != TL_TDATE || a->fn == &tl_agg_quantile_disc) return TL_OK;
+    const int64_t most = INT64_MAX / US_PER_DAY;
+    for (uint32_t g = 0; g < n_groups; g++)
+        for (int64_t i = a->qstart[g]; i < a->qstart[g + 1]; i++) {
+            int64_t d = (int64_t)(a->qkey[i] ^ SIGN_BIT);
+            if (d > most || d < -most) {
+                a->bad_group = g;
+                err->code = TL_ERR_DATA;
+                err->msg[0] = '\0';
+                return TL_ERR_DATA;
+            }
+        }
     return TL_OK;
 }
 
@@ -159,7 +225,7 @@ static TlStatus q_seal(TlAgg *a, uint32_t n_groups, TlError *err)
     tl_free(scratch);
     tl_free(pos);
     q_free_chunks(a);
-    return TL_OK;
+    return q_dates_fit(a, n_groups, err);
 }
 
 static int u64_cmp(const void *a, const void *b)
@@ -198,30 +264,58 @@ static void select_u64(uint64_t *v, int64_t n, int64_t k)
     }
 }
 
-/* The q-quantile of group g from its images (DuckDB quantile_cont):
- * sorted, or with s.select found by selection (reordering them). */
-static double quantile_q(const TlAgg *a, uint32_t g, double q)
+/* The images around the q-quantile of group g (DuckDB quantile_cont):
+ * *lo at floor(RN), RN = (n-1)q, and *hi the next (== *lo when RN is
+ * whole), from the sorted images or with s.select by selection
+ * (reordering them); the fraction RN - floor(RN) between them. */
+static double q_around(const TlAgg *a, uint32_t g, double q, uint64_t *lo, uint64_t *hi)
 {
     int64_t c = a->cnt[g];
     uint64_t *v = a->qkey + a->qstart[g];
     double rn = (double)(c - 1) * q;
-    double lo = floor(rn), hi = ceil(rn);
-    int64_t l = (int64_t)lo;
+    double fl = floor(rn);
+    int64_t l = (int64_t)fl;
     if (a->s.select) select_u64(v, c, l);
-    double vl = tl_k_f64_from_image(v[l]);
-    if (lo == hi) return vl;
+    *lo = *hi = v[l];
+    if (fl == ceil(rn)) return 0.0;
     uint64_t h = v[l + 1];
     /* selected: the next value is the smallest after position l */
     for (int64_t i = l + 2; a->s.select && i < c; i++)
         if (v[i] < h) h = v[i];
+    *hi = h;
+    return rn - fl;
+}
+
+/* The q-quantile of group g of doubles. */
+static double quantile_q(const TlAgg *a, uint32_t g, double q)
+{
+    uint64_t l, h;
+    double d = q_around(a, g, q, &l, &h);
+    double vl = tl_k_f64_from_image(l);
+    if (d == 0.0) return vl;
     double vh = tl_k_f64_from_image(h);
-    return vl + (rn - lo) * (vh - vl);
+    return vl + d * (vh - vl);
+}
+
+/* The q-quantile of group g of dates or timestamps, a timestamp (its
+ * dates are in range: q_seal). */
+static int64_t quantile_ts(const TlAgg *a, uint32_t g, double q)
+{
+    uint64_t l, h;
+    double d = q_around(a, g, q, &l, &h);
+    int64_t unit = a->s.x_type == TL_TDATE ? US_PER_DAY : 1;
+    int64_t vl = (int64_t)(l ^ SIGN_BIT) * unit;
+    if (d == 0.0) return vl;
+    int64_t vh = (int64_t)(h ^ SIGN_BIT) * unit;
+    double r = (double)vl * (1.0 - d) + (double)vh * d;
+    /* both ends are int64, so r is too but for rounding at 2^63 */
+    return r >= 0x1p63 ? INT64_MAX : llround(r);
 }
 
 /* See agg.h. */
 bool tl_agg_quantile_at(TlAgg *a, uint32_t g, double q, double *out)
 {
-    if (!a->sealed || g >= a->n_groups || a->s.x_type == TL_TNULL ||
+    if (!a->sealed || g >= a->n_groups || a->s.x_type == TL_TNULL || q_temporal(a) ||
         (a->fn != &tl_agg_median && a->fn != &tl_agg_quantile) || !a->cnt[g])
         return false;
     *out = quantile_q(a, g, q);
@@ -230,10 +324,13 @@ bool tl_agg_quantile_at(TlAgg *a, uint32_t g, double q, double *out)
 
 static bool q_results(TlAgg *a, TlBuilder *b, uint32_t first, uint32_t n)
 {
-    for (uint32_t g = first; g < first + n; g++)
-        if (!(a->cnt[g] ? tl_agg_put_f64(b, quantile_q(a, g, a->s.q))
-                        : tl_builder_append_null(b)))
-            return false;
+    for (uint32_t g = first; g < first + n; g++) {
+        bool ok;
+        if (!a->cnt[g]) ok = tl_builder_append_null(b);
+        else if (q_temporal(a)) ok = tl_agg_put_i64(b, quantile_ts(a, g, a->s.q));
+        else ok = tl_agg_put_f64(b, quantile_q(a, g, a->s.q));
+        if (!ok) return false;
+    }
     return true;
 }
 
@@ -245,24 +342,8 @@ static bool q_results(TlAgg *a, TlBuilder *b, uint32_t first, uint32_t n)
 static TlStatus disc_update(TlAgg *a, const uint32_t *ids, int64_t n,
                             const TlArray *x, const TlArray *y, TlError *err)
 {
-    if (a->cls == C_FLT) return q_update(a, ids, n, x, y, err);
-    const int64_t *v = tl_agg_as_i64(a, x, n);
-    if (!v) return tl_error_oom(err);
-    QChunk *c = q_room(a, n);
-    if (!c) return tl_error_oom(err);
-    uint64_t *qk = c->k;
-    uint32_t *qg = c->g;
-    int64_t k = c->n;
-    int64_t *cnt = a->cnt;
-    FOR_VALID(x, n, {
-        qk[k] = (uint64_t)v[i] ^ ((uint64_t)1 << 63);
-        qg[k] = ids[i];
-        k++;
-        cnt[ids[i]]++;
-    });
-    a->qn += k - c->n;
-    c->n = k;
-    return TL_OK;
+    (void)y;
+    return a->cls == C_FLT ? f64_update(a, ids, n, x, err) : int_update(a, ids, n, x, err);
 }
 
 /* The position of the q-quantile among c sorted values, as DuckDB's
@@ -290,7 +371,7 @@ static bool disc_results(TlAgg *a, TlBuilder *b, uint32_t first, uint32_t n)
         if (a->s.select) select_u64(v, c, k);
         bool ok = a->cls == C_FLT
                       ? tl_agg_put_f64(b, tl_k_f64_from_image(v[k]))
-                      : tl_agg_put_i64(b, (int64_t)(v[k] ^ ((uint64_t)1 << 63)));
+                      : tl_agg_put_i64(b, (int64_t)(v[k] ^ SIGN_BIT));
         if (!ok) return false;
     }
     return true;
