@@ -890,6 +890,30 @@ static bool is_existing_path(const char *a)
     return stat(a, &sb) == 0;
 }
 
+/* Move a path given on the command line (*from, relative to the current
+ * folder) over the pipeline file's (*to, whose paths are relative to the
+ * file's folder): made absolute when the file has a folder.  0, or the
+ * status of a usage or memory error (reported). */
+static int move_path(Parser *p, char **from, char **to, const TallySpec *file_spec)
+{
+    char *path = *from;
+    if (path && path[0] != '/' && file_spec->spec_dir) {
+        char cwd[4096];
+        if (!getcwd(cwd, sizeof cwd))
+            return usage(p, "cannot read the current directory: %s", strerror(errno));
+        size_t n = strlen(cwd) + strlen(path) + 2;
+        char *abs = tally_alloc(n);
+        if (!abs) return oom(p);
+        snprintf(abs, n, "%s/%s", cwd, path);
+        tally_free(path);
+        path = abs;
+    }
+    tally_free(*to);
+    *to = path;
+    *from = NULL;
+    return 0;
+}
+
 /* Move the command-line options over a spec read from a pipeline file. */
 static int merge_overrides(Parser *p, TallySpec *cli, TallySpec *file_spec)
 {
@@ -907,44 +931,12 @@ static int merge_overrides(Parser *p, TallySpec *cli, TallySpec *file_spec)
     MOVE(set_parquet_compression, parquet_compression)
     MOVE(set_memory_limit, memory_limit)
 #undef MOVE
-    if (p->set_temp_dir) {
-        char *dir = cli->temp_dir;
-        /* the file's paths are relative to its folder; ours to the cwd */
-        if (dir[0] != '/' && file_spec->spec_dir) {
-            char cwd[4096];
-            if (!getcwd(cwd, sizeof cwd))
-                return usage(p, "cannot read the current directory: %s",
-                             strerror(errno));
-            size_t n = strlen(cwd) + strlen(dir) + 2;
-            char *abs = tally_alloc(n);
-            if (!abs) return oom(p);
-            snprintf(abs, n, "%s/%s", cwd, dir);
-            tally_free(dir);
-            dir = abs;
-        }
-        tally_free(file_spec->temp_dir);
-        file_spec->temp_dir = dir;
-        cli->temp_dir = NULL;
-    }
-    if (p->set_output) {
-        char *out = cli->output;
-        /* the file's paths are relative to its folder; ours to the cwd */
-        if (out && out[0] != '/' && file_spec->spec_dir) {
-            char cwd[4096];
-            if (!getcwd(cwd, sizeof cwd))
-                return usage(p, "cannot read the current directory: %s",
-                             strerror(errno));
-            size_t n = strlen(cwd) + strlen(out) + 2;
-            char *abs = tally_alloc(n);
-            if (!abs) return oom(p);
-            snprintf(abs, n, "%s/%s", cwd, out);
-            tally_free(out);
-            out = abs;
-        }
-        tally_free(file_spec->output);
-        file_spec->output = out;
-        cli->output = NULL;
-    }
+    int rc;
+    if (p->set_temp_dir &&
+        (rc = move_path(p, &cli->temp_dir, &file_spec->temp_dir, file_spec)) != 0)
+        return rc;
+    if (p->set_output && (rc = move_path(p, &cli->output, &file_spec->output, file_spec)) != 0)
+        return rc;
     if (p->set_delim) file_spec->delimiter = cli->delimiter;
     if (p->set_no_header || p->set_header) { /* over the file's choice */
         file_spec->no_header = p->set_no_header;
