@@ -182,3 +182,17 @@ bool tl_k_fn_word_eq(const uint8_t *s, size_t len, const char *w)
     }
     return i == len && w[i] == 0;
 }
+
+/* See fn_impl.h. */
+bool tl_k_fn_sig(const TlType *a, int n, const char *sig, int min_n, TlType res,
+                 TlType *r, TlType *w)
+{
+    if (n < min_n || n > (int)strlen(sig)) return false;
+    for (int i = 0; i < n; i++) {
+        TlType want = sig[i] == 's' ? TL_TSTRING : TL_TINT64;
+        if (a[i] != want && a[i] != TL_TNULL) return false;
+        w[i] = want;
+    }
+    *r = res;
+    return true;
+}

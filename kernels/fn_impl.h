@@ -131,4 +131,10 @@ bool tl_k_fn_word_eq(const uint8_t *s, size_t len, const char *w);
  * %V and %G. */
 void tl_k_iso_week(int64_t d, int64_t *iso_year, int64_t *week);
 
+/* fn.c: the type rule of a function whose arguments are strings and
+ * int64s: sig spells them ('s' string, 'i' int64; null fits either), the
+ * first min_n required, the rest optional; the result is res. */
+bool tl_k_fn_sig(const TlType *a, int n, const char *sig, int min_n, TlType res,
+                 TlType *r, TlType *w);
+
 #endif

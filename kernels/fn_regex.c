@@ -697,38 +697,21 @@ fail:
 
 /* ------------------------------------------------------ the family table */
 
-static bool str_arg(TlType t) { return t == TL_TSTRING || t == TL_TNULL; }
-
-/* Arguments by the kinds of sig ('s' string, 'i' int64), the first min_n
- * required. */
-static bool sig_types(const TlType *a, int n, const char *sig, int min_n,
-                      TlType res, TlType *r, TlType *w)
-{
-    if (n < min_n || n > (int)strlen(sig)) return false;
-    for (int i = 0; i < n; i++) {
-        if (sig[i] == 's' ? !str_arg(a[i]) : (a[i] != TL_TINT64 && a[i] != TL_TNULL))
-            return false;
-        w[i] = sig[i] == 's' ? TL_TSTRING : TL_TINT64;
-    }
-    *r = res;
-    return true;
-}
-
 static bool types_match(const TlType *a, int n, TlType *r, TlType *w)
 {
-    return sig_types(a, n, "sss", 2, TL_TBOOL, r, w);
+    return tl_k_fn_sig(a, n, "sss", 2, TL_TBOOL, r, w);
 }
 static bool types_replace(const TlType *a, int n, TlType *r, TlType *w)
 {
-    return sig_types(a, n, "ssss", 3, TL_TSTRING, r, w);
+    return tl_k_fn_sig(a, n, "ssss", 3, TL_TSTRING, r, w);
 }
 static bool types_extract(const TlType *a, int n, TlType *r, TlType *w)
 {
-    return sig_types(a, n, "ssis", 2, TL_TSTRING, r, w);
+    return tl_k_fn_sig(a, n, "ssis", 2, TL_TSTRING, r, w);
 }
 static bool types_split(const TlType *a, int n, TlType *r, TlType *w)
 {
-    return sig_types(a, n, "sss", 2, TL_TSTRING, r, w);
+    return tl_k_fn_sig(a, n, "sss", 2, TL_TSTRING, r, w);
 }
 
 #define RE_KERNEL(fname, sname)                                                \

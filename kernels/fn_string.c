@@ -347,56 +347,33 @@ static void arg_views(const TlDatum *args, int n, const TlView **views)
 
 /* ------------------------------------------------------------ typing */
 
-static bool str_or_null(TlType t) { return t == TL_TSTRING || t == TL_TNULL; }
-static bool int_or_null(TlType t) { return t == TL_TINT64 || t == TL_TNULL; }
-
-/* The arity and per-argument kinds of a signature: 's' string, 'i' int64;
- * optional arguments from index min_n on. */
-static bool check_sig(const TlType *a, int n, const char *sig, int min_n,
-                      TlType res_t, TlType *res, TlType *want)
-{
-    int max_n = (int)strlen(sig);
-    if (n < min_n || n > max_n) return false;
-    for (int i = 0; i < n; i++) {
-        if (sig[i] == 's') {
-            if (!str_or_null(a[i])) return false;
-            want[i] = TL_TSTRING;
-        } else {
-            if (!int_or_null(a[i])) return false;
-            want[i] = TL_TINT64;
-        }
-    }
-    *res = res_t;
-    return true;
-}
-
 static bool types_length(const TlType *a, int n, TlType *r, TlType *w)
 {
-    return check_sig(a, n, "s", 1, TL_TINT64, r, w);
+    return tl_k_fn_sig(a, n, "s", 1, TL_TINT64, r, w);
 }
 static bool types_str1(const TlType *a, int n, TlType *r, TlType *w)
 {
-    return check_sig(a, n, "s", 1, TL_TSTRING, r, w);
+    return tl_k_fn_sig(a, n, "s", 1, TL_TSTRING, r, w);
 }
 static bool types_trim(const TlType *a, int n, TlType *r, TlType *w)
 {
-    return check_sig(a, n, "ss", 1, TL_TSTRING, r, w);
+    return tl_k_fn_sig(a, n, "ss", 1, TL_TSTRING, r, w);
 }
 static bool types_substr(const TlType *a, int n, TlType *r, TlType *w)
 {
-    return check_sig(a, n, "sii", 2, TL_TSTRING, r, w);
+    return tl_k_fn_sig(a, n, "sii", 2, TL_TSTRING, r, w);
 }
 static bool types_replace(const TlType *a, int n, TlType *r, TlType *w)
 {
-    return check_sig(a, n, "sss", 3, TL_TSTRING, r, w);
+    return tl_k_fn_sig(a, n, "sss", 3, TL_TSTRING, r, w);
 }
 static bool types_pred(const TlType *a, int n, TlType *r, TlType *w)
 {
-    return check_sig(a, n, "ss", 2, TL_TBOOL, r, w);
+    return tl_k_fn_sig(a, n, "ss", 2, TL_TBOOL, r, w);
 }
 static bool types_split(const TlType *a, int n, TlType *r, TlType *w)
 {
-    return check_sig(a, n, "ssi", 3, TL_TSTRING, r, w);
+    return tl_k_fn_sig(a, n, "ssi", 3, TL_TSTRING, r, w);
 }
 static bool types_concat(const TlType *a, int n, TlType *r, TlType *w)
 {

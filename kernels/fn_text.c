@@ -289,35 +289,21 @@ TEXT_KERNEL(k_repeat, T_REPEAT)
 TEXT_KERNEL(k_strpos, T_STRPOS)
 TEXT_KERNEL(k_initcap, T_INITCAP)
 
-/* Arguments by sig ('s' string, 'i' int64), all required. */
-static bool sig(const TlType *a, int n, const char *kinds, TlType res,
-                TlType *r, TlType *w)
-{
-    if (n != (int)strlen(kinds)) return false;
-    for (int i = 0; i < n; i++) {
-        TlType want = kinds[i] == 's' ? TL_TSTRING : TL_TINT64;
-        if (a[i] != want && a[i] != TL_TNULL) return false;
-        w[i] = want;
-    }
-    *r = res;
-    return true;
-}
-
 static bool types_si(const TlType *a, int n, TlType *r, TlType *w)
 {
-    return sig(a, n, "si", TL_TSTRING, r, w);
+    return tl_k_fn_sig(a, n, "si", 2, TL_TSTRING, r, w);
 }
 static bool types_sis(const TlType *a, int n, TlType *r, TlType *w)
 {
-    return sig(a, n, "sis", TL_TSTRING, r, w);
+    return tl_k_fn_sig(a, n, "sis", 3, TL_TSTRING, r, w);
 }
 static bool types_s(const TlType *a, int n, TlType *r, TlType *w)
 {
-    return sig(a, n, "s", TL_TSTRING, r, w);
+    return tl_k_fn_sig(a, n, "s", 1, TL_TSTRING, r, w);
 }
 static bool types_ss_int(const TlType *a, int n, TlType *r, TlType *w)
 {
-    return sig(a, n, "ss", TL_TINT64, r, w);
+    return tl_k_fn_sig(a, n, "ss", 2, TL_TINT64, r, w);
 }
 
 /* The text family's table for the registry (fn.c). */
