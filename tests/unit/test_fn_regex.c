@@ -7,32 +7,8 @@
  */
 #include "../../kernels/fn.h"
 #include "../../kernels/fn_regex.h"
+#include "tl_arrays.h"
 #include "tl_test.h"
-
-static TlArray *mk_str(const char *const *v, int n)
-{
-    TlBuilder b;
-    tl_builder_init(&b, TL_TSTRING);
-    for (int i = 0; i < n; i++) {
-        if (!v[i]) tl_builder_append_null(&b);
-        else tl_builder_append_str(&b, v[i], strlen(v[i]));
-    }
-    TlArray *a = tl_builder_finish(&b);
-    tl_builder_free(&b);
-    return a;
-}
-
-static TlArray *mk_s1(const char *s) { return mk_str(&s, 1); }
-
-static TlArray *mk_i1(int64_t v)
-{
-    TlBuilder b;
-    tl_builder_init(&b, TL_TINT64);
-    tl_builder_append_i64(&b, v);
-    TlArray *a = tl_builder_finish(&b);
-    tl_builder_free(&b);
-    return a;
-}
 
 /* Row i as text ("NULL" for null) into buf. */
 static const char *txt(const TlArray *a, int64_t i, char *buf, size_t cap)

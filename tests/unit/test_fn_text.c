@@ -5,43 +5,9 @@
  * row, and out-of-memory at every allocation.
  */
 #include "../../kernels/fn.h"
+#include "tl_arrays.h"
 #include "tl_test.h"
 
-static TlArray *mk_str(const char *const *v, int n)
-{
-    TlBuilder b;
-    tl_builder_init(&b, TL_TSTRING);
-    for (int i = 0; i < n; i++) {
-        if (!v[i]) tl_builder_append_null(&b);
-        else tl_builder_append_str(&b, v[i], strlen(v[i]));
-    }
-    TlArray *a = tl_builder_finish(&b);
-    tl_builder_free(&b);
-    return a;
-}
-
-static TlArray *mk_int(const int64_t *v, int n)
-{
-    TlBuilder b;
-    tl_builder_init(&b, TL_TINT64);
-    for (int i = 0; i < n; i++) tl_builder_append_i64(&b, v[i]);
-    TlArray *a = tl_builder_finish(&b);
-    tl_builder_free(&b);
-    return a;
-}
-
-static TlArray *mk_f1(double v)
-{
-    TlBuilder b;
-    tl_builder_init(&b, TL_TFLOAT64);
-    tl_builder_append_f64(&b, v);
-    TlArray *a = tl_builder_finish(&b);
-    tl_builder_free(&b);
-    return a;
-}
-
-static TlArray *mk_s1(const char *s) { return mk_str(&s, 1); }
-static TlArray *mk_i1(int64_t v) { return mk_int(&v, 1); }
 
 static const char *txt(const TlArray *a, int64_t i, char *buf, size_t cap)
 {
@@ -82,7 +48,7 @@ TL_TEST(test_text_values)
     };
     char b[64];
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        TlDatum d[2] = {{mk_str(s, 6), false}, {mk_int(n, 6), false}};
+        TlDatum d[2] = {{mk_str(s, 6), false}, {mk_ints(n, 6), false}};
         TlArray *r;
         int64_t row;
         CHECK_EQ_INT(call(cases[c].fn, d, 2, 6, &r, &row), TL_OK);
@@ -93,7 +59,7 @@ TL_TEST(test_text_values)
     const char *lp[] = {"hé", "", "xyabc", "abc", "NULL", "xyé"};
     const char *rp[] = {"hé", "", "abcxy", "abc", "NULL", "éxy"};
     for (int left = 0; left < 2; left++) {
-        TlDatum d[3] = {{mk_str(s, 6), false}, {mk_int(n, 6), false}, {mk_s1("xy"), true}};
+        TlDatum d[3] = {{mk_str(s, 6), false}, {mk_ints(n, 6), false}, {mk_s1("xy"), true}};
         TlArray *r;
         int64_t row;
         CHECK_EQ_INT(call(left ? "lpad" : "rpad", d, 3, 6, &r, &row), TL_OK);
@@ -101,7 +67,7 @@ TL_TEST(test_text_values)
         tl_array_release(r);
     }
     /* an empty fill where padding is needed: the row */
-    TlDatum d[3] = {{mk_str(s, 6), false}, {mk_int(n, 6), false}, {mk_s1(""), true}};
+    TlDatum d[3] = {{mk_str(s, 6), false}, {mk_ints(n, 6), false}, {mk_s1(""), true}};
     TlArray *r;
     int64_t row;
     CHECK_EQ_INT(call("lpad", d, 3, 6, &r, &row), TL_ERR_DATA);
@@ -156,14 +122,14 @@ static void oom_loop(const char *name, int n_args)
     const char *s[] = {"Some Long String Value ONE", "two", NULL, "Three Long String Value"};
     const int64_t n[] = {30, 2, 3, -4};
     for (uint64_t k = 1; k < 400; k++) {
-        TlDatum d[3] = {{mk_str(s, 4), false}, {mk_int(n, 4), false}, {mk_s1("ab"), true}};
+        TlDatum d[3] = {{mk_str(s, 4), false}, {mk_ints(n, 4), false}, {mk_s1("ab"), true}};
         if (strcmp(name, "format") == 0 || strcmp(name, "printf") == 0) {
             tl_array_release((TlArray *)d[0].array);
             d[0] = (TlDatum){mk_s1(strcmp(name, "format") == 0 ? "{:>40}{}" : "%40s%d"), true};
             tl_array_release((TlArray *)d[1].array);
             d[1] = (TlDatum){mk_str(s, 4), false};
             tl_array_release((TlArray *)d[2].array);
-            d[2] = (TlDatum){mk_int(n, 4), false};
+            d[2] = (TlDatum){mk_ints(n, 4), false};
         }
         if (strcmp(name, "strpos") == 0) { /* (string, string) */
             tl_array_release((TlArray *)d[1].array);

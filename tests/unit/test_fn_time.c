@@ -8,20 +8,8 @@
 
 #include "../../kernels/fn.h"
 #include "../../lib/core/text.h"
+#include "tl_arrays.h"
 #include "tl_test.h"
-
-static TlArray *mk_str(const char *const *v, int n)
-{
-    TlBuilder b;
-    tl_builder_init(&b, TL_TSTRING);
-    for (int i = 0; i < n; i++) {
-        if (!v[i]) tl_builder_append_null(&b);
-        else tl_builder_append_str(&b, v[i], strlen(v[i]));
-    }
-    TlArray *a = tl_builder_finish(&b);
-    tl_builder_free(&b);
-    return a;
-}
 
 static TlArray *mk_ts_text(const char *s)
 {
@@ -51,27 +39,6 @@ static TlArray *mk_date_text(const char *s)
     return a;
 }
 
-static TlArray *mk_i64(int64_t v)
-{
-    TlBuilder b;
-    tl_builder_init(&b, TL_TINT64);
-    tl_builder_append_i64(&b, v);
-    TlArray *a = tl_builder_finish(&b);
-    tl_builder_free(&b);
-    return a;
-}
-
-static TlArray *mk_f64(double v)
-{
-    TlBuilder b;
-    tl_builder_init(&b, TL_TFLOAT64);
-    tl_builder_append_f64(&b, v);
-    TlArray *a = tl_builder_finish(&b);
-    tl_builder_free(&b);
-    return a;
-}
-
-static TlArray *s1(const char *s) { return mk_str(&s, 1); }
 
 static TlError g_err;
 
@@ -109,13 +76,13 @@ static const char *one(const char *name, TlArray **a, int n)
 
 static const char *ftime(const char *ts, const char *fmt)
 {
-    TlArray *a[2] = {mk_ts_text(ts), s1(fmt)};
+    TlArray *a[2] = {mk_ts_text(ts), mk_s1(fmt)};
     return one("strftime", a, 2);
 }
 
 static const char *ptime(const char *fn, const char *s, const char *fmt)
 {
-    TlArray *a[2] = {s1(s), s1(fmt)};
+    TlArray *a[2] = {mk_s1(s), mk_s1(fmt)};
     return one(fn, a, 2);
 }
 
@@ -134,7 +101,7 @@ TL_TEST(test_strftime)
                  "ERROR: unknown format code %F in format \"%F\"");
     CHECK_EQ_STR(ftime(NULL, "%Y"), "NULL");
     /* a date is its midnight */
-    TlArray *a[2] = {mk_date_text("2024-02-29"), s1("%d.%m.%Y %H")};
+    TlArray *a[2] = {mk_date_text("2024-02-29"), mk_s1("%d.%m.%Y %H")};
     CHECK_EQ_STR(one("strftime", a, 2), "29.02.2024 00");
 }
 
@@ -238,7 +205,7 @@ TL_TEST(test_interval_parse)
 static const char *add(const char *ts, const char *iv, bool neg)
 {
     static char b[200];
-    TlArray *t = mk_ts_text(ts), *s = s1(iv), *out = NULL;
+    TlArray *t = mk_ts_text(ts), *s = mk_s1(iv), *out = NULL;
     TlDatum dt = {t, false}, ds = {s, true};
     int64_t row = -1;
     TlError e = {0};
@@ -269,7 +236,7 @@ TL_TEST(test_add_interval)
 
 static const char *diff(const char *part, const char *a, const char *b)
 {
-    TlArray *x[3] = {s1(part), mk_ts_text(a), mk_ts_text(b)};
+    TlArray *x[3] = {mk_s1(part), mk_ts_text(a), mk_ts_text(b)};
     return one("date_diff", x, 3);
 }
 
@@ -336,13 +303,13 @@ TL_TEST(test_epochs)
     CHECK_EQ_STR(one("epoch_ms", a, 1), "0");
     a[0] = mk_ts_text("1969-12-31 23:59:59.9995");
     CHECK_EQ_STR(one("epoch_us", a, 1), "-500");
-    a[0] = mk_i64(-1500);
+    a[0] = mk_i1(-1500);
     CHECK_EQ_STR(one("epoch_ms", a, 1), "1969-12-31 23:59:58.5");
-    a[0] = mk_f64(1.5);
+    a[0] = mk_f1(1.5);
     CHECK_EQ_STR(one("to_timestamp", a, 1), "1970-01-01 00:00:01.5+00");
-    a[0] = mk_f64(-0.0000015);
+    a[0] = mk_f1(-0.0000015);
     CHECK_EQ_STR(one("to_timestamp", a, 1), "1969-12-31 23:59:59.999998+00");
-    a[0] = mk_f64(1e20);
+    a[0] = mk_f1(1e20);
     CHECK_EQ_STR(one("to_timestamp", a, 1),
                  "ERROR: to_timestamp: epoch seconds out of the timestamp range");
 }
@@ -363,7 +330,7 @@ TL_TEST(test_oom)
             tl_builder_free(&b);
             TlArray *x = f == 0 ? ts : mk_str(sv, 4);
             if (f != 0) tl_array_release(ts);
-            TlDatum d[2] = {{x, false}, {s1("%Y-%m-%d"), true}};
+            TlDatum d[2] = {{x, false}, {mk_s1("%Y-%m-%d"), true}};
             TlArray *out = NULL;
             int64_t row;
             TlError e = {0};
